@@ -1,0 +1,15 @@
+// Command platbench benchmarks data systems. All work is in the library;
+// this file only connects the process to internal/cli and exits.
+package main
+
+import (
+	"os"
+
+	"github.com/platbench/platbench/internal/cli"
+	"golang.org/x/term"
+)
+
+func main() {
+	env := &cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, IsTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	os.Exit(cli.Main(os.Args[1:], env))
+}

@@ -1,0 +1,130 @@
+// Package cli binds command-line flags to the library's Config structs and
+// calls the library. One file per subcommand. Nothing here exits the process:
+// Main returns the exit code to cmd/platbench.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Env is what a command may touch: its streams and whether stdout is a terminal.
+// Tests inject their own.
+type Env struct {
+	Stdout, Stderr io.Writer
+	IsTTY          bool // stderr is a terminal: show a live progress line
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *Env, args []string) error
+}
+
+// commands is the subcommand table, in the order `platbench help` lists them.
+// Each entry's run function lives in the file named after it.
+var commands = []command{
+	{"run", "load a dataset and run a workload against a target, then report", runRun},
+	{"load", "run only the load phase of a workload", runLoad},
+	{"report", "print the report of a saved result file", runReport},
+	{"workloads", "list the workload presets", runWorkloads},
+	{"targets", "list the targets platbench can drive", runTargets},
+	{"version", "print the version", runVersion},
+}
+
+// usageError is a bad command line; Main prints it with a hint to --help.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// Main runs platbench with args (without the program name) and returns the exit code.
+func Main(args []string, env *Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 && args[0] == "help" {
+			return Main([]string{args[1], "--help"}, env)
+		}
+		printUsage(env.Stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, env, args[1:])
+			return exitCode(env, c.name, err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "platbench: unknown command %q; run 'platbench help' for the list\n", args[0])
+	return 2
+}
+
+func exitCode(env *Env, name string, err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(env.Stderr, "platbench %s: %s (see 'platbench %s --help')\n", name, oneLine(err.Error()), name)
+		return 2
+	}
+	fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, oneLine(err.Error()))
+	return 1
+}
+
+// oneLine keeps an error to one line: drivers sometimes return multi-line text.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	return s
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "platbench: benchmark data systems on the platforms they run on, by performance and by cost.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: platbench COMMAND [flags]   (platbench COMMAND --help for its flags)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	cs := commands
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting, with a
+// usage text naming the command.
+func newFlags(env *Env, name, args, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stdout, "Usage: platbench %s %s\n\n%s\n\nFlags:\n", name, args, summary)
+		fs.SetOutput(env.Stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args; --help prints usage and returns flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrMalformed is wrapped by every error about a file that is not a valid result.
+var ErrMalformed = errors.New("not a valid platbench result")
+
+// Write stores r at path atomically: it writes a temporary file in the same
+// directory, syncs it and renames it over path, so a reader never sees half a
+// result (and a full disk leaves the old file, or none, in place).
+func Write(path string, r *Result) error {
+	data, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to path through a temporary file and a rename.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w (check that the directory exists and is writable)", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w (check free space and permissions)", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w (check free space and permissions)", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read loads and validates a result file.
+func Read(path string) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read result %s: %w", path, err)
+	}
+	defer f.Close()
+	r, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Decode reads one result from r and validates it.
+func Decode(rd io.Reader) (*Result, error) {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Validate checks what every reader relies on and reports every problem at once.
+func (r *Result) Validate() error {
+	var probs []string
+	if r.Schema == "" {
+		probs = append(probs, "no schema field")
+	} else if !strings.HasPrefix(r.Schema, "platbench.result/") {
+		probs = append(probs, fmt.Sprintf("schema %q is not a platbench result", r.Schema))
+	} else if r.Schema != SchemaVersion {
+		probs = append(probs, fmt.Sprintf("schema %q is not supported by this version (reads %s)", r.Schema, SchemaVersion))
+	}
+	if len(r.Phases) == 0 {
+		probs = append(probs, "no phases")
+	}
+	for i, p := range r.Phases {
+		if p.Name == "" {
+			probs = append(probs, fmt.Sprintf("phase %d has no name", i))
+		}
+		if p.DurationNs < 0 {
+			probs = append(probs, fmt.Sprintf("phase %q has a negative duration", p.Name))
+		}
+		for _, o := range p.Ops {
+			if o.Op == "" {
+				probs = append(probs, fmt.Sprintf("phase %q has an op without a name", p.Name))
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("%w: %s", ErrMalformed, strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+// Phase returns the phase with the given name, or nil.
+func (r *Result) Phase(name string) *Phase {
+	for i := range r.Phases {
+		if r.Phases[i].Name == name {
+			return &r.Phases[i]
+		}
+	}
+	return nil
+}
+
+// MainPhase is the phase reports are about: "run" when present, else the last one.
+func (r *Result) MainPhase() *Phase {
+	if p := r.Phase("run"); p != nil {
+		return p
+	}
+	if len(r.Phases) == 0 {
+		return nil
+	}
+	return &r.Phases[len(r.Phases)-1]
+}

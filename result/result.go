@@ -1,0 +1,270 @@
+// Package result is the contract between the stages of platbench: the JSON
+// file one run writes and every report, analysis, comparison and merge reads.
+// Units are in field names (_ns, _bytes). Every latency figure can be
+// recomputed from the encoded HDR histograms, so old files gain new analysis.
+//
+// The package reads, validates and atomically writes files; it computes
+// nothing beyond what decoding needs (see package analysis for that).
+package result
+
+import (
+	"time"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// SchemaVersion names this version of the file format. Readers accept every
+// version listed in docs/result-schema.md; bump it when a field changes meaning.
+const SchemaVersion = "platbench.result/v1"
+
+// Result is one run: one file.
+type Result struct {
+	Schema    string    `json:"schema"`
+	Tool      Tool      `json:"tool"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	// Label names the run in comparisons; defaults to the platform's instance type or host.
+	Label    string      `json:"label,omitempty"`
+	Config   Config      `json:"config"`
+	Platform Platform    `json:"platform"`
+	Target   target.Info `json:"target"`
+	Dataset  Dataset     `json:"dataset"`
+	Phases   []Phase     `json:"phases"`
+	// Host is the host telemetry series (package telemetry fills it; may be absent).
+	Host *HostSeries `json:"host,omitempty"`
+	// Counters are perf_event counters for the whole run (may be absent).
+	Counters *Counters `json:"counters,omitempty"`
+	// Events are fault events run during the run phase (kill, stop, exec...).
+	Events []Event `json:"events,omitempty"`
+	// Loaders lists the loader processes of a merged result (one entry per part).
+	Loaders []Loader `json:"loaders,omitempty"`
+	// Analysis is derived; readers may recompute it from the rest of the file.
+	Analysis *Analysis `json:"analysis,omitempty"`
+	// Notes are plain-language remarks produced during the run (client-bound, delayed ops...).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Tool identifies the binary that wrote the file.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// Config is the full effective configuration of the run.
+type Config struct {
+	Target      string            `json:"target"` // URL, password removed
+	TargetOpts  map[string]string `json:"target_opts,omitempty"`
+	Workload    workload.Spec     `json:"workload"`
+	DurationNs  int64             `json:"duration_ns,omitempty"`    // 0 when bounded by Ops
+	Ops         uint64            `json:"ops,omitempty"`            // 0 when bounded by duration
+	Concurrency int               `json:"concurrency"`              // workers
+	RateOpsPerS float64           `json:"rate_ops_per_s,omitempty"` // 0: closed loop
+	Seed        int64             `json:"seed"`
+	Load        bool              `json:"load"`             // load phase ran
+	Shard       string            `json:"shard,omitempty"`  // "i/N" for distributed loaders
+	Warmup      string            `json:"warmup,omitempty"` // "auto", a duration, or "0"
+	Extra       map[string]string `json:"extra,omitempty"`  // other options a command recorded
+}
+
+// Platform is the fingerprint of the machine the load ran on.
+type Platform struct {
+	Hostname       string `json:"hostname"`
+	OS             string `json:"os"`
+	Arch           string `json:"arch"`
+	CPUModel       string `json:"cpu_model"`
+	CPUVendor      string `json:"cpu_vendor,omitempty"`
+	Microarch      string `json:"microarch,omitempty"`
+	Sockets        int    `json:"sockets,omitempty"`
+	Cores          int    `json:"cores"`   // physical cores
+	Threads        int    `json:"threads"` // logical CPUs
+	NUMANodes      int    `json:"numa_nodes,omitempty"`
+	RAMBytes       int64  `json:"ram_bytes"`
+	Kernel         string `json:"kernel"`
+	Virtualization string `json:"virtualization,omitempty"` // hypervisor vendor, "container" or "none" (bare metal)
+	InstanceType   string `json:"instance_type,omitempty"`  // cloud instance type when the machine tells
+	Cloud          string `json:"cloud,omitempty"`
+	Disks          []Disk `json:"disks,omitempty"`
+}
+
+// Disk is one block device of the platform.
+type Disk struct {
+	Name       string `json:"name"`
+	Model      string `json:"model,omitempty"`
+	SizeBytes  int64  `json:"size_bytes"`
+	Rotational bool   `json:"rotational"`
+}
+
+// Dataset is what the workload stored.
+type Dataset struct {
+	Records        uint64 `json:"records"`
+	RecordBytes    int    `json:"record_bytes"`
+	LogicalBytes   int64  `json:"logical_bytes"`        // records x record size
+	DiskBytes      int64  `json:"disk_bytes,omitempty"` // as the target reports, when it can
+	HostRAMBytes   int64  `json:"host_ram_bytes"`
+	PageCacheBytes int64  `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
+}
+
+// Phase is one timed part of a run: "load" or "run" (or a sweep step).
+type Phase struct {
+	Name        string    `json:"name"`
+	Mode        string    `json:"mode"` // "closed" or "open"
+	RateOpsPerS float64   `json:"rate_ops_per_s,omitempty"`
+	Concurrency int       `json:"concurrency"`
+	StartedAt   time.Time `json:"started_at"`
+	DurationNs  int64     `json:"duration_ns"`
+	Interrupted bool      `json:"interrupted,omitempty"` // stopped by Ctrl-C or an error before its end
+	// Delayed counts open-loop operations that started more than DelayThresholdNs
+	// after their intended start because no worker was free.
+	Delayed          uint64 `json:"delayed,omitempty"`
+	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+	// Ops are the totals per op type, in a stable order.
+	Ops []OpTotal `json:"ops"`
+	// Intervals is the 1 s series.
+	Intervals []Interval `json:"intervals"`
+	// Buckets is the fine (100 ms by default) completion series.
+	Buckets Buckets `json:"buckets"`
+}
+
+// OpTotal is everything about one op type over a phase.
+type OpTotal struct {
+	Op     string            `json:"op"`
+	Count  uint64            `json:"count"`            // completed without error
+	Errors map[string]uint64 `json:"errors,omitempty"` // by target.Class name
+	Bytes  uint64            `json:"bytes,omitempty"`  // payload bytes moved, where it matters
+	// Latency is from the intended start (open loop) or the send (closed loop).
+	Latency Summary `json:"latency"`
+	// Service is from the actual send to completion.
+	Service Summary `json:"service"`
+	// Hist and ServiceHist are HDR histograms (ns), V2 compressed, base64.
+	Hist        string `json:"hist"`
+	ServiceHist string `json:"service_hist"`
+}
+
+// Summary is a precomputed latency summary in nanoseconds.
+type Summary struct {
+	Count    int64   `json:"count"`
+	MinNs    int64   `json:"min_ns"`
+	MeanNs   float64 `json:"mean_ns"`
+	P50Ns    int64   `json:"p50_ns"`
+	P90Ns    int64   `json:"p90_ns"`
+	P95Ns    int64   `json:"p95_ns"`
+	P99Ns    int64   `json:"p99_ns"`
+	P999Ns   int64   `json:"p999_ns"`
+	MaxNs    int64   `json:"max_ns"`
+	StdDevNs float64 `json:"stddev_ns"`
+}
+
+// Interval is one 1 s interval of a phase.
+type Interval struct {
+	StartNs    int64        `json:"start_ns"` // offset from the phase start
+	DurationNs int64        `json:"duration_ns"`
+	Ops        []IntervalOp `json:"ops"`
+}
+
+// IntervalOp is one op type in one interval.
+type IntervalOp struct {
+	Op      string            `json:"op"`
+	Count   uint64            `json:"count"`
+	Errors  map[string]uint64 `json:"errors,omitempty"`
+	Bytes   uint64            `json:"bytes,omitempty"`
+	Latency Summary           `json:"latency"`
+	Hist    string            `json:"hist,omitempty"` // HDR, as in OpTotal
+}
+
+// Buckets is the fine completion series: Counts[op][i] completions (errors
+// included) in [i*WidthNs, (i+1)*WidthNs) from the phase start. Outstanding[i]
+// is true when requests were in flight during bucket i (needed to tell a stall
+// from idleness).
+type Buckets struct {
+	WidthNs     int64               `json:"width_ns"`
+	Counts      map[string][]uint32 `json:"counts"`
+	Bytes       map[string][]uint64 `json:"bytes,omitempty"`
+	Outstanding []bool              `json:"outstanding"`
+}
+
+// Event is a fault event run during a phase.
+type Event struct {
+	AtNs   int64  `json:"at_ns"` // offset from the run phase start
+	Kind   string `json:"kind"`  // exec, kill, stop, cont, note
+	Arg    string `json:"arg"`
+	Error  string `json:"error,omitempty"`
+	Output string `json:"output,omitempty"`
+}
+
+// Loader is one part of a merged (distributed) result.
+type Loader struct {
+	Shard     string    `json:"shard"`
+	Host      string    `json:"host"`
+	File      string    `json:"file,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	Platform  Platform  `json:"platform"`
+	Notes     []string  `json:"notes,omitempty"`
+}
+
+// HostSeries is the host telemetry sampled every second during the run.
+// Samples[i] covers [StartedAt + i*1s, +1s).
+type HostSeries struct {
+	StartedAt time.Time    `json:"started_at"`
+	Samples   []HostSample `json:"samples"`
+	// Self is platbench's own resource use over the run.
+	Self *SelfUsage `json:"self,omitempty"`
+	// Server is the target server process, when it ran on this host.
+	Server []ProcSample `json:"server,omitempty"`
+}
+
+// HostSample is one second of host figures. CPU fractions are of all CPUs (0..1).
+type HostSample struct {
+	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
+	CPUMaxCore                                                           float64           `json:"cpu_max_core"` // busiest core's busy fraction
+	Load1                                                                float64           `json:"load1"`
+	MemUsedBytes                                                         int64             `json:"mem_used_bytes"`
+	PageCacheBytes                                                       int64             `json:"page_cache_bytes"`
+	DirtyBytes                                                           int64             `json:"dirty_bytes"`
+	CtxSwitches                                                          uint64            `json:"ctx_switches"`
+	Interrupts                                                           uint64            `json:"interrupts"`
+	Disks                                                                map[string]DiskIO `json:"disks,omitempty"`
+	Nets                                                                 map[string]NetIO  `json:"nets,omitempty"`
+}
+
+// DiskIO is one device's I/O in one sample.
+type DiskIO struct {
+	Reads, Writes                 uint64
+	ReadBytes, WriteBytes         uint64
+	ReadLatencyNs, WriteLatencyNs int64 // mean per I/O over the sample
+}
+
+// NetIO is one interface's traffic in one sample.
+type NetIO struct {
+	RxBytes, TxBytes, RxPackets, TxPackets uint64
+}
+
+// ProcSample is one process's use in one sample.
+type ProcSample struct {
+	PID        int     `json:"pid"`
+	CPUCores   float64 `json:"cpu_cores"` // cores busy over the sample
+	RSSBytes   int64   `json:"rss_bytes"`
+	ReadBytes  uint64  `json:"read_bytes"`
+	WriteBytes uint64  `json:"write_bytes"`
+}
+
+// SelfUsage is platbench's own use of the machine over the run.
+type SelfUsage struct {
+	CPUSeconds     float64 `json:"cpu_seconds"`
+	MaxCoreBusy    float64 `json:"max_core_busy"`
+	GCPauseTotalNs int64   `json:"gc_pause_total_ns"`
+	GCPauseMaxNs   int64   `json:"gc_pause_max_ns"`
+	NumGC          uint32  `json:"num_gc"`
+	AllocBytes     uint64  `json:"alloc_bytes"`
+	ClientBound    bool    `json:"client_bound"`
+	Reason         string  `json:"reason,omitempty"`
+}
+
+// Counters are perf_event_open counters; Unavailable names what could not be opened.
+type Counters struct {
+	Values      map[string]uint64   `json:"values"`
+	Unavailable []string            `json:"unavailable,omitempty"`
+	Scope       string              `json:"scope"` // "process" or "system"
+	Intervals   []map[string]uint64 `json:"intervals,omitempty"`
+}

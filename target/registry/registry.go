@@ -1,0 +1,46 @@
+// Package registry is the explicit list of targets: no init() magic, one line
+// per adapter. It is the only package that imports every adapter.
+package registry
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/platbench/platbench/target"
+)
+
+// Entries lists every target, in the order `platbench targets` prints them.
+var Entries = []target.Entry{}
+
+// Open opens the target named by rawURL ("embedded", "null",
+// "redis://127.0.0.1:6379", ...). A bare name is a URL with only a scheme.
+func Open(ctx context.Context, rawURL string, opts map[string]string) (target.Target, error) {
+	name := rawURL
+	u := &url.URL{Scheme: rawURL}
+	if strings.Contains(rawURL, "://") {
+		var err error
+		u, err = url.Parse(rawURL)
+		if err != nil {
+			return nil, target.Configf("bad target URL %q: %v (expected e.g. redis://127.0.0.1:6379)", rawURL, err)
+		}
+		name = u.Scheme
+	}
+	for _, e := range Entries {
+		if e.Name == name {
+			return e.Open(ctx, u, opts)
+		}
+	}
+	return nil, target.Configf("unknown target %q (run 'platbench targets' for the list)", name)
+}
+
+// Lookup returns the entry named name.
+func Lookup(name string) (target.Entry, error) {
+	for _, e := range Entries {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return target.Entry{}, fmt.Errorf("unknown target %q", name)
+}

@@ -1,0 +1,148 @@
+// Package target defines what platbench drives: a Target opened from a URL,
+// Workers that execute one Request at a time, and the error classes that keep
+// per-interval error counts bounded. Adapters live in sub-packages; only they
+// import drivers. This package does not time anything: the runner does.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/platbench/platbench/workload"
+)
+
+// Target is one system under test, opened once per run.
+type Target interface {
+	// Setup prepares the target for the workload (create keyspace, table,
+	// topic...). It is called once before the load phase and before the run.
+	Setup(ctx context.Context, w *workload.Spec) error
+	// NewWorker returns an executor for one runner worker. Workers are used
+	// by one goroutine each and may hold connections and buffers.
+	NewWorker(id int) (Worker, error)
+	// Close releases everything; with Keep unset it also drops what Setup made.
+	Close() error
+}
+
+// Worker executes requests. Do must not allocate on the steady path: it is
+// timed by the runner and sits on the hot path of the load generator.
+type Worker interface {
+	Do(ctx context.Context, req *workload.Request) error
+	Close() error
+}
+
+// Info describes what was measured; it is copied into the result file.
+type Info struct {
+	Kind    string            `json:"kind"`              // registry name, e.g. "embedded"
+	URL     string            `json:"url"`               // with any password removed
+	Version string            `json:"version,omitempty"` // server or engine version when the target tells
+	Nodes   []string          `json:"nodes,omitempty"`   // contact points or members seen
+	Details map[string]string `json:"details,omitempty"`
+}
+
+// Describer is implemented by targets that can say what they are.
+type Describer interface {
+	Describe(ctx context.Context) Info
+}
+
+// Sizer is implemented by targets that can tell how many bytes the dataset
+// occupies on disk (used for the page-cache analysis).
+type Sizer interface {
+	DiskBytes(ctx context.Context) (int64, error)
+}
+
+// Bulker is implemented by targets with a faster path for the load phase.
+// When absent the runner loads with ordinary OpInsert requests.
+type Bulker interface {
+	BulkLoad(ctx context.Context, w *workload.Spec, from, to uint64) error
+}
+
+// Class is the class of an error returned by a Worker.
+type Class uint8
+
+// Error classes, after franz-go's kerr and the drivers' exception types.
+const (
+	ClassNone        Class = iota
+	ClassTimeout           // request or read timeout
+	ClassUnavailable       // not enough replicas/members, connection refused, broker down
+	ClassOverloaded        // server shed load (Overloaded, throttled, busy)
+	ClassRejected          // auth, permission, invalid request, unknown keyspace/topic
+	ClassNotFound          // key absent where the workload expected it
+	ClassOther             // anything else
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"none", "timeout", "unavailable", "overloaded", "rejected", "not_found", "other"}
+
+func (c Class) String() string {
+	if c < NumClasses {
+		return classNames[c]
+	}
+	return "other"
+}
+
+// ParseClass is the inverse of Class.String.
+func ParseClass(s string) (Class, bool) {
+	for i, n := range classNames {
+		if n == s {
+			return Class(i), true
+		}
+	}
+	return 0, false
+}
+
+// Error carries a class. Adapters return it (or a sentinel below) so the
+// runner can count errors by class without string matching.
+type Error struct {
+	Class Class
+	Err   error
+}
+
+func (e *Error) Error() string { return e.Class.String() + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinels for the common cases; they carry their class. Preallocated so
+// that returning them does not allocate.
+var (
+	ErrNotFound    = &Error{ClassNotFound, errors.New("key not found")}
+	ErrTimeout     = &Error{ClassTimeout, errors.New("timed out")}
+	ErrUnavailable = &Error{ClassUnavailable, errors.New("unavailable")}
+	ErrUnsupported = errors.New("operation not supported by this target")
+)
+
+// Classify returns the class of err (ClassNone for nil).
+func Classify(err error) Class {
+	if err == nil {
+		return ClassNone
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return te.Class
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ClassTimeout
+	}
+	return ClassOther
+}
+
+// Opener opens a target from its URL. Options not in the URL come from opts
+// (command-line --target-opt key=value pairs).
+type Opener func(ctx context.Context, u *url.URL, opts map[string]string) (Target, error)
+
+// Entry is one line of the registry.
+type Entry struct {
+	Name    string
+	Summary string // one line for `platbench targets`
+	Example string // an example URL
+	Open    Opener
+}
+
+// ConfigError is a problem with how the user asked for a target. Its message
+// names the problem and the fix; the CLI prints it as one line.
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Configf builds a ConfigError.
+func Configf(format string, a ...any) error { return &ConfigError{fmt.Sprintf(format, a...)} }

@@ -1,0 +1,63 @@
+package workload
+
+// Dist names a key distribution.
+type Dist string
+
+// Key distributions, as YCSB's requestdistribution names them.
+const (
+	DistUniform    Dist = "uniform"
+	DistZipfian    Dist = "zipfian"    // scrambled zipfian, constant 0.99
+	DistLatest     Dist = "latest"     // skewed towards the most recent inserts
+	DistHotspot    Dist = "hotspot"    // HotsetFraction of keys get HotOpnFraction of ops
+	DistSequential Dist = "sequential" // 0,1,2,... wrapping at Records
+)
+
+// Mix is one op type and its relative weight.
+type Mix struct {
+	Op     Op      `yaml:"op" json:"op"`
+	Weight float64 `yaml:"weight" json:"weight"`
+}
+
+// Spec is a workload: everything needed to generate requests. It is a plain
+// struct so that it can be written into the result file as it ran.
+type Spec struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+
+	// Records is the dataset size in records loaded by the load phase. Default 100000.
+	Records uint64 `yaml:"records" json:"records"`
+	// FieldCount is the number of fields per record (YCSB fieldcount). Default 10.
+	FieldCount int `yaml:"field_count" json:"field_count"`
+	// FieldLength is the bytes per field (YCSB fieldlength). Default 100.
+	FieldLength int `yaml:"field_length" json:"field_length"`
+	// KeyPrefix is prepended to the formatted key number. Default "user".
+	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
+	// OrderedInserts keeps key numbers in order instead of hashing them
+	// (YCSB insertorder=ordered). Default false (hashed).
+	OrderedInserts bool `yaml:"ordered_inserts" json:"ordered_inserts"`
+
+	// Mix is the op proportions; weights need not sum to 1.
+	Mix []Mix `yaml:"mix" json:"mix"`
+	// Distribution chooses keys for reads, updates, scans and RMW. Default zipfian.
+	Distribution Dist `yaml:"distribution" json:"distribution"`
+	// ZipfConstant is the zipfian skew. Default 0.99 (YCSB).
+	ZipfConstant float64 `yaml:"zipf_constant,omitempty" json:"zipf_constant,omitempty"`
+	// HotsetFraction and HotOpnFraction shape the hotspot distribution. Defaults 0.2 and 0.8.
+	HotsetFraction float64 `yaml:"hotset_fraction,omitempty" json:"hotset_fraction,omitempty"`
+	HotOpnFraction float64 `yaml:"hot_opn_fraction,omitempty" json:"hot_opn_fraction,omitempty"`
+	// MaxScanLength bounds scan lengths, drawn uniformly in [1, MaxScanLength]
+	// (YCSB maxscanlength). Default 100.
+	MaxScanLength int `yaml:"max_scan_length,omitempty" json:"max_scan_length,omitempty"`
+	// WriteAllFields makes updates write every field instead of one. Default false.
+	WriteAllFields bool `yaml:"write_all_fields,omitempty" json:"write_all_fields,omitempty"`
+
+	// Options are target-specific settings carried with the workload
+	// (e.g. a preset's "value_size" for the CP subsystem); free-form.
+	Options map[string]string `yaml:"options,omitempty" json:"options,omitempty"`
+}
+
+// RecordBytes is the payload size of one record.
+func (s *Spec) RecordBytes() int { return s.FieldCount * s.FieldLength }
+
+// DatasetBytes is the logical dataset size: records x record size (keys excluded).
+func (s *Spec) DatasetBytes() int64 { return int64(s.Records) * int64(s.RecordBytes()) }
