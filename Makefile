@@ -1,0 +1,38 @@
+# platbench: the README's two commands are `make run` and `make test`.
+GO       ?= go
+BIN      := bin/platbench
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X github.com/platbench/platbench/internal/cli.Version=$(VERSION)
+
+.PHONY: build run test unit bench vet servers-start servers-stop
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/platbench
+
+# A real benchmark of the embedded store with the default workload (YCSB A).
+run: build
+	./$(BIN) run
+
+# Every test: unit tests and integration tests against real servers that
+# scripts/test.sh installs and starts on 127.0.0.1.
+test:
+	scripts/test.sh
+
+# Unit tests only (no servers).
+unit:
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+
+# Runner and recorder overhead, allocations and the embedded store (see docs/benchmarks.md).
+bench: build
+	scripts/bench.sh
+
+servers-start:
+	scripts/servers.sh start
+
+servers-stop:
+	scripts/servers.sh stop
+
+# Side-by-side benchmarks against peers; each block is owned by its target.
