@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Apache Cassandra for the CQL target's integration tests and benchmarks.
+# install: resolves cassandra-all 5.0.9 and its runtime jars from Maven Central
+#          (scripts/servers/cassandra/pom.xml) into .cache/cassandra-5.0.9/lib.
+# start:   one node on 127.0.0.1:9042 (fresh data each time, -Xmx1G, auth on,
+#          superuser cassandra/cassandra); PLATBENCH_CASSANDRA_NODES=3 starts
+#          nodes on 127.0.0.1, 127.0.0.2, 127.0.0.3 (same ports, one IP each).
+#          PLATBENCH_CASSANDRA_CPUS=1 pins the JVM with taskset (benchmarks).
+# stop:    stops every node this script started.
+# env:     prints export PLATBENCH_CQL_URL=... for the tests.
+# Usage: cassandra.sh install|start|stop|env|stop-node N|start-node N
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+version=5.0.9
+cache="${PLATBENCH_CACHE:-$repo/.cache}"
+home="$cache/cassandra-$version"
+run="${PLATBENCH_CASSANDRA_RUN:-$cache/cassandra-run}"
+nodes="${PLATBENCH_CASSANDRA_NODES:-1}"
+heap="${PLATBENCH_CASSANDRA_HEAP:-1G}"
+timeout_s="${PLATBENCH_CASSANDRA_TIMEOUT:-180}"
+
+die() { echo "cassandra.sh: $*" >&2; exit 1; }
+
+install() {
+  if [ -f "$home/lib/cassandra-all-$version.jar" ] && [ -f "$home/.complete" ]; then return 0; fi
+  command -v java >/dev/null || die "java not found (fix: apt-get install -y openjdk-17-jre-headless)"
+  if ! command -v mvn >/dev/null; then
+    command -v apt-get >/dev/null || die "mvn not found and no apt-get (fix: install Maven)"
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends maven >&2 \
+      || die "apt-get install maven failed (fix: run 'apt-get update' first)"
+  fi
+  mkdir -p "$home/lib"
+  cp "$here/cassandra/pom.xml" "$home/pom.xml"
+  (cd "$home" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$home/lib" >&2) \
+    || die "maven could not fetch cassandra-all $version (fix: check access to Maven Central)"
+  [ -f "$home/lib/cassandra-all-$version.jar" ] || die "cassandra-all-$version.jar missing after maven ran"
+  touch "$home/.complete"
+}
+
+addr_of() { echo "127.0.0.$1"; }
+
+start_node() {
+  local i=$1 addr dir seeds jmx
+  addr=$(addr_of "$i"); dir="$run/node$i"; jmx=$((7099 + 100 * i))
+  if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+    echo "cassandra.sh: node$i already running (pid $(cat "$dir/pid"))" >&2; return 0
+  fi
+  if [ "${PLATBENCH_CASSANDRA_KEEP_DATA:-0}" != 1 ] || [ ! -d "$dir/data" ]; then rm -rf "$dir"; fi
+  mkdir -p "$dir/data" "$dir/commitlog" "$dir/saved_caches" "$dir/hints" "$dir/cdc_raw" "$dir/logs"
+  seeds=$(addr_of 1)
+  sed -e "s#@DIR@#$dir#g" -e "s#@ADDR@#$addr#g" -e "s#@SEEDS@#$seeds#g" \
+    "$here/cassandra/cassandra.yaml.in" > "$dir/cassandra.yaml"
+  [ "$nodes" -gt 1 ] && sed -i 's/^allocate_tokens_for_local_replication_factor: 1/allocate_tokens_for_local_replication_factor: 3/' "$dir/cassandra.yaml"
+  local jamm; jamm=$(ls "$home"/lib/jamm-*.jar | head -1)
+  local pin=()
+  [ -n "${PLATBENCH_CASSANDRA_CPUS:-}" ] && pin=(taskset -c "$PLATBENCH_CASSANDRA_CPUS")
+  # shellcheck disable=SC2046
+  nohup "${pin[@]}" java -Xms"$heap" -Xmx"$heap" -Xss512k -XX:+UseG1GC -XX:+AlwaysPreTouch \
+    -XX:MaxDirectMemorySize=512m -XX:-UsePerfData \
+    $(grep -v '^#' "$here/cassandra/jvm17.options") \
+    -javaagent:"$jamm" \
+    -Dcassandra.config="file://$dir/cassandra.yaml" \
+    -Dlogback.configurationFile="$here/cassandra/logback.xml" \
+    -Dcassandra.logdir="$dir/logs" -Dcassandra.storagedir="$dir" \
+    -Dcassandra.ring_delay_ms=1000 -Dcassandra.skip_wait_for_gossip_to_settle=0 \
+    -Dcassandra.superuser_setup_delay_ms=0 \
+    -Dcassandra.jmx.local.port="$jmx" \
+    -Dcassandra-foreground=yes \
+    -cp "$home/lib/*" org.apache.cassandra.service.CassandraDaemon \
+    > "$dir/logs/stdout.log" 2>&1 &
+  echo $! > "$dir/pid"
+  wait_ready "$i"
+}
+
+# wait_ready waits until the node accepts CQL connections and has created its
+# default superuser (the tests log in with it).
+wait_ready() {
+  local i=$1 addr dir deadline
+  addr=$(addr_of "$i"); dir="$run/node$i"; deadline=$((SECONDS + timeout_s))
+  while :; do
+    if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+      tail -20 "$dir/logs/stdout.log" >&2
+      die "node$i exited during startup (log: $dir/logs/system.log)"
+    fi
+    if (exec 3<>"/dev/tcp/$addr/9042") 2>/dev/null && \
+       { [ "$i" -gt 1 ] || grep -q -e "Created default superuser role" -e "Setup task succeeded" "$dir/logs/system.log" 2>/dev/null; }; then
+      echo "cassandra.sh: node$i ready on $addr:9042 after ${SECONDS}s" >&2; return 0
+    fi
+    [ $SECONDS -lt $deadline ] || die "node$i not ready on $addr:9042 after ${timeout_s}s (log: $dir/logs/system.log)"
+    sleep 1
+  done
+}
+
+stop_node() {
+  local i=$1 dir pid
+  dir="$run/node$i"
+  [ -f "$dir/pid" ] || return 0
+  pid=$(cat "$dir/pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid"
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  fi
+  rm -f "$dir/pid"
+}
+
+case "${1:?usage: cassandra.sh install|start|stop|env|stop-node N|start-node N}" in
+  install) install ;;
+  start)
+    install
+    for i in $(seq "$nodes"); do start_node "$i"; done ;;
+  stop)
+    for d in "$run"/node*; do [ -d "$d" ] && stop_node "${d##*node}"; done; true ;;
+  stop-node) stop_node "${2:?node number}" ;;
+  start-node) PLATBENCH_CASSANDRA_KEEP_DATA=1 start_node "${2:?node number}" ;;
+  env)
+    hosts=$(addr_of 1)
+    for i in $(seq 2 "$nodes"); do hosts="$hosts,$(addr_of "$i")"; done
+    echo "export PLATBENCH_CQL_URL=cql://cassandra:cassandra@$hosts:9042" ;;
+  *) die "unknown action $1 (use install|start|stop|env|stop-node N|start-node N)" ;;
+esac
