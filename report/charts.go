@@ -1,0 +1,316 @@
+package report
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/result"
+)
+
+// charts builds the charts of one run, in page order. A chart with nothing
+// measured is left out rather than drawn empty.
+func charts(r *result.Result, f *Figures) []*chart {
+	p := r.MainPhase()
+	var out []*chart
+	ops := opNames(p)
+	add := func(c *chart) {
+		if c != nil && c.has() {
+			out = append(out, c)
+		}
+	}
+	add(throughput1s(p, f, ops, 0, ""))
+	add(throughputFine(p, f))
+	for i, op := range ops {
+		add(latencyOverTime(p, op, i))
+	}
+	add(distribution(p, ops))
+	add(errorsOverTime(p))
+	if r.Host != nil && len(r.Host.Samples) > 0 {
+		add(hostCPU(r))
+		add(hostMem(r))
+	}
+	return out
+}
+
+var idUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func chartID(s string) string {
+	return strings.Trim(idUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+func warmupBand(f *Figures) []band {
+	if f.Window.StartS <= 0 {
+		return nil
+	}
+	return []band{{0, f.Window.StartS, "warm-up (" + f.Window.Source + ")"}}
+}
+
+// throughput1s is the 1 s series: all ops, and each op when there are several.
+func throughput1s(p *result.Phase, f *Figures, ops []string, color int, prefix string) *chart {
+	c := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
+		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", bands: warmupBand(f)}
+	rates := IntervalRates(p)
+	all := series{name: prefix + "all ops", color: color}
+	for i, in := range p.Intervals {
+		if in.DurationNs < 5e8 {
+			continue // a short last interval would plot as a false dip or spike
+		}
+		all.xs = append(all.xs, float64(in.StartNs)/1e9)
+		all.ys = append(all.ys, rates[i])
+	}
+	c.series = append(c.series, all)
+	if len(ops) > 1 {
+		for k, op := range ops {
+			s := series{name: op, color: k + 1}
+			for _, in := range p.Intervals {
+				if in.DurationNs < 5e8 {
+					continue
+				}
+				for _, o := range in.Ops {
+					if o.Op == op {
+						s.xs = append(s.xs, float64(in.StartNs)/1e9)
+						s.ys = append(s.ys, float64(o.Count)/(float64(in.DurationNs)/1e9))
+					}
+				}
+			}
+			c.series = append(c.series, s)
+		}
+	}
+	return c
+}
+
+// throughputFine is the fine-bucket series (100 ms by default), in ops/s, with stalls marked.
+func throughputFine(p *result.Phase, f *Figures) *chart {
+	b := p.Buckets
+	if b.WidthNs <= 0 {
+		return nil
+	}
+	n := 0
+	for _, cs := range b.Counts {
+		n = max(n, len(cs))
+	}
+	if n == 0 {
+		return nil
+	}
+	w := float64(b.WidthNs) / 1e9
+	tot := make([]float64, n)
+	for _, cs := range b.Counts {
+		for i, v := range cs {
+			tot[i] += float64(v)
+		}
+	}
+	s := series{name: "all ops", color: 0, xs: make([]float64, n), ys: make([]float64, n)}
+	var ticks []float64
+	for i := range tot {
+		s.xs[i] = float64(i) * w
+		s.ys[i] = tot[i] / w
+		if tot[i] == 0 && i < len(b.Outstanding) && b.Outstanding[i] {
+			ticks = append(ticks, s.xs[i])
+		}
+	}
+	c := &chart{id: "throughput-fine", title: "Throughput per " + Dur(float64(b.WidthNs)) + " bucket", x: xSeconds, y: yCount,
+		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", series: []series{s},
+		bands: warmupBand(f), ticks: ticks, tickLabel: "stall (no completion while requests were in flight)"}
+	if n > maxPoints {
+		c.note = "Drawn as the minimum and maximum of each pixel column, so single-bucket stalls stay visible."
+	}
+	return c
+}
+
+// latencyOverTime is one op's per-second percentiles on a log scale.
+func latencyOverTime(p *result.Phase, op string, k int) *chart {
+	c := &chart{id: "latency-" + chartID(op), title: op + " latency per second", x: xSeconds, y: yLatency,
+		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "latency (log)"}
+	pick := []struct {
+		name string
+		get  func(s result.Summary) int64
+	}{
+		{"median", func(s result.Summary) int64 { return s.P50Ns }},
+		{"p99", func(s result.Summary) int64 { return s.P99Ns }},
+		{"p99.9", func(s result.Summary) int64 { return s.P999Ns }},
+		{"max", func(s result.Summary) int64 { return s.MaxNs }},
+	}
+	for i, pk := range pick {
+		s := series{name: pk.name, color: i}
+		for _, in := range p.Intervals {
+			for _, o := range in.Ops {
+				if o.Op == op && o.Latency.Count > 0 {
+					s.xs = append(s.xs, float64(in.StartNs)/1e9)
+					s.ys = append(s.ys, float64(pk.get(o.Latency)))
+				}
+			}
+		}
+		c.series = append(c.series, s)
+	}
+	return c
+}
+
+// percentileXs are the x positions of the distribution plot: log10(1/(1-q)).
+var percentileXs = func() []float64 {
+	var xs []float64
+	for x := 0.0; x <= 6.0001; x += 0.05 {
+		xs = append(xs, x)
+	}
+	return xs
+}()
+
+// percentileCurve samples h at percentileXs, as HdrHistogram's plotter does.
+func percentileCurve(h *hdr.Histogram) (xs, ys []float64) {
+	if h == nil || h.TotalCount() == 0 {
+		return nil, nil
+	}
+	// Beyond 1/count the percentiles only repeat the maximum.
+	limit := math.Log10(float64(h.TotalCount()))
+	for _, x := range percentileXs {
+		if x > limit+0.05 {
+			break
+		}
+		q := 100 * (1 - math.Pow(10, -x))
+		xs = append(xs, x)
+		ys = append(ys, float64(h.ValueAtQuantile(q)))
+	}
+	xs = append(xs, math.Min(6, math.Max(limit, xs[len(xs)-1])))
+	ys = append(ys, float64(h.Max()))
+	return xs, ys
+}
+
+// distribution is the HDR percentile plot of every op's latency (and service time when it differs).
+func distribution(p *result.Phase, ops []string) *chart {
+	c := &chart{id: "distribution", title: "Latency by percentile (HDR)", x: xPercentile, y: yLatency,
+		xLabel: "percentile (log scale of 1/(1-p))", yLabel: "latency (log)"}
+	byOp := map[string]result.OpTotal{}
+	for _, o := range p.Ops {
+		byOp[o.Op] = o
+	}
+	for k, op := range ops {
+		o, ok := byOp[op]
+		if !ok {
+			continue
+		}
+		if h, err := result.DecodeHist(o.Hist); err == nil {
+			xs, ys := percentileCurve(h)
+			c.series = append(c.series, series{name: op, color: k, xs: xs, ys: ys})
+		}
+		if p.Mode == "open" {
+			if h, err := result.DecodeHist(o.ServiceHist); err == nil {
+				xs, ys := percentileCurve(h)
+				c.series = append(c.series, series{name: op + " service time", color: k, dashed: true, xs: xs, ys: ys})
+			}
+		}
+	}
+	c.note = "Each curve reads like HdrHistogram's plotter: x is the percentile on a log scale of 1/(1-p), y the latency at that percentile."
+	return c
+}
+
+// errorsOverTime is the errors per second by class; nil when there were none.
+func errorsOverTime(p *result.Phase) *chart {
+	per := map[string][]float64{}
+	for i, in := range p.Intervals {
+		for _, o := range in.Ops {
+			for cl, n := range o.Errors {
+				if per[cl] == nil {
+					per[cl] = make([]float64, len(p.Intervals))
+				}
+				per[cl][i] += float64(n)
+			}
+		}
+	}
+	if len(per) == 0 {
+		return nil
+	}
+	classes := make([]string, 0, len(per))
+	for cl := range per {
+		classes = append(classes, cl)
+	}
+	sort.Strings(classes)
+	c := &chart{id: "errors", title: "Errors per second by class", x: xSeconds, y: yCount,
+		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "errors/s"}
+	for k, cl := range classes {
+		s := series{name: cl, color: k + 3, bars: true}
+		for i, in := range p.Intervals {
+			s.xs = append(s.xs, float64(in.StartNs)/1e9)
+			d := float64(in.DurationNs) / 1e9
+			if d <= 0 {
+				d = 1
+			}
+			s.ys = append(s.ys, per[cl][i]/d)
+		}
+		c.series = append(c.series, s)
+	}
+	return c
+}
+
+func hostCPU(r *result.Result) *chart {
+	h := r.Host
+	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
+	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
+		off = 0
+	}
+	c := &chart{id: "host-cpu", title: "Host CPU", x: xSeconds, y: yPercent,
+		xLabel: "time since the start of the run phase", yLabel: "share of all CPUs"}
+	fields := []struct {
+		name string
+		get  func(s result.HostSample) float64
+	}{
+		{"user", func(s result.HostSample) float64 { return s.CPUUser }},
+		{"system", func(s result.HostSample) float64 { return s.CPUSystem }},
+		{"iowait", func(s result.HostSample) float64 { return s.CPUIOWait }},
+		{"steal", func(s result.HostSample) float64 { return s.CPUSteal }},
+		{"busiest core", func(s result.HostSample) float64 { return s.CPUMaxCore }},
+	}
+	for k, fl := range fields {
+		s := series{name: fl.name, color: k, dashed: fl.name == "busiest core"}
+		any := false
+		for i, smp := range h.Samples {
+			v := fl.get(smp)
+			any = any || v > 0
+			s.xs = append(s.xs, off+float64(i))
+			s.ys = append(s.ys, v)
+		}
+		if any {
+			c.series = append(c.series, s)
+		}
+	}
+	return c
+}
+
+func hostMem(r *result.Result) *chart {
+	h := r.Host
+	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
+	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
+		off = 0
+	}
+	c := &chart{id: "host-mem", title: "Host memory", x: xSeconds, y: yBytes,
+		xLabel: "time since the start of the run phase", yLabel: "bytes"}
+	used := series{name: "used", color: 0}
+	cache := series{name: "page cache", color: 1}
+	dirty := series{name: "dirty", color: 2}
+	for i, smp := range h.Samples {
+		x := off + float64(i)
+		used.xs, used.ys = append(used.xs, x), append(used.ys, float64(smp.MemUsedBytes))
+		cache.xs, cache.ys = append(cache.xs, x), append(cache.ys, float64(smp.PageCacheBytes))
+		dirty.xs, dirty.ys = append(dirty.xs, x), append(dirty.ys, float64(smp.DirtyBytes))
+	}
+	for _, s := range []series{used, cache, dirty} {
+		for _, y := range s.ys {
+			if y > 0 {
+				c.series = append(c.series, s)
+				break
+			}
+		}
+	}
+	if r.Dataset.LogicalBytes > 0 {
+		c.note = "Dataset: " + Bytes(float64(r.Dataset.LogicalBytes)) + " logical" +
+			func() string {
+				if r.Dataset.DiskBytes > 0 {
+					return ", " + Bytes(float64(r.Dataset.DiskBytes)) + " on disk"
+				}
+				return ""
+			}() + "."
+	}
+	return c
+}

@@ -1,0 +1,496 @@
+package report
+
+import (
+	"html"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The charts are inline SVG written here, so a report needs no script, no
+// font and no network to draw. Each chart is <svg class="chart"
+// data-series="N"> holding N <path class="series"> elements: the browser
+// test checks that every one of them drew something.
+
+// Chart geometry in viewBox units; the SVG scales to the page width.
+const (
+	chartW   = 960
+	chartH   = 300
+	padLeft  = 74
+	padRight = 44
+	padTop   = 14
+	padBot   = 40
+)
+
+// maxPoints bounds the points drawn per series: longer series are reduced
+// to the min and max of each pixel column, so stalls and spikes survive.
+const maxPoints = 1200
+
+type xAxis uint8
+
+const (
+	xSeconds    xAxis = iota // linear, seconds from the phase start
+	xPercentile              // log10(1/(1-q)): 0 → 0%, 3 → 99.9%
+)
+
+type yAxis uint8
+
+const (
+	yCount   yAxis = iota // linear from 0, thousands separators
+	yLatency              // log, nanoseconds
+	yPercent              // linear 0..1 shown as %
+	yBytes                // linear from 0, bytes
+)
+
+type series struct {
+	name   string
+	color  int // index into the palette (CSS --cN)
+	dashed bool
+	bars   bool // draw as columns from the x axis (errors)
+	xs, ys []float64
+}
+
+type band struct {
+	x0, x1 float64
+	label  string
+}
+
+type chart struct {
+	id, title, note string
+	x               xAxis
+	y               yAxis
+	xLabel, yLabel  string
+	series          []series
+	bands           []band    // shaded spans (warm-up)
+	ticks           []float64 // x positions marked on the axis (stalls, events)
+	tickLabel       string
+}
+
+// has reports whether any series has a point to draw.
+func (c *chart) has() bool {
+	for _, s := range c.series {
+		if len(s.xs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// svgBuf is a strings.Builder with number formatting that does not allocate
+// per number.
+type svgBuf struct {
+	strings.Builder
+	num [32]byte
+}
+
+func (b *svgBuf) f(v float64) {
+	b.Write(strconv.AppendFloat(b.num[:0], math.Round(v*10)/10, 'f', -1, 64))
+}
+
+func (b *svgBuf) s(parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+}
+
+// render writes the chart as a <figure> with a legend and an inline SVG.
+func (c *chart) render(b *svgBuf) {
+	xmin, xmax, ymin, ymax := c.bounds()
+	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
+	X := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
+	var Y func(y float64) float64
+	if c.y == yLatency {
+		lmin, lmax := math.Log10(ymin), math.Log10(ymax)
+		Y = func(y float64) float64 {
+			if y < ymin {
+				y = ymin
+			}
+			return padTop + ph - (math.Log10(y)-lmin)/(lmax-lmin)*ph
+		}
+	} else {
+		Y = func(y float64) float64 { return padTop + ph - (y-ymin)/(ymax-ymin)*ph }
+	}
+	n := 0
+	for _, s := range c.series {
+		if len(s.xs) > 0 {
+			n++
+		}
+	}
+	b.s(`<figure class="chart-box" id="`, html.EscapeString(c.id), `"><figcaption>`, html.EscapeString(c.title), `</figcaption>`)
+	b.s(`<ul class="legend">`)
+	for _, s := range c.series {
+		if len(s.xs) == 0 {
+			continue
+		}
+		cls := "sw c" + strconv.Itoa(s.color%8)
+		if s.dashed {
+			cls += " dashed"
+		}
+		b.s(`<li><span class="`, cls, `"></span>`, html.EscapeString(s.name), `</li>`)
+	}
+	for _, bd := range c.bands {
+		b.s(`<li><span class="sw band"></span>`, html.EscapeString(bd.label), `</li>`)
+	}
+	if len(c.ticks) > 0 {
+		b.s(`<li><span class="sw tick"></span>`, html.EscapeString(c.tickLabel), `</li>`)
+	}
+	b.s(`</ul>`)
+	b.s(`<svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
+		`" role="img" aria-label="`, html.EscapeString(c.title), `" preserveAspectRatio="xMidYMid meet">`)
+	// Shaded bands under everything.
+	for _, bd := range c.bands {
+		x0, x1 := X(math.Max(bd.x0, xmin)), X(math.Min(bd.x1, xmax))
+		if x1 <= x0 {
+			continue
+		}
+		b.s(`<rect class="band" x="`)
+		b.f(x0)
+		b.s(`" y="`)
+		b.f(padTop)
+		b.s(`" width="`)
+		b.f(x1 - x0)
+		b.s(`" height="`)
+		b.f(ph)
+		b.s(`"><title>`, html.EscapeString(bd.label), `</title></rect>`)
+	}
+	c.grid(b, xmin, xmax, ymin, ymax, X, Y)
+	for _, s := range c.series {
+		if len(s.xs) == 0 {
+			continue
+		}
+		xs, ys := decimate(s.xs, s.ys, maxPoints)
+		cls := "series c" + strconv.Itoa(s.color%8)
+		if s.dashed {
+			cls += " dashed"
+		}
+		if s.bars {
+			cls += " bars"
+		}
+		b.s(`<path class="`, cls, `" data-points="`, strconv.Itoa(len(xs)), `" d="`)
+		if s.bars {
+			// One column per point; width of one step of the series.
+			wpx := math.Max(1, pw/float64(max(1, len(s.xs))))
+			if len(s.xs) > 1 {
+				wpx = math.Max(1, (X(s.xs[1])-X(s.xs[0]))*0.8)
+			}
+			for i := range xs {
+				if ys[i] <= 0 {
+					continue
+				}
+				b.s("M")
+				b.f(X(xs[i]))
+				b.s(" ")
+				b.f(Y(ymin))
+				b.s("v")
+				b.f(Y(ys[i]) - Y(ymin))
+				b.s("h")
+				b.f(wpx)
+				b.s("v")
+				b.f(Y(ymin) - Y(ys[i]))
+				b.s("z")
+			}
+		} else {
+			for i := range xs {
+				if i == 0 {
+					b.s("M")
+				} else {
+					b.s("L")
+				}
+				b.f(X(xs[i]))
+				b.s(" ")
+				b.f(Y(ys[i]))
+			}
+			if len(xs) == 1 { // a single point still shows
+				b.s("h2")
+			}
+		}
+		b.s(`"><title>`, html.EscapeString(s.name), `</title></path>`)
+	}
+	for _, t := range c.ticks {
+		if t < xmin || t > xmax {
+			continue
+		}
+		b.s(`<path class="tick" d="M`)
+		b.f(X(t))
+		b.s(" ")
+		b.f(padTop + ph)
+		b.s(`v-10"/>`)
+	}
+	b.s(`</svg>`)
+	if c.note != "" {
+		b.s(`<p class="note">`, html.EscapeString(c.note), `</p>`)
+	}
+	b.s(`</figure>`)
+}
+
+// bounds are the data ranges, padded to readable limits.
+func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for _, s := range c.series {
+		for i, x := range s.xs {
+			y := s.ys[i]
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+			if c.y == yLatency && y <= 0 {
+				continue
+			}
+			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+		}
+	}
+	if math.IsInf(xmin, 0) {
+		xmin, xmax = 0, 1
+	}
+	if c.x == xSeconds {
+		xmin = math.Min(xmin, 0)
+	}
+	if c.x == xPercentile {
+		xmin = 0
+		xmax = math.Max(math.Ceil(xmax), 1)
+	}
+	if xmax <= xmin {
+		xmax = xmin + 1
+	}
+	switch c.y {
+	case yLatency:
+		if math.IsInf(ymin, 0) {
+			ymin, ymax = 1e3, 1e6
+		}
+		ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
+		ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
+		if ymax <= ymin {
+			ymax = ymin * 10
+		}
+	case yPercent:
+		ymin, ymax = 0, math.Max(1, ymax)
+		if ymax > 1 {
+			ymax = niceCeil(ymax)
+		}
+	default:
+		ymin = 0
+		if math.IsInf(ymax, 0) || ymax <= 0 {
+			ymax = 1
+		}
+		ymax = niceCeil(ymax * 1.05)
+	}
+	return
+}
+
+// grid draws the axes, grid lines and tick labels.
+func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float64) float64) {
+	bottom := float64(chartH - padBot)
+	// y ticks
+	var yt []float64
+	if c.y == yLatency {
+		for v := ymin; v <= ymax*1.0001; v *= 10 {
+			yt = append(yt, v)
+		}
+	} else {
+		yt = niceTicks(ymin, ymax, 5)
+	}
+	for _, v := range yt {
+		y := Y(v)
+		b.s(`<path class="grid" d="M`)
+		b.f(padLeft)
+		b.s(" ")
+		b.f(y)
+		b.s("H")
+		b.f(chartW - padRight)
+		b.s(`"/><text class="yl" x="`)
+		b.f(padLeft - 6)
+		b.s(`" y="`)
+		b.f(y + 4)
+		b.s(`">`, html.EscapeString(c.yTick(v)), `</text>`)
+	}
+	// x ticks
+	var xt []float64
+	if c.x == xPercentile {
+		for v := 0.0; v <= xmax; v++ {
+			xt = append(xt, v)
+		}
+	} else {
+		xt = timeTicks(xmin, xmax)
+	}
+	for _, v := range xt {
+		x := X(v)
+		b.s(`<path class="grid" d="M`)
+		b.f(x)
+		b.s(" ")
+		b.f(padTop)
+		b.s("V")
+		b.f(bottom)
+		b.s(`"/><text class="xl" x="`)
+		b.f(x)
+		b.s(`" y="`)
+		b.f(bottom + 16)
+		b.s(`">`, html.EscapeString(c.xTick(v)), `</text>`)
+	}
+	b.s(`<path class="axis" d="M`)
+	b.f(padLeft)
+	b.s(" ")
+	b.f(padTop)
+	b.s("V")
+	b.f(bottom)
+	b.s("H")
+	b.f(chartW - padRight)
+	b.s(`"/>`)
+	b.s(`<text class="al" x="`)
+	b.f(padLeft + (chartW-padLeft-padRight)/2)
+	b.s(`" y="`)
+	b.f(chartH - 4)
+	b.s(`">`, html.EscapeString(c.xLabel), `</text>`)
+	b.s(`<text class="al" transform="rotate(-90)" x="`)
+	b.f(-(padTop + (bottom-padTop)/2))
+	b.s(`" y="14">`, html.EscapeString(c.yLabel), `</text>`)
+}
+
+func (c *chart) yTick(v float64) string {
+	switch c.y {
+	case yLatency:
+		return tickDur(v)
+	case yPercent:
+		return trimFloat(100*v) + "%"
+	case yBytes:
+		return Bytes(v)
+	}
+	return shortNum(v)
+}
+
+func (c *chart) xTick(v float64) string {
+	if c.x == xPercentile {
+		return percentileLabel(v)
+	}
+	return shortSecs(v)
+}
+
+// percentileLabel names x = log10(1/(1-q)): 0 → "0%", 2 → "99%", 4 → "99.99%".
+func percentileLabel(x float64) string {
+	if x <= 0 {
+		return "0%"
+	}
+	n := int(math.Round(x))
+	switch n {
+	case 1:
+		return "90%"
+	case 2:
+		return "99%"
+	}
+	return "99." + strings.Repeat("9", n-2) + "%"
+}
+
+// tickDur is Dur without trailing zeros: axis ticks are round numbers.
+func tickDur(ns float64) string {
+	d := Dur(ns)
+	num, unit, ok := strings.Cut(d, " ")
+	if !ok || !strings.Contains(num, ".") {
+		return d
+	}
+	num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+	return num + " " + unit
+}
+
+func shortNum(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return trimFloat(v/1e9) + "G"
+	case a >= 1e6:
+		return trimFloat(v/1e6) + "M"
+	case a >= 1e3:
+		return trimFloat(v/1e3) + "k"
+	}
+	return trimFloat(v)
+}
+
+func shortSecs(s float64) string {
+	switch {
+	case s < 120:
+		return trimFloat(s) + " s"
+	case s < 7200:
+		return trimFloat(s/60) + " min"
+	}
+	return trimFloat(s/3600) + " h"
+}
+
+// niceTicks returns about n round values covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	step := niceStep((hi - lo) / float64(n))
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+func niceCeil(v float64) float64 {
+	s := niceStep(v / 5)
+	return math.Ceil(v/s) * s
+}
+
+// timeTicks are round second, minute or hour marks.
+func timeTicks(lo, hi float64) []float64 {
+	span := hi - lo
+	steps := []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if span/s <= 8 {
+			step = s
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// decimate keeps at most about n points: for each of n/2 columns the minimum
+// and the maximum, in x order, so that a one-bucket stall still reaches zero.
+func decimate(xs, ys []float64, n int) ([]float64, []float64) {
+	if len(xs) <= n {
+		return xs, ys
+	}
+	cols := n / 2
+	ox := make([]float64, 0, n+2)
+	oy := make([]float64, 0, n+2)
+	per := float64(len(xs)) / float64(cols)
+	for c := 0; c < cols; c++ {
+		i0, i1 := int(float64(c)*per), int(float64(c+1)*per)
+		if i1 > len(xs) {
+			i1 = len(xs)
+		}
+		if i0 >= i1 {
+			continue
+		}
+		lo, hi := i0, i0
+		for i := i0; i < i1; i++ {
+			if ys[i] < ys[lo] {
+				lo = i
+			}
+			if ys[i] > ys[hi] {
+				hi = i
+			}
+		}
+		a, b := lo, hi
+		if a > b {
+			a, b = b, a
+		}
+		ox, oy = append(ox, xs[a]), append(oy, ys[a])
+		if b != a {
+			ox, oy = append(ox, xs[b]), append(oy, ys[b])
+		}
+	}
+	return ox, oy
+}
