@@ -204,67 +204,107 @@ type Loader struct {
 }
 
 // HostSeries is the host telemetry sampled every second during the run.
-// Samples[i] covers [StartedAt + i*1s, +1s).
+// Samples[i] covers [StartedAt + OffsetNs, +DurationNs); nominally i*IntervalNs.
 type HostSeries struct {
-	StartedAt time.Time    `json:"started_at"`
-	Samples   []HostSample `json:"samples"`
+	StartedAt  time.Time    `json:"started_at"`
+	IntervalNs int64        `json:"interval_ns,omitempty"`
+	Samples    []HostSample `json:"samples"`
 	// Self is platbench's own resource use over the run.
 	Self *SelfUsage `json:"self,omitempty"`
+	// SelfSamples is platbench's own process per sample (same times as Samples).
+	SelfSamples []ProcSample `json:"self_samples,omitempty"`
 	// Server is the target server process, when it ran on this host.
 	Server []ProcSample `json:"server,omitempty"`
+	// ServerMatch says how the server process was found ("pid 1234", "process redis-server").
+	ServerMatch string `json:"server_match,omitempty"`
 }
 
 // HostSample is one second of host figures. CPU fractions are of all CPUs (0..1).
+// Counts (I/O, packets, switches, interrupts) are totals over the sample.
 type HostSample struct {
-	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
-	CPUMaxCore                                                           float64           `json:"cpu_max_core"` // busiest core's busy fraction
-	Load1                                                                float64           `json:"load1"`
-	MemUsedBytes                                                         int64             `json:"mem_used_bytes"`
-	PageCacheBytes                                                       int64             `json:"page_cache_bytes"`
-	DirtyBytes                                                           int64             `json:"dirty_bytes"`
-	CtxSwitches                                                          uint64            `json:"ctx_switches"`
-	Interrupts                                                           uint64            `json:"interrupts"`
-	Disks                                                                map[string]DiskIO `json:"disks,omitempty"`
-	Nets                                                                 map[string]NetIO  `json:"nets,omitempty"`
+	OffsetNs   int64   `json:"offset_ns"` // sample start, from HostSeries.StartedAt
+	DurationNs int64   `json:"duration_ns"`
+	CPUUser    float64 `json:"cpu_user"` // includes nice
+	CPUSystem  float64 `json:"cpu_system"`
+	CPUIOWait  float64 `json:"cpu_iowait"`
+	CPUIRQ     float64 `json:"cpu_irq"`
+	CPUSoftIRQ float64 `json:"cpu_softirq"`
+	CPUSteal   float64 `json:"cpu_steal"`
+	CPUIdle    float64 `json:"cpu_idle"`
+	CPUMaxCore float64 `json:"cpu_max_core"` // busiest core's busy fraction
+	// CPUMaxCoreID is the busiest core (-1 when unknown).
+	CPUMaxCoreID      int               `json:"cpu_max_core_id"`
+	Load1             float64           `json:"load1"`
+	MemUsedBytes      int64             `json:"mem_used_bytes"` // total - free - buffers - page cache
+	MemAvailableBytes int64             `json:"mem_available_bytes"`
+	PageCacheBytes    int64             `json:"page_cache_bytes"`
+	DirtyBytes        int64             `json:"dirty_bytes"`
+	CtxSwitches       uint64            `json:"ctx_switches"`
+	Interrupts        uint64            `json:"interrupts"`
+	Disks             map[string]DiskIO `json:"disks,omitempty"`
+	Nets              map[string]NetIO  `json:"nets,omitempty"`
 }
 
 // DiskIO is one device's I/O in one sample.
 type DiskIO struct {
-	Reads, Writes                 uint64
-	ReadBytes, WriteBytes         uint64
-	ReadLatencyNs, WriteLatencyNs int64 // mean per I/O over the sample
+	Reads          uint64 `json:"reads"`
+	Writes         uint64 `json:"writes"`
+	ReadBytes      uint64 `json:"read_bytes"`
+	WriteBytes     uint64 `json:"write_bytes"`
+	ReadLatencyNs  int64  `json:"read_latency_ns"`  // mean per I/O over the sample
+	WriteLatencyNs int64  `json:"write_latency_ns"` // mean per I/O over the sample
+	// BusyFraction is the time the device had I/O in flight (iostat's %util / 100).
+	BusyFraction float64 `json:"busy_fraction"`
 }
 
 // NetIO is one interface's traffic in one sample.
 type NetIO struct {
-	RxBytes, TxBytes, RxPackets, TxPackets uint64
+	RxBytes   uint64 `json:"rx_bytes"`
+	TxBytes   uint64 `json:"tx_bytes"`
+	RxPackets uint64 `json:"rx_packets"`
+	TxPackets uint64 `json:"tx_packets"`
 }
 
 // ProcSample is one process's use in one sample.
 type ProcSample struct {
-	PID        int     `json:"pid"`
-	CPUCores   float64 `json:"cpu_cores"` // cores busy over the sample
-	RSSBytes   int64   `json:"rss_bytes"`
-	ReadBytes  uint64  `json:"read_bytes"`
-	WriteBytes uint64  `json:"write_bytes"`
+	OffsetNs int64   `json:"offset_ns,omitempty"` // sample start, from HostSeries.StartedAt
+	PID      int     `json:"pid"`
+	Name     string  `json:"name,omitempty"`
+	CPUCores float64 `json:"cpu_cores"` // cores busy over the sample
+	// MaxThreadCores is the busiest thread's share of a core (1 = a core saturated).
+	MaxThreadCores float64 `json:"max_thread_cores,omitempty"`
+	RSSBytes       int64   `json:"rss_bytes"`
+	ReadBytes      uint64  `json:"read_bytes"`  // storage bytes read over the sample
+	WriteBytes     uint64  `json:"write_bytes"` // storage bytes written over the sample
 }
 
 // SelfUsage is platbench's own use of the machine over the run.
 type SelfUsage struct {
-	CPUSeconds     float64 `json:"cpu_seconds"`
+	WallSeconds float64 `json:"wall_seconds,omitempty"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	// MaxCoreBusy is the highest 1 s share of a core used by one platbench thread.
 	MaxCoreBusy    float64 `json:"max_core_busy"`
+	GOMAXPROCS     int     `json:"gomaxprocs,omitempty"`
 	GCPauseTotalNs int64   `json:"gc_pause_total_ns"`
-	GCPauseMaxNs   int64   `json:"gc_pause_max_ns"`
+	GCPauseMaxNs   int64   `json:"gc_pause_max_ns"` // upper bound of the runtime's pause histogram bucket
 	NumGC          uint32  `json:"num_gc"`
 	AllocBytes     uint64  `json:"alloc_bytes"`
+	AllocBytesPerS float64 `json:"alloc_bytes_per_s,omitempty"`
 	ClientBound    bool    `json:"client_bound"`
 	Reason         string  `json:"reason,omitempty"`
 }
 
 // Counters are perf_event_open counters; Unavailable names what could not be opened.
+// Values are totals over the run, scaled for multiplexing when the kernel
+// time-shared the PMU (Scaled names them).
 type Counters struct {
-	Values      map[string]uint64   `json:"values"`
-	Unavailable []string            `json:"unavailable,omitempty"`
-	Scope       string              `json:"scope"` // "process" or "system"
-	Intervals   []map[string]uint64 `json:"intervals,omitempty"`
+	Values      map[string]uint64 `json:"values"`
+	Unavailable []string          `json:"unavailable,omitempty"`
+	// UnavailableReason says why, in plain words (no PMU in a VM, perf_event_paranoid...).
+	UnavailableReason string              `json:"unavailable_reason,omitempty"`
+	Scope             string              `json:"scope"` // "process" or "system"
+	DurationNs        int64               `json:"duration_ns,omitempty"`
+	Scaled            []string            `json:"scaled,omitempty"`
+	IntervalNs        int64               `json:"interval_ns,omitempty"`
+	Intervals         []map[string]uint64 `json:"intervals,omitempty"`
 }
