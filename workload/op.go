@@ -60,8 +60,8 @@ type Request struct {
 	Op       Op
 	KeyNum   uint64 // record number in [0, records)
 	Key      []byte // KeyNum formatted as the workload's key (e.g. "user6284781860667377211")
-	Value    []byte // FieldCount*FieldLength bytes for writes; nil for reads
-	Fields   int    // field count of a record (YCSB fieldcount)
-	FieldLen int    // bytes per field
+	Value    []byte // Fields*FieldLen bytes for writes; nil for reads, scans, deletes
+	Fields   int    // writes: fields in Value (1 for a one-field UPDATE/RMW); others: fields per record (YCSB fieldcount)
+	FieldLen int    // bytes per field (YCSB fieldlength)
 	ScanLen  int    // records to read for OpScan
 }

@@ -36,8 +36,10 @@ type Spec struct {
 	// (YCSB insertorder=ordered). Default false (hashed).
 	OrderedInserts bool `yaml:"ordered_inserts" json:"ordered_inserts"`
 
-	// Mix is the op proportions; weights need not sum to 1.
-	Mix []Mix `yaml:"mix" json:"mix"`
+	// Mix is the op proportions; weights need not sum to 1. Default YCSB A
+	// (READ=0.5, UPDATE=0.5). In YAML it is a list of {op, weight} maps, a
+	// list of "op=weight" strings, or one "read=3,write=1" string.
+	Mix MixList `yaml:"mix" json:"mix"`
 	// Distribution chooses keys for reads, updates, scans and RMW. Default zipfian.
 	Distribution Dist `yaml:"distribution" json:"distribution"`
 	// ZipfConstant is the zipfian skew. Default 0.99 (YCSB).

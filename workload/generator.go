@@ -1,0 +1,216 @@
+package workload
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Generator produces the requests of one worker. It owns the key and value
+// buffers that the Requests it fills point into, so a Request is valid until
+// the next call. It is not safe for concurrent use: make one per worker.
+//
+// With the same Spec, seed and worker a Generator produces the same op
+// sequence; the key numbers of inserts, and of the sequential and latest
+// distributions, also depend on what the other workers of the Keyspace did.
+type Generator struct {
+	ks   *Keyspace
+	rng  rand.PCG
+	dist Dist
+
+	ops []Op      // mix ops with weight > 0
+	cum []float64 // cumulative weights, cum[len-1] = total
+
+	records     uint64
+	fieldCount  int
+	fieldLen    int
+	recordBytes int
+	maxScan     uint64
+	writeAll    bool
+	ordered     bool
+
+	scrambled zipfian // zipfian: ranks over 1e10 items, hashed onto records
+	latest    zipfian // latest: ranks back from the last key
+	hotN      uint64  // hotspot: hot keys are [0, hotN)
+	coldN     uint64
+	hotOpn    float64
+
+	prefixLen int
+	key       []byte // prefix + up to 20 digits
+	val       []byte // 2*recordBytes random bytes; values are windows into it
+}
+
+// NewGenerator returns the generator of worker (0-based) for a valid Spec s
+// (see Validate) and the run's shared Keyspace. seed makes the run
+// reproducible; each worker derives its own stream from (seed, worker).
+func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
+	g := &Generator{
+		ks:         ks,
+		dist:       s.Distribution,
+		records:    ks.records,
+		fieldCount: max(s.FieldCount, 1),
+		fieldLen:   max(s.FieldLength, 1),
+		writeAll:   s.WriteAllFields,
+		ordered:    s.OrderedInserts,
+		maxScan:    uint64(max(s.MaxScanLength, 1)),
+	}
+	g.recordBytes = g.fieldCount * g.fieldLen
+	g.rng.Seed(splitmix(uint64(seed)), splitmix(uint64(seed)^splitmix(uint64(worker)+0x9E3779B97F4A7C15)))
+
+	var total float64
+	for _, m := range s.Mix {
+		if m.Op < NumOps && m.Weight > 0 {
+			total += m.Weight
+			g.ops = append(g.ops, m.Op)
+			g.cum = append(g.cum, total)
+		}
+	}
+	if len(g.ops) == 0 { // invalid spec: read only rather than crash
+		g.ops, g.cum = []Op{OpRead}, []float64{1}
+	}
+
+	switch g.dist {
+	case DistZipfian:
+		g.scrambled = newZipfian(scrambledItems, ks.theta, ks.scrambledZeta)
+	case DistLatest:
+		g.latest = newZipfian(ks.records, ks.theta, ks.recordsZeta)
+	case DistHotspot:
+		// YCSB HotspotIntegerGenerator: hotInterval = (long)(interval * hotsetFraction).
+		g.hotN = uint64(float64(g.records) * s.HotsetFraction)
+		if g.hotN > g.records {
+			g.hotN = g.records
+		}
+		g.coldN = g.records - g.hotN
+		g.hotOpn = s.HotOpnFraction
+	}
+
+	g.prefixLen = len(s.KeyPrefix)
+	g.key = make([]byte, 0, len(s.KeyPrefix)+20)
+	g.key = append(g.key, s.KeyPrefix...)
+	g.val = make([]byte, 2*g.recordBytes)
+	for i := 0; i < len(g.val); i += 8 {
+		x := g.rng.Uint64()
+		for j := 0; j < 8 && i+j < len(g.val); j++ {
+			// Printable bytes, as YCSB's RandomByteIterator fills ' '..'_';
+			// some targets store values as text.
+			g.val[i+j] = ' ' + byte(x&63)
+			x >>= 8
+		}
+	}
+	return g
+}
+
+// splitmix is SplitMix64's finaliser; it spreads nearby seeds apart.
+func splitmix(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+	return x ^ (x >> 31)
+}
+
+// float returns a uniform float64 in [0, 1).
+func (g *Generator) float() float64 { return float64(g.rng.Uint64()>>11) * 0x1p-53 }
+
+// below returns a uniform integer in [0, n) (Lemire's multiply-shift; the
+// bias is below n/2^64).
+func (g *Generator) below(n uint64) uint64 {
+	hi, _ := bits.Mul64(g.rng.Uint64(), n)
+	return hi
+}
+
+// Next fills req with the next run-phase operation: Op from the mix, the key
+// from the distribution (a new key number for inserts), a value for writes,
+// and Fields/FieldLen/ScanLen. It does not allocate.
+func (g *Generator) Next(req *Request) {
+	op := g.ops[0]
+	if len(g.ops) > 1 {
+		u := g.float() * g.cum[len(g.cum)-1]
+		op = g.ops[len(g.ops)-1]
+		for i, c := range g.cum {
+			if u < c {
+				op = g.ops[i]
+				break
+			}
+		}
+	}
+	req.Op = op
+	req.ScanLen = 0
+	req.FieldLen = g.fieldLen
+	var k uint64
+	if op == OpInsert {
+		k = g.ks.nextInsert()
+	} else {
+		k = g.nextKey()
+	}
+	g.setKey(req, k)
+	switch op {
+	case OpInsert, OpWrite, OpSet, OpCAS, OpProduce:
+		g.setValue(req, g.fieldCount)
+	case OpUpdate, OpRMW:
+		if g.writeAll {
+			g.setValue(req, g.fieldCount)
+		} else {
+			g.setValue(req, 1)
+		}
+	case OpScan:
+		req.ScanLen = int(1 + g.below(g.maxScan))
+		req.Value, req.Fields = nil, g.fieldCount
+	default: // READ, GET, DELETE, CONSUME, INCR
+		req.Value, req.Fields = nil, g.fieldCount
+	}
+}
+
+// Load fills req with the load-phase insert of record keyNum: every field,
+// FieldCount*FieldLength bytes. It does not allocate.
+func (g *Generator) Load(req *Request, keyNum uint64) {
+	req.Op = OpInsert
+	req.ScanLen = 0
+	req.FieldLen = g.fieldLen
+	g.setKey(req, keyNum)
+	g.setValue(req, g.fieldCount)
+}
+
+// nextKey draws an existing key number from the distribution.
+func (g *Generator) nextKey() uint64 {
+	switch g.dist {
+	case DistUniform:
+		return g.below(g.records)
+	case DistZipfian:
+		// YCSB ScrambledZipfianGenerator: min + fnvhash64(rank) % itemcount.
+		return fnvhash64(g.scrambled.next(g.float())) % g.records
+	case DistLatest:
+		// YCSB SkewedLatestGenerator: the most recent key is the most popular.
+		last := g.ks.lastKey()
+		n := last + 1
+		g.latest.grow(n)
+		return last - g.latest.next(g.float())
+	case DistHotspot:
+		if g.coldN == 0 || (g.hotN > 0 && g.float() < g.hotOpn) {
+			return g.below(g.hotN)
+		}
+		return g.hotN + g.below(g.coldN)
+	case DistSequential:
+		return g.ks.nextSeq()
+	}
+	return g.below(g.records)
+}
+
+// setKey formats keyNum as prefix + decimal, hashed unless OrderedInserts
+// (YCSB CoreWorkload.buildKeyName).
+func (g *Generator) setKey(req *Request, keyNum uint64) {
+	req.KeyNum = keyNum
+	if !g.ordered {
+		keyNum = fnvhash64(keyNum)
+	}
+	g.key = strconv.AppendUint(g.key[:g.prefixLen], keyNum, 10)
+	req.Key = g.key
+}
+
+// setValue points req.Value at fields*fieldLen bytes from a random offset of
+// the value buffer, so successive values differ without being regenerated.
+func (g *Generator) setValue(req *Request, fields int) {
+	n := fields * g.fieldLen
+	off := g.below(uint64(g.recordBytes))
+	req.Value = g.val[off : off+uint64(n) : off+uint64(n)]
+	req.Fields = fields
+}

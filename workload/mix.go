@@ -1,0 +1,148 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MixList is a Spec's op mix. It is a named slice only so that YAML files may
+// write it as one "read=3,write=1" string; use it as a []Mix.
+type MixList []Mix
+
+// ParseMix parses "read=3,write=1" or "read=0.95,update=0.05" (op names in
+// any case, "rmw" for READ-MODIFY-WRITE; weights are relative and need not
+// sum to 1). A repeated op is an error.
+func ParseMix(s string) ([]Mix, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, fmt.Errorf("empty mix (fix: give op=weight pairs, e.g. read=3,write=1)")
+	}
+	var out []Mix
+	for _, part := range strings.Split(s, ",") {
+		m, err := parseMixItem(part)
+		if err != nil {
+			return nil, err
+		}
+		for _, prev := range out {
+			if prev.Op == m.Op {
+				return nil, fmt.Errorf("mix %q names %s twice (fix: give each op once)", s, m.Op)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func parseMixItem(part string) (Mix, error) {
+	name, w, ok := strings.Cut(strings.TrimSpace(part), "=")
+	if !ok {
+		return Mix{}, fmt.Errorf("mix item %q has no weight (fix: write op=weight, e.g. read=3)", strings.TrimSpace(part))
+	}
+	op, ok := ParseOp(name)
+	if !ok {
+		return Mix{}, fmt.Errorf("mix item %q: unknown op %q (fix: use one of %s)", strings.TrimSpace(part), strings.TrimSpace(name), opList())
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return Mix{}, fmt.Errorf("mix item %q: weight %q is not a number >= 0 (fix: e.g. %s=0.5)", strings.TrimSpace(part), strings.TrimSpace(w), strings.ToLower(op.String()))
+	}
+	return Mix{Op: op, Weight: f}, nil
+}
+
+// String formats the mix as ParseMix reads it, e.g. "read=0.5,update=0.5".
+func (ml MixList) String() string {
+	var b strings.Builder
+	for i, m := range ml {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strings.ToLower(m.Op.String()))
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatFloat(m.Weight, 'g', -1, 64))
+	}
+	return b.String()
+}
+
+// UnmarshalYAML accepts "read=3,write=1", a list of "op=weight" strings, or a
+// list of {op: read, weight: 3} maps (unknown keys in a map are an error).
+func (ml *MixList) UnmarshalYAML(n *yaml.Node) error {
+	at := func(n *yaml.Node, err error) error { return fmt.Errorf("line %d: %w", n.Line, err) }
+	switch n.Kind {
+	case yaml.ScalarNode:
+		m, err := ParseMix(n.Value)
+		if err != nil {
+			return at(n, err)
+		}
+		*ml = m
+		return nil
+	case yaml.SequenceNode:
+		out := make(MixList, 0, len(n.Content))
+		for _, it := range n.Content {
+			var m Mix
+			switch it.Kind {
+			case yaml.ScalarNode:
+				var err error
+				if m, err = parseMixItem(it.Value); err != nil {
+					return at(it, err)
+				}
+			case yaml.MappingNode:
+				var haveOp, haveW bool
+				for i := 0; i+1 < len(it.Content); i += 2 {
+					k, v := it.Content[i], it.Content[i+1]
+					switch k.Value {
+					case "op":
+						op, ok := ParseOp(v.Value)
+						if !ok || v.Kind != yaml.ScalarNode {
+							return at(v, fmt.Errorf("mix: unknown op %q (fix: use one of %s)", v.Value, opList()))
+						}
+						m.Op, haveOp = op, true
+					case "weight":
+						f, err := strconv.ParseFloat(v.Value, 64)
+						if err != nil || v.Kind != yaml.ScalarNode || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+							return at(v, fmt.Errorf("mix: weight %q is not a number >= 0 (fix: e.g. weight: 0.5)", v.Value))
+						}
+						m.Weight, haveW = f, true
+					default:
+						return at(k, fmt.Errorf("mix: field %q not known (fix: a mix item has only op and weight)", k.Value))
+					}
+				}
+				if !haveOp || !haveW {
+					return at(it, fmt.Errorf("mix item needs both op and weight (fix: e.g. {op: read, weight: 0.5})"))
+				}
+			default:
+				return at(it, fmt.Errorf("mix item is not a string or a map (fix: write read=0.5 or {op: read, weight: 0.5})"))
+			}
+			for _, prev := range out {
+				if prev.Op == m.Op {
+					return at(it, fmt.Errorf("mix names %s twice (fix: give each op once)", m.Op))
+				}
+			}
+			out = append(out, m)
+		}
+		*ml = out
+		return nil
+	}
+	return at(n, fmt.Errorf("mix is not a string or a list (fix: write mix: read=0.5,update=0.5)"))
+}
+
+// MarshalText writes the op's name, so result files carry names, not numbers.
+func (o Op) MarshalText() ([]byte, error) {
+	if o >= NumOps {
+		return nil, fmt.Errorf("workload: op %d out of range", uint8(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText reads an op name as ParseOp does.
+func (o *Op) UnmarshalText(b []byte) error {
+	op, ok := ParseOp(string(b))
+	if !ok {
+		return fmt.Errorf("unknown op %q (fix: use one of %s)", b, opList())
+	}
+	*o = op
+	return nil
+}

@@ -1,0 +1,74 @@
+package workload
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+)
+
+// presets is the ordered preset table `platbench workloads` prints. Add one
+// line per preset; fields left zero take EnsureDefaults' values. Aliases are
+// in presetAliases.
+var presets = []Spec{
+	// YCSB core workloads A-F (workloads/workloada..workloadf).
+	{Name: "ycsb-a", Description: "YCSB A update heavy: 50% read, 50% update, zipfian", Mix: MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}, Distribution: DistZipfian},
+	{Name: "ycsb-b", Description: "YCSB B read mostly: 95% read, 5% update, zipfian", Mix: MixList{{OpRead, 0.95}, {OpUpdate, 0.05}}, Distribution: DistZipfian},
+	{Name: "ycsb-c", Description: "YCSB C read only: 100% read, zipfian", Mix: MixList{{OpRead, 1}}, Distribution: DistZipfian},
+	{Name: "ycsb-d", Description: "YCSB D read latest: 95% read, 5% insert, latest", Mix: MixList{{OpRead, 0.95}, {OpInsert, 0.05}}, Distribution: DistLatest},
+	{Name: "ycsb-e", Description: "YCSB E short ranges: 95% scan (1..100 records), 5% insert, zipfian", Mix: MixList{{OpScan, 0.95}, {OpInsert, 0.05}}, Distribution: DistZipfian, MaxScanLength: 100},
+	{Name: "ycsb-f", Description: "YCSB F read-modify-write: 50% read, 50% RMW, zipfian", Mix: MixList{{OpRead, 0.5}, {OpRMW, 0.5}}, Distribution: DistZipfian},
+	// cassandra-stress commands over its default Standard1 row: 5 columns of
+	// 34 bytes. write walks the population in sequence (its seq=1..N default).
+	{Name: "write", Description: "cassandra-stress write: 100% WRITE, keys in sequence, 5 fields x 34 B", Mix: MixList{{OpWrite, 1}}, Distribution: DistSequential, FieldCount: 5, FieldLength: 34},
+	{Name: "read", Description: "cassandra-stress read: 100% READ, uniform keys, 5 fields x 34 B", Mix: MixList{{OpRead, 1}}, Distribution: DistUniform, FieldCount: 5, FieldLength: 34},
+	{Name: "mixed", Description: "cassandra-stress mixed: READ=1,WRITE=1 (change with --mix read=3,write=1), uniform", Mix: MixList{{OpRead, 1}, {OpWrite, 1}}, Distribution: DistUniform, FieldCount: 5, FieldLength: 34},
+	// DataStax's published ratios (seed 003): the YCSB record shape, uniform keys.
+	{Name: "ds-100w", Description: "DataStax ratio 100% write (update of loaded records), uniform", Mix: MixList{{OpUpdate, 1}}, Distribution: DistUniform},
+	{Name: "ds-100r", Description: "DataStax ratio 100% read, uniform", Mix: MixList{{OpRead, 1}}, Distribution: DistUniform},
+	{Name: "ds-80-20", Description: "DataStax ratio 80% read, 20% write, uniform", Mix: MixList{{OpRead, 0.8}, {OpUpdate, 0.2}}, Distribution: DistUniform},
+	{Name: "ds-20-80", Description: "DataStax ratio 20% read, 80% write, uniform", Mix: MixList{{OpRead, 0.2}, {OpUpdate, 0.8}}, Distribution: DistUniform},
+	{Name: "ds-50-50", Description: "DataStax ratio 50% read, 50% write, uniform", Mix: MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}, Distribution: DistUniform},
+}
+
+// presetAliases maps short names onto preset names.
+var presetAliases = map[string]string{
+	"a": "ycsb-a", "b": "ycsb-b", "c": "ycsb-c", "d": "ycsb-d", "e": "ycsb-e", "f": "ycsb-f",
+	"workloada": "ycsb-a", "workloadb": "ycsb-b", "workloadc": "ycsb-c",
+	"workloadd": "ycsb-d", "workloade": "ycsb-e", "workloadf": "ycsb-f",
+}
+
+// Preset returns a copy of the named preset with defaults filled in. Names
+// are case-insensitive; "a".."f" and "workloada".."workloadf" name the YCSB
+// presets.
+func Preset(name string) (Spec, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := presetAliases[n]; ok {
+		n = a
+	}
+	for _, p := range presets {
+		if p.Name == n {
+			return clonePreset(p), nil
+		}
+	}
+	names := make([]string, len(presets))
+	for i, p := range presets {
+		names[i] = p.Name
+	}
+	return Spec{}, fmt.Errorf("unknown workload %q (fix: use one of %s, or a YAML file)", name, strings.Join(names, ", "))
+}
+
+// Presets returns copies of all presets, defaults filled in, in table order.
+func Presets() []Spec {
+	out := make([]Spec, len(presets))
+	for i, p := range presets {
+		out[i] = clonePreset(p)
+	}
+	return out
+}
+
+func clonePreset(p Spec) Spec {
+	p.Mix = append(MixList(nil), p.Mix...)
+	p.Options = maps.Clone(p.Options)
+	p.EnsureDefaults()
+	return p
+}
