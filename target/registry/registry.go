@@ -9,10 +9,14 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/target/redis"
 )
 
 // Entries lists every target, in the order `platbench targets` prints them.
-var Entries = []target.Entry{}
+var Entries = []target.Entry{
+	{Name: "redis", Summary: "Redis or Valkey server or cluster: GET/SET or YCSB hashes, pipelining (redis://[user:pass@]host:6379[/db], rediss://)", Example: "redis://127.0.0.1:6379?mode=hash&pipeline=1", Open: redis.Open},
+	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open},
+}
 
 // Open opens the target named by rawURL ("embedded", "null",
 // "redis://127.0.0.1:6379", ...). A bare name is a URL with only a scheme.

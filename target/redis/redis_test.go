@@ -1,0 +1,583 @@
+package redis
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// serverURL returns the URL in env var name. Locally a missing server skips
+// the test; under CI it fails it, so CI never silently skips.
+func serverURL(t testing.TB, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set under CI: scripts/test.sh should have started redis (scripts/servers/redis.sh)", name)
+		}
+		t.Skipf("%s not set; run: eval \"$(scripts/servers/redis.sh env)\" after scripts/servers/redis.sh start", name)
+	}
+	return v
+}
+
+func open(t testing.TB, raw string, opts map[string]string) *Target {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", raw, err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg.(*Target)
+}
+
+// verifier is an independent client (go-redis) to check what the target wrote.
+func verifier(t testing.TB, raw string) goredis.UniversalClient {
+	t.Helper()
+	o, err := goredis.ParseURL(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+var uniq = strconv.FormatInt(time.Now().UnixNano(), 36)
+
+func req(op workload.Op, key string, value []byte, fields, fieldLen int) *workload.Request {
+	return &workload.Request{Op: op, Key: []byte(key), Value: value, Fields: fields, FieldLen: fieldLen}
+}
+
+func spec(fields, fieldLen int, mix ...workload.Op) *workload.Spec {
+	s := &workload.Spec{Name: "test", Records: 100, FieldCount: fields, FieldLength: fieldLen}
+	for _, op := range mix {
+		s.Mix = append(s.Mix, workload.Mix{Op: op, Weight: 1})
+	}
+	return s
+}
+
+func TestParseConfig(t *testing.T) {
+	cases := []struct {
+		url     string
+		opts    map[string]string
+		wantErr string // substring of the error; "" for success
+		check   func(*Config) bool
+	}{
+		// defaults
+		{"redis://127.0.0.1:6379", nil, "", func(c *Config) bool {
+			return c.Mode == "kv" && c.Pipeline == 1 && c.Conns == 0 && c.Cluster == "auto" && c.Timeout == 5*time.Second && !c.TLS
+		}},
+		// user, password, database, TLS, query options
+		{"rediss://alice:pw@h:7000/3?mode=hash&pipeline=16", nil, "", func(c *Config) bool {
+			return c.TLS && c.User == "alice" && c.Password == "pw" && c.DB == 3 && c.Mode == "hash" && c.Pipeline == 16 && c.Addrs[0] == "h:7000"
+		}},
+		// a lone userinfo is the password (redis-cli -u does the same); --target-opt wins over the query
+		{"redis://:secret@h?mode=hash", map[string]string{"mode": "kv"}, "", func(c *Config) bool {
+			return c.Password == "secret" && c.User == "" && c.Mode == "kv" && c.Addrs[0] == "h:6379"
+		}},
+		// several seeds are a cluster
+		{"redis://a:1,b:2", nil, "", func(c *Config) bool { return len(c.Addrs) == 2 }},
+		{"redis://h?mode=json", nil, "mode=\"json\" is not kv or hash", nil},
+		{"redis://h?pipeline=0", nil, "pipeline=\"0\"", nil},
+		{"redis://h?pipeline=2&conns=2", nil, "not both", nil},
+		{"redis://h/x", nil, "database \"x\"", nil},
+		{"redis://h?pipelin=2", nil, "unknown option \"pipelin\"", nil},
+		{"redis://a:1,b:2?cluster=false", nil, "several addresses need cluster mode", nil},
+		{"http://h", nil, "is not redis://", nil},
+	}
+	for _, c := range cases {
+		u, err := url.Parse(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ParseConfig(u, c.opts)
+		if c.wantErr != "" {
+			var ce *target.ConfigError
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.As(err, &ce) || !strings.Contains(err.Error(), "fix:") {
+				t.Errorf("%s: got error %v, want a config error containing %q and a fix", c.url, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.url, err)
+			continue
+		}
+		if !c.check(cfg) {
+			t.Errorf("%s: unexpected config %+v", c.url, cfg)
+		}
+	}
+}
+
+func TestKV(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	tg := open(t, raw, nil)
+	if err := tg.Setup(context.Background(), spec(1, 100, workload.OpRead, workload.OpUpdate)); err != nil {
+		t.Fatal(err)
+	}
+	if info := tg.Describe(context.Background()); info.Version == "" || info.Kind != "redis" || !strings.Contains(info.Details["client"], "standalone") {
+		t.Errorf("Describe: %+v", info)
+	}
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	v := verifier(t, raw)
+	ctx := context.Background()
+	key := "kv-" + uniq
+	val := bytes.Repeat([]byte("a"), 100)
+
+	if err := w.Do(ctx, req(workload.OpRead, key, nil, 1, 100)); !errors.Is(err, target.ErrNotFound) {
+		t.Fatalf("READ of a missing key: %v, want not found", err)
+	}
+	if err := w.Do(ctx, req(workload.OpInsert, key, val, 1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Get(ctx, key).Bytes(); !bytes.Equal(got, val) {
+		t.Fatalf("after INSERT the server holds %q", got)
+	}
+	if err := w.Do(ctx, req(workload.OpRead, key, nil, 1, 100)); err != nil {
+		t.Fatalf("READ: %v", err)
+	}
+	val2 := bytes.Repeat([]byte("b"), 100)
+	if err := w.Do(ctx, req(workload.OpRMW, key, val2, 1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Get(ctx, key).Bytes(); !bytes.Equal(got, val2) {
+		t.Fatalf("after RMW the server holds %q", got)
+	}
+	for i := 0; i < 3; i++ {
+		if err := w.Do(ctx, req(workload.OpIncr, key, nil, 1, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := v.Get(ctx, "ctr:"+key).Int(); n != 3 {
+		t.Fatalf("after 3 INCR the counter is %d", n)
+	}
+	if err := w.Do(ctx, req(workload.OpDelete, key, nil, 1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if n := v.Exists(ctx, key).Val(); n != 0 {
+		t.Fatal("DELETE left the key")
+	}
+	// A 128 KB value: bigger than the read buffer, streamed through.
+	big := bytes.Repeat([]byte("z"), 131072)
+	if err := w.Do(ctx, req(workload.OpSet, key, big, 1, len(big))); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do(ctx, req(workload.OpGet, key, nil, 1, len(big))); err != nil {
+		t.Fatal(err)
+	}
+	if n := v.StrLen(ctx, key).Val(); n != 131072 {
+		t.Fatalf("STRLEN after a 128 KB SET = %d", n)
+	}
+	v.Del(ctx, key, "ctr:"+key)
+}
+
+func TestHash(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	tg := open(t, raw, map[string]string{"mode": "hash"})
+	if err := tg.Setup(context.Background(), spec(10, 100, workload.OpRead, workload.OpUpdate)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	v := verifier(t, raw)
+	ctx := context.Background()
+	key := "hash-" + uniq
+	val := make([]byte, 1000)
+	for i := range val {
+		val[i] = byte('0' + i/100) // field i is ten... "iii..."
+	}
+	if err := w.Do(ctx, req(workload.OpInsert, key, val, 10, 100)); err != nil {
+		t.Fatal(err)
+	}
+	m := v.HGetAll(ctx, key).Val()
+	if len(m) != 10 {
+		t.Fatalf("after INSERT the hash has %d fields, want 10", len(m))
+	}
+	for i := 0; i < 10; i++ {
+		if f := m["field"+strconv.Itoa(i)]; f != strings.Repeat(string(rune('0'+i)), 100) {
+			t.Fatalf("field%d = %q", i, f)
+		}
+	}
+	if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 100)); err != nil {
+		t.Fatal(err)
+	}
+	// An UPDATE writes exactly one field, as YCSB's redis binding does.
+	upd := bytes.Repeat([]byte("U"), 1000)
+	if err := w.Do(ctx, req(workload.OpUpdate, key, upd, 10, 100)); err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for _, f := range v.HGetAll(ctx, key).Val() {
+		if f == strings.Repeat("U", 100) {
+			changed++
+		}
+	}
+	if changed != 1 {
+		t.Fatalf("UPDATE changed %d fields, want 1", changed)
+	}
+	if err := w.Do(ctx, req(workload.OpRead, "hash-missing-"+uniq, nil, 10, 100)); !errors.Is(err, target.ErrNotFound) {
+		t.Fatalf("READ of a missing hash: %v", err)
+	}
+	// A key of the wrong type is a classified server error, and the connection stays usable.
+	v.Set(ctx, "str-"+uniq, "x", 0)
+	if err := w.Do(ctx, req(workload.OpRead, "str-"+uniq, nil, 10, 100)); target.Classify(err) != target.ClassRejected || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Fatalf("HGETALL of a string: %v, want rejected WRONGTYPE", err)
+	}
+	if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 100)); err != nil {
+		t.Fatalf("after a server error: %v", err)
+	}
+	v.Del(ctx, key, "str-"+uniq)
+}
+
+func TestScanRejected(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	tg := open(t, raw, nil)
+	err := tg.Setup(context.Background(), spec(10, 100, workload.OpScan, workload.OpInsert))
+	var ce *target.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SCAN") {
+		t.Fatalf("Setup with SCAN: %v, want a config error naming SCAN", err)
+	}
+}
+
+// clientCount counts the server's client connections named by their address prefix.
+func clientCount(t *testing.T, v goredis.UniversalClient) int {
+	list := v.ClientList(context.Background()).Val()
+	return strings.Count(list, "cmd=") - 1 // minus the verifier's own
+}
+
+// TestPipeline runs many workers over shared pipelined connections, checks
+// that every reply reached the worker that sent the command, and that the
+// workers used the expected number of connections.
+func TestPipeline(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	for _, c := range []struct {
+		opts      map[string]string
+		workers   int
+		wantConns int
+	}{
+		{map[string]string{"pipeline": "8"}, 32, 4}, // 8 workers per connection
+		{map[string]string{"conns": "3"}, 12, 3},    // 12 workers over 3 connections
+	} {
+		t.Run(fmt.Sprint(c.opts), func(t *testing.T) {
+			v := verifier(t, raw)
+			before := clientCount(t, v)
+			tg := open(t, raw, c.opts)
+			if err := tg.Setup(context.Background(), spec(1, 64, workload.OpRead, workload.OpUpdate)); err != nil {
+				t.Fatal(err)
+			}
+			ws := make([]target.Worker, c.workers)
+			for i := range ws {
+				w, err := tg.NewWorker(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws[i] = w
+			}
+			if got := clientCount(t, v) - before; got != c.wantConns {
+				t.Errorf("%d workers opened %d connections, want %d", c.workers, got, c.wantConns)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, c.workers)
+			for i, w := range ws {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := context.Background()
+					for j := 0; j < 300; j++ {
+						// Alternate: a key this worker wrote (found) and one nobody wrote (not found).
+						key := fmt.Sprintf("pipe-%s-%d-%d", uniq, i, j%7)
+						if err := w.Do(ctx, req(workload.OpSet, key, bytes.Repeat([]byte{byte(i)}, 64), 1, 64)); err != nil {
+							errs <- err
+							return
+						}
+						if err := w.Do(ctx, req(workload.OpGet, key, nil, 1, 64)); err != nil {
+							errs <- fmt.Errorf("GET of a key just set: %w", err)
+							return
+						}
+						if err := w.Do(ctx, req(workload.OpGet, key+"-none", nil, 1, 64)); !errors.Is(err, target.ErrNotFound) {
+							errs <- fmt.Errorf("GET of a missing key: %v (a reply reached the wrong worker?)", err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			for i := range ws {
+				key := fmt.Sprintf("pipe-%s-%d-0", uniq, i)
+				if got, _ := v.Get(context.Background(), key).Bytes(); !bytes.Equal(got, bytes.Repeat([]byte{byte(i)}, 64)) {
+					t.Fatalf("worker %d's key holds %v", i, got)
+				}
+			}
+			for _, w := range ws {
+				w.Close()
+			}
+		})
+	}
+}
+
+func TestAuth(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_AUTH_URL")
+	u, _ := url.Parse(raw)
+	good := open(t, raw, nil)
+	if err := good.Setup(context.Background(), spec(1, 10, workload.OpRead)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := good.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do(context.Background(), req(workload.OpSet, "auth-"+uniq, []byte("x"), 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	for _, c := range []struct{ name, url, want string }{
+		{"wrong password", "redis://:wrong@" + u.Host, "refused the credentials"},
+		{"no password", "redis://" + u.Host, "needs a password"},
+	} {
+		uu, _ := url.Parse(c.url)
+		_, err := Open(context.Background(), uu, nil)
+		var ce *target.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want a one-line config error containing %q and a fix", c.name, err, c.want)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	u, _ := url.Parse("redis://" + addr)
+	_, err = Open(context.Background(), u, map[string]string{"timeout": "1s"})
+	if err == nil || target.Classify(err) != target.ClassUnavailable || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("Open of a closed port: %v, want an unavailable error with a fix", err)
+	}
+}
+
+func TestCluster(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_CLUSTER_URL")
+	for _, mode := range []string{"kv", "hash"} {
+		tg := open(t, raw, map[string]string{"mode": mode})
+		if err := tg.Setup(context.Background(), spec(10, 10, workload.OpRead)); err != nil {
+			t.Fatal(err)
+		}
+		info := tg.Describe(context.Background())
+		if !strings.Contains(info.Details["client"], "cluster") || len(info.Nodes) == 0 {
+			t.Fatalf("a cluster server was not detected: %+v", info)
+		}
+		w, err := tg.NewWorker(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		key := "cl-" + mode + uniq
+		if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
+			t.Fatalf("%s: READ of a missing key: %v", mode, err)
+		}
+		for _, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpRMW, workload.OpIncr, workload.OpDelete} {
+			if err := w.Do(ctx, req(op, key, bytes.Repeat([]byte("c"), 100), 10, 10)); err != nil {
+				t.Fatalf("%s: %s: %v", mode, op, err)
+			}
+		}
+		if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
+			t.Fatalf("%s: READ after DELETE: %v", mode, err)
+		}
+		w.Close()
+	}
+}
+
+// TestServerKilledMidRun kills a redis-server of its own while workers run:
+// the workers return classified errors (not panics, not hangs), and recover
+// by themselves when the server is back.
+func TestServerKilledMidRun(t *testing.T) {
+	serverURL(t, "PLATBENCH_REDIS_URL") // only where redis is installed
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server not on PATH: ", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	start := func() *exec.Cmd {
+		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+				c.Close()
+				return cmd
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatal("private redis-server did not start")
+		return nil
+	}
+	srv := start()
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+
+	for _, opts := range []map[string]string{{"timeout": "2s"}, {"timeout": "2s", "pipeline": "4"}} {
+		tg := open(t, "redis://127.0.0.1:"+port, opts)
+		if err := tg.Setup(context.Background(), spec(1, 16, workload.OpSet)); err != nil {
+			t.Fatal(err)
+		}
+		var ws []target.Worker
+		for i := 0; i < 4; i++ {
+			w, err := tg.NewWorker(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+		var mu sync.Mutex
+		classes := map[target.Class]int{}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for i, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := req(workload.OpSet, fmt.Sprintf("kill-%d", i), []byte("v"), 1, 1)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					c := target.Classify(w.Do(context.Background(), r))
+					mu.Lock()
+					classes[c]++
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(200 * time.Millisecond)
+		srv.Process.Kill()
+		srv.Wait()
+		time.Sleep(500 * time.Millisecond)
+		mu.Lock()
+		okBefore, unavailable := classes[target.ClassNone], classes[target.ClassUnavailable]
+		mu.Unlock()
+		srv = start()
+		time.Sleep(700 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		if okBefore == 0 || unavailable == 0 || classes[target.ClassNone] <= okBefore {
+			t.Fatalf("%v: ops by class %v (ok before the kill %d): want successes, then unavailable errors, then successes again", opts, classes, okBefore)
+		}
+		if n := classes[target.ClassOther] + classes[target.ClassTimeout]; n > 0 {
+			t.Errorf("%v: %d errors were not classified unavailable: %v", opts, n, classes)
+		}
+		// Connection failures are paced: at most ~10 per worker-second while down.
+		if unavailable > 4*20 {
+			t.Errorf("%v: %d unavailable errors in ~1 s from 4 workers: reconnects are not paced", opts, unavailable)
+		}
+		for _, w := range ws {
+			w.Close()
+		}
+	}
+}
+
+// TestDoDoesNotAllocate holds the standalone hot path to zero allocations.
+func TestDoDoesNotAllocate(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	for _, opts := range []map[string]string{{"mode": "kv"}, {"mode": "hash"}, {"mode": "kv", "pipeline": "2"}} {
+		tg := open(t, raw, opts)
+		if err := tg.Setup(context.Background(), spec(10, 100, workload.OpRead)); err != nil {
+			t.Fatal(err)
+		}
+		w, err := tg.NewWorker(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val := bytes.Repeat([]byte("v"), 1000)
+		ctx := context.Background()
+		for _, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpRMW} {
+			r := req(op, "alloc-"+opts["mode"]+uniq, val, 10, 100)
+			if op == workload.OpRead {
+				r.Value = nil
+			}
+			w.Do(ctx, r) // warm the buffers
+			if n := testing.AllocsPerRun(200, func() {
+				if err := w.Do(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%v %s: %.1f allocations per Do, want 0", opts, op, n)
+			}
+		}
+		w.Close()
+	}
+}
+
+// BenchmarkDo measures one worker's Do against the real server (a round trip
+// each), with allocations. Run: go test -bench Do -benchmem ./target/redis/
+func BenchmarkDo(b *testing.B) {
+	raw := serverURL(b, "PLATBENCH_REDIS_URL")
+	for _, c := range []struct {
+		name string
+		opts map[string]string
+		op   workload.Op
+	}{
+		{"kv/GET", map[string]string{"mode": "kv"}, workload.OpRead},
+		{"kv/SET", map[string]string{"mode": "kv"}, workload.OpUpdate},
+		{"hash/HGETALL", map[string]string{"mode": "hash"}, workload.OpRead},
+		{"hash/HSET", map[string]string{"mode": "hash"}, workload.OpUpdate},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tg := open(b, raw, c.opts)
+			tg.Setup(context.Background(), spec(10, 100, workload.OpRead))
+			w, err := tg.NewWorker(0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			val := bytes.Repeat([]byte("v"), 1000)
+			w.Do(context.Background(), req(workload.OpInsert, "bench-key-"+c.opts["mode"], val, 10, 100))
+			r := req(c.op, "bench-key-"+c.opts["mode"], val, 10, 100)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Do(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,422 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+	"unsafe"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// worker executes one request at a time on one of three paths: its own
+// connection (c), a pipelined connection shared with other workers (s), or
+// the go-redis cluster client (cc).
+type worker struct {
+	t  *Target
+	c  *conn   // exclusive connection (pipeline=1); nil after a network error until redialled
+	s  *shared // pipelined connection
+	wt *waiter // this worker's slot in s's reply queue
+	wb []byte  // command buffer for s
+	cc *goredis.ClusterClient
+
+	rng        uint64
+	fieldNames []string
+	writeAll   bool
+	lastFail   time.Time // last failed dial, to pace reconnects
+	hargs      []any     // reused HSET arguments for the cluster path
+}
+
+var _ target.Worker = (*worker)(nil)
+
+// reconnectPause paces redials to a server that is down, so that a dead
+// server yields a bounded rate of errors instead of a busy loop.
+const reconnectPause = 100 * time.Millisecond
+
+// errReplyMismatch means a reply of an unexpected type; the stream is kept.
+var errReplyMismatch = &target.Error{Class: target.ClassOther, Err: errors.New("redis: unexpected reply type")}
+
+// Do executes req. Standalone paths do not allocate on the steady path.
+func (w *worker) Do(ctx context.Context, req *workload.Request) error {
+	if w.cc != nil {
+		return w.doCluster(ctx, req)
+	}
+	if req.Op == workload.OpRMW {
+		if err := w.one(req, workload.OpRead); err != nil {
+			return err
+		}
+		return w.one(req, workload.OpUpdate)
+	}
+	return w.one(req, req.Op)
+}
+
+// one sends the command for op and reads its reply.
+func (w *worker) one(req *workload.Request, op workload.Op) error {
+	var buf []byte
+	if w.s != nil {
+		buf = w.wb[:0]
+	} else {
+		if w.c == nil {
+			if err := w.redial(); err != nil {
+				return err
+			}
+		}
+		buf = w.c.wbuf[:0]
+	}
+	buf, isRead, err := w.build(buf, req, op)
+	if err != nil {
+		return err
+	}
+	var r reply
+	if w.s != nil {
+		w.wb = buf
+		r, err = w.s.do(w.wt, buf)
+	} else {
+		w.c.wbuf = buf
+		r, err = w.c.roundTrip()
+		if err != nil && !isServerError(err) {
+			// The stream is out of step with its replies: start over.
+			w.c.Close()
+			w.c = nil
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if isRead {
+		switch {
+		case r.kind == '$' && r.n < 0, r.kind == '*' && r.n <= 0:
+			return target.ErrNotFound
+		case r.kind != '$' && r.kind != '*':
+			return errReplyMismatch
+		}
+	}
+	return nil
+}
+
+func (w *worker) redial() error {
+	if d := time.Since(w.lastFail); d < reconnectPause {
+		time.Sleep(reconnectPause - d)
+	}
+	c, err := dial(context.Background(), &w.t.dial)
+	if err != nil {
+		w.lastFail = time.Now()
+		return err
+	}
+	w.c = c
+	return nil
+}
+
+// build appends the command for op to buf. isRead marks commands whose nil
+// or empty reply means the key was not found.
+func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []byte, isRead bool, _ error) {
+	hash := w.t.cfg.Mode == "hash"
+	switch op {
+	case workload.OpRead, workload.OpGet:
+		if hash {
+			buf = appendArray(buf, 2)
+			buf = appendBulkString(buf, "HGETALL")
+		} else {
+			buf = appendArray(buf, 2)
+			buf = appendBulkString(buf, "GET")
+		}
+		return appendBulk(buf, req.Key), true, nil
+	case workload.OpUpdate:
+		if hash && !w.writeAll {
+			f := w.fieldNames[w.next()%uint64(len(w.fieldNames))]
+			v := req.Value
+			if fl := req.FieldLen; fl > 0 && fl < len(v) {
+				v = v[:fl]
+			}
+			buf = appendArray(buf, 4)
+			buf = appendBulkString(buf, "HSET")
+			buf = appendBulk(buf, req.Key)
+			buf = appendBulkString(buf, f)
+			return appendBulk(buf, v), false, nil
+		}
+		return w.buildWriteAll(buf, req, hash), false, nil
+	case workload.OpInsert, workload.OpWrite, workload.OpSet:
+		return w.buildWriteAll(buf, req, hash), false, nil
+	case workload.OpDelete:
+		buf = appendArray(buf, 2)
+		buf = appendBulkString(buf, "DEL")
+		return appendBulk(buf, req.Key), false, nil
+	case workload.OpIncr:
+		buf = appendArray(buf, 2)
+		buf = appendBulkString(buf, "INCR")
+		return appendBulk2(buf, "ctr:", req.Key), false, nil
+	}
+	return buf, false, target.ErrUnsupported
+}
+
+// buildWriteAll writes the whole record: SET, or HSET of every field.
+func (w *worker) buildWriteAll(buf []byte, req *workload.Request, hash bool) []byte {
+	if !hash {
+		buf = appendArray(buf, 3)
+		buf = appendBulkString(buf, "SET")
+		buf = appendBulk(buf, req.Key)
+		return appendBulk(buf, req.Value)
+	}
+	n := len(w.fieldNames)
+	buf = appendArray(buf, 2+2*n)
+	buf = appendBulkString(buf, "HSET")
+	buf = appendBulk(buf, req.Key)
+	per := len(req.Value) / n
+	for i, f := range w.fieldNames {
+		buf = appendBulkString(buf, f)
+		buf = appendBulk(buf, req.Value[i*per:(i+1)*per])
+	}
+	return buf
+}
+
+// next is xorshift64: a field number for one-field updates, as YCSB picks one at random.
+func (w *worker) next() uint64 {
+	x := w.rng
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	w.rng = x
+	return x
+}
+
+// Close releases the worker's connection (a shared one when its last user leaves).
+func (w *worker) Close() error {
+	if w.c != nil {
+		err := w.c.Close()
+		w.c = nil
+		return err
+	}
+	if w.s != nil {
+		w.t.mu.Lock()
+		w.s.users--
+		last := w.s.users == 0
+		w.t.mu.Unlock()
+		if last {
+			w.s.close()
+		}
+	}
+	return nil
+}
+
+// doCluster is the go-redis path. It allocates (go-redis builds a command
+// object and an argument slice per call).
+func (w *worker) doCluster(ctx context.Context, req *workload.Request) error {
+	// The key is only read while the command is written, before Do returns.
+	key := unsafe.String(unsafe.SliceData(req.Key), len(req.Key))
+	hash := w.t.cfg.Mode == "hash"
+	var err error
+	switch req.Op {
+	case workload.OpRead, workload.OpGet:
+		err = w.clusterRead(ctx, key, hash)
+	case workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpSet:
+		err = w.clusterWrite(ctx, key, req, hash, req.Op == workload.OpUpdate && hash && !w.writeAll)
+	case workload.OpRMW:
+		if err = w.clusterRead(ctx, key, hash); err == nil {
+			err = w.clusterWrite(ctx, key, req, hash, hash && !w.writeAll)
+		}
+	case workload.OpDelete:
+		err = w.cc.Del(ctx, key).Err()
+	case workload.OpIncr:
+		err = w.cc.Incr(ctx, "ctr:"+key).Err()
+	default:
+		return target.ErrUnsupported
+	}
+	return classifyGoRedis(err)
+}
+
+func (w *worker) clusterRead(ctx context.Context, key string, hash bool) error {
+	if hash {
+		m, err := w.cc.HGetAll(ctx, key).Result()
+		if err == nil && len(m) == 0 {
+			return goredis.Nil
+		}
+		return err
+	}
+	return w.cc.Get(ctx, key).Err()
+}
+
+func (w *worker) clusterWrite(ctx context.Context, key string, req *workload.Request, hash, oneField bool) error {
+	if !hash {
+		return w.cc.Set(ctx, key, req.Value, 0).Err()
+	}
+	if oneField {
+		v := req.Value
+		if fl := req.FieldLen; fl > 0 && fl < len(v) {
+			v = v[:fl]
+		}
+		return w.cc.HSet(ctx, key, w.fieldNames[w.next()%uint64(len(w.fieldNames))], v).Err()
+	}
+	n := len(w.fieldNames)
+	per := len(req.Value) / n
+	w.hargs = w.hargs[:0]
+	for i, f := range w.fieldNames {
+		w.hargs = append(w.hargs, f, req.Value[i*per:(i+1)*per])
+	}
+	return w.cc.HSet(ctx, key, w.hargs...).Err()
+}
+
+func classifyGoRedis(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, goredis.Nil) {
+		return target.ErrNotFound
+	}
+	var re goredis.Error
+	if errors.As(err, &re) {
+		return serverError([]byte(re.Error()))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &target.Error{Class: target.ClassTimeout, Err: err}
+	}
+	return classifyNet(err)
+}
+
+// shared is a connection used by several workers, with their commands
+// pipelined: each worker appends its command and waits for its reply; the
+// first worker to find no write in progress writes whatever has accumulated
+// (so concurrent commands coalesce into one write); a reader goroutine hands
+// replies to workers in the order their commands were queued.
+type shared struct {
+	dial  *dialOpts
+	users int // workers using it (guarded by Target.mu)
+
+	mu       sync.Mutex
+	cur      *pconn // nil when the connection broke; the next command redials
+	lastFail time.Time
+}
+
+// pconn is one physical connection of a shared one, with its queue.
+type pconn struct {
+	c       *conn
+	out     []byte    // commands not yet written
+	spare   []byte    // the other write buffer
+	writing bool      // a worker is writing out
+	q       []*waiter // workers waiting for replies, in command order
+	head    int
+	dead    bool
+}
+
+// waiter is one worker's slot; done has capacity 1 so the reader never blocks.
+type waiter struct {
+	done chan struct{}
+	r    reply
+	err  error
+}
+
+func (s *shared) connect() error {
+	c, err := dial(context.Background(), s.dial)
+	if err != nil {
+		s.lastFail = time.Now()
+		return err
+	}
+	pc := &pconn{c: c, out: make([]byte, 0, 64<<10), spare: make([]byte, 0, 64<<10), q: make([]*waiter, 0, 64)}
+	s.cur = pc
+	go s.read(pc)
+	return nil
+}
+
+// do queues cmd for wt and waits for its reply.
+func (s *shared) do(wt *waiter, cmd []byte) (reply, error) {
+	s.mu.Lock()
+	if s.cur == nil {
+		if d := time.Since(s.lastFail); d < reconnectPause {
+			time.Sleep(reconnectPause - d)
+		}
+		if s.cur == nil {
+			if err := s.connect(); err != nil {
+				s.mu.Unlock()
+				return reply{}, err
+			}
+		}
+	}
+	pc := s.cur
+	pc.out = append(pc.out, cmd...)
+	pc.q = append(pc.q, wt)
+	if !pc.writing {
+		pc.writing = true
+		for len(pc.out) > 0 && !pc.dead {
+			buf := pc.out
+			pc.out = pc.spare[:0]
+			s.mu.Unlock()
+			err := pc.c.write(buf)
+			s.mu.Lock()
+			pc.spare = buf[:0]
+			if err != nil {
+				// The reader sees the closed connection and fails every waiter.
+				pc.c.Close()
+				break
+			}
+		}
+		pc.writing = false
+	}
+	s.mu.Unlock()
+	<-wt.done
+	return wt.r, wt.err
+}
+
+// read is the reader goroutine of pc.
+func (s *shared) read(pc *pconn) {
+	for {
+		pc.c.refreshRead()
+		r, err := pc.c.readReply()
+		if err != nil && !isServerError(err) {
+			if target.Classify(err) == target.ClassTimeout {
+				s.mu.Lock()
+				idle := pc.head == len(pc.q) && !pc.dead
+				s.mu.Unlock()
+				if idle {
+					continue
+				}
+			}
+			s.fail(pc, err)
+			return
+		}
+		s.mu.Lock()
+		if pc.head == len(pc.q) {
+			s.mu.Unlock()
+			s.fail(pc, &target.Error{Class: target.ClassOther, Err: errors.New("redis: reply without a command")})
+			return
+		}
+		wt := pc.q[pc.head]
+		pc.q[pc.head] = nil
+		pc.head++
+		if pc.head == len(pc.q) {
+			pc.q, pc.head = pc.q[:0], 0
+		}
+		s.mu.Unlock()
+		wt.r, wt.err = r, err
+		wt.done <- struct{}{}
+	}
+}
+
+// fail marks pc dead and fails every waiting worker with err.
+func (s *shared) fail(pc *pconn, err error) {
+	s.mu.Lock()
+	pc.dead = true
+	if s.cur == pc {
+		s.cur = nil
+	}
+	q := pc.q[pc.head:]
+	pc.q, pc.head = nil, 0
+	s.mu.Unlock()
+	pc.c.Close()
+	for _, wt := range q {
+		wt.r, wt.err = reply{}, err
+		wt.done <- struct{}{}
+	}
+}
+
+func (s *shared) close() {
+	s.mu.Lock()
+	pc := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if pc != nil {
+		pc.c.Close()
+	}
+}
