@@ -37,6 +37,7 @@ var commands = []command{
 	{"report", "print the report of a saved result file", runReport},
 	{"workloads", "list the workload presets", runWorkloads},
 	{"targets", "list the targets platbench can drive", runTargets},
+	{"probe", "characterise a disk as IOTune and fio do (platbench probe disk PATH)", runProbe},
 	{"version", "print the version", runVersion},
 }
 

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/platbench/platbench/probe/disk"
+	"github.com/platbench/platbench/result"
+)
+
+const probeUsage = `Characterise storage as IOTune and fio do. With no --rw it runs the IOTune
+set: sequential 1 MiB writes and reads (MB/s), random 4 KiB writes and reads
+(IOPS). With --rw it runs one fio-like test. Each test is one phase of a normal
+result file, so 'platbench report' and 'platbench compare' work on it.
+
+PATH is a directory (a platbench-probe-<random>.dat file is created in it and
+removed afterwards) or a new file name. An existing file or a block device is
+refused unless --force. Free space is checked first. O_DIRECT by default.`
+
+func runProbe(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(env.Stdout, "Usage: platbench probe disk PATH [flags]\n\n%s\n\nRun 'platbench probe disk --help' for the flags.\n", probeUsage)
+		if len(args) == 0 {
+			return usagef("which probe? (fix: platbench probe disk PATH)")
+		}
+		return nil
+	}
+	if args[0] != "disk" {
+		return usagef("unknown probe %q (fix: platbench probe disk PATH)", args[0])
+	}
+	return runProbeDisk(ctx, env, args[1:])
+}
+
+func runProbeDisk(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "probe disk", "PATH [flags]", probeUsage)
+	size := fs.String("size", "10G", "test file size (k, m, g, t suffixes)")
+	dur := fs.Duration("duration", 30*time.Second, "duration of each test")
+	direct := fs.Bool("direct", true, "O_DIRECT with aligned buffers; --direct=false for buffered I/O")
+	jobs := fs.Int("jobs", 1, "independent submitters (fio numjobs)")
+	depth := fs.Int("iodepth", 32, "requests in flight per job")
+	rw := fs.String("rw", "", "one test: write, read, randwrite, randread or randrw (default: the IOTune set)")
+	bs := fs.String("bs", "", "block size of a --rw test (default 4k for random, 1m for sequential)")
+	mix := fs.Int("rwmixread", 70, "percentage of reads for --rw randrw")
+	bucket := fs.Duration("bucket", 100*time.Millisecond, "width of the throughput buckets (10ms to see sub-second regulation)")
+	keep := fs.Bool("keep", false, "keep the test file afterwards")
+	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
+	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
+	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
+	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, e.g. 200ms/1s (tests the regulation detector)")
+	// PATH may come before or after the flags.
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return usagef("give exactly one PATH, got %d (fix: platbench probe disk /var/lib/mydb)", len(pos))
+	}
+	cfg := disk.Config{Path: pos[0], Duration: *dur, Direct: *direct, Jobs: *jobs, IODepth: *depth,
+		RWMixRead: *mix, Bucket: *bucket, Keep: *keep, Force: *force, Engine: *engine}
+	var errs []error
+	var err error
+	if cfg.Size, err = disk.ParseSize(*size); err != nil {
+		errs = append(errs, fmt.Errorf("--size: %w", err))
+	}
+	if *rw != "" {
+		t := disk.Test{RW: *rw, BS: 4 << 10}
+		if *rw == disk.RWRead || *rw == disk.RWWrite {
+			t.BS = 1 << 20
+		}
+		if *bs != "" {
+			n, err := disk.ParseSize(*bs)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("--bs: %w", err))
+			}
+			t.BS = int(min(n, 1<<40))
+		}
+		t.Name = *rw + "-" + strings.ToLower(fmtSize(t.BS))
+		cfg.Tests = []disk.Test{t}
+	} else if *bs != "" {
+		errs = append(errs, errors.New("--bs needs --rw (fix: add --rw randread, or drop --bs for the IOTune set)"))
+	}
+	if *throttle != "" {
+		if cfg.Throttle, err = disk.ParseThrottle(*throttle); err != nil {
+			errs = append(errs, fmt.Errorf("--throttle: %w", err))
+		}
+	}
+	if len(errs) > 0 {
+		return usagef("%v", joinErrs(errs))
+	}
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", joinErrs([]error{err}))
+	}
+	if *out == "" {
+		*out = "probe-disk-" + time.Now().Format("20060102-150405") + ".json"
+	}
+	opt := disk.Options{
+		Tool: result.Tool{Name: "platbench", Version: ToolVersion(), GoVersion: runtime.Version()},
+		Progress: func(format string, a ...any) {
+			fmt.Fprintf(env.Stderr, "probe: "+format+"\n", a...)
+		},
+	}
+	res, runErr := disk.Run(ctx, cfg, opt)
+	if res == nil {
+		return runErr
+	}
+	disk.Analyze(res)
+	if err := result.Write(*out, res); err != nil {
+		return fmt.Errorf("writing %s: %w", *out, err)
+	}
+	disk.PrintReport(env.Stdout, res)
+	fmt.Fprintf(env.Stdout, "\nresult: %s\n", *out)
+	if runErr != nil {
+		return fmt.Errorf("interrupted; the partial result is in %s", *out)
+	}
+	return nil
+}
+
+// joinErrs puts every problem on one line, separated by "; ".
+func joinErrs(errs []error) string {
+	var parts []string
+	for _, e := range errs {
+		for _, l := range strings.Split(e.Error(), "\n") {
+			if l != "" {
+				parts = append(parts, l)
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func fmtSize(n int) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dm", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dk", n>>10)
+	}
+	return fmt.Sprint(n)
+}

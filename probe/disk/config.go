@@ -1,0 +1,213 @@
+package disk
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Access patterns, named as fio names them (--rw).
+const (
+	RWWrite     = "write"     // sequential writes
+	RWRead      = "read"      // sequential reads
+	RWRandWrite = "randwrite" // random writes, bs-aligned offsets
+	RWRandRead  = "randread"  // random reads
+	RWRandRW    = "randrw"    // random reads and writes, RWMixRead percent reads
+)
+
+// Engines.
+const (
+	EngineAuto    = "auto"     // io_uring when the kernel allows it, else sync
+	EngineIOUring = "io_uring" // one ring per job, IODepth requests in flight
+	EngineSync    = "sync"     // Jobs x IODepth goroutines doing pread/pwrite
+)
+
+// Test is one timed test of a probe: one phase of the result.
+type Test struct {
+	Name string // phase name, e.g. "rand-read-4k"
+	RW   string // one of the RW* constants
+	BS   int    // block size in bytes
+}
+
+// Config is one probe. The zero value is not valid: call Defaults first or
+// fill every field; Validate reports every problem at once.
+type Config struct {
+	// Path is a directory (a platbench-probe-<random>.dat file is created in
+	// it) or a file path (refused when it exists unless Force).
+	Path string
+	// Size of the test file in bytes. Default 10 GiB.
+	Size int64
+	// Duration of each test. Default 30 s.
+	Duration time.Duration
+	// Direct opens the file with O_DIRECT and aligned buffers. Default true.
+	Direct bool
+	// Jobs is the number of independent submitters (fio numjobs). Default 1.
+	Jobs int
+	// IODepth is the number of requests in flight per job. Default 32.
+	IODepth int
+	// Tests to run, in order. Default: the IOTune suite (Suite).
+	Tests []Test
+	// RWMixRead is the percentage of reads for randrw. Default 70.
+	RWMixRead int
+	// Bucket is the width of the fine throughput buckets. Default 100 ms.
+	Bucket time.Duration
+	// Keep leaves the test file in place after the probe.
+	Keep bool
+	// Force allows an existing file or a block device as Path.
+	Force bool
+	// Engine is auto, io_uring or sync. Default auto.
+	Engine string
+	// Throttle, when set, passes every I/O through platbench's own
+	// rate-limited file layer (sync engine only): I/O is let through for
+	// Throttle.On of every Throttle.Period and held for the rest. It exists to
+	// test the regulation detector where no kernel throttle is available.
+	Throttle *Throttle
+	// NoLayout skips writing the whole file before the tests when the file is
+	// new (tests of reads on a sparse file measure nothing).
+	NoLayout bool
+}
+
+// Throttle is an on/off window, anchored at each test's start.
+type Throttle struct {
+	On, Period time.Duration
+}
+
+// Suite is the IOTune set: sequential 1 MiB write and read bandwidth, random
+// 4 KiB write and read IOPS.
+func Suite() []Test {
+	return []Test{
+		{Name: "seq-write-1m", RW: RWWrite, BS: 1 << 20},
+		{Name: "seq-read-1m", RW: RWRead, BS: 1 << 20},
+		{Name: "rand-write-4k", RW: RWRandWrite, BS: 4 << 10},
+		{Name: "rand-read-4k", RW: RWRandRead, BS: 4 << 10},
+	}
+}
+
+// Defaults fills zero fields with their defaults.
+func (c *Config) Defaults() {
+	if c.Size == 0 {
+		c.Size = 10 << 30
+	}
+	if c.Duration == 0 {
+		c.Duration = 30 * time.Second
+	}
+	if c.Jobs == 0 {
+		c.Jobs = 1
+	}
+	if c.IODepth == 0 {
+		c.IODepth = 32
+	}
+	if c.Tests == nil {
+		c.Tests = Suite()
+	}
+	if c.RWMixRead == 0 {
+		c.RWMixRead = 70
+	}
+	if c.Bucket == 0 {
+		c.Bucket = 100 * time.Millisecond
+	}
+	if c.Engine == "" {
+		c.Engine = EngineAuto
+	}
+}
+
+// Validate reports every problem of the configuration, each with its fix.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Path == "" {
+		bad("no path given (fix: platbench probe disk DIR, e.g. /var/lib/scylla)")
+	}
+	if c.Size < 1<<20 {
+		bad("size %d bytes is too small (fix: --size 1G or more; at least 1M)", c.Size)
+	}
+	if c.Duration < 100*time.Millisecond {
+		bad("duration %v is too short (fix: --duration 10s or more)", c.Duration)
+	}
+	if c.Jobs < 1 || c.Jobs > 256 {
+		bad("jobs %d out of range (fix: --jobs between 1 and 256)", c.Jobs)
+	}
+	if c.IODepth < 1 || c.IODepth > 4096 {
+		bad("iodepth %d out of range (fix: --iodepth between 1 and 4096)", c.IODepth)
+	}
+	if c.RWMixRead < 0 || c.RWMixRead > 100 {
+		bad("rwmixread %d out of range (fix: --rwmixread between 0 and 100)", c.RWMixRead)
+	}
+	if c.Bucket < time.Millisecond || c.Bucket > time.Second {
+		bad("bucket %v out of range (fix: --bucket between 1ms and 1s, e.g. 100ms or 10ms)", c.Bucket)
+	}
+	switch c.Engine {
+	case EngineAuto, EngineIOUring, EngineSync:
+	default:
+		bad("unknown engine %q (fix: --engine auto, io_uring or sync)", c.Engine)
+	}
+	if c.Throttle != nil {
+		if c.Throttle.On <= 0 || c.Throttle.Period <= c.Throttle.On {
+			bad("throttle %v/%v is not an on/off window (fix: on > 0 and period > on, e.g. 200ms/1s)", c.Throttle.On, c.Throttle.Period)
+		}
+		if c.Engine == EngineIOUring {
+			bad("the throttle layer sits on pread/pwrite (fix: --engine sync or auto with a throttle)")
+		}
+	}
+	if len(c.Tests) == 0 {
+		bad("no tests (fix: leave --rw unset for the IOTune suite, or --rw read|write|randread|randwrite|randrw)")
+	}
+	for _, t := range c.Tests {
+		switch t.RW {
+		case RWWrite, RWRead, RWRandWrite, RWRandRead, RWRandRW:
+		default:
+			bad("unknown rw %q (fix: --rw write, read, randwrite, randread or randrw)", t.RW)
+		}
+		if t.BS < 512 || t.BS > 64<<20 {
+			bad("block size %d out of range (fix: --bs between 512 and 64M, e.g. 4k or 1m)", t.BS)
+		} else if c.Direct && t.BS%512 != 0 {
+			bad("block size %d is not a multiple of 512, which O_DIRECT needs (fix: --bs 4k, or --direct=false)", t.BS)
+		} else if int64(t.BS) > c.Size {
+			bad("block size %d is larger than the file size %d (fix: a bigger --size or a smaller --bs)", t.BS, c.Size)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ParseSize parses a byte count as fio does: 4k, 1m, 10G, 512 (binary units,
+// case-insensitive, optional trailing "b" or "ib").
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'k':
+			mult = 1 << 10
+		case 'm':
+			mult = 1 << 20
+		case 'g':
+			mult = 1 << 30
+		case 't':
+			mult = 1 << 40
+		}
+		if mult != 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("bad size %q (fix: a positive number with an optional unit k, m, g or t, e.g. 4k or 10G)", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// ParseThrottle parses "200ms/1s" (on/period).
+func ParseThrottle(s string) (*Throttle, error) {
+	on, period, ok := strings.Cut(s, "/")
+	if ok {
+		a, err1 := time.ParseDuration(on)
+		b, err2 := time.ParseDuration(period)
+		if err1 == nil && err2 == nil && a > 0 && b > a {
+			return &Throttle{On: a, Period: b}, nil
+		}
+	}
+	return nil, fmt.Errorf("bad throttle %q (fix: ON/PERIOD with ON < PERIOD, e.g. 200ms/1s)", s)
+}

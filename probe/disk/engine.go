@@ -1,0 +1,378 @@
+package disk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// sink is what the engines need from the recorder: a clock and a place to
+// record each I/O. Shards are per submitter (per job for io_uring, per
+// goroutine for sync): a shard is used by one goroutine only.
+type sink interface {
+	Now() int64
+	Begin(shard int)
+	Record(shard int, op workload.Op, startNs, endNs int64, bytes uint64, class target.Class)
+}
+
+// job is one independent submitter's share of a test: fio's job.
+type job struct {
+	id      int
+	fd      int
+	bs      int64
+	lo, hi  int64        // the job's byte range [lo, hi), bs-aligned
+	rand    bool         // random offsets, else sequential from lo
+	readPct uint64       // percentage of reads (0: writes only, 100: reads only)
+	seq     atomic.Int64 // next sequential offset, relative to lo
+}
+
+// newJobs splits [0, size) among n jobs: sequential tests give each job its
+// own contiguous range (fio's offset_increment); random tests share the file.
+func newJobs(fd int, t Test, size int64, n, readPct int) ([]*job, error) {
+	bs := int64(t.BS)
+	isRand := t.RW == RWRandRead || t.RW == RWRandWrite || t.RW == RWRandRW
+	per := size / int64(n) / bs * bs
+	if per < bs {
+		return nil, fmt.Errorf("file of %d bytes cannot give %d jobs a %d-byte block each (fix: a bigger --size or fewer --jobs)", size, n, bs)
+	}
+	pct := uint64(readPct)
+	switch t.RW {
+	case RWRead, RWRandRead:
+		pct = 100
+	case RWWrite, RWRandWrite:
+		pct = 0
+	}
+	jobs := make([]*job, n)
+	for i := range jobs {
+		j := &job{id: i, fd: fd, bs: bs, rand: isRand, readPct: pct}
+		if isRand {
+			j.lo, j.hi = 0, size/bs*bs
+		} else {
+			j.lo, j.hi = int64(i)*per, int64(i+1)*per
+		}
+		jobs[i] = j
+	}
+	return jobs, nil
+}
+
+// next returns the next I/O of the job. rng is the caller's own state.
+func (j *job) next(rng *uint64) (write bool, off int64) {
+	if j.rand {
+		blocks := uint64((j.hi - j.lo) / j.bs)
+		off = j.lo + int64(xorshift(rng)%blocks)*j.bs
+	} else {
+		span := j.hi - j.lo
+		off = j.lo + (j.seq.Add(j.bs)-j.bs)%span
+	}
+	switch j.readPct {
+	case 100:
+		return false, off
+	case 0:
+		return true, off
+	}
+	return xorshift(rng)%100 >= j.readPct, off
+}
+
+// xorshift is xorshift64*: fast, allocation-free and good enough to spread offsets.
+func xorshift(s *uint64) uint64 {
+	x := *s
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	*s = x
+	return x * 2685821657736338717
+}
+
+// buffers is page-aligned memory outside the Go heap (O_DIRECT needs aligned
+// buffers, and the kernel writes into them behind the garbage collector's back).
+type buffers struct {
+	mem []byte
+	bs  int
+}
+
+func newBuffers(n, bs int) (*buffers, error) {
+	mem, err := unix.Mmap(-1, 0, n*bs, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("allocating %d I/O buffers of %d bytes: %w", n, bs, err)
+	}
+	// Incompressible content, so a compressing or deduplicating device is not flattered.
+	r := rand.NewChaCha8([32]byte{'p', 'l', 'a', 't', 'b', 'e', 'n', 'c', 'h'})
+	r.Read(mem)
+	return &buffers{mem: mem, bs: bs}, nil
+}
+
+func (b *buffers) get(i int) []byte { return b.mem[i*b.bs : (i+1)*b.bs] }
+func (b *buffers) free()            { unix.Munmap(b.mem) }
+
+// run is what every engine shares: a deadline, a stop flag and the first error.
+type run struct {
+	deadline int64 // sink time at which submitting stops
+	stop     atomic.Bool
+	mu       sync.Mutex
+	err      error
+}
+
+func (r *run) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+	r.stop.Store(true)
+}
+
+func (r *run) stopping(now int64) bool { return now >= r.deadline || r.stop.Load() }
+
+// ioError turns a failed or short I/O into the error the probe returns.
+// ENOSPC gets its own line: it is the one a user can fix.
+func ioError(write bool, off int64, n int, res int, errno unix.Errno) error {
+	what := "read"
+	if write {
+		what = "write"
+	}
+	if errno == unix.ENOSPC {
+		return fmt.Errorf("%w: %s of %d bytes at offset %d", ErrNoSpace, what, n, off)
+	}
+	if errno != 0 {
+		return fmt.Errorf("%s of %d bytes at offset %d: %w", what, n, off, errno)
+	}
+	return fmt.Errorf("short %s at offset %d: %d of %d bytes", what, off, res, n)
+}
+
+// ErrNoSpace is returned when the file system filled up during the probe.
+var ErrNoSpace = errors.New("no space left on the device (fix: free space or a smaller --size)")
+
+func classOf(errno unix.Errno) target.Class {
+	switch errno {
+	case 0:
+		return target.ClassNone
+	case unix.EAGAIN, unix.EBUSY:
+		return target.ClassOverloaded
+	case unix.ENOSPC, unix.EROFS, unix.EPERM, unix.EACCES, unix.EINVAL:
+		return target.ClassRejected
+	}
+	return target.ClassOther
+}
+
+func opOf(write bool) workload.Op {
+	if write {
+		return workload.OpWrite
+	}
+	return workload.OpRead
+}
+
+// runSync is the fallback engine: Jobs x IODepth goroutines, each with one
+// request in flight through pread/pwrite. Shard of goroutine k of job j is
+// j*depth+k. It is honest about its cost: one blocked thread per request.
+func runSync(ctx context.Context, jobs []*job, depth int, s sink, r *run, g *gate) error {
+	bufs, err := newBuffers(len(jobs)*depth, int(jobs[0].bs))
+	if err != nil {
+		return err
+	}
+	defer bufs.free()
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		for k := 0; k < depth; k++ {
+			shard := j.id*depth + k
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				syncLoop(j, shard, bufs.get(shard), s, r, g)
+			}()
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.stop.Store(true)
+		case <-done:
+		}
+	}()
+	wg.Wait()
+	close(done)
+	return r.err
+}
+
+func syncLoop(j *job, shard int, buf []byte, s sink, r *run, g *gate) {
+	rng := uint64(shard+1)*0x9E3779B97F4A7C15 | 1
+	for {
+		start := s.Now()
+		if r.stopping(start) {
+			return
+		}
+		write, off := j.next(&rng)
+		s.Begin(shard)
+		if g != nil {
+			g.wait(start)
+		}
+		var n int
+		var err error
+		if write {
+			n, err = unix.Pwrite(j.fd, buf, off)
+		} else {
+			n, err = unix.Pread(j.fd, buf, off)
+		}
+		end := s.Now()
+		var errno unix.Errno
+		if err != nil {
+			errno, _ = err.(unix.Errno)
+			if errno == 0 {
+				errno = unix.EIO
+			}
+		}
+		if err != nil || n != len(buf) {
+			s.Record(shard, opOf(write), start, end, 0, classOrOther(errno))
+			r.fail(ioError(write, off, len(buf), n, errno))
+			return
+		}
+		s.Record(shard, opOf(write), start, end, uint64(n), target.ClassNone)
+	}
+}
+
+func classOrOther(errno unix.Errno) target.Class {
+	if c := classOf(errno); c != target.ClassNone {
+		return c
+	}
+	return target.ClassOther
+}
+
+// runUring is the io_uring engine: one goroutine and one ring per job, with
+// IODepth requests kept in flight. Shard = job id.
+func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error {
+	rings := make([]*ring, len(jobs))
+	defer func() {
+		for _, rg := range rings {
+			if rg != nil {
+				rg.close()
+			}
+		}
+	}()
+	for i := range rings {
+		rg, err := newRing(uint32(depth))
+		if err != nil {
+			return err
+		}
+		rings[i] = rg
+	}
+	bufs, err := newBuffers(len(jobs)*depth, int(jobs[0].bs))
+	if err != nil {
+		return err
+	}
+	defer bufs.free()
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			uringLoop(j, rings[i], depth, bufs.mem[i*depth*int(j.bs):], s, r)
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.stop.Store(true)
+		case <-done:
+		}
+	}()
+	wg.Wait()
+	close(done)
+	return r.err
+}
+
+// slot is one request in flight.
+type slot struct {
+	start int64
+	off   int64
+	write bool
+}
+
+func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
+	rng := uint64(j.id+1)*0x9E3779B97F4A7C15 | 1
+	slots := make([]slot, depth)
+	free := make([]int, depth)
+	for i := range free {
+		free[i] = i
+	}
+	inflight := 0
+	stopping := false
+	base := unsafe.Pointer(&mem[0])
+	for {
+		now := s.Now()
+		if !stopping && r.stopping(now) {
+			stopping = true
+		}
+		for !stopping && inflight < depth {
+			k := free[len(free)-1]
+			write, off := j.next(&rng)
+			if !rg.queue(write, j.fd, unsafe.Add(base, k*int(j.bs)), uint32(j.bs), off, uint64(k)) {
+				break
+			}
+			free = free[:len(free)-1]
+			slots[k] = slot{start: now, off: off, write: write}
+			s.Begin(j.id)
+			inflight++
+		}
+		if inflight == 0 {
+			return
+		}
+		if err := rg.enter(1); err != nil {
+			// The ring itself failed: completions may never come. Stop here;
+			// the requests still in flight are not recorded.
+			r.fail(fmt.Errorf("io_uring_enter: %w", err))
+			return
+		}
+		now = s.Now()
+		for {
+			ud, res, ok := rg.next()
+			if !ok {
+				break
+			}
+			k := int(ud)
+			sl := slots[k]
+			free = append(free, k)
+			inflight--
+			if res < 0 || int64(res) != j.bs {
+				errno := unix.Errno(0)
+				if res < 0 {
+					errno = unix.Errno(-res)
+				}
+				s.Record(j.id, opOf(sl.write), sl.start, now, 0, classOrOther(errno))
+				r.fail(ioError(sl.write, sl.off, int(j.bs), int(res), errno))
+				stopping = true
+				continue
+			}
+			s.Record(j.id, opOf(sl.write), sl.start, now, uint64(res), target.ClassNone)
+		}
+	}
+}
+
+// gate is platbench's own rate-limited file layer: I/O passes during the
+// first on ns of every period (anchored at the test's start) and is held,
+// still counted as outstanding, for the rest: a disk whose token bucket
+// refills once per period and drains in on ns.
+type gate struct{ on, period int64 }
+
+func newGate(t *Throttle) *gate {
+	if t == nil {
+		return nil
+	}
+	return &gate{on: int64(t.On), period: int64(t.Period)}
+}
+
+func (g *gate) wait(now int64) {
+	if ph := now % g.period; ph >= g.on {
+		time.Sleep(time.Duration(g.period - ph))
+	}
+}
