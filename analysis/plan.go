@@ -1,0 +1,303 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+)
+
+// PlanInput is one measured platform.
+type PlanInput struct {
+	// File names the result in the plan's table.
+	File   string
+	Result *result.Result
+	// Platform overrides the result's instance type for pricing.
+	Platform string
+}
+
+// PlanOptions is the capacity objective and the cluster rules.
+type PlanOptions struct {
+	// ThroughputOpsPerS is the target throughput of the whole cluster (required).
+	ThroughputOpsPerS float64
+	// P99 is the latency objective: the 99th percentile of every op, measured
+	// from the intended start, over the steady window (required).
+	P99 time.Duration
+	// RF is the replication factor: the smallest cluster has RF nodes. Default 3.
+	RF int
+	// Step is how many nodes are added at a time (3: one per rack or zone, for
+	// quorum). Default: RF.
+	Step int
+	// Nodes is the number of server nodes each result measured. Default: the
+	// nodes the target reported, else 1.
+	Nodes int
+	// PricePerHour overrides the catalog's price for every input.
+	PricePerHour float64
+	// Warmup is applied to every phase as in Options.Warmup.
+	Warmup string
+	// CatalogFile and Catalog are as in Options.
+	CatalogFile string
+	Catalog     *catalog.Catalog
+}
+
+// PlanRow is the answer for one platform.
+type PlanRow struct {
+	Rank          int     `json:"rank"`
+	File          string  `json:"file"`
+	Label         string  `json:"label"`
+	InstanceType  string  `json:"instance_type,omitempty"`
+	Phase         string  `json:"phase,omitempty"`
+	MeasuredNodes int     `json:"measured_nodes"`
+	MeasuredOps   float64 `json:"measured_ops_per_s"`
+	MeasuredP99Ns int64   `json:"measured_p99_ns"`
+	Errors        uint64  `json:"errors"`
+	PerNodeOps    float64 `json:"per_node_ops_per_s"`
+	// Feasible is false when no phase met the latency objective.
+	Feasible    bool    `json:"feasible"`
+	Nodes       int     `json:"nodes"`
+	PriceKnown  bool    `json:"price_known"`
+	PricePerH   float64 `json:"price_per_hour_usd,omitempty"`
+	PriceSource string  `json:"price_source,omitempty"`
+	MonthlyUSD  float64 `json:"monthly_usd,omitempty"`
+	Reason      string  `json:"reason,omitempty"`
+}
+
+// PlanReport is a ranked capacity plan.
+type PlanReport struct {
+	ThroughputOpsPerS float64   `json:"throughput_ops_per_s"`
+	P99Ns             int64     `json:"p99_ns"`
+	RF                int       `json:"rf"`
+	Step              int       `json:"step"`
+	Rows              []PlanRow `json:"rows"`
+	Assumptions       []string  `json:"assumptions"`
+}
+
+// Validate reports every problem with o at once.
+func (o *PlanOptions) Validate() error {
+	var probs []string
+	if !(o.ThroughputOpsPerS > 0) || math.IsInf(o.ThroughputOpsPerS, 0) {
+		probs = append(probs, "--throughput must be a positive number of ops/s (fix: e.g. --throughput 500000)")
+	}
+	if o.P99 <= 0 {
+		probs = append(probs, "--p99 must be a positive duration (fix: e.g. --p99 10ms)")
+	}
+	if o.RF < 0 || o.Step < 0 || o.Nodes < 0 {
+		probs = append(probs, "--rf, --step and --nodes cannot be negative")
+	}
+	if o.PricePerHour < 0 {
+		probs = append(probs, "--price-per-hour cannot be negative")
+	}
+	if _, _, err := parseWarmup(o.Warmup); err != nil {
+		probs = append(probs, err.Error())
+	}
+	if len(probs) > 0 {
+		return target.Configf("%s", strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+// Plan answers, for each input, how many nodes reach the throughput while
+// meeting the p99 objective, and what they cost a month, ranked cheapest
+// first (platforms without a price after those with one, platforms that
+// never met the objective last).
+func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if len(in) == 0 {
+		return nil, target.Configf("no result files (fix: platbench plan RESULT.json... --throughput N --p99 D)")
+	}
+	if o.RF == 0 {
+		o.RF = 3
+	}
+	if o.Step == 0 {
+		o.Step = o.RF
+	}
+	cat := o.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = catalog.Load(o.CatalogFile); err != nil {
+			return nil, err
+		}
+	}
+	rep := &PlanReport{ThroughputOpsPerS: o.ThroughputOpsPerS, P99Ns: int64(o.P99), RF: o.RF, Step: o.Step}
+	for _, pi := range in {
+		row, err := planRow(pi, o, cat)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pi.File, err)
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	class := func(r PlanRow) int {
+		switch {
+		case r.Feasible && r.PriceKnown:
+			return 0
+		case r.Feasible:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(rep.Rows, func(i, j int) bool {
+		a, b := rep.Rows[i], rep.Rows[j]
+		if class(a) != class(b) {
+			return class(a) < class(b)
+		}
+		if a.MonthlyUSD != b.MonthlyUSD {
+			return a.MonthlyUSD < b.MonthlyUSD
+		}
+		return a.Nodes < b.Nodes
+	})
+	for i := range rep.Rows {
+		rep.Rows[i].Rank = i + 1
+	}
+	rep.Assumptions = []string{
+		fmt.Sprintf("Per-node throughput is the sustained throughput of the steady window of each result's best phase whose p99 (every op, from the intended start) was at or below %s, divided by the nodes it measured.", o.P99),
+		"Throughput scales linearly with nodes; real clusters lose some to coordination, so treat the node count as a lower bound and measure the size you pick.",
+		fmt.Sprintf("A cluster has at least %d nodes (the replication factor) and grows in sets of %d (one node per rack or zone, for quorum).", o.RF, o.Step),
+		fmt.Sprintf("Monthly cost is the on-demand price per node-hour x nodes x %.0f h; load generators, storage volumes, network transfer and support are not included.", catalog.HoursPerMonth),
+		"Each result was measured with the replication factor and consistency level of the plan; a run with different settings does not transfer.",
+	}
+	return rep, nil
+}
+
+func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error) {
+	r := pi.Result
+	row := PlanRow{File: pi.File, Label: r.Label}
+	platform := pi.Platform
+	if platform == "" {
+		platform = r.Platform.InstanceType
+	}
+	row.InstanceType = platform
+	if row.Label == "" {
+		row.Label = platform
+	}
+	if row.Label == "" {
+		row.Label = r.Platform.Hostname
+	}
+	row.MeasuredNodes = o.Nodes
+	if row.MeasuredNodes == 0 {
+		row.MeasuredNodes = len(r.Target.Nodes)
+	}
+	if row.MeasuredNodes == 0 {
+		row.MeasuredNodes = 1
+	}
+	best := -1.0
+	var lowestP99 int64 = -1
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if p.Name == "load" && len(r.Phases) > 1 {
+			continue
+		}
+		st, err := SteadyStateOf(p, o.Warmup)
+		if err != nil {
+			return row, err
+		}
+		w := window(p, st.First, len(p.Intervals))
+		p99, err := steadyP99(p, st.First)
+		if err != nil {
+			return row, err
+		}
+		if lowestP99 < 0 || p99 < lowestP99 {
+			lowestP99 = p99
+		}
+		if p99 <= int64(o.P99) && w.SustainedOpsPerS > best {
+			best = w.SustainedOpsPerS
+			row.Phase, row.MeasuredOps, row.MeasuredP99Ns, row.Errors = p.Name, w.SustainedOpsPerS, p99, w.Errors
+		}
+	}
+	if best <= 0 {
+		row.Reason = fmt.Sprintf("no phase met p99 <= %s (lowest p99 %s)", o.P99, time.Duration(max(lowestP99, 0)))
+		return row, nil
+	}
+	row.Feasible = true
+	row.PerNodeOps = row.MeasuredOps / float64(row.MeasuredNodes)
+	n := int(math.Ceil(o.ThroughputOpsPerS/row.PerNodeOps - 1e-9))
+	n = max(n, o.RF)
+	if rem := n % o.Step; rem != 0 {
+		n += o.Step - rem
+	}
+	row.Nodes = n
+	if row.Errors > 0 {
+		row.Reason = fmt.Sprintf("the measured phase had %d errors", row.Errors)
+	}
+	if platform == "" && o.PricePerHour <= 0 {
+		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: RESULT=TYPE or --price-per-hour)")
+		return row, nil
+	}
+	price, err := ResolvePrice(cat, platform, o.PricePerHour)
+	if err != nil {
+		return row, err
+	}
+	row.PriceKnown = true
+	row.PricePerH = price.PerHourUSD
+	row.PriceSource = price.Source
+	row.MonthlyUSD = catalog.MonthlyUSD(price.PerHourUSD, n)
+	return row, nil
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// steadyP99 is the p99 over all ops of the intervals from first on, merged
+// from their HDR histograms; when the file has no interval histograms it
+// falls back to the phase totals' histograms, then to the worst per-op p99.
+func steadyP99(p *result.Phase, first int) (int64, error) {
+	h := result.NewHist()
+	var n int64
+	for i := first; i < len(p.Intervals); i++ {
+		for _, o := range p.Intervals[i].Ops {
+			if o.Hist == "" {
+				continue
+			}
+			ih, err := result.DecodeHist(o.Hist)
+			if err != nil {
+				return 0, err
+			}
+			h.Merge(ih)
+			n++
+		}
+	}
+	if n == 0 {
+		if v, ok, err := mergedTotals(p); err != nil || ok {
+			return v, err
+		}
+		var worst int64
+		for _, t := range p.Ops {
+			worst = max(worst, t.Latency.P99Ns)
+		}
+		return worst, nil
+	}
+	return h.ValueAtQuantile(99), nil
+}
+
+func mergedTotals(p *result.Phase) (int64, bool, error) {
+	var h *hdr.Histogram
+	for _, t := range p.Ops {
+		if t.Hist == "" {
+			continue
+		}
+		th, err := result.DecodeHist(t.Hist)
+		if err != nil {
+			return 0, false, err
+		}
+		if h == nil {
+			h = result.NewHist()
+		}
+		h.Merge(th)
+	}
+	if h == nil {
+		return 0, false, nil
+	}
+	return h.ValueAtQuantile(99), true, nil
+}

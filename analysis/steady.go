@@ -1,0 +1,220 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+)
+
+// Steady is the warm-up decision plus the index of the first steady interval.
+type Steady struct {
+	result.SteadyState
+	// First is the index in Phase.Intervals of the first steady interval.
+	First int
+}
+
+// MSER batch size and the shortest series each variant accepts.
+const (
+	mserBatch       = 5
+	mserMinBatches  = 10 // MSER-5 needs at least 50 full intervals
+	mserMinSingle   = 10 // below that, no automatic truncation at all
+	warmupMinEffect = 0.01
+)
+
+// SteadyStateOf decides where p's steady state begins. warmup is "auto"
+// (or ""), a duration, or "0"; see Options.Warmup.
+func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
+	auto, forced, err := parseWarmup(warmup)
+	if err != nil {
+		return Steady{}, target.Configf("%s", err.Error())
+	}
+	req := warmup
+	if req == "" {
+		req = "auto"
+	}
+	st := Steady{SteadyState: result.SteadyState{Requested: req}}
+	n := len(p.Intervals)
+	if !auto {
+		if forced == 0 {
+			st.Method = "none"
+			st.Reason = "--warmup 0: no warm-up trimmed"
+			return st, nil
+		}
+		var phaseNs int64
+		if n > 0 {
+			phaseNs = p.Intervals[n-1].StartNs + durOf(&p.Intervals[n-1])
+		} else {
+			phaseNs = p.DurationNs
+		}
+		if int64(forced) >= phaseNs {
+			return Steady{}, target.Configf("--warmup %s is not shorter than the %s phase %q (fix: a shorter --warmup, or --warmup 0)",
+				forced, time.Duration(phaseNs).Round(time.Millisecond), p.Name)
+		}
+		first := n
+		for i := range p.Intervals {
+			if p.Intervals[i].StartNs >= int64(forced) {
+				first = i
+				break
+			}
+		}
+		st.Method = "forced"
+		st.First = first
+		st.WarmupIntervals = first
+		if first < n {
+			st.WarmupNs = p.Intervals[first].StartNs
+		}
+		st.Reason = fmt.Sprintf("--warmup %s: the first %s trimmed as asked", forced, time.Duration(st.WarmupNs))
+		return st, nil
+	}
+
+	// Automatic: the 1 s throughput series of the full intervals.
+	rs := rates(p, "")
+	var ys []float64
+	var idx []int // index in p.Intervals of each ys element
+	for i, ir := range rs {
+		if ir.full {
+			ys = append(ys, ir.opsPerS())
+			idx = append(idx, i)
+		}
+	}
+	batch := mserBatch
+	st.Method = "mser-5"
+	switch {
+	case len(ys) >= mserBatch*mserMinBatches:
+	case len(ys) >= mserMinSingle:
+		batch = 1
+		st.Method = "mser"
+	default:
+		st.Method = "none"
+		st.Reason = fmt.Sprintf("the phase has %d full 1 s intervals, too few to detect a warm-up (MSER needs %d); nothing trimmed (fix: a longer run, or --warmup DURATION)", len(ys), mserMinSingle)
+		return st, nil
+	}
+	d, boundary := MSER(ys, batch)
+	name := "MSER-5"
+	if batch == 1 {
+		name = "MSER (batches of 1 s: the run is shorter than 50 s)"
+	}
+	if d == 0 {
+		st.Reason = name + " found no warm-up: the series is as steady from its first second as after any truncation"
+		if boundary {
+			st.Reason = name + " found no steady state in the first half of the run (the throughput keeps drifting); nothing trimmed: treat sustained figures with care or run longer"
+		}
+		return st, nil
+	}
+	// MSER minimises a statistic that, on a stationary but noisy series, is
+	// sometimes smallest after dropping a batch that merely happened to be
+	// low or high. Keep the truncation only when the trimmed part differs from
+	// the rest by more than noise: 3 standard errors of the batch means, and
+	// at least 1% of the steady mean.
+	zs := batchMeans(ys, batch)
+	db := d / batch
+	warmMean := mean(zs[:db])
+	restMean, restSD := meanSD(zs[db:])
+	diff := math.Abs(warmMean - restMean)
+	se := restSD / math.Sqrt(float64(db))
+	if diff <= 3*se || diff <= warmupMinEffect*math.Abs(restMean) {
+		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (within run-to-run noise): no warm-up", name, d, pct(diff, restMean))
+		return st, nil
+	}
+	first := idx[d]
+	st.First = first
+	st.WarmupIntervals = first
+	st.WarmupNs = p.Intervals[first].StartNs
+	st.Reason = fmt.Sprintf("%s detected a warm-up of %s: its throughput averaged %.0f ops/s against %.0f ops/s after it (%+.0f%%)",
+		name, time.Duration(st.WarmupNs), warmMean, restMean, pct(warmMean-restMean, restMean))
+	if boundary {
+		st.Reason += "; the cut is at the half-way limit, so the run may still be warming up: run longer"
+	}
+	return st, nil
+}
+
+// MSER returns the number of leading observations of ys to delete, by the
+// Marginal Standard Error Rule on batch means of size batch (batch 5 is
+// MSER-5): the truncation d (in whole batches) minimising
+//
+//	MSER(d) = 1/(k-d)^2 * sum_{j=d..k-1} (z_j - mean(z_d..z_{k-1}))^2
+//
+// over d < k/2, where z_j are the k batch means. boundary is true when the
+// minimum sits at the last allowed d, the rule's sign that the series had not
+// settled within its first half.
+//
+// References: K. P. White Jr., "An effective truncation heuristic for bias
+// reduction in simulation output", Simulation 69(6):323-334, 1997; K. P.
+// White Jr., M. J. Cobb and S. C. Spratt, "A comparison of five steady-state
+// truncation heuristics for simulation", Proc. 2000 Winter Simulation
+// Conference, pp. 755-760 (where MSER-5 performs best).
+func MSER(ys []float64, batch int) (d int, boundary bool) {
+	if batch < 1 {
+		batch = 1
+	}
+	zs := batchMeans(ys, batch)
+	k := len(zs)
+	if k < 2 {
+		return 0, false
+	}
+	best, bestD := math.Inf(1), 0
+	limit := (k - 1) / 2 // d < k/2 keeps at least half the batches
+	if limit < 1 {
+		limit = 1
+	}
+	for d := 0; d <= limit && d < k-1; d++ {
+		m, ss := mean(zs[d:]), 0.0
+		for _, z := range zs[d:] {
+			ss += (z - m) * (z - m)
+		}
+		n := float64(k - d)
+		v := ss / (n * n)
+		// Strictly smaller (with a relative tolerance for float noise): ties
+		// go to the shorter truncation, so a flat series keeps everything.
+		if v < best*(1-1e-12) {
+			best, bestD = v, d
+		}
+	}
+	return bestD * batch, bestD == limit && bestD > 0
+}
+
+// batchMeans averages ys in batches of size b, dropping an incomplete last batch.
+func batchMeans(ys []float64, b int) []float64 {
+	if b == 1 {
+		return ys
+	}
+	k := len(ys) / b
+	zs := make([]float64, k)
+	for j := 0; j < k; j++ {
+		zs[j] = mean(ys[j*b : (j+1)*b])
+	}
+	return zs
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	m := mean(xs)
+	if len(xs) < 2 {
+		return m, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func pct(x, of float64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return x / of * 100
+}

@@ -1,0 +1,322 @@
+// Package catalog holds the instance price list platbench normalises results
+// by: one row per instance type with its provider, architecture, vCPUs, RAM,
+// local storage, on-demand price per hour, region, the date of the price and
+// where it came from. The list is embedded in the binary (instances.csv) and a
+// user file in the same CSV shape overrides or extends it (--catalog FILE).
+//
+// The catalog does not fetch prices: they are dated, with their source, and
+// the user is expected to override them when they matter. It knows nothing
+// about results; package analysis uses it.
+package catalog
+
+import (
+	_ "embed"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed instances.csv
+var embedded string
+
+// HoursPerMonth is the month AWS and the seed reports price by: 8760 h / 12.
+// (The DataStax report's $455.52/month for an i3.2xlarge is $0.624 x 730.)
+const HoursPerMonth = 730.0
+
+// ErrUnknown is wrapped by Lookup's error for an instance type not in the catalog.
+var ErrUnknown = errors.New("unknown instance type")
+
+// ErrMalformed is wrapped by every error about a catalog file that cannot be read.
+var ErrMalformed = errors.New("malformed catalog")
+
+// Instance is one instance type and its on-demand price.
+type Instance struct {
+	Provider        string   `json:"provider"`
+	Type            string   `json:"instance_type"`
+	Arch            string   `json:"arch"`
+	VCPUs           int      `json:"vcpus"`
+	RAMGiB          float64  `json:"ram_gib"`
+	LocalStorage    string   `json:"local_storage"`
+	PricePerHourUSD float64  `json:"price_per_hour_usd"`
+	Region          string   `json:"region"`
+	PriceDate       string   `json:"price_date"`
+	Source          string   `json:"source"`
+	Aliases         []string `json:"aliases,omitempty"`
+	// File is where the row came from: "embedded" or the user file's path.
+	File string `json:"file"`
+}
+
+// MonthlyUSD is the on-demand cost of nodes instances for a 730 h month,
+// rounded to the cent as a bill is.
+func MonthlyUSD(pricePerHour float64, nodes int) float64 {
+	return roundCents(pricePerHour * float64(nodes) * HoursPerMonth)
+}
+
+func roundCents(x float64) float64 {
+	// Round half away from zero on the value in cents; the small epsilon absorbs
+	// binary representation error (0.624*730 = 455.51999...).
+	c := x * 100
+	if c >= 0 {
+		return float64(int64(c+0.5+1e-7)) / 100
+	}
+	return -float64(int64(-c+0.5+1e-7)) / 100
+}
+
+// Catalog is a list of instances with a case-insensitive index on type and aliases.
+type Catalog struct {
+	Instances []Instance
+	index     map[string]int
+}
+
+// Default returns the embedded catalog.
+func Default() (*Catalog, error) {
+	return Parse(strings.NewReader(embedded), "embedded")
+}
+
+// Load returns the embedded catalog overridden by the rows of userFile
+// (a row with the same instance type replaces the embedded one; new rows are
+// added). userFile "" gives the embedded catalog alone.
+func Load(userFile string) (*Catalog, error) {
+	c, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	if userFile == "" {
+		return c, nil
+	}
+	f, err := os.Open(userFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read catalog %s: %w (fix: check the --catalog path)", userFile, err)
+	}
+	defer f.Close()
+	u, err := Parse(f, userFile)
+	if err != nil {
+		return nil, err
+	}
+	c.Merge(u)
+	return c, nil
+}
+
+// Merge adds u's rows to c; a row whose type is already in c replaces it.
+func (c *Catalog) Merge(u *Catalog) {
+	for _, in := range u.Instances {
+		if i, ok := c.index[key(in.Type)]; ok && strings.EqualFold(c.Instances[i].Type, in.Type) {
+			c.Instances[i] = in
+		} else {
+			c.Instances = append(c.Instances, in)
+		}
+	}
+	c.reindex()
+}
+
+func key(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func (c *Catalog) reindex() {
+	c.index = make(map[string]int, len(c.Instances)*2)
+	// Aliases first, so that a type name always wins over another row's alias.
+	for i, in := range c.Instances {
+		for _, a := range in.Aliases {
+			c.index[key(a)] = i
+		}
+	}
+	for i, in := range c.Instances {
+		c.index[key(in.Type)] = i
+	}
+}
+
+// Lookup finds an instance by type or alias, ignoring case.
+func (c *Catalog) Lookup(name string) (Instance, error) {
+	if i, ok := c.index[key(name)]; ok {
+		return c.Instances[i], nil
+	}
+	hint := ""
+	if near := c.near(name); len(near) > 0 {
+		hint = "; did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return Instance{}, fmt.Errorf("%w %q: not in the catalog%s (fix: run 'platbench catalog --filter %s' to see known types, add a row with --catalog FILE, or give the price with --price-per-hour)",
+		ErrUnknown, name, hint, family(name))
+}
+
+// family is the part of an instance name before its size: "i3" for "i3.9xlarge".
+func family(name string) string {
+	n := key(name)
+	if i := strings.IndexAny(n, ".-_"); i > 0 {
+		return n[:i]
+	}
+	if n == "" {
+		return "NAME"
+	}
+	return n
+}
+
+// near lists up to 5 known types of the same family.
+func (c *Catalog) near(name string) []string {
+	f := family(name)
+	var out []string
+	for _, in := range c.Instances {
+		if family(in.Type) == f {
+			out = append(out, in.Type)
+			if len(out) == 5 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Filter returns the instances whose provider, type, arch, region or aliases
+// contain s (case-insensitive), sorted by provider then price.
+func (c *Catalog) Filter(s string) []Instance {
+	s = key(s)
+	var out []Instance
+	for _, in := range c.Instances {
+		hay := strings.ToLower(strings.Join(append([]string{in.Provider, in.Type, in.Arch, in.Region}, in.Aliases...), " "))
+		if s == "" || strings.Contains(hay, s) {
+			out = append(out, in)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Provider != out[j].Provider {
+			return out[i].Provider < out[j].Provider
+		}
+		return out[i].PricePerHourUSD < out[j].PricePerHourUSD
+	})
+	return out
+}
+
+// columns of a catalog file; the first three are required in a user file.
+var columns = []string{"provider", "instance_type", "price_per_hour_usd", "arch", "vcpus", "ram_gib", "local_storage", "region", "price_date", "source", "aliases"}
+
+// Parse reads a catalog in CSV form: a header row naming the columns (any
+// order; provider, instance_type and price_per_hour_usd are required), lines
+// starting with # are comments. name labels errors and each row's File.
+// Every problem in the file is reported at once.
+func Parse(r io.Reader, name string) (*Catalog, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%w %s: empty file (fix: start with the header row %s)", ErrMalformed, name, strings.Join(columns, ","))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v (fix: write it as CSV with the header row %s)", ErrMalformed, name, err, strings.Join(columns, ","))
+	}
+	col := map[string]int{}
+	var probs []string
+	for i, h := range header {
+		h = key(h)
+		known := false
+		for _, c := range columns {
+			if c == h {
+				known = true
+			}
+		}
+		if !known {
+			probs = append(probs, fmt.Sprintf("unknown column %q", h))
+			continue
+		}
+		col[h] = i
+	}
+	for _, req := range columns[:3] {
+		if _, ok := col[req]; !ok {
+			probs = append(probs, fmt.Sprintf("no %s column", req))
+		}
+	}
+	if len(probs) > 0 {
+		return nil, fmt.Errorf("%w %s: header: %s (fix: the header row names columns from %s)", ErrMalformed, name, strings.Join(probs, "; "), strings.Join(columns, ","))
+	}
+	c := &Catalog{}
+	seen := map[string]int{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			probs = append(probs, err.Error())
+			if len(probs) > 10 {
+				break
+			}
+			continue
+		}
+		get := func(k string) string {
+			i, ok := col[k]
+			if !ok || i >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[i])
+		}
+		in := Instance{
+			Provider:     get("provider"),
+			Type:         get("instance_type"),
+			Arch:         get("arch"),
+			LocalStorage: get("local_storage"),
+			Region:       get("region"),
+			PriceDate:    get("price_date"),
+			Source:       get("source"),
+			File:         name,
+		}
+		if in.Type == "" {
+			probs = append(probs, fmt.Sprintf("line %d: no instance_type", line))
+			continue
+		}
+		if in.Provider == "" {
+			probs = append(probs, fmt.Sprintf("line %d (%s): no provider", line, in.Type))
+		}
+		if p := get("price_per_hour_usd"); p == "" {
+			probs = append(probs, fmt.Sprintf("line %d (%s): no price_per_hour_usd", line, in.Type))
+		} else if v, err := strconv.ParseFloat(strings.TrimPrefix(p, "$"), 64); err != nil || v <= 0 || v != v || v > 1e6 {
+			probs = append(probs, fmt.Sprintf("line %d (%s): price_per_hour_usd %q is not a positive number of dollars", line, in.Type, p))
+		} else {
+			in.PricePerHourUSD = v
+		}
+		if v := get("vcpus"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				probs = append(probs, fmt.Sprintf("line %d (%s): vcpus %q is not a whole number", line, in.Type, v))
+			}
+			in.VCPUs = n
+		}
+		if v := get("ram_gib"); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 {
+				probs = append(probs, fmt.Sprintf("line %d (%s): ram_gib %q is not a number of GiB", line, in.Type, v))
+			}
+			in.RAMGiB = f
+		}
+		if a := get("aliases"); a != "" {
+			for _, s := range strings.Split(a, "|") {
+				if s = strings.TrimSpace(s); s != "" {
+					in.Aliases = append(in.Aliases, s)
+				}
+			}
+		}
+		if prev, dup := seen[key(in.Type)]; dup {
+			probs = append(probs, fmt.Sprintf("line %d: %s is already on line %d", line, in.Type, prev))
+			continue
+		}
+		seen[key(in.Type)] = line
+		c.Instances = append(c.Instances, in)
+	}
+	if len(probs) > 0 {
+		more := ""
+		if len(probs) > 5 {
+			more = fmt.Sprintf("; and %d more", len(probs)-5)
+			probs = probs[:5]
+		}
+		return nil, fmt.Errorf("%w %s: %s%s (fix: correct those rows; see 'platbench catalog --help' for the format)", ErrMalformed, name, strings.Join(probs, "; "), more)
+	}
+	if len(c.Instances) == 0 {
+		return nil, fmt.Errorf("%w %s: no rows after the header (fix: add one row per instance type)", ErrMalformed, name)
+	}
+	c.reindex()
+	return c, nil
+}

@@ -1,0 +1,19 @@
+package cli
+
+import (
+	"flag"
+
+	"github.com/platbench/platbench/analysis"
+)
+
+// addAnalysisFlags registers the flags every command that analyses a result
+// shares (run, report, compare...) and returns the Options they fill.
+func addAnalysisFlags(fs *flag.FlagSet) *analysis.Options {
+	o := &analysis.Options{}
+	fs.StringVar(&o.Warmup, "warmup", "auto", "warm-up to trim from the start of the run phase: auto (detected with MSER-5), a duration like 75s, or 0")
+	fs.StringVar(&o.Platform, "platform", "", "instance type of the server nodes, for cost figures (see 'platbench catalog'; default: this host's, when the target ran on it)")
+	fs.IntVar(&o.Nodes, "nodes", 0, "number of server nodes the price is multiplied by (default: the nodes the target reported, else 1)")
+	fs.Float64Var(&o.PricePerHour, "price-per-hour", 0, "one node's on-demand price in US dollars per hour; overrides the catalog")
+	fs.StringVar(&o.CatalogFile, "catalog", "", "CSV file of instance prices overriding or extending the built-in catalog (same columns as 'platbench catalog --csv')")
+	return o
+}

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/platbench/platbench/result"
+)
+
+// WriteAnalysisText writes the analysis sections of the terminal report:
+// steady state (raw and trimmed side by side), peak and sustained throughput
+// overall and per op, the stability table, stalls and regulation, page cache
+// and cost. a is usually r.Analysis; nil writes nothing.
+func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error {
+	if a == nil {
+		return nil
+	}
+	ew := &anErrWriter{w: w}
+	anSteady(ew, a)
+	anThroughput(ew, a)
+	anStability(ew, a)
+	anStalls(ew, a)
+	if pc := a.PageCache; pc != nil {
+		fmt.Fprintf(ew, "\nPage cache\n  %s\n", pc.Verdict)
+	}
+	anCost(ew, a)
+	if len(a.Notes) > 0 {
+		fmt.Fprintf(ew, "\nAnalysis notes\n")
+		for _, n := range a.Notes {
+			fmt.Fprintf(ew, "  - %s\n", n)
+		}
+	}
+	return ew.err
+}
+
+type anErrWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *anErrWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func anSteady(w io.Writer, a *result.Analysis) {
+	ss := a.SteadyState
+	fmt.Fprintf(w, "\nSteady state (phase %q)\n", a.Phase)
+	used := "none"
+	if ss.WarmupNs > 0 {
+		used = fmt.Sprintf("first %s trimmed (%d intervals)", anSecs(ss.WarmupNs), ss.WarmupIntervals)
+	}
+	fmt.Fprintf(w, "  warm-up   : %s [--warmup %s, method %s]\n", used, ss.Requested, ss.Method)
+	fmt.Fprintf(w, "  why       : %s\n", ss.Reason)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\t\traw (whole phase)\tsteady (used)\t\n")
+	fmt.Fprintf(tw, "\twindow\t%s\t%s\t\n", anSpan(a.Raw), anSpan(a.Steady))
+	fmt.Fprintf(tw, "\tsustained\t%s\t%s\t\n", anRate(a.Raw.SustainedOpsPerS), anRate(a.Steady.SustainedOpsPerS))
+	fmt.Fprintf(tw, "\tpeak 1 s\t%s\t%s\t\n", anPeak(a.Raw), anPeak(a.Steady))
+	if a.Raw.Bytes > 0 {
+		fmt.Fprintf(tw, "\tsustained bytes\t%s/s\t%s/s\t\n", anBytes(a.Raw.SustainedBytesPerS), anBytes(a.Steady.SustainedBytesPerS))
+	}
+	fmt.Fprintf(tw, "\tCV of 1 s\t%s\t%s\t\n", anCV(a.Raw.Stability), anCV(a.Steady.Stability))
+	fmt.Fprintf(tw, "\terrors\t%s\t%s\t\n", anInt(float64(a.Raw.Errors)), anInt(float64(a.Steady.Errors)))
+	tw.Flush()
+}
+
+func anThroughput(w io.Writer, a *result.Analysis) {
+	s := a.Steady
+	fmt.Fprintf(w, "\nThroughput (steady window)\n")
+	var peak, sus, bpeak, bsus []string
+	for _, o := range s.PerOp {
+		peak = append(peak, fmt.Sprintf("%s: %s", o.Op, anRate(o.PeakOpsPerS)))
+		sus = append(sus, fmt.Sprintf("%s: %s", o.Op, anRate(o.SustainedOpsPerS)))
+		if o.Bytes > 0 {
+			bpeak = append(bpeak, fmt.Sprintf("%s: %s/s", o.Op, anBytes(o.PeakBytesPerS)))
+			bsus = append(bsus, fmt.Sprintf("%s: %s/s", o.Op, anBytes(o.SustainedBytesPerS)))
+		}
+	}
+	if s.Stability.Intervals > 0 {
+		fmt.Fprintf(w, "  peak        : %s%s (highest 1 s interval, at %s)\n", anRate(s.PeakOpsPerS), anList(peak), anSecs(s.PeakAtNs))
+	} else {
+		fmt.Fprintf(w, "  peak        : not measured (no full 1 s interval)\n")
+	}
+	fmt.Fprintf(w, "  sustained   : %s%s (%s ops / %s)\n", anRate(s.SustainedOpsPerS), anList(sus), anInt(float64(s.Ops)), anSecs(s.LengthNs))
+	if s.Bytes > 0 {
+		fmt.Fprintf(w, "  peak bytes  : %s/s%s\n", anBytes(s.PeakBytesPerS), anList(bpeak))
+		fmt.Fprintf(w, "  sust. bytes : %s/s%s\n", anBytes(s.SustainedBytesPerS), anList(bsus))
+	}
+	if s.Errors > 0 {
+		fmt.Fprintf(w, "  errors      : %s in the steady window (%.2f%% of attempts)\n", anInt(float64(s.Errors)), 100*float64(s.Errors)/float64(s.Errors+s.Ops))
+	}
+}
+
+func anStability(w io.Writer, a *result.Analysis) {
+	fmt.Fprintf(w, "\nStability of the 1 s throughput (ops/s)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\twindow\tintervals\tmin\tmax\tmean\tstd-dev\tCV\t\n")
+	for _, row := range []struct {
+		name string
+		s    result.Stability
+	}{{"raw", a.Raw.Stability}, {"steady", a.Steady.Stability}} {
+		s := row.s
+		if s.Intervals == 0 {
+			fmt.Fprintf(tw, "\t%s\t0\t-\t-\t-\t-\t-\t\n", row.name)
+			continue
+		}
+		fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, s.Intervals, anInt(s.MinOpsPerS), anInt(s.MaxOpsPerS), anInt(s.MeanOpsPerS), anInt(s.StdDevOpsPerS), anCV(s))
+	}
+	tw.Flush()
+}
+
+func anStalls(w io.Writer, a *result.Analysis) {
+	s := a.Stalls
+	if s.BucketWidthNs <= 0 || s.Buckets == 0 {
+		fmt.Fprintf(w, "\nStalls\n  not measured: %s\n", s.Regulation.Reason)
+		return
+	}
+	fmt.Fprintf(w, "\nStalls (%s buckets with no completion while requests were outstanding, whole phase)\n", time.Duration(s.BucketWidthNs))
+	if s.Count == 0 {
+		fmt.Fprintf(w, "  none in %d buckets\n", s.Buckets)
+	} else {
+		fmt.Fprintf(w, "  %d stall(s), longest %s at %s, total %s (%.1f%% of the phase)\n",
+			s.Count, time.Duration(s.LongestNs), anSecs(s.LongestAtNs), time.Duration(s.TotalNs), 100*float64(s.TotalNs)/float64(int64(s.Buckets)*s.BucketWidthNs))
+	}
+	fmt.Fprintf(w, "  regulation: %s\n", s.Regulation.Reason)
+}
+
+func anCost(w io.Writer, a *result.Analysis) {
+	c := a.Cost
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nCost (steady sustained throughput)\n")
+	what := "price given"
+	if c.InstanceType != "" {
+		what = c.InstanceType
+		if c.Provider != "" {
+			what = c.Provider + " " + what
+		}
+	}
+	src := c.PriceSource
+	if c.PriceDate != "" {
+		src += ", " + c.PriceDate
+	}
+	fmt.Fprintf(w, "  cluster     : %d x %s at %s/h = %s/h, %s/month (%.0f h) [%s]\n",
+		c.Nodes, what, anUSD(c.PricePerHourUSD), anUSD(c.ClusterPerHourUSD), anUSD(c.MonthlyUSD), c.HoursPerMonth, src)
+	if c.OpsPerUSD > 0 {
+		fmt.Fprintf(w, "  ops per $   : %s\n", anInt(c.OpsPerUSD))
+		fmt.Fprintf(w, "  $ per M ops : %s\n", anUSD(c.USDPerMillionOps))
+	} else {
+		fmt.Fprintf(w, "  ops per $   : not measured (no throughput)\n")
+	}
+	if c.GBPerUSD > 0 {
+		fmt.Fprintf(w, "  GB per $    : %s\n", anSig(c.GBPerUSD))
+	}
+	if c.Note != "" {
+		fmt.Fprintf(w, "  note        : %s\n", c.Note)
+	}
+}
+
+func anSpan(win result.Window) string {
+	if win.LengthNs == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s-%s", anSecs(win.StartNs), anSecs(win.StartNs+win.LengthNs))
+}
+
+func anPeak(win result.Window) string {
+	if win.Stability.Intervals == 0 {
+		return "-"
+	}
+	return anRate(win.PeakOpsPerS)
+}
+
+func anCV(s result.Stability) string {
+	if s.Intervals < 2 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", s.CVPercent)
+}
+
+func anList(xs []string) string {
+	if len(xs) < 2 {
+		return ""
+	}
+	return " [" + strings.Join(xs, ", ") + "]"
+}
+
+func anRate(v float64) string { return anInt(v) + " op/s" }
+
+// anInt formats v rounded, with thousands separators.
+func anInt(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	neg := v < 0
+	s := fmt.Sprintf("%.0f", math.Abs(v))
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg && s != "0" {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// anSig formats v with 3 significant digits.
+func anSig(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		return anInt(v)
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func anSecs(ns int64) string {
+	s := float64(ns) / 1e9
+	if s == math.Trunc(s) {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+func anBytes(v float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return anSig(v) + " " + units[i]
+}
+
+// anUSD formats dollars: cents for amounts of a dollar or more, 4 significant
+// digits below (per-node-hour prices like $0.0816).
+func anUSD(v float64) string {
+	if math.Abs(v) >= 1 {
+		whole := math.Floor(v)
+		cents := math.Round((v - whole) * 100)
+		if cents == 100 {
+			whole, cents = whole+1, 0
+		}
+		return fmt.Sprintf("$%s.%02.0f", anInt(whole), cents)
+	}
+	return "$" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".")
+}
