@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Apache Kafka (KRaft, one combined broker+controller) on 127.0.0.1 for the
+# Kafka integration tests and scripts/bench-kafka.sh.
+#   install  fetch kafka_2.13, kafka-tools and a log4j2 binding (pinned, Maven
+#            Central) into .cache/kafka-$KAFKA_VERSION/libs; idempotent
+#   start    format the log dir once, start the broker, wait until it serves
+#   stop     stop it (SIGTERM, then SIGKILL after 20 s)
+#   env      print PLATBENCH_KAFKA_* for the tests
+# Listeners: 9092 PLAINTEXT, 9093 controller, 9094 SASL_PLAINTEXT (PLAIN and
+# SCRAM-SHA-256; users admin/admin-secret (super user) and bench/bench-secret).
+# KAFKA_CPUS=1 pins the broker with taskset (benchmarks); KAFKA_HEAP (default 768m).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+KAFKA_VERSION=4.3.1
+CONF="$ROOT/scripts/servers/kafka"
+HOME_DIR="$ROOT/.cache/kafka-$KAFKA_VERSION"
+LIBS="$HOME_DIR/libs"
+RUN="${KAFKA_RUN_DIR:-$ROOT/.cache/kafka-run}"
+DATA="$RUN/data"
+PIDF="$RUN/kafka.pid"
+LOG="$RUN/server.log"
+HEAP="${KAFKA_HEAP:-768m}"
+
+java_cmd() {
+  java -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$CONF/log4j2.properties" -Dkafka.logs.file="$LOG" \
+    -cp "$LIBS/*" "$@"
+}
+
+install() {
+  if [ -f "$LIBS/.complete" ]; then return 0; fi
+  command -v java >/dev/null || { echo "kafka.sh: java not found (fix: apt-get install -y openjdk-17-jre-headless)" >&2; exit 1; }
+  command -v mvn >/dev/null || { echo "kafka.sh: mvn not found (fix: apt-get install -y maven)" >&2; exit 1; }
+  rm -rf "$LIBS"; mkdir -p "$LIBS"
+  mvn -q -B -f "$CONF/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS" >&2
+  ls "$LIBS"/kafka_2.13-"$KAFKA_VERSION".jar "$LIBS"/kafka-tools-"$KAFKA_VERSION".jar >/dev/null
+  touch "$LIBS/.complete"
+}
+
+running() { [ -f "$PIDF" ] && kill -0 "$(cat "$PIDF")" 2>/dev/null; }
+
+ready() { # the broker accepts connections on 9092 and 9094
+  (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/9094) 2>/dev/null
+}
+
+start() {
+  install
+  if running; then echo "kafka.sh: already running (pid $(cat "$PIDF"))" >&2; return 0; fi
+  if ready; then echo "kafka.sh: something already listens on 127.0.0.1:9092 (fix: stop it, or use it via PLATBENCH_KAFKA_URL)" >&2; exit 1; fi
+  mkdir -p "$RUN"
+  sed "s#@DATA@#$DATA#" "$CONF/server.properties.in" > "$RUN/server.properties"
+  if [ ! -f "$DATA/meta.properties" ]; then
+    rm -rf "$DATA"
+    java_cmd kafka.tools.StorageTool format --cluster-id cGxhdGJlbmNoLWthZmthMQ --config "$RUN/server.properties" \
+      --add-scram 'SCRAM-SHA-256=[name=bench,password=bench-secret]' \
+      --add-scram 'SCRAM-SHA-256=[name=admin,password=admin-secret]' >"$RUN/format.log" 2>&1 \
+      || { echo "kafka.sh: formatting $DATA failed; see $RUN/format.log" >&2; cat "$RUN/format.log" >&2; exit 1; }
+  fi
+  local pin=()
+  if [ -n "${KAFKA_CPUS:-}" ]; then pin=(taskset -c "$KAFKA_CPUS"); fi
+  : >"$LOG"
+  "${pin[@]}" java -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$CONF/log4j2.properties" -Dkafka.logs.file="$LOG" \
+    -cp "$LIBS/*" kafka.Kafka "$RUN/server.properties" >"$RUN/stdout.log" 2>&1 &
+  echo $! >"$PIDF"
+  for _ in $(seq 1 120); do
+    if ready; then echo "kafka.sh: ready on 127.0.0.1:9092 (pid $(cat "$PIDF"))" >&2; return 0; fi
+    if ! running; then
+      echo "kafka.sh: the broker exited during startup; last lines of $RUN/stdout.log and $LOG:" >&2
+      tail -n 20 "$RUN/stdout.log" "$LOG" >&2; rm -f "$PIDF"; exit 1
+    fi
+    sleep 0.5
+  done
+  echo "kafka.sh: broker not ready on 127.0.0.1:9092 after 60 s; see $LOG" >&2
+  exit 1
+}
+
+stop() {
+  if ! running; then rm -f "$PIDF"; return 0; fi
+  local pid; pid=$(cat "$PIDF")
+  kill "$pid"
+  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || { rm -f "$PIDF"; return 0; }; sleep 0.5; done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$PIDF"
+}
+
+env() {
+  echo "export PLATBENCH_KAFKA_URL=kafka://127.0.0.1:9092"
+  echo "export PLATBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094"
+  echo "export PLATBENCH_KAFKA_SCRIPT=$ROOT/scripts/servers/kafka.sh"
+}
+
+case "${1:-}" in
+  install) install ;;
+  start) start ;;
+  stop) stop ;;
+  env) env ;;
+  classpath) install; echo "$LIBS/*" ;;
+  *) echo "usage: kafka.sh install|start|stop|env|classpath" >&2; exit 2 ;;
+esac

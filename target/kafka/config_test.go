@@ -1,0 +1,139 @@
+package kafka
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/platbench/platbench/target"
+)
+
+func TestParseConfig(t *testing.T) {
+	cases := []struct {
+		name    string
+		url     string
+		opts    map[string]string
+		wantErr []string // substrings of the error; nil = no error
+		check   func(*testing.T, *Config)
+	}{
+		{name: "defaults and port filled in", url: "kafka://h1,h2:9093", check: func(t *testing.T, c *Config) {
+			if strings.Join(c.Brokers, ",") != "h1:9092,h2:9093" || c.Acks != "all" || !c.Idempotent ||
+				c.Partitions != DefaultPartitions || c.Producers != 1 || c.Timeout != DefaultTimeout || c.Consumers != 0 {
+				t.Fatalf("defaults: %+v", c)
+			}
+		}},
+		{name: "options win over the query", url: "kafka://h?acks=1&partitions=4", opts: map[string]string{"partitions": "64"}, check: func(t *testing.T, c *Config) {
+			if c.Acks != "1" || c.Idempotent || c.Partitions != 64 {
+				t.Fatalf("got acks=%s idem=%v partitions=%d", c.Acks, c.Idempotent, c.Partitions)
+			}
+		}},
+		{name: "size range, linger, consume", url: "kafka://h?msg_size=100-2000&linger=5ms&consume=true&compression=zstd", check: func(t *testing.T, c *Config) {
+			if c.MsgSize != 100 || c.MsgSizeMax != 2000 || c.Linger != 5*time.Millisecond || c.Consumers != 1 || c.Codec != "zstd" {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "sasl user from the URL", url: "kafka://bob:pw@h?sasl=SCRAM-SHA-512", check: func(t *testing.T, c *Config) {
+			if c.SASL != "scram-sha-512" || c.User != "bob" || c.Password != "pw" || strings.Contains(c.redactedURL(), "pw") {
+				t.Fatalf("got %+v, redacted %s", c, c.redactedURL())
+			}
+		}},
+		// Every problem is reported at once.
+		{name: "all problems at once", url: "kafka://h?acks=2&msg_size=10&compression=brotli&bogus=1&linger=soon",
+			wantErr: []string{`acks="2"`, `msg_size="10"`, `compression="brotli"`, `unknown option "bogus"`, `linger="soon"`}},
+		{name: "no broker", url: "kafka://", wantErr: []string{"no broker"}},
+		{name: "idempotence needs acks=all", url: "kafka://h?acks=1&idempotent=true", wantErr: []string{"idempotent=true needs acks=all"}},
+		{name: "sasl without user", url: "kafka://h?sasl=plain", wantErr: []string{"needs a user"}},
+		{name: "cert without key", url: "kafka://h?tls_cert=/x.pem", wantErr: []string{"tls_cert and tls_key"}},
+		{name: "partitions out of range", url: "kafka://h?partitions=0", wantErr: []string{"partitions"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := url.Parse(tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := ParseConfig(u, tc.opts)
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				tc.check(t, c)
+				return
+			}
+			var ce *target.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("want a ConfigError, got %v", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestHeaderRoundTrip(t *testing.T) {
+	b := make([]byte, HeaderLen+3)
+	in := header{sendNs: 1_700_000_000_123_456_789, run: 0xdeadbeef, producer: 7, seq: 1 << 40}
+	putHeader(b, in)
+	out, ok := readHeader(b)
+	if !ok || out != in {
+		t.Fatalf("got %+v ok=%v, want %+v", out, ok, in)
+	}
+	if _, ok := readHeader(b[:HeaderLen-1]); ok {
+		t.Fatal("a short payload must not parse")
+	}
+}
+
+func TestLedgerCountsLostAndDuplicates(t *testing.T) {
+	l := newLedger(42)
+	var acked bitmap
+	for s := uint64(0); s < 1000; s++ {
+		acked.set(s)
+	}
+	// Consumers see 0..997 once, 10 and 500 twice, never 998 and 999, plus
+	// one message of another run and one without a header.
+	for s := uint64(0); s < 998; s++ {
+		l.note(header{run: 42, producer: 3, seq: s}, true, 100)
+	}
+	l.note(header{run: 42, producer: 3, seq: 10}, true, 100)
+	l.note(header{run: 42, producer: 3, seq: 500}, true, 100)
+	l.note(header{run: 41, producer: 3, seq: 1}, true, 100)
+	l.note(header{}, false, 5)
+	seen := l.seen[3]
+	if lost := seen.missing(&acked); lost != 2 {
+		t.Errorf("lost = %d, want 2", lost)
+	}
+	if l.dups != 2 || l.foreign != 2 || l.records != 1002 || l.bytes != 1001*100+5 {
+		t.Errorf("dups=%d foreign=%d records=%d bytes=%d", l.dups, l.foreign, l.records, l.bytes)
+	}
+	if extra := seen.extra(&acked); extra != 0 {
+		t.Errorf("extra = %d, want 0", extra)
+	}
+}
+
+func TestClassOf(t *testing.T) {
+	cases := []struct {
+		err  error
+		want target.Class
+	}{
+		{errors.New("boom"), target.ClassOther},
+		{kgoTimeout(), target.ClassTimeout},
+		{wrap(kerr.NotLeaderForPartition), target.ClassUnavailable},
+		{wrap(kerr.TopicAuthorizationFailed), target.ClassRejected},
+		{wrap(kerr.ThrottlingQuotaExceeded), target.ClassOverloaded},
+	}
+	for _, c := range cases {
+		if got := target.Classify(classify(c.err)); got != c.want {
+			t.Errorf("%v: class %s, want %s", c.err, got, c.want)
+		}
+	}
+}

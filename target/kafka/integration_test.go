@@ -1,0 +1,482 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// brokerURL is the broker the integration tests use. Unset: skip locally,
+// fail in CI (CI must run these tests, never skip them).
+func brokerURL(t testing.TB, env string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set but CI is: the Kafka integration tests must run (scripts/test.sh starts the broker)", env)
+		}
+		t.Skipf("%s not set (run: eval \"$(scripts/servers/kafka.sh env)\" after scripts/servers/kafka.sh start)", env)
+	}
+	return v
+}
+
+func open(t testing.TB, raw string, opts map[string]string) *Target {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg.(*Target)
+}
+
+// sink counts what the background consumers record.
+type sink struct {
+	mu     sync.Mutex
+	n      [workload.NumOps][target.NumClasses]int64
+	bytes  uint64
+	maxLat int64
+	minLat int64
+}
+
+func (s *sink) RecordAsync(op workload.Op, lat int64, bytes uint64, c target.Class) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n[op][c]++
+	s.bytes += bytes
+	if c == target.ClassNone {
+		if s.n[op][c] == 1 || lat < s.minLat {
+			s.minLat = lat
+		}
+		s.maxLat = max(s.maxLat, lat)
+	}
+}
+
+func (s *sink) count(op workload.Op, c target.Class) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[op][c]
+}
+
+func produceSpec() *workload.Spec {
+	return &workload.Spec{Name: "produce", Records: 1000, FieldCount: 1, FieldLength: 1000,
+		Mix: []workload.Mix{{Op: workload.OpProduce, Weight: 1}}}
+}
+
+func topicExists(t *testing.T, tg *Target, topic string) bool {
+	t.Helper()
+	tds, err := tg.admin.ListTopics(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td, ok := tds[topic]
+	return ok && td.Err == nil
+}
+
+func adminFor(t *testing.T, raw string) *kadm.Client {
+	tg := open(t, raw, nil)
+	if err := tg.Setup(context.Background(), produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg.admin
+}
+
+// Streaming: producers and background consumers together; every acked
+// message arrives exactly once and has an end-to-end latency.
+func TestStreamProduceConsume(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_URL")
+	tg := open(t, raw, map[string]string{"partitions": "6", "consumers": "2", "producers": "2", "key": "request"})
+	ctx := context.Background()
+	if err := tg.Setup(ctx, produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	topic := tg.Topic()
+	if !strings.HasPrefix(topic, DefaultTopicPrefix) || !topicExists(t, tg, topic) {
+		t.Fatalf("topic %q not created with the default prefix", topic)
+	}
+	var s sink
+	bctx, stop := context.WithCancel(ctx)
+	bgErr := make(chan error, 1)
+	go func() { bgErr <- tg.RunBackground(bctx, &s) }()
+
+	const workers, per = 4, 300
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i := 0; i < workers; i++ {
+		w, err := tg.NewWorker(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.Close()
+			req := workload.Request{Op: workload.OpProduce}
+			for j := 0; j < per; j++ {
+				req.Key = strconv.AppendInt(req.Key[:0], int64(j%17), 10)
+				if err := w.Do(ctx, &req); err != nil {
+					failed.Add(1)
+					t.Errorf("produce: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Wait until the consumers have seen everything, then end the run.
+	deadline := time.Now().Add(30 * time.Second)
+	for s.count(workload.OpConsume, target.ClassNone) < workers*per && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	if err := <-bgErr; err != nil {
+		t.Fatal(err)
+	}
+	sum := tg.Summary(ctx)
+	t.Logf("summary: %v; e2e latency min %v max %v", sum, time.Duration(s.minLat), time.Duration(s.maxLat))
+	if got := s.count(workload.OpConsume, target.ClassNone); got != workers*per {
+		t.Errorf("consumed %d messages with latency, want %d", got, workers*per)
+	}
+	if s.bytes != workers*per*1000 {
+		t.Errorf("consumed %d bytes, want %d", s.bytes, workers*per*1000)
+	}
+	if s.maxLat <= 0 || s.maxLat > int64(30*time.Second) {
+		t.Errorf("end-to-end latency max %v is not plausible", time.Duration(s.maxLat))
+	}
+	want := map[string]string{"kafka.lost": "0", "kafka.duplicated": "0", "kafka.produced_acked": strconv.Itoa(workers * per),
+		"kafka.consumer_lag_end": "0", "kafka.consumed_unacked": "0"}
+	for k, v := range want {
+		if sum[k] != v {
+			t.Errorf("summary %s = %q, want %q", k, sum[k], v)
+		}
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if topicExists(t, open(t, raw, nil).mustSetup(t), topic) {
+		t.Errorf("topic %s still exists after Close", topic)
+	}
+}
+
+func (tg *Target) mustSetup(t *testing.T) *Target {
+	if err := tg.Setup(context.Background(), produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// Backlog drain: BulkLoad fills the topic (the load phase), then workers of
+// the same Target consume it all with CONSUME ops (the run phase).
+func TestBulkLoadThenDrain(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_URL")
+	ctx := context.Background()
+	const n = 5000
+	spec := &workload.Spec{Name: "drain", Records: n, FieldCount: 1, FieldLength: 200,
+		Mix: []workload.Mix{{Op: workload.OpConsume, Weight: 1}}}
+	tg := open(t, raw, map[string]string{"partitions": "4"})
+	if err := tg.Setup(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, r := range [][2]uint64{{0, n / 2}, {n / 2, n}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := tg.BulkLoad(ctx, spec, r[0], r[1]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if size, err := tg.DiskBytes(ctx); err != nil || size < n*200 {
+		t.Errorf("DiskBytes = %d, %v; want >= %d", size, err, n*200)
+	}
+	var consumed atomic.Int64
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for i := 0; i < 2; i++ {
+		w, err := tg.NewWorker(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := workload.Request{Op: workload.OpConsume}
+			for consumed.Load() < n && cctx.Err() == nil {
+				if err := w.Do(cctx, &req); err != nil {
+					if cctx.Err() == nil {
+						t.Errorf("consume: %v", err)
+					}
+					return
+				}
+				if consumed.Add(1) == n {
+					cancel() // wake the other worker's poll
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if consumed.Load() != n {
+		t.Fatalf("consumed %d, want %d", consumed.Load(), n)
+	}
+	sum := tg.Summary(ctx)
+	t.Logf("drain summary: %v", sum)
+	want := map[string]string{"kafka.produced_acked": strconv.Itoa(n), "kafka.consumed": strconv.Itoa(n),
+		"kafka.consumed_bytes": strconv.Itoa(n * 200), "kafka.lost": "0", "kafka.duplicated": "0",
+		"kafka.foreign": "0", "kafka.consumer_lag_end": "0"}
+	for k, v := range want {
+		if sum[k] != v {
+			t.Errorf("summary %s = %q, want %q", k, sum[k], v)
+		}
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A topic named with topic= that already exists is used as it is and is
+// never deleted; its old messages count as foreign, not lost or duplicated.
+func TestExistingTopicIsKept(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_URL")
+	ctx := context.Background()
+	first := open(t, raw, map[string]string{"partitions": "1", "keep": "true"})
+	if err := first.Setup(ctx, produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	topic := first.Topic()
+	w, _ := first.NewWorker(0)
+	for i := 0; i < 10; i++ {
+		if err := w.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first.Close()
+
+	second := open(t, raw, map[string]string{"topic": topic, "consumers": "1"})
+	if err := second.Setup(ctx, produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	var s sink
+	bctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { second.RunBackground(bctx, &s); close(done) }()
+	w2, _ := second.NewWorker(0)
+	for i := 0; i < 5; i++ {
+		if err := w2.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); s.count(workload.OpConsume, target.ClassNone) < 5 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	sum := second.Summary(ctx)
+	if sum["kafka.foreign"] != "10" || sum["kafka.lost"] != "0" || sum["kafka.duplicated"] != "0" || s.count(workload.OpConsume, target.ClassNone) != 5 {
+		t.Errorf("summary %v, %d recorded: want 10 foreign, 0 lost, 0 duplicated, 5 recorded", sum, s.count(workload.OpConsume, target.ClassNone))
+	}
+	second.Close()
+	check := open(t, raw, nil).mustSetup(t)
+	if !topicExists(t, check, topic) {
+		t.Fatalf("named topic %s was deleted; only topics Setup created may be", topic)
+	}
+	if _, err := check.admin.DeleteTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnreachableBroker(t *testing.T) {
+	brokerURL(t, "PLATBENCH_KAFKA_URL") // an integration test: CI runs it with the others
+	tg := open(t, "kafka://127.0.0.1:1", map[string]string{"dial_timeout": "1s"})
+	start := time.Now()
+	err := tg.Setup(context.Background(), produceSpec())
+	if err == nil {
+		t.Fatal("Setup against a closed port succeeded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "cannot reach a broker at 127.0.0.1:1") || !strings.Contains(msg, "fix:") || strings.Contains(msg, "\n") {
+		t.Errorf("error is not one clear line with the fix: %q", msg)
+	}
+	if target.Classify(err) != target.ClassUnavailable {
+		t.Errorf("class %s, want unavailable", target.Classify(err))
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("Setup took %v to give up", d)
+	}
+	_ = tg.Close()
+}
+
+// SASL: SCRAM and PLAIN users authenticate; a user without permission to
+// create topics gets one clear error naming the fix.
+func TestSASL(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_SASL_URL")
+	host := strings.TrimPrefix(raw, "kafka://")
+	ctx := context.Background()
+
+	denied := open(t, "kafka://bench:bench-secret@"+host+"?sasl=scram-sha-256", map[string]string{"topic": "platbench-nope-" + strconv.FormatInt(time.Now().UnixNano(), 36)})
+	err := denied.Setup(ctx, produceSpec())
+	if err == nil || !strings.Contains(err.Error(), "may not create it") || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("want a clear permission error, got %v", err)
+	}
+	if target.Classify(err) != target.ClassRejected {
+		t.Errorf("class %s, want rejected", target.Classify(err))
+	}
+	denied.Close()
+
+	bad := open(t, "kafka://admin:wrong@"+host+"?sasl=plain", map[string]string{"dial_timeout": "2s"})
+	err = bad.Setup(ctx, produceSpec())
+	if err == nil || !strings.Contains(err.Error(), "authentication failed") {
+		t.Fatalf("want an authentication error, got %v", err)
+	}
+	bad.Close()
+
+	for _, mech := range []string{"plain", "scram-sha-256"} {
+		tg := open(t, "kafka://admin:admin-secret@"+host+"?sasl="+mech, map[string]string{"partitions": "1"})
+		if err := tg.Setup(ctx, produceSpec()); err != nil {
+			t.Fatalf("%s: %v", mech, err)
+		}
+		w, err := tg.NewWorker(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+			t.Errorf("%s: produce: %v", mech, err)
+		}
+		if info := tg.Describe(ctx); strings.Contains(info.URL, "admin-secret") || info.Version == "" {
+			t.Errorf("%s: Describe = %+v (password must not show; version must)", mech, info)
+		}
+		if err := tg.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// A broker restart in the middle of a produce run: produces fail with a
+// class while it is down, the run goes on, and resumes when it is back.
+func TestBrokerRestart(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_URL")
+	script := os.Getenv("PLATBENCH_KAFKA_SCRIPT")
+	if script == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("PLATBENCH_KAFKA_SCRIPT is not set but CI is (scripts/servers/kafka.sh env sets it)")
+		}
+		t.Skip("PLATBENCH_KAFKA_SCRIPT not set: cannot restart the broker")
+	}
+	ctx := context.Background()
+	tg := open(t, raw, map[string]string{"partitions": "2", "timeout": "1500ms", "consumers": "1"})
+	if err := tg.Setup(ctx, produceSpec()); err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var s sink
+	bctx, stopBg := context.WithCancel(ctx)
+	bgDone := make(chan struct{})
+	go func() { tg.RunBackground(bctx, &s); close(bgDone) }()
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	var before, after, errs int64
+	classes := map[target.Class]int64{}
+	restarted := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		out, err := exec.Command("bash", script, "stop").CombinedOutput()
+		if err == nil {
+			time.Sleep(2 * time.Second)
+			out, err = exec.Command("bash", script, "start").CombinedOutput()
+		}
+		if err != nil {
+			err = errors.New(string(out) + err.Error())
+		}
+		restarted <- err
+	}()
+	req := workload.Request{Op: workload.OpProduce}
+	done := false
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		err := w.Do(ctx, &req)
+		switch {
+		case err != nil:
+			errs++
+			classes[target.Classify(err)]++
+		case done:
+			after++
+		default:
+			before++
+		}
+		if !done {
+			select {
+			case rerr := <-restarted:
+				if rerr != nil {
+					t.Fatalf("restarting the broker: %v", rerr)
+				}
+				done = true
+			default:
+			}
+		}
+		if done && after >= 200 {
+			break
+		}
+	}
+	stopBg()
+	<-bgDone
+	sum := tg.Summary(ctx)
+	t.Logf("restart: %d ok before, %d errors %v, %d ok after; summary %v", before, errs, classes, after, sum)
+	if errs == 0 {
+		t.Error("no produce failed while the broker was down")
+	}
+	if classes[target.ClassOther] == errs {
+		t.Errorf("every error was unclassified: %v", classes)
+	}
+	if after < 200 {
+		t.Errorf("only %d produces succeeded after the restart", after)
+	}
+	if sum["kafka.lost"] != "0" {
+		t.Errorf("acknowledged messages lost across a clean restart: %v", sum)
+	}
+}
+
+// BenchmarkProduce: 1000-byte produces, acks=all, one worker. Run with
+// PLATBENCH_KAFKA_URL set: go test -bench Produce -benchmem ./target/kafka
+func BenchmarkProduce(b *testing.B) {
+	raw := brokerURL(b, "PLATBENCH_KAFKA_URL")
+	tg := open(b, raw, map[string]string{"partitions": "1"})
+	ctx := context.Background()
+	if err := tg.Setup(ctx, produceSpec()); err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	w, _ := tg.NewWorker(0)
+	req := workload.Request{Op: workload.OpProduce}
+	for i := 0; i < 100; i++ {
+		_ = w.Do(ctx, &req)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := w.Do(ctx, &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

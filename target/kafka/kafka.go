@@ -1,0 +1,648 @@
+package kafka
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Target is a Kafka-protocol cluster with one topic.
+type Target struct {
+	cfg   *Config
+	conn  []kgo.Opt
+	admin *kadm.Client
+	adm   *kgo.Client
+	run   uint32 // run id written into every payload
+
+	topic   string
+	created bool // Setup created the topic: Close deletes it unless Keep
+	group   string
+	msgSize int // bytes per message (the smallest when a range)
+	msgMax  int // largest message; == msgSize when fixed
+	pull    bool
+
+	mu        sync.Mutex
+	producers []*kgo.Client
+	workers   []*Worker
+	nextProd  atomic.Uint32
+	bulkAcked bitmap // acked sequence numbers of BulkLoad (producer id bulkProducer)
+	ledger    *ledger
+
+	bg        []*kgo.Client // background consumers (streaming)
+	bgStop    context.CancelFunc
+	bgDone    chan struct{}
+	lagAtEnd  int64
+	lagKnown  bool
+	lagErr    error
+	closeOnce sync.Once
+}
+
+const bulkProducer = 1<<32 - 1
+
+var (
+	_ target.Target     = (*Target)(nil)
+	_ target.Background = (*Target)(nil)
+	_ target.Bulker     = (*Target)(nil)
+	_ target.Summarizer = (*Target)(nil)
+	_ target.Describer  = (*Target)(nil)
+	_ target.Sizer      = (*Target)(nil)
+)
+
+// Open is the registry's opener: kafka://host1:9092,host2:9092?opt=value.
+// It connects nothing; Setup does.
+func Open(_ context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
+	cfg, err := ParseConfig(u, opts)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg)
+}
+
+// New returns a Target for cfg (already validated by ParseConfig).
+func New(cfg *Config) (*Target, error) {
+	conn, err := cfg.connOpts()
+	if err != nil {
+		return nil, err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	t := &Target{cfg: cfg, conn: conn, run: binary.LittleEndian.Uint32(b[:])}
+	t.ledger = newLedger(t.run)
+	return t, nil
+}
+
+// Topic is the topic in use (known after Setup).
+func (t *Target) Topic() string { return t.topic }
+
+// Setup reaches the cluster, then finds or creates the topic.
+func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	if t.admin == nil {
+		cl, err := kgo.NewClient(t.conn...)
+		if err != nil {
+			return target.Configf("kafka: %v", err)
+		}
+		t.adm, t.admin = cl, kadm.NewClient(cl)
+	}
+	t.msgSize, t.msgMax = t.cfg.MsgSize, t.cfg.MsgSizeMax
+	if t.msgSize == 0 {
+		t.msgSize = DefaultMsgSize
+		if w != nil && w.RecordBytes() >= HeaderLen {
+			t.msgSize = w.RecordBytes()
+		}
+	}
+	if t.msgMax == 0 {
+		t.msgMax = t.msgSize
+	}
+	if w != nil {
+		for _, m := range w.Mix {
+			if m.Op == workload.OpConsume && m.Weight > 0 {
+				t.pull = true
+			}
+		}
+		if (t.cfg.Key == "uniform" || t.cfg.Key == "zipfian") && string(w.Distribution) != t.cfg.Key {
+			return target.Configf("kafka: key=%s but the workload's distribution is %q (fix: --distribution %s, or key=request to use the workload's keys as they are)", t.cfg.Key, w.Distribution, t.cfg.Key)
+		}
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, t.cfg.DialTimeout+5*time.Second)
+	defer cancel()
+	md, err := t.admin.BrokerMetadata(cctx)
+	if err != nil {
+		return t.reachErr(err)
+	}
+	if t.topic != "" { // Setup is called again before the run phase
+		return nil
+	}
+	t.topic = t.cfg.Topic
+	if t.topic == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		t.topic = t.cfg.TopicPrefix + hex.EncodeToString(b[:])
+	}
+	t.group = t.cfg.Group
+	if t.group == "" {
+		t.group = "platbench-" + t.topic
+	}
+	tds, err := t.admin.ListTopics(cctx, t.topic)
+	hidden := errors.Is(err, kerr.TopicAuthorizationFailed) // absent, or present and not ours to see
+	if err != nil && !hidden {
+		return t.reachErr(err)
+	}
+	if td, ok := tds[t.topic]; ok && td.Err == nil {
+		return nil // exists: use it as it is, never delete it
+	} else if ok && errors.Is(td.Err, kerr.TopicAuthorizationFailed) {
+		hidden = true
+	}
+	if !t.cfg.Create {
+		return target.Configf("kafka: topic %q does not exist and create=false (fix: create it, or drop create=false)", t.topic)
+	}
+	rf := t.cfg.Replication
+	if rf == 0 {
+		rf = int16(min(3, len(md.Brokers)))
+	}
+	if int(rf) > len(md.Brokers) {
+		return target.Configf("kafka: replication=%d but the cluster has %d broker(s) (fix: replication<=%d)", rf, len(md.Brokers), len(md.Brokers))
+	}
+	resp, err := t.admin.CreateTopic(cctx, t.cfg.Partitions, rf, nil, t.topic)
+	if err == nil {
+		err = resp.Err
+	}
+	switch {
+	case err == nil:
+		t.created = true
+	case errors.Is(err, kerr.TopicAlreadyExists):
+	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed):
+		what := "does not exist"
+		if hidden {
+			what = "does not exist (or user may not describe it)"
+		}
+		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: topic %q %s and user %q may not create it: %w (fix: create the topic first and name it with topic=NAME, or grant CREATE and DESCRIBE to this user)", t.topic, what, t.cfg.User, err)}
+	default:
+		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
+	}
+	// The new topic's leaders take a moment to be known everywhere; wait for
+	// them so that the first produces do not count as errors.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		tds, err := t.admin.ListTopics(cctx, t.topic)
+		if err == nil {
+			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == int(t.cfg.Partitions) && allLeaders(td) {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+func allLeaders(td kadm.TopicDetail) bool {
+	for _, p := range td.Partitions {
+		if p.Leader < 0 || p.Err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reachErr turns a failure to talk to the cluster into one line with the fix.
+func (t *Target) reachErr(err error) error {
+	var fix string
+	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed):
+		fix = "check the user and password, and the sasl= mechanism the broker enables"
+		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: authentication failed at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+	case errors.Is(err, context.DeadlineExceeded):
+		fix = "is the broker up and the address right? with TLS or SASL listeners, set tls=true or sasl=..."
+	default:
+		fix = "start the broker (scripts/servers/kafka.sh start) or correct the address in the URL"
+	}
+	return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+}
+
+// producer returns the producer client for a new worker, creating it.
+func (t *Target) producer() (*kgo.Client, uint32, error) {
+	id := t.nextProd.Add(1) - 1
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := int(id) % t.cfg.Producers
+	for len(t.producers) <= i {
+		opts := append(append([]kgo.Opt{}, t.conn...), t.cfg.producerOpts()...)
+		opts = append(opts, kgo.DefaultProduceTopic(t.topic))
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			return nil, 0, target.Configf("kafka: producer: %v", err)
+		}
+		t.producers = append(t.producers, cl)
+	}
+	return t.producers[i], id, nil
+}
+
+// consumer returns a new group member for the topic.
+func (t *Target) consumer() (*kgo.Client, error) {
+	start := kgo.NewOffset().AtStart()
+	if t.cfg.Offset == "latest" {
+		start = kgo.NewOffset().AtEnd()
+	}
+	opts := append(append([]kgo.Opt{}, t.conn...),
+		kgo.ConsumeTopics(t.topic), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, target.Configf("kafka: consumer: %v", err)
+	}
+	return cl, nil
+}
+
+// NewWorker returns a worker with its own producer record and buffers; in
+// consume-only and drain workloads it also is a consumer group member.
+func (t *Target) NewWorker(id int) (target.Worker, error) {
+	if t.topic == "" {
+		return nil, errors.New("kafka: NewWorker before Setup")
+	}
+	prod, pid, err := t.producer()
+	if err != nil {
+		return nil, err
+	}
+	w := newWorker(t, prod, pid)
+	if t.pull {
+		if w.cons, err = t.consumer(); err != nil {
+			return nil, err
+		}
+	}
+	t.mu.Lock()
+	t.workers = append(t.workers, w)
+	t.mu.Unlock()
+	return w, nil
+}
+
+// BulkLoad fills the topic with records [from, to) as fast as the producer
+// goes (the load phase of the backlog-drain workload).
+func (t *Target) BulkLoad(ctx context.Context, w *workload.Spec, from, to uint64) error {
+	if t.topic == "" {
+		return errors.New("kafka: BulkLoad before Setup")
+	}
+	prod, _, err := t.producer()
+	if err != nil {
+		return err
+	}
+	var (
+		firstErr  atomic.Pointer[error]
+		wg        sync.WaitGroup
+		value     = make([]byte, t.msgSize)
+		acked     = make([]uint64, 0, 1024)
+		ackedMu   sync.Mutex
+		recs      = make(chan *kgo.Record, 4096)
+		failCount atomic.Int64
+	)
+	fillValue(value)
+	for i := 0; i < cap(recs); i++ {
+		recs <- &kgo.Record{}
+	}
+	promise := func(r *kgo.Record, err error) {
+		if err != nil {
+			failCount.Add(1)
+			firstErr.CompareAndSwap(nil, &err)
+		} else {
+			seq := binary.LittleEndian.Uint64(r.Value[16:24])
+			ackedMu.Lock()
+			acked = append(acked, seq)
+			ackedMu.Unlock()
+		}
+		recs <- r
+		wg.Done()
+	}
+	for seq := from; seq < to; seq++ {
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		if p := firstErr.Load(); p != nil {
+			break
+		}
+		var r *kgo.Record
+		select {
+		case r = <-recs:
+		case <-ctx.Done():
+			continue
+		}
+		if cap(r.Value) < len(value) {
+			r.Value = make([]byte, len(value))
+		}
+		v := r.Value[:len(value)]
+		copy(v[HeaderLen:], value[HeaderLen:])
+		putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: bulkProducer, seq: seq})
+		*r = kgo.Record{Topic: t.topic, Value: v}
+		wg.Add(1)
+		prod.Produce(ctx, r, promise)
+	}
+	wg.Wait()
+	t.mu.Lock()
+	for _, s := range acked {
+		t.bulkAcked.set(s)
+	}
+	t.mu.Unlock()
+	if p := firstErr.Load(); p != nil {
+		return classify(fmt.Errorf("kafka: bulk load: %d produce(s) failed, first: %w", failCount.Load(), *p))
+	}
+	return ctx.Err()
+}
+
+// RunBackground runs the streaming workload's consumer group members: each
+// consumed message of this run is recorded as a CONSUME with its end-to-end
+// latency. When ctx ends it notes the consumer lag and lets the consumers
+// drain on until Summary has counted lost messages.
+func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
+	n := t.cfg.Consumers
+	if n == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t.mu.Lock()
+	for i := 0; i < n; i++ {
+		cl, err := t.consumer()
+		if err != nil {
+			t.mu.Unlock()
+			return err
+		}
+		t.bg = append(t.bg, cl)
+	}
+	dctx, stop := context.WithCancel(context.Background())
+	t.bgStop, t.bgDone = stop, make(chan struct{})
+	bg := t.bg
+	t.mu.Unlock()
+
+	var recording atomic.Bool
+	recording.Store(true)
+	var wg sync.WaitGroup
+	for _, cl := range bg {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.consumeLoop(dctx, cl, sink, &recording)
+		}()
+	}
+	go func() { wg.Wait(); close(t.bgDone) }()
+	<-ctx.Done()
+	recording.Store(false)
+	t.noteLag(bg)
+	return nil
+}
+
+// consumeLoop polls until ctx ends; while recording it sends every message
+// of this run to sink.
+func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Sink, recording *atomic.Bool) {
+	for ctx.Err() == nil {
+		fs := cl.PollRecords(ctx, 4096)
+		rec := recording.Load()
+		fs.EachError(func(_ string, _ int32, err error) {
+			if rec && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+				sink.RecordAsync(workload.OpConsume, 0, 0, target.Classify(classify(err)))
+			}
+		})
+		now := time.Now().UnixNano()
+		fs.EachRecord(func(r *kgo.Record) {
+			h, ok := readHeader(r.Value)
+			mine := t.ledger.note(h, ok, len(r.Value))
+			if rec && mine {
+				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
+			}
+		})
+	}
+}
+
+// noteLag commits what the consumers have consumed and records the group's lag.
+func (t *Target) noteLag(cls []*kgo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, cl := range cls {
+		_ = cl.CommitUncommittedOffsets(ctx)
+	}
+	lags, err := t.admin.Lag(ctx, t.group)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lagKnown {
+		return
+	}
+	if err == nil {
+		if l, ok := lags[t.group]; ok {
+			err = l.Error()
+			if err == nil {
+				t.lagAtEnd, t.lagKnown = l.Lag.Total(), true
+				return
+			}
+		}
+	}
+	t.lagErr = err
+}
+
+// expected merges the acknowledged sequence numbers of every producer.
+func (t *Target) expected() (map[uint32]*bitmap, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	want := map[uint32]*bitmap{}
+	var n uint64
+	for _, w := range t.workers {
+		want[w.pid] = &w.acked
+		n += w.acked.count
+	}
+	if t.bulkAcked.count > 0 {
+		want[bulkProducer] = &t.bulkAcked
+		n += t.bulkAcked.count
+	}
+	return want, n
+}
+
+// Summary reports consumer lag at the end of the run, and compares what the
+// producers had acknowledged with what the consumers received: lost (acked,
+// never consumed after the drain) and duplicated messages. It is called after
+// the run, when every worker has returned.
+func (t *Target) Summary(ctx context.Context) map[string]string {
+	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
+	consuming := t.pull || t.cfg.Consumers > 0
+	if !consuming {
+		_, n := t.expected()
+		out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
+		return out
+	}
+	if t.pull && !t.lagKnown {
+		var cls []*kgo.Client
+		t.mu.Lock()
+		for _, w := range t.workers {
+			if w.cons != nil && !w.closed {
+				cls = append(cls, w.cons)
+			}
+		}
+		t.mu.Unlock()
+		t.noteLag(cls)
+	}
+	want, n := t.expected()
+	// Let the consumers catch up with what was acknowledged.
+	deadline := time.Now().Add(t.cfg.DrainTimeout)
+	drained := false
+	for {
+		t.ledger.mu.Lock()
+		var got uint64
+		for pid, w := range want {
+			if s := t.ledger.seen[pid]; s != nil {
+				got += w.count - s.missing(w)
+			}
+		}
+		t.ledger.mu.Unlock()
+		if got >= n {
+			drained = true
+			break
+		}
+		if t.pull || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.stopBackground()
+
+	t.ledger.mu.Lock()
+	var lost, unacked uint64
+	pids := make([]uint32, 0, len(want))
+	for pid := range want {
+		pids = append(pids, pid)
+	}
+	sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
+	for _, pid := range pids {
+		s := t.ledger.seen[pid]
+		if s == nil {
+			s = &bitmap{}
+		}
+		lost += s.missing(want[pid])
+	}
+	for pid, s := range t.ledger.seen {
+		if w, ok := want[pid]; ok {
+			unacked += s.extra(w)
+		} else {
+			unacked += s.count
+		}
+	}
+	out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
+	out["kafka.consumed"] = strconv.FormatUint(t.ledger.records, 10)
+	out["kafka.consumed_bytes"] = strconv.FormatUint(t.ledger.bytes, 10)
+	out["kafka.duplicated"] = strconv.FormatUint(t.ledger.dups, 10)
+	out["kafka.consumed_unacked"] = strconv.FormatUint(unacked, 10)
+	out["kafka.foreign"] = strconv.FormatUint(t.ledger.foreign, 10)
+	t.ledger.mu.Unlock()
+	if drained || !t.pull {
+		out["kafka.lost"] = strconv.FormatUint(lost, 10)
+		if !drained {
+			out["kafka.lost_note"] = fmt.Sprintf("consumers had not caught up after drain_timeout=%s: some 'lost' messages may only be late", t.cfg.DrainTimeout)
+		}
+	} else {
+		out["kafka.not_consumed"] = strconv.FormatUint(lost, 10)
+	}
+	t.mu.Lock()
+	if t.lagKnown {
+		out["kafka.consumer_lag_end"] = strconv.FormatInt(t.lagAtEnd, 10)
+	} else if t.lagErr != nil {
+		out["kafka.consumer_lag_end"] = "unknown: " + t.lagErr.Error()
+	}
+	t.mu.Unlock()
+	return out
+}
+
+// stopBackground stops the background consumers and waits for them.
+func (t *Target) stopBackground() {
+	t.mu.Lock()
+	stop, done, bg := t.bgStop, t.bgDone, t.bg
+	t.bgStop, t.bg = nil, nil
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+		for _, cl := range bg {
+			cl.Close()
+		}
+	}
+}
+
+// Describe says what was measured.
+func (t *Target) Describe(ctx context.Context) target.Info {
+	info := target.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
+		"topic": t.topic, "acks": t.cfg.Acks, "idempotent": strconv.FormatBool(t.cfg.Idempotent),
+		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
+		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(int(t.cfg.Partitions)), "client": "franz-go v1.22.2",
+	}}
+	if t.msgMax > t.msgSize {
+		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)
+	}
+	if t.admin == nil {
+		return info
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if md, err := t.admin.BrokerMetadata(cctx); err == nil {
+		for _, b := range md.Brokers {
+			info.Nodes = append(info.Nodes, fmt.Sprintf("%s:%d", b.Host, b.Port))
+		}
+	}
+	if vs, err := t.admin.ApiVersions(cctx); err == nil {
+		vs.Each(func(v kadm.BrokerApiVersions) {
+			if info.Version == "" && v.Err == nil {
+				info.Version = v.VersionGuess()
+			}
+		})
+	}
+	if tds, err := t.admin.ListTopics(cctx, t.topic); err == nil {
+		if td, ok := tds[t.topic]; ok && len(td.Partitions) > 0 {
+			info.Details["partitions"] = strconv.Itoa(len(td.Partitions))
+			info.Details["replication"] = strconv.Itoa(td.Partitions.NumReplicas())
+		}
+	}
+	return info
+}
+
+// DiskBytes is the topic's size in the brokers' log directories (all replicas).
+func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
+	if t.admin == nil {
+		return 0, errors.New("kafka: DiskBytes before Setup")
+	}
+	ds, err := t.admin.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	ds.Each(func(d kadm.DescribedLogDir) {
+		d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
+			if p.Topic == t.topic {
+				n += p.Size
+			}
+		})
+	})
+	return n, nil
+}
+
+// Close closes every client and deletes the topic Setup created unless Keep.
+func (t *Target) Close() error {
+	var err error
+	t.closeOnce.Do(func() {
+		t.stopBackground()
+		t.mu.Lock()
+		for _, w := range t.workers {
+			w.closeConsumer()
+		}
+		for _, p := range t.producers {
+			p.Close()
+		}
+		t.producers = nil
+		t.mu.Unlock()
+		if t.admin == nil {
+			return
+		}
+		if t.created && !t.cfg.Keep {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			resp, derr := t.admin.DeleteTopics(ctx, t.topic)
+			if derr == nil {
+				derr = resp.Error()
+			}
+			if derr != nil {
+				err = fmt.Errorf("kafka: deleting topic %q: %w (fix: delete it by hand, or keep=true)", t.topic, derr)
+			}
+			if t.group != "" {
+				_, _ = t.admin.DeleteGroups(ctx, t.group)
+			}
+		}
+		t.adm.Close()
+	})
+	return err
+}

@@ -1,0 +1,124 @@
+package kafka
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sync"
+)
+
+// The payload header, written by every producer and read by every consumer:
+//
+//	[0:8]   send time, Unix ns (the producer's wall clock at the send)
+//	[8:12]  run id: a random number per Target, so that messages of other
+//	        runs in a reused topic are not counted as lost or duplicated
+//	[12:16] producer id (the runner worker's id)
+//	[16:24] sequence number of this message for this producer, from 0
+//
+// End-to-end latency is the consumer's wall clock minus the send time, so
+// producers and consumers on different hosts need synchronised clocks.
+type header struct {
+	sendNs   int64
+	run      uint32
+	producer uint32
+	seq      uint64
+}
+
+func putHeader(b []byte, h header) {
+	binary.LittleEndian.PutUint64(b[0:8], uint64(h.sendNs))
+	binary.LittleEndian.PutUint32(b[8:12], h.run)
+	binary.LittleEndian.PutUint32(b[12:16], h.producer)
+	binary.LittleEndian.PutUint64(b[16:24], h.seq)
+}
+
+func readHeader(b []byte) (header, bool) {
+	if len(b) < HeaderLen {
+		return header{}, false
+	}
+	return header{
+		sendNs:   int64(binary.LittleEndian.Uint64(b[0:8])),
+		run:      binary.LittleEndian.Uint32(b[8:12]),
+		producer: binary.LittleEndian.Uint32(b[12:16]),
+		seq:      binary.LittleEndian.Uint64(b[16:24]),
+	}, true
+}
+
+// bitmap is a growable set of sequence numbers.
+type bitmap struct {
+	words []uint64
+	count uint64 // bits set
+}
+
+// set marks seq and reports whether it was already set.
+func (m *bitmap) set(seq uint64) (dup bool) {
+	w := seq / 64
+	if w >= uint64(len(m.words)) {
+		n := max(2*len(m.words), int(w)+1, 1024)
+		grown := make([]uint64, n)
+		copy(grown, m.words)
+		m.words = grown
+	}
+	bit := uint64(1) << (seq % 64)
+	if m.words[w]&bit != 0 {
+		return true
+	}
+	m.words[w] |= bit
+	m.count++
+	return false
+}
+
+func (m *bitmap) has(seq uint64) bool {
+	w := seq / 64
+	return w < uint64(len(m.words)) && m.words[w]&(1<<(seq%64)) != 0
+}
+
+// missing counts the sequence numbers set in want and absent from m.
+func (m *bitmap) missing(want *bitmap) uint64 {
+	var n uint64
+	for i, w := range want.words {
+		var have uint64
+		if i < len(m.words) {
+			have = m.words[i]
+		}
+		n += uint64(bits.OnesCount64(w &^ have))
+	}
+	return n
+}
+
+// extra counts the sequence numbers set in m and absent from want.
+func (m *bitmap) extra(want *bitmap) uint64 { return want.missing(m) }
+
+// ledger is what the consumers saw, per producer: which sequence numbers and
+// how many duplicates. Consumers of one group share it.
+type ledger struct {
+	mu      sync.Mutex
+	run     uint32
+	seen    map[uint32]*bitmap
+	dups    uint64
+	foreign uint64 // messages of other runs or without our header
+	records uint64
+	bytes   uint64
+}
+
+func newLedger(run uint32) *ledger { return &ledger{run: run, seen: map[uint32]*bitmap{}} }
+
+// note records one consumed message and reports whether it belongs to this run.
+func (l *ledger) note(h header, ok bool, size int) bool {
+	l.mu.Lock()
+	l.records++
+	l.bytes += uint64(size)
+	if !ok || h.run != l.run {
+		l.foreign++
+		l.mu.Unlock()
+		return false
+	}
+	m := l.seen[h.producer]
+	if m == nil {
+		m = &bitmap{}
+		l.seen[h.producer] = m
+	}
+	if m.set(h.seq) {
+		l.dups++
+	}
+	l.mu.Unlock()
+	return true
+}

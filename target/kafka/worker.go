@@ -1,0 +1,187 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Worker produces (and, in consume-only workloads, consumes) for one runner
+// worker. It owns its record, value buffer and promise, so Do allocates
+// nothing of its own; see BenchmarkProduce for what franz-go allocates.
+type Worker struct {
+	t     *Target
+	prod  *kgo.Client
+	pid   uint32 // producer id written into payloads: unique per Target
+	seq   uint64
+	rec   kgo.Record
+	value []byte // msgMax bytes, filled once
+	key   []byte
+	done  chan error
+	prom  func(*kgo.Record, error)
+	rng   uint64
+	acked bitmap // sequence numbers the broker acknowledged
+
+	cons   *kgo.Client // consumer group member, in consume-only workloads
+	buf    []*kgo.Record
+	pos    int
+	fill   func(*kgo.Record)
+	closed bool
+}
+
+var _ target.Worker = (*Worker)(nil)
+
+func newWorker(t *Target, prod *kgo.Client, pid uint32) *Worker {
+	w := &Worker{t: t, prod: prod, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
+		rng: uint64(pid)*0x9E3779B97F4A7C15 + 1}
+	fillValue(w.value)
+	w.prom = func(_ *kgo.Record, err error) { w.done <- err }
+	w.fill = func(r *kgo.Record) { w.buf = append(w.buf, r) }
+	return w
+}
+
+// fillValue fills b with bytes that do not compress to nothing (so that
+// compression=... is measured on data with some entropy, like text).
+func fillValue(b []byte) {
+	x := uint64(0x2545F4914F6CDD1D)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = 'a' + byte(x%26)
+	}
+}
+
+// Do runs one operation: a produce waits for its acknowledgement.
+func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
+	switch req.Op {
+	case workload.OpProduce, workload.OpInsert, workload.OpWrite, workload.OpUpdate:
+		return w.produce(ctx, req)
+	case workload.OpConsume:
+		return w.consume(ctx)
+	}
+	return target.ErrUnsupported
+}
+
+func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
+	t := w.t
+	n := t.msgSize
+	if t.msgMax > n {
+		w.rng ^= w.rng << 13
+		w.rng ^= w.rng >> 7
+		w.rng ^= w.rng << 17
+		n += int(w.rng % uint64(t.msgMax-n+1))
+	}
+	v := w.value[:n]
+	seq := w.seq
+	w.seq++
+	putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: w.pid, seq: seq})
+	w.rec = kgo.Record{Topic: t.topic, Value: v}
+	if t.cfg.Key != "none" && len(req.Key) > 0 {
+		w.key = append(w.key[:0], req.Key...)
+		w.rec.Key = w.key
+	}
+	w.prod.Produce(ctx, &w.rec, w.prom)
+	// The promise always runs, also when ctx ends: wait for it so that the
+	// record and buffers can be reused.
+	if err := <-w.done; err != nil {
+		return classify(err)
+	}
+	w.acked.set(seq)
+	return nil
+}
+
+// consume returns the next record of this worker's group member.
+func (w *Worker) consume(ctx context.Context) error {
+	if w.cons == nil {
+		return &target.Error{Class: target.ClassRejected, Err: errors.New("kafka: CONSUME in a worker of a workload without CONSUME in its mix")}
+	}
+	for w.pos >= len(w.buf) {
+		w.buf, w.pos = w.buf[:0], 0
+		fs := w.cons.PollRecords(ctx, 1024)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) {
+			return classify(err)
+		}
+		fs.EachRecord(w.fill)
+	}
+	r := w.buf[w.pos]
+	w.buf[w.pos] = nil
+	w.pos++
+	h, ok := readHeader(r.Value)
+	w.t.ledger.note(h, ok, len(r.Value))
+	return nil
+}
+
+func (w *Worker) closeConsumer() {
+	if w.cons == nil || w.closed {
+		return
+	}
+	w.closed = true
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = w.cons.CommitUncommittedOffsets(ctx)
+	w.cons.Close()
+}
+
+// Close leaves the consumer group (the producer client is the Target's).
+func (w *Worker) Close() error {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	w.closeConsumer()
+	return nil
+}
+
+// classify maps franz-go and broker errors onto target error classes.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *target.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	return &target.Error{Class: classOf(err), Err: err}
+}
+
+func classOf(err error) target.Class {
+	var ke *kerr.Error
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, kgo.ErrRecordTimeout),
+		errors.Is(err, kerr.RequestTimedOut):
+		return target.ClassTimeout
+	case errors.Is(err, context.Canceled):
+		return target.ClassOther
+	case errors.Is(err, kerr.ThrottlingQuotaExceeded), errors.Is(err, kgo.ErrMaxBuffered):
+		return target.ClassOverloaded
+	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed),
+		errors.Is(err, kerr.GroupAuthorizationFailed), errors.Is(err, kerr.SaslAuthenticationFailed),
+		errors.Is(err, kerr.MessageTooLarge), errors.Is(err, kerr.RecordListTooLarge),
+		errors.Is(err, kerr.InvalidRecord), errors.Is(err, kerr.UnknownTopicOrPartition),
+		errors.Is(err, kerr.PolicyViolation):
+		return target.ClassRejected
+	case errors.Is(err, kgo.ErrRecordRetries), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, kgo.ErrClientClosed):
+		return target.ClassUnavailable
+	case errors.As(err, &ke) && ke.Retriable:
+		return target.ClassUnavailable
+	case errors.As(err, &ne) && ne.Timeout():
+		return target.ClassTimeout
+	case errors.As(err, &ne):
+		return target.ClassUnavailable
+	}
+	return target.ClassOther
+}
