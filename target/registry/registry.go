@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/target/kafka"
 	"github.com/platbench/platbench/target/redis"
 )
 
@@ -16,6 +17,7 @@ import (
 var Entries = []target.Entry{
 	{Name: "redis", Summary: "Redis or Valkey server or cluster: GET/SET or YCSB hashes, pipelining (redis://[user:pass@]host:6379[/db], rediss://)", Example: "redis://127.0.0.1:6379?mode=hash&pipeline=1", Open: redis.Open},
 	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open},
+	{Name: "kafka", Summary: "Kafka-protocol broker (Apache Kafka, Redpanda): produce, consume, streaming, backlog drain; SASL/TLS options", Example: "kafka://127.0.0.1:9092?acks=all&partitions=16&producers=4", Open: kafka.Open},
 }
 
 // Open opens the target named by rawURL ("embedded", "null",
