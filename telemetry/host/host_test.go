@@ -1,0 +1,197 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/result"
+)
+
+func cpuSeconds(t *testing.T) float64 {
+	t.Helper()
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// A goroutine spinning on one OS thread for 3 s must show as about one core
+// busy: in platbench's own samples, in its busiest thread, and (since the
+// machine is at least that busy) in the host's busiest core. Other processes
+// may add load, so the bounds are one-sided or generous.
+func TestSamplerBusyLoopShowsOneCore(t *testing.T) {
+	s := Start(context.Background(), 500*time.Millisecond)
+	cpu0 := cpuSeconds(t)
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		x := 0
+		for !stop.Load() {
+			for i := 0; i < 1000; i++ {
+				x += i
+			}
+		}
+		_ = x
+	}()
+	time.Sleep(3 * time.Second)
+	stop.Store(true)
+	<-done
+	series := s.Stop()
+	cpu1 := cpuSeconds(t)
+	if err := s.Err(); err != nil {
+		t.Fatalf("sampler error: %v", err)
+	}
+	if n := len(series.Samples); n < 4 || n > 8 {
+		t.Fatalf("%d samples over 3 s at 500 ms, want 4..8", n)
+	}
+	var selfCPU, maxThread, maxCore float64
+	for i, hs := range series.Samples {
+		sum := hs.CPUUser + hs.CPUSystem + hs.CPUIOWait + hs.CPUIRQ + hs.CPUSoftIRQ + hs.CPUSteal + hs.CPUIdle
+		if sum < 0.98 || sum > 1.02 {
+			t.Errorf("sample %d: CPU fractions sum to %.3f, want 1", i, sum)
+		}
+		if hs.CPUMaxCore > maxCore {
+			maxCore = hs.CPUMaxCore
+		}
+		if hs.MemUsedBytes <= 0 || hs.PageCacheBytes < 0 || hs.MemAvailableBytes <= 0 {
+			t.Errorf("sample %d: memory used %d, page cache %d, available %d", i, hs.MemUsedBytes, hs.PageCacheBytes, hs.MemAvailableBytes)
+		}
+		if hs.CtxSwitches == 0 || hs.Interrupts == 0 {
+			t.Errorf("sample %d: %d context switches, %d interrupts: want > 0", i, hs.CtxSwitches, hs.Interrupts)
+		}
+	}
+	if len(series.SelfSamples) != len(series.Samples) {
+		t.Fatalf("%d self samples for %d host samples", len(series.SelfSamples), len(series.Samples))
+	}
+	for _, ps := range series.SelfSamples {
+		selfCPU += ps.CPUCores * float64(500*time.Millisecond) / 1e9
+		if ps.MaxThreadCores > maxThread {
+			maxThread = ps.MaxThreadCores
+		}
+	}
+	// The sampler's view of our CPU time must match getrusage's.
+	want := cpu1 - cpu0
+	if want < 0.5 {
+		t.Fatalf("the busy loop got only %.2f CPU seconds in 3 s: machine too loaded to test", want)
+	}
+	if selfCPU < want*0.7 || selfCPU > want*1.3 {
+		t.Errorf("self samples add up to %.2f CPU s, getrusage says %.2f", selfCPU, want)
+	}
+	// On an idle machine the spinning thread gets a whole core; on a busy one
+	// its share is what getrusage saw over the 3 s.
+	if share := want / 3; maxThread < 0.8*share || maxThread > 1.1 {
+		t.Errorf("busiest thread used %.2f of a core, want %.2f..1.1", maxThread, 0.8*share)
+	}
+	if maxCore < 0.6 {
+		t.Errorf("busiest core was %.2f busy, want about 1", maxCore)
+	}
+	t.Logf("self %.2f CPU s (getrusage %.2f), busiest thread %.2f, busiest core %.2f", selfCPU, want, maxThread, maxCore)
+}
+
+// Writing 32 MiB with fsync must show at least that many write bytes on the
+// device that holds the temporary directory, and in our own process I/O.
+func TestSamplerFileWriteShowsOnDevice(t *testing.T) {
+	dir := t.TempDir()
+	dev, devErr := DeviceOf(dir)
+	s := Start(context.Background(), 500*time.Millisecond)
+	const size = 32 << 20
+	buf := make([]byte, 1<<20)
+	rand.Read(buf)
+	f, err := os.Create(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < size/len(buf); i++ {
+		if _, err := f.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	time.Sleep(700 * time.Millisecond)
+	series := s.Stop()
+
+	var onDev, onAll, self uint64
+	for _, hs := range series.Samples {
+		for name, d := range hs.Disks {
+			onAll += d.WriteBytes
+			if name == dev {
+				onDev += d.WriteBytes
+				if d.Writes > 0 && d.WriteLatencyNs < 0 {
+					t.Errorf("%s: negative write latency", name)
+				}
+			}
+		}
+	}
+	for _, ps := range series.SelfSamples {
+		self += ps.WriteBytes
+	}
+	if devErr != nil {
+		// Overlay or tmpfs: there is no single device; the bytes must still land on some disk.
+		t.Logf("no block device for %s (%v); checking all disks", dir, devErr)
+		if onAll < size*9/10 {
+			t.Errorf("disks saw %d write bytes, want >= %d", onAll, size*9/10)
+		}
+	} else if onDev < size*9/10 {
+		t.Errorf("device %s saw %d write bytes, want >= %d (all disks: %d)", dev, onDev, size*9/10, onAll)
+	}
+	if self < size*9/10 {
+		t.Errorf("own process wrote %d bytes to storage, want >= %d", self, size*9/10)
+	}
+	t.Logf("device %q: %d bytes written; process: %d", dev, onDev, self)
+}
+
+func TestDeviceOfRoot(t *testing.T) {
+	dev, err := DeviceOf("/")
+	if err != nil {
+		t.Skipf("root is not on a block device here: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/block", dev)); err != nil {
+		t.Errorf("DeviceOf(/) = %q, not in /sys/block: %v", dev, err)
+	}
+}
+
+func TestCPUSplitFromFixture(t *testing.T) {
+	// Two readings 1 s apart on 2 CPUs: cpu0 fully busy in user, cpu1 idle
+	// but for 10% steal.
+	hs := result.HostSample{}
+	a := mkStat(map[int64][2]float64{0: {0, 1}, 1: {0, 1}})
+	b := mkStat(map[int64][2]float64{0: {1, 1}, 1: {0, 1.9}})
+	b.CPU[1] = withSteal(b.CPU[1], 0.1)
+	b.CPUTotal.User, b.CPUTotal.Idle, b.CPUTotal.Steal = 1, 2.9, 0.1
+	a.CPUTotal.Idle = 2
+	cpuSplit(&hs, a, b)
+	if hs.CPUUser != 0.5 || hs.CPUSteal != 0.05 || hs.CPUIdle < 0.449 || hs.CPUIdle > 0.451 {
+		t.Errorf("split user %.3f steal %.3f idle %.3f, want 0.5 0.05 0.45", hs.CPUUser, hs.CPUSteal, hs.CPUIdle)
+	}
+	if hs.CPUMaxCore != 1 || hs.CPUMaxCoreID != 0 {
+		t.Errorf("busiest core %d at %.2f, want core 0 at 1.00", hs.CPUMaxCoreID, hs.CPUMaxCore)
+	}
+}
+
+func mkStat(cores map[int64][2]float64) procfs.Stat {
+	st := procfs.Stat{CPU: map[int64]procfs.CPUStat{}}
+	for id, v := range cores {
+		st.CPU[id] = procfs.CPUStat{User: v[0], Idle: v[1]}
+	}
+	return st
+}
+
+func withSteal(c procfs.CPUStat, steal float64) procfs.CPUStat {
+	c.Steal = steal
+	return c
+}

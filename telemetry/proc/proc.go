@@ -1,0 +1,252 @@
+// Package proc samples one process (platbench itself or a target server on
+// the same host) from /proc: CPU cores used, the busiest thread, RSS and
+// storage bytes read and written, as deltas between two samples.
+//
+// A Tracker found by name re-resolves the name when its process exits, so a
+// server restarted by a fault event is followed. It does not follow children
+// of the process; name the one that does the work.
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+)
+
+// userHZ is the kernel's clock tick for /proc/*/stat CPU times; procfs uses
+// the same constant (it is 100 on every Linux platform Go supports).
+const userHZ = 100
+
+// Tracker samples one process.
+type Tracker struct {
+	fs    procfs.FS
+	pid   int
+	name  string // match by name when non-empty
+	self  int    // our own pid, never matched by name
+	match string
+
+	// previous sample, for deltas
+	have     bool
+	prevAt   time.Time
+	prevCPU  float64 // seconds
+	prevRead uint64
+	prevWrit uint64
+	prevThr  map[int]float64 // tid -> CPU seconds
+}
+
+// Self tracks this process.
+func Self() (*Tracker, error) {
+	return ByPID(os.Getpid())
+}
+
+// ByPID tracks the process with this pid.
+func ByPID(pid int) (*Tracker, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("proc: %w", err)
+	}
+	if pid <= 0 {
+		return nil, target.Configf("--server-pid %d is not a process id (fix: give the pid of the server process, e.g. from pgrep)", pid)
+	}
+	if _, err := fs.Proc(pid); err != nil {
+		return nil, target.Configf("--server-pid %d: no such process on this host (fix: give the pid of a running local server, or use --server-process NAME)", pid)
+	}
+	return &Tracker{fs: fs, pid: pid, self: os.Getpid(), match: "pid " + strconv.Itoa(pid)}, nil
+}
+
+// ByName tracks the process whose command name (comm, or argv[0]'s base
+// name) equals name; when none does, the one whose full command line
+// contains name (as pgrep -f). Among several matches it takes the one using
+// the most memory, which is the server rather than a wrapper script.
+func ByName(name string) (*Tracker, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("proc: %w", err)
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, target.Configf("--server-process is empty (fix: give the server's process name, e.g. redis-server)")
+	}
+	t := &Tracker{fs: fs, name: name, self: os.Getpid(), match: "process " + name}
+	if t.resolve() == 0 {
+		return nil, target.Configf("--server-process %q: no running process matches (fix: start the server first, or check the name with 'pgrep -a %s')", name, name)
+	}
+	return t, nil
+}
+
+// PID is the process tracked now (0 while a named process is not running).
+func (t *Tracker) PID() int { return t.pid }
+
+// Match says how the process was chosen ("pid 1234", "process redis-server").
+func (t *Tracker) Match() string { return t.match }
+
+// resolve finds the named process; it returns the pid or 0.
+func (t *Tracker) resolve() int {
+	procs, err := t.fs.AllProcs()
+	if err != nil {
+		return 0
+	}
+	type cand struct {
+		pid int
+		rss int
+	}
+	var exact, loose []cand
+	for _, p := range procs {
+		if p.PID == t.self {
+			continue
+		}
+		comm, _ := p.Comm()
+		args, _ := p.CmdLine()
+		argv0 := ""
+		if len(args) > 0 {
+			argv0 = filepath.Base(args[0])
+		}
+		var list *[]cand
+		switch {
+		case comm == t.name || argv0 == t.name:
+			list = &exact
+		case strings.Contains(strings.Join(args, " "), t.name):
+			list = &loose
+		default:
+			continue
+		}
+		rss := 0
+		if st, err := p.Stat(); err == nil {
+			rss = st.RSS
+		}
+		*list = append(*list, cand{p.PID, rss})
+	}
+	if len(exact) == 0 {
+		exact = loose
+	}
+	if len(exact) == 0 {
+		return 0
+	}
+	sort.Slice(exact, func(i, j int) bool {
+		if exact[i].rss != exact[j].rss {
+			return exact[i].rss > exact[j].rss
+		}
+		return exact[i].pid < exact[j].pid
+	})
+	if exact[0].pid != t.pid {
+		t.have = false // a new process: start its deltas afresh
+	}
+	t.pid = exact[0].pid
+	return t.pid
+}
+
+// ErrGone is returned by Sample when the process no longer exists (and, for
+// a named tracker, no process matches the name).
+var ErrGone = errors.New("proc: process is gone")
+
+// Sample reads the process now and returns its use since the previous call.
+// The first call (and the first after the process changed) returns ok=false:
+// it only sets the baseline.
+func (t *Tracker) Sample(now time.Time) (s result.ProcSample, ok bool, err error) {
+	p, err := t.fs.Proc(t.pid)
+	var st procfs.ProcStat
+	if err == nil {
+		st, err = p.Stat()
+	}
+	if err != nil {
+		if t.name == "" || t.resolve() == 0 {
+			t.have = false
+			return s, false, ErrGone
+		}
+		if p, err = t.fs.Proc(t.pid); err == nil {
+			st, err = p.Stat()
+		}
+		if err != nil {
+			return s, false, ErrGone
+		}
+	}
+	cpu := st.CPUTime()
+	var rd, wr uint64
+	if io, err := p.IO(); err == nil {
+		rd, wr = io.ReadBytes, io.WriteBytes
+	}
+	thr := t.threads(p)
+	s = result.ProcSample{PID: t.pid, Name: st.Comm, RSSBytes: int64(st.ResidentMemory())}
+	if t.have {
+		dt := now.Sub(t.prevAt).Seconds()
+		if dt > 0 {
+			s.CPUCores = (cpu - t.prevCPU) / dt
+			s.ReadBytes = sub(rd, t.prevRead)
+			s.WriteBytes = sub(wr, t.prevWrit)
+			for tid, c := range thr {
+				if prev, ok := t.prevThr[tid]; ok {
+					if f := (c - prev) / dt; f > s.MaxThreadCores {
+						s.MaxThreadCores = f
+					}
+				}
+			}
+			ok = true
+		}
+	}
+	t.have, t.prevAt, t.prevCPU, t.prevRead, t.prevWrit, t.prevThr = true, now, cpu, rd, wr, thr
+	return s, ok, nil
+}
+
+// threads reads every thread's CPU seconds from /proc/PID/task/*/stat.
+// The few dozen threads of a Go process or a server cost well under a
+// millisecond a second.
+func (t *Tracker) threads(p procfs.Proc) map[int]float64 {
+	dir := filepath.Join("/proc", strconv.Itoa(p.PID), "task")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]float64, len(ents))
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if c, ok := statCPU(b); ok {
+			out[tid] = c
+		}
+	}
+	return out
+}
+
+// statCPU returns utime+stime in seconds from a /proc/*/stat line. The
+// command name (field 2) may contain spaces and parentheses, so fields are
+// counted from the last ')'.
+func statCPU(b []byte) (float64, bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	// after ')': state(3) ppid(4) ... utime(14) stime(15) → indexes 11, 12
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	k, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return float64(u+k) / userHZ, true
+}
+
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
