@@ -162,11 +162,10 @@ func Compute(r *result.Result) (*Figures, error) {
 	if w, src, ok := forcedWarmup(r); ok && w < f.DurationS {
 		f.Window = Window{StartS: w, EndS: f.DurationS, Source: src}
 	}
-	applyAnalysis(f, r)
+	analysed := applyAnalysis(f, r)
 	rates := IntervalRates(p)
 	var inWin []float64
-	var winOps float64
-	var winLen float64
+	var winOps, winLen, peak float64
 	for i, in := range p.Intervals {
 		s := float64(in.StartNs) / 1e9
 		d := float64(in.DurationNs) / 1e9
@@ -177,12 +176,18 @@ func Compute(r *result.Result) (*Figures, error) {
 		winLen += d
 		if d >= 0.5 { // a short last interval is too noisy for peak and spread
 			inWin = append(inWin, rates[i])
-			f.PeakOpsPerS = math.Max(f.PeakOpsPerS, rates[i])
+			peak = math.Max(peak, rates[i])
 		}
 	}
-	if f.SustainedOpsPerS == 0 && winLen > 0 {
+	if analysed {
+		return f, nil
+	}
+	f.PeakOpsPerS = peak
+	if winLen > 0 {
 		f.SustainedOpsPerS = winOps / winLen
 	}
+	f.Stability = stabilityOf(inWin)
+	f.Stalls = stallsOf(p)
 	if winLen > 0 {
 		// Per-op rates over the same window as the sustained figure.
 		for k := range f.Ops {

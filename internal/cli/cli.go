@@ -35,6 +35,7 @@ var commands = []command{
 	{"run", "load a dataset and run a workload against a target, then report", runRun},
 	{"load", "run only the load phase of a workload", runLoad},
 	{"report", "print the report of a saved result file", runReport},
+	{"compare", "compare result files side by side, with ratios and a noise test", runCompare},
 	{"workloads", "list the workload presets", runWorkloads},
 	{"targets", "list the targets platbench can drive", runTargets},
 	{"probe", "characterise a disk as IOTune and fio do (platbench probe disk PATH)", runProbe},

@@ -5,5 +5,4 @@ import "context"
 // Temporary until run.go, report.go and workloads.go land (same session).
 func runRun(ctx context.Context, env *Env, args []string) error       { return usagef("not built yet") }
 func runLoad(ctx context.Context, env *Env, args []string) error      { return usagef("not built yet") }
-func runReport(ctx context.Context, env *Env, args []string) error    { return usagef("not built yet") }
 func runWorkloads(ctx context.Context, env *Env, args []string) error { return usagef("not built yet") }

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+)
+
+var compareFormats = []string{"term", "md", "html", "json"}
+
+func runCompare(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "compare", "A.json B.json ... [--baseline A.json] [--format term|md|html|json] [--out PATH]",
+		"Compare runs side by side: a column per run labelled by its platform, a row per figure, each run's\n"+
+			"ratio to the baseline (\"better by 4.0x\") and whether the difference is larger than run-to-run\n"+
+			"noise (Welch t-test on the per-second values with autocorrelation-corrected sample sizes).\n"+
+			"Runs of different workloads are refused unless --force.")
+	format := fs.String("format", "term", "output format: "+strings.Join(compareFormats, ", "))
+	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
+	baseline := fs.String("baseline", "", "the run the others are compared to: its file name as given, its label, or its position (1 = first); default the first")
+	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
+	aopt := addAnalysisFlags(fs)
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) < 2 {
+		return usagef("compare needs at least two result files, got %d", len(files))
+	}
+	if !contains(compareFormats, *format) {
+		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(compareFormats, ", "))
+	}
+	rs := make([]*result.Result, len(files))
+	for i, f := range files {
+		r, err := result.Read(f)
+		if err != nil {
+			return err
+		}
+		if err := analyseFor(fs, r, aopt); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		rs[i] = r
+	}
+	base, err := pickBaseline(*baseline, files, rs)
+	if err != nil {
+		return err
+	}
+	c, err := report.Compare(rs, report.CompareOptions{Files: files, Baseline: base, Force: *force})
+	if err != nil {
+		if errors.Is(err, report.ErrDifferentWorkloads) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	return writeOut(env, *out, func(w io.Writer) error {
+		switch *format {
+		case "md":
+			return report.WriteCompareMarkdown(w, c)
+		case "html":
+			return report.WriteCompareHTML(w, c)
+		case "json":
+			return report.WriteCompareJSON(w, c)
+		}
+		return report.WriteCompareText(w, c)
+	})
+}
+
+// pickBaseline resolves --baseline: a file as given, a run's label, or a 1-based position.
+func pickBaseline(s string, files []string, rs []*result.Result) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	for i, f := range files {
+		if f == s {
+			return i, nil
+		}
+	}
+	for i, r := range rs {
+		if report.Label(r) == s {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(files) {
+		return n - 1, nil
+	}
+	return 0, usagef("--baseline %q is none of the files, labels or positions 1..%d given", s, len(files))
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+)
+
+// reportFormats are the --format values of `platbench report`.
+var reportFormats = []string{"term", "md", "html", "json", "csv"}
+
+func runReport(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "report", "FILE [--format term|md|html|json|csv] [--out PATH]",
+		"Print the report of a saved result file: the terminal report (term), Markdown tables (md), one\n"+
+			"self-contained HTML page with charts (html), the figures as JSON (json), or the 1 s interval\n"+
+			"series as CSV, one row per interval and op type (csv).")
+	format := fs.String("format", "term", "output format: "+strings.Join(reportFormats, ", "))
+	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
+	aopt := addAnalysisFlags(fs)
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usagef("report takes exactly one result file, got %d", len(files))
+	}
+	if !contains(reportFormats, *format) {
+		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(reportFormats, ", "))
+	}
+	r, err := result.Read(files[0])
+	if err != nil {
+		return err
+	}
+	if err := analyseFor(fs, r, aopt); err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	return writeOut(env, *out, func(w io.Writer) error {
+		switch *format {
+		case "md":
+			return report.WriteMarkdown(w, r)
+		case "html":
+			return report.WriteHTML(w, r)
+		case "json":
+			return report.WriteJSON(w, r)
+		case "csv":
+			return report.WriteCSV(w, r)
+		}
+		return writeTerm(w, r)
+	})
+}
+
+// writeTerm is the terminal report.
+func writeTerm(w io.Writer, r *result.Result) error {
+	return report.WriteText(w, r)
+}
+
+// analyseFor fills r.Analysis: the file's own analysis stands unless an
+// analysis flag was given; a file without one is analysed with the run's own
+// --warmup choice unless the flag overrides it.
+func analyseFor(fs *flag.FlagSet, r *result.Result, o *analysis.Options) error {
+	set := false
+	warmupSet := false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "warmup":
+			warmupSet, set = true, true
+		case "platform", "nodes", "price-per-hour", "catalog":
+			set = true
+		}
+	})
+	if r.Analysis != nil && !set {
+		return nil
+	}
+	opt := *o
+	if !warmupSet && r.Config.Warmup != "" {
+		opt.Warmup = r.Config.Warmup
+	}
+	a, err := analysis.Analyze(r, opt)
+	if err != nil {
+		return err
+	}
+	r.Analysis = a
+	return nil
+}
+
+// writeOut renders into memory first, so a failed render never leaves half a
+// file, then writes atomically to path or copies to stdout.
+func writeOut(env *Env, path string, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	if path == "" || path == "-" {
+		_, err := env.Stdout.Write(buf.Bytes())
+		return err
+	}
+	return result.WriteFileAtomic(path, buf.Bytes())
+}
+
+// parseInterspersed parses flags that may come after positional arguments
+// ("report FILE --format md") and returns the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

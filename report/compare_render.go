@@ -1,0 +1,253 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/platbench/platbench/result"
+)
+
+// verdictText is one comparison cell: "better by 1.3x, different (p=0.002)".
+func verdictText(v RowVerdict) string {
+	if v.Phrase == "baseline" || v.Missing {
+		return v.Phrase
+	}
+	s := v.Phrase
+	switch v.Noise {
+	case "different", "within noise":
+		s += ", " + v.Noise + " (" + pText(v.P) + ")"
+	case "", "-":
+	default:
+		s += " (" + v.Noise + ")"
+	}
+	return s
+}
+
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+// compareTable is the side-by-side: the value of every run, then each run against the baseline.
+func (c *Comparison) compareTable() *table {
+	b := c.Baseline
+	t := &table{head: []string{"figure"}}
+	t.right = []bool{false}
+	for _, r := range c.Runs {
+		t.head = append(t.head, r.Label)
+		t.right = append(t.right, true)
+	}
+	for i, r := range c.Runs {
+		if i != b {
+			t.head = append(t.head, r.Label+" vs "+c.Runs[b].Label)
+			t.right = append(t.right, false)
+		}
+	}
+	for _, row := range c.Rows {
+		cells := []string{row.Figure}
+		cells = append(cells, row.Text...)
+		for i := range c.Runs {
+			if i != b {
+				cells = append(cells, verdictText(row.Cells[i]))
+			}
+		}
+		t.add(cells...)
+	}
+	return t
+}
+
+func (c *Comparison) runsTable() *table {
+	t := &table{head: []string{"run", "file", "platform", "target", "workload", "mode"}}
+	for i, r := range c.Runs {
+		res := c.results[i]
+		f := c.figs[i]
+		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
+		if f.Mode == "open" {
+			mode = "fixed rate " + Rate(f.RateOpsPerS)
+		}
+		lbl := r.Label
+		if i == c.Baseline {
+			lbl += " (baseline)"
+		}
+		t.add(lbl, r.File, r.Platform, strings.TrimSpace(res.Target.Kind+" "+res.Target.Version),
+			strings.TrimSpace(f.Workload+" ("+f.Mix+")"), mode+", "+Secs(f.DurationS))
+	}
+	return t
+}
+
+// WriteCompareText writes the comparison as aligned plain text for a terminal.
+func WriteCompareText(w io.Writer, c *Comparison) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "Runs")
+	c.runsTable().text(bw)
+	fmt.Fprintln(bw)
+	c.compareTable().text(bw)
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "Noise test: %s.\n", c.Test)
+	for _, wn := range c.Warnings {
+		fmt.Fprintf(bw, "Warning: %s\n", wn)
+	}
+	return bw.Flush()
+}
+
+// WriteCompareMarkdown writes the comparison as Markdown tables.
+func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "## platbench comparison: %s\n\n", c.title())
+	c.runsTable().markdown(bw)
+	fmt.Fprintln(bw)
+	c.compareTable().markdown(bw)
+	fmt.Fprintf(bw, "\nNoise test: %s.\n", c.Test)
+	for _, wn := range c.Warnings {
+		fmt.Fprintf(bw, "\n**Warning:** %s\n", wn)
+	}
+	return bw.Flush()
+}
+
+// WriteCompareJSON writes the comparison as indented JSON.
+func WriteCompareJSON(w io.Writer, c *Comparison) error {
+	cp := *c
+	cp.Rows = make([]CompareRow, len(c.Rows))
+	for i, r := range c.Rows {
+		r.Cells = append([]RowVerdict(nil), r.Cells...)
+		for k := range r.Cells {
+			if math.IsInf(r.Cells[k].Ratio, 0) || math.IsNaN(r.Cells[k].Ratio) {
+				r.Cells[k].Ratio = 0 // JSON has no infinity; the phrase says "better (baseline 0)"
+			}
+		}
+		cp.Rows[i] = r
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&cp)
+}
+
+func (c *Comparison) title() string {
+	parts := make([]string, len(c.Runs))
+	for i, r := range c.Runs {
+		parts[i] = r.Label
+	}
+	return strings.Join(parts, " vs ")
+}
+
+// WriteCompareHTML writes one self-contained page with the side-by-side
+// table and charts that overlay the runs.
+func WriteCompareHTML(w io.Writer, c *Comparison) error {
+	b := &svgBuf{}
+	b.Grow(256 << 10)
+	pageHead(b, "platbench: "+c.title())
+	b.s(`<header><h1>`, html.EscapeString(c.title()), `</h1><p class="lead">`,
+		html.EscapeString(fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.figs[0].Workload), orDash(c.figs[0].Mix), len(c.Runs), c.Runs[c.Baseline].Label)),
+		`</p></header><main>`)
+	for _, wn := range c.Warnings {
+		b.s(`<p class="note"><strong>Warning:</strong> `, html.EscapeString(wn), `</p>`)
+	}
+	b.s(`<section id="runs"><h2>Runs</h2>`)
+	htmlTable(b, c.runsTable())
+	b.s(`</section><section id="comparison"><h2>Side by side</h2><p class="note">`, html.EscapeString("Noise test: "+c.Test+"."), `</p>`)
+	c.htmlCompareTable(b)
+	b.s(`</section><section id="charts"><h2>Charts</h2>`)
+	for _, ch := range c.charts() {
+		if ch.has() {
+			ch.render(b)
+		}
+	}
+	b.s(`</section></main>`)
+	pageFoot(b, c.results[0].Tool.Name)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (c *Comparison) htmlCompareTable(b *svgBuf) {
+	t := c.compareTable()
+	b.s(`<div class="tw"><table><thead><tr>`)
+	for i, h := range t.head {
+		b.s(`<th`, alignAttr(t, i), `>`, html.EscapeString(h), `</th>`)
+	}
+	b.s(`</tr></thead><tbody>`)
+	for _, row := range c.Rows {
+		b.s(`<tr><th>`, html.EscapeString(row.Figure), `</th>`)
+		for _, v := range row.Text {
+			b.s(`<td class="num">`, html.EscapeString(v), `</td>`)
+		}
+		for i := range c.Runs {
+			if i == c.Baseline {
+				continue
+			}
+			v := row.Cells[i]
+			cls := "same"
+			// Colour only what the noise test found different, or, for
+			// figures without a test, a difference beyond 5%.
+			shown := v.Noise == "different" ||
+				(strings.HasPrefix(v.Noise, "no test") && (v.Ratio > 1.05 || v.Ratio < 1/1.05))
+			switch {
+			case !shown:
+			case strings.HasPrefix(v.Phrase, "better"):
+				cls = "better"
+			case strings.HasPrefix(v.Phrase, "worse"):
+				cls = "worse"
+			}
+			b.s(`<td class="`, cls, `">`, html.EscapeString(verdictText(v)), `</td>`)
+		}
+		b.s(`</tr>`)
+	}
+	b.s(`</tbody></table></div>`)
+}
+
+// charts overlay the runs: throughput per second, the latency distribution
+// of all ops, and each op's p99 per second.
+func (c *Comparison) charts() []*chart {
+	tp := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
+		xLabel: "time since the start of the phase", yLabel: "ops/s"}
+	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops", x: xPercentile, y: yLatency,
+		xLabel: "percentile (log scale of 1/(1-p))", yLabel: "latency (log)"}
+	var ops []string
+	seen := map[string]bool{}
+	for i, r := range c.results {
+		p := r.MainPhase()
+		one := throughput1s(p, c.figs[i], nil, i, "")
+		s := one.series[0]
+		s.name = c.Runs[i].Label
+		tp.series = append(tp.series, s)
+		h := result.NewHist()
+		for _, o := range p.Ops {
+			if oh, err := result.DecodeHist(o.Hist); err == nil {
+				h.Merge(oh)
+			}
+		}
+		xs, ys := percentileCurve(h)
+		dist.series = append(dist.series, series{name: c.Runs[i].Label, color: i, xs: xs, ys: ys})
+		for _, op := range opNames(p) {
+			if !seen[op] {
+				seen[op] = true
+				ops = append(ops, op)
+			}
+		}
+	}
+	out := []*chart{tp, dist}
+	for _, op := range ops {
+		ch := &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second", x: xSeconds, y: yLatency,
+			xLabel: "time since the start of the phase", yLabel: "latency (log)"}
+		for i, r := range c.results {
+			s := series{name: c.Runs[i].Label, color: i}
+			for _, in := range r.MainPhase().Intervals {
+				for _, o := range in.Ops {
+					if o.Op == op && o.Latency.Count > 0 {
+						s.xs = append(s.xs, float64(in.StartNs)/1e9)
+						s.ys = append(s.ys, float64(o.Latency.P99Ns))
+					}
+				}
+			}
+			ch.series = append(ch.series, s)
+		}
+		out = append(out, ch)
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package report
+
+import "math"
+
+// NoiseTest names the test compare uses to decide whether two runs differ by
+// more than run-to-run noise. It is printed with every comparison.
+const NoiseTest = "Welch t-test on the per-second values of the steady-state windows, " +
+	"with each run's sample size reduced to its effective size n(1-r1)/(1+r1) for lag-1 autocorrelation r1; " +
+	"different when two-sided p < 0.05"
+
+// Alpha is the significance level of the noise test.
+const Alpha = 0.05
+
+// minSamples is the fewest per-second values a side needs for the test.
+const minSamples = 5
+
+// Welch is the outcome of the noise test for one figure.
+type Welch struct {
+	NA, NB       int     // per-second values used
+	EffA, EffB   float64 // effective sample sizes after the autocorrelation correction
+	MeanA, MeanB float64
+	T, DF, P     float64
+	Different    bool   // P < Alpha
+	Skipped      string // why the test could not run ("" when it ran)
+}
+
+// welchTest compares the means of two autocorrelated series. Per-second
+// throughput is strongly autocorrelated (compactions, GC cycles span several
+// seconds); treating the seconds as independent would make almost any
+// difference look significant. The AR(1) effective sample size is the
+// standard correction (e.g. Wilks, Statistical Methods in the Atmospheric
+// Sciences, 5.2.4); negative r1 is taken as 0 to stay conservative.
+func welchTest(a, b []float64) Welch {
+	w := Welch{NA: len(a), NB: len(b)}
+	if len(a) < minSamples || len(b) < minSamples {
+		w.Skipped = "fewer than 5 per-second values"
+		return w
+	}
+	ma, va, ra := meanVarLag1(a)
+	mb, vb, rb := meanVarLag1(b)
+	w.MeanA, w.MeanB = ma, mb
+	w.EffA, w.EffB = effN(len(a), ra), effN(len(b), rb)
+	sa, sb := va/w.EffA, vb/w.EffB
+	if sa+sb == 0 {
+		w.T, w.DF = 0, w.EffA+w.EffB-2
+		if ma != mb {
+			w.P, w.Different = 0, true
+		} else {
+			w.P = 1
+		}
+		return w
+	}
+	w.T = (ma - mb) / math.Sqrt(sa+sb)
+	w.DF = (sa + sb) * (sa + sb) / (sa*sa/(w.EffA-1) + sb*sb/(w.EffB-1))
+	w.P = studentTwoSided(w.T, w.DF)
+	w.Different = w.P < Alpha
+	return w
+}
+
+func meanVarLag1(x []float64) (mean, variance, r1 float64) {
+	n := float64(len(x))
+	for _, v := range x {
+		mean += v
+	}
+	mean /= n
+	var c0, c1 float64
+	for i, v := range x {
+		d := v - mean
+		c0 += d * d
+		if i > 0 {
+			c1 += d * (x[i-1] - mean)
+		}
+	}
+	variance = c0 / (n - 1)
+	if c0 > 0 {
+		r1 = c1 / c0
+	}
+	return mean, variance, r1
+}
+
+// effN is the AR(1) effective sample size, at least 2 and at most n.
+func effN(n int, r1 float64) float64 {
+	r1 = math.Max(0, math.Min(r1, 0.99))
+	e := float64(n) * (1 - r1) / (1 + r1)
+	return math.Max(2, math.Min(e, float64(n)))
+}
+
+// studentTwoSided is P(|T| >= |t|) for Student's t with df degrees of freedom.
+func studentTwoSided(t, df float64) float64 {
+	if math.IsNaN(t) || df <= 0 {
+		return 1
+	}
+	x := df / (df + t*t)
+	return regIncBeta(df/2, 0.5, x)
+}
+
+// regIncBeta is the regularized incomplete beta function I_x(a, b), by the
+// continued fraction of Numerical Recipes (betacf) with Lentz's method.
+func regIncBeta(a, b, x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	if x >= 1 {
+		return 1
+	}
+	la, _ := math.Lgamma(a + b)
+	lb, _ := math.Lgamma(a)
+	lc, _ := math.Lgamma(b)
+	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
+	if x < (a+1)/(a+b+2) {
+		return front * betacf(a, b, x) / a
+	}
+	return 1 - front*betacf(b, a, 1-x)/b
+}
+
+func betacf(a, b, x float64) float64 {
+	const eps, tiny = 1e-14, 1e-300
+	qab, qap, qam := a+b, a+1, a-1
+	c, d := 1.0, 1-qab*x/qap
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	h := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		m2 := 2 * fm
+		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		h *= d * c
+		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < eps {
+			break
+		}
+	}
+	return h
+}
