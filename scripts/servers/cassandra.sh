@@ -8,7 +8,7 @@
 #          PLATBENCH_CASSANDRA_CPUS=1 pins the JVM with taskset (benchmarks).
 # stop:    stops every node this script started.
 # env:     prints export PLATBENCH_CQL_URL=... for the tests.
-# Usage: cassandra.sh install|start|stop|env|stop-node N|start-node N
+# Usage: cassandra.sh install|start|stop|env|stop-node N|start-node N|pause-node N|resume-node N
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -115,9 +115,15 @@ case "${1:?usage: cassandra.sh install|start|stop|env|stop-node N|start-node N}"
     for d in "$run"/node*; do [ -d "$d" ] && stop_node "${d##*node}"; done; true ;;
   stop-node) stop_node "${2:?node number}" ;;
   start-node) PLATBENCH_CASSANDRA_KEEP_DATA=1 start_node "${2:?node number}" ;;
+  # pause-node/resume-node freeze a node (SIGSTOP/SIGCONT) like a long GC
+  # pause: its connections stay open and requests time out.
+  pause-node) kill -STOP "$(cat "$run/node${2:?node number}/pid")" ;;
+  resume-node) kill -CONT "$(cat "$run/node${2:?node number}/pid")" ;;
   env)
     hosts=$(addr_of 1)
     for i in $(seq 2 "$nodes"); do hosts="$hosts,$(addr_of "$i")"; done
-    echo "export PLATBENCH_CQL_URL=cql://cassandra:cassandra@$hosts:9042" ;;
-  *) die "unknown action $1 (use install|start|stop|env|stop-node N|start-node N)" ;;
+    echo "export PLATBENCH_CQL_URL=cql://cassandra:cassandra@$hosts:9042"
+    # The node-loss test stops and restarts a node through this script.
+    echo "export PLATBENCH_CQL_NODECTL=$here/cassandra.sh" ;;
+  *) die "unknown action $1 (use install|start|stop|env|stop-node N|start-node N|pause-node N|resume-node N)" ;;
 esac

@@ -1,0 +1,96 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/platbench/platbench/target"
+)
+
+// classOf maps a driver error to a platbench error class. Server exceptions
+// carry a protocol error code; client-side failures are driver sentinels or
+// network errors.
+func classOf(err error) target.Class {
+	if err == nil {
+		return target.ClassNone
+	}
+	var re gocql.RequestError
+	if errors.As(err, &re) {
+		switch re.Code() {
+		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
+			return target.ClassTimeout
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping,
+			gocql.ErrCodeReadFailure, gocql.ErrCodeWriteFailure, gocql.ErrCodeTruncate:
+			return target.ClassUnavailable
+		case gocql.ErrCodeOverloaded:
+			return target.ClassOverloaded
+		case gocql.ErrCodeCredentials, gocql.ErrCodeUnauthorized, gocql.ErrCodeInvalid,
+			gocql.ErrCodeSyntax, gocql.ErrCodeConfig, gocql.ErrCodeAlreadyExists, gocql.ErrCodeProtocol:
+			return target.ClassRejected
+		}
+		return target.ClassOther
+	}
+	switch {
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
+		return target.ClassTimeout
+	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrUnavailable), errors.Is(err, gocql.ErrSessionClosed):
+		return target.ClassUnavailable
+	case errors.Is(err, gocql.ErrNotFound):
+		return target.ClassNotFound
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		if ne.Timeout() {
+			return target.ClassTimeout
+		}
+		return target.ClassUnavailable
+	}
+	return target.ClassOther
+}
+
+// classify wraps err with its class. It allocates, but only on the error path.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *target.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	return &target.Error{Class: classOf(err), Err: err}
+}
+
+// explainConnect turns a failure to open a session into one line naming the
+// problem and the fix.
+func explainConnect(c *Config, err error) error {
+	hosts := strings.Join(c.Hosts, ",")
+	msg := err.Error()
+	var re gocql.RequestError
+	switch {
+	case errors.As(err, &re) && re.Code() == gocql.ErrCodeCredentials,
+		strings.Contains(msg, "Provided username") || strings.Contains(msg, "and/or password are incorrect"):
+		return target.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", c.Username, hosts, firstLine(msg), hosts)
+	case strings.Contains(msg, "authentication required"), strings.Contains(msg, "Authenticator"):
+		return target.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s or --target-opt user=NAME --target-opt password=SECRET)", hosts, firstLine(msg), hosts)
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no route to host"),
+		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "no such host"),
+		strings.Contains(msg, "no connections were made"), strings.Contains(msg, "unable to discover protocol version"):
+		return &target.Error{Class: target.ClassUnavailable, Err: target.Configf(
+			"cql: cannot reach any contact point %s: %s (fix: check that Cassandra runs and listens on native_transport_port, and the host:port in the URL)", hosts, firstLine(msg))}
+	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):
+		return target.Configf("cql: TLS handshake with %s failed: %s (fix: check tls_ca/tls_cert/tls_key, or drop tls=true if the server has no TLS)", hosts, firstLine(msg))
+	}
+	return &target.Error{Class: classOf(err), Err: target.Configf("cql: cannot open a session to %s: %s", hosts, firstLine(msg))}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
