@@ -19,9 +19,9 @@ type Steady struct {
 // MSER batch size and the shortest series each variant accepts.
 const (
 	mserBatch       = 5
-	mserMinBatches  = 10 // MSER-5 needs at least 50 full intervals
-	mserMinSingle   = 10 // below that, no automatic truncation at all
-	warmupMinEffect = 0.01
+	mserMinBatches  = 10   // MSER-5 needs at least 50 full intervals
+	mserMinSingle   = 10   // below that, no automatic truncation at all
+	warmupMinEffect = 0.03 // smallest warm-up effect worth trimming: 3% of the steady mean
 )
 
 // SteadyStateOf decides where p's steady state begins. warmup is "auto"
@@ -107,15 +107,17 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 	// MSER minimises a statistic that, on a stationary but noisy series, is
 	// sometimes smallest after dropping a batch that merely happened to be
 	// low or high. Keep the truncation only when the trimmed part differs from
-	// the rest by more than noise: 3 standard errors of the batch means, and
-	// at least 1% of the steady mean.
+	// the rest by more than noise: 4 standard errors of the batch means (MSER
+	// picks the most extreme start, so 2 or 3 would flag noise), and
+	// at least 3% of the steady mean (a smaller difference barely moves the
+	// sustained figure, and on noisy series it is mostly chance).
 	zs := batchMeans(ys, batch)
 	db := d / batch
 	warmMean := mean(zs[:db])
 	restMean, restSD := meanSD(zs[db:])
 	diff := math.Abs(warmMean - restMean)
 	se := restSD / math.Sqrt(float64(db))
-	if diff <= 3*se || diff <= warmupMinEffect*math.Abs(restMean) {
+	if diff <= 4*se || diff <= warmupMinEffect*math.Abs(restMean) {
 		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (within run-to-run noise): no warm-up", name, d, pct(diff, restMean))
 		return st, nil
 	}
