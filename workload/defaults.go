@@ -62,7 +62,7 @@ func (s *Spec) EnsureDefaults() {
 }
 
 // Dists lists the known key distributions in the order docs show them.
-var Dists = []Dist{DistUniform, DistZipfian, DistLatest, DistHotspot, DistSequential}
+var Dists = []Dist{DistUniform, DistZipfian, DistLatest, DistHotspot, DistSequential, DistGaussian}
 
 func knownDist(d Dist) bool {
 	for _, k := range Dists {

@@ -16,6 +16,7 @@ import (
 type Generator struct {
 	ks   *Keyspace
 	rng  rand.PCG
+	r    *rand.Rand // over rng, for NormFloat64
 	dist Dist
 
 	ops []Op      // mix ops with weight > 0
@@ -56,6 +57,7 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 	}
 	g.recordBytes = g.fieldCount * g.fieldLen
 	g.rng.Seed(splitmix(uint64(seed)), splitmix(uint64(seed)^splitmix(uint64(worker)+0x9E3779B97F4A7C15)))
+	g.r = rand.New(&g.rng)
 
 	var total float64
 	for _, m := range s.Mix {
@@ -191,6 +193,18 @@ func (g *Generator) nextKey() uint64 {
 		return g.hotN + g.below(g.coldN)
 	case DistSequential:
 		return g.ks.nextSeq()
+	case DistGaussian:
+		// cassandra-stress gaussian(min..max): mean (min+max)/2, stdev
+		// (max-min)/2/3, values outside the range clamped to its ends.
+		half := float64(g.records-1) / 2
+		x := half + g.r.NormFloat64()*half/3 + 0.5
+		if x < 0 {
+			return 0
+		}
+		if k := uint64(x); k < g.records {
+			return k
+		}
+		return g.records - 1
 	}
 	return g.below(g.records)
 }

@@ -18,10 +18,11 @@ var presets = []Spec{
 	{Name: "ycsb-e", Description: "YCSB E short ranges: 95% scan (1..100 records), 5% insert, zipfian", Mix: MixList{{OpScan, 0.95}, {OpInsert, 0.05}}, Distribution: DistZipfian, MaxScanLength: 100},
 	{Name: "ycsb-f", Description: "YCSB F read-modify-write: 50% read, 50% RMW, zipfian", Mix: MixList{{OpRead, 0.5}, {OpRMW, 0.5}}, Distribution: DistZipfian},
 	// cassandra-stress commands over its default Standard1 row: 5 columns of
-	// 34 bytes. write walks the population in sequence (its seq=1..N default).
+	// 34 bytes. write walks the population in sequence (its -pop seq=1..N
+	// default); read and mixed draw from its -pop dist=gaussian(1..N) default.
 	{Name: "write", Description: "cassandra-stress write: 100% WRITE, keys in sequence, 5 fields x 34 B", Mix: MixList{{OpWrite, 1}}, Distribution: DistSequential, FieldCount: 5, FieldLength: 34},
-	{Name: "read", Description: "cassandra-stress read: 100% READ, uniform keys, 5 fields x 34 B", Mix: MixList{{OpRead, 1}}, Distribution: DistUniform, FieldCount: 5, FieldLength: 34},
-	{Name: "mixed", Description: "cassandra-stress mixed: READ=1,WRITE=1 (change with --mix read=3,write=1), uniform", Mix: MixList{{OpRead, 1}, {OpWrite, 1}}, Distribution: DistUniform, FieldCount: 5, FieldLength: 34},
+	{Name: "read", Description: "cassandra-stress read: 100% READ, gaussian keys, 5 fields x 34 B", Mix: MixList{{OpRead, 1}}, Distribution: DistGaussian, FieldCount: 5, FieldLength: 34},
+	{Name: "mixed", Description: "cassandra-stress mixed: READ=1,WRITE=1 (change with --mix read=3,write=1), gaussian keys", Mix: MixList{{OpRead, 1}, {OpWrite, 1}}, Distribution: DistGaussian, FieldCount: 5, FieldLength: 34},
 	// DataStax's published ratios (seed 003): the YCSB record shape, uniform keys.
 	{Name: "ds-100w", Description: "DataStax ratio 100% write (update of loaded records), uniform", Mix: MixList{{OpUpdate, 1}}, Distribution: DistUniform},
 	{Name: "ds-100r", Description: "DataStax ratio 100% read, uniform", Mix: MixList{{OpRead, 1}}, Distribution: DistUniform},

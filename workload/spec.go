@@ -10,6 +10,10 @@ const (
 	DistLatest     Dist = "latest"     // skewed towards the most recent inserts
 	DistHotspot    Dist = "hotspot"    // HotsetFraction of keys get HotOpnFraction of ops
 	DistSequential Dist = "sequential" // 0,1,2,... wrapping at Records
+	// DistGaussian is cassandra-stress's default for read and mixed,
+	// gaussian(1..N): mean at the middle of the records, 3 standard
+	// deviations to either end, clamped to the range.
+	DistGaussian Dist = "gaussian"
 )
 
 // Mix is one op type and its relative weight.

@@ -25,9 +25,12 @@ func fnvhash64(v uint64) uint64 {
 // YCSB's ScrambledZipfianGenerator draws ranks from a zipfian over this many
 // items and maps them onto the key range with fnvhash64(rank) % records, and
 // uses the precomputed zeta of that count for the default constant.
+// YCSB builds it as ZipfianGenerator(0, ITEM_COUNT=1e10, ...), max
+// inclusive, hence the +1. (ZETAN was summed for 1e10 items in forward order;
+// zeta here gives 26.4690282017515, 1e-12 away, from exact arithmetic.)
 const (
-	scrambledItems = 10_000_000_000
-	scrambledZetan = 26.46902820178302 // zeta(1e10, 0.99), YCSB ScrambledZipfianGenerator.ZETAN
+	scrambledItems = 10_000_000_000 + 1
+	scrambledZetan = 26.46902820178302 // YCSB ScrambledZipfianGenerator.ZETAN for constant 0.99
 )
 
 // zetaExactLimit is the item count up to which zeta sums term by term; above
