@@ -1,0 +1,183 @@
+package perf
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/result"
+)
+
+func rusageNs(t *testing.T) int64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+func spin(d time.Duration) {
+	end := time.Now().Add(d)
+	x := 0
+	for time.Now().Before(end) {
+		for i := 0; i < 1000; i++ {
+			x += i
+		}
+	}
+	_ = x
+}
+
+// Counters either count plausibly or say they are not available and why.
+func TestProcessCounters(t *testing.T) {
+	cpu0 := rusageNs(t)
+	s, err := Open("process")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Work on a thread created after the counters opened, to check inherit.
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // a fresh M may be created here
+		defer close(done)
+		spin(400 * time.Millisecond)
+		for i := 0; i < 50; i++ {
+			time.Sleep(time.Millisecond) // context switches
+		}
+		b := make([]byte, 8<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1 // page faults
+		}
+		runtime.KeepAlive(b)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	s.Cut(time.Now())
+	<-done
+	s.Cut(time.Now())
+	c := s.Stop()
+	cpu := rusageNs(t) - cpu0
+
+	t.Logf("values %v; unavailable %v (%s)", c.Values, c.Unavailable, c.UnavailableReason)
+	var buf bytes.Buffer
+	WriteStat(&buf, c)
+	t.Log(buf.String())
+
+	if c.Scope != "process" {
+		t.Errorf("scope %q", c.Scope)
+	}
+	for _, name := range Order() {
+		_, counted := c.Values[name]
+		listed := false
+		for _, u := range c.Unavailable {
+			listed = listed || strings.HasPrefix(u, name)
+		}
+		if counted == listed {
+			t.Errorf("%s: counted %v, listed unavailable %v: want exactly one", name, counted, listed)
+		}
+	}
+	if len(c.Unavailable) > 0 && c.UnavailableReason == "" {
+		t.Errorf("unavailable counters without a reason")
+	}
+	if task, ok := c.Values[TaskClock]; ok {
+		// task-clock counts the same CPU time getrusage does (ours, since open).
+		if float64(task) < 0.5*float64(cpu) || float64(task) > 1.3*float64(cpu) {
+			t.Errorf("task-clock %d ns, getrusage %d ns", task, cpu)
+		}
+		if len(c.Intervals) != 2 {
+			t.Fatalf("%d intervals, want 2", len(c.Intervals))
+		}
+		sum := c.Intervals[0][TaskClock] + c.Intervals[1][TaskClock]
+		if sum > task || sum < task/2 {
+			t.Errorf("intervals' task-clock %d vs total %d", sum, task)
+		}
+	} else if c.UnavailableReason == "" {
+		t.Errorf("no task-clock and no reason")
+	}
+	if n, ok := c.Values[ContextSwitches]; ok && n < 25 {
+		t.Errorf("context-switches %d after 50 sleeps, want >= 25", n)
+	}
+	if n, ok := c.Values[PageFaults]; ok && n < 4 {
+		t.Errorf("page-faults %d after touching 8 MiB, want >= 4 (even with 2 MiB huge pages)", n)
+	}
+	if ipc, ok := IPC(c); ok && (ipc < 0.05 || ipc > 8) {
+		t.Errorf("IPC %.3f implausible", ipc)
+	}
+	if cyc, ok := c.Values[Cycles]; ok && cyc < 1e7 {
+		t.Errorf("cycles %d for ~0.4 s of spinning", cyc)
+	}
+}
+
+// System scope needs privilege: it counts every CPU, or says it may not.
+func TestSystemCounters(t *testing.T) {
+	s, err := Open("system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	c := s.Stop()
+	el := time.Since(start)
+	clk, ok := c.Values[TaskClock]
+	if !ok {
+		if c.UnavailableReason == "" {
+			t.Fatalf("cpu-clock not counted and no reason given")
+		}
+		t.Skipf("system scope not permitted here: %s", c.UnavailableReason)
+	}
+	// cpu-clock on every CPU runs with wall time (idle included).
+	want := float64(el.Nanoseconds()) * float64(len(onlineCPUs()))
+	if float64(clk) < 0.8*want || float64(clk) > 1.2*want {
+		t.Errorf("system cpu-clock %d ns over %v on %d CPUs, want ~%.0f", clk, el, len(onlineCPUs()), want)
+	}
+}
+
+func TestOpenBadScope(t *testing.T) {
+	if _, err := Open("cluster"); err == nil || !strings.Contains(err.Error(), "fix:") {
+		t.Errorf("Open(cluster) = %v, want an error with a fix", err)
+	}
+}
+
+// The seed report's ARM counters (Cassandra under cassandra-stress) print
+// with the ratios perf stat printed.
+func TestWriteStatSeedFigures(t *testing.T) {
+	c := &result.Counters{
+		Scope:      "system",
+		DurationNs: 7403_420_000_000, // 711069.6 ms task clock at 96.046 CPUs utilized
+		Values: map[string]uint64{
+			TaskClock: 711069602520_000 / 1000, ContextSwitches: 14802, CPUMigrations: 137, PageFaults: 7207,
+			Cycles: 7422259052720, StalledFront: 3929716281, StalledBack: 7384719523004,
+			Instructions: 43938297479, Branches: 6114998824, BranchMisses: 375388710,
+		},
+		Unavailable:       []string{CacheRefs, CacheMisses},
+		UnavailableReason: "hardware counters: test",
+	}
+	c.Values[TaskClock] = 711069602520 // ns
+	c.DurationNs = int64(float64(c.Values[TaskClock]) / 96.046)
+	var buf bytes.Buffer
+	WriteStat(&buf, c)
+	out := buf.String()
+	for _, want := range []string{
+		"711,069.60 msec task-clock",
+		"96.046 CPUs utilized",
+		"7,422,259,052,720      cycles",
+		"0.05% frontend cycles idle",
+		"99.49% backend cycles idle",
+		"0.01 insns per cycle",
+		"168.07 stalled cycles per insn",
+		"6.14% of all branches",
+		"<not supported>      cache-misses",
+		"Not available: hardware counters: test.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if os.Getenv("PERF_STAT_SHOW") != "" {
+		t.Log(out)
+	}
+}
