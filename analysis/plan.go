@@ -188,6 +188,13 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	if row.MeasuredNodes == 0 {
 		row.MeasuredNodes = 1
 	}
+	var price Price
+	if platform != "" || o.PricePerHour > 0 {
+		var err error
+		if price, err = ResolvePrice(cat, platform, o.PricePerHour); err != nil {
+			return row, err
+		}
+	}
 	best := -1.0
 	var lowestP99 int64 = -1
 	for i := range r.Phases {
@@ -230,10 +237,6 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	if platform == "" && o.PricePerHour <= 0 {
 		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: RESULT=TYPE or --price-per-hour)")
 		return row, nil
-	}
-	price, err := ResolvePrice(cat, platform, o.PricePerHour)
-	if err != nil {
-		return row, err
 	}
 	row.PriceKnown = true
 	row.PricePerH = price.PerHourUSD

@@ -138,8 +138,12 @@ func (c *Catalog) Lookup(name string) (Instance, error) {
 	if near := c.near(name); len(near) > 0 {
 		hint = "; did you mean " + strings.Join(near, ", ") + "?"
 	}
+	f := family(name)
+	if strings.ContainsAny(f, " '\"") {
+		f = "'" + strings.ReplaceAll(f, "'", "") + "'"
+	}
 	return Instance{}, fmt.Errorf("%w %q: not in the catalog%s (fix: run 'platbench catalog --filter %s' to see known types, add a row with --catalog FILE, or give the price with --price-per-hour)",
-		ErrUnknown, name, hint, family(name))
+		ErrUnknown, name, hint, f)
 }
 
 // family is the part of an instance name before its size: "i3" for "i3.9xlarge".
