@@ -1,0 +1,204 @@
+// Package self measures platbench's own use of the machine over a run (CPU
+// time, GC pauses, allocation) and decides whether the load generator, not
+// the target, limited the result ("client-bound"), saying in plain words
+// what to change.
+//
+// It does not sample per second; package host does that (HostSeries.SelfSamples),
+// and Judge reads those samples.
+package self
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/result"
+)
+
+const pauseMetric = "/sched/pauses/total/gc:seconds"
+
+// Baseline is the process's state when measuring began.
+type Baseline struct {
+	at     time.Time
+	cpuNs  int64
+	ms     runtime.MemStats
+	pauses *metrics.Float64Histogram
+}
+
+// Begin records the baseline. It calls runtime.ReadMemStats, which stops
+// the world for microseconds: call it outside the measured window's hot path.
+func Begin() *Baseline {
+	b := &Baseline{at: time.Now(), cpuNs: cpuNs()}
+	runtime.ReadMemStats(&b.ms)
+	b.pauses = readPauses()
+	return b
+}
+
+// End returns platbench's use since Begin. samples are its per-second
+// process samples (HostSeries.SelfSamples), for the busiest thread.
+func (b *Baseline) End(samples []result.ProcSample) *result.SelfUsage {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	wall := time.Since(b.at).Seconds()
+	u := &result.SelfUsage{
+		WallSeconds:    wall,
+		CPUSeconds:     float64(cpuNs()-b.cpuNs) / 1e9,
+		GOMAXPROCS:     runtime.GOMAXPROCS(0),
+		GCPauseTotalNs: int64(ms.PauseTotalNs - b.ms.PauseTotalNs),
+		NumGC:          ms.NumGC - b.ms.NumGC,
+		AllocBytes:     ms.TotalAlloc - b.ms.TotalAlloc,
+		GCPauseMaxNs:   maxPauseNs(b.pauses, readPauses()),
+	}
+	if wall > 0 {
+		u.AllocBytesPerS = float64(u.AllocBytes) / wall
+	}
+	for _, s := range samples {
+		if s.MaxThreadCores > u.MaxCoreBusy {
+			u.MaxCoreBusy = s.MaxThreadCores
+		}
+	}
+	return u
+}
+
+func cpuNs() int64 {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+func readPauses() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: pauseMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	return s[0].Value.Float64Histogram()
+}
+
+// maxPauseNs is the upper edge of the highest histogram bucket that gained
+// pauses between a and b (the runtime keeps no exact maximum).
+func maxPauseNs(a, b *metrics.Float64Histogram) int64 {
+	if a == nil || b == nil || len(a.Counts) != len(b.Counts) {
+		return 0
+	}
+	for i := len(b.Counts) - 1; i >= 0; i-- {
+		if b.Counts[i] > a.Counts[i] {
+			edge := b.Buckets[i+1]
+			if math.IsInf(edge, 1) {
+				edge = b.Buckets[i]
+			}
+			return int64(edge * 1e9)
+		}
+	}
+	return 0
+}
+
+// Input is what Judge weighs.
+type Input struct {
+	Self *result.SelfUsage
+	// SelfSamples and Host are the per-second series (may be empty).
+	SelfSamples []result.ProcSample
+	Host        []result.HostSample
+	// Phases give the open-loop Delayed counts.
+	Phases []result.Phase
+	// InProcess is true when the target runs inside platbench (the embedded
+	// store): then platbench's CPU is the target's and saturation is not
+	// the client's fault.
+	InProcess bool
+}
+
+// Thresholds of the verdict. A core is saturated at 95 % busy; a process
+// uses "all its cores" at 85 % of GOMAXPROCS; open-loop delays matter from
+// 0.1 % of operations.
+const (
+	SaturatedCore    = 0.95
+	SaturatedProcess = 0.85
+	DelayedFraction  = 0.001
+)
+
+const fix = "give the load generator more cores (a bigger machine, or pin the target elsewhere with taskset), " +
+	"use fewer workers (--concurrency), or split the load over several machines with --shard i/N"
+
+// Judge decides whether the client limited the run. It sets in.Self's
+// ClientBound and Reason (when in.Self is non-nil) and returns notes for
+// Result.Notes: the verdict and any lesser remark (a saturated host).
+func Judge(in Input) (bound bool, reason string, notes []string) {
+	var why []string
+	if u := in.Self; u != nil && u.WallSeconds > 0 && u.GOMAXPROCS > 0 {
+		usable := float64(min(u.GOMAXPROCS, runtime.NumCPU()))
+		cores := u.CPUSeconds / u.WallSeconds
+		if cores >= SaturatedProcess*usable {
+			if in.InProcess {
+				notes = append(notes, fmt.Sprintf("platbench and its in-process target used %.1f of %.0f usable cores: the result is CPU-bound on this machine", cores, usable))
+			} else {
+				why = append(why, fmt.Sprintf("platbench used %.1f of its %.0f usable cores on average (GOMAXPROCS=%d)", cores, usable, u.GOMAXPROCS))
+			}
+		}
+	}
+	if n, hot := countHot(in.SelfSamples); hot > 0 && hot >= max(3, n/5) && !in.InProcess {
+		why = append(why, fmt.Sprintf("one platbench thread kept a core at >= %.0f%% busy in %d of %d seconds", 100*SaturatedCore, hot, n))
+	}
+	for _, p := range in.Phases {
+		if p.Delayed == 0 {
+			continue
+		}
+		var total uint64
+		for _, o := range p.Ops {
+			total += o.Count
+			for _, e := range o.Errors {
+				total += e
+			}
+		}
+		if total == 0 || float64(p.Delayed)/float64(total) < DelayedFraction {
+			continue
+		}
+		late := ""
+		if p.DelayThresholdNs > 0 {
+			late = " more than " + time.Duration(p.DelayThresholdNs).String()
+		}
+		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late because no worker was free",
+			p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late))
+	}
+	if idle, ok := medianIdle(in.Host); ok && idle < 1-SaturatedCore {
+		notes = append(notes, fmt.Sprintf("the host's CPUs were %.0f%% busy (median): platbench and everything else on this machine competed for CPU", 100*(1-idle)))
+	}
+	if len(why) > 0 {
+		bound = true
+		reason = "client-bound: " + strings.Join(why, "; ") + " (fix: " + fix + ")"
+		notes = append([]string{reason}, notes...)
+	}
+	if in.Self != nil {
+		in.Self.ClientBound, in.Self.Reason = bound, reason
+	}
+	return bound, reason, notes
+}
+
+func countHot(s []result.ProcSample) (n, hot int) {
+	for _, p := range s {
+		n++
+		if p.MaxThreadCores >= SaturatedCore {
+			hot++
+		}
+	}
+	return n, hot
+}
+
+func medianIdle(h []result.HostSample) (float64, bool) {
+	if len(h) == 0 {
+		return 0, false
+	}
+	v := make([]float64, len(h))
+	for i, s := range h {
+		v[i] = s.CPUIdle + s.CPUIOWait
+	}
+	sort.Float64s(v)
+	return v[len(v)/2], true
+}
