@@ -101,19 +101,27 @@ func TestLedgerCountsLostAndDuplicates(t *testing.T) {
 	}
 	// Consumers see 0..997 once, 10 and 500 twice, never 998 and 999, plus
 	// one message of another run and one without a header.
+	off := int64(0)
 	for s := uint64(0); s < 998; s++ {
-		l.note(header{run: 42, producer: 3, seq: s}, true, 100)
+		l.note(header{run: 42, producer: 3, seq: s}, true, 100, 0, off)
+		off++
 	}
-	l.note(header{run: 42, producer: 3, seq: 10}, true, 100)
-	l.note(header{run: 42, producer: 3, seq: 500}, true, 100)
-	l.note(header{run: 41, producer: 3, seq: 1}, true, 100)
-	l.note(header{}, false, 5)
+	l.note(header{run: 42, producer: 3, seq: 10}, true, 100, 0, off)
+	l.note(header{run: 42, producer: 3, seq: 500}, true, 100, 1, 0)
+	l.note(header{run: 41, producer: 3, seq: 1}, true, 100, 1, 1)
+	l.note(header{}, false, 5, 1, 2)
+	// A consumer rewinding re-reads offsets 5..9 of partition 0: redeliveries.
+	for o := int64(5); o < 10; o++ {
+		if l.note(header{run: 42, producer: 3, seq: uint64(o)}, true, 100, 0, o) {
+			t.Fatal("a redelivered offset counted as a first delivery")
+		}
+	}
 	seen := l.seen[3]
 	if lost := seen.missing(&acked); lost != 2 {
 		t.Errorf("lost = %d, want 2", lost)
 	}
-	if l.dups != 2 || l.foreign != 2 || l.records != 1002 || l.bytes != 1001*100+5 {
-		t.Errorf("dups=%d foreign=%d records=%d bytes=%d", l.dups, l.foreign, l.records, l.bytes)
+	if l.dups != 2 || l.foreign != 2 || l.redeliv != 5 || l.records != 1007 || l.bytes != 1006*100+5 {
+		t.Errorf("dups=%d foreign=%d redelivered=%d records=%d bytes=%d", l.dups, l.foreign, l.redeliv, l.records, l.bytes)
 	}
 	if extra := seen.extra(&acked); extra != 0 {
 		t.Errorf("extra = %d, want 0", extra)

@@ -452,8 +452,8 @@ func TestBrokerRestart(t *testing.T) {
 	if after < 200 {
 		t.Errorf("only %d produces succeeded after the restart", after)
 	}
-	if sum["kafka.lost"] != "0" {
-		t.Errorf("acknowledged messages lost across a clean restart: %v", sum)
+	if sum["kafka.lost"] != "0" || sum["kafka.duplicated"] != "0" {
+		t.Errorf("acknowledged messages lost or duplicated across a clean restart (idempotent producer): %v", sum)
 	}
 }
 

@@ -397,7 +397,7 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		now := time.Now().UnixNano()
 		fs.EachRecord(func(r *kgo.Record) {
 			h, ok := readHeader(r.Value)
-			mine := t.ledger.note(h, ok, len(r.Value))
+			mine := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
 			if rec && mine {
 				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
 			}
@@ -405,29 +405,59 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 	}
 }
 
-// noteLag commits what the consumers have consumed and records the group's lag.
+// noteLag commits what the consumers have consumed and records the lag at
+// this moment: for every partition, its end offset (high watermark) minus the
+// next offset the consumers would read (after the highest they consumed; the
+// log start for untouched partitions with offset=earliest, the end with
+// latest). Taken from what was consumed rather than from committed offsets, it
+// stays right when a commit failed (a broker restart at the end of the run).
 func (t *Target) noteLag(cls []*kgo.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, cl := range cls {
 		_ = cl.CommitUncommittedOffsets(ctx)
 	}
-	lags, err := t.admin.Lag(ctx, t.group)
+	// After a broker restart the admin client's first request may meet a
+	// dead connection: try a few times.
+	var ends, starts kadm.ListedOffsets
+	var err error
+	for try := 0; try < 3; try++ {
+		if ends, err = t.admin.ListEndOffsets(ctx, t.topic); err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			if starts, err = t.admin.ListStartOffsets(ctx, t.topic); err == nil {
+				err = starts.Error()
+			}
+		}
+		if err == nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var lag int64
+	if err == nil {
+		t.ledger.mu.Lock()
+		ends.Each(func(o kadm.ListedOffset) {
+			next := o.Offset // offset=latest
+			if t.cfg.Offset == "earliest" {
+				if so, ok := starts.Lookup(o.Topic, o.Partition); ok {
+					next = so.Offset
+				}
+			}
+			if int(o.Partition) < len(t.ledger.maxOff) && t.ledger.maxOff[o.Partition] >= 0 {
+				next = t.ledger.maxOff[o.Partition] + 1
+			}
+			lag += max(0, o.Offset-next)
+		})
+		t.ledger.mu.Unlock()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.lagKnown {
 		return
 	}
-	if err == nil {
-		if l, ok := lags[t.group]; ok {
-			err = l.Error()
-			if err == nil {
-				t.lagAtEnd, t.lagKnown = l.Lag.Total(), true
-				return
-			}
-		}
-	}
-	t.lagErr = err
+	t.lagAtEnd, t.lagKnown, t.lagErr = lag, err == nil, err
 }
 
 // expected merges the acknowledged sequence numbers of every producer.
@@ -521,6 +551,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	out["kafka.duplicated"] = strconv.FormatUint(t.ledger.dups, 10)
 	out["kafka.consumed_unacked"] = strconv.FormatUint(unacked, 10)
 	out["kafka.foreign"] = strconv.FormatUint(t.ledger.foreign, 10)
+	out["kafka.redelivered"] = strconv.FormatUint(t.ledger.redeliv, 10)
 	t.ledger.mu.Unlock()
 	if drained || !t.pull {
 		out["kafka.lost"] = strconv.FormatUint(lost, 10)

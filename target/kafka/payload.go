@@ -95,17 +95,34 @@ type ledger struct {
 	seen    map[uint32]*bitmap
 	dups    uint64
 	foreign uint64 // messages of other runs or without our header
+	redeliv uint64 // offsets read again (consumer rewound to its last commit)
 	records uint64
 	bytes   uint64
+	maxOff  []int64 // per partition: highest offset consumed, -1 if none
 }
 
 func newLedger(run uint32) *ledger { return &ledger{run: run, seen: map[uint32]*bitmap{}} }
 
-// note records one consumed message and reports whether it belongs to this run.
-func (l *ledger) note(h header, ok bool, size int) bool {
+// note records one consumed message and reports whether it is a first
+// delivery of a message of this run. A message read again at an offset
+// already consumed (a consumer group rewinding to its last commit after a
+// rebalance or a broker restart) is a redelivery, not a duplicate: duplicates
+// are the same producer sequence number at two offsets.
+func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64) bool {
 	l.mu.Lock()
 	l.records++
 	l.bytes += uint64(size)
+	if partition >= 0 {
+		for int(partition) >= len(l.maxOff) {
+			l.maxOff = append(l.maxOff, -1)
+		}
+		if offset <= l.maxOff[partition] {
+			l.redeliv++
+			l.mu.Unlock()
+			return false
+		}
+		l.maxOff[partition] = offset
+	}
 	if !ok || h.run != l.run {
 		l.foreign++
 		l.mu.Unlock()

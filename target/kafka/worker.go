@@ -120,7 +120,7 @@ func (w *Worker) consume(ctx context.Context) error {
 	w.buf[w.pos] = nil
 	w.pos++
 	h, ok := readHeader(r.Value)
-	w.t.ledger.note(h, ok, len(r.Value))
+	w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
 	return nil
 }
 
