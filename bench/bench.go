@@ -1,0 +1,266 @@
+// Package bench runs one benchmark end to end: open the target, load the
+// dataset, run the workload, and assemble the result file's content. It is
+// the library call behind `platbench run` and `platbench load`; it writes no
+// files and prints nothing (the CLI does both).
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/telemetry/platform"
+	"github.com/platbench/platbench/workload"
+)
+
+// Config is one benchmark. It is copied into the result file.
+type Config struct {
+	// Target is the target URL. Default "embedded".
+	Target string
+	// TargetOpts are extra target options (--target-opt key=value).
+	TargetOpts map[string]string
+	// Workload is the workload, with defaults applied.
+	Workload workload.Spec
+	// Runner holds duration, op count, concurrency, rate, seed.
+	Runner runner.Config
+	// Load runs the load phase before the run phase. Default set by the CLI.
+	Load bool
+	// Run runs the run phase (false for `platbench load`).
+	Run bool
+	// Shard and Shards split the key space and the rate between loaders
+	// (shard Shard of Shards, 0-based). Default 0 of 1.
+	Shard, Shards int
+	// Label names the run in comparisons.
+	Label string
+	// StartAt, if set, is the wall-clock time the run phase starts (loaders
+	// of a distributed run agree on it).
+	StartAt time.Time
+	// Extra is recorded in the result's config as is.
+	Extra map[string]string
+	// Warmup is recorded in the config ("auto", a duration or "0").
+	Warmup string
+}
+
+// Version is written into results; the CLI sets it.
+var Version = "dev"
+
+// Run runs the benchmark. On Ctrl-C (ctx cancelled) it stops the current
+// phase and still returns the result of what ran, with the phase marked
+// interrupted. A nil result comes with an error that says what to fix.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	if cfg.Target == "" {
+		cfg.Target = "embedded"
+	}
+	if cfg.Shards <= 0 {
+		cfg.Shards = 1
+	}
+	if cfg.Shard < 0 || cfg.Shard >= cfg.Shards {
+		return nil, fmt.Errorf("shard %d/%d is out of range (use --shard i/N with 0 <= i < N)", cfg.Shard, cfg.Shards)
+	}
+	spec := cfg.Workload
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Run {
+		if err := cfg.Runner.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	// Each loader of a distributed run takes its share of the total rate.
+	if cfg.Runner.Rate > 0 && cfg.Shards > 1 {
+		cfg.Runner.Rate /= float64(cfg.Shards)
+	}
+
+	t, err := registry.Open(ctx, cfg.Target, cfg.TargetOpts)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	if err := t.Setup(ctx, &spec); err != nil {
+		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+	}
+
+	r := &result.Result{
+		Schema:    result.SchemaVersion,
+		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
+		StartedAt: time.Now().UTC(),
+		Label:     cfg.Label,
+		Platform:  platform.Fingerprint(),
+		Config: result.Config{
+			Target:      redact(cfg.Target),
+			TargetOpts:  redactOpts(cfg.TargetOpts),
+			Workload:    spec,
+			DurationNs:  int64(cfg.Runner.Duration),
+			Ops:         cfg.Runner.Ops,
+			Concurrency: cfg.Runner.Concurrency,
+			RateOpsPerS: cfg.Runner.Rate,
+			Seed:        cfg.Runner.Seed,
+			Load:        cfg.Load,
+			Warmup:      cfg.Warmup,
+			Extra:       cfg.Extra,
+		},
+	}
+	if r.Config.Concurrency == 0 {
+		r.Config.Concurrency = runner.DefaultConcurrency
+	}
+	if cfg.Shards > 1 {
+		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	}
+	r.Target = target.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
+	if d, ok := t.(target.Describer); ok {
+		r.Target = d.Describe(ctx)
+		r.Target.URL = redact(r.Target.URL)
+	}
+
+	ks := workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards)
+	if cfg.Load {
+		p, err := runner.Load(ctx, t, &spec, ks, cfg.Runner)
+		if err != nil {
+			return nil, err
+		}
+		r.Phases = append(r.Phases, *p)
+		if err := failedEverything(p); err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+	}
+	if cfg.Run && ctx.Err() == nil {
+		if !cfg.StartAt.IsZero() {
+			if err := sleepUntil(ctx, cfg.StartAt); err != nil {
+				return nil, err
+			}
+		}
+		p, evs, err := runner.Run(ctx, t, &spec, ks, cfg.Runner)
+		if err != nil {
+			return nil, err
+		}
+		r.Phases = append(r.Phases, *p)
+		r.Events = evs
+	}
+	if len(r.Phases) == 0 {
+		return nil, errors.New("interrupted before any phase ran: no result written")
+	}
+	r.EndedAt = time.Now().UTC()
+	r.Dataset = result.Dataset{
+		Records:      spec.Records,
+		RecordBytes:  spec.RecordBytes(),
+		LogicalBytes: spec.DatasetBytes(),
+		HostRAMBytes: r.Platform.RAMBytes,
+	}
+	if cfg.Shards > 1 {
+		// This loader's slice of the dataset.
+		from, to := ks.Shard()
+		r.Dataset.Records = to - from
+		r.Dataset.LogicalBytes = int64(to-from) * int64(spec.RecordBytes())
+	}
+	if s, ok := t.(target.Sizer); ok {
+		if b, err := s.DiskBytes(ctx); err == nil {
+			r.Dataset.DiskBytes = b
+		}
+	}
+	r.Dataset.PageCacheBytes = pageCacheBytes()
+	if s, ok := t.(target.Summarizer); ok {
+		for k, v := range s.Summary(ctx) {
+			if r.Target.Details == nil {
+				r.Target.Details = map[string]string{}
+			}
+			r.Target.Details[k] = v
+		}
+	}
+	return r, nil
+}
+
+// failedEverything turns a load phase in which every operation failed into
+// an error: running the workload on an empty dataset would only mislead.
+func failedEverything(p *result.Phase) error {
+	var ok, bad uint64
+	var cls string
+	for _, o := range p.Ops {
+		ok += o.Count
+		for c, n := range o.Errors {
+			bad += n
+			cls = c
+		}
+	}
+	if ok == 0 && bad > 0 {
+		return fmt.Errorf("every insert of the load phase failed (%d errors, e.g. %s): check the target and its options", bad, cls)
+	}
+	return nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+// Progress builds a runner progress callback; kept here so every command
+// that runs phases reports progress the same way.
+type Progress = func(phase string, live recorder.Live, elapsed time.Duration)
+
+func schemeOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+		return u.Scheme
+	}
+	return raw
+}
+
+// redact removes a password from a URL before it goes into a result.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+func redactOpts(o map[string]string) map[string]string {
+	if len(o) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(o))
+	for k, v := range o {
+		switch k {
+		case "password", "pass", "sasl_password", "secret":
+			v = "xxxxx"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// pageCacheBytes reads the page cache size (Cached) from /proc/meminfo.
+func pageCacheBytes() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	var kb int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if n, _ := fmt.Sscanf(line, "Cached: %d kB", &kb); n == 1 {
+			return kb << 10
+		}
+	}
+	return 0
+}

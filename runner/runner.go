@@ -1,0 +1,362 @@
+// Package runner drives a target with a workload: a load phase (parallel
+// inserts of the dataset) and a run phase, closed loop (N workers at full
+// speed) or open loop at a fixed rate. In open loop the schedule decides when
+// each request should start, and latency is measured from that intended start
+// (no coordinated omission); service time is kept too.
+//
+// The runner times and records; it does not know what a target does, and it
+// does not print anything: progress goes to Config.Progress.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Config is how to run a phase. Zero values take the defaults.
+type Config struct {
+	// Duration bounds the run phase; 0 means run until Ops operations.
+	Duration time.Duration
+	// Ops bounds the run phase by operation count; 0 means run for Duration.
+	Ops uint64
+	// Concurrency is the number of workers (goroutines, each with its own
+	// target.Worker). Default 16.
+	Concurrency int
+	// Rate is the total fixed rate in ops/s (open loop); 0 means closed loop.
+	Rate float64
+	// Seed makes the op sequence reproducible. Worker i uses Seed and i.
+	Seed int64
+	// DelayThreshold is how late an open-loop op may start before it counts
+	// as delayed (no worker was free). Default 1 ms.
+	DelayThreshold time.Duration
+	// BucketWidth of the fine completion series. Default 100 ms.
+	BucketWidth time.Duration
+	// Progress, if set, is called about once a second with the latest interval.
+	Progress func(phase string, live recorder.Live, elapsed time.Duration)
+	// Events run at offsets into the run phase (fault injection).
+	Events []Event
+	// OnRecorder, if set, is called with each phase's recorder once it has
+	// started (the Prometheus endpoint reads its live figures).
+	OnRecorder func(*recorder.Recorder)
+}
+
+// Event is something done to the system under test at a time in the run phase.
+type Event struct {
+	At   time.Duration
+	Kind string // exec, kill, stop, cont
+	Arg  string
+	// Do performs the event; its output and error are recorded.
+	Do func(ctx context.Context) (output string, err error)
+}
+
+// DefaultConcurrency is the worker count when none is given.
+const DefaultConcurrency = 16
+
+func (c *Config) ensureDefaults() {
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.DelayThreshold <= 0 {
+		c.DelayThreshold = time.Millisecond
+	}
+	if c.BucketWidth <= 0 {
+		c.BucketWidth = 100 * time.Millisecond
+	}
+}
+
+// Validate reports every problem of c at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Duration < 0 {
+		errs = append(errs, errors.New("duration must not be negative"))
+	}
+	if c.Rate < 0 {
+		errs = append(errs, errors.New("rate must not be negative"))
+	}
+	if c.Concurrency < 0 {
+		errs = append(errs, errors.New("concurrency must not be negative"))
+	}
+	if c.Duration == 0 && c.Ops == 0 {
+		errs = append(errs, errors.New("give a duration or an op count"))
+	}
+	return errors.Join(errs...)
+}
+
+// Load inserts the records of this shard of the keyspace with Concurrency
+// workers in parallel, recording each insert, and returns the "load" phase.
+func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
+	cfg.ensureDefaults()
+	rec := recorder.New(recorder.Config{BucketWidth: cfg.BucketWidth})
+	workers, err := newWorkers(t, cfg.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	defer closeWorkers(workers)
+	rec.Start()
+	if cfg.OnRecorder != nil {
+		cfg.OnRecorder(rec)
+	}
+	stopProgress := progress(ctx, "load", rec, cfg.Progress)
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Add(1)
+		go func(i int, w target.Worker) {
+			defer wg.Done()
+			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
+			from, to := ks.LoadRange(i, len(workers))
+			loadLoop(ctx, w, gen, rec, rec.Shard(i), from, to)
+		}(i, w)
+	}
+	wg.Wait()
+	stopProgress()
+	p := rec.Stop()
+	p.Name, p.Mode, p.Concurrency = "load", "closed", cfg.Concurrency
+	p.Interrupted = ctx.Err() != nil
+	return p, nil
+}
+
+func loadLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
+	var req workload.Request
+	for k := from; k < to; k++ {
+		if k&63 == 0 && ctx.Err() != nil {
+			return
+		}
+		gen.Load(&req, k)
+		sh.Begin()
+		t0 := rec.Now()
+		err := w.Do(ctx, &req)
+		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+	}
+}
+
+// Run runs the run phase and returns it, with the events that ran.
+func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, []result.Event, error) {
+	cfg.ensureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	open := cfg.Rate > 0
+	rec := recorder.New(recorder.Config{BucketWidth: cfg.BucketWidth, ServiceTime: open})
+	workers, err := newWorkers(t, cfg.Concurrency)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeWorkers(workers)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &sched{maxOps: cfg.Ops}
+	if open {
+		s.intervalNs = 1e9 / cfg.Rate
+	}
+	rec.Start()
+	if cfg.OnRecorder != nil {
+		cfg.OnRecorder(rec)
+	}
+	if cfg.Duration > 0 {
+		s.endNs = int64(cfg.Duration)
+		timer := time.AfterFunc(cfg.Duration, func() { s.stop.Store(true) })
+		defer timer.Stop()
+	}
+	go func() {
+		<-runCtx.Done()
+		s.stop.Store(true)
+	}()
+
+	var bgWG sync.WaitGroup
+	bgCtx, bgCancel := context.WithCancel(runCtx)
+	defer bgCancel()
+	if bg, ok := t.(target.Background); ok {
+		bgWG.Add(1)
+		go func() {
+			defer bgWG.Done()
+			bg.RunBackground(bgCtx, rec)
+		}()
+	}
+	evCtx, evCancel := context.WithCancel(runCtx)
+	defer evCancel()
+	events := startEvents(evCtx, cfg.Events, rec)
+	stopProgress := progress(ctx, "run", rec, cfg.Progress)
+
+	delayed := make([]uint64, len(workers))
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Add(1)
+		go func(i int, w target.Worker) {
+			defer wg.Done()
+			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
+			if open {
+				delayed[i] = openLoop(runCtx, w, gen, rec, rec.Shard(i), s, int64(cfg.DelayThreshold))
+			} else {
+				closedLoop(runCtx, w, gen, rec, rec.Shard(i), s)
+			}
+		}(i, w)
+	}
+	wg.Wait()
+	bgCancel()
+	bgWG.Wait()
+	evCancel()
+	evs := events.wait()
+	stopProgress()
+	p := rec.Stop()
+	p.Name, p.Concurrency = "run", cfg.Concurrency
+	p.Mode = "closed"
+	if open {
+		p.Mode, p.RateOpsPerS = "open", cfg.Rate
+		p.DelayThresholdNs = int64(cfg.DelayThreshold)
+		for _, d := range delayed {
+			p.Delayed += d
+		}
+	}
+	p.Interrupted = ctx.Err() != nil
+	return p, evs, nil
+}
+
+// sched is shared by the workers of a phase.
+type sched struct {
+	stop       atomic.Bool
+	issued     atomic.Uint64 // ops handed out (op-count bound and open-loop slots)
+	maxOps     uint64        // 0: unbounded
+	endNs      int64         // 0: unbounded
+	intervalNs float64       // open loop: ns between intended starts
+}
+
+// take returns the next op number, or false when the phase is over.
+func (s *sched) take() (uint64, bool) {
+	if s.stop.Load() {
+		return 0, false
+	}
+	n := s.issued.Add(1) - 1
+	if s.maxOps > 0 && n >= s.maxOps {
+		return 0, false
+	}
+	return n, true
+}
+
+func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
+	var req workload.Request
+	for {
+		if _, ok := s.take(); !ok {
+			return
+		}
+		gen.Next(&req)
+		sh.Begin()
+		t0 := rec.Now()
+		err := w.Do(ctx, &req)
+		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+	}
+}
+
+// openLoop takes the next slot of the shared schedule, waits for its intended
+// start and records latency from it. A worker that is late (all workers were
+// busy) sends at once; the lateness is charged to the op's latency and the op
+// is counted as delayed. Returns the number of delayed ops.
+func openLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
+	var req workload.Request
+	var delayed uint64
+	for {
+		n, ok := s.take()
+		if !ok {
+			return delayed
+		}
+		intended := int64(float64(n) * s.intervalNs)
+		if s.endNs > 0 && intended >= s.endNs {
+			s.stop.Store(true)
+			return delayed
+		}
+		gen.Next(&req)
+		now := rec.Now()
+		if d := intended - now; d > 0 {
+			if !waitUntil(ctx, rec, intended, s) {
+				return delayed
+			}
+		} else if -d > threshold {
+			delayed++
+		}
+		sh.Begin()
+		t0 := rec.Now()
+		err := w.Do(ctx, &req)
+		sh.Record(req.Op, intended, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+	}
+}
+
+// waitUntil sleeps until the recorder clock reaches at. Go's timers overshoot
+// by tens of microseconds, so it sleeps short of the mark and yields for the
+// rest. Returns false if the phase stopped meanwhile.
+func waitUntil(ctx context.Context, rec *recorder.Recorder, at int64, s *sched) bool {
+	const spin = int64(200 * time.Microsecond)
+	for {
+		d := at - rec.Now()
+		if d <= 0 {
+			return true
+		}
+		if s.stop.Load() {
+			return false
+		}
+		if d > spin {
+			// Sleep in slices of at most 100 ms so that a stop is seen.
+			sl := d - spin
+			if sl > int64(100*time.Millisecond) {
+				sl = int64(100 * time.Millisecond)
+			}
+			time.Sleep(time.Duration(sl))
+		} else {
+			runtime.Gosched()
+		}
+	}
+}
+
+func newWorkers(t target.Target, n int) ([]target.Worker, error) {
+	ws := make([]target.Worker, 0, n)
+	for i := 0; i < n; i++ {
+		w, err := t.NewWorker(i)
+		if err != nil {
+			closeWorkers(ws)
+			return nil, fmt.Errorf("start worker %d: %w", i, err)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+func closeWorkers(ws []target.Worker) {
+	for _, w := range ws {
+		w.Close()
+	}
+}
+
+// progress calls fn once a second until the returned stop is called.
+func progress(ctx context.Context, phase string, rec *recorder.Recorder, fn func(string, recorder.Live, time.Duration)) (stop func()) {
+	if fn == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+				fn(phase, rec.Live(), time.Duration(rec.Now()))
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}

@@ -1,0 +1,274 @@
+// Package embedded drives pebble, CockroachDB's LSM storage engine, in a
+// local data directory: a real storage engine that needs no server, so that
+// `platbench run` benchmarks something real out of the box.
+//
+// URL: embedded (a fresh directory under the system temp dir, removed after
+// the run) or embedded:///path/to/dir (kept). Options (query or --target-opt):
+//   - sync=true: fsync the WAL on every write (default false: the OS flushes)
+//   - cache=64MB: block cache size
+//   - keep=true: keep a temporary data directory after the run
+//
+// A record is stored as one value of FieldCount*FieldLength bytes. UPDATE
+// overwrites one field by read-modify-write, as YCSB's RocksDB binding does.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/pebble"
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Version is the engine version reported in results (go.mod pins it).
+const Version = "pebble v1.1.5"
+
+// Target is an open pebble database.
+type Target struct {
+	dir     string
+	temp    bool
+	keep    bool
+	sync    *pebble.WriteOptions
+	db      *pebble.DB
+	cacheB  int64
+	closing bool
+}
+
+var (
+	_ target.Target    = (*Target)(nil)
+	_ target.Sizer     = (*Target)(nil)
+	_ target.Describer = (*Target)(nil)
+)
+
+// Open implements target.Opener.
+func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
+	t := &Target{sync: pebble.NoSync, cacheB: 64 << 20}
+	q := u.Query()
+	for k, v := range opts {
+		q.Set(k, v)
+	}
+	for k, vs := range q {
+		v := vs[0]
+		switch k {
+		case "sync":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, target.Configf("embedded: bad sync %q (use true or false)", v)
+			}
+			if b {
+				t.sync = pebble.Sync
+			}
+		case "keep":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, target.Configf("embedded: bad keep %q (use true or false)", v)
+			}
+			t.keep = b
+		case "cache":
+			n, err := parseBytes(v)
+			if err != nil || n <= 0 {
+				return nil, target.Configf("embedded: bad cache size %q (use e.g. 64MB)", v)
+			}
+			t.cacheB = n
+		default:
+			return nil, target.Configf("embedded: unknown option %q (use sync, cache, keep)", k)
+		}
+	}
+	t.dir = u.Path
+	if t.dir == "" {
+		d, err := os.MkdirTemp("", "platbench-embedded-")
+		if err != nil {
+			return nil, fmt.Errorf("embedded: cannot create a data directory: %w (set TMPDIR to a writable directory or give embedded:///path)", err)
+		}
+		t.dir, t.temp = d, true
+	} else if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return nil, target.Configf("embedded: cannot create data directory %s: %v (give a writable path)", t.dir, err)
+	}
+	if err := unix.Access(t.dir, unix.W_OK); err != nil {
+		return nil, target.Configf("embedded: data directory %s is not writable (give a writable path)", t.dir)
+	}
+	cache := pebble.NewCache(t.cacheB)
+	defer cache.Unref()
+	db, err := pebble.Open(t.dir, &pebble.Options{
+		Cache:                       cache,
+		MemTableSize:                64 << 20,
+		MemTableStopWritesThreshold: 4,
+		MaxConcurrentCompactions:    func() int { return 2 },
+		Logger:                      quietLogger{},
+	})
+	if err != nil {
+		t.removeTemp()
+		return nil, fmt.Errorf("embedded: cannot open pebble in %s: %w", t.dir, err)
+	}
+	t.db = db
+	return t, nil
+}
+
+// Setup checks there is room for the dataset: pebble cannot recover from a
+// full disk mid-run, so refuse up front rather than fail halfway.
+func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(t.dir, &st); err != nil {
+		return nil
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	need := w.DatasetBytes() * 2 // write amplification headroom
+	if need > free {
+		return fmt.Errorf("embedded: the dataset needs about %s but %s has only %s free (use fewer --records, a smaller --value-size, or embedded:///bigger/disk)",
+			human(need), t.dir, human(free))
+	}
+	return nil
+}
+
+func (t *Target) NewWorker(id int) (target.Worker, error) {
+	return &worker{db: t.db, sync: t.sync}, nil
+}
+
+// Close closes the database and removes a temporary directory.
+func (t *Target) Close() error {
+	var err error
+	if t.db != nil {
+		err = t.db.Close()
+		t.db = nil
+	}
+	t.removeTemp()
+	return err
+}
+
+func (t *Target) removeTemp() {
+	if t.temp && !t.keep {
+		os.RemoveAll(t.dir)
+	}
+}
+
+// DiskBytes is the size of the database files.
+func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
+	if t.db == nil {
+		return 0, errors.New("closed")
+	}
+	return int64(t.db.Metrics().DiskSpaceUsage()), nil
+}
+
+func (t *Target) Describe(ctx context.Context) target.Info {
+	d := map[string]string{"dir": t.dir, "sync": strconv.FormatBool(t.sync == pebble.Sync), "cache_bytes": strconv.FormatInt(t.cacheB, 10)}
+	return target.Info{Kind: "embedded", URL: "embedded://" + t.dir, Version: Version, Nodes: []string{"local"}, Details: d}
+}
+
+type worker struct {
+	db   *pebble.DB
+	sync *pebble.WriteOptions
+	buf  []byte // record buffer for read-modify-write
+}
+
+func (w *worker) Close() error { return nil }
+
+// Do executes one request against pebble.
+func (w *worker) Do(ctx context.Context, req *workload.Request) error {
+	switch req.Op {
+	case workload.OpRead, workload.OpGet:
+		v, c, err := w.db.Get(req.Key)
+		if err != nil {
+			return classify(err)
+		}
+		_ = v
+		return c.Close()
+	case workload.OpInsert, workload.OpWrite, workload.OpSet:
+		return classify(w.db.Set(req.Key, req.Value, w.sync))
+	case workload.OpUpdate, workload.OpRMW:
+		return w.update(req)
+	case workload.OpDelete:
+		return classify(w.db.Delete(req.Key, w.sync))
+	case workload.OpScan:
+		return w.scan(req)
+	}
+	return target.ErrUnsupported
+}
+
+// update reads the record, overwrites the first len(Value) bytes (one field,
+// or all of them) and writes it back.
+func (w *worker) update(req *workload.Request) error {
+	v, c, err := w.db.Get(req.Key)
+	if err != nil {
+		return classify(err)
+	}
+	w.buf = append(w.buf[:0], v...)
+	c.Close()
+	n := copy(w.buf, req.Value)
+	if n < len(req.Value) {
+		w.buf = append(w.buf, req.Value[n:]...)
+	}
+	return classify(w.db.Set(req.Key, w.buf, w.sync))
+}
+
+func (w *worker) scan(req *workload.Request) error {
+	it, err := w.db.NewIter(&pebble.IterOptions{LowerBound: req.Key})
+	if err != nil {
+		return classify(err)
+	}
+	n := 0
+	for ok := it.First(); ok && n < req.ScanLen; ok = it.Next() {
+		_ = it.Value()
+		n++
+	}
+	return classify(it.Close())
+}
+
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pebble.ErrNotFound):
+		return target.ErrNotFound
+	case errors.Is(err, unix.ENOSPC):
+		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("disk full: %w", err)}
+	}
+	return &target.Error{Class: target.ClassOther, Err: err}
+}
+
+// quietLogger keeps pebble's informational lines off the terminal; fatal
+// errors still stop the process, as pebble requires.
+type quietLogger struct{}
+
+func (quietLogger) Infof(format string, args ...interface{}) {}
+func (quietLogger) Fatalf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "platbench: embedded store failed: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func parseBytes(s string) (int64, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suf) {
+			s, mult = strings.TrimSuffix(s, u.suf), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n * mult, err
+}
+
+func human(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}
+
+// DataDir returns the directory in use (for tests and reports).
+func (t *Target) DataDir() string { return filepath.Clean(t.dir) }

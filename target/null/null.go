@@ -1,0 +1,41 @@
+// Package null is a target that does nothing: running it measures
+// platbench's own overhead (generator, runner, recorder).
+package null
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Target does nothing, successfully.
+type Target struct{}
+
+var (
+	_ target.Target    = (*Target)(nil)
+	_ target.Describer = (*Target)(nil)
+)
+
+// Open implements target.Opener.
+func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
+	if len(opts) > 0 {
+		for k := range opts {
+			return nil, target.Configf("the null target takes no options (got %q)", k)
+		}
+	}
+	return &Target{}, nil
+}
+
+func (*Target) Setup(ctx context.Context, w *workload.Spec) error { return nil }
+func (*Target) NewWorker(id int) (target.Worker, error)           { return worker{}, nil }
+func (*Target) Close() error                                      { return nil }
+func (*Target) Describe(ctx context.Context) target.Info {
+	return target.Info{Kind: "null", URL: "null"}
+}
+
+type worker struct{}
+
+func (worker) Do(ctx context.Context, req *workload.Request) error { return nil }
+func (worker) Close() error                                        { return nil }
