@@ -1,0 +1,191 @@
+// Package telemetry records what the machine did during a run, so a result
+// explains itself: the platform fingerprint (telemetry/platform), host
+// figures every second (telemetry/host), perf_event counters
+// (telemetry/perf), platbench's own use and the client-bound verdict
+// (telemetry/self), and a server process on the same host
+// (telemetry/proc). A Session runs them together on one 1 s clock.
+//
+// Usage (internal/cli/run.go):
+//
+//	res.Platform = telemetry.Fingerprint()
+//	tel, err := telemetry.Start(ctx, telemetry.Config{ServerPID: pid, ServerProcess: name})
+//	if err != nil { return err } // a bad --server-pid / --server-process / --perf-scope
+//	... load and run phases; res.Phases filled ...
+//	tel.Stop(&res) // fills res.Host, res.Counters, res.Notes, res.Dataset.PageCacheBytes
+//	telemetry.WriteHostText(os.Stdout, &res)
+//
+// It does not decide anything about the target's figures; package analysis
+// reads the series.
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/telemetry/host"
+	"github.com/platbench/platbench/telemetry/perf"
+	"github.com/platbench/platbench/telemetry/platform"
+	"github.com/platbench/platbench/telemetry/proc"
+	"github.com/platbench/platbench/telemetry/self"
+)
+
+// Fingerprint describes the machine this process runs on (see package platform).
+func Fingerprint() result.Platform { return platform.Fingerprint() }
+
+// Config selects what a Session records. The zero value samples the host
+// every second and counts perf events for platbench's own process.
+type Config struct {
+	// Interval is the sampling period; default 1 s.
+	Interval time.Duration
+	// ServerPID samples this local process as the target server (--server-pid).
+	ServerPID int
+	// ServerProcess samples the local process with this name (--server-process),
+	// matched like pgrep on /proc/*/cmdline; ignored when ServerPID is set.
+	ServerProcess string
+	// PerfScope is "process" (default), "system" (every CPU; needs privilege)
+	// or "off".
+	PerfScope string
+	// InProcess is true when the target runs inside platbench (the embedded
+	// store), so platbench's CPU use is not held against the client.
+	InProcess bool
+}
+
+// Validate reports every problem of the configuration at once.
+func (c *Config) Validate() error {
+	var errs []string
+	if c.Interval < 0 {
+		errs = append(errs, fmt.Sprintf("telemetry interval %v is negative (fix: give a positive duration such as 1s)", c.Interval))
+	}
+	if c.ServerPID < 0 {
+		errs = append(errs, fmt.Sprintf("--server-pid %d is not a process id (fix: give the pid of the server process)", c.ServerPID))
+	}
+	switch c.PerfScope {
+	case "", "process", "system", "off":
+	default:
+		errs = append(errs, fmt.Sprintf("--perf-scope %q is not process, system or off (fix: use one of those)", c.PerfScope))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return target.Configf("%s", join(errs))
+}
+
+func join(s []string) string {
+	out := s[0]
+	for _, x := range s[1:] {
+		out += "; " + x
+	}
+	return out
+}
+
+// Session is running telemetry.
+type Session struct {
+	cfg     Config
+	sampler *host.Sampler
+	perf    *perf.Session
+	base    *self.Baseline
+	server  *proc.Tracker
+
+	stopOnce sync.Once
+	series   *result.HostSeries
+	counters *result.Counters
+}
+
+// Start begins recording. It fails only on a bad configuration (a server
+// pid or name that matches no process, an unknown perf scope); anything the
+// machine cannot tell is simply left out of the result.
+func Start(ctx context.Context, cfg Config) (*Session, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg}
+	var err error
+	switch {
+	case cfg.ServerPID > 0:
+		s.server, err = proc.ByPID(cfg.ServerPID)
+	case cfg.ServerProcess != "":
+		s.server, err = proc.ByName(cfg.ServerProcess)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PerfScope != "off" {
+		if s.perf, err = perf.Open(cfg.PerfScope); err != nil {
+			return nil, target.Configf("%v", err)
+		}
+	}
+	s.base = self.Begin()
+	opts := []host.Option{}
+	if s.server != nil {
+		opts = append(opts, host.WithServer(s.server))
+	}
+	if s.perf != nil {
+		p := s.perf
+		opts = append(opts, host.WithTick(func(_ int, at time.Time) { p.Cut(at) }))
+	}
+	s.sampler = host.Start(ctx, cfg.Interval, opts...)
+	return s, nil
+}
+
+// Latest returns the most recent host sample and the latest samples of
+// platbench and of the server process (nil when absent), for live displays
+// and the Prometheus endpoint.
+func (s *Session) Latest() (h result.HostSample, ok bool, selfSample, server *result.ProcSample) {
+	h, ok = s.sampler.Latest()
+	selfSample, server = s.sampler.LatestProcs()
+	return h, ok, selfSample, server
+}
+
+// Stop ends recording and fills r: Host (series, self use and verdict,
+// server), Counters, Notes (client-bound and host remarks) and
+// Dataset.PageCacheBytes when unset. Call it after r.Phases is filled: the
+// verdict reads the phases' delayed counts. Stop is idempotent; later calls
+// fill r again from the same figures.
+func (s *Session) Stop(r *result.Result) {
+	s.stopOnce.Do(func() {
+		s.series = s.sampler.Stop()
+		if s.perf != nil {
+			s.counters = s.perf.Stop()
+		}
+		s.series.Self = s.base.End(s.series.SelfSamples)
+	})
+	if r == nil {
+		return
+	}
+	series := *s.series
+	selfUse := *s.series.Self
+	series.Self = &selfUse
+	r.Host = &series
+	r.Counters = s.counters
+	_, _, notes := self.Judge(self.Input{
+		Self: &selfUse, SelfSamples: series.SelfSamples, Host: series.Samples,
+		Phases: r.Phases, InProcess: s.cfg.InProcess,
+	})
+	for _, n := range notes {
+		if !contains(r.Notes, n) {
+			r.Notes = append(r.Notes, n)
+		}
+	}
+	if r.Counters != nil && len(r.Counters.Unavailable) > 0 {
+		n := "perf counters not available: " + r.Counters.UnavailableReason
+		if r.Counters.UnavailableReason != "" && !contains(r.Notes, n) {
+			r.Notes = append(r.Notes, n)
+		}
+	}
+	if k := len(series.Samples); k > 0 && r.Dataset.PageCacheBytes == 0 {
+		r.Dataset.PageCacheBytes = series.Samples[k-1].PageCacheBytes
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
