@@ -21,7 +21,15 @@ func applyAnalysis(f *Figures, r *result.Result) bool {
 		StartS: float64(st.StartNs) / 1e9,
 		EndS:   float64(st.StartNs+st.LengthNs) / 1e9,
 		Source: steadySource(a.SteadyState),
+		Reason: a.SteadyState.Reason,
 	}
+	if a.Raw.LengthNs > 0 {
+		f.MeanOpsPerS = a.Raw.SustainedOpsPerS
+	}
+	if a.PageCache != nil {
+		f.PageCache = a.PageCache.Verdict
+	}
+	f.Notes = append(f.Notes, a.Notes...)
 	f.SustainedOpsPerS = st.SustainedOpsPerS
 	f.PeakOpsPerS = st.PeakOpsPerS
 	s := st.Stability
@@ -45,7 +53,7 @@ func applyAnalysis(f *Figures, r *result.Result) bool {
 		f.Cost = &Cost{
 			Instance: c.InstanceType, USDPerHour: c.PricePerHourUSD, Nodes: c.Nodes,
 			OpsPerUSD: c.OpsPerUSD, USDPerMillion: c.USDPerMillionOps, GBPerUSD: c.GBPerUSD,
-			MonthlyUSD: c.MonthlyUSD, PriceSource: c.PriceSource, PriceDate: c.PriceDate,
+			MonthlyUSD: c.MonthlyUSD, PriceSource: c.PriceSource, PriceDate: c.PriceDate, Note: c.Note,
 		}
 		if f.Cost.Instance == "" {
 			f.Cost.Instance = "-"

@@ -165,13 +165,23 @@ func percentileCurve(h *hdr.Histogram) (xs, ys []float64) {
 	}
 	// Beyond 1/count the percentiles only repeat the maximum.
 	limit := math.Log10(float64(h.TotalCount()))
+	var qs []float64
 	for _, x := range percentileXs {
 		if x > limit+0.05 {
 			break
 		}
-		q := 100 * (1 - math.Pow(10, -x))
 		xs = append(xs, x)
-		ys = append(ys, float64(h.ValueAtQuantile(q)))
+		qs = append(qs, 100*(1-math.Pow(10, -x)))
+	}
+	// One pass over the histogram for every percentile (ValueAtQuantile
+	// would scan it once per point). The map is keyed by the same floats.
+	vals := h.ValueAtPercentiles(append([]float64(nil), qs...))
+	for i, q := range qs {
+		if i == 0 {
+			ys = append(ys, float64(h.Min()))
+			continue
+		}
+		ys = append(ys, float64(vals[q]))
 	}
 	xs = append(xs, math.Min(6, math.Max(limit, xs[len(xs)-1])))
 	ys = append(ys, float64(h.Max()))

@@ -45,8 +45,10 @@ type Figures struct {
 	Service result.Summary `json:"service"`
 	Ops     []OpFigures    `json:"ops"`
 
-	Cost  *Cost    `json:"cost,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Cost *Cost `json:"cost,omitempty"`
+	// PageCache is the analysis' verdict on dataset size against RAM.
+	PageCache string   `json:"page_cache,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // Window is the steady-state window the sustained figures use.
@@ -55,6 +57,8 @@ type Window struct {
 	EndS   float64 `json:"end_s"`
 	// Source says how the start was chosen ("MSER-5", "--warmup 75s", "none").
 	Source string `json:"source"`
+	// Reason is the analysis' sentence on why (empty without analysis).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Stability is the spread of the 1 s throughput over the window.
@@ -89,16 +93,16 @@ type OpFigures struct {
 
 // Cost is the price normalisation of the sustained throughput.
 type Cost struct {
-	Instance       string  `json:"instance"`
-	USDPerHour     float64 `json:"usd_per_hour"`
-	Nodes          int     `json:"nodes"`
-	OpsPerUSD      float64 `json:"ops_per_usd"`
-	USDPerMillion  float64 `json:"usd_per_million_ops"`
-	GBPerUSD       float64 `json:"gb_per_usd,omitempty"`
-	MonthlyUSD     float64 `json:"monthly_usd"`
-	PriceSource    string  `json:"price_source,omitempty"`
-	PriceDate      string  `json:"price_date,omitempty"`
-	PriceOverriden bool    `json:"price_overridden,omitempty"`
+	Instance      string  `json:"instance"`
+	USDPerHour    float64 `json:"usd_per_hour"`
+	Nodes         int     `json:"nodes"`
+	OpsPerUSD     float64 `json:"ops_per_usd"`
+	USDPerMillion float64 `json:"usd_per_million_ops"`
+	GBPerUSD      float64 `json:"gb_per_usd,omitempty"`
+	MonthlyUSD    float64 `json:"monthly_usd"`
+	PriceSource   string  `json:"price_source,omitempty"`
+	PriceDate     string  `json:"price_date,omitempty"`
+	Note          string  `json:"note,omitempty"`
 }
 
 // Compute derives the figures of r's main phase. It fails only when the file
@@ -119,7 +123,7 @@ func Compute(r *result.Result) (*Figures, error) {
 		Mix:         MixString(r),
 		Interrupted: p.Interrupted,
 		Delayed:     p.Delayed,
-		Notes:       r.Notes,
+		Notes:       append([]string(nil), r.Notes...),
 	}
 	lat, svc := hdrOrNil(), hdrOrNil()
 	for _, o := range p.Ops {
@@ -278,14 +282,14 @@ func stallsOf(p *result.Phase) Stalls {
 		}
 		run = 0
 	}
-	for i, out := range b.Outstanding {
-		var n uint32
-		for _, c := range b.Counts {
-			if i < len(c) {
-				n += c[i]
-			}
+	tot := make([]uint64, len(b.Outstanding))
+	for _, cs := range b.Counts {
+		for i, c := range cs[:min(len(cs), len(tot))] {
+			tot[i] += uint64(c)
 		}
-		if out && n == 0 {
+	}
+	for i, out := range b.Outstanding {
+		if out && tot[i] == 0 {
 			run++
 		} else {
 			flush()

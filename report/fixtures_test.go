@@ -67,7 +67,8 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
 	if string(want) != string(got) {
-		out := filepath.Join(t.TempDir(), filepath.Base(name))
+		out := filepath.Join(os.TempDir(), "platbench-golden", name)
+		os.MkdirAll(filepath.Dir(out), 0o755)
 		os.WriteFile(out, got, 0o644)
 		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update accepts)", name, out)
 	}

@@ -85,10 +85,10 @@ func USD(v float64) string {
 	}
 }
 
-// Secs formats seconds as a short duration: "75 s", "1 h 2 min".
+// Secs formats seconds as a short duration: "75 s", "3 min 20 s", "1 h 2 min".
 func Secs(s float64) string {
 	switch {
-	case s < 60:
+	case s < 120:
 		return trimFloat(s) + " s"
 	case s < 3600:
 		if r := math.Mod(s, 60); r >= 0.05 {

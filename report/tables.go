@@ -53,6 +53,9 @@ func sections(r *result.Result, f *Figures) []section {
 		if c.PriceSource != "" {
 			notes = append(notes, fmt.Sprintf("Price from %s (%s).", c.PriceSource, c.PriceDate))
 		}
+		if c.Note != "" {
+			notes = append(notes, upperFirst(c.Note)+".")
+		}
 		if c.GBPerUSD > 0 {
 			notes = append(notes, fmt.Sprintf("%s GB per dollar.", sig3(c.GBPerUSD)))
 		}
@@ -102,6 +105,9 @@ func throughputSection(f *Figures) section {
 		}
 	}
 	var notes []string
+	if f.Window.Reason != "" {
+		notes = append(notes, "Steady state: "+f.Window.Reason)
+	}
 	if f.Interrupted {
 		notes = append(notes, "The phase was interrupted before its planned end.")
 	}
@@ -232,6 +238,7 @@ func runSection(r *result.Result, f *Figures) section {
 		}
 		add("Dataset", ds)
 	}
+	add("Page cache", f.PageCache)
 	if !r.StartedAt.IsZero() {
 		add("Started", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
@@ -255,4 +262,11 @@ func classList(m map[string]uint64) string {
 		parts[i] = fmt.Sprintf("%s %s", c, Int(float64(m[c])))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -1,0 +1,267 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
+)
+
+// analysed returns the fixture with the analysis package's figures, as
+// `platbench report` shows it.
+func analysed(t testing.TB, name string) *result.Result {
+	t.Helper()
+	r := loadFixture(t, name)
+	a, err := analysis.Analyze(r, analysis.Options{Warmup: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Analysis = a
+	return r
+}
+
+// TestGolden renders every format of a few fixtures and compares them with
+// testdata/golden (go test ./report -update rewrites them).
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name    string
+		r       func(t testing.TB) *result.Result
+		formats []string
+	}{
+		// Raw file: no analysis, the report falls back to whole-phase figures.
+		{"raw-i3-16xlarge", func(t testing.TB) *result.Result { return loadFixture(t, "i3-16xlarge") }, []string{"md", "csv", "json", "txt"}},
+		// Analysed closed-loop run with errors and host telemetry: every chart.
+		{"i3-16xlarge", func(t testing.TB) *result.Result { return analysed(t, "i3-16xlarge") }, []string{"md", "json", "html", "txt"}},
+		// Analysed fixed-rate run, one op: service time table and dashed curves.
+		{"graviton-write", func(t testing.TB) *result.Result { return analysed(t, "graviton-write") }, []string{"md", "csv", "html"}},
+	}
+	writers := map[string]func(*bytes.Buffer, *result.Result) error{
+		"md":   func(b *bytes.Buffer, r *result.Result) error { return WriteMarkdown(b, r) },
+		"csv":  func(b *bytes.Buffer, r *result.Result) error { return WriteCSV(b, r) },
+		"json": func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
+		"html": func(b *bytes.Buffer, r *result.Result) error { return WriteHTML(b, r) },
+		"txt":  func(b *bytes.Buffer, r *result.Result) error { return WriteText(b, r) },
+	}
+	for _, c := range cases {
+		r := c.r(t)
+		for _, f := range c.formats {
+			t.Run(c.name+"."+f, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := writers[f](&b, r); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, c.name+"."+f, b.Bytes())
+			})
+		}
+	}
+}
+
+func TestGoldenCompare(t *testing.T) {
+	rs := []*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-metal")}
+	c, err := Compare(rs, CompareOptions{Files: []string{"i3-16xlarge.json", "i3-metal.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, w := range map[string]func(*bytes.Buffer, *Comparison) error{
+		"txt":  func(b *bytes.Buffer, c *Comparison) error { return WriteCompareText(b, c) },
+		"md":   func(b *bytes.Buffer, c *Comparison) error { return WriteCompareMarkdown(b, c) },
+		"json": func(b *bytes.Buffer, c *Comparison) error { return WriteCompareJSON(b, c) },
+		"html": func(b *bytes.Buffer, c *Comparison) error { return WriteCompareHTML(b, c) },
+	} {
+		t.Run(f, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := w(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "compare."+f, b.Bytes())
+		})
+	}
+}
+
+// TestCSVRows checks the CSV against the result: one row per interval and
+// op, and counts that add up to the op totals.
+func TestCSVRows(t *testing.T) {
+	r := loadFixture(t, "i3-16xlarge")
+	var b bytes.Buffer
+	if err := WriteCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.MainPhase()
+	want := 0
+	for _, in := range p.Intervals {
+		want += len(in.Ops)
+	}
+	if len(rows)-1 != want {
+		t.Fatalf("%d data rows, want %d (intervals x ops)", len(rows)-1, want)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, name := range []string{"start_s", "op", "count", "ops_per_s", "latency_p99_us", "errors_timeout"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("no column %q in %v", name, rows[0])
+		}
+	}
+	sum := map[string]uint64{}
+	for _, row := range rows[1:] {
+		n, err := strconv.ParseUint(row[col["count"]], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum[row[col["op"]]] += n
+	}
+	for _, o := range p.Ops {
+		if sum[o.Op] != o.Count {
+			t.Errorf("%s: CSV counts add to %d, the result's total is %d", o.Op, sum[o.Op], o.Count)
+		}
+	}
+}
+
+// TestHTMLSelfContained: nothing fetched, no script, every chart has data.
+func TestHTMLSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, analysed(t, "i3-16xlarge")); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script", "src=\"http", "href=\"http", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: it must not load anything", bad)
+		}
+	}
+	for _, want := range []string{"prefers-color-scheme:dark", "@media print", `id="throughput-1s"`, `id="throughput-fine"`,
+		`id="latency-read"`, `id="latency-update"`, `id="distribution"`, `id="errors"`, `id="host-cpu"`, `id="host-mem"`, `class="band"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	charts := regexp.MustCompile(`<svg class="chart" data-series="(\d+)"`).FindAllStringSubmatch(page, -1)
+	if len(charts) < 8 {
+		t.Fatalf("%d charts, want at least 8", len(charts))
+	}
+	paths := regexp.MustCompile(`<path class="series[^"]*" data-points="(\d+)" d="([^"]*)"`).FindAllStringSubmatch(page, -1)
+	var declared int
+	for _, c := range charts {
+		n, _ := strconv.Atoi(c[1])
+		if n == 0 {
+			t.Errorf("a chart declares no series")
+		}
+		declared += n
+	}
+	if len(paths) != declared {
+		t.Errorf("%d series paths, charts declare %d", len(paths), declared)
+	}
+	for _, p := range paths {
+		if p[1] == "0" || len(p[2]) < 4 {
+			t.Errorf("empty series path %q", p[0][:min(80, len(p[0]))])
+		}
+	}
+}
+
+// TestNoErrorsChartWithoutErrors: a figure that was not measured is not shown.
+func TestNoErrorsChartWithoutErrors(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, analysed(t, "i3-metal")); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{`id="errors"`, `id="host-cpu"`, "Errors by class"} {
+		if strings.Contains(b.String(), absent) {
+			t.Errorf("page shows %s for a run without it", absent)
+		}
+	}
+}
+
+func TestFiguresFromAnalysis(t *testing.T) {
+	r := analysed(t, "i3-16xlarge")
+	f, err := Compute(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.Analysis
+	if f.SustainedOpsPerS != a.Steady.SustainedOpsPerS || f.PeakOpsPerS != a.Steady.PeakOpsPerS {
+		t.Errorf("sustained/peak %v/%v, analysis says %v/%v", f.SustainedOpsPerS, f.PeakOpsPerS, a.Steady.SustainedOpsPerS, a.Steady.PeakOpsPerS)
+	}
+	if a.SteadyState.WarmupNs > 0 && f.Window.StartS <= 0 {
+		t.Errorf("analysis trimmed %d ns of warm-up, the report's window starts at %v", a.SteadyState.WarmupNs, f.Window.StartS)
+	}
+	if f.Stalls.Count != a.Stalls.Count {
+		t.Errorf("stalls %d, analysis %d", f.Stalls.Count, a.Stalls.Count)
+	}
+	raw, err := Compute(loadFixture(t, "i3-16xlarge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The synthetic run ramps up over its first tenth: trimming it raises the sustained figure.
+	if !(f.SustainedOpsPerS > raw.SustainedOpsPerS) {
+		t.Errorf("steady sustained %v should exceed the whole-phase %v of a run with a ramp", f.SustainedOpsPerS, raw.SustainedOpsPerS)
+	}
+	// The raw fallback finds the two synthetic stalls of half a second.
+	if raw.Stalls.Count != 2 || raw.Stalls.LongestNs != 500e6 {
+		t.Errorf("raw stalls %+v, want 2 of 500 ms", raw.Stalls)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Dur(0), "0"},
+		{Dur(850), "850 ns"},
+		{Dur(912_400), "912 µs"},
+		{Dur(8_400_000), "8.40 ms"},
+		{Dur(71_200_000), "71.2 ms"},
+		{Dur(1_230_000_000), "1.23 s"},
+		{Rate(272544.4), "272,544 op/s"},
+		{Int(-1234567), "-1,234,567"},
+		{Bytes(1536), "1.50 KiB"},
+		{Secs(75), "75 s"},
+		{Secs(120), "2 min"},
+		{Secs(3725), "1 h 2 min"},
+		{tickDur(10_000_000), "10 ms"},
+		{percentileLabel(0), "0%"},
+		{percentileLabel(2), "99%"},
+		{percentileLabel(6), "99.9999%"},
+		{factor(4.04), "4.0x"},
+		{factor(1.02), "1.02x"},
+		{factor(12.4), "12x"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestDecimateKeepsExtremes: a single zero bucket in a long series survives.
+func TestDecimateKeepsExtremes(t *testing.T) {
+	n := 36000
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i], ys[i] = float64(i), 100
+	}
+	ys[12345] = 0
+	ys[30001] = 500
+	ox, oy := decimate(xs, ys, maxPoints)
+	if len(ox) > maxPoints+2 {
+		t.Fatalf("%d points, want at most %d", len(ox), maxPoints)
+	}
+	var sawZero, sawPeak bool
+	for i := range oy {
+		sawZero = sawZero || (oy[i] == 0 && ox[i] == 12345)
+		sawPeak = sawPeak || (oy[i] == 500 && ox[i] == 30001)
+		if i > 0 && ox[i] <= ox[i-1] {
+			t.Fatalf("x not increasing at %d", i)
+		}
+	}
+	if !sawZero || !sawPeak {
+		t.Errorf("zero kept %v, peak kept %v", sawZero, sawPeak)
+	}
+}
