@@ -49,7 +49,7 @@ type Config struct {
 	Replication int16  // option replication; default min(3, brokers)
 
 	// Produce.
-	MsgSize    int           // option msg_size; bytes per message, default 1000 (or the workload's record size)
+	MsgSize    int           // option msg_size; bytes per message, default the workload's record size (its values), else 1000
 	MsgSizeMax int           // option msg_size=MIN-MAX draws sizes uniformly; 0 = fixed
 	Key        string        // option key: none (default) | request (the workload's key, whose --distribution is uniform, zipfian...)
 	Acks       string        // option acks: 0, 1, all; default all
@@ -66,6 +66,7 @@ type Config struct {
 	Group        string        // option group; default "platbench-" + topic
 	Offset       string        // option offset: earliest (default) | latest
 	DrainTimeout time.Duration // option drain_timeout; after the run, how long to wait for consumers to catch up before counting lost messages; default 10s
+	PollTimeout  time.Duration // option poll_timeout; a CONSUME op that gets no message in this time fails as not_found (topic drained); default 1s
 
 	// Connection.
 	DialTimeout time.Duration // option dial_timeout; default 5s
@@ -81,19 +82,30 @@ type Config struct {
 
 var knownOpts = []string{"topic", "topic_prefix", "create", "keep", "partitions", "replication",
 	"msg_size", "key", "acks", "idempotent", "compression", "batch_bytes", "linger", "inflight",
-	"producers", "timeout", "consume", "consumers", "group", "offset", "drain_timeout",
+	"producers", "timeout", "consume", "consumers", "group", "offset", "drain_timeout", "poll_timeout",
 	"dial_timeout", "sasl", "user", "password", "tls", "tls_ca", "tls_cert", "tls_key", "tls_insecure"}
 
 // ParseConfig builds a Config from the URL and options and validates it,
 // reporting every problem at once.
 func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
+	return parseConfig(u, opts, nil)
+}
+
+// parseConfig also takes the workload's options (Spec.Options), which count
+// only for the keys this target knows and lose to the URL and to opts.
+func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, error) {
 	c := &Config{TopicPrefix: DefaultTopicPrefix, Create: true, Partitions: DefaultPartitions,
 		Acks: "all", Codec: "none", Producers: 1, Timeout: DefaultTimeout, Offset: "earliest",
-		DrainTimeout: DefaultDrainTimeout, DialTimeout: DefaultDialTimeout, Key: "none"}
+		DrainTimeout: DefaultDrainTimeout, PollTimeout: time.Second, DialTimeout: DefaultDialTimeout, Key: "none"}
 	var errs []string
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 
 	all := map[string]string{}
+	for k, v := range workloadOpts {
+		if contains(knownOpts, k) && k != "password" {
+			all[k] = v
+		}
+	}
 	for k, v := range u.Query() {
 		if len(v) > 0 {
 			all[k] = v[len(v)-1]
@@ -237,6 +249,10 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 	}
 	duration("drain_timeout", &c.DrainTimeout)
 	duration("dial_timeout", &c.DialTimeout)
+	duration("poll_timeout", &c.PollTimeout)
+	if c.PollTimeout == 0 {
+		bad("poll_timeout=0 would fail every CONSUME (fix: e.g. poll_timeout=1s)")
+	}
 	str("sasl", &c.SASL)
 	c.SASL = strings.ToLower(c.SASL)
 	str("user", &c.User)

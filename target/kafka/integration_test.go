@@ -211,11 +211,13 @@ func TestBulkLoadThenDrain(t *testing.T) {
 	var consumed atomic.Int64
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
+	var workers []target.Worker
 	for i := 0; i < 2; i++ {
 		w, err := tg.NewWorker(i)
 		if err != nil {
 			t.Fatal(err)
 		}
+		workers = append(workers, w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -236,6 +238,15 @@ func TestBulkLoadThenDrain(t *testing.T) {
 	wg.Wait()
 	if consumed.Load() != n {
 		t.Fatalf("consumed %d, want %d", consumed.Load(), n)
+	}
+	// Drained: the next CONSUME gives up after poll_timeout as not_found.
+	start := time.Now()
+	err := workers[0].Do(ctx, &workload.Request{Op: workload.OpConsume})
+	if target.Classify(err) != target.ClassNotFound || time.Since(start) > 5*time.Second {
+		t.Errorf("CONSUME on a drained topic: %v after %v; want not_found after ~1s", err, time.Since(start))
+	}
+	for _, w := range workers {
+		w.Close()
 	}
 	sum := tg.Summary(ctx)
 	t.Logf("drain summary: %v", sum)

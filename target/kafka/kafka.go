@@ -25,6 +25,8 @@ import (
 
 // Target is a Kafka-protocol cluster with one topic.
 type Target struct {
+	u     *url.URL
+	opts  map[string]string
 	cfg   *Config
 	conn  []kgo.Opt
 	admin *kadm.Client
@@ -36,13 +38,17 @@ type Target struct {
 	group   string
 	msgSize int // bytes per message (the smallest when a range)
 	msgMax  int // largest message; == msgSize when fixed
-	pull    bool
+	// sizeFromReq: no msg_size given, so a produce sends as many bytes as the
+	// request's value (what the runner counts as the op's bytes).
+	sizeFromReq bool
+	pull        bool
 
 	mu        sync.Mutex
 	producers []*kgo.Client
 	workers   []*Worker
 	nextProd  atomic.Uint32
 	bulkAcked bitmap // acked sequence numbers of BulkLoad (producer id bulkProducer)
+	bulkBytes uint64
 	ledger    *ledger
 
 	bg        []*kgo.Client // background consumers (streaming)
@@ -72,7 +78,12 @@ func Open(_ context.Context, u *url.URL, opts map[string]string) (target.Target,
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg)
+	t, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t.u, t.opts = u, opts
+	return t, nil
 }
 
 // New returns a Target for cfg (already validated by ParseConfig).
@@ -93,6 +104,15 @@ func (t *Target) Topic() string { return t.topic }
 
 // Setup reaches the cluster, then finds or creates the topic.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	if w != nil && len(w.Options) > 0 && t.u != nil && t.topic == "" {
+		// A preset's options (e.g. the stream preset's consumers=1) apply
+		// unless the URL or --target-opt say otherwise.
+		cfg, err := parseConfig(t.u, t.opts, w.Options)
+		if err != nil {
+			return err
+		}
+		t.cfg = cfg
+	}
 	if t.admin == nil {
 		cl, err := kgo.NewClient(t.conn...)
 		if err != nil {
@@ -101,6 +121,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		t.adm, t.admin = cl, kadm.NewClient(cl)
 	}
 	t.msgSize, t.msgMax = t.cfg.MsgSize, t.cfg.MsgSizeMax
+	t.sizeFromReq = t.msgSize == 0
 	if t.msgSize == 0 {
 		t.msgSize = DefaultMsgSize
 		if w != nil && w.RecordBytes() >= HeaderLen {
@@ -249,8 +270,9 @@ func (t *Target) consumer() (*kgo.Client, error) {
 	return cl, nil
 }
 
-// NewWorker returns a worker with its own producer record and buffers; in
-// consume-only and drain workloads it also is a consumer group member.
+// NewWorker returns a worker with its own producer record and buffers; its
+// first CONSUME makes it a consumer group member (consume-only and drain
+// workloads), so the load phase's workers never join the group.
 func (t *Target) NewWorker(id int) (target.Worker, error) {
 	if t.topic == "" {
 		return nil, errors.New("kafka: NewWorker before Setup")
@@ -260,11 +282,6 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 		return nil, err
 	}
 	w := newWorker(t, prod, pid)
-	if t.pull {
-		if w.cons, err = t.consumer(); err != nil {
-			return nil, err
-		}
-	}
 	t.mu.Lock()
 	t.workers = append(t.workers, w)
 	t.mu.Unlock()
@@ -335,6 +352,7 @@ func (t *Target) BulkLoad(ctx context.Context, w *workload.Spec, from, to uint64
 	for _, s := range acked {
 		t.bulkAcked.set(s)
 	}
+	t.bulkBytes += uint64(len(acked)) * uint64(len(value))
 	t.mu.Unlock()
 	if p := firstErr.Load(); p != nil {
 		return classify(fmt.Errorf("kafka: bulk load: %d produce(s) failed, first: %w", failCount.Load(), *p))
@@ -467,8 +485,10 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 	want := map[uint32]*bitmap{}
 	var n uint64
 	for _, w := range t.workers {
-		want[w.pid] = &w.acked
-		n += w.acked.count
+		if w.acked.count > 0 {
+			want[w.pid] = &w.acked
+			n += w.acked.count
+		}
 	}
 	if t.bulkAcked.count > 0 {
 		want[bulkProducer] = &t.bulkAcked
@@ -483,6 +503,13 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 // the run, when every worker has returned.
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
+	t.mu.Lock()
+	pbytes := t.bulkBytes
+	for _, w := range t.workers {
+		pbytes += w.bytes
+	}
+	t.mu.Unlock()
+	out["kafka.produced_bytes"] = strconv.FormatUint(pbytes, 10)
 	consuming := t.pull || t.cfg.Consumers > 0
 	if !consuming {
 		_, n := t.expected()

@@ -30,6 +30,7 @@ type Worker struct {
 	prom  func(*kgo.Record, error)
 	rng   uint64
 	acked bitmap // sequence numbers the broker acknowledged
+	bytes uint64 // bytes of acknowledged messages
 
 	cons   *kgo.Client // consumer group member, in consume-only workloads
 	buf    []*kgo.Record
@@ -39,6 +40,9 @@ type Worker struct {
 }
 
 var _ target.Worker = (*Worker)(nil)
+
+// errDrained is a CONSUME that found no message within poll_timeout.
+var errDrained = &target.Error{Class: target.ClassNotFound, Err: errors.New("kafka: no message within poll_timeout (the topic is drained)")}
 
 func newWorker(t *Target, prod *kgo.Client, pid uint32) *Worker {
 	w := &Worker{t: t, prod: prod, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
@@ -75,7 +79,13 @@ func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	t := w.t
 	n := t.msgSize
-	if t.msgMax > n {
+	if t.sizeFromReq && len(req.Value) >= HeaderLen {
+		n = len(req.Value)
+		if n > len(w.value) { // once: the workload's values are bigger than its spec said
+			w.value = make([]byte, n)
+			fillValue(w.value)
+		}
+	} else if t.msgMax > n {
 		w.rng ^= w.rng << 13
 		w.rng ^= w.rng >> 7
 		w.rng ^= w.rng << 17
@@ -97,24 +107,40 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 		return classify(err)
 	}
 	w.acked.set(seq)
+	w.bytes += uint64(n)
 	return nil
 }
 
 // consume returns the next record of this worker's group member.
 func (w *Worker) consume(ctx context.Context) error {
 	if w.cons == nil {
-		return &target.Error{Class: target.ClassRejected, Err: errors.New("kafka: CONSUME in a worker of a workload without CONSUME in its mix")}
+		if w.closed {
+			return target.ErrUnavailable
+		}
+		cl, err := w.t.consumer()
+		if err != nil {
+			return err
+		}
+		w.cons = cl
 	}
-	for w.pos >= len(w.buf) {
+	if w.pos >= len(w.buf) {
+		// Refill: one poll per batch of records. The poll is bounded so that
+		// a worker whose partitions are drained gives its turn back to the
+		// runner instead of blocking to the end of the run.
 		w.buf, w.pos = w.buf[:0], 0
-		fs := w.cons.PollRecords(ctx, 1024)
+		pctx, cancel := context.WithTimeout(ctx, w.t.cfg.PollTimeout)
+		fs := w.cons.PollRecords(pctx, 1024)
+		cancel()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) {
+		if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			return classify(err)
 		}
 		fs.EachRecord(w.fill)
+		if len(w.buf) == 0 {
+			return errDrained
+		}
 	}
 	r := w.buf[w.pos]
 	w.buf[w.pos] = nil
