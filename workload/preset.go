@@ -29,6 +29,11 @@ var presets = []Spec{
 	{Name: "ds-80-20", Description: "DataStax ratio 80% read, 20% write, uniform", Mix: MixList{{OpRead, 0.8}, {OpUpdate, 0.2}}, Distribution: DistUniform},
 	{Name: "ds-20-80", Description: "DataStax ratio 20% read, 80% write, uniform", Mix: MixList{{OpRead, 0.2}, {OpUpdate, 0.8}}, Distribution: DistUniform},
 	{Name: "ds-50-50", Description: "DataStax ratio 50% read, 50% write, uniform", Mix: MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}, Distribution: DistUniform},
+	// Kafka-protocol brokers (target kafka; docs/targets-kafka.md). 1000-byte messages as in the Redpanda report.
+	{Name: "produce", Description: "stream: 100% PRODUCE of 1000-byte messages (load phase: a 10 MB warm-up fill)", Mix: MixList{{OpProduce, 1}}, Distribution: DistUniform, Records: 10000, FieldCount: 1, FieldLength: 1000},
+	{Name: "stream", Description: "stream: PRODUCE 1000-byte messages while a consumer group reads them (end-to-end latency, lost/duplicated)", Mix: MixList{{OpProduce, 1}}, Distribution: DistUniform, Records: 10000, FieldCount: 1, FieldLength: 1000, Options: map[string]string{"consumers": "1"}},
+	{Name: "consume", Description: "stream: 100% CONSUME (load phase fills 100 MB; or --no-load --target-opt topic=NAME to read an existing topic)", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 100000, FieldCount: 1, FieldLength: 1000},
+	{Name: "backlog-drain", Description: "stream: fill 1 GB of 1000-byte messages (--records for more), then consume it as fast as possible", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 1000000, FieldCount: 1, FieldLength: 1000},
 }
 
 // presetAliases maps short names onto preset names.
