@@ -39,6 +39,8 @@ var commands = []command{
 	{"workloads", "list the workload presets", runWorkloads},
 	{"targets", "list the targets platbench can drive", runTargets},
 	{"probe", "characterise a disk as IOTune and fio do (platbench probe disk PATH)", runProbe},
+	{"catalog", "list the instance price catalog cost figures come from", runCatalog},
+	{"plan", "capacity plan: nodes and monthly cost to reach a throughput at a p99, per platform", runPlan},
 	{"version", "print the version", runVersion},
 }
 
