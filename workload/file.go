@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -58,7 +59,17 @@ func parseFile(data []byte) (Spec, error) {
 		if errors.Is(err, io.EOF) {
 			return Spec{}, fmt.Errorf("file is empty (fix: write at least `base: ycsb-a`)")
 		}
-		return Spec{}, fmt.Errorf("%w (fix: see docs/workloads.md for the fields)", err)
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			// yaml lists one problem per line; keep the error on one line
+			// and drop the Go type name, which means nothing to the user.
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = strings.Replace(m, " in type workload.fileSpec", "", 1)
+			}
+			return Spec{}, fmt.Errorf("%s (fix: see docs/workloads.md for the fields and their types)", strings.Join(msgs, "; "))
+		}
+		return Spec{}, err
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
