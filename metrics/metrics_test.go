@@ -1,0 +1,149 @@
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/platbench/platbench/telemetry"
+)
+
+func find(mf *dto.MetricFamily, labels map[string]string) *dto.Metric {
+	for _, m := range mf.GetMetric() {
+		ok := true
+		for k, v := range labels {
+			found := false
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == k && lp.GetValue() == v {
+					found = true
+				}
+			}
+			ok = ok && found
+		}
+		if ok {
+			return m
+		}
+	}
+	return nil
+}
+
+// The endpoint, fed by a scripted recorder snapshot and a real telemetry
+// session, parses with Prometheus' own text parser and carries the values.
+func TestEndpointParsesWithPrometheusParser(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tel, err := telemetry.Start(ctx, telemetry.Config{Interval: 200 * time.Millisecond, PerfScope: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Stop(nil)
+	live := SourceFunc(func() Snapshot {
+		return Snapshot{Phase: "run", Ops: []Op{
+			{Op: "READ", Count: 12345, RatePerS: 1000.5, Errors: map[string]uint64{"timeout": 3, `we"ird\class`: 1},
+				Latency: []Quantile{{0.5, 800_000}, {0.99, 8_400_000}}},
+			{Op: "UPDATE", Count: 42, RatePerS: 10},
+		}}
+	})
+	addr, err := Start(ctx, "127.0.0.1:0", WithHost(live, tel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // a host sample or two
+
+	resp, err := http.Get("http://" + addr.String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("content type %q", ct)
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("Prometheus text parser: %v", err)
+	}
+	checks := []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{"platbench_ops_total", map[string]string{"op": "READ", "phase": "run"}, 12345},
+		{"platbench_ops_total", map[string]string{"op": "UPDATE"}, 42},
+		{"platbench_errors_total", map[string]string{"op": "READ", "class": "timeout"}, 3},
+		{"platbench_errors_total", map[string]string{"op": "READ", "class": `we"ird\class`}, 1},
+		{"platbench_throughput_ops_per_second", map[string]string{"op": "READ"}, 1000.5},
+		{"platbench_interval_latency_seconds", map[string]string{"op": "READ", "quantile": "0.99"}, 0.0084},
+	}
+	for _, c := range checks {
+		mf := fams[c.family]
+		if mf == nil {
+			t.Errorf("no family %s", c.family)
+			continue
+		}
+		m := find(mf, c.labels)
+		if m == nil {
+			t.Errorf("%s%v missing", c.family, c.labels)
+			continue
+		}
+		var got float64
+		switch {
+		case m.Counter != nil:
+			got = m.Counter.GetValue()
+		case m.Gauge != nil:
+			got = m.Gauge.GetValue()
+		}
+		if got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.family, c.labels, got, c.want)
+		}
+	}
+	if mf := fams["platbench_ops_total"]; mf != nil && mf.GetType() != dto.MetricType_COUNTER {
+		t.Errorf("ops_total type %v", mf.GetType())
+	}
+	// Host figures from the real sampler: CPU modes sum to 1; memory is set.
+	cpu := fams["platbench_host_cpu_ratio"]
+	if cpu == nil || len(cpu.GetMetric()) != 7 {
+		t.Fatalf("host cpu family %v", cpu)
+	}
+	var sum float64
+	for _, m := range cpu.GetMetric() {
+		sum += m.GetGauge().GetValue()
+	}
+	if sum < 0.98 || sum > 1.02 {
+		t.Errorf("cpu modes sum to %v", sum)
+	}
+	if mf := fams["platbench_host_memory_used_bytes"]; mf == nil || mf.GetMetric()[0].GetGauge().GetValue() <= 0 {
+		t.Errorf("memory used missing or zero")
+	}
+	if find(fams["platbench_process_cpu_cores"], map[string]string{"role": "platbench"}) == nil {
+		t.Errorf("no platbench process figures")
+	}
+}
+
+func TestStartBadAddress(t *testing.T) {
+	_, err := Start(context.Background(), "127.0.0.1:99999", nil)
+	if err == nil || !strings.Contains(err.Error(), "fix:") {
+		t.Errorf("bad address: %v", err)
+	}
+}
+
+func TestServeStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, "127.0.0.1:0", nil) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve returned %v after cancel", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+}
