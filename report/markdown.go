@@ -51,25 +51,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-// WriteText writes the report's tables as aligned plain text (no charts),
-// followed by the analysis sections when the result has them.
-func WriteText(w io.Writer, r *result.Result) error {
-	f, err := Compute(r)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "platbench: %s\n%s\n", f.Label, headline(r, f))
-	for _, s := range sections(r, f) {
-		fmt.Fprintf(bw, "\n%s\n", s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(bw, "  %s\n", n)
-		}
-		s.t.text(bw)
-	}
-	for _, n := range f.Notes {
-		fmt.Fprintf(bw, "Note: %s\n", n)
-	}
-	return bw.Flush()
-}

@@ -34,9 +34,9 @@ func TestGolden(t *testing.T) {
 		formats []string
 	}{
 		// Raw file: no analysis, the report falls back to whole-phase figures.
-		{"raw-i3-16xlarge", func(t testing.TB) *result.Result { return loadFixture(t, "i3-16xlarge") }, []string{"md", "csv", "json", "txt"}},
+		{"raw-i3-16xlarge", func(t testing.TB) *result.Result { return loadFixture(t, "i3-16xlarge") }, []string{"md", "csv", "json"}},
 		// Analysed closed-loop run with errors and host telemetry: every chart.
-		{"i3-16xlarge", func(t testing.TB) *result.Result { return analysed(t, "i3-16xlarge") }, []string{"md", "json", "html", "txt"}},
+		{"i3-16xlarge", func(t testing.TB) *result.Result { return analysed(t, "i3-16xlarge") }, []string{"md", "json", "html"}},
 		// Analysed fixed-rate run, one op: service time table and dashed curves.
 		{"graviton-write", func(t testing.TB) *result.Result { return analysed(t, "graviton-write") }, []string{"md", "csv", "html"}},
 	}
@@ -45,7 +45,6 @@ func TestGolden(t *testing.T) {
 		"csv":  func(b *bytes.Buffer, r *result.Result) error { return WriteCSV(b, r) },
 		"json": func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
 		"html": func(b *bytes.Buffer, r *result.Result) error { return WriteHTML(b, r) },
-		"txt":  func(b *bytes.Buffer, r *result.Result) error { return WriteText(b, r) },
 	}
 	for _, c := range cases {
 		r := c.r(t)

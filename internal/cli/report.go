@@ -52,13 +52,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		case "csv":
 			return report.WriteCSV(w, r)
 		}
-		return writeTerm(w, r)
+		return printTerm(w, r) // the same report `platbench run` prints
 	})
-}
-
-// writeTerm is the terminal report.
-func writeTerm(w io.Writer, r *result.Result) error {
-	return report.WriteText(w, r)
 }
 
 // analyseFor fills r.Analysis: the file's own analysis stands unless an
