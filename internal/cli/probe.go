@@ -51,7 +51,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
 	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
 	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
-	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, e.g. 200ms/1s (tests the regulation detector)")
+	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, ON/PERIOD[@BYTES_PER_S], e.g. 200ms/1s@200m (tests the regulation detector)")
 	// PATH may come before or after the flags.
 	var pos []string
 	for {
@@ -116,7 +116,9 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	if res == nil {
 		return runErr
 	}
-	disk.Analyze(res)
+	if _, err := disk.Analyze(res); err != nil {
+		return err
+	}
 	if err := result.Write(*out, res); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}

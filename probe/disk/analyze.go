@@ -1,9 +1,44 @@
 package disk
 
-import "github.com/platbench/platbench/result"
+import (
+	"fmt"
+	"time"
 
-// Analyze fills the derived analysis of a probe result.
-// TODO(issue 8): call package analysis once it lands.
-func Analyze(r *result.Result) {}
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
+)
 
-func regulationLines(r *result.Result) []string { return nil }
+// Analyze fills r.Analysis the way every other run gets it (package analysis
+// looks at the main phase, which for a probe is its last test) and returns
+// the stall and regulation analysis of every test, in phase order. A disk
+// probe has no warm-up to trim: every test starts on a laid-out file.
+func Analyze(r *result.Result) ([]result.Stalls, error) {
+	a, err := analysis.Analyze(r, analysis.Options{Warmup: "0"})
+	if err != nil {
+		return nil, fmt.Errorf("analysing the probe: %w", err)
+	}
+	r.Analysis = a
+	st := make([]result.Stalls, len(r.Phases))
+	for i := range r.Phases {
+		st[i] = analysis.Stalls(&r.Phases[i])
+	}
+	return st, nil
+}
+
+// regulationLines is one line per test: its stalls and its regulation verdict.
+func regulationLines(r *result.Result) []string {
+	var out []string
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		s := analysis.Stalls(p)
+		line := fmt.Sprintf("%s: ", p.Name)
+		if s.Count == 0 {
+			line += fmt.Sprintf("no stall in %d buckets of %v", s.Buckets, time.Duration(s.BucketWidthNs))
+		} else {
+			line += fmt.Sprintf("%d stalls (%v buckets with I/O outstanding and none completed), longest %v, %v in all",
+				s.Count, time.Duration(s.BucketWidthNs), time.Duration(s.LongestNs), time.Duration(s.TotalNs))
+		}
+		out = append(out, line+"; "+s.Regulation.Reason)
+	}
+	return out
+}

@@ -69,9 +69,11 @@ type Config struct {
 	NoLayout bool
 }
 
-// Throttle is an on/off window, anchored at each test's start.
+// Throttle is an on/off window, anchored at each test's start, with an
+// optional bandwidth cap while on.
 type Throttle struct {
 	On, Period time.Duration
+	Rate       int64 // bytes per second while on; 0: as fast as the file allows
 }
 
 // Suite is the IOTune set: sequential 1 MiB write and read bandwidth, random
@@ -164,7 +166,7 @@ func (c *Config) Validate() error {
 			bad("block size %d out of range (fix: --bs between 512 and 64M, e.g. 4k or 1m)", t.BS)
 		} else if c.Direct && t.BS%512 != 0 {
 			bad("block size %d is not a multiple of 512, which O_DIRECT needs (fix: --bs 4k, or --direct=false)", t.BS)
-		} else if int64(t.BS) > c.Size {
+		} else if c.Size >= 1<<20 && int64(t.BS) > c.Size {
 			bad("block size %d is larger than the file size %d (fix: a bigger --size or a smaller --bs)", t.BS, c.Size)
 		}
 	}
@@ -199,15 +201,22 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// ParseThrottle parses "200ms/1s" (on/period).
+// ParseThrottle parses "ON/PERIOD[@RATE]", e.g. "200ms/1s" or "200ms/1s@200m"
+// (RATE in bytes per second, with ParseSize's units).
 func ParseThrottle(s string) (*Throttle, error) {
-	on, period, ok := strings.Cut(s, "/")
+	window, rate, hasRate := strings.Cut(s, "@")
+	on, period, ok := strings.Cut(window, "/")
 	if ok {
 		a, err1 := time.ParseDuration(on)
 		b, err2 := time.ParseDuration(period)
-		if err1 == nil && err2 == nil && a > 0 && b > a {
-			return &Throttle{On: a, Period: b}, nil
+		var r int64
+		var err3 error
+		if hasRate {
+			r, err3 = ParseSize(rate)
+		}
+		if err1 == nil && err2 == nil && err3 == nil && a > 0 && b > a {
+			return &Throttle{On: a, Period: b, Rate: r}, nil
 		}
 	}
-	return nil, fmt.Errorf("bad throttle %q (fix: ON/PERIOD with ON < PERIOD, e.g. 200ms/1s)", s)
+	return nil, fmt.Errorf("bad throttle %q (fix: ON/PERIOD[@BYTES_PER_S] with ON < PERIOD, e.g. 200ms/1s or 200ms/1s@200m)", s)
 }

@@ -118,8 +118,11 @@ func (b *buffers) free()            { unix.Munmap(b.mem) }
 type run struct {
 	deadline int64 // sink time at which submitting stops
 	stop     atomic.Bool
-	mu       sync.Mutex
-	err      error
+	// limit, when > 0, stops submitting after that many I/Os (benchmarks).
+	limit int64
+	left  atomic.Int64
+	mu    sync.Mutex
+	err   error
 }
 
 func (r *run) fail(err error) {
@@ -131,7 +134,12 @@ func (r *run) fail(err error) {
 	r.stop.Store(true)
 }
 
-func (r *run) stopping(now int64) bool { return now >= r.deadline || r.stop.Load() }
+func (r *run) stopping(now int64) bool {
+	if r.limit > 0 && r.left.Add(-1) < 0 {
+		return true
+	}
+	return now >= r.deadline || r.stop.Load()
+}
 
 // ioError turns a failed or short I/O into the error the probe returns.
 // ENOSPC gets its own line: it is the one a user can fix.
@@ -214,7 +222,7 @@ func syncLoop(j *job, shard int, buf []byte, s sink, r *run, g *gate) {
 		write, off := j.next(&rng)
 		s.Begin(shard)
 		if g != nil {
-			g.wait(start)
+			g.wait(start, len(buf))
 		}
 		var n int
 		var err error
@@ -310,10 +318,11 @@ func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
 	base := unsafe.Pointer(&mem[0])
 	for {
 		now := s.Now()
-		if !stopping && r.stopping(now) {
-			stopping = true
-		}
 		for !stopping && inflight < depth {
+			if r.stopping(now) {
+				stopping = true
+				break
+			}
 			k := free[len(free)-1]
 			write, off := j.next(&rng)
 			if !rg.queue(write, j.fd, unsafe.Add(base, k*int(j.bs)), uint32(j.bs), off, uint64(k)) {
@@ -358,21 +367,37 @@ func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
 	}
 }
 
-// gate is platbench's own rate-limited file layer: I/O passes during the
-// first on ns of every period (anchored at the test's start) and is held,
-// still counted as outstanding, for the rest: a disk whose token bucket
-// refills once per period and drains in on ns.
-type gate struct{ on, period int64 }
+// gate is platbench's own rate-limited file layer, a model of a throttled
+// disk: I/O passes during the first on ns of every period (anchored at the
+// test's start), at most rate bytes/s when rate is set, and is held, still
+// outstanding, for the rest of the period: a disk whose token bucket refills
+// once per period and drains in on ns.
+type gate struct {
+	on, period int64
+	rate       float64 // bytes per second while on; 0: unlimited
+	mu         sync.Mutex
+	next       int64 // earliest start of the next I/O (rate limit)
+}
 
 func newGate(t *Throttle) *gate {
 	if t == nil {
 		return nil
 	}
-	return &gate{on: int64(t.On), period: int64(t.Period)}
+	return &gate{on: int64(t.On), period: int64(t.Period), rate: float64(t.Rate)}
 }
 
-func (g *gate) wait(now int64) {
-	if ph := now % g.period; ph >= g.on {
-		time.Sleep(time.Duration(g.period - ph))
+// wait holds an I/O of n bytes issued at now until the layer lets it through.
+func (g *gate) wait(now int64, n int) {
+	g.mu.Lock()
+	at := max(now, g.next)
+	if ph := at % g.period; ph >= g.on {
+		at += g.period - ph
+	}
+	if g.rate > 0 {
+		g.next = at + int64(float64(n)/g.rate*1e9)
+	}
+	g.mu.Unlock()
+	if at > now {
+		time.Sleep(time.Duration(at - now))
 	}
 }

@@ -14,8 +14,12 @@ import (
 )
 
 // freeMargin is left free on the file system beyond the test file, so the
-// probe never fills a disk a database shares.
-const freeMargin = 256 << 20
+// probe never fills a disk a database shares. A variable for tests only.
+var freeMargin int64 = 256 << 20
+
+// afterOpen, when set, runs after the safety checks (tests use it to fill
+// the file system behind the probe's back).
+var afterOpen func()
 
 // testFile is the one file the probe writes. The probe never writes anything
 // else, and removes the file at the end unless it was told to keep it or did
@@ -103,8 +107,12 @@ func openTestFile(c *Config) (*testFile, error) {
 	avail := int64(sfs.Bavail) * sfs.Bsize
 	if need > 0 && need+freeMargin > avail {
 		tf.close(true)
-		return nil, fmt.Errorf("not enough free space in %s: the test file needs %s more and %s is free, keeping %s spare (fix: --size %s or less, or another directory)",
-			dir, fmtBytes(need), fmtBytes(avail), fmtBytes(freeMargin), fmtBytes(max(avail-freeMargin, 0)/(1<<20)*(1<<20)))
+		fix := "free some space or give a directory on another file system"
+		if fit := (avail - freeMargin) / (1 << 20) * (1 << 20); fit+tf.fresh >= 16<<20 {
+			fix = fmt.Sprintf("--size %s or less, or another directory", fmtBytes(fit+tf.fresh))
+		}
+		return nil, fmt.Errorf("not enough free space in %s: the test file needs %s more, %s is free and the probe keeps %s spare (fix: %s)",
+			dir, fmtBytes(need), fmtBytes(avail), fmtBytes(freeMargin), fix)
 	}
 	return tf, nil
 }

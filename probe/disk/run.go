@@ -43,6 +43,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 		return nil, err
 	}
 	defer tf.close(!cfg.Keep)
+	if afterOpen != nil {
+		afterOpen()
+	}
 
 	engine, why := pickEngine(cfg.Engine, cfg.Throttle != nil)
 	if engine == "" {
@@ -76,8 +79,12 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 		res.Notes = append(res.Notes, "buffered I/O (--direct=false): writes may complete in the page cache and reads may be served from it; the file's pages are dropped before each test")
 	}
 	if cfg.Throttle != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("I/O went through platbench's own rate-limited file layer: %v on / %v off every %v (a simulated throttled disk, not the device's own behaviour)",
-			cfg.Throttle.On, cfg.Throttle.Period-cfg.Throttle.On, cfg.Throttle.Period))
+		rate := "as fast as the file allows"
+		if cfg.Throttle.Rate > 0 {
+			rate = fmt.Sprintf("at most %.0f MB/s", float64(cfg.Throttle.Rate)/1e6)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("I/O went through platbench's own rate-limited file layer: %v on (%s) / %v off every %v; a simulated throttled disk, not the device's own behaviour",
+			cfg.Throttle.On, rate, cfg.Throttle.Period-cfg.Throttle.On, cfg.Throttle.Period))
 	}
 
 	if !cfg.NoLayout && tf.fresh < tf.size {
@@ -206,7 +213,7 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 		extra["engine_reason"] = why
 	}
 	if c.Throttle != nil {
-		extra["throttle"] = c.Throttle.On.String() + "/" + c.Throttle.Period.String()
+		extra["throttle"] = c.Throttle.On.String() + "/" + c.Throttle.Period.String() + "@" + strconv.FormatInt(c.Throttle.Rate, 10)
 	}
 	return result.Config{
 		Target:      "file://" + tf.path,
