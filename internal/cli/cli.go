@@ -85,13 +85,14 @@ func exitCode(env *Env, name string, err error) int {
 	return 1
 }
 
-// oneLine keeps an error to one line: drivers sometimes return multi-line text.
+// oneLine keeps an error to one line: drivers and parsers (yaml) sometimes
+// return multi-line text; its lines are joined.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " ..."
+	fields := strings.FieldsFunc(strings.TrimSpace(s), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := range fields {
+		fields[i] = strings.TrimSpace(fields[i])
 	}
-	return s
+	return strings.Join(fields, " ")
 }
 
 func printUsage(w io.Writer) {

@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/platbench/platbench/target/null"
+	"github.com/platbench/platbench/workload"
+)
+
+// BenchmarkRunnerNull is platbench's own overhead per operation: generator,
+// runner, two clock reads and the recorder, against the null target.
+// Compare with BenchmarkBaselineLoop (the same loop without recording) in the
+// same run: the ratio is what recording costs.
+func BenchmarkRunnerNull(b *testing.B) {
+	for _, w := range []struct {
+		name string
+		n    int
+	}{{"workers=1", 1}, {"workers=2", 2}} {
+		b.Run(w.name, func(b *testing.B) {
+			s, ks := spec(b, "ycsb-a")
+			b.ReportAllocs()
+			b.ResetTimer()
+			p, _, err := Run(context.Background(), &null.Target{}, s, ks, Config{Ops: uint64(b.N), Concurrency: w.n})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+			_ = p
+		})
+	}
+}
+
+// BenchmarkBaselineLoop generates and executes ops with no timing or recording.
+func BenchmarkBaselineLoop(b *testing.B) {
+	s, ks := spec(b, "ycsb-a")
+	gen := workload.NewGenerator(s, ks, 1, 0)
+	var req workload.Request
+	w, _ := (&null.Target{}).NewWorker(0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gen.Next(&req)
+		w.Do(ctx, &req)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
