@@ -36,3 +36,8 @@ servers-stop:
 	scripts/servers.sh stop
 
 # Side-by-side benchmarks against peers; each block is owned by its target.
+
+# CQL: platbench vs latte on one Cassandra node, clients pinned to one core (docs/benchmarks-cql.md).
+.PHONY: bench-cql
+bench-cql: build
+	scripts/bench-cql.sh

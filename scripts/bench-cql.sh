@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# make bench-cql: platbench vs latte on the same Cassandra, same workload,
+# same concurrency, both clients pinned to the same core (CLIENT_CPU) and the
+# server to another (SERVER_CPU). Prints and writes a Markdown table of ops/s,
+# p99 and client CPU seconds per million operations (docs/benchmarks-cql.md).
+#
+# Workloads: cassandra-stress's standard1 shape (key + 5 blob columns of 34 B):
+#   write: inserts of keys in sequence (platbench --workload write --no-load;
+#          latte: one INSERT per cycle);
+#   read:  point reads of uniformly chosen loaded keys (ROWS records loaded
+#          first, not measured).
+# Needs latte (scripts/build-latte.sh builds it once, 13-19 minutes).
+# Env: DURATION (s, default 30), CONC (requests in flight, 32), ROWS (100000),
+#      CONNS (connections per host, 1), REPS (repetitions, 3),
+#      SERVER_CPU (0), CLIENT_CPU (1), OUT (.cache/bench-cql/<time>).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-30}
+CONC=${CONC:-32}
+ROWS=${ROWS:-100000}
+CONNS=${CONNS:-1}
+REPS=${REPS:-3}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+OUT=${OUT:-.cache/bench-cql/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+latte=${LATTE:-$(scripts/build-latte.sh)}
+make -s build
+pb=$PWD/bin/platbench
+[ -x /usr/bin/time ] || { echo "bench-cql: /usr/bin/time missing (fix: apt-get install -y time)" >&2; exit 1; }
+
+# A fresh node pinned to SERVER_CPU.
+scripts/servers/cassandra.sh stop
+PLATBENCH_CASSANDRA_CPUS=$SERVER_CPU scripts/servers/cassandra.sh start
+trap 'scripts/servers/cassandra.sh stop' EXIT
+url=cql://cassandra:cassandra@127.0.0.1:9042
+lauth=(--user cassandra --password cassandra)
+
+cat > "$OUT/latte-write.rn" <<'EOF'
+// platbench bench-cql: cassandra-stress standard1 shape, one INSERT per cycle.
+const ROWS = latte::param!("rows", 100000);
+const INSERT = "insert";
+const KEYSPACE = "latte_write";
+const TABLE = "standard1";
+
+pub async fn schema(ctx) {
+    ctx.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} \
+                 WITH REPLICATION = { 'class' : 'SimpleStrategy', 'replication_factor' : 1 }`).await?;
+    ctx.execute(`DROP TABLE IF EXISTS ${KEYSPACE}.${TABLE}`).await?;
+    ctx.execute(`CREATE TABLE ${KEYSPACE}.${TABLE} (key blob PRIMARY KEY, "C0" blob, "C1" blob, "C2" blob, "C3" blob, "C4" blob)`).await?;
+}
+
+pub async fn erase(ctx) {
+    ctx.execute(`TRUNCATE TABLE ${KEYSPACE}.${TABLE}`).await
+}
+
+pub async fn prepare(ctx) {
+    ctx.prepare(INSERT, `INSERT INTO ${KEYSPACE}.${TABLE} (key, "C0", "C1", "C2", "C3", "C4") VALUES (:key, :c0, :c1, :c2, :c3, :c4)`).await?;
+}
+
+pub async fn run(ctx, i) {
+    let k = i % ROWS;
+    ctx.execute_prepared(INSERT, [latte::blob(k, 23), latte::blob(i, 34), latte::blob(i + 1, 34), latte::blob(i + 2, 34), latte::blob(i + 3, 34), latte::blob(i + 4, 34)]).await?
+}
+EOF
+
+cat > "$OUT/latte-read.rn" <<'EOF'
+// platbench bench-cql: cassandra-stress standard1 shape, point reads of uniformly chosen loaded keys.
+const ROWS = latte::param!("rows", 100000);
+const INSERT = "insert";
+const READ = "read";
+const KEYSPACE = "latte_read";
+const TABLE = "standard1";
+
+pub async fn schema(ctx) {
+    ctx.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} \
+                 WITH REPLICATION = { 'class' : 'SimpleStrategy', 'replication_factor' : 1 }`).await?;
+    ctx.execute(`DROP TABLE IF EXISTS ${KEYSPACE}.${TABLE}`).await?;
+    ctx.execute(`CREATE TABLE ${KEYSPACE}.${TABLE} (key blob PRIMARY KEY, "C0" blob, "C1" blob, "C2" blob, "C3" blob, "C4" blob)`).await?;
+}
+
+pub async fn erase(ctx) {
+    ctx.execute(`TRUNCATE TABLE ${KEYSPACE}.${TABLE}`).await
+}
+
+pub async fn prepare(ctx) {
+    ctx.load_cycle_count = ROWS;
+    ctx.prepare(INSERT, `INSERT INTO ${KEYSPACE}.${TABLE} (key, "C0", "C1", "C2", "C3", "C4") VALUES (:key, :c0, :c1, :c2, :c3, :c4)`).await?;
+    ctx.prepare(READ, `SELECT * FROM ${KEYSPACE}.${TABLE} WHERE key = :key`).await?;
+}
+
+pub async fn load(ctx, i) {
+    ctx.execute_prepared(INSERT, [latte::blob(i, 23), latte::blob(i, 34), latte::blob(i + 1, 34), latte::blob(i + 2, 34), latte::blob(i + 3, 34), latte::blob(i + 4, 34)]).await?
+}
+
+pub async fn run(ctx, i) {
+    ctx.execute_prepared(READ, [latte::blob(latte::hash(i) % ROWS, 23)]).await?
+}
+EOF
+
+# measure NAME CMD...: runs CMD pinned to CLIENT_CPU, records wall and CPU seconds.
+measure() {
+  local name=$1; shift
+  echo "== $name: $*" >&2
+  /usr/bin/time -f '%e %U %S' -o "$OUT/$name.time" taskset -c "$CLIENT_CPU" "$@" > "$OUT/$name.log" 2>&1 \
+    || { tail -20 "$OUT/$name.log" >&2; echo "bench-cql: $name failed" >&2; exit 1; }
+}
+
+pbopts=(--quiet --target "$url" --target-opt schema=stress --target-opt conns="$CONNS"
+        --concurrency "$CONC" --records "$ROWS")
+lopts=(-q -t 1 -p "$CONC" -c "$CONNS" --consistency LOCAL_ONE "${lauth[@]}" -P rows="$ROWS")
+
+# Load the read datasets once (not measured).
+taskset -c "$CLIENT_CPU" "$pb" load "${pbopts[@]}" --target-opt keyspace=pb_read --target-opt keep=true \
+  --workload read > "$OUT/pb-read-load.log" 2>&1 || { tail "$OUT/pb-read-load.log" >&2; exit 1; }
+"$latte" schema "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" 127.0.0.1 > "$OUT/latte-read-schema.log" 2>&1
+taskset -c "$CLIENT_CPU" "$latte" load "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" -q 127.0.0.1 > "$OUT/latte-read-load.log" 2>&1
+
+for r in $(seq "$REPS"); do
+  measure "platbench-write-$r" "$pb" run "${pbopts[@]}" --warmup 0 --target-opt keyspace=pb_write --workload write --no-load \
+    --duration "${DURATION}s" --out "$OUT/platbench-write-$r.json"
+  "$latte" schema "$OUT/latte-write.rn" "${lauth[@]}" 127.0.0.1 > "$OUT/latte-write-schema-$r.log" 2>&1
+  measure "latte-write-$r" "$latte" run "$OUT/latte-write.rn" "${lopts[@]}" -d "${DURATION}s" \
+    -o "$OUT/latte-write-$r.json" 127.0.0.1
+  measure "platbench-read-$r" "$pb" run "${pbopts[@]}" --warmup 0 --target-opt keyspace=pb_read --target-opt keep=true \
+    --target-opt create=false --workload read --distribution uniform --no-load \
+    --duration "${DURATION}s" --out "$OUT/platbench-read-$r.json"
+  measure "latte-read-$r" "$latte" run "$OUT/latte-read.rn" "${lopts[@]}" -d "${DURATION}s" \
+    -o "$OUT/latte-read-$r.json" 127.0.0.1
+done
+
+python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" <<'EOF'
+import json, sys, statistics
+out, reps, conc, conns, dur, rows = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+
+def cpu(name):
+    wall, user, sys_ = map(float, open(f"{out}/{name}.time").read().split()[-3:])
+    return wall, user + sys_
+
+def platbench(name):
+    r = json.load(open(f"{out}/{name}.json"))
+    ph = [p for p in r["phases"] if p["name"] == "run"][0]
+    ops = sum(o["count"] for o in ph["ops"])
+    a = r.get("analysis") or {}
+    errs = a["raw"]["errors"] if isinstance(a, dict) and a.get("phase") == "run" else "?"
+    p99 = max(o["latency"]["p99_ns"] for o in ph["ops"]) / 1e6
+    return ops, ph["duration_ns"] / 1e9, p99, errs
+
+def latte(name):
+    r = json.load(open(f"{out}/{name}.json"))
+    res = r["result"]
+    pct = r["percentiles"]
+    lat = res.get("request_latency") or res["cycle_latency"]
+    p = lat["percentiles"]
+    vals = p if isinstance(p, list) else p.get("values", p)
+    i = min(range(len(pct)), key=lambda k: abs(pct[k] - 99.0))
+    v = vals[i]
+    v = v["value"] if isinstance(v, dict) else v
+    return res["cycle_count"], res["elapsed_time_s"], float(v), res["error_count"]
+
+rows_out = []
+for wl in ("write", "read"):
+    for tool, parse in (("platbench", platbench), ("latte", latte)):
+        runs = []
+        for r in range(1, reps + 1):
+            name = f"{tool}-{wl}-{r}"
+            ops, secs, p99, errs = parse(name)
+            wall, c = cpu(name)
+            runs.append((ops / secs, p99, c / ops * 1e6, ops / c, errs, ops, c))
+        med = lambda k: statistics.median(x[k] for x in runs)
+        rows_out.append((wl, tool, med(0), med(1), med(2), med(3), sum(x[4] for x in runs), runs))
+
+lines = [f"concurrency {conc}, {conns} connection(s), {dur} s per run, {rows} rows, {reps} runs each (median; all runs below)", "",
+         "| workload | client | ops/s | p99 ms | client CPU s per 1M ops | ops per client CPU-second | errors |",
+         "|---|---|---:|---:|---:|---:|---:|"]
+for wl, tool, ops, p99, cpm, opc, errs, _ in rows_out:
+    lines.append(f"| {wl} | {tool} | {ops:,.0f} | {p99:.2f} | {cpm:.2f} | {opc:,.0f} | {errs} |")
+lines += ["", "| run | ops | ops/s | p99 ms | client CPU s |", "|---|---:|---:|---:|---:|"]
+for wl, tool, *_, runs in rows_out:
+    for i, x in enumerate(runs, 1):
+        lines.append(f"| {tool}-{wl}-{i} | {x[5]:,} | {x[0]:,.0f} | {x[1]:.2f} | {x[6]:.2f} |")
+text = "\n".join(lines)
+open(f"{out}/summary.md", "w").write(text + "\n")
+print(text)
+EOF
+echo "bench-cql: results in $OUT" >&2
