@@ -3,9 +3,12 @@ package host
 import (
 	"context"
 	"crypto/rand"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -194,4 +197,54 @@ func mkStat(cores map[int64][2]float64) procfs.Stat {
 func withSteal(c procfs.CPUStat, steal float64) procfs.CPUStat {
 	c.Steal = steal
 	return c
+}
+
+// Sending 16 MiB over a loopback TCP connection shows at least that many
+// bytes received on the loopback interface.
+func TestSamplerLoopbackTraffic(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, c)
+		c.Close()
+	}()
+	s := Start(context.Background(), 300*time.Millisecond)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 16 << 20
+	buf := make([]byte, 64<<10)
+	for sent := 0; sent < size; sent += len(buf) {
+		if _, err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	time.Sleep(400 * time.Millisecond)
+	series := s.Stop()
+	var lo, any uint64
+	var loName string
+	for _, hs := range series.Samples {
+		for name, n := range hs.Nets {
+			any += n.RxBytes
+			if name == "lo" || strings.HasPrefix(name, "lo") {
+				lo += n.RxBytes
+				loName = name
+			}
+		}
+	}
+	if loName == "" {
+		t.Fatalf("no loopback interface in the samples (saw %d bytes on others)", any)
+	}
+	if lo < size {
+		t.Errorf("%s received %d bytes, want >= %d", loName, lo, size)
+	}
 }
