@@ -37,7 +37,7 @@ const (
 // it the tail comes from the Euler-Maclaurin formula, which is exact to
 // double precision for these smooth terms and costs microseconds instead of
 // a second per 1e8 items.
-const zetaExactLimit = 1 << 16
+const zetaExactLimit = 1 << 10
 
 // zeta returns sum_{i=1..n} i^-theta.
 func zeta(n uint64, theta float64) float64 { return zetaRange(0, n, theta) }
@@ -65,9 +65,9 @@ func zetaSum(from, to uint64, theta float64) float64 {
 	return s
 }
 
-// zetaTail is sum_{i=a+1..b} i^-theta by Euler-Maclaurin with a >= 2^16:
+// zetaTail is sum_{i=a+1..b} i^-theta by Euler-Maclaurin with a >= 2^10:
 // integral + (f(b)-f(a))/2 + B2/2!*(f'(b)-f'(a)) + B4/4!*(f”'(b)-f”'(a)).
-// The next term is below 1e-25 at a = 2^16.
+// The next term, B6/6! f^(5), is below 1e-20 at a = 2^10.
 func zetaTail(a, b uint64, theta float64) float64 {
 	fa, fb := float64(a), float64(b)
 	f := func(x float64) float64 { return math.Pow(x, -theta) }

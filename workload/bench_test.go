@@ -1,0 +1,58 @@
+package workload
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkNext measures one run-phase request per distribution, YCSB A's
+// mix over 10M records (E's for scans), and must report 0 allocs/op.
+func BenchmarkNext(b *testing.B) {
+	for _, d := range Dists {
+		b.Run(string(d), func(b *testing.B) {
+			s := spec(d, 10_000_000, Mix{OpRead, 0.5}, Mix{OpUpdate, 0.5})
+			g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
+			var r Request
+			b.ReportAllocs()
+			for b.Loop() {
+				g.Next(&r)
+			}
+		})
+	}
+	b.Run("ycsb-d-inserts", func(b *testing.B) {
+		s, _ := Preset("ycsb-d")
+		s.Records = 10_000_000
+		g := NewGenerator(&s, NewKeyspace(&s, 0, 1), 1, 0)
+		var r Request
+		b.ReportAllocs()
+		for b.Loop() {
+			g.Next(&r)
+		}
+	})
+}
+
+// BenchmarkLoad measures one load-phase insert.
+func BenchmarkLoad(b *testing.B) {
+	s := spec(DistUniform, 10_000_000, Mix{OpInsert, 1})
+	g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
+	var r Request
+	b.ReportAllocs()
+	k := uint64(0)
+	for b.Loop() {
+		g.Load(&r, k)
+		k++
+	}
+}
+
+// BenchmarkNewKeyspace measures the per-run setup, dominated by zeta for the
+// latest distribution (YCSB sums 1e8 terms, about a second).
+func BenchmarkNewKeyspace(b *testing.B) {
+	for _, n := range []uint64{1e6, 1e8, 1e10} {
+		b.Run(fmt.Sprintf("latest-%.0e", float64(n)), func(b *testing.B) {
+			s := spec(DistLatest, n, Mix{OpRead, 1})
+			for b.Loop() {
+				NewKeyspace(s, 0, 1)
+			}
+		})
+	}
+}
