@@ -1,0 +1,139 @@
+package recorder
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Values recorded across shards and intervals come out in the totals, the
+// intervals and the buckets, with latency and service time kept apart.
+func TestRecorderSeries(t *testing.T) {
+	r := New(Config{Shards: 3, BucketWidth: 10 * time.Millisecond, IntervalWidth: 50 * time.Millisecond, ServiceTime: true})
+	r.Start()
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			sh := r.Shard(w)
+			for i := 0; i < 1000; i++ {
+				sh.Begin()
+				now := r.Now()
+				// latency 2 ms from the intended start, service 1 ms
+				sh.Record(workload.OpRead, now-2_000_000, now-1_000_000, now, 10, target.ClassNone)
+				if i%100 == 0 {
+					sh.Begin()
+					sh.Record(workload.OpUpdate, now, now, now, 0, target.ClassTimeout)
+				}
+				if i%50 == 0 {
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	r.RecordAsync(workload.OpConsume, 3_000_000, 100, target.ClassNone)
+	p := r.Stop()
+
+	byOp := map[string]result.OpTotal{}
+	for _, o := range p.Ops {
+		byOp[o.Op] = o
+	}
+	rd := byOp["READ"]
+	if rd.Count != 3000 || rd.Bytes != 30000 {
+		t.Fatalf("READ count %d bytes %d, want 3000 and 30000", rd.Count, rd.Bytes)
+	}
+	if rd.Latency.P50Ns < 1_990_000 || rd.Latency.P50Ns > 2_010_000 {
+		t.Errorf("READ latency p50 %d ns, want 2 ms", rd.Latency.P50Ns)
+	}
+	if rd.Service.P50Ns < 990_000 || rd.Service.P50Ns > 1_010_000 {
+		t.Errorf("READ service p50 %d ns, want 1 ms", rd.Service.P50Ns)
+	}
+	up := byOp["UPDATE"]
+	if up.Count != 0 || up.Errors["timeout"] != 30 {
+		t.Errorf("UPDATE count %d errors %v, want 0 and 30 timeouts", up.Count, up.Errors)
+	}
+	if c := byOp["CONSUME"]; c.Count != 1 || c.Latency.MaxNs < 2_990_000 {
+		t.Errorf("CONSUME = %+v", c)
+	}
+	var iv, bk uint64
+	for _, i := range p.Intervals {
+		for _, o := range i.Ops {
+			if o.Op == "READ" {
+				iv += o.Count
+			}
+		}
+	}
+	for _, c := range p.Buckets.Counts["READ"] {
+		bk += uint64(c)
+	}
+	if iv != 3000 || bk != 3000 {
+		t.Errorf("READ in intervals %d, in buckets %d, want 3000", iv, bk)
+	}
+	if len(p.Intervals) < 2 {
+		t.Errorf("only %d intervals of 50 ms", len(p.Intervals))
+	}
+	if len(p.Buckets.Outstanding) != len(p.Buckets.Counts["READ"]) {
+		t.Errorf("outstanding has %d buckets, counts %d", len(p.Buckets.Outstanding), len(p.Buckets.Counts["READ"]))
+	}
+}
+
+// A bucket with a request in flight and nothing completed is marked outstanding
+// (a stall); an idle bucket is not.
+func TestOutstandingTellsStallFromIdle(t *testing.T) {
+	r := New(Config{Shards: 1, BucketWidth: 20 * time.Millisecond})
+	r.Start()
+	sh := r.Shard(0)
+	time.Sleep(70 * time.Millisecond) // idle
+	sh.Begin()
+	t0 := r.Now()
+	time.Sleep(70 * time.Millisecond) // in flight, nothing completes
+	sh.Record(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+	p := r.Stop()
+	o := p.Buckets.Outstanding
+	if len(o) < 6 {
+		t.Fatalf("%d buckets", len(o))
+	}
+	if o[0] || o[1] {
+		t.Errorf("idle buckets marked outstanding: %v", o)
+	}
+	if !o[4] || !o[5] {
+		t.Errorf("buckets with a request in flight not marked: %v", o)
+	}
+}
+
+func BenchmarkRecord(b *testing.B) {
+	r := New(Config{Shards: 1})
+	r.Start()
+	defer r.Stop()
+	sh := r.Shard(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sh.Begin()
+		t0 := r.Now()
+		sh.Record(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+	}
+}
+
+func BenchmarkNow(b *testing.B) {
+	r := New(Config{})
+	r.Start()
+	defer r.Stop()
+	for i := 0; i < b.N; i++ {
+		r.Now()
+	}
+}
+
+// BenchmarkTimeNow is the peer of BenchmarkNow: what time.Now would cost.
+func BenchmarkTimeNow(b *testing.B) {
+	base := time.Now()
+	for i := 0; i < b.N; i++ {
+		_ = time.Since(base)
+	}
+}

@@ -1,0 +1,110 @@
+package result
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() *Result {
+	h := NewHist()
+	for v := int64(1000); v < 2_000_000; v += 997 {
+		h.RecordValue(v)
+	}
+	enc := EncodeHist(h)
+	return &Result{
+		Schema:    SchemaVersion,
+		Tool:      Tool{Name: "platbench", Version: "test", GoVersion: "go"},
+		StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		EndedAt:   time.Date(2026, 11, 22, 10, 0, 2, 0, time.UTC),
+		Platform:  Platform{Arch: "amd64", Cores: 2, Threads: 2, RAMBytes: 1 << 30},
+		Phases: []Phase{{
+			Name: "run", Mode: "closed", Concurrency: 2, StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), DurationNs: 2e9,
+			Ops:       []OpTotal{{Op: "READ", Count: uint64(h.TotalCount()), Latency: Summarize(h), Service: Summarize(h), Hist: enc, ServiceHist: enc, Errors: map[string]uint64{"timeout": 2}}},
+			Intervals: []Interval{{StartNs: 0, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: 5, Hist: enc}}}},
+			Buckets:   Buckets{WidthNs: 1e8, Counts: map[string][]uint32{"READ": {1, 2, 0}}, Outstanding: []bool{true, true, false}},
+		}},
+	}
+}
+
+// A result survives a write and a read unchanged, and the histogram decodes
+// to the same percentiles.
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	r := sample()
+	if err := Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, got) {
+		t.Fatalf("round trip changed the result:\nwant %+v\ngot  %+v", r, got)
+	}
+	h, err := DecodeHist(got.Phases[0].Ops[0].Hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Summarize(h); s != r.Phases[0].Ops[0].Latency {
+		t.Errorf("decoded summary %+v, want %+v", s, r.Phases[0].Ops[0].Latency)
+	}
+}
+
+func TestReadRejectsMalformed(t *testing.T) {
+	cases := map[string]string{
+		"truncated":      `{"schema": "platbench.result/v1", "phases": [`,
+		"other json":     `{"a": 1}`,
+		"future schema":  `{"schema": "platbench.result/v9", "phases": [{"name": "run"}]}`,
+		"no phases":      `{"schema": "platbench.result/v1"}`,
+		"bad histogram?": `{"schema": "platbench.result/v1", "phases": [{"name": ""}]}`,
+	}
+	for name, body := range cases {
+		_, err := Decode(strings.NewReader(body))
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: err = %v, want ErrMalformed", name, err)
+		}
+	}
+	if _, err := DecodeHist("not base64!"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("bad histogram: %v", err)
+	}
+}
+
+// A failed write leaves no file behind, and an existing file is replaced whole.
+func TestWriteIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	os.WriteFile(path, []byte("old"), 0o644)
+	if err := Write(path, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(dir, "missing-dir", "r.json"), sample()); err == nil {
+		t.Error("write into a missing directory succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("temporary files left behind: %v", ents)
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(data, []byte("{")) {
+		t.Error("old content not replaced")
+	}
+}
+
+func TestHlogLines(t *testing.T) {
+	data, err := Hlog(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for _, want := range []string{"#[Histogram log format version 1.3]", "#[StartTime: 1795341600.000", `"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"`, "Tag=READ,0.000,1.000,"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("hlog lacks %q:\n%s", want, s)
+		}
+	}
+}
