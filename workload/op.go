@@ -1,6 +1,13 @@
 // Package workload describes what a benchmark asks of a target: the mix of
 // operation types, how keys are chosen, how big values are, and how many
 // records make up the dataset. It knows nothing about targets or timing.
+//
+// The types that matter: Spec is the workload (from Preset, LoadFile or a
+// literal; EnsureDefaults then Validate). Keyspace is the state one run shares
+// (insert counter, sequential cursor, zipfian constants, shard bounds).
+// Generator fills a Request per operation for one worker without allocating.
+// The distributions follow YCSB's CoreWorkload; docs/workloads.md describes
+// them and the YAML format.
 package workload
 
 import "strings"
