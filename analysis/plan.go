@@ -256,6 +256,12 @@ func joinReason(a, b string) string {
 // from their HDR histograms; when the file has no interval histograms it
 // falls back to the phase totals' histograms, then to the worst per-op p99.
 func steadyP99(p *result.Phase, first int) (int64, error) {
+	if first == 0 {
+		// The whole phase: its totals' histograms say the same, decoded once.
+		if v, ok, err := mergedTotals(p); err != nil || ok {
+			return v, err
+		}
+	}
 	h := result.NewHist()
 	var n int64
 	for i := first; i < len(p.Intervals); i++ {

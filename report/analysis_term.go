@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/platbench/platbench/result"
 )
@@ -124,12 +124,12 @@ func anStalls(w io.Writer, a *result.Analysis) {
 		fmt.Fprintf(w, "\nStalls\n  not measured: %s\n", s.Regulation.Reason)
 		return
 	}
-	fmt.Fprintf(w, "\nStalls (%s buckets with no completion while requests were outstanding, whole phase)\n", time.Duration(s.BucketWidthNs))
+	fmt.Fprintf(w, "\nStalls (%s buckets with no completion while requests were outstanding, whole phase)\n", anDur(s.BucketWidthNs))
 	if s.Count == 0 {
 		fmt.Fprintf(w, "  none in %d buckets\n", s.Buckets)
 	} else {
 		fmt.Fprintf(w, "  %d stall(s), longest %s at %s, total %s (%.1f%% of the phase)\n",
-			s.Count, time.Duration(s.LongestNs), anSecs(s.LongestAtNs), time.Duration(s.TotalNs), 100*float64(s.TotalNs)/float64(int64(s.Buckets)*s.BucketWidthNs))
+			s.Count, anDur(s.LongestNs), anSecs(s.LongestAtNs), anDur(s.TotalNs), 100*float64(s.TotalNs)/float64(int64(s.Buckets)*s.BucketWidthNs))
 	}
 	fmt.Fprintf(w, "  regulation: %s\n", s.Regulation.Reason)
 }
@@ -195,59 +195,18 @@ func anList(xs []string) string {
 	return " [" + strings.Join(xs, ", ") + "]"
 }
 
-func anRate(v float64) string { return anInt(v) + " op/s" }
-
-// anInt formats v rounded, with thousands separators.
-func anInt(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	neg := v < 0
-	s := fmt.Sprintf("%.0f", math.Abs(v))
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg && s != "0" {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func anRate(v float64) string  { return Rate(v) }
+func anInt(v float64) string   { return Int(v) }
+func anBytes(v float64) string { return Bytes(v) }
+func anSecs(ns int64) string   { return Secs(float64(ns) / 1e9) }
+func anDur(ns int64) string    { return Dur(float64(ns)) }
 
 // anSig formats v with 3 significant digits.
 func anSig(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1000:
-		return anInt(v)
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.2f", v)
+	if math.Abs(v) >= 1000 {
+		return Int(v)
 	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-func anSecs(ns int64) string {
-	s := float64(ns) / 1e9
-	if s == math.Trunc(s) {
-		return fmt.Sprintf("%.0f s", s)
-	}
-	return fmt.Sprintf("%.1f s", s)
-}
-
-func anBytes(v float64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	return anSig(v) + " " + units[i]
+	return sig3(v)
 }
 
 // anUSD formats dollars: cents for amounts of a dollar or more, 4 significant
@@ -261,5 +220,5 @@ func anUSD(v float64) string {
 		}
 		return fmt.Sprintf("$%s.%02.0f", anInt(whole), cents)
 	}
-	return "$" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".")
+	return "$" + strconv.FormatFloat(v, 'g', 3, 64)
 }
