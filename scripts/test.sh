@@ -10,6 +10,9 @@ scripts/servers.sh start
 trap 'scripts/servers.sh stop || true' EXIT
 eval "$(scripts/servers.sh env)"
 go vet ./...
+set +e
 go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
 status=${PIPESTATUS[0]}
+set -e
+echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -c '^FAIL' test-artifacts/go-test.log || true) failed"
 exit "$status"
