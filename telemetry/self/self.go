@@ -127,11 +127,15 @@ const (
 const fix = "give the load generator more cores (a bigger machine, or pin the target elsewhere with taskset), " +
 	"use fewer workers (--concurrency), or split the load over several machines with --shard i/N"
 
+const fixDelayed = "the workers were all waiting on the target, not short of CPU: raise --concurrency so more requests can be in flight, " +
+	"or lower --rate to what the target sustains; the latency figures already include the time requests waited"
+
 // Judge decides whether the client limited the run. It sets in.Self's
 // ClientBound and Reason (when in.Self is non-nil) and returns notes for
 // Result.Notes: the verdict and any lesser remark (a saturated host).
 func Judge(in Input) (bound bool, reason string, notes []string) {
 	var why []string
+	cpuBound := false // platbench's own CPU was the limit
 	if u := in.Self; u != nil && u.WallSeconds > 0 && u.GOMAXPROCS > 0 {
 		usable := float64(min(u.GOMAXPROCS, runtime.NumCPU()))
 		cores := u.CPUSeconds / u.WallSeconds
@@ -140,11 +144,13 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 				notes = append(notes, fmt.Sprintf("platbench and its in-process target used %.1f of %.0f usable cores: the result is CPU-bound on this machine", cores, usable))
 			} else {
 				why = append(why, fmt.Sprintf("platbench used %.1f of its %.0f usable cores on average (GOMAXPROCS=%d)", cores, usable, u.GOMAXPROCS))
+				cpuBound = true
 			}
 		}
 	}
 	if n, hot := countHot(in.SelfSamples); hot > 0 && hot >= max(3, n/5) && !in.InProcess {
 		why = append(why, fmt.Sprintf("one platbench thread kept a core at >= %.0f%% busy in %d of %d seconds", 100*SaturatedCore, hot, n))
+		cpuBound = true
 	}
 	for _, p := range in.Phases {
 		if p.Delayed == 0 {
@@ -172,7 +178,13 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 	}
 	if len(why) > 0 {
 		bound = true
-		reason = "client-bound: " + strings.Join(why, "; ") + " (fix: " + fix + ")"
+		f := fix
+		if !cpuBound {
+			// Late starts with a client that had CPU to spare: every worker
+			// was waiting on the target.
+			f = fixDelayed
+		}
+		reason = "client-bound: " + strings.Join(why, "; ") + " (fix: " + f + ")"
 		notes = append([]string{reason}, notes...)
 	}
 	if in.Self != nil {

@@ -56,6 +56,8 @@ func TestJudge(t *testing.T) {
 		{"one hot thread", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, SelfSamples: hot(10, 0.99)}, true, "kept a core"},
 		{"two hot seconds of ten is noise", Input{SelfSamples: append(hot(8, 0.2), hot(2, 1)...)}, false, ""},
 		{"delayed open-loop ops", Input{Phases: openPhase(500, 100000)}, true, "500 of 100000 operations (0.50%) of phase run started more than 1ms late"},
+		{"delayed ops with an idle client: more workers", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "raise --concurrency"},
+		{"delayed ops with a saturated client: more cores", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "more cores"},
 		{"a few delayed ops", Input{Phases: openPhase(5, 100000)}, false, ""},
 		{"saturated host is a note", Input{Host: []result.HostSample{{CPUIdle: 0.01}, {CPUIdle: 0.02}, {CPUIdle: 0.5}}}, false, "98% busy"},
 	}
