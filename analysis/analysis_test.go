@@ -313,7 +313,7 @@ func TestPageCacheVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "page cache") || !strings.Contains(a.PageCache.Verdict, "1.1 GiB on disk") {
+	if !a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "page cache") || !strings.Contains(a.PageCache.Verdict, "1.2 GB on disk") {
 		t.Errorf("fits: %+v", a.PageCache)
 	}
 	r.Dataset.DiskBytes = 250e9

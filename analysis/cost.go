@@ -19,10 +19,6 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 	if d.LogicalBytes <= 0 && d.DiskBytes <= 0 {
 		return nil
 	}
-	if k := r.Target.Kind; k == "null" || k == "fake" {
-		// These targets store nothing: there is no storage to hide.
-		return nil
-	}
 	pc := &result.PageCache{LogicalBytes: d.LogicalBytes, DiskBytes: d.DiskBytes, HostRAMBytes: d.HostRAMBytes, PageCacheBytes: d.PageCacheBytes}
 	size, what := d.LogicalBytes, fmt.Sprintf("%s logical", Bytes(d.LogicalBytes))
 	if d.DiskBytes > 0 {
@@ -157,14 +153,14 @@ func CostOf(p Price, nodes int, opsPerS, bytesPerS float64) *result.Cost {
 	return c
 }
 
-// Bytes formats n in binary units (GiB), as RAM is sold and as the rest of
-// the report shows sizes.
+// Bytes formats n in decimal units (GB = 1e9 bytes), as disk vendors and
+// cloud price lists do.
 func Bytes(n int64) string {
 	f := float64(n)
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
 	i := 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
+	for f >= 1000 && i < len(units)-1 {
+		f /= 1000
 		i++
 	}
 	if i == 0 {
