@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -112,5 +113,17 @@ func TestStartBadConfig(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "fix:") {
 			t.Errorf("%+v: %v: want a config error with a fix", cfg, err)
 		}
+	}
+}
+
+func TestFlagsRegister(t *testing.T) {
+	var f Flags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f.Register(fs)
+	if err := fs.Parse([]string{"--server-process", "redis-server", "--perf-scope", "system", "--metrics-addr", ":9100"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.ServerProcess != "redis-server" || f.PerfScope != "system" || f.MetricsAddr != ":9100" || f.Interval != time.Second {
+		t.Errorf("parsed %+v", f)
 	}
 }
