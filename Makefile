@@ -41,3 +41,8 @@ servers-stop:
 .PHONY: bench-cql
 bench-cql: build
 	scripts/bench-cql.sh
+
+# Disk: platbench probe disk vs fio on the same file and settings, IOTune set (docs/benchmarks-disk.md).
+.PHONY: bench-disk
+bench-disk: build
+	scripts/bench-disk.sh
