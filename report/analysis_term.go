@@ -152,7 +152,7 @@ func anCost(w io.Writer, a *result.Analysis) {
 		src += ", " + c.PriceDate
 	}
 	fmt.Fprintf(w, "  cluster     : %d x %s at %s/h = %s/h, %s/month (%.0f h) [%s]\n",
-		c.Nodes, what, anUSD(c.PricePerHourUSD), anUSD(c.ClusterPerHourUSD), anUSD(c.MonthlyUSD), c.HoursPerMonth, src)
+		c.Nodes, what, anPrice(c.PricePerHourUSD), anPrice(c.ClusterPerHourUSD), anUSD(c.MonthlyUSD), c.HoursPerMonth, src)
 	if c.OpsPerUSD > 0 {
 		fmt.Fprintf(w, "  ops per $   : %s\n", anInt(c.OpsPerUSD))
 		fmt.Fprintf(w, "  $ per M ops : %s\n", anUSD(c.USDPerMillionOps))
@@ -207,6 +207,11 @@ func anSig(v float64) string {
 		return Int(v)
 	}
 	return sig3(v)
+}
+
+// anPrice formats a price per hour exactly as the catalog gives it ($4.992).
+func anPrice(v float64) string {
+	return "$" + strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
 }
 
 // anUSD formats dollars: cents for amounts of a dollar or more, 4 significant

@@ -265,6 +265,13 @@ func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
 		if ymax > 1 {
 			ymax = niceCeil(ymax)
 		}
+	case yBytes:
+		ymin = 0
+		if math.IsInf(ymax, 0) || ymax <= 0 {
+			ymax = 1
+		}
+		u := byteUnit(ymax)
+		ymax = niceCeil(ymax*1.05/u) * u
 	default:
 		ymin = 0
 		if math.IsInf(ymax, 0) || ymax <= 0 {
@@ -280,11 +287,14 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 	bottom := float64(chartH - padBot)
 	// y ticks
 	var yt []float64
-	if c.y == yLatency {
+	switch c.y {
+	case yLatency:
 		for v := ymin; v <= ymax*1.0001; v *= 10 {
 			yt = append(yt, v)
 		}
-	} else {
+	case yBytes:
+		yt = byteTicks(ymax)
+	default:
 		yt = niceTicks(ymin, ymax, 5)
 	}
 	for _, v := range yt {
@@ -350,7 +360,11 @@ func (c *chart) yTick(v float64) string {
 	case yPercent:
 		return trimFloat(100*v) + "%"
 	case yBytes:
-		return Bytes(v)
+		if v == 0 {
+			return "0"
+		}
+		u := byteUnit(v)
+		return trimFloat(v/u) + " " + map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB", 1 << 50: "PiB"}[u]
 	}
 	return shortNum(v)
 }
@@ -408,6 +422,25 @@ func shortSecs(s float64) string {
 		return trimFloat(s/60) + " min"
 	}
 	return trimFloat(s/3600) + " h"
+}
+
+// byteUnit is the binary unit (1, KiB, MiB...) in which v is at least 1.
+func byteUnit(v float64) float64 {
+	u := 1.0
+	for v >= 1024*u && u < 1<<50 {
+		u *= 1024
+	}
+	return u
+}
+
+// byteTicks are round numbers of the unit that suits max: 0, 16, 32, 48 GiB.
+func byteTicks(max float64) []float64 {
+	u := byteUnit(max)
+	ts := niceTicks(0, max/u, 5)
+	for i := range ts {
+		ts[i] *= u
+	}
+	return ts
 }
 
 // niceTicks returns about n round values covering [lo, hi].
