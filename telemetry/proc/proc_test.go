@@ -1,0 +1,98 @@
+package proc
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func copyBinary(t *testing.T, bin, name string) string {
+	t.Helper()
+	src, err := exec.LookPath(bin)
+	if err != nil {
+		t.Skipf("%s not found: %v", bin, err)
+	}
+	dst := filepath.Join(t.TempDir(), name)
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	return dst
+}
+
+// A tracker by name follows the server when it is killed and started again
+// (a fault event), and starts the new process's deltas afresh.
+func TestByNameFollowsRestart(t *testing.T) {
+	bin := copyBinary(t, "sleep", "pbsleeptest")
+	start := func() *exec.Cmd {
+		c := exec.Command(bin, "30")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	first := start()
+	tr, err := ByName("pbsleeptest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.PID() != first.Process.Pid {
+		t.Fatalf("matched pid %d, want %d", tr.PID(), first.Process.Pid)
+	}
+	now := time.Now()
+	if _, ok, err := tr.Sample(now); ok || err != nil {
+		t.Fatalf("first sample: ok %v err %v, want a baseline only", ok, err)
+	}
+	s, ok, err := tr.Sample(now.Add(time.Second))
+	if !ok || err != nil || s.PID != first.Process.Pid || s.RSSBytes <= 0 || s.Name != "pbsleeptest" {
+		t.Fatalf("second sample %+v ok %v err %v", s, ok, err)
+	}
+	first.Process.Kill()
+	first.Wait()
+	if _, _, err := tr.Sample(now.Add(2 * time.Second)); err != ErrGone {
+		t.Fatalf("after kill: err %v, want ErrGone", err)
+	}
+	second := start()
+	if _, ok, err := tr.Sample(now.Add(3 * time.Second)); ok || err != nil {
+		t.Fatalf("first sample of the restarted process: ok %v err %v, want a baseline", ok, err)
+	}
+	s, ok, _ = tr.Sample(now.Add(4 * time.Second))
+	if !ok || s.PID != second.Process.Pid {
+		t.Fatalf("restarted: sample %+v ok %v, want pid %d", s, ok, second.Process.Pid)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, f := range []func() error{
+		func() error { _, err := ByPID(0); return err },
+		func() error { _, err := ByPID(1 << 30); return err },
+		func() error { _, err := ByName(" "); return err },
+		func() error { _, err := ByName("no-such-process-pbtest"); return err },
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), "fix:") {
+			t.Errorf("got %v, want an error with a fix", err)
+		}
+	}
+}
+
+func TestStatCPUWithSpacesInName(t *testing.T) {
+	line := []byte("123 (my (odd) name) S 1 123 123 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 0 0")
+	c, ok := statCPU(line)
+	if !ok || c != 3.0 {
+		t.Errorf("statCPU = %v %v, want 3.0 s", c, ok)
+	}
+}
