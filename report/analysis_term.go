@@ -140,7 +140,7 @@ func anCost(w io.Writer, a *result.Analysis) {
 		return
 	}
 	fmt.Fprintf(w, "\nCost (steady sustained throughput)\n")
-	what := "price given"
+	what := "node"
 	if c.InstanceType != "" {
 		what = c.InstanceType
 		if c.Provider != "" {

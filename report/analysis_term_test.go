@@ -58,7 +58,7 @@ func TestAnalysisTextGolden(t *testing.T) {
 			[]string{"raw (whole phase)", "steady (used)", "Stability of the 1 s throughput", "3 x aws i3.16xlarge", "$10,932.48/month"}},
 		{"graviton-write", func(t testing.TB) *result.Result { return loadFixture(t, "graviton-write") },
 			analysis.Options{Warmup: "5s", PricePerHour: 0.616},
-			[]string{"--warmup 5s, method forced", "first 5 s trimmed", "price given"}},
+			[]string{"--warmup 5s, method forced", "first 5 s trimmed", "1 x node at $0.616/h"}},
 		{"regulated-disk", func(testing.TB) *result.Result { return regulatedDisk() },
 			analysis.Options{Platform: "i3.large"},
 			[]string{"method mser", "detected a warm-up of 10s", "30 stall(s), longest 800 ms", "periodic: 200ms of work then 800ms of nothing, every 1s", "at most 16% of it can be cached", "GB per $"}},
