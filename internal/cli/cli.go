@@ -41,6 +41,8 @@ var commands = []command{
 	{"probe", "characterise a disk as IOTune and fio do (platbench probe disk PATH)", runProbe},
 	{"catalog", "list the instance price catalog cost figures come from", runCatalog},
 	{"plan", "capacity plan: nodes and monthly cost to reach a throughput at a p99, per platform", runPlan},
+	{"merge", "combine the results of the loaders of a distributed run", runMerge},
+	{"k8s", "write a Kubernetes Indexed Job that runs N loaders together", runK8s},
 	{"version", "print the version", runVersion},
 }
 

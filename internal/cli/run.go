@@ -51,6 +51,7 @@ type benchFlags struct {
 	shard       string
 	startAt     string
 	quiet       bool
+	events      listFlag
 	analysis    *analysis.Options
 }
 
@@ -77,6 +78,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
+	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
 	return b
 }
 
@@ -149,6 +151,13 @@ func (b *benchFlags) config() (bench.Config, error) {
 	}
 	if b.ops.set && b.ops.v == 0 {
 		return bench.Config{}, usagef("--ops must be at least 1")
+	}
+	for _, e := range b.events {
+		ev, err := runner.ParseEvent(e)
+		if err != nil {
+			return bench.Config{}, usagef("%v", err)
+		}
+		rc.Events = append(rc.Events, ev)
 	}
 	cfg.Runner = rc
 	if b.shard != "" {

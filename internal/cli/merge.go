@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/merge"
+	"github.com/platbench/platbench/result"
+)
+
+func runMerge(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "merge", "RESULT... --out MERGED.json", "Combine the results of the loaders of one distributed run (each ran --shard i/N) into one result: histograms merged, series aligned by wall clock, totals summed, each loader kept.")
+	out := fs.String("out", "merged.json", "merged result file")
+	quiet := fs.Bool("quiet", false, "do not print the report")
+	opts := addAnalysisFlags(fs)
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) < 1 {
+		return usagef("give the result files to merge")
+	}
+	parts := make([]*result.Result, 0, len(files))
+	for _, f := range files {
+		r, err := result.Read(f)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, r)
+	}
+	m, err := merge.Merge(parts, files)
+	if err != nil {
+		return err
+	}
+	if m.Config.Warmup != "" && !flagSet(fs, "warmup") {
+		opts.Warmup = m.Config.Warmup
+	}
+	a, err := analysis.Analyze(m, *opts)
+	if err != nil {
+		return err
+	}
+	m.Analysis = a
+	if err := result.Write(*out, m); err != nil {
+		return err
+	}
+	if !*quiet {
+		if err := printTerm(env.Stdout, m); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\nmerged %d results into %s\n", len(parts), *out)
+	return nil
+}
+
+// flagSet tells whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

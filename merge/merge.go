@@ -1,0 +1,329 @@
+// Package merge combines the results of the loaders of one distributed run
+// (each ran `--shard i/N`) into one result: HDR histograms merged (never
+// percentiles averaged), interval series and buckets aligned by wall clock,
+// totals summed, and each loader's host and health kept in Loaders.
+//
+// It does not analyse: the caller re-runs analysis on the merged result.
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/workload"
+)
+
+// ErrMismatch is wrapped when the parts are not loaders of the same run.
+var ErrMismatch = errors.New("results are not parts of one run")
+
+// Merge combines parts into one result. files, if given, names each part's
+// source file for the Loaders list.
+func Merge(parts []*result.Result, files []string) (*result.Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	if err := check(parts); err != nil {
+		return nil, err
+	}
+	first := parts[0]
+	out := &result.Result{
+		Schema:   result.SchemaVersion,
+		Tool:     first.Tool,
+		Label:    first.Label,
+		Config:   first.Config,
+		Platform: first.Platform,
+		Target:   first.Target,
+		Dataset:  first.Dataset,
+	}
+	out.Config.Shard = ""
+	out.Config.Concurrency, out.Config.RateOpsPerS = 0, 0
+	out.Dataset.Records, out.Dataset.LogicalBytes, out.Dataset.DiskBytes = 0, 0, 0
+	out.StartedAt, out.EndedAt = first.StartedAt, first.EndedAt
+	for i, p := range parts {
+		out.Config.Concurrency += p.Config.Concurrency
+		out.Config.RateOpsPerS += p.Config.RateOpsPerS
+		out.Dataset.Records += p.Dataset.Records
+		out.Dataset.LogicalBytes += p.Dataset.LogicalBytes
+		if p.Dataset.DiskBytes > out.Dataset.DiskBytes {
+			// Loaders share one target: its size is the same figure seen by each.
+			out.Dataset.DiskBytes = p.Dataset.DiskBytes
+		}
+		if p.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = p.StartedAt
+		}
+		if p.EndedAt.After(out.EndedAt) {
+			out.EndedAt = p.EndedAt
+		}
+		l := result.Loader{Shard: p.Config.Shard, Host: p.Platform.Hostname, StartedAt: p.StartedAt, Platform: p.Platform, Notes: p.Notes}
+		if i < len(files) {
+			l.File = files[i]
+		}
+		if p.Host != nil && p.Host.Self != nil && p.Host.Self.ClientBound {
+			l.Notes = append(l.Notes, "client-bound: "+p.Host.Self.Reason)
+		}
+		out.Loaders = append(out.Loaders, l)
+		out.Events = append(out.Events, p.Events...)
+	}
+	for _, name := range phaseNames(parts) {
+		var ps []*result.Phase
+		for _, p := range parts {
+			if ph := p.Phase(name); ph != nil {
+				ps = append(ps, ph)
+			}
+		}
+		m, err := mergePhase(ps)
+		if err != nil {
+			return nil, fmt.Errorf("phase %s: %w", name, err)
+		}
+		out.Phases = append(out.Phases, *m)
+	}
+	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d loaders (histograms merged, series aligned by wall clock)", len(parts)))
+	if spread := startSpread(parts); spread > 500*time.Millisecond {
+		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started up to %s apart: use --start-at so they start together", spread.Round(time.Millisecond)))
+	}
+	return out, nil
+}
+
+// check refuses parts that did not run the same workload against the same target.
+func check(parts []*result.Result) error {
+	a := parts[0]
+	seen := map[string]int{}
+	for i, p := range parts {
+		if p.Config.Workload.Name != a.Config.Workload.Name || p.Config.Workload.Mix.String() != a.Config.Workload.Mix.String() {
+			return fmt.Errorf("%w: part %d ran workload %s (%s), part 1 ran %s (%s)", ErrMismatch, i+1, p.Config.Workload.Name, p.Config.Workload.Mix, a.Config.Workload.Name, a.Config.Workload.Mix)
+		}
+		if p.Target.Kind != a.Target.Kind {
+			return fmt.Errorf("%w: part %d drove target %s, part 1 drove %s", ErrMismatch, i+1, p.Target.Kind, a.Target.Kind)
+		}
+		if p.Config.Shard != "" {
+			if j, dup := seen[p.Config.Shard]; dup {
+				return fmt.Errorf("%w: parts %d and %d are both shard %s (the same file twice?)", ErrMismatch, j+1, i+1, p.Config.Shard)
+			}
+			seen[p.Config.Shard] = i
+		}
+	}
+	return nil
+}
+
+func phaseNames(parts []*result.Result) []string {
+	var names []string
+	has := map[string]bool{}
+	for _, p := range parts {
+		for _, ph := range p.Phases {
+			if !has[ph.Name] {
+				has[ph.Name] = true
+				names = append(names, ph.Name)
+			}
+		}
+	}
+	return names
+}
+
+func startSpread(parts []*result.Result) time.Duration {
+	var lo, hi time.Time
+	for _, p := range parts {
+		mp := p.MainPhase()
+		if mp == nil {
+			continue
+		}
+		if lo.IsZero() || mp.StartedAt.Before(lo) {
+			lo = mp.StartedAt
+		}
+		if mp.StartedAt.After(hi) {
+			hi = mp.StartedAt
+		}
+	}
+	return hi.Sub(lo)
+}
+
+// opAcc accumulates one op type across parts (or across parts' intervals).
+type opAcc struct {
+	count, bytes uint64
+	errs         map[string]uint64
+	lat, svc     *hdr.Histogram
+}
+
+func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, hist, svc string) error {
+	a.count += count
+	a.bytes += bytes
+	for c, n := range errs {
+		if a.errs == nil {
+			a.errs = map[string]uint64{}
+		}
+		a.errs[c] += n
+	}
+	if err := mergeInto(&a.lat, hist); err != nil {
+		return err
+	}
+	return mergeInto(&a.svc, svc)
+}
+
+func mergeInto(dst **hdr.Histogram, enc string) error {
+	if enc == "" {
+		return nil
+	}
+	h, err := result.DecodeHist(enc)
+	if err != nil {
+		return err
+	}
+	if *dst == nil {
+		*dst = result.NewHist()
+	}
+	if dropped := (*dst).Merge(h); dropped > 0 {
+		return fmt.Errorf("%d values out of the histogram range", dropped)
+	}
+	return nil
+}
+
+func mergePhase(ps []*result.Phase) (*result.Phase, error) {
+	t0 := ps[0].StartedAt
+	var end time.Time
+	for _, p := range ps {
+		if p.StartedAt.Before(t0) {
+			t0 = p.StartedAt
+		}
+	}
+	m := &result.Phase{Name: ps[0].Name, Mode: ps[0].Mode, StartedAt: t0}
+	totals := map[string]*opAcc{}
+	var order []string
+	width := ps[0].Buckets.WidthNs
+	ivs := map[int64]map[string]*opAcc{}
+	ivDur := map[int64]int64{}
+	m.Buckets = result.Buckets{WidthNs: width, Counts: map[string][]uint32{}}
+	for _, p := range ps {
+		if p.Mode != m.Mode {
+			return nil, fmt.Errorf("%w: one loader ran %s loop, another %s loop", ErrMismatch, p.Mode, m.Mode)
+		}
+		if p.Buckets.WidthNs != width {
+			return nil, fmt.Errorf("%w: bucket widths differ (%d ns vs %d ns)", ErrMismatch, p.Buckets.WidthNs, width)
+		}
+		m.Concurrency += p.Concurrency
+		m.RateOpsPerS += p.RateOpsPerS
+		m.Delayed += p.Delayed
+		m.DelayThresholdNs = p.DelayThresholdNs
+		m.Interrupted = m.Interrupted || p.Interrupted
+		if e := p.StartedAt.Add(time.Duration(p.DurationNs)); e.After(end) {
+			end = e
+		}
+		off := p.StartedAt.Sub(t0).Nanoseconds()
+		for _, o := range p.Ops {
+			a := totals[o.Op]
+			if a == nil {
+				a = &opAcc{}
+				totals[o.Op] = a
+				order = append(order, o.Op)
+			}
+			if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, o.ServiceHist); err != nil {
+				return nil, err
+			}
+		}
+		for _, iv := range p.Intervals {
+			// Interval k of a loader lands in the merged second its start falls in.
+			slot := int64(math.Round(float64(off+iv.StartNs) / 1e9))
+			if ivs[slot] == nil {
+				ivs[slot] = map[string]*opAcc{}
+			}
+			if iv.DurationNs > ivDur[slot] {
+				ivDur[slot] = iv.DurationNs
+			}
+			for _, o := range iv.Ops {
+				a := ivs[slot][o.Op]
+				if a == nil {
+					a = &opAcc{}
+					ivs[slot][o.Op] = a
+				}
+				if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, ""); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if width > 0 {
+			shift := int(math.Round(float64(off) / float64(width)))
+			for op, cs := range p.Buckets.Counts {
+				dst := grow32(m.Buckets.Counts[op], shift+len(cs))
+				for i, c := range cs {
+					dst[shift+i] += c
+				}
+				m.Buckets.Counts[op] = dst
+			}
+			for op, bs := range p.Buckets.Bytes {
+				if m.Buckets.Bytes == nil {
+					m.Buckets.Bytes = map[string][]uint64{}
+				}
+				dst := grow64(m.Buckets.Bytes[op], shift+len(bs))
+				for i, b := range bs {
+					dst[shift+i] += b
+				}
+				m.Buckets.Bytes[op] = dst
+			}
+			for i, o := range p.Buckets.Outstanding {
+				for len(m.Buckets.Outstanding) <= shift+i {
+					m.Buckets.Outstanding = append(m.Buckets.Outstanding, false)
+				}
+				m.Buckets.Outstanding[shift+i] = m.Buckets.Outstanding[shift+i] || o
+			}
+		}
+	}
+	m.DurationNs = end.Sub(t0).Nanoseconds()
+	n := len(m.Buckets.Outstanding)
+	for op, cs := range m.Buckets.Counts {
+		m.Buckets.Counts[op] = grow32(cs, n)
+	}
+	for op, bs := range m.Buckets.Bytes {
+		m.Buckets.Bytes[op] = grow64(bs, n)
+	}
+	sortOps(order)
+	for _, op := range order {
+		a := totals[op]
+		t := result.OpTotal{Op: op, Count: a.count, Bytes: a.bytes, Errors: a.errs}
+		t.Latency, t.Hist = result.Summarize(a.lat), result.EncodeHist(a.lat)
+		t.Service, t.ServiceHist = result.Summarize(a.svc), result.EncodeHist(a.svc)
+		m.Ops = append(m.Ops, t)
+	}
+	slots := make([]int64, 0, len(ivs))
+	for s := range ivs {
+		slots = append(slots, s)
+	}
+	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
+	for _, s := range slots {
+		iv := result.Interval{StartNs: s * 1e9, DurationNs: ivDur[s]}
+		for _, op := range order {
+			a := ivs[s][op]
+			if a == nil {
+				continue
+			}
+			iv.Ops = append(iv.Ops, result.IntervalOp{Op: op, Count: a.count, Bytes: a.bytes, Errors: a.errs, Latency: result.Summarize(a.lat), Hist: result.EncodeHist(a.lat)})
+		}
+		m.Intervals = append(m.Intervals, iv)
+	}
+	return m, nil
+}
+
+// sortOps puts op types in the workload package's order (READ, UPDATE, ...).
+func sortOps(ops []string) {
+	sort.SliceStable(ops, func(i, j int) bool {
+		a, _ := workload.ParseOp(ops[i])
+		b, _ := workload.ParseOp(ops[j])
+		return a < b
+	})
+}
+
+func grow32(s []uint32, n int) []uint32 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}
+
+func grow64(s []uint64, n int) []uint64 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}

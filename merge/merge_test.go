@@ -1,0 +1,179 @@
+package merge
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/result"
+)
+
+// buildPlatbench compiles the binary once for the loader tests.
+var buildOnce sync.Once
+var binPath, buildErr = "", error(nil)
+
+func platbench(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "platbench-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "platbench")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/platbench/platbench/cmd/platbench").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// runLoaders starts n real platbench processes, shard i/n each, with a common
+// start time, and returns their result files.
+func runLoaders(t *testing.T, n int, target string, extra ...string) []string {
+	bin := platbench(t)
+	dir := t.TempDir()
+	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)
+	var files []string
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for i := 0; i < n; i++ {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		files = append(files, f)
+		args := append([]string{"run", "--target", target, "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", start, "--quiet", "--out", f}, extra...)
+		c := exec.Command(bin, args...)
+		var sb strings.Builder
+		c.Stdout, c.Stderr = &sb, &sb
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, c), append(outs, &sb)
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("loader %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	return files
+}
+
+// checkMerged verifies the merged result against figures computed from the
+// parts independently: totals summed, histograms merged value by value.
+func checkMerged(t *testing.T, files []string) *result.Result {
+	var parts []*result.Result
+	for _, f := range files {
+		r, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, r)
+	}
+	m, err := Merge(parts, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Loaders) != len(parts) {
+		t.Errorf("merged result keeps %d loaders, want %d", len(m.Loaders), len(parts))
+	}
+	run := m.Phase("run")
+	if run == nil {
+		t.Fatal("merged result has no run phase")
+	}
+	for _, mo := range run.Ops {
+		var count, errs uint64
+		h := result.NewHist()
+		for _, p := range parts {
+			for _, o := range p.Phase("run").Ops {
+				if o.Op != mo.Op {
+					continue
+				}
+				count += o.Count
+				for _, n := range o.Errors {
+					errs += n
+				}
+				ph, _ := result.DecodeHist(o.Hist)
+				h.Merge(ph)
+			}
+		}
+		var merr uint64
+		for _, n := range mo.Errors {
+			merr += n
+		}
+		if mo.Count != count || merr != errs {
+			t.Errorf("%s: merged count %d errors %d, parts sum to %d and %d", mo.Op, mo.Count, merr, count, errs)
+		}
+		for _, q := range []float64{50, 95, 99, 99.9, 100} {
+			mh, _ := result.DecodeHist(mo.Hist)
+			if a, b := mh.ValueAtQuantile(q), h.ValueAtQuantile(q); a != b {
+				t.Errorf("%s p%v: merged %d ns, from the parts %d ns", mo.Op, q, a, b)
+			}
+		}
+		var inIntervals, inBuckets uint64
+		for _, iv := range run.Intervals {
+			for _, o := range iv.Ops {
+				if o.Op == mo.Op {
+					inIntervals += o.Count
+				}
+			}
+		}
+		for _, c := range run.Buckets.Counts[mo.Op] {
+			inBuckets += uint64(c)
+		}
+		if inIntervals != count {
+			t.Errorf("%s: merged intervals hold %d ops, parts %d", mo.Op, inIntervals, count)
+		}
+		if inBuckets != count+errs {
+			t.Errorf("%s: merged buckets hold %d completions, parts %d", mo.Op, inBuckets, count+errs)
+		}
+	}
+	// Loaders started together: the merged run is about one loader long, not n.
+	if d := time.Duration(run.DurationNs); d > time.Duration(parts[0].Phase("run").DurationNs)+2*time.Second {
+		t.Errorf("merged run lasts %v: loaders were not aligned by wall clock", d)
+	}
+	return m
+}
+
+// Three real loader processes against the null target (always available).
+func TestMergeLoaderProcessesNull(t *testing.T) {
+	files := runLoaders(t, 3, "null", "--workload", "ycsb-a", "--records", "3000", "--duration", "2s", "--concurrency", "1")
+	checkMerged(t, files)
+}
+
+// Three real loader processes against a real Redis server.
+func TestMergeLoaderProcessesRedis(t *testing.T) {
+	url := os.Getenv("PLATBENCH_REDIS_URL")
+	if url == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("PLATBENCH_REDIS_URL is not set in CI: scripts/test.sh starts Redis")
+		}
+		t.Skip("PLATBENCH_REDIS_URL not set (scripts/servers.sh start redis)")
+	}
+	files := runLoaders(t, 3, url, "--workload", "ycsb-b", "--records", "3000", "--duration", "3s", "--concurrency", "2")
+	m := checkMerged(t, files)
+	if m.Dataset.Records != 3000 {
+		t.Errorf("merged dataset has %d records, want the 3000 of the three shards", m.Dataset.Records)
+	}
+}
+
+// Parts that are not loaders of one run are refused.
+func TestMergeRefusesMismatch(t *testing.T) {
+	a := &result.Result{Config: result.Config{Shard: "0/2"}, Target: result.Result{}.Target}
+	b := *a
+	a.Config.Workload.Name, b.Config.Workload.Name = "ycsb-a", "ycsb-b"
+	if _, err := Merge([]*result.Result{a, &b}, nil); err == nil || !strings.Contains(err.Error(), "workload") {
+		t.Errorf("different workloads: err = %v", err)
+	}
+	b.Config.Workload.Name = "ycsb-a"
+	if _, err := Merge([]*result.Result{a, &b}, nil); err == nil || !strings.Contains(err.Error(), "shard 0/2") {
+		t.Errorf("same shard twice: err = %v", err)
+	}
+}
