@@ -67,6 +67,8 @@ type PlanRow struct {
 	PriceSource string  `json:"price_source,omitempty"`
 	MonthlyUSD  float64 `json:"monthly_usd,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
+
+	closedLoop bool
 }
 
 // PlanReport is a ranked capacity plan.
@@ -217,10 +219,11 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		if p99 <= int64(o.P99) && w.SustainedOpsPerS > best {
 			best = w.SustainedOpsPerS
 			row.Phase, row.MeasuredOps, row.MeasuredP99Ns, row.Errors = p.Name, w.SustainedOpsPerS, p99, w.Errors
+			row.closedLoop = p.Mode == "closed"
 		}
 	}
 	if best <= 0 {
-		row.Reason = fmt.Sprintf("no phase met p99 <= %s (lowest p99 %s)", o.P99, time.Duration(max(lowestP99, 0)))
+		row.Reason = fmt.Sprintf("no phase met p99 <= %s (lowest p99 %s)", o.P99, time.Duration(max(lowestP99, 0)).Round(time.Microsecond))
 		return row, nil
 	}
 	row.Feasible = true
@@ -233,6 +236,10 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	row.Nodes = n
 	if row.Errors > 0 {
 		row.Reason = fmt.Sprintf("the measured phase had %d errors", row.Errors)
+	}
+	if row.closedLoop {
+		// METHOD.md: percentiles at saturation are service time, not an SLO figure.
+		row.Reason = joinReason(row.Reason, "closed-loop phase: its p99 is service time at saturation, not an SLO figure; a fixed-rate run (--rate) measures the objective")
 	}
 	if platform == "" && o.PricePerHour <= 0 {
 		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: RESULT=TYPE or --price-per-hour)")
