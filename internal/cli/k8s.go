@@ -26,9 +26,18 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
+	var rest []string
+	for i, a := range args {
+		if a == "--" {
+			args, rest = args[:i], args[i+1:]
+			break
+		}
+	}
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q: put the run flags after --", fs.Arg(0))
 	}
 	if *loaders < 1 {
 		return usagef("--loaders must be at least 1")
