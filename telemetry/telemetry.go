@@ -46,8 +46,10 @@ type Config struct {
 	// ServerProcess samples the local process with this name (--server-process),
 	// matched like pgrep on /proc/*/cmdline; ignored when ServerPID is set.
 	ServerProcess string
-	// PerfScope is "process" (default), "system" (every CPU; needs privilege)
-	// or "off".
+	// PerfScope is "process" (default: platbench), "server" (the server
+	// process given by ServerPID or ServerProcess, as the seed reports ran
+	// perf stat on Cassandra; needs root or CAP_PERFMON), "system" (every
+	// CPU; needs privilege) or "off".
 	PerfScope string
 	// InProcess is true when the target runs inside platbench (the embedded
 	// store), so platbench's CPU use is not held against the client.
@@ -65,8 +67,12 @@ func (c *Config) Validate() error {
 	}
 	switch c.PerfScope {
 	case "", "process", "system", "off":
+	case "server":
+		if c.ServerPID == 0 && c.ServerProcess == "" {
+			errs = append(errs, "--perf-scope server needs the server process (fix: add --server-pid PID or --server-process NAME)")
+		}
 	default:
-		errs = append(errs, fmt.Sprintf("--perf-scope %q is not process, system or off (fix: use one of those)", c.PerfScope))
+		errs = append(errs, fmt.Sprintf("--perf-scope %q is not process, server, system or off (fix: use one of those)", c.PerfScope))
 	}
 	if len(errs) == 0 {
 		return nil
@@ -113,10 +119,17 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.PerfScope != "off" {
-		if s.perf, err = perf.Open(cfg.PerfScope); err != nil {
-			return nil, target.Configf("%v", err)
-		}
+	switch cfg.PerfScope {
+	case "off":
+	case "server":
+		// A server restarted during the run is not followed: its new
+		// threads are not children of the counted ones.
+		s.perf, err = perf.OpenPID(s.server.PID())
+	default:
+		s.perf, err = perf.Open(cfg.PerfScope)
+	}
+	if err != nil {
+		return nil, target.Configf("%v", err)
 	}
 	s.base = self.Begin()
 	opts := []host.Option{}

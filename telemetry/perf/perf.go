@@ -6,8 +6,10 @@
 //
 // Scope "process" counts platbench itself: every thread that exists when
 // the counters open, and (inherit) every thread created after. Scope
-// "system" counts every CPU and needs root, CAP_PERFMON or
-// kernel.perf_event_paranoid <= 0.
+// "server" does the same for a server process on this host (OpenPID), which
+// is what the seed reports' `perf stat` measured. Scope "system" counts
+// every CPU. "server" and "system" need root or CAP_PERFMON (or
+// kernel.perf_event_paranoid <= 0 for system).
 //
 // Virtual machines often expose no hardware PMU; then the hardware counters
 // do not open, Counters.Unavailable names them and UnavailableReason says
@@ -108,14 +110,30 @@ type Session struct {
 // starts counting. Counters that do not open are listed as unavailable with
 // the reason; err is non-nil only for a bad scope.
 func Open(scope string) (*Session, error) {
+	if scope == "server" {
+		return nil, fmt.Errorf("perf: scope server needs the server's pid (fix: give --server-pid or --server-process)")
+	}
+	return openScope(scope, os.Getpid())
+}
+
+// OpenPID counts another process (scope "server"): every thread it has now,
+// and the threads they create later. Counting another user's process needs
+// root or CAP_PERFMON (ptrace rights on it).
+func OpenPID(pid int) (*Session, error) {
+	return openScope("server", pid)
+}
+
+func openScope(scope string, pid int) (*Session, error) {
 	s := &Session{scope: scope, scaled: map[string]bool{}}
 	var targets [][2]int // (pid, cpu)
 	inherit := false
 	switch scope {
-	case "process", "":
-		s.scope = "process"
+	case "process", "", "server":
+		if s.scope == "" {
+			s.scope = "process"
+		}
 		inherit = true
-		for _, tid := range threads() {
+		for _, tid := range threads(pid) {
 			targets = append(targets, [2]int{tid, -1})
 		}
 	case "system":
@@ -123,7 +141,7 @@ func Open(scope string) (*Session, error) {
 			targets = append(targets, [2]int{-1, cpu})
 		}
 	default:
-		return nil, fmt.Errorf("perf: scope %q is not process or system (fix: --perf-scope process|system)", scope)
+		return nil, fmt.Errorf("perf: scope %q is not process, system or server (fix: --perf-scope process|system|server)", scope)
 	}
 	var hwErr, swErr error
 	for _, sp := range specs {
@@ -325,10 +343,11 @@ func (s *Session) closeLocked() {
 	}
 }
 
-func threads() []int {
-	ents, err := os.ReadDir("/proc/self/task")
+// threads lists the thread ids of pid.
+func threads(pid int) []int {
+	ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
-		return []int{0} // the calling thread only
+		return []int{pid} // the main thread only
 	}
 	var out []int
 	for _, e := range ents {
