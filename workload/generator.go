@@ -36,6 +36,11 @@ type Generator struct {
 	coldN     uint64
 	hotOpn    float64
 
+	// The insert this worker handed out last, acknowledged at its next call
+	// (the runner calls again only after Do returned).
+	pending  bool
+	pendingN uint64
+
 	prefixLen int
 	key       []byte // prefix + up to 20 digits
 	val       []byte // 2*recordBytes random bytes; values are windows into it
@@ -123,7 +128,15 @@ func (g *Generator) below(n uint64) uint64 {
 // Next fills req with the next run-phase operation: Op from the mix, the key
 // from the distribution (a new key number for inserts), a value for writes,
 // and Fields/FieldLen/ScanLen. It does not allocate.
+//
+// An INSERT counts as completed (visible to the latest distribution of every
+// worker) when its worker calls Next or Load again, whether it succeeded or
+// not, as YCSB acknowledges inserts.
 func (g *Generator) Next(req *Request) {
+	if g.pending {
+		g.ks.ack(g.pendingN)
+		g.pending = false
+	}
 	op := g.ops[0]
 	if len(g.ops) > 1 {
 		u := g.float() * g.cum[len(g.cum)-1]
@@ -140,7 +153,8 @@ func (g *Generator) Next(req *Request) {
 	req.FieldLen = g.fieldLen
 	var k uint64
 	if op == OpInsert {
-		k = g.ks.nextInsert()
+		g.pendingN, k = g.ks.nextInsert()
+		g.pending = true
 	} else {
 		k = g.nextKey()
 	}
@@ -165,6 +179,10 @@ func (g *Generator) Next(req *Request) {
 // Load fills req with the load-phase insert of record keyNum: every field,
 // FieldCount*FieldLength bytes. It does not allocate.
 func (g *Generator) Load(req *Request, keyNum uint64) {
+	if g.pending {
+		g.ks.ack(g.pendingN)
+		g.pending = false
+	}
 	req.Op = OpInsert
 	req.ScanLen = 0
 	req.FieldLen = g.fieldLen

@@ -243,3 +243,43 @@ func TestKeyspaceConcurrentInserts(t *testing.T) {
 		t.Errorf("%d distinct inserts, keyspace counted %d", len(seen), ks.Inserted())
 	}
 }
+
+func TestLatestReadsOnlyCompletedInserts(t *testing.T) {
+	// Worker a inserts, then stays busy; worker b must not read a's key
+	// (it does not exist yet) until a comes back for its next request.
+	// Then a's key is the most popular read of b.
+	ins := spec(DistLatest, 100, Mix{OpInsert, 1})
+	rd := spec(DistLatest, 100, Mix{OpRead, 1})
+	ks := NewKeyspace(ins, 0, 1)
+	a := NewGenerator(ins, ks, 1, 0)
+	b := NewGenerator(rd, ks, 1, 1)
+	var ra, rb Request
+	a.Next(&ra) // insert of key 100, in flight
+	if ra.KeyNum != 100 {
+		t.Fatalf("insert key %d, want 100", ra.KeyNum)
+	}
+	a2 := NewGenerator(ins, ks, 2, 2)
+	var r2 Request
+	a2.Next(&r2) // insert of key 101, in flight
+	a2.Next(&r2) // 101 done, 102 in flight; 100 is not done, so nothing is visible
+	for i := 0; i < 2000; i++ {
+		b.Next(&rb)
+		if rb.KeyNum >= 100 {
+			t.Fatalf("read key %d while inserts from 100 on are not all done", rb.KeyNum)
+		}
+	}
+	a.Next(&ra) // 100 done: 100 and 101 become visible; 102 still in flight
+	hits := 0
+	for i := 0; i < 2000; i++ {
+		b.Next(&rb)
+		if rb.KeyNum > 101 {
+			t.Fatalf("read key %d, in flight", rb.KeyNum)
+		}
+		if rb.KeyNum == 101 {
+			hits++
+		}
+	}
+	if hits < 100 {
+		t.Errorf("newest completed key read %d of 2000 times, want about a fifth", hits)
+	}
+}

@@ -1,6 +1,9 @@
 package workload
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Keyspace is the state that all workers of one run share: the counter that
 // hands out new key numbers to run-phase inserts (read by the latest
@@ -22,6 +25,16 @@ type Keyspace struct {
 
 	inserts atomic.Uint64 // run-phase inserts handed out by this shard
 	seq     atomic.Uint64 // sequential distribution cursor
+
+	// Acknowledged inserts, after YCSB's AcknowledgedCounterGenerator: the
+	// latest distribution reads only keys whose insert has completed, i.e.
+	// below the first insert still in flight. window[n&ackMask] marks
+	// insert n done while an earlier one is not; acked counts the inserts
+	// 0..acked-1 all done. Each worker has at most one insert in flight, so
+	// the window holds up to len(window) workers.
+	ackMu  sync.Mutex
+	window []bool
+	acked  atomic.Uint64
 
 	theta         float64
 	scrambledZeta float64 // zeta(scrambledItems, theta)
@@ -54,8 +67,16 @@ func NewKeyspace(s *Spec, shard, shards int) *Keyspace {
 	if s.Distribution == DistLatest {
 		ks.recordsZeta = zeta(ks.records, ks.theta)
 	}
+	for _, m := range s.Mix {
+		if m.Op == OpInsert && m.Weight > 0 {
+			ks.window = make([]bool, ackWindow)
+		}
+	}
 	return ks
 }
+
+// ackWindow bounds the inserts in flight at once (one per worker).
+const ackWindow = 1 << 16
 
 // splitPoint is the first record of part i of n over [0, records).
 func splitPoint(records, i, n uint64) uint64 {
@@ -84,19 +105,36 @@ func (ks *Keyspace) LoadRange(worker, workers int) (from, to uint64) {
 	return ks.lo + splitPoint(n, uint64(worker), uint64(workers)), ks.lo + splitPoint(n, uint64(worker)+1, uint64(workers))
 }
 
-// nextInsert hands out the key number of a new run-phase insert.
-func (ks *Keyspace) nextInsert() uint64 {
-	k := ks.inserts.Add(1) - 1
-	return ks.records + k*ks.shards + ks.shard
+// nextInsert hands out a new run-phase insert: its sequence number in this
+// shard (for ack) and its key number.
+func (ks *Keyspace) nextInsert() (n, key uint64) {
+	n = ks.inserts.Add(1) - 1
+	return n, ks.records + n*ks.shards + ks.shard
+}
+
+// ack marks insert n (from nextInsert) as completed.
+func (ks *Keyspace) ack(n uint64) {
+	if ks.window == nil {
+		return
+	}
+	ks.ackMu.Lock()
+	ks.window[n%ackWindow] = true
+	a := ks.acked.Load()
+	for ks.window[a%ackWindow] {
+		ks.window[a%ackWindow] = false
+		a++
+	}
+	ks.acked.Store(a)
+	ks.ackMu.Unlock()
 }
 
 // Inserted is the number of run-phase inserts this shard has handed out.
 func (ks *Keyspace) Inserted() uint64 { return ks.inserts.Load() }
 
-// lastKey is the highest key number known to this shard: the last record
-// loaded or the last insert it handed out.
+// lastKey is the highest key number known to exist in this shard: the last
+// record loaded, or the last of the run-phase inserts that have all completed.
 func (ks *Keyspace) lastKey() uint64 {
-	k := ks.inserts.Load()
+	k := ks.acked.Load()
 	if k == 0 {
 		return ks.records - 1
 	}
