@@ -137,6 +137,9 @@ func latencyOverTime(p *result.Phase, op string, k int) *chart {
 	for i, pk := range pick {
 		s := series{name: pk.name, color: i}
 		for _, in := range p.Intervals {
+			if in.DurationNs < 5e8 {
+				continue // a short last interval holds too few ops to plot with the others
+			}
 			for _, o := range in.Ops {
 				if o.Op == op && o.Latency.Count > 0 {
 					s.xs = append(s.xs, float64(in.StartNs)/1e9)

@@ -406,9 +406,9 @@ func ratioVerdict(b, v float64, better int) RowVerdict {
 
 func zeroWord(b, v float64) string {
 	if b == 0 {
-		return "baseline 0"
+		return "baseline had none"
 	}
-	return "0"
+	return "none"
 }
 
 // factor prints a ratio with two significant digits below 10: "1.3x", "4.0x", "12x".

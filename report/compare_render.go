@@ -238,6 +238,9 @@ func (c *Comparison) charts() []*chart {
 		for i, r := range c.results {
 			s := series{name: c.Runs[i].Label, color: i}
 			for _, in := range r.MainPhase().Intervals {
+				if in.DurationNs < 5e8 {
+					continue
+				}
 				for _, o := range in.Ops {
 					if o.Op == op && o.Latency.Count > 0 {
 						s.xs = append(s.xs, float64(in.StartNs)/1e9)

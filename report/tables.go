@@ -50,8 +50,11 @@ func sections(r *result.Result, f *Figures) []section {
 		t := &table{head: []string{"instance", "$/hour", "nodes", "ops per $", "$ per million ops", "monthly cost"}, right: []bool{false, true, true, true, true, true}}
 		t.add(c.Instance, USD(c.USDPerHour), fmt.Sprint(c.Nodes), Int(c.OpsPerUSD), USD(c.USDPerMillion), USD(c.MonthlyUSD))
 		var notes []string
-		if c.PriceSource != "" {
+		switch {
+		case c.PriceSource != "" && c.PriceDate != "":
 			notes = append(notes, fmt.Sprintf("Price from %s (%s).", c.PriceSource, c.PriceDate))
+		case c.PriceSource != "":
+			notes = append(notes, fmt.Sprintf("Price from %s.", c.PriceSource))
 		}
 		if c.Note != "" {
 			notes = append(notes, upperFirst(c.Note)+".")
@@ -88,7 +91,13 @@ func throughputSection(f *Figures) section {
 		bps += o.BytesPerS
 	}
 	if bps > 0 {
-		t.add("Payload", Bytes(bps)+"/s"+perOp(func(o OpFigures) string { return Bytes(o.BytesPerS) + "/s" }))
+		var parts []string
+		for _, o := range f.Ops {
+			if o.BytesPerS > 0 {
+				parts = append(parts, o.Op+": "+Bytes(o.BytesPerS)+"/s")
+			}
+		}
+		t.add("Payload", Bytes(bps)+"/s ["+strings.Join(parts, ", ")+"]")
 	}
 	t.add("Steady-state window", fmt.Sprintf("%s to %s (%s)", Secs(f.Window.StartS), Secs(f.Window.EndS), f.Window.Source))
 	t.add("Completed ops", Int(float64(f.TotalOps)))
