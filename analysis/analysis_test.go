@@ -414,3 +414,26 @@ func isConfigErr(err error) bool {
 	var ce *target.ConfigError
 	return errors.As(err, &ce)
 }
+
+// TestWarmupAccuracy checks the detector on many noisy runs: a 30 s ramp from
+// 30% of the steady rate, +-3% noise, 300 s runs. MSER-5 cuts at batch
+// boundaries, so the cut should be within one batch (5 s) of the truth.
+func TestWarmupAccuracy(t *testing.T) {
+	within := 0
+	for seed := int64(0); seed < 100; seed++ {
+		ys := noisy(seed+9000, 300, 40000, 0.03)
+		for i := 0; i < 30; i++ {
+			ys[i] *= 0.3 + 0.7*float64(i)/30
+		}
+		st, err := SteadyStateOf(ptr(phaseOf(map[string][]float64{"READ": ys}, "READ")), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Duration(st.WarmupNs); d >= 25*time.Second && d <= 35*time.Second {
+			within++
+		}
+	}
+	if within < 95 {
+		t.Errorf("warm-up within 5 s of the true 30 s in %d of 100 runs, want at least 95", within)
+	}
+}
