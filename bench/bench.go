@@ -58,6 +58,41 @@ var Version = "dev"
 // phase and still returns the result of what ran, with the phase marked
 // interrupted. A nil result comes with an error that says what to fix.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	s, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if cfg.Load {
+		if err := s.Load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Run && ctx.Err() == nil {
+		if !cfg.StartAt.IsZero() {
+			if err := sleepUntil(ctx, cfg.StartAt); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := s.RunPhase(ctx, "run", s.cfg.Runner); err != nil {
+			return nil, err
+		}
+	}
+	return s.Finish(ctx)
+}
+
+// Session is an open target with a result being built: the steps of Run, for
+// commands that run several phases against one target (sweeps).
+type Session struct {
+	cfg  Config
+	spec workload.Spec
+	t    target.Target
+	ks   *workload.Keyspace
+	r    *result.Result
+}
+
+// Open validates cfg, opens and sets up the target, and fingerprints the platform.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Target == "" {
 		cfg.Target = "embedded"
 	}
@@ -85,8 +120,8 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	if err := t.Setup(ctx, &spec); err != nil {
+		t.Close()
 		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
 	}
 
@@ -121,31 +156,43 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		r.Target = d.Describe(ctx)
 		r.Target.URL = redact(r.Target.URL)
 	}
+	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r}, nil
+}
 
-	ks := workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards)
-	if cfg.Load {
-		p, err := runner.Load(ctx, t, &spec, ks, cfg.Runner)
-		if err != nil {
-			return nil, err
-		}
-		r.Phases = append(r.Phases, *p)
-		if err := failedEverything(p); err != nil && ctx.Err() == nil {
-			return nil, err
-		}
+// Load runs the load phase.
+func (s *Session) Load(ctx context.Context) error {
+	p, err := runner.Load(ctx, s.t, &s.spec, s.ks, s.cfg.Runner)
+	if err != nil {
+		return err
 	}
-	if cfg.Run && ctx.Err() == nil {
-		if !cfg.StartAt.IsZero() {
-			if err := sleepUntil(ctx, cfg.StartAt); err != nil {
-				return nil, err
-			}
-		}
-		p, evs, err := runner.Run(ctx, t, &spec, ks, cfg.Runner)
-		if err != nil {
-			return nil, err
-		}
-		r.Phases = append(r.Phases, *p)
-		r.Events = evs
+	s.r.Phases = append(s.r.Phases, *p)
+	if err := failedEverything(p); err != nil && ctx.Err() == nil {
+		return err
 	}
+	return nil
+}
+
+// RunPhase runs one run phase with rc (duration, rate...) and names it.
+func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
+	p, evs, err := runner.Run(ctx, s.t, &s.spec, s.ks, rc)
+	if err != nil {
+		return nil, err
+	}
+	p.Name = name
+	s.r.Phases = append(s.r.Phases, *p)
+	s.r.Events = append(s.r.Events, evs...)
+	return &s.r.Phases[len(s.r.Phases)-1], nil
+}
+
+// Result is the result being built (for adding notes or config).
+func (s *Session) Result() *result.Result { return s.r }
+
+// Close closes the target (dropping what Setup made unless kept).
+func (s *Session) Close() error { return s.t.Close() }
+
+// Finish fills the dataset and target figures and returns the result.
+func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
+	r, t, spec, ks, cfg := s.r, s.t, &s.spec, s.ks, s.cfg
 	if len(r.Phases) == 0 {
 		return nil, errors.New("interrupted before any phase ran: no result written")
 	}
@@ -162,14 +209,14 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		r.Dataset.Records = to - from
 		r.Dataset.LogicalBytes = int64(to-from) * int64(spec.RecordBytes())
 	}
-	if s, ok := t.(target.Sizer); ok {
-		if b, err := s.DiskBytes(ctx); err == nil {
+	if sz, ok := t.(target.Sizer); ok {
+		if b, err := sz.DiskBytes(ctx); err == nil {
 			r.Dataset.DiskBytes = b
 		}
 	}
 	r.Dataset.PageCacheBytes = pageCacheBytes()
-	if s, ok := t.(target.Summarizer); ok {
-		for k, v := range s.Summary(ctx) {
+	if sm, ok := t.(target.Summarizer); ok {
+		for k, v := range sm.Summary(ctx) {
 			if r.Target.Details == nil {
 				r.Target.Details = map[string]string{}
 			}

@@ -69,7 +69,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.Var(&b.fieldCount, "field-count", "fields per record (YCSB fieldcount)")
 	fs.Var(&b.fieldLength, "field-length", "bytes per field (YCSB fieldlength)")
 	fs.StringVar(&b.mix, "mix", "", "op mix, e.g. read=3,write=1 (overrides the workload's)")
-	fs.StringVar(&b.dist, "distribution", "", "key distribution: uniform, zipfian, latest, hotspot, sequential")
+	fs.StringVar(&b.dist, "distribution", "", "key distribution: uniform, zipfian, latest, hotspot, sequential, gaussian")
 	fs.Var(&b.concurrency, "concurrency", "workers (concurrent requests in flight); default 16")
 	fs.Var(&b.rate, "rate", "fixed total rate in ops/s (open loop, e.g. 20k); 0 = as fast as possible")
 	fs.Int64Var(&b.seed, "seed", 1, "random seed: the same seed gives the same operation sequence")
