@@ -243,7 +243,9 @@ func TestConsistencyLevels(t *testing.T) {
 	nodes := len(tg.session.GetHosts())
 	tg.Close()
 
-	tg = openTest(t, map[string]string{"rf": fmt.Sprint(nodes + 2), "read_consistency": "ALL", "write_consistency": "QUORUM"})
+	// QUORUM of 2n+1 replicas is n+1: one more than the nodes there are.
+	rf := 2*nodes + 1
+	tg = openTest(t, map[string]string{"rf": fmt.Sprint(rf), "read_consistency": "ALL", "write_consistency": "QUORUM"})
 	defer tg.Close()
 	if err := tg.Setup(ctx, &workload.Spec{FieldCount: 1, FieldLength: 8}); err != nil {
 		t.Fatalf("Setup: %v", err)
@@ -257,7 +259,7 @@ func TestConsistencyLevels(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		err := w.Do(ctx, req)
 		if target.Classify(err) != target.ClassUnavailable {
-			t.Fatalf("insert at QUORUM with RF=%d on %d node(s): %v, want class unavailable", nodes+2, nodes, err)
+			t.Fatalf("insert at QUORUM with RF=%d on %d node(s): %v, want class unavailable", rf, nodes, err)
 		}
 		var re *gocql.RequestErrUnavailable
 		if !errors.As(err, &re) || re.Consistency != gocql.Quorum {
@@ -356,18 +358,19 @@ func TestTimeoutClassified(t *testing.T) {
 
 	ctl := nodeCtl(t)
 	nodes := len(tg.session.GetHosts())
-	if nodes != 1 {
-		t.Skipf("the pause test needs a one-node server (this one has %d)", nodes)
-	}
-	if out, err := exec.Command(ctl, "pause-node", "1").CombinedOutput(); err != nil {
-		t.Fatalf("pause-node: %v\n%s", err, out)
+	for n := 1; n <= nodes; n++ {
+		if out, err := exec.Command(ctl, "pause-node", fmt.Sprint(n)).CombinedOutput(); err != nil {
+			t.Fatalf("pause-node %d: %v\n%s", n, err, out)
+		}
 	}
 	resumed := false
 	resume := func() {
 		if !resumed {
 			resumed = true
-			if out, err := exec.Command(ctl, "resume-node", "1").CombinedOutput(); err != nil {
-				t.Errorf("resume-node: %v\n%s", err, out)
+			for n := 1; n <= nodes; n++ {
+				if out, err := exec.Command(ctl, "resume-node", fmt.Sprint(n)).CombinedOutput(); err != nil {
+					t.Errorf("resume-node %d: %v\n%s", n, err, out)
+				}
 			}
 		}
 	}
@@ -418,17 +421,25 @@ func nodeCtl(t *testing.T) string {
 func TestNodeDownMidRun(t *testing.T) {
 	ctl := nodeCtl(t)
 	ctx := context.Background()
-	tg := openTest(t, map[string]string{"timeout": "1s", "reconnect_interval": "1s"})
+	probe := openTest(t, nil)
+	nodes := len(probe.session.GetHosts())
+	probe.Close()
+	opts := map[string]string{"timeout": "1s", "reconnect_interval": "1s"}
+	if nodes >= 3 {
+		// RF=3 at QUORUM survives one node: requests must keep succeeding.
+		opts["rf"], opts["consistency"] = "3", "QUORUM"
+	}
+	tg := openTest(t, opts)
 	defer tg.Close()
 	if err := tg.Setup(ctx, &workload.Spec{FieldCount: 2, FieldLength: 10}); err != nil {
 		t.Fatalf("Setup: %v", err)
 	}
-	nodes := len(tg.session.GetHosts())
 	victim := fmt.Sprint(nodes) // the last node; on one node, the only one
 	wk, _ := tg.NewWorker(0)
 	req := &workload.Request{Op: workload.OpInsert, Value: []byte("01234567890123456789"), Fields: 2, FieldLen: 10}
 
 	var classes [target.NumClasses]int
+	okWhileDown := 0
 	stopped, restarted := false, false
 	okAfter := 0
 	start := time.Now()
@@ -436,7 +447,11 @@ func TestNodeDownMidRun(t *testing.T) {
 	done := make(chan error, 1)
 	for i := 0; time.Now().Before(deadline); i++ {
 		req.Key = key(i)
-		classes[target.Classify(wk.Do(ctx, req))]++
+		class := target.Classify(wk.Do(ctx, req))
+		classes[class]++
+		if stopped && !restarted && class == target.ClassNone {
+			okWhileDown++
+		}
 		switch {
 		case !stopped && time.Since(start) > time.Second:
 			stopped = true
@@ -478,10 +493,13 @@ func TestNodeDownMidRun(t *testing.T) {
 			failed += n
 		}
 	}
-	t.Logf("node %s down and up: %d ok, %d failed by class %v, %d ok after restart, events: %v",
-		victim, classes[target.ClassNone], failed, classes, okAfter, tg.Summary(ctx))
+	t.Logf("node %s of %d down and up: %d ok (%d while down), %d failed by class %v, %d ok after restart, events: %v",
+		victim, nodes, classes[target.ClassNone], okWhileDown, failed, classes, okAfter, tg.Summary(ctx))
 	if nodes == 1 && failed == 0 {
 		t.Errorf("no request failed while the only node was down")
+	}
+	if nodes >= 3 && okWhileDown == 0 {
+		t.Errorf("no request succeeded at QUORUM with RF=3 while one of %d nodes was down", nodes)
 	}
 	if classes[target.ClassOther] > 0 {
 		t.Errorf("%d errors left unclassified", classes[target.ClassOther])
