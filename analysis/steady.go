@@ -117,8 +117,13 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 	restMean, restSD := meanSD(zs[db:])
 	diff := math.Abs(warmMean - restMean)
 	se := restSD / math.Sqrt(float64(db))
-	if diff <= 4*se || diff <= warmupMinEffect*math.Abs(restMean) {
-		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (within run-to-run noise): no warm-up", name, d, pct(diff, restMean))
+	if diff <= warmupMinEffect*math.Abs(restMean) {
+		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (less than the %.0f%% worth trimming): no warm-up", name, d, pct(diff, restMean), warmupMinEffect*100)
+		return st, nil
+	}
+	if diff <= 4*se {
+		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by %.0f%%, within the run's noise (4 standard errors of the batch means: %.0f%%): no warm-up; the throughput is too irregular to tell",
+			name, d, pct(diff, restMean), pct(4*se, restMean))
 		return st, nil
 	}
 	// MSER also over-truncates now and then: past the real warm-up it may

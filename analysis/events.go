@@ -1,0 +1,358 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/result"
+)
+
+// Event cost: how a fault event (a killed member, a paused process, a
+// command) showed in the phase it ran in. Every figure comes from the 1 s
+// intervals and fine buckets of the file; nothing is sampled separately.
+const (
+	// RecoveryBand is how close (either side, as a fraction of the baseline
+	// level) the 1 s throughput must be to count as recovered. Above the band
+	// counts as not recovered too: an open-loop run that drains a backlog
+	// runs faster than its rate until it has caught up.
+	RecoveryBand = 0.10
+	// RecoveryHold is how long the throughput must stay in the band.
+	RecoveryHold = 3 * time.Second
+)
+
+// EventImpacts measures the cost of each of r's events on the main phase:
+// the error rate and latency during the event window (from the event to
+// recovery), the throughput dip (lowest 1 s and fine throughput against the
+// steady level before the event), and the time to recover to that level.
+//
+// The baseline of an event is the steady part of the intervals before it:
+// from the steady state the analysis decided (r.Analysis), else from where
+// MSER places it on the pre-event series, minus the windows of earlier
+// events. An event with no such interval before it (an event in the first
+// second) reuses the previous event's baseline, or gets no level at all.
+func EventImpacts(r *result.Result) []result.EventImpact {
+	if r == nil || len(r.Events) == 0 {
+		return nil
+	}
+	p := r.MainPhase()
+	if p == nil {
+		return nil
+	}
+	nom := nominalNs(p)
+	if nom == 0 {
+		nom = int64(time.Second)
+	}
+	rs := rates(p, "")
+	var out []result.EventImpact
+	var busy [][2]int64 // earlier event windows, excluded from later baselines
+	var prev *result.EventImpact
+	for i, ev := range r.Events {
+		imp := result.EventImpact{
+			Index: i, Phase: p.Name, AtNs: ev.AtNs, Kind: ev.Kind, Arg: ev.Arg,
+			RecoveryBandPercent: RecoveryBand * 100,
+			RecoveryHoldNs:      int64(RecoveryHold),
+		}
+		e := intervalAt(p, ev.AtNs) // interval the event fell in
+		first := steadyStartBefore(r, p, e)
+		var base []int
+		for j := first; j < e; j++ {
+			if rs[j].full && !inAny(busy, p.Intervals[j].StartNs, p.Intervals[j].StartNs+durOf(&p.Intervals[j])) {
+				base = append(base, j)
+			}
+		}
+		switch {
+		case len(base) > 0:
+			imp.BaselineFromNs = p.Intervals[base[0]].StartNs
+			last := &p.Intervals[base[len(base)-1]]
+			imp.BaselineToNs = last.StartNs + durOf(last)
+			imp.BaselineIntervals = len(base)
+			var ops, errs uint64
+			var ns int64
+			for _, j := range base {
+				ops += rs[j].ops
+				errs += rs[j].errs
+				ns += rs[j].durNs
+			}
+			imp.BaselineOpsPerS = float64(ops) / (float64(ns) / 1e9)
+			imp.BaselineErrorRate = ratio(errs, ops+errs)
+			if h, _ := mergeIntervalList(p, base); h != nil && h.TotalCount() > 0 {
+				imp.BaselineP99Ns = h.ValueAtQuantile(99)
+			}
+		case prev != nil && prev.BaselineIntervals > 0:
+			imp.BaselineFromNs, imp.BaselineToNs = prev.BaselineFromNs, prev.BaselineToNs
+			imp.BaselineIntervals = prev.BaselineIntervals
+			imp.BaselineOpsPerS, imp.BaselineP99Ns = prev.BaselineOpsPerS, prev.BaselineP99Ns
+			imp.BaselineErrorRate = prev.BaselineErrorRate
+		}
+		measureEvent(p, rs, e, &imp)
+		out = append(out, imp)
+		busy = append(busy, [2]int64{imp.AtNs, imp.WindowEndNs})
+		prev = &out[len(out)-1]
+	}
+	return out
+}
+
+// measureEvent fills the window, dip, latency and recovery figures of imp.
+func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventImpact) {
+	n := len(p.Intervals)
+	phaseEnd := p.DurationNs
+	if n > 0 {
+		last := &p.Intervals[n-1]
+		phaseEnd = max(phaseEnd, last.StartNs+durOf(last))
+	}
+	if e >= n {
+		imp.WindowEndNs = phaseEnd
+		imp.Verdict = "the event ran after the last interval of the phase: nothing to measure"
+		return
+	}
+	base := imp.BaselineOpsPerS
+	inBand := func(j int) bool {
+		if !rs[j].full {
+			return false
+		}
+		v := rs[j].opsPerS()
+		return math.Abs(v-base) <= RecoveryBand*base
+	}
+	hold := int(math.Ceil(float64(RecoveryHold) / float64(max(nominalNs(p), 1))))
+	hold = max(hold, 1)
+	// holds reports whether intervals j..j+hold-1 are all full and in the band.
+	holds := func(j int) bool {
+		if j+hold > n {
+			return false
+		}
+		for k := j; k < j+hold; k++ {
+			if !inBand(k) {
+				return false
+			}
+		}
+		return true
+	}
+	rec := -1 // interval where the recovered stretch starts
+	if base > 0 {
+		for j := e; j < n; j++ {
+			if holds(j) {
+				rec = j
+				break
+			}
+		}
+	}
+	// The window: from the event's interval to the recovery (at least the
+	// event's interval), or to the end of the phase.
+	end := n
+	if rec >= 0 {
+		imp.Recovered = true
+		if rec > e {
+			imp.RecoveryNs = max(p.Intervals[rec].StartNs-imp.AtNs, 0)
+		}
+		end = max(rec, e+1)
+	}
+	if end < n {
+		imp.WindowEndNs = p.Intervals[end].StartNs
+	} else {
+		imp.WindowEndNs = phaseEnd
+	}
+
+	// Errors and latency over the window.
+	var idx []int
+	var ops, errs uint64
+	for j := e; j < end; j++ {
+		idx = append(idx, j)
+		ops += rs[j].ops
+		errs += rs[j].errs
+		for _, o := range p.Intervals[j].Ops {
+			for c, k := range o.Errors {
+				if imp.ErrorsByClass == nil {
+					imp.ErrorsByClass = map[string]uint64{}
+				}
+				imp.ErrorsByClass[c] += k
+			}
+		}
+	}
+	imp.Ops, imp.Errors = ops, errs
+	imp.ErrorRate = ratio(errs, ops+errs)
+	if h, _ := mergeIntervalList(p, idx); h != nil && h.TotalCount() > 0 {
+		imp.P99Ns = h.ValueAtQuantile(99)
+		imp.MaxNs = h.Max()
+	}
+
+	// The dip: over the window, and at least the event's interval and the
+	// next (a 1 s interval that began before the event hides part of it).
+	dipEnd := min(max(end, e+2), n)
+	imp.Min1sOpsPerS = -1
+	for j := e; j < dipEnd; j++ {
+		if !rs[j].full {
+			continue
+		}
+		if v := rs[j].opsPerS(); imp.Min1sOpsPerS < 0 || v < imp.Min1sOpsPerS {
+			imp.Min1sOpsPerS, imp.Min1sAtNs = v, p.Intervals[j].StartNs
+		}
+	}
+	if imp.Min1sOpsPerS < 0 {
+		imp.Min1sOpsPerS = 0
+	}
+	if base > 0 {
+		imp.DipPercent = math.Max(0, (base-imp.Min1sOpsPerS)/base*100)
+	}
+	dipEndNs := imp.WindowEndNs
+	if dipEnd < n {
+		dipEndNs = max(dipEndNs, p.Intervals[dipEnd].StartNs)
+	} else {
+		dipEndNs = phaseEnd
+	}
+	fineDip(p, imp.AtNs, dipEndNs, imp)
+
+	// Where the run ended up.
+	var sum float64
+	var k int
+	for j := n - 1; j >= 0 && k < hold; j-- {
+		if rs[j].full {
+			sum += rs[j].opsPerS()
+			k++
+		}
+	}
+	if k > 0 {
+		imp.SettledOpsPerS = sum / float64(k)
+	}
+	imp.Verdict = eventVerdict(imp)
+}
+
+// fineDip finds the lowest fine bucket and the longest stall in [from, to).
+func fineDip(p *result.Phase, from, to int64, imp *result.EventImpact) {
+	w := p.Buckets.WidthNs
+	if w <= 0 {
+		return
+	}
+	var nb int
+	for _, c := range p.Buckets.Counts {
+		nb = max(nb, len(c))
+	}
+	imp.FineWidthNs = w
+	imp.MinFineOpsPerS = -1
+	var run, longest int64
+	for b := int(from / w); b < nb && int64(b)*w < to; b++ {
+		var c uint64
+		for _, s := range p.Buckets.Counts {
+			if b < len(s) {
+				c += uint64(s[b])
+			}
+		}
+		// A bucket cut by the end of the phase is not a full bucket.
+		if int64(b+1)*w > p.DurationNs && p.DurationNs > 0 {
+			break
+		}
+		v := float64(c) / (float64(w) / 1e9)
+		if imp.MinFineOpsPerS < 0 || v < imp.MinFineOpsPerS {
+			imp.MinFineOpsPerS, imp.MinFineAtNs = v, int64(b)*w
+		}
+		outstanding := len(p.Buckets.Outstanding) == 0 || (b < len(p.Buckets.Outstanding) && p.Buckets.Outstanding[b])
+		if c == 0 && outstanding {
+			run += w
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if imp.MinFineOpsPerS < 0 {
+		imp.MinFineOpsPerS = 0
+	}
+	imp.LongestStallNs = longest
+}
+
+func eventVerdict(imp *result.EventImpact) string {
+	what := fmt.Sprintf("%s %s at %s", imp.Kind, imp.Arg, time.Duration(imp.AtNs).Round(time.Millisecond))
+	if imp.BaselineOpsPerS <= 0 {
+		return what + ": no steady interval before it, so no level to measure a dip or a recovery against"
+	}
+	s := fmt.Sprintf("%s: throughput fell by %.0f%% (lowest 1 s: %.0f op/s vs %.0f op/s before)",
+		what, imp.DipPercent, imp.Min1sOpsPerS, imp.BaselineOpsPerS)
+	switch {
+	case imp.Recovered && imp.RecoveryNs == 0 && imp.DipPercent <= RecoveryBand*100:
+		s = what + ": no visible effect on the 1 s throughput"
+	case imp.Recovered:
+		s += fmt.Sprintf("; back within %.0f%% of that level after %s", RecoveryBand*100, time.Duration(imp.RecoveryNs).Round(100*time.Millisecond))
+	default:
+		s += fmt.Sprintf("; not recovered by the end of the phase (last seconds: %.0f op/s)", imp.SettledOpsPerS)
+	}
+	if imp.Errors > 0 {
+		s += fmt.Sprintf("; %d errors (%.2f%%) in the window", imp.Errors, imp.ErrorRate*100)
+	}
+	return s
+}
+
+// intervalAt is the index of the interval containing offset ns (len when after the last).
+func intervalAt(p *result.Phase, ns int64) int {
+	for j := range p.Intervals {
+		iv := &p.Intervals[j]
+		if ns < iv.StartNs+durOf(iv) {
+			return j
+		}
+	}
+	return len(p.Intervals)
+}
+
+// steadyStartBefore is the first steady interval of the part of p before
+// interval e: the analysis' warm-up when the file has one and it ends before
+// the event, else MSER on the pre-event series.
+func steadyStartBefore(r *result.Result, p *result.Phase, e int) int {
+	if r.Analysis != nil && r.Analysis.Phase == p.Name {
+		w := r.Analysis.SteadyState.WarmupIntervals
+		if w < e {
+			return w
+		}
+	}
+	pre := *p
+	pre.Intervals = p.Intervals[:e]
+	st, err := SteadyStateOf(&pre, "auto")
+	if err != nil || st.First >= e {
+		return 0
+	}
+	return st.First
+}
+
+func inAny(spans [][2]int64, from, to int64) bool {
+	for _, s := range spans {
+		if from < s[1] && to > s[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func ratio(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// MergeIntervals merges the latency histograms of every op of intervals
+// [from, to) of p: the way to get a percentile over a window (percentiles
+// are never averaged). It returns an empty histogram when the file keeps no
+// interval histograms.
+func MergeIntervals(p *result.Phase, from, to int) (*hdr.Histogram, error) {
+	idx := make([]int, 0, max(to-from, 0))
+	for j := max(from, 0); j < to && j < len(p.Intervals); j++ {
+		idx = append(idx, j)
+	}
+	return mergeIntervalList(p, idx)
+}
+
+func mergeIntervalList(p *result.Phase, idx []int) (*hdr.Histogram, error) {
+	h := result.NewHist()
+	for _, j := range idx {
+		for _, o := range p.Intervals[j].Ops {
+			if o.Hist == "" {
+				continue
+			}
+			ih, err := result.DecodeHist(o.Hist)
+			if err != nil {
+				return nil, err
+			}
+			h.Merge(ih)
+		}
+	}
+	return h, nil
+}
