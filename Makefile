@@ -42,6 +42,11 @@ servers-stop:
 bench-cql: build
 	scripts/bench-cql.sh
 
+# Kafka: platbench vs ProducerPerformance on one KRaft broker, clients pinned to one core (docs/benchmarks-kafka.md).
+.PHONY: bench-kafka
+bench-kafka: build
+	scripts/bench-kafka.sh
+
 # Disk: platbench probe disk vs fio on the same file and settings, IOTune set (docs/benchmarks-disk.md).
 .PHONY: bench-disk
 bench-disk: build

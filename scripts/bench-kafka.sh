@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Side by side on one Kafka broker: Kafka's own ProducerPerformance (the Java
+# client, from Maven Central) vs platbench's kafka target (franz-go).
+# Same broker, message size, count, acks and compression; both clients pinned
+# to CLIENT_CPU with taskset, the broker to BROKER_CPU. Runs alternate (peer,
+# platbench, peer, ...) REPS times so that drift on a shared host hits both.
+# Prints a Markdown table (medians) and keeps raw outputs in OUT.
+#
+# Usage: scripts/bench-kafka.sh            (or: make bench-kafka)
+#   MESSAGES=1000000 SIZE=1000 ACKS=all COMPRESSION=none REPS=3
+#   CONCURRENCY=256 (platbench workers) PARTITIONS=16 CLIENT_CPU=0 BROKER_CPU=1
+#   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
+#   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
+#   PLATBENCH=path (use this binary instead of building bin/platbench)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+MESSAGES=${MESSAGES:-1000000}
+SIZE=${SIZE:-1000}
+ACKS=${ACKS:-all}
+COMPRESSION=${COMPRESSION:-none}
+REPS=${REPS:-3}
+CONCURRENCY=${CONCURRENCY:-256}
+PARTITIONS=${PARTITIONS:-16}
+CLIENT_CPU=${CLIENT_CPU:-0}
+BROKER_CPU=${BROKER_CPU:-1}
+PEER_PROPS=${PEER_PROPS:-}
+PB_OPTS=${PB_OPTS:-}
+OUT=${OUT:-test-artifacts/bench-kafka}
+BROKER=127.0.0.1:9092
+mkdir -p "$OUT"
+
+command -v python3 >/dev/null || { echo "bench-kafka: python3 is needed to read the results" >&2; exit 1; }
+PB=${PLATBENCH:-}
+if [ -z "$PB" ]; then
+  CGO_ENABLED=0 go build -trimpath -o bin/platbench ./cmd/platbench
+  PB=./bin/platbench
+fi
+CP=$(bash scripts/servers/kafka.sh classpath)
+# Restart the broker pinned to its own core.
+bash scripts/servers/kafka.sh stop
+KAFKA_CPUS=$BROKER_CPU bash scripts/servers/kafka.sh start
+trap 'bash scripts/servers/kafka.sh stop' EXIT
+
+peer_acks=$ACKS
+[ "$ACKS" = all ] && peer_acks=all
+echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start" | tee "$OUT/host.txt"
+
+run_peer() { # $1 = rep
+  local topic="pp-bench-$1-$RANDOM"
+  java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --create \
+    --topic "$topic" --partitions "$PARTITIONS" --replication-factor 1 >/dev/null
+  /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/peer-$1.time" \
+    taskset -c "$CLIENT_CPU" java -Xmx1g -cp "$CP" org.apache.kafka.tools.ProducerPerformance \
+    --topic "$topic" --num-records "$MESSAGES" --record-size "$SIZE" --throughput -1 \
+    --producer-props bootstrap.servers=$BROKER acks=$peer_acks compression.type=$COMPRESSION $PEER_PROPS \
+    >"$OUT/peer-$1.out" 2>&1
+  java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --delete --topic "$topic" >/dev/null
+}
+
+run_pb() { # $1 = rep
+  /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/pb-$1.time" \
+    taskset -c "$CLIENT_CPU" "$PB" run --quiet --no-load \
+    --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS" \
+    --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" \
+    --out "$OUT/pb-$1.json" >"$OUT/pb-$1.out" 2>&1
+}
+
+for r in $(seq 1 "$REPS"); do
+  echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
+  echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
+done
+
+python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" <<'PY'
+import json, re, statistics, sys
+out, reps, n, size, acks, comp, conc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+def cpu(path):
+    m = re.search(r"cpu ([\d.]+) ([\d.]+) wall ([\d.]+)", open(path).read())
+    return float(m.group(1)) + float(m.group(2)), float(m.group(3))
+rows = {"ProducerPerformance (Java client 4.3.1)": [], "platbench kafka (franz-go 1.22.2)": []}
+for r in range(1, reps + 1):
+    last = [l for l in open(f"{out}/peer-{r}.out") if "99th" in l][-1]
+    m = re.search(r"([\d.]+) records/sec \(([\d.]+) MB/sec\).* (\d+) ms 99th", last)
+    c, w = cpu(f"{out}/peer-{r}.time")
+    rows["ProducerPerformance (Java client 4.3.1)"].append((float(m.group(1)), float(m.group(3)), c / n * 1e6, c))
+    res = json.load(open(f"{out}/pb-{r}.json"))
+    ph = [p for p in res["phases"] if p["name"] == "run"][0]
+    op = [o for o in ph["ops"] if o["op"] == "PRODUCE"][0]
+    errs = sum(op.get("errors", {}).values()) if isinstance(op.get("errors"), dict) else 0
+    rate = op["count"] / (ph["duration_ns"] / 1e9)
+    p99 = op["latency"]["p99_ns"] / 1e6 if "p99_ns" in op["latency"] else float("nan")
+    c, w = cpu(f"{out}/pb-{r}.time")
+    if errs:
+        print(f"warning: platbench rep {r} had {errs} errors", file=sys.stderr)
+    rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c))
+print(f"{n} messages x {size} B, acks={acks}, compression={comp}, platbench concurrency {conc}; medians of {reps} alternating runs")
+print()
+print("| client | messages/s | MB/s | p99 latency | client CPU s per 1M messages | runs (msg/s) |")
+print("|---|---:|---:|---:|---:|---|")
+for k, v in rows.items():
+    rate = statistics.median(x[0] for x in v)
+    print(f"| {k} | {rate:,.0f} | {rate*int(size)/1e6:.1f} | {statistics.median(x[1] for x in v):,.0f} ms | "
+          f"{statistics.median(x[2] for x in v):.2f} | {', '.join(f'{x[0]:,.0f}' for x in v)} |")
+PY
