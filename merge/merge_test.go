@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 )
 
@@ -150,13 +151,7 @@ func TestMergeLoaderProcessesNull(t *testing.T) {
 
 // Three real loader processes against a real Redis server.
 func TestMergeLoaderProcessesRedis(t *testing.T) {
-	url := os.Getenv("PLATBENCH_REDIS_URL")
-	if url == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_REDIS_URL is not set in CI: scripts/test.sh starts Redis")
-		}
-		t.Skip("PLATBENCH_REDIS_URL not set (scripts/servers.sh start redis)")
-	}
+	url := testenv.URL(t, "PLATBENCH_REDIS_URL")
 	files := runLoaders(t, 3, url, "--workload", "ycsb-b", "--records", "3000", "--duration", "3s", "--concurrency", "2")
 	m := checkMerged(t, files)
 	if m.Dataset.Records != 3000 {
