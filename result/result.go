@@ -37,6 +37,7 @@ type Result struct {
 	Counters *Counters `json:"counters,omitempty"`
 	// Events are fault events run during the run phase (kill, stop, exec...).
 	Events []Event `json:"events,omitempty"`
+	Sweep  *Sweep  `json:"sweep,omitempty"` // rate sweep steps and the highest rate meeting the objective
 	// Loaders lists the loader processes of a merged result (one entry per part).
 	Loaders []Loader `json:"loaders,omitempty"`
 	// Analysis is derived; readers may recompute it from the rest of the file.
