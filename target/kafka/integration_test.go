@@ -223,10 +223,15 @@ func TestBulkLoadThenDrain(t *testing.T) {
 			defer wg.Done()
 			req := workload.Request{Op: workload.OpConsume}
 			for consumed.Load() < n && cctx.Err() == nil {
+				req.Value = nil
 				if err := w.Do(cctx, &req); err != nil {
 					if cctx.Err() == nil {
 						t.Errorf("consume: %v", err)
 					}
+					return
+				}
+				if len(req.Value) != 200 {
+					t.Errorf("CONSUME left %d bytes in req.Value, want the message's 200", len(req.Value))
 					return
 				}
 				if consumed.Add(1) == n {

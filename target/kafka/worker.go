@@ -71,7 +71,7 @@ func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 	case workload.OpProduce, workload.OpInsert, workload.OpWrite, workload.OpUpdate:
 		return w.produce(ctx, req)
 	case workload.OpConsume:
-		return w.consume(ctx)
+		return w.consume(ctx, req)
 	}
 	return target.ErrUnsupported
 }
@@ -111,8 +111,11 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	return nil
 }
 
-// consume returns the next record of this worker's group member.
-func (w *Worker) consume(ctx context.Context) error {
+// consume takes the next record of this worker's group member. It points
+// req.Value at the record's value so that the runner, which counts an op's
+// bytes as len(req.Value), counts the bytes consumed (the generator resets
+// Value before the next op; nothing writes through it).
+func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
 	if w.cons == nil {
 		if w.closed {
 			return target.ErrUnavailable
@@ -147,6 +150,7 @@ func (w *Worker) consume(ctx context.Context) error {
 	w.pos++
 	h, ok := readHeader(r.Value)
 	w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
+	req.Value = r.Value
 	return nil
 }
 
