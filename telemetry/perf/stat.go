@@ -26,7 +26,11 @@ func WriteStat(w io.Writer, c *result.Counters) {
 	if scope == "" {
 		scope = "process"
 	}
-	fmt.Fprintf(w, "\n Performance counter stats for platbench (%s scope):\n\n", scope)
+	who := map[string]string{"process": "platbench", "server": "the server process", "system": "all CPUs"}[scope]
+	if who == "" {
+		who = scope
+	}
+	fmt.Fprintf(w, "\n Performance counter stats for %s (%s scope):\n\n", who, scope)
 	taskNs, haveTask := v(TaskClock)
 	cycles, haveCycles := v(Cycles)
 	ins, haveIns := v(Instructions)
