@@ -7,7 +7,8 @@
 # medians. Writes test-artifacts/bench-disk/{*.json,summary.md}.
 #
 # Environment: DIR (default .cache/bench-disk), SIZE (1G), RUNTIME (15 s per
-# run), ROUNDS (3), IODEPTH (32), CPUS (taskset list for both tools, default 1).
+# run), ROUNDS (3), IODEPTH (32), CPUS (taskset list for both tools, default 1),
+# PLATBENCH_BIN (a prebuilt binary; default: build bin/platbench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${DIR:-.cache/bench-disk}
@@ -20,7 +21,8 @@ OUT=test-artifacts/bench-disk
 FIO=${PLATBENCH_FIO:-$(command -v fio || true)}
 [ -n "$FIO" ] || { echo "bench-disk: fio not found (fix: scripts/servers/fio.sh install)" >&2; exit 1; }
 mkdir -p "$DIR" "$OUT"
-go build -o bin/platbench ./cmd/platbench
+PB=${PLATBENCH_BIN:-bin/platbench}
+[ -n "${PLATBENCH_BIN:-}" ] || go build -o "$PB" ./cmd/platbench
 FILE=$DIR/bench.dat
 trap 'rm -f "$FILE"' EXIT
 # Lay the file out once (fully written, not sparse); both tools then use it as is.
@@ -36,7 +38,7 @@ for round in $(seq 1 "$ROUNDS"); do
       --direct=1 --ioengine=io_uring --iodepth="$IODEPTH" --numjobs=1 --runtime="$RUNTIME" --time_based \
       --randrepeat=0 --norandommap --output-format=json >"$OUT/fio-$name-$round.json"
     echo "== round $round $name: platbench" >&2
-    taskset -c "$CPUS" bin/platbench probe disk "$FILE" --force --size "$SIZE" --rw "$rw" --bs "$bs" \
+    taskset -c "$CPUS" "$PB" probe disk "$FILE" --force --size "$SIZE" --rw "$rw" --bs "$bs" \
       --iodepth "$IODEPTH" --jobs 1 --engine io_uring --duration "${RUNTIME}s" \
       --out "$OUT/platbench-$name-$round.json" >/dev/null
   done
