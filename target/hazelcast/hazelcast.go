@@ -1,0 +1,596 @@
+// Package hazelcast is the Hazelcast target, driven by the official Go client
+// (github.com/hazelcast/hazelcast-go-client v1.6.0):
+//
+//	hazelcast://member1:5701,member2:5701?cluster=dev
+//
+// YCSB ops go to an IMap (option map, default "platbench"): READ=Get,
+// UPDATE/INSERT/WRITE=Set (no old value returned, unlike Put), DELETE=Delete,
+// RMW=Get then Set. The record is one byte array (FieldCount*FieldLength
+// bytes). SCAN is not supported (an IMap has no key order).
+//
+// CP-subsystem ops (the seed's scenario) go to IAtomicReference and
+// IAtomicLong objects, which need a CP subsystem of at least 3 members:
+//   - SET, GET, CAS: IAtomicReference Set, Get, CompareAndSet on one of
+//     refs references (option refs, default 1; reference KeyNum%refs),
+//     holding the request's value as a byte array. CAS compares with the
+//     last value this worker set or read and counts failed compares in the
+//     summary (cas_failed); it is not an error.
+//   - INCR: IAtomicLong IncrementAndGet on the counter (option long).
+//   - with option cp=long, SET/GET/CAS act on the IAtomicLong instead
+//     (Set(KeyNum), Get, CompareAndSet(last, last+1)).
+//
+// Not covered: the client's IAtomicReference Apply/Alter (need server-side
+// functions), FencedLock, Semaphore, CountDownLatch and CPMap.
+//
+// The Go client allocates on every call (it builds a message per
+// invocation and boxes keys and values in interfaces): Do is not zero-alloc.
+package hazelcast
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hz "github.com/hazelcast/hazelcast-go-client"
+	"github.com/hazelcast/hazelcast-go-client/cluster"
+	"github.com/hazelcast/hazelcast-go-client/hzerrors"
+	"github.com/hazelcast/hazelcast-go-client/logger"
+	"github.com/hazelcast/hazelcast-go-client/types"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Config is the hazelcast target's configuration, from the URL and --target-opt.
+type Config struct {
+	// Addrs are the members to connect to (host:port). Default 127.0.0.1:5701.
+	Addrs []string
+	// Cluster is the cluster name (option cluster). Default "dev".
+	Cluster string
+	// User and Password are sent as credentials (URL userinfo). The
+	// community edition does not check them.
+	User, Password string
+	// Map is the IMap name for YCSB ops (option map). Default "platbench".
+	Map string
+	// Ref is the IAtomicReference name prefix (option ref). Default "platbench-ref".
+	Ref string
+	// Refs is the number of references SET/GET/CAS spread over (option refs). Default 1.
+	Refs int
+	// Long is the IAtomicLong name (option long). Default "platbench-long".
+	Long string
+	// CPGroup puts the CP objects in a named CP group (option cp_group);
+	// default "" is the DEFAULT group.
+	CPGroup string
+	// CP selects what SET/GET/CAS act on: "ref" or "long" (option cp). Default ref.
+	CP string
+	// Timeout bounds each invocation, retries included (option timeout). Default 5s.
+	Timeout time.Duration
+	// ConnectTimeout bounds connecting to the cluster at Open and
+	// reconnecting to it later (option connect_timeout). Default 15s.
+	ConnectTimeout time.Duration
+}
+
+var knownOpts = []string{"cluster", "map", "ref", "refs", "long", "cp_group", "cp", "timeout", "connect_timeout"}
+
+// ParseConfig builds a Config from the URL and options (options win). It
+// reports every problem at once.
+func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
+	cfg := &Config{Cluster: "dev", Map: "platbench", Ref: "platbench-ref", Refs: 1, Long: "platbench-long", CP: "ref",
+		Timeout: 5 * time.Second, ConnectTimeout: 15 * time.Second}
+	var probs []string
+	if u.Scheme != "hazelcast" {
+		probs = append(probs, fmt.Sprintf("scheme %q is not hazelcast://", u.Scheme))
+	}
+	host := u.Host
+	if host == "" {
+		host = "127.0.0.1:5701"
+	}
+	for _, h := range strings.Split(host, ",") {
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "5701")
+		}
+		cfg.Addrs = append(cfg.Addrs, h)
+	}
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Password, _ = u.User.Password()
+	}
+	all := map[string]string{}
+	for k, v := range u.Query() {
+		if len(v) > 0 {
+			all[k] = v[len(v)-1]
+		}
+	}
+	for k, v := range opts {
+		all[k] = v
+	}
+	for k, v := range all {
+		switch k {
+		case "cluster":
+			cfg.Cluster = v
+		case "map":
+			cfg.Map = v
+		case "ref":
+			cfg.Ref = v
+		case "long":
+			cfg.Long = v
+		case "cp_group":
+			cfg.CPGroup = v
+		case "cp":
+			if v != "ref" && v != "long" {
+				probs = append(probs, fmt.Sprintf("cp=%q is not ref or long", v))
+			}
+			cfg.CP = v
+		case "refs":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100000 {
+				probs = append(probs, fmt.Sprintf("refs=%q is not a number in [1, 100000]", v))
+			}
+			cfg.Refs = n
+		case "timeout", "connect_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				probs = append(probs, fmt.Sprintf("%s=%q is not a positive duration such as 5s", k, v))
+			}
+			if k == "timeout" {
+				cfg.Timeout = d
+			} else {
+				cfg.ConnectTimeout = d
+			}
+		default:
+			probs = append(probs, fmt.Sprintf("unknown option %q (known: %s)", k, strings.Join(knownOpts, ", ")))
+		}
+	}
+	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}} {
+		if n.v == "" || strings.Contains(n.v, "@") {
+			probs = append(probs, fmt.Sprintf("%s=%q must be a non-empty name without '@' (use cp_group for the CP group)", n.opt, n.v))
+		}
+	}
+	if len(probs) > 0 {
+		return nil, target.Configf("hazelcast target: %s (fix: e.g. hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev&map=platbench)", strings.Join(probs, "; "))
+	}
+	return cfg, nil
+}
+
+// Target is a connected Hazelcast client.
+type Target struct {
+	cfg    *Config
+	client *hz.Client
+
+	m     *hz.Map
+	refs  []*hz.AtomicRef
+	long  *hz.AtomicLong
+	setup bool
+
+	casFailed atomic.Int64
+	mu        sync.Mutex
+	members   map[string]string // address -> version, kept by a membership listener
+	left      int               // members that left while the client ran
+}
+
+var (
+	_ target.Target     = (*Target)(nil)
+	_ target.Describer  = (*Target)(nil)
+	_ target.Summarizer = (*Target)(nil)
+)
+
+// Open connects to the cluster. An unreachable cluster or a wrong cluster
+// name fails here, after connect_timeout.
+func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
+	cfg, err := ParseConfig(u, opts)
+	if err != nil {
+		return nil, err
+	}
+	hc := hz.NewConfig()
+	hc.Cluster.Name = cfg.Cluster
+	hc.Cluster.Network.SetAddresses(cfg.Addrs...)
+	hc.Cluster.Network.ConnectionTimeout = types.Duration(cfg.ConnectTimeout)
+	hc.Cluster.Security.Credentials.Username = cfg.User
+	hc.Cluster.Security.Credentials.Password = cfg.Password
+	hc.Cluster.InvocationTimeout = types.Duration(cfg.Timeout)
+	hc.Cluster.ConnectionStrategy.Timeout = types.Duration(cfg.ConnectTimeout)
+	hc.Cluster.ConnectionStrategy.Retry.InitialBackoff = types.Duration(200 * time.Millisecond)
+	hc.Cluster.ConnectionStrategy.Retry.MaxBackoff = types.Duration(2 * time.Second)
+	hc.Cluster.ConnectionStrategy.ReconnectMode = cluster.ReconnectModeOn
+	// The client's own log would interleave with the terminal report: keep
+	// only its last error, to explain a failed Open.
+	lastErr := &lastError{}
+	hc.Logger.CustomLogger = lastErr
+	hc.Stats.Enabled = false
+	t := &Target{cfg: cfg, members: map[string]string{}}
+	hc.AddMembershipListener(func(e cluster.MembershipStateChanged) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if e.State == cluster.MembershipStateAdded {
+			t.members[e.Member.Address.String()] = e.Member.Version.String()
+		} else {
+			delete(t.members, e.Member.Address.String())
+			t.left++
+		}
+	})
+	cctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+5*time.Second)
+	defer cancel()
+	client, err := hz.StartNewClientWithConfig(cctx, hc)
+	if err != nil {
+		return nil, openError(cfg, err, lastErr.get())
+	}
+	t.client = client
+	return t, nil
+}
+
+// lastError is a logger for the client that keeps its last error message.
+type lastError struct {
+	mu  sync.Mutex
+	msg string
+}
+
+func (l *lastError) Log(w logger.Weight, f func() string) {
+	if w <= logger.WeightError {
+		m := f()
+		l.mu.Lock()
+		l.msg = m
+		l.mu.Unlock()
+	}
+}
+
+func (l *lastError) get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.msg
+}
+
+// openError explains why the client could not start, with the fix. logged
+// is the client's last logged error: it says why connections failed
+// (the returned error only says that they did).
+func openError(cfg *Config, err error, logged string) error {
+	addrs := strings.Join(cfg.Addrs, ",")
+	msg := err.Error()
+	if logged != "" {
+		msg += " (last: " + oneLine(logged) + ")"
+	}
+	switch {
+	case errors.Is(err, hzerrors.ErrAuthentication) || strings.Contains(logged, "authentication") || strings.Contains(logged, "credentials"):
+		return target.Configf("hazelcast target: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user:password in the URL)", addrs, cfg.Cluster, oneLine(msg))
+	case errors.Is(err, hzerrors.ErrIllegalState) || strings.Contains(msg, "unable to connect") || strings.Contains(msg, "connect"):
+		return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("hazelcast target: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
+	}
+	return fmt.Errorf("hazelcast target: connect to %s: %w", addrs, err)
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (t *Target) cpName(n string) string {
+	if t.cfg.CPGroup != "" {
+		return n + "@" + t.cfg.CPGroup
+	}
+	return n
+}
+
+// Setup checks the ops and gets the proxies. CP objects are created only
+// when the workload uses CP ops, so that IMap workloads run on a cluster
+// without a CP subsystem.
+func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	var needRef, needLong, needMap bool
+	for _, m := range w.Mix {
+		if m.Weight <= 0 {
+			continue
+		}
+		switch m.Op {
+		case workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpDelete, workload.OpRMW:
+			needMap = true
+		case workload.OpSet, workload.OpGet, workload.OpCAS:
+			if t.cfg.CP == "long" {
+				needLong = true
+			} else {
+				needRef = true
+			}
+		case workload.OpIncr:
+			needLong = true
+		case workload.OpScan:
+			return target.Configf("hazelcast target: SCAN (YCSB workload E) is not supported: an IMap has no key order (fix: choose a workload without SCAN)")
+		default:
+			return target.Configf("hazelcast target: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE, SET, GET, CAS or INCR)", m.Op)
+		}
+	}
+	if len(w.Mix) == 0 {
+		needMap = true
+	}
+	return t.proxies(ctx, needMap, needRef, needLong)
+}
+
+func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.setup = true
+	if needMap && t.m == nil {
+		m, err := t.client.GetMap(ctx, t.cfg.Map)
+		if err != nil {
+			return fmt.Errorf("hazelcast target: map %q: %w", t.cfg.Map, classify(err))
+		}
+		t.m = m
+	}
+	if needRef && t.refs == nil {
+		for i := 0; i < t.cfg.Refs; i++ {
+			name := t.cfg.Ref
+			if t.cfg.Refs > 1 {
+				name += "-" + strconv.Itoa(i)
+			}
+			r, err := t.client.CPSubsystem().GetAtomicRef(ctx, t.cpName(name))
+			if err != nil {
+				return cpError(t.cfg, "IAtomicReference", err)
+			}
+			t.refs = append(t.refs, r)
+		}
+	}
+	if needLong && t.long == nil {
+		l, err := t.client.CPSubsystem().GetAtomicLong(ctx, t.cpName(t.cfg.Long))
+		if err != nil {
+			return cpError(t.cfg, "IAtomicLong", err)
+		}
+		t.long = l
+	}
+	return nil
+}
+
+// cpError explains a CP-subsystem failure at Setup (most often: the
+// cluster has no CP subsystem, or too few members for it).
+func cpError(cfg *Config, what string, err error) error {
+	return fmt.Errorf("hazelcast target: %s %q: %w (fix: the CP subsystem needs cp-subsystem.cp-member-count >= 3 on the members, Hazelcast 5.3/5.4 community or enterprise, and a majority of CP members up)", what, cfg.Ref, classify(err))
+}
+
+// NewWorker returns a worker; all workers share the client (it multiplexes
+// invocations over one connection per member).
+func (t *Target) NewWorker(id int) (target.Worker, error) {
+	t.mu.Lock()
+	setup := t.setup
+	t.mu.Unlock()
+	if !setup {
+		if err := t.proxies(context.Background(), true, false, false); err != nil {
+			return nil, err
+		}
+	}
+	return &worker{t: t}, nil
+}
+
+// Close shuts the client down. It does not destroy the map or CP objects:
+// a following run may read what this one loaded.
+func (t *Target) Close() error {
+	return t.client.Shutdown(context.Background())
+}
+
+// Describe reports the cluster, the members the client sees and the objects used.
+func (t *Target) Describe(ctx context.Context) target.Info {
+	var nodes []string
+	version := ""
+	t.mu.Lock()
+	for a, v := range t.members {
+		nodes = append(nodes, a)
+		version = v
+	}
+	t.mu.Unlock()
+	sort.Strings(nodes)
+	d := map[string]string{
+		"cluster": t.cfg.Cluster,
+		"map":     t.cfg.Map,
+		"ref":     t.cpName(t.cfg.Ref),
+		"refs":    strconv.Itoa(t.cfg.Refs),
+		"long":    t.cpName(t.cfg.Long),
+		"cp":      t.cfg.CP,
+		"timeout": t.cfg.Timeout.String(),
+		"client":  "hazelcast-go-client v1.6.0",
+	}
+	return target.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
+		Version: version, Nodes: nodes, Details: d}
+}
+
+// Summary adds the compare-and-set calls that did not apply and the members
+// that left the cluster during the run.
+func (t *Target) Summary(ctx context.Context) map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return map[string]string{
+		"cas_failed":   strconv.FormatInt(t.casFailed.Load(), 10),
+		"members_left": strconv.Itoa(t.left),
+		"members_now":  strconv.Itoa(len(t.members)),
+	}
+}
+
+type worker struct {
+	t        *Target
+	last     []byte // value this worker last set or read on a reference (for CAS)
+	lastLong int64
+}
+
+var _ target.Worker = (*worker)(nil)
+
+// Do executes one request. It bounds the call with the timeout option
+// itself: with members gone the client can otherwise retry an invocation
+// past its own InvocationTimeout (seen with IMap.Set after two of three
+// members were killed).
+func (w *worker) Do(ctx context.Context, req *workload.Request) error {
+	ctx, cancel := context.WithTimeout(ctx, w.t.cfg.Timeout)
+	defer cancel()
+	t := w.t
+	switch req.Op {
+	case workload.OpRead:
+		return w.get(ctx, req)
+	case workload.OpUpdate, workload.OpInsert, workload.OpWrite:
+		return w.set(ctx, req)
+	case workload.OpRMW:
+		if err := w.get(ctx, req); err != nil {
+			return err
+		}
+		return w.set(ctx, req)
+	case workload.OpDelete:
+		if t.m == nil {
+			return target.ErrUnsupported
+		}
+		return classify(t.m.Delete(ctx, string(req.Key)))
+	case workload.OpIncr:
+		if t.long == nil {
+			return target.ErrUnsupported
+		}
+		_, err := t.long.IncrementAndGet(ctx)
+		return classify(err)
+	case workload.OpSet, workload.OpGet, workload.OpCAS:
+		if t.cfg.CP == "long" {
+			return w.doLong(ctx, req)
+		}
+		return w.doRef(ctx, req)
+	}
+	return target.ErrUnsupported
+}
+
+func (w *worker) get(ctx context.Context, req *workload.Request) error {
+	if w.t.m == nil {
+		return target.ErrUnsupported
+	}
+	v, err := w.t.m.Get(ctx, string(req.Key))
+	if err != nil {
+		return classify(err)
+	}
+	if v == nil {
+		return target.ErrNotFound
+	}
+	return nil
+}
+
+func (w *worker) set(ctx context.Context, req *workload.Request) error {
+	if w.t.m == nil {
+		return target.ErrUnsupported
+	}
+	// The client serializes the value before Set returns: req.Value is not kept.
+	return classify(w.t.m.Set(ctx, string(req.Key), req.Value))
+}
+
+func (w *worker) doRef(ctx context.Context, req *workload.Request) error {
+	refs := w.t.refs
+	if refs == nil {
+		return target.ErrUnsupported
+	}
+	r := refs[req.KeyNum%uint64(len(refs))]
+	switch req.Op {
+	case workload.OpSet:
+		if err := r.Set(ctx, req.Value); err != nil {
+			return classify(err)
+		}
+		w.remember(req.Value)
+	case workload.OpGet:
+		v, err := r.Get(ctx)
+		if err != nil {
+			return classify(err)
+		}
+		if v == nil {
+			return target.ErrNotFound
+		}
+		if b, ok := v.([]byte); ok {
+			w.last = b // the client made this slice for us
+		}
+	case workload.OpCAS:
+		var expect any
+		if w.last != nil {
+			expect = w.last
+		}
+		ok, err := r.CompareAndSet(ctx, expect, req.Value)
+		if err != nil {
+			return classify(err)
+		}
+		if ok {
+			w.remember(req.Value)
+		} else {
+			w.t.casFailed.Add(1)
+			w.last = nil
+		}
+	}
+	return nil
+}
+
+// remember keeps a copy of v as the expected value of the next CAS.
+func (w *worker) remember(v []byte) {
+	if len(w.last) == len(v) && bytes.Equal(w.last, v) {
+		return
+	}
+	if cap(w.last) < len(v) {
+		w.last = make([]byte, len(v))
+	}
+	w.last = w.last[:len(v)]
+	copy(w.last, v)
+}
+
+func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
+	l := w.t.long
+	if l == nil {
+		return target.ErrUnsupported
+	}
+	var err error
+	switch req.Op {
+	case workload.OpSet:
+		err = l.Set(ctx, int64(req.KeyNum))
+		if err == nil {
+			w.lastLong = int64(req.KeyNum)
+		}
+	case workload.OpGet:
+		w.lastLong, err = l.Get(ctx)
+	case workload.OpCAS:
+		var ok bool
+		ok, err = l.CompareAndSet(ctx, w.lastLong, w.lastLong+1)
+		if err == nil {
+			if ok {
+				w.lastLong++
+			} else {
+				w.t.casFailed.Add(1)
+			}
+		}
+	}
+	return classify(err)
+}
+
+func (w *worker) Close() error { return nil }
+
+// classify maps the client's errors onto target error classes.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *target.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	class := target.ClassOther
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
+		class = target.ClassTimeout
+	case errors.Is(err, hzerrors.ErrHazelcastOverLoad), errors.Is(err, hzerrors.ErrCannotReplicateException):
+		class = target.ClassOverloaded
+	case errors.Is(err, hzerrors.ErrClientOffline), errors.Is(err, hzerrors.ErrClientNotActive),
+		errors.Is(err, hzerrors.ErrTargetDisconnected), errors.Is(err, hzerrors.ErrMemberLeft),
+		errors.Is(err, hzerrors.ErrTargetNotMember), errors.Is(err, hzerrors.ErrHazelcastInstanceNotActive),
+		errors.Is(err, hzerrors.ErrIO), errors.Is(err, hzerrors.ErrRetryableIO),
+		errors.Is(err, hzerrors.ErrPartitionMigrating), errors.Is(err, hzerrors.ErrNotLeaderException),
+		errors.Is(err, hzerrors.ErrLeaderDemotedException), errors.Is(err, hzerrors.ErrCallerNotMember),
+		errors.Is(err, hzerrors.ErrCPGroupDestroyedException), errors.Is(err, hzerrors.ErrIndeterminateOperationState):
+		class = target.ClassUnavailable
+	case errors.Is(err, hzerrors.ErrAuthentication), errors.Is(err, hzerrors.ErrSecurity),
+		errors.Is(err, hzerrors.ErrHazelcastSerialization), errors.Is(err, hzerrors.ErrIllegalArgument),
+		errors.Is(err, hzerrors.ErrClassCast):
+		class = target.ClassRejected
+	}
+	return &target.Error{Class: class, Err: err}
+}
