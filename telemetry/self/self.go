@@ -130,6 +130,9 @@ const fix = "give the load generator more cores (a bigger machine, or pin the ta
 const fixDelayed = "the workers were all waiting on the target, not short of CPU: raise --concurrency so more requests can be in flight, " +
 	"or lower --rate to what the target sustains; the latency figures already include the time requests waited"
 
+const fixHostBusy = "the machine's CPUs were saturated, so workers may have waited for a CPU rather than for the target: " +
+	"give platbench cores of its own (taskset, or another machine), then raise --concurrency if operations still start late"
+
 // Judge decides whether the client limited the run. It sets in.Self's
 // ClientBound and Reason (when in.Self is non-nil) and returns notes for
 // Result.Notes: the verdict and any lesser remark (a saturated host).
@@ -173,15 +176,22 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late because no worker was free",
 			p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late))
 	}
+	hostBusy := false
 	if idle, ok := medianIdle(in.Host); ok && idle < 1-SaturatedCore {
+		hostBusy = true
 		notes = append(notes, fmt.Sprintf("the host's CPUs were %.0f%% busy (median): platbench and everything else on this machine competed for CPU", 100*(1-idle)))
 	}
 	if len(why) > 0 {
 		bound = true
 		f := fix
-		if !cpuBound {
-			// Late starts with a client that had CPU to spare: every worker
-			// was waiting on the target.
+		switch {
+		case cpuBound:
+		case hostBusy:
+			// Late starts on a saturated machine: the workers may have
+			// been waiting for a CPU rather than for the target.
+			f = fixHostBusy
+		default:
+			// Late starts with CPU to spare: every worker was waiting on the target.
 			f = fixDelayed
 		}
 		reason = "client-bound: " + strings.Join(why, "; ") + " (fix: " + f + ")"

@@ -59,6 +59,7 @@ func TestJudge(t *testing.T) {
 		{"delayed ops with an idle client: more workers", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "raise --concurrency"},
 		{"delayed ops with a saturated client: more cores", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "more cores"},
 		{"a few delayed ops", Input{Phases: openPhase(5, 100000)}, false, ""},
+		{"delayed ops on a saturated host: cores of its own", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 100000), Host: []result.HostSample{{CPUIdle: 0.01}}}, true, "cores of its own"},
 		{"saturated host is a note", Input{Host: []result.HostSample{{CPUIdle: 0.01}, {CPUIdle: 0.02}, {CPUIdle: 0.5}}}, false, "98% busy"},
 	}
 	for _, c := range cases {
