@@ -116,6 +116,9 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	if res == nil {
 		return runErr
 	}
+	if len(res.Phases) == 0 {
+		return fmt.Errorf("interrupted before the first test ended; no result written")
+	}
 	if _, err := disk.Analyze(res); err != nil {
 		return err
 	}

@@ -424,3 +424,14 @@ func BenchmarkEngine(b *testing.B) {
 		})
 	}
 }
+
+// The sync engine blocks one thread per request in flight: a queue depth it
+// cannot honour is refused with the fix, not attempted.
+func TestSyncThreadCap(t *testing.T) {
+	c := small(t.TempDir())
+	c.Engine, c.Jobs, c.IODepth = EngineSync, 8, 1024
+	_, err := Run(context.Background(), c, Options{})
+	if err == nil || !strings.Contains(err.Error(), "threads") || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("8 x 1024 sync: err = %v; want a refusal naming the thread count", err)
+	}
+}

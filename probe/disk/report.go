@@ -82,17 +82,19 @@ func PrintReport(w io.Writer, r *result.Result) {
 		p := &r.Phases[i]
 		f := PhaseFigures(p)
 		for _, s := range []struct {
-			op  string
-			sum result.Summary
-		}{{"READ", f.Read}, {"WRITE", f.Write}} {
+			op       string
+			sum      result.Summary
+			n, bytes uint64
+		}{{"READ", f.Read, f.Reads, f.ReadBytes}, {"WRITE", f.Write, f.Writes, f.WriteBytes}} {
 			if s.sum.Count == 0 {
 				continue
 			}
-			name := p.Name
-			if f.Reads > 0 && f.Writes > 0 {
+			name, mbps, iops := p.Name, f.MBPerS, f.IOPS
+			if f.Reads > 0 && f.Writes > 0 { // a mix: each op's own rate
 				name += " " + s.op
+				mbps, iops = float64(s.bytes)/f.Seconds/1e6, float64(s.n)/f.Seconds
 			}
-			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.0f..%.0f\t%d\t\n", name, f.MBPerS, f.IOPS,
+			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.0f..%.0f\t%d\t\n", name, mbps, iops,
 				dur(int64(s.sum.MeanNs)), dur(s.sum.P50Ns), dur(s.sum.P99Ns), dur(s.sum.P999Ns), dur(s.sum.MaxNs),
 				f.MinBucketMB, f.PeakBucketMB, f.Errors)
 		}

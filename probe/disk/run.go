@@ -51,6 +51,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 	if engine == "" {
 		return nil, fmt.Errorf("engine io_uring unavailable: %s (fix: --engine sync or auto)", why)
 	}
+	if engine == EngineSync && cfg.Jobs*cfg.IODepth > maxSyncThreads {
+		return nil, fmt.Errorf("the sync engine (%s) would need %d threads for %d jobs x iodepth %d (fix: at most %d in all, e.g. a smaller --iodepth)",
+			why, cfg.Jobs*cfg.IODepth, cfg.Jobs, cfg.IODepth, maxSyncThreads)
+	}
 
 	res := &result.Result{
 		Schema:    result.SchemaVersion,
@@ -112,6 +116,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 	return res, nil
 }
 
+// maxSyncThreads bounds the sync engine's goroutines (each blocks a thread).
+const maxSyncThreads = 4096
+
 // interrupted returns the partial result when the error is the cancellation of ctx.
 func interrupted(ctx context.Context, res *result.Result, err error) (*result.Result, error) {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) || ctx.Err() != nil && err == nil {
@@ -127,11 +134,14 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	if err != nil {
 		return nil, err
 	}
-	shards := cfg.Jobs
+	shards := cfg.Jobs // one submitting goroutine per job
 	if engine == EngineSync {
-		shards = cfg.Jobs * cfg.IODepth
+		shards = cfg.Jobs * cfg.IODepth // one per request in flight
 	}
-	rec := recorder.New(recorder.Config{Shards: shards, BucketWidth: cfg.Bucket})
+	// Recorder shards hold HDR histograms of a few hundred KB each: submitters
+	// share them (the recorder maps i to i mod its shards, under a mutex)
+	// rather than each owning a set.
+	rec := recorder.New(recorder.Config{Shards: min(shards, 2*runtime.GOMAXPROCS(0)), BucketWidth: cfg.Bucket})
 	s := newRecSink(rec, shards)
 	r := &run{deadline: int64(cfg.Duration)}
 	rec.Start()
