@@ -34,6 +34,9 @@ var presets = []Spec{
 	{Name: "stream", Description: "stream: PRODUCE 1000-byte messages while a consumer group reads them (end-to-end latency, lost/duplicated)", Mix: MixList{{OpProduce, 1}}, Distribution: DistUniform, Records: 10000, FieldCount: 1, FieldLength: 1000, Options: map[string]string{"consumers": "1"}},
 	{Name: "consume", Description: "stream: 100% CONSUME (load phase fills 100 MB; or --no-load --target-opt topic=NAME to read an existing topic)", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 100000, FieldCount: 1, FieldLength: 1000},
 	{Name: "backlog-drain", Description: "stream: fill 1 GB of 1000-byte messages (--records for more), then consume it as fast as possible", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 1000000, FieldCount: 1, FieldLength: 1000},
+	// Hazelcast CP subsystem (the seed's IAtomicReference.set of 128 KB values on a 3-member CP group).
+	{Name: "cp-reference-set", Description: "Hazelcast CP: 100% IAtomicReference.set of 131072-byte values on one reference (load phase sets it once)", Mix: MixList{{OpSet, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 131072},
+	{Name: "cp-atomic-long", Description: "Hazelcast CP: IAtomicLong 50% incrementAndGet, 50% get", Mix: MixList{{OpIncr, 0.5}, {OpGet, 0.5}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "long"}},
 }
 
 // presetAliases maps short names onto preset names.

@@ -77,6 +77,8 @@ type Config struct {
 	// ConnectTimeout bounds connecting to the cluster at Open and
 	// reconnecting to it later (option connect_timeout). Default 15s.
 	ConnectTimeout time.Duration
+
+	explicit map[string]bool // options the user set (a workload's Options do not override them)
 }
 
 var knownOpts = []string{"cluster", "map", "ref", "refs", "long", "cp_group", "cp", "timeout", "connect_timeout"}
@@ -116,7 +118,9 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 	for k, v := range opts {
 		all[k] = v
 	}
+	cfg.explicit = map[string]bool{}
 	for k, v := range all {
+		cfg.explicit[k] = true
 		switch k {
 		case "cluster":
 			cfg.Cluster = v
@@ -169,10 +173,11 @@ type Target struct {
 	cfg    *Config
 	client *hz.Client
 
-	m     *hz.Map
-	refs  []*hz.AtomicRef
-	long  *hz.AtomicLong
-	setup bool
+	m      *hz.Map
+	refs   []*hz.AtomicRef
+	long   *hz.AtomicLong
+	setup  bool
+	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
 
 	casFailed atomic.Int64
 	mu        sync.Mutex
@@ -285,8 +290,27 @@ func (t *Target) cpName(n string) string {
 
 // Setup checks the ops and gets the proxies. CP objects are created only
 // when the workload uses CP ops, so that IMap workloads run on a cluster
-// without a CP subsystem.
+// without a CP subsystem. A workload's options "cp" and "refs" apply unless
+// the user set them on the URL or with --target-opt. In a workload of CP ops
+// only, the load phase's INSERTs set the references (or the counter), so
+// that GET and CAS find a value.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	for _, k := range []string{"cp", "refs"} {
+		v, ok := w.Options[k]
+		if !ok || t.cfg.explicit[k] {
+			continue
+		}
+		u := &url.URL{Scheme: "hazelcast"}
+		c, err := ParseConfig(u, map[string]string{k: v})
+		if err != nil {
+			return target.Configf("hazelcast target: workload %q option %s=%q is invalid (fix: cp=ref|long, refs=N)", w.Name, k, v)
+		}
+		if k == "cp" {
+			t.cfg.CP = c.CP
+		} else {
+			t.cfg.Refs = c.Refs
+		}
+	}
 	var needRef, needLong, needMap bool
 	for _, m := range w.Mix {
 		if m.Weight <= 0 {
@@ -312,6 +336,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	if len(w.Mix) == 0 {
 		needMap = true
 	}
+	t.cpOnly = !needMap
 	return t.proxies(ctx, needMap, needRef, needLong)
 }
 
@@ -431,7 +456,17 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
 	case workload.OpRead:
 		return w.get(ctx, req)
-	case workload.OpUpdate, workload.OpInsert, workload.OpWrite:
+	case workload.OpInsert:
+		if t.cpOnly {
+			r := *req
+			r.Op = workload.OpSet
+			if t.cfg.CP == "long" || t.refs == nil {
+				return w.doLong(ctx, &r)
+			}
+			return w.doRef(ctx, &r)
+		}
+		return w.set(ctx, req)
+	case workload.OpUpdate, workload.OpWrite:
 		return w.set(ctx, req)
 	case workload.OpRMW:
 		if err := w.get(ctx, req); err != nil {
