@@ -43,6 +43,7 @@ var commands = []command{
 	{"plan", "capacity plan: nodes and monthly cost to reach a throughput at a p99, per platform", runPlan},
 	{"merge", "combine the results of the loaders of a distributed run", runMerge},
 	{"k8s", "write a Kubernetes Indexed Job that runs N loaders together", runK8s},
+	{"sweep", "fixed-rate steps: the throughput-latency curve and the highest rate within a p99", runSweep},
 	{"version", "print the version", runVersion},
 }
 

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/sweep"
+)
+
+func runSweep(ctx context.Context, env *Env, args []string) error {
+	b := newBenchFlags(env, "sweep", "Run fixed-rate steps against one target (loaded once), each measured over its own steady state: the throughput-latency curve and the highest rate that meets a p99 objective.\n  platbench sweep --rates 10k,20k,40k --step 30s [run flags]\n  platbench sweep --find-max --p99 10ms [--start 1k] [--max 10M] [--step 30s] [run flags]")
+	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
+	b.analysis = &analysis.Options{}
+	b.fs.StringVar(&b.analysis.Warmup, "warmup", "auto", "warm-up trimmed from each step: auto (MSER), a duration like 5s, or 0")
+	var (
+		rates   string
+		findMax bool
+		p99     string
+		start   = rateFlag{v: sweep.DefaultStart}
+		maxRate = rateFlag{v: sweep.DefaultMax}
+		step    string
+		bisect  int
+	)
+	b.fs.StringVar(&rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
+	b.fs.BoolVar(&findMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
+	b.fs.StringVar(&p99, "p99", "", "latency objective: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
+	b.fs.Var(&start, "start", "first rate of --find-max (ops/s)")
+	b.fs.Var(&maxRate, "max", "highest rate --find-max tries (ops/s)")
+	b.fs.StringVar(&step, "step", "30s", "length of each step")
+	b.fs.IntVar(&bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
+	if err := parseFlags(b.fs, args); err != nil {
+		return err
+	}
+	if b.fs.NArg() > 0 {
+		return usagef("unexpected argument %q", b.fs.Arg(0))
+	}
+	set := map[string]bool{}
+	b.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, f := range []string{"rate", "duration", "ops", "start-at", "event", "shard"} {
+		if set[f] {
+			return usagef("--%s does not apply to a sweep (fix: %s)", f, map[string]string{
+				"rate": "--rates or --find-max", "duration": "--step", "ops": "--step",
+				"start-at": "start the sweep when you want", "event": "'platbench run --rate R --event ...'",
+				"shard": "one loader per sweep"}[f])
+		}
+	}
+	cfg, err := b.config()
+	if err != nil {
+		return err
+	}
+	sc := sweep.Config{Bench: cfg, FindMax: findMax, Bisect: bisect, Warmup: b.analysis.Warmup, Start: start.v, Max: maxRate.v}
+	if set["bisect"] && bisect == 0 {
+		sc.Bisect = -1 // none, rather than the default
+	}
+	if bisect < 0 {
+		return usagef("--bisect %d is negative (fix: 0 for none, or a few steps such as 3)", bisect)
+	}
+	if rates != "" {
+		for _, s := range strings.Split(rates, ",") {
+			var r rateFlag
+			if err := r.Set(s); err != nil || r.v == 0 {
+				return usagef("bad --rates %q: %q is not a positive rate (e.g. 10k,20k,40k)", rates, s)
+			}
+			sc.Rates = append(sc.Rates, r.v)
+		}
+	}
+	if p99 != "" {
+		d, err := time.ParseDuration(p99)
+		if err != nil || d <= 0 {
+			return usagef("bad --p99 %q: use a positive duration such as 10ms", p99)
+		}
+		sc.ObjectiveP99 = d
+	}
+	d, err := time.ParseDuration(step)
+	if err != nil || d <= 0 {
+		return usagef("bad --step %q: use a positive duration such as 30s", step)
+	}
+	sc.Step = d
+	if err := sc.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+
+	bench.Version = ToolVersion()
+	out := b.out
+	if out == "" {
+		out = fmt.Sprintf("platbench-sweep-%s-%s-%s.json", sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
+	}
+	if err := checkWritable(out); err != nil {
+		return err
+	}
+	if !b.quiet {
+		sc.Bench.Runner.Progress = newProgress(env, cfg)
+		sc.OnStep = func(st result.SweepStep) {
+			if env.IsTTY {
+				fmt.Fprint(env.Stderr, "\r\033[K")
+			}
+			ok := "meets"
+			if !st.MeetsObjective {
+				ok = "fails: " + st.Reason
+			}
+			fmt.Fprintf(env.Stderr, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, report.Rate(st.SustainedOpsPerS), report.Dur(float64(st.P99Ns)), ok)
+		}
+	}
+	r, err := sweep.Run(ctx, sc)
+	if !b.quiet && env.IsTTY {
+		fmt.Fprint(env.Stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if err := result.Write(out, r); err != nil {
+		return err
+	}
+	if err := printSweep(env.Stdout, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the result of the steps that ran was written")
+	}
+	return nil
+}
+
+// printSweep is the sweep's terminal report: where it ran, the load phase,
+// then the curve as a table and the verdict.
+func printSweep(w io.Writer, r *result.Result) error {
+	fmt.Fprintf(w, "platbench %s · %s · workload %s · sweep %s\n", r.Tool.Version, r.Target.Kind, r.Config.Workload.Name, r.Config.Extra["sweep"])
+	fmt.Fprintf(w, "platform : %s\n", report.PlatformLine(&r.Platform))
+	if p := r.Phase("load"); p != nil {
+		var n uint64
+		for _, o := range p.Ops {
+			n += o.Count
+		}
+		fmt.Fprintf(w, "load     : %s records in %s\n", report.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
+	}
+	if err := report.WriteSweepText(w, r); err != nil {
+		return err
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/platbench/platbench/result"
+)
+
+// WriteEventsText writes the fault events section of the terminal report:
+// for each event what was done and when, then its measured cost (see
+// analysis.EventImpacts). imps may be nil: the events are still listed.
+func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) error {
+	if r == nil || len(r.Events) == 0 {
+		return nil
+	}
+	ew := &anErrWriter{w: w}
+	fmt.Fprintf(ew, "\nFault events\n")
+	byIndex := map[int]*result.EventImpact{}
+	for i := range imps {
+		byIndex[imps[i].Index] = &imps[i]
+	}
+	for i, ev := range r.Events {
+		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, ev.Arg)
+		if ev.Error != "" {
+			fmt.Fprintf(ew, "  FAILED: %s", evOneLine(ev.Error))
+		} else if ev.Output != "" {
+			fmt.Fprintf(ew, "  (%s)", evClip(evOneLine(ev.Output), 80))
+		}
+		fmt.Fprintln(ew)
+		im := byIndex[i]
+		if im == nil {
+			continue
+		}
+		if im.BaselineOpsPerS <= 0 {
+			fmt.Fprintf(ew, "      %s\n", im.Verdict)
+			continue
+		}
+		t := &table{head: []string{"", "before", "during", "change"}, right: []bool{false, true, true, true}}
+		t.add("throughput", Rate(im.BaselineOpsPerS), "lowest 1 s "+Rate(im.Min1sOpsPerS), "-"+sig3(im.DipPercent)+"%")
+		if im.FineWidthNs > 0 {
+			t.add("", "", fmt.Sprintf("lowest %s %s", Dur(float64(im.FineWidthNs)), Rate(im.MinFineOpsPerS)), "")
+		}
+		t.add("latency p99", Dur(float64(im.BaselineP99Ns)), Dur(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
+		t.add("errors", Pct(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", Pct(im.ErrorRate), Int(float64(im.Errors))), "")
+		if im.LongestStallNs > 0 {
+			t.add("longest stall", "", Dur(float64(im.LongestStallNs)), "")
+		}
+		rec := "not recovered by the end of the phase"
+		if im.Recovered {
+			rec = Secs(float64(im.RecoveryNs) / 1e9)
+		}
+		t.add("recovery", "", rec, "")
+		var b strings.Builder
+		t.text(&b)
+		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprintf(ew, "      %s\n", line)
+		}
+		if len(im.ErrorsByClass) > 0 {
+			fmt.Fprintf(ew, "      errors by class: %s\n", evClassList(im.ErrorsByClass))
+		}
+		fmt.Fprintf(ew, "      %s\n", im.Verdict)
+	}
+	fmt.Fprintf(ew, "  (window = from the event to recovery, in whole 1 s intervals; recovered = 1 s throughput within 10%% of the level before for 3 s)\n")
+	return ew.err
+}
+
+func evRatio(v, base float64) string {
+	if base <= 0 || v <= 0 {
+		return ""
+	}
+	return "x" + sig3(v/base)
+}
+
+func evClassList(m map[string]uint64) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s %s", k, Int(float64(m[k])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func evOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func evClip(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "..."
+}

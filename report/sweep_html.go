@@ -1,0 +1,328 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/platbench/platbench/result"
+)
+
+// The rate sweep's renderers: a table (terminal and Markdown) and the
+// throughput–latency curve as inline SVG, for one result or overlaid for
+// several (compare). The curve puts the sustained throughput of each step on
+// x (linear) and its latency percentiles on y (log), the way latency-vs-load
+// plots are usually drawn; the objective is a dashed horizontal line.
+
+// sweepTable is one row per step.
+func sweepTable(sw *result.Sweep) *table {
+	t := &table{
+		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "delayed", "errors", "meets", "why not"},
+		right: []bool{false, true, true, true, true, true, true, true, true, false, false},
+	}
+	for i, st := range sw.Steps {
+		meets := "no"
+		if st.MeetsObjective {
+			meets = "yes"
+		}
+		if i == sw.Best {
+			meets += " *"
+		}
+		t.add(st.Phase, Rate(st.TargetOpsPerS), Rate(st.SustainedOpsPerS), Dur(float64(st.P50Ns)), Dur(float64(st.P99Ns)),
+			Dur(float64(st.P999Ns)), Dur(float64(st.ServiceP99Ns)), Int(float64(st.Delayed)), Int(float64(st.Errors)), meets, st.Reason)
+	}
+	return t
+}
+
+func sweepObjective(sw *result.Sweep) string {
+	s := fmt.Sprintf("a step meets the objective when it sustains %.0f%% of its rate, at most %s of ops start late and %s fail",
+		sw.MinAchievedRatio*100, Pct(sw.MaxDelayedRatio), Pct(sw.MaxErrorRatio))
+	if sw.ObjectiveP99Ns > 0 {
+		s += ", and its p99 is at most " + Dur(float64(sw.ObjectiveP99Ns))
+	}
+	return s + "; figures are over each step's steady window (latency from the intended start)"
+}
+
+// WriteSweepText writes the sweep section of the terminal report (nothing
+// when r has no sweep).
+func WriteSweepText(w io.Writer, r *result.Result) error {
+	sw := r.Sweep
+	if sw == nil {
+		return nil
+	}
+	ew := &anErrWriter{w: w}
+	fmt.Fprintf(ew, "\nRate sweep (%s, %s steps)\n", sw.Mode, time.Duration(sw.StepNs))
+	var b strings.Builder
+	sweepTable(sw).text(&b)
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
+	fmt.Fprintf(ew, "  (%s)\n", sweepObjective(sw))
+	fmt.Fprintf(ew, "  => %s\n", sw.Verdict)
+	return ew.err
+}
+
+// WriteSweepMarkdown writes the sweep section as Markdown.
+func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
+	sw := r.Sweep
+	if sw == nil {
+		return nil
+	}
+	ew := &anErrWriter{w: w}
+	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
+	sweepTable(sw).markdown(ew)
+	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n", sweepObjective(sw))
+	return ew.err
+}
+
+// SweepCurve is one platform's curve in an overlay.
+type SweepCurve struct {
+	Label string
+	Sweep *result.Sweep
+}
+
+// SweepSectionHTML returns the HTML section of r's sweep: the curve and the
+// table ("" when r has no sweep). The HTML report calls it after the
+// throughput table; its styles are the report's (figure.chart-box, svg.chart).
+func SweepSectionHTML(r *result.Result) string {
+	if r == nil || r.Sweep == nil || len(r.Sweep.Steps) == 0 {
+		return ""
+	}
+	b := &svgBuf{}
+	b.s(`<section id="sweep"><h2>Rate sweep</h2><p class="lead">`, html.EscapeString(r.Sweep.Verdict), `</p>`)
+	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []SweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
+	htmlTable(b, sweepTable(r.Sweep))
+	b.s(`<p class="note">`, html.EscapeString(sweepObjective(r.Sweep)), `</p></section>`)
+	return b.String()
+}
+
+// SweepCompareHTML overlays the p99 curves of several results (compare);
+// results without a sweep are left out. "" when fewer than one has a sweep.
+func SweepCompareHTML(rs []*result.Result) string {
+	var cs []SweepCurve
+	for _, r := range rs {
+		if r != nil && r.Sweep != nil && len(r.Sweep.Steps) > 0 {
+			cs = append(cs, SweepCurve{Label: Label(r), Sweep: r.Sweep})
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	b := &svgBuf{}
+	b.s(`<section id="sweep"><h2>Rate sweeps</h2>`)
+	writeSweepSVG(b, "sweep-compare", "p99 latency against sustained throughput", cs, false)
+	t := &table{head: []string{"run", "highest rate meeting the objective", "p99 there"}, right: []bool{false, true, true}}
+	for _, c := range cs {
+		if c.Sweep.Best >= 0 {
+			st := c.Sweep.Steps[c.Sweep.Best]
+			t.add(c.Label, Rate(st.SustainedOpsPerS), Dur(float64(st.P99Ns)))
+		} else {
+			t.add(c.Label, "none", "")
+		}
+	}
+	htmlTable(b, t)
+	b.s(`</section>`)
+	return b.String()
+}
+
+// writeSweepSVG draws the curves: with all=true one result's p50, p99 and
+// p99.9; otherwise each curve's p99 in its own colour.
+func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
+	type line struct {
+		name   string
+		color  int
+		dashed bool
+		xs, ys []float64
+	}
+	var lines []line
+	var obj float64
+	var bests [][2]float64
+	for ci, c := range cs {
+		get := []struct {
+			name string
+			f    func(result.SweepStep) int64
+		}{{"p99", func(s result.SweepStep) int64 { return s.P99Ns }}}
+		if all {
+			get = []struct {
+				name string
+				f    func(result.SweepStep) int64
+			}{
+				{"p50", func(s result.SweepStep) int64 { return s.P50Ns }},
+				{"p99", func(s result.SweepStep) int64 { return s.P99Ns }},
+				{"p99.9", func(s result.SweepStep) int64 { return s.P999Ns }},
+			}
+		}
+		for gi, g := range get {
+			l := line{name: g.name, color: gi}
+			if !all {
+				l.name, l.color = c.Label+" p99", ci
+			}
+			// Steps in order of sustained throughput: find-max runs them out of order.
+			idx := sweepOrder(c.Sweep.Steps)
+			for _, i := range idx {
+				st := c.Sweep.Steps[i]
+				if v := g.f(st); v > 0 {
+					l.xs = append(l.xs, st.SustainedOpsPerS)
+					l.ys = append(l.ys, float64(v))
+				}
+			}
+			lines = append(lines, l)
+		}
+		if c.Sweep.ObjectiveP99Ns > 0 {
+			obj = float64(c.Sweep.ObjectiveP99Ns)
+		}
+		if c.Sweep.Best >= 0 {
+			st := c.Sweep.Steps[c.Sweep.Best]
+			bests = append(bests, [2]float64{st.SustainedOpsPerS, float64(st.P99Ns)})
+		}
+	}
+	// Bounds: x from 0, y log decades around every value and the objective.
+	xmax, ymin, ymax := 0.0, math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for i := range l.xs {
+			xmax = math.Max(xmax, l.xs[i])
+			ymin, ymax = math.Min(ymin, l.ys[i]), math.Max(ymax, l.ys[i])
+		}
+	}
+	if obj > 0 {
+		ymin, ymax = math.Min(ymin, obj), math.Max(ymax, obj)
+	}
+	if math.IsInf(ymin, 0) {
+		ymin, ymax = 1e3, 1e6
+	}
+	xmax = niceCeil(math.Max(xmax, 1) * 1.05)
+	ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
+	ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
+	if ymax <= ymin {
+		ymax = ymin * 10
+	}
+	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
+	X := func(x float64) float64 { return padLeft + x/xmax*pw }
+	lmin, lmax := math.Log10(ymin), math.Log10(ymax)
+	Y := func(y float64) float64 { return padTop + ph - (math.Log10(math.Max(y, ymin))-lmin)/(lmax-lmin)*ph }
+
+	n := 0
+	for _, l := range lines {
+		if len(l.xs) > 0 {
+			n++
+		}
+	}
+	b.s(`<figure class="chart-box" id="`, html.EscapeString(id), `"><figcaption>`, html.EscapeString(title), `</figcaption><ul class="legend">`)
+	for _, l := range lines {
+		if len(l.xs) > 0 {
+			b.s(`<li><span class="sw c`, strconv.Itoa(l.color%8), `"></span>`, html.EscapeString(l.name), `</li>`)
+		}
+	}
+	if obj > 0 {
+		b.s(`<li><span class="sw tick"></span>objective p99 `, html.EscapeString(Dur(obj)), `</li>`)
+	}
+	b.s(`</ul><svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
+		`" role="img" aria-label="`, html.EscapeString(title), `" preserveAspectRatio="xMidYMid meet">`)
+	bottom := float64(chartH - padBot)
+	for v := ymin; v <= ymax*1.0001; v *= 10 {
+		y := Y(v)
+		b.s(`<path class="grid" d="M`)
+		b.f(padLeft)
+		b.s(" ")
+		b.f(y)
+		b.s("H")
+		b.f(chartW - padRight)
+		b.s(`"/><text class="yl" x="`)
+		b.f(padLeft - 6)
+		b.s(`" y="`)
+		b.f(y + 4)
+		b.s(`">`, html.EscapeString(tickDur(v)), `</text>`)
+	}
+	for _, v := range niceTicks(0, xmax, 6) {
+		x := X(v)
+		b.s(`<path class="grid" d="M`)
+		b.f(x)
+		b.s(" ")
+		b.f(padTop)
+		b.s("V")
+		b.f(bottom)
+		b.s(`"/><text class="xl" x="`)
+		b.f(x)
+		b.s(`" y="`)
+		b.f(bottom + 16)
+		b.s(`">`, html.EscapeString(shortNum(v)), `</text>`)
+	}
+	b.s(`<path class="axis" d="M`)
+	b.f(padLeft)
+	b.s(" ")
+	b.f(padTop)
+	b.s("V")
+	b.f(bottom)
+	b.s("H")
+	b.f(chartW - padRight)
+	b.s(`"/><text class="al" x="`)
+	b.f(padLeft + pw/2)
+	b.s(`" y="`)
+	b.f(chartH - 4)
+	b.s(`">sustained throughput (op/s)</text><text class="al" transform="rotate(-90)" x="`)
+	b.f(-(padTop + ph/2))
+	b.s(`" y="14">latency</text>`)
+	if obj > 0 {
+		b.s(`<path class="tick objective" stroke-dasharray="6 4" d="M`)
+		b.f(padLeft)
+		b.s(" ")
+		b.f(Y(obj))
+		b.s("H")
+		b.f(chartW - padRight)
+		b.s(`"><title>objective p99 `, html.EscapeString(Dur(obj)), `</title></path>`)
+	}
+	for _, l := range lines {
+		if len(l.xs) == 0 {
+			continue
+		}
+		b.s(`<path class="series c`, strconv.Itoa(l.color%8), `" data-points="`, strconv.Itoa(len(l.xs)), `" d="`)
+		for i := range l.xs {
+			if i == 0 {
+				b.s("M")
+			} else {
+				b.s("L")
+			}
+			b.f(X(l.xs[i]))
+			b.s(" ")
+			b.f(Y(l.ys[i]))
+		}
+		if len(l.xs) == 1 {
+			b.s("h2")
+		}
+		b.s(`"><title>`, html.EscapeString(l.name), `</title></path>`)
+		// A dot on every step: the curve is a few measured points, not a series.
+		for i := range l.xs {
+			b.s(`<circle class="c`, strconv.Itoa(l.color%8), `" fill="currentColor" r="3" cx="`)
+			b.f(X(l.xs[i]))
+			b.s(`" cy="`)
+			b.f(Y(l.ys[i]))
+			b.s(`"/>`)
+		}
+	}
+	for _, p := range bests {
+		b.s(`<circle class="best" fill="none" stroke="currentColor" stroke-width="2" r="7" cx="`)
+		b.f(X(p[0]))
+		b.s(`" cy="`)
+		b.f(Y(p[1]))
+		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(Rate(p[0])), `</title></circle>`)
+	}
+	b.s(`</svg><p class="note">Each point is one fixed-rate step, at the throughput it sustained over its steady window; the ring marks the highest rate that met the objective.</p></figure>`)
+}
+
+// sweepOrder is the step indexes sorted by sustained throughput.
+func sweepOrder(steps []result.SweepStep) []int {
+	idx := make([]int, len(steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && steps[idx[j]].SustainedOpsPerS < steps[idx[j-1]].SustainedOpsPerS; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	return idx
+}
