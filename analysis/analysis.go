@@ -232,8 +232,8 @@ func fillWindow(w *result.Window, p *result.Phase, rs []intervalRate, from, to i
 	w.Stability = stability(opsSeries)
 	if w.Bytes > 0 {
 		b := stability(bytesSeries)
-		w.Stability.MinBytesPerS, w.Stability.MaxBytesPerS = b.MinOpsPerS, b.MaxOpsPerS
-		w.Stability.MeanBytesPerS, w.Stability.StdDevBytesPerS = b.MeanOpsPerS, b.StdDevOpsPerS
+		w.Stability.Bytes = &result.ByteStability{MinBytesPerS: b.MinOpsPerS, MaxBytesPerS: b.MaxOpsPerS,
+			MeanBytesPerS: b.MeanOpsPerS, StdDevBytesPerS: b.StdDevOpsPerS, CVPercent: b.CVPercent}
 	}
 }
 

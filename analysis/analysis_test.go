@@ -437,3 +437,79 @@ func TestWarmupAccuracy(t *testing.T) {
 		t.Errorf("warm-up within 5 s of the true 30 s in %d of 100 runs, want at least 95", within)
 	}
 }
+
+func TestRegulationShapes(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	cases := []struct {
+		name     string
+		series   func() []float64
+		width    time.Duration
+		periodic bool
+		periodNs int64 // 0: not checked
+		duty     float64
+	}{
+		// A throttle's slice: 10 ms of work every 100 ms (10% duty cycle).
+		{"sparse", func() []float64 {
+			xs := make([]float64, 300)
+			for i := range xs {
+				if i%10 == 3 {
+					xs[i] = 2e6
+				}
+			}
+			return xs
+		}, 10 * time.Millisecond, true, int64(100 * time.Millisecond), 0.1},
+		// 200 ms on / 800 ms off with each burst's start jittered by up to
+		// +-20 ms: jitter that does not accumulate keeps the period.
+		{"jittered", func() []float64 {
+			xs := make([]float64, 3000)
+			for s := 0; s < 30; s++ {
+				start := s*100 + rng.Intn(5) - 2
+				for i := max(start, 0); i < start+20; i++ {
+					xs[i] = 1e7
+				}
+			}
+			return xs
+		}, 10 * time.Millisecond, true, int64(time.Second), 0},
+		// A period that is not a whole number of buckets: 1.05 s at 100 ms.
+		{"fractional", func() []float64 {
+			xs := make([]float64, 630)
+			for i := range xs {
+				if math.Mod(float64(i)*0.1, 1.05) < 0.3 {
+					xs[i] = 500
+				}
+			}
+			return xs
+		}, 100 * time.Millisecond, true, int64(1050 * time.Millisecond), 0},
+		// A 100 ms pause every 10 s (a GC or a checkpoint): a 99% duty cycle.
+		{"pause", func() []float64 {
+			xs := make([]float64, 1200)
+			for i := range xs {
+				if i%100 != 50 {
+					xs[i] = 3000 + float64(rng.Intn(300))
+				}
+			}
+			return xs
+		}, 100 * time.Millisecond, true, int64(10 * time.Second), 0.99},
+		// Gaps at random times with a typical spacing: not periodic.
+		{"random", func() []float64 {
+			xs := make([]float64, 3000)
+			for i := range xs {
+				xs[i] = 1e6
+			}
+			for i := 0; i < 3000; i += 60 + rng.Intn(80) {
+				xs[i] = 0
+			}
+			return xs
+		}, 10 * time.Millisecond, false, 0, 0},
+	}
+	for _, tc := range cases {
+		r := Regulation(tc.series(), tc.width)
+		if r.Periodic != tc.periodic || (tc.periodNs != 0 && math.Abs(float64(r.PeriodNs-tc.periodNs)) > float64(tc.width)/2) ||
+			(tc.duty != 0 && math.Abs(r.DutyCycle-tc.duty) > 0.01) {
+			t.Errorf("%s: %+v", tc.name, r)
+		}
+		if !r.Periodic && (r.PeriodNs != 0 || r.Cycles != 0) {
+			t.Errorf("%s: a period that did not hold is reported: %+v", tc.name, r)
+		}
+	}
+}

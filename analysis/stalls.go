@@ -75,9 +75,9 @@ func Stalls(p *result.Phase) result.Stalls {
 // Regulation looks for a regular on/off pattern in counts, a series of
 // per-bucket amounts (completions, bytes) each width long: the series is "off"
 // in a bucket whose value is at most 10% of its high level (the 90th
-// percentile) and "on" otherwise. The pattern is periodic when at least three
-// complete off-to-on cycles are seen, at least 80% of them within 10% (or one
-// bucket) of their median length, and the series' autocorrelation at that
+// percentile of its non-zero buckets) and "on" otherwise. The pattern is periodic when at least three
+// complete off-to-on cycles are seen, the rises keep time with the period (phase
+// coherence at least 0.7, see below) and the series' autocorrelation at that
 // lag is at least 0.3. It works at any bucket width (10 ms for disks, 100 ms
 // for the recorder's buckets).
 func Regulation(counts []float64, width time.Duration) RegulationReport {
@@ -87,13 +87,20 @@ func Regulation(counts []float64, width time.Duration) RegulationReport {
 		rep.Reason = fmt.Sprintf("%d buckets are too few to look for a period", n)
 		return rep
 	}
-	sorted := append([]float64(nil), counts...)
-	sort.Float64s(sorted)
-	hi := sorted[int(math.Ceil(0.9*float64(n)))-1]
-	if hi <= 0 {
+	// The high level is the 90th percentile of the non-zero buckets, so that
+	// a series at work in only a few buckets (a 10% duty cycle) still has one.
+	var sorted []float64
+	for _, c := range counts {
+		if c > 0 {
+			sorted = append(sorted, c)
+		}
+	}
+	if len(sorted) == 0 {
 		rep.Reason = "no work in the series"
 		return rep
 	}
+	sort.Float64s(sorted)
+	hi := sorted[int(math.Ceil(0.9*float64(len(sorted))))-1]
 	thr := 0.1 * hi
 	on := make([]bool, n)
 	offs := 0
@@ -127,15 +134,38 @@ func Regulation(counts []float64, width time.Duration) RegulationReport {
 		}
 	}
 	period := medianInt(cycles)
-	tol := max(1, int(math.Round(0.1*float64(period))))
-	regular := 0
-	for _, c := range cycles {
-		if abs(c-period) <= tol {
-			regular++
+	// The period over the whole span: span / (number of cycles in it). The
+	// first and last rise are each off by at most a bucket, so this is exact
+	// to 2/n buckets per cycle, and need not be a whole number of buckets.
+	// The number of cycles is the one, near span / median cycle, at which
+	// the rises keep time best (the median alone misjudges a period that
+	// alternates between 10 and 11 buckets).
+	//
+	// Phase coherence: the length of the mean of the unit vectors at each
+	// rise's phase in the period (1: every rise at the same phase; about
+	// 1/sqrt(n) for rises at random times). Unlike counting cycles near the
+	// median, it tolerates jitter that does not accumulate (a throttle's
+	// slices on a loaded machine) and still rejects gaps at random times.
+	span := rises[len(rises)-1] - rises[0]
+	coherence := func(p float64) float64 {
+		var sx, sy float64
+		for _, r := range rises {
+			th := 2 * math.Pi * float64(r-rises[0]) / p
+			sx += math.Cos(th)
+			sy += math.Sin(th)
+		}
+		return math.Hypot(sx, sy) / float64(len(rises))
+	}
+	nlo := max(1, int(math.Floor(float64(span)/(1.25*float64(max(period, 1))))))
+	nhi := max(nlo, int(math.Ceil(float64(span)/(0.8*float64(max(period, 1))))))
+	preal, coh := float64(span), -1.0
+	for n := nlo; n <= nhi; n++ {
+		if c := coherence(float64(span) / float64(n)); c > coh+1e-9 {
+			preal, coh = float64(span)/float64(n), c
 		}
 	}
 	onMed := medianInt(ons)
-	onTotal, span := 0, rises[len(rises)-1]-rises[0]
+	onTotal := 0
 	var level float64
 	for i := rises[0]; i < rises[len(rises)-1]; i++ {
 		if on[i] {
@@ -144,28 +174,33 @@ func Regulation(counts []float64, width time.Duration) RegulationReport {
 		}
 	}
 	rep.Cycles = len(cycles)
-	rep.PeriodNs = int64(period) * int64(width)
+	rep.PeriodNs = int64(math.Round(preal * float64(width)))
 	rep.OnNs = int64(onMed) * int64(width)
-	rep.OffNs = int64(period-onMed) * int64(width)
+	rep.OffNs = max(0, rep.PeriodNs-rep.OnNs)
 	if span > 0 {
 		rep.DutyCycle = float64(onTotal) / float64(span)
 	}
 	if onTotal > 0 {
 		rep.OnLevel = level / float64(onTotal)
 	}
-	rep.Autocorrelation = autocorr(counts, period)
+	rep.PhaseCoherence = coh
+	rep.Autocorrelation = autocorr(counts, int(math.Round(preal)))
 	switch {
-	case period < 2:
+	case preal < 2:
 		rep.Reason = "not periodic: on and off alternate bucket by bucket (use finer buckets to see a pattern)"
-	case float64(regular) < 0.8*float64(len(cycles)):
-		rep.Reason = fmt.Sprintf("not periodic: %d idle gaps, but only %d of %d cycles are within %s of the median %s",
-			len(rises), regular, len(cycles), time.Duration(tol)*width, time.Duration(rep.PeriodNs))
+	case coh < 0.7:
+		rep.Reason = fmt.Sprintf("not periodic: %d idle gaps, but they do not keep time with any period (phase coherence %.2f at the median cycle of %s; 0.7 needed)",
+			len(rises), coh, time.Duration(period)*width)
 	case rep.Autocorrelation < 0.3:
-		rep.Reason = fmt.Sprintf("not periodic: cycles of about %s, but the autocorrelation at that lag is only %.2f", time.Duration(rep.PeriodNs), rep.Autocorrelation)
+		rep.Reason = fmt.Sprintf("not periodic: idle gaps about every %s, but the autocorrelation at that lag is only %.2f", time.Duration(rep.PeriodNs), rep.Autocorrelation)
 	default:
 		rep.Periodic = true
-		rep.Reason = fmt.Sprintf("periodic: %s of work then %s of nothing, every %s (duty cycle %.0f%%, %d cycles, autocorrelation %.2f)",
-			time.Duration(rep.OnNs), time.Duration(rep.OffNs), time.Duration(rep.PeriodNs), rep.DutyCycle*100, rep.Cycles, rep.Autocorrelation)
+		rep.Reason = fmt.Sprintf("periodic: %s of work then %s of nothing, every %s (duty cycle %.0f%%, %d cycles, phase coherence %.2f, autocorrelation %.2f)",
+			time.Duration(rep.OnNs), time.Duration(rep.OffNs), time.Duration(rep.PeriodNs), rep.DutyCycle*100, rep.Cycles, coh, rep.Autocorrelation)
+	}
+	if !rep.Periodic {
+		// Keep only the sentence: a period that did not hold is not a figure.
+		return RegulationReport{Reason: rep.Reason}
 	}
 	return rep
 }
@@ -195,11 +230,4 @@ func medianInt(xs []int) int {
 	s := append([]int(nil), xs...)
 	sort.Ints(s)
 	return s[len(s)/2]
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -115,6 +115,18 @@ func anStability(w io.Writer, a *result.Analysis) {
 		}
 		fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, s.Intervals, anInt(s.MinOpsPerS), anInt(s.MaxOpsPerS), anInt(s.MeanOpsPerS), anInt(s.StdDevOpsPerS), anCV(s))
 	}
+	for _, row := range []struct {
+		name string
+		s    result.Stability
+	}{{"raw bytes/s", a.Raw.Stability}, {"steady bytes/s", a.Steady.Stability}} {
+		if b := row.s.Bytes; b != nil && row.s.Intervals > 0 {
+			cv := "-"
+			if row.s.Intervals > 1 {
+				cv = fmt.Sprintf("%.1f%%", b.CVPercent)
+			}
+			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, row.s.Intervals, anBytes(b.MinBytesPerS), anBytes(b.MaxBytesPerS), anBytes(b.MeanBytesPerS), anBytes(b.StdDevBytesPerS), cv)
+		}
+	}
 	tw.Flush()
 }
 

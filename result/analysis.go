@@ -78,16 +78,23 @@ type OpWindow struct {
 // Stability is the Hazelcast report's table: the spread of the 1 s throughput
 // (full intervals only). StdDev is the sample standard deviation (n-1).
 type Stability struct {
-	Intervals       int     `json:"intervals"`
-	MinOpsPerS      float64 `json:"min_ops_per_s"`
-	MaxOpsPerS      float64 `json:"max_ops_per_s"`
-	MeanOpsPerS     float64 `json:"mean_ops_per_s"`
-	StdDevOpsPerS   float64 `json:"stddev_ops_per_s"`
-	CVPercent       float64 `json:"cv_percent"` // StdDev / Mean x 100
-	MinBytesPerS    float64 `json:"min_bytes_per_s,omitempty"`
-	MaxBytesPerS    float64 `json:"max_bytes_per_s,omitempty"`
-	MeanBytesPerS   float64 `json:"mean_bytes_per_s,omitempty"`
-	StdDevBytesPerS float64 `json:"stddev_bytes_per_s,omitempty"`
+	Intervals     int     `json:"intervals"`
+	MinOpsPerS    float64 `json:"min_ops_per_s"`
+	MaxOpsPerS    float64 `json:"max_ops_per_s"`
+	MeanOpsPerS   float64 `json:"mean_ops_per_s"`
+	StdDevOpsPerS float64 `json:"stddev_ops_per_s"`
+	CVPercent     float64 `json:"cv_percent"` // StdDev / Mean x 100
+	// Bytes is the same table for payload bytes; nil when no bytes were recorded.
+	Bytes *ByteStability `json:"bytes,omitempty"`
+}
+
+// ByteStability is the stability table of the 1 s payload throughput.
+type ByteStability struct {
+	MinBytesPerS    float64 `json:"min_bytes_per_s"`
+	MaxBytesPerS    float64 `json:"max_bytes_per_s"`
+	MeanBytesPerS   float64 `json:"mean_bytes_per_s"`
+	StdDevBytesPerS float64 `json:"stddev_bytes_per_s"`
+	CVPercent       float64 `json:"cv_percent"`
 }
 
 // Stalls summarises the fine buckets with zero completions while requests
@@ -118,6 +125,10 @@ type Regulation struct {
 	DutyCycle float64 `json:"duty_cycle,omitempty"`
 	// Cycles is the number of complete cycles seen.
 	Cycles int `json:"cycles,omitempty"`
+	// PhaseCoherence is how well the off-to-on edges keep time with the period
+	// (0..1: 1 when every edge falls at the same phase, about 1/sqrt(cycles)
+	// for edges at random times).
+	PhaseCoherence float64 `json:"phase_coherence,omitempty"`
 	// Autocorrelation is the series' autocorrelation at the period's lag (-1..1).
 	Autocorrelation float64 `json:"autocorrelation,omitempty"`
 	// OnLevel is the mean value per bucket while at work (units of the series).
