@@ -83,8 +83,22 @@ type svgBuf struct {
 	num [32]byte
 }
 
+// f writes v with one decimal at most ("12.5", "80"): integer arithmetic,
+// because shortest-form float formatting dominated the render of long runs.
 func (b *svgBuf) f(v float64) {
-	b.Write(strconv.AppendFloat(b.num[:0], math.Round(v*10)/10, 'f', -1, 64))
+	t := int64(math.Round(v * 10))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		t = 0
+	}
+	if t < 0 {
+		b.WriteByte('-')
+		t = -t
+	}
+	out := strconv.AppendInt(b.num[:0], t/10, 10)
+	if d := t % 10; d != 0 {
+		out = append(out, '.', byte('0'+d))
+	}
+	b.Write(out)
 }
 
 func (b *svgBuf) s(parts ...string) {
