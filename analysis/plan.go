@@ -40,6 +40,9 @@ type PlanOptions struct {
 	Nodes int
 	// PricePerHour overrides the catalog's price for every input.
 	PricePerHour float64
+	// MaxErrorRatio is the share of failed ops above which a phase is left
+	// out. Default 0.01 (1%); negative means no failures allowed.
+	MaxErrorRatio float64
 	// Warmup is applied to every phase as in Options.Warmup.
 	Warmup string
 	// CatalogFile and Catalog are as in Options.
@@ -96,6 +99,9 @@ func (o *PlanOptions) Validate() error {
 	if o.PricePerHour < 0 {
 		probs = append(probs, "--price-per-hour cannot be negative")
 	}
+	if o.MaxErrorRatio >= 1 {
+		probs = append(probs, "--max-error-ratio must be below 1 (fix: e.g. 0.01 for 1%)")
+	}
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
 		probs = append(probs, err.Error())
 	}
@@ -121,6 +127,12 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 	}
 	if o.Step == 0 {
 		o.Step = o.RF
+	}
+	switch {
+	case o.MaxErrorRatio == 0:
+		o.MaxErrorRatio = 0.01
+	case o.MaxErrorRatio < 0:
+		o.MaxErrorRatio = 0
 	}
 	cat := o.Catalog
 	if cat == nil {
@@ -160,7 +172,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		rep.Rows[i].Rank = i + 1
 	}
 	rep.Assumptions = []string{
-		fmt.Sprintf("Per-node throughput is the sustained throughput of the steady window of each result's best phase whose p99 (every op, from the intended start) was at or below %s, divided by the nodes it measured.", o.P99),
+		fmt.Sprintf("Per-node throughput is the sustained throughput of the steady window of each result's best phase whose p99 (every op, from the intended start) was at or below %s and that failed at most %.2g%% of its ops, divided by the nodes it measured.", o.P99, 100*o.MaxErrorRatio),
 		"Throughput scales linearly with nodes; real clusters lose some to coordination, so treat the node count as a lower bound and measure the size you pick.",
 		fmt.Sprintf("A cluster has at least %d nodes (the replication factor) and grows in sets of %d (one node per rack or zone, for quorum).", o.RF, o.Step),
 		fmt.Sprintf("Monthly cost is the on-demand price per node-hour x nodes x %.0f h; load generators, storage volumes, network transfer and support are not included.", catalog.HoursPerMonth),
@@ -198,6 +210,7 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		}
 	}
 	best := -1.0
+	tooManyErrors := 0
 	var lowestP99 int64 = -1
 	for i := range r.Phases {
 		p := &r.Phases[i]
@@ -216,6 +229,12 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		if lowestP99 < 0 || p99 < lowestP99 {
 			lowestP99 = p99
 		}
+		// Failed ops are often fast (rejections, timeouts cut short), so a
+		// phase that failed many of them would meet any latency objective.
+		if tot := w.Ops + w.Errors; tot > 0 && float64(w.Errors) > o.MaxErrorRatio*float64(tot) {
+			tooManyErrors++
+			continue
+		}
 		if p99 <= int64(o.P99) && w.SustainedOpsPerS > best {
 			best = w.SustainedOpsPerS
 			row.Phase, row.MeasuredOps, row.MeasuredP99Ns, row.Errors = p.Name, w.SustainedOpsPerS, p99, w.Errors
@@ -224,6 +243,9 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	}
 	if best <= 0 {
 		row.Reason = fmt.Sprintf("no phase met p99 <= %s (lowest p99 %s)", o.P99, time.Duration(max(lowestP99, 0)).Round(time.Microsecond))
+		if tooManyErrors > 0 {
+			row.Reason += fmt.Sprintf("; %d phase(s) left out for failing more than %.2g%% of their ops", tooManyErrors, 100*o.MaxErrorRatio)
+		}
 		return row, nil
 	}
 	row.Feasible = true

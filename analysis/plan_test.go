@@ -85,6 +85,19 @@ func TestPlanKnownAnswer(t *testing.T) {
 	if r := rep.Rows[0]; r.File != "small.json" || r.Nodes != 17 || r.MonthlyUSD != 7743.84 {
 		t.Errorf("rf 1 step 1: %+v", r)
 	}
+	// A phase that failed 2% of its ops is left out, however fast it was.
+	fast := measuredPhase("run", 1e6, time.Millisecond)
+	for i := range fast.Intervals {
+		fast.Intervals[i].Ops[0].Errors = map[string]uint64{"rejected": 20000}
+	}
+	rep, err = Plan([]PlanInput{{File: "flaky.json", Result: cluster("i3.2xlarge", 3, fast)}}, PlanOptions{ThroughputOpsPerS: 500000, P99: 10 * time.Millisecond})
+	if err != nil || rep.Rows[0].Feasible || !strings.Contains(rep.Rows[0].Reason, "1 phase(s) left out for failing more than 1% of their ops") {
+		t.Errorf("flaky: %+v %v", rep.Rows[0], err)
+	}
+	rep, _ = Plan([]PlanInput{{File: "flaky.json", Result: cluster("i3.2xlarge", 3, fast)}}, PlanOptions{ThroughputOpsPerS: 500000, P99: 10 * time.Millisecond, MaxErrorRatio: 0.05})
+	if r := rep.Rows[0]; !r.Feasible || r.Errors != 60*20000 || !strings.Contains(r.Reason, "errors") {
+		t.Errorf("flaky at 5%%: %+v", r)
+	}
 	// A looser objective admits the 900k step: 300k/node -> 2 -> rf 3 -> 3 nodes.
 	rep, _ = Plan(in, PlanOptions{ThroughputOpsPerS: 500000, P99: 30 * time.Millisecond})
 	for _, r := range rep.Rows {

@@ -30,6 +30,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	nodes := fs.Int("nodes", 0, "server nodes each result measured (default: the nodes the target reported, else 1)")
 	price := fs.Float64("price-per-hour", 0, "one node's on-demand US dollars per hour, for every result (overrides the catalog)")
 	cat := fs.String("catalog", "", "CSV file overriding or extending the built-in catalog")
+	maxErr := fs.Float64("max-error-ratio", 0.01, "leave out phases that failed more than this share of their ops (failures are often fast and would flatter the p99); 0 allows none")
 	warmup := fs.String("warmup", "auto", "warm-up to trim from each phase: auto (MSER-5), a duration, or 0")
 	format := fs.String("format", "term", "output format: term or json")
 	files, err := parseInterspersed(fs, args)
@@ -43,7 +44,10 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 		return usagef("unknown --format %q (use term or json)", *format)
 	}
 	opt := analysis.PlanOptions{ThroughputOpsPerS: thr.v, P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
-		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup}
+		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr}
+	if *maxErr == 0 {
+		opt.MaxErrorRatio = -1 // no failures allowed
+	}
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
