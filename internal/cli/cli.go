@@ -44,6 +44,7 @@ var commands = []command{
 	{"merge", "combine the results of the loaders of a distributed run", runMerge},
 	{"k8s", "write a Kubernetes Indexed Job that runs N loaders together", runK8s},
 	{"sweep", "fixed-rate steps: the throughput-latency curve and the highest rate within a p99", runSweep},
+	{"suite", "run a matrix (workloads x dataset sizes x targets) from a YAML file, with a summary", runSuite},
 	{"version", "print the version", runVersion},
 }
 

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/suite"
+)
+
+func runSuite(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
+	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file)")
+	dry := fs.Bool("dry-run", false, "list the cells and exit")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	// Flags may come before or after FILE.
+	var file string
+	rest := args
+	for {
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if file != "" {
+			return usagef("unexpected argument %q (one suite file per command)", fs.Arg(0))
+		}
+		file, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if file == "" {
+		return usagef("no suite file (fix: platbench suite FILE.yaml)")
+	}
+	f, err := suite.Load(file)
+	if err != nil {
+		return err
+	}
+	cells, err := f.Cells()
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = f.OutDir()
+	}
+	if *dry {
+		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
+		for _, c := range cells {
+			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.Mix, report.Int(float64(c.Records)))
+		}
+		return nil
+	}
+	bench.Version = ToolVersion()
+	n := 0
+	o := suite.Options{OutDir: dir}
+	if !*quiet {
+		o.Configure = func(c *suite.Cell) {
+			n++
+			fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, len(cells), c.Name)
+			c.Config.Runner.Progress = newProgress(env, c.Config)
+		}
+		o.OnCell = func(r suite.Row) {
+			if env.IsTTY {
+				fmt.Fprint(env.Stderr, "\r\033[K")
+			}
+			if r.Error != "" {
+				fmt.Fprintf(env.Stderr, "cell %s FAILED: %s\n", r.Cell, r.Error)
+			}
+		}
+	}
+	s, err := suite.Run(ctx, f, o)
+	if err != nil {
+		return err
+	}
+	if err := s.WriteText(env.Stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nsummary  : %s/summary.md\n", s.OutDir)
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the results of the cells that ran and the summary were written")
+	}
+	if k := s.Failed(); k > 0 {
+		return fmt.Errorf("%d of %d cells failed (see the summary)", k, len(s.Rows))
+	}
+	return nil
+}
