@@ -35,6 +35,11 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if !contains(compareFormats, *format) {
 		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(compareFormats, ", "))
 	}
+	for _, f := range files {
+		if sameFile(*out, f) {
+			return usagef("--out %s is one of the result files; write the comparison to another path", *out)
+		}
+	}
 	rs := make([]*result.Result, len(files))
 	for i, f := range files {
 		r, err := result.Read(f)

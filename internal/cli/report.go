@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -33,6 +34,9 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	}
 	if !contains(reportFormats, *format) {
 		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(reportFormats, ", "))
+	}
+	if sameFile(*out, files[0]) {
+		return usagef("--out %s is the result file itself; write the report to another path", *out)
 	}
 	r, err := result.Read(files[0])
 	if err != nil {
@@ -117,6 +121,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// sameFile reports whether out names the existing file in.
+func sameFile(out, in string) bool {
+	if out == "" || out == "-" {
+		return false
+	}
+	a, err1 := os.Stat(out)
+	b, err2 := os.Stat(in)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
 func contains(list []string, s string) bool {

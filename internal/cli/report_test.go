@@ -81,6 +81,7 @@ func TestReportBadInput(t *testing.T) {
 		{"bad format", []string{"report", fixture("i3-metal"), "--format", "pdf"}, 2, `unknown --format "pdf"`},
 		{"two files", []string{"report", fixture("i3-metal"), fixture("i3-metal")}, 2, "exactly one result file"},
 		{"no file", []string{"report"}, 2, "exactly one result file"},
+		{"out is the input", []string{"report", fixture("i3-metal"), "--format", "json", "--out", fixture("i3-metal")}, 2, "is the result file itself"},
 		{"out dir missing", []string{"report", fixture("i3-metal"), "--out", filepath.Join(dir, "no", "x.md"), "--format", "md"}, 1, "cannot write"},
 	}
 	for _, c := range cases {
