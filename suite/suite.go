@@ -95,11 +95,14 @@ func (w *Workload) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return &fieldError{line: n.Line, msg: "a workload is a preset name or a map (fix: - ds-80-20, or - {preset: ycsb-a, mix: read=0.8,update=0.2})"}
+		return &fieldError{line: n.Line, msg: "a workload is a preset name or a map (fix: - ds-80-20, or - {preset: ycsb-a, mix: \"read=0.8,update=0.2\"})"}
 	}
 	// node.Decode does not check for unknown fields: do it here.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
+		if !contains(workloadFields, k.Value) && strings.Contains(k.Value, "=") {
+			return &fieldError{line: k.Line, msg: fmt.Sprintf("%q looks like part of a mix: inside {...} a mix with commas must be quoted (fix: mix: \"read=0.8,update=0.2\")", k.Value)}
+		}
 		if !contains(workloadFields, k.Value) {
 			return &fieldError{line: k.Line, msg: fmt.Sprintf("unknown field %q in a workload (fix: use %s)", k.Value, strings.Join(workloadFields, ", "))}
 		}
