@@ -12,7 +12,8 @@
 # Needs latte (scripts/build-latte.sh builds it once, 13-19 minutes).
 # Env: DURATION (s, default 30), CONC (requests in flight, 32), ROWS (100000),
 #      CONNS (connections per host, 1), REPS (repetitions, 3),
-#      SERVER_CPU (0), CLIENT_CPU (1), OUT (.cache/bench-cql/<time>).
+#      SERVER_CPU (0), CLIENT_CPU (1), OUT (.cache/bench-cql/<time>),
+#      LATTE (latte binary), PLATBENCH_BIN (platbench binary; default: make build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
@@ -27,8 +28,12 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
 latte=${LATTE:-$(scripts/build-latte.sh)}
-make -s build
-pb=$PWD/bin/platbench
+if [ -n "${PLATBENCH_BIN:-}" ]; then
+  pb=$PLATBENCH_BIN
+else
+  make -s build
+  pb=$PWD/bin/platbench
+fi
 [ -x /usr/bin/time ] || { echo "bench-cql: /usr/bin/time missing (fix: apt-get install -y time)" >&2; exit 1; }
 
 # A fresh node pinned to SERVER_CPU.

@@ -96,6 +96,7 @@ func connect(ctx context.Context, cfg *Config, timeout time.Duration, ev *hostEv
 	cc.WriteTimeout = timeout
 	cc.NumConns = cfg.Conns
 	cc.PageSize = cfg.PageSize
+	cc.WriteCoalesceWaitTime = cfg.Coalesce
 	cc.ReconnectInterval = cfg.ReconnectInterval
 	// Retry a failed host every reconnect interval without giving up, so a
 	// node that comes back mid-run serves requests again.
