@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed instances.csv
@@ -73,9 +74,22 @@ type Catalog struct {
 	index     map[string]int
 }
 
-// Default returns the embedded catalog.
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+	defaultErr  error
+)
+
+// Default returns the embedded catalog: a copy of it, parsed once, that the
+// caller may change (Merge) freely.
 func Default() (*Catalog, error) {
-	return Parse(strings.NewReader(embedded), "embedded")
+	defaultOnce.Do(func() { defaultCat, defaultErr = Parse(strings.NewReader(embedded), "embedded") })
+	if defaultErr != nil {
+		return nil, defaultErr
+	}
+	c := &Catalog{Instances: append([]Instance(nil), defaultCat.Instances...)}
+	c.reindex()
+	return c, nil
 }
 
 // Load returns the embedded catalog overridden by the rows of userFile
