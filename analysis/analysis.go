@@ -304,12 +304,12 @@ func isLocal(r *result.Result) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	h := u.Hostname()
+	// u.Host may list several hosts ("h1,h2:9042"): every one must be loopback.
 	for _, part := range strings.Split(u.Host, ",") {
 		if i := strings.LastIndex(part, ":"); i > 0 && !strings.Contains(part[i:], "]") {
 			part = part[:i]
 		}
-		h = strings.Trim(part, "[]")
+		h := strings.Trim(part, "[]")
 		if h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" {
 			return false
 		}

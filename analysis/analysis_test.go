@@ -513,3 +513,23 @@ func TestRegulationShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestIsLocal(t *testing.T) {
+	for _, tc := range []struct {
+		kind, url string
+		want      bool
+	}{
+		{"embedded", "embedded:///var/tmp/pb", true},
+		{"redis", "redis://127.0.0.1:6379", true},
+		{"redis", "redis://[::1]:6379/0", true},
+		{"cql", "cql://localhost,127.0.0.2:9042/ks", true},
+		{"cql", "cql://127.0.0.1,10.0.0.2:9042/ks", false},
+		{"kafka", "kafka://broker-1:9092", false},
+		{"kafka", "not a url", false},
+	} {
+		r := &result.Result{Target: target.Info{Kind: tc.kind, URL: tc.url}}
+		if got := isLocal(r); got != tc.want {
+			t.Errorf("%s %s: local %v, want %v", tc.kind, tc.url, got, tc.want)
+		}
+	}
+}
