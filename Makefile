@@ -51,3 +51,9 @@ bench-kafka: build
 .PHONY: bench-disk
 bench-disk: build
 	scripts/bench-disk.sh
+
+# Redis: redis-benchmark vs platbench on one Redis, same value size, connections and pipelining,
+# clients pinned to one core and the server to another (docs/benchmarks-redis.md).
+.PHONY: bench-redis
+bench-redis: build
+	scripts/bench-redis.sh

@@ -329,6 +329,7 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 		t.shared[idx] = s
 	}
 	s.users++
+	s.nusers.Add(1)
 	w.s = s
 	w.wt = &waiter{done: make(chan struct{}, 1)}
 	return w, nil

@@ -581,3 +581,45 @@ func BenchmarkDo(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPipelined drives conns*pipeline workers closed-loop over pipelined
+// shared connections, as the runner does: one goroutine per worker. The
+// figure to read is CPU per op (run pinned to one core: taskset -c 0).
+func BenchmarkPipelined(b *testing.B) {
+	raw := serverURL(b, "PLATBENCH_REDIS_URL")
+	for _, pipe := range []int{1, 16} {
+		b.Run(fmt.Sprintf("GET/conns=50/pipeline=%d", pipe), func(b *testing.B) {
+			tg := open(b, raw, map[string]string{"pipeline": strconv.Itoa(pipe)})
+			tg.Setup(context.Background(), spec(1, 100, workload.OpRead))
+			n := 50 * pipe
+			ws := make([]target.Worker, n)
+			for i := range ws {
+				w, err := tg.NewWorker(i)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ws[i] = w
+				defer w.Close()
+			}
+			ws[0].Do(context.Background(), req(workload.OpSet, "bench-pipe", bytes.Repeat([]byte("v"), 100), 1, 100))
+			b.ReportAllocs()
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			per := b.N/n + 1
+			for _, w := range ws {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := req(workload.OpGet, "bench-pipe", nil, 1, 100)
+					for j := 0; j < per; j++ {
+						if err := w.Do(context.Background(), r); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}

@@ -3,7 +3,9 @@ package redis
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -193,6 +195,7 @@ func (w *worker) Close() error {
 	if w.s != nil {
 		w.t.mu.Lock()
 		w.s.users--
+		w.s.nusers.Add(-1)
 		last := w.s.users == 0
 		w.t.mu.Unlock()
 		if last {
@@ -282,8 +285,9 @@ func classifyGoRedis(err error) error {
 // (so concurrent commands coalesce into one write); a reader goroutine hands
 // replies to workers in the order their commands were queued.
 type shared struct {
-	dial  *dialOpts
-	users int // workers using it (guarded by Target.mu)
+	dial   *dialOpts
+	users  int          // workers using it (guarded by Target.mu)
+	nusers atomic.Int32 // the same, readable under mu
 
 	mu       sync.Mutex
 	cur      *pconn // nil when the connection broke; the next command redials
@@ -296,6 +300,7 @@ type pconn struct {
 	out     []byte    // commands not yet written
 	spare   []byte    // the other write buffer
 	writing bool      // a worker is writing out
+	pending bool      // a worker yielded before writing out
 	q       []*waiter // workers waiting for replies, in command order
 	head    int
 	dead    bool
@@ -337,26 +342,54 @@ func (s *shared) do(wt *waiter, cmd []byte) (reply, error) {
 	pc := s.cur
 	pc.out = append(pc.out, cmd...)
 	pc.q = append(pc.q, wt)
-	if !pc.writing {
-		pc.writing = true
-		for len(pc.out) > 0 && !pc.dead {
-			buf := pc.out
-			pc.out = pc.spare[:0]
-			s.mu.Unlock()
-			err := pc.c.write(buf)
-			s.mu.Lock()
-			pc.spare = buf[:0]
-			if err != nil {
-				// The reader sees the closed connection and fails every waiter.
-				pc.c.Close()
-				break
-			}
+	// Who writes: when every worker of this connection has queued a command,
+	// nobody else will add one, and this worker writes them all at once
+	// (closed loop: a full pipeline per write). Otherwise the first worker to
+	// queue lets the other runnable workers queue theirs (runtime.Gosched)
+	// and then writes whatever has accumulated, so that a worker that does
+	// not come back (paced by a fixed rate, or stopped) never holds up the
+	// others' commands.
+	all := len(pc.q)-pc.head >= int(s.nusers.Load())
+	switch {
+	case pc.writing:
+		// The writer's loop takes this command too.
+	case all:
+		s.writeOut(pc)
+	case !pc.pending:
+		pc.pending = true
+		s.mu.Unlock()
+		runtime.Gosched()
+		s.mu.Lock()
+		pc.pending = false
+		if !pc.writing {
+			s.writeOut(pc)
 		}
-		pc.writing = false
+	default:
+		// A worker is yielding and will write this command.
 	}
 	s.mu.Unlock()
 	<-wt.done
 	return wt.r, wt.err
+}
+
+// writeOut writes pc's queued commands, and those queued meanwhile. Called
+// with s.mu held; it is released during the write.
+func (s *shared) writeOut(pc *pconn) {
+	pc.writing = true
+	for len(pc.out) > 0 && !pc.dead {
+		buf := pc.out
+		pc.out = pc.spare[:0]
+		s.mu.Unlock()
+		err := pc.c.write(buf)
+		s.mu.Lock()
+		pc.spare = buf[:0]
+		if err != nil {
+			// The reader sees the closed connection and fails every waiter.
+			pc.c.Close()
+			break
+		}
+	}
+	pc.writing = false
 }
 
 // read is the reader goroutine of pc.
