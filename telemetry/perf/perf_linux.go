@@ -1,20 +1,3 @@
-// Package perf counts hardware and software events with perf_event_open,
-// as `perf stat` does: cycles, instructions, stalled cycles (front and back
-// end), branches and branch misses, cache references and misses, and the
-// software counters task clock, context switches, CPU migrations and page
-// faults. It counts for the whole run and per interval.
-//
-// Scope "process" counts platbench itself: every thread that exists when
-// the counters open, and (inherit) every thread created after. Scope
-// "server" does the same for a server process on this host (OpenPID), which
-// is what the seed reports' `perf stat` measured. Scope "system" counts
-// every CPU. "server" and "system" need root or CAP_PERFMON (or
-// kernel.perf_event_paranoid <= 0 for system).
-//
-// Virtual machines often expose no hardware PMU; then the hardware counters
-// do not open, Counters.Unavailable names them and UnavailableReason says
-// why, and the software counters are still recorded. Nothing here fails a
-// run: a session that could open nothing is still a valid, empty session.
 package perf
 
 import (
@@ -32,22 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/result"
-)
-
-// Counter names, as perf stat prints them.
-const (
-	TaskClock       = "task-clock" // ns (cpu-clock in system scope)
-	ContextSwitches = "context-switches"
-	CPUMigrations   = "cpu-migrations"
-	PageFaults      = "page-faults"
-	Cycles          = "cycles"
-	StalledFront    = "stalled-cycles-frontend"
-	StalledBack     = "stalled-cycles-backend"
-	Instructions    = "instructions"
-	Branches        = "branches"
-	BranchMisses    = "branch-misses"
-	CacheRefs       = "cache-references"
-	CacheMisses     = "cache-misses"
 )
 
 type spec struct {
@@ -70,15 +37,6 @@ var specs = []spec{
 	{BranchMisses, unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_BRANCH_MISSES},
 	{CacheRefs, unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CACHE_REFERENCES},
 	{CacheMisses, unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CACHE_MISSES},
-}
-
-// Order is the print order of the counter names.
-func Order() []string {
-	out := make([]string, len(specs))
-	for i, s := range specs {
-		out[i] = s.name
-	}
-	return out
 }
 
 // reading is one counter's (value, time enabled, time running), summed over its fds.
