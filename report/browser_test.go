@@ -47,7 +47,7 @@ func TestBrowser(t *testing.T) {
 
 	// The pages: a five-minute analysed run with errors and host telemetry,
 	// and a comparison of two platforms.
-	one := synth.Result(synth.Options{Seconds: 300, Instance: "i3.16xlarge", Ops: []string{"READ", "UPDATE", "INSERT"}, Errors: true, Host: true, Seed: 11, IntervalHists: true})
+	one := synth.Result(synth.Options{Seconds: 300, Instance: "i3.16xlarge", Ops: []string{"READ", "UPDATE", "INSERT"}, Errors: true, Host: true, Seed: 11, IntervalHists: true, Events: true})
 	two := synth.Result(synth.Options{Seconds: 300, Instance: "i3.metal", Ops: []string{"READ", "UPDATE", "INSERT"}, Rate: 27000, LatScale: 0.4, Seed: 12, IntervalHists: true})
 	for _, r := range []*result.Result{one, two} {
 		a, err := analysis.Analyze(r, analysis.Options{Warmup: "auto"})

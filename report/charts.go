@@ -22,8 +22,15 @@ func charts(r *result.Result, f *Figures) []*chart {
 			out = append(out, c)
 		}
 	}
-	add(throughput1s(p, f, ops, 0, ""))
-	add(throughputFine(p, f))
+	marks := eventMarks(r)
+	if c := throughput1s(p, f, ops, 0, ""); c != nil {
+		c.marks = marks
+		add(c)
+	}
+	if c := throughputFine(p, f); c != nil {
+		c.marks = marks
+		add(c)
+	}
 	for i, op := range ops {
 		add(latencyOverTime(p, op, i))
 	}
@@ -326,4 +333,23 @@ func hostMem(r *result.Result) *chart {
 			}() + "."
 	}
 	return c
+}
+
+// eventMarks are the fault events of the run phase ("kill 1234 at 60 s").
+func eventMarks(r *result.Result) []mark {
+	if r.MainPhase().Name != "run" {
+		return nil // event offsets are from the run phase's start
+	}
+	var out []mark
+	for _, e := range r.Events {
+		lbl := strings.TrimSpace(e.Kind + " " + e.Arg)
+		if len(lbl) > 40 {
+			lbl = lbl[:37] + "..."
+		}
+		if e.Error != "" {
+			lbl += " (failed)"
+		}
+		out = append(out, mark{x: float64(e.AtNs) / 1e9, label: lbl})
+	}
+	return out
 }

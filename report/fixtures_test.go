@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files and fixtures i
 // goldens also exercise decoding. internal/cli's tests use them too.
 var fixtures = map[string]synth.Options{
 	// A closed-loop run on an i3.16xlarge with errors and host telemetry.
-	"i3-16xlarge": {Seconds: 40, Instance: "i3.16xlarge", Seed: 1, Errors: true, Host: true, IntervalHists: true},
+	"i3-16xlarge": {Seconds: 40, Instance: "i3.16xlarge", Seed: 1, Errors: true, Host: true, IntervalHists: true, Events: true},
 	// The same workload on i3.metal: faster, lower latency.
 	"i3-metal": {Seconds: 40, Instance: "i3.metal", Seed: 2, Rate: 26000, LatScale: 0.4, IntervalHists: true},
 	// The same platform as the first, another run: differences are noise.

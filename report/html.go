@@ -136,6 +136,7 @@ svg.chart{width:100%;height:auto;display:block}
 svg .grid{stroke:var(--grid);stroke-width:1}svg .axis{stroke:var(--mut);fill:none;stroke-width:1}
 svg text{fill:var(--mut);font-size:12px}svg .yl{text-anchor:end}svg .xl,svg .al{text-anchor:middle}
 svg .band{fill:var(--band)}svg .tick{stroke:var(--tick);stroke-width:2}
+svg .mark{stroke:var(--fg);stroke-width:1;stroke-dasharray:3 3}svg .ml{fill:var(--fg);font-size:11px}.sw.mark{border-top:2px dashed var(--fg)}
 svg .series{fill:none;stroke-width:1.6;stroke-linejoin:round}svg .series.dashed{stroke-dasharray:6 4}
 svg .series.bars{stroke:none}
 .c0{color:var(--c0)}.c1{color:var(--c1)}.c2{color:var(--c2)}.c3{color:var(--c3)}.c4{color:var(--c4)}.c5{color:var(--c5)}.c6{color:var(--c6)}.c7{color:var(--c7)}

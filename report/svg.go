@@ -62,8 +62,15 @@ type chart struct {
 	xLabel, yLabel  string
 	series          []series
 	bands           []band    // shaded spans (warm-up)
-	ticks           []float64 // x positions marked on the axis (stalls, events)
+	ticks           []float64 // x positions marked on the axis (stalls)
 	tickLabel       string
+	marks           []mark // vertical lines across the plot (fault events)
+}
+
+// mark is a labelled vertical line at x.
+type mark struct {
+	x     float64
+	label string
 }
 
 // has reports whether any series has a point to draw.
@@ -148,6 +155,9 @@ func (c *chart) render(b *svgBuf) {
 	if len(c.ticks) > 0 {
 		b.s(`<li><span class="sw tick"></span>`, html.EscapeString(c.tickLabel), `</li>`)
 	}
+	if len(c.marks) > 0 {
+		b.s(`<li><span class="sw mark"></span>fault event</li>`)
+	}
 	b.s(`</ul>`)
 	b.s(`<svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
 		`" role="img" aria-label="`, html.EscapeString(c.title), `" preserveAspectRatio="xMidYMid meet">`)
@@ -229,6 +239,30 @@ func (c *chart) render(b *svgBuf) {
 		b.s(" ")
 		b.f(padTop + ph)
 		b.s(`v-10"/>`)
+	}
+	lastX, row := math.Inf(-1), 0
+	for _, m := range c.marks {
+		if m.x < xmin || m.x > xmax {
+			continue
+		}
+		// Labels of events close together go on successive rows.
+		if X(m.x)-lastX < 120 {
+			row = (row + 1) % 4
+		} else {
+			row = 0
+		}
+		lastX = X(m.x)
+		b.s(`<path class="mark" d="M`)
+		b.f(X(m.x))
+		b.s(" ")
+		b.f(padTop)
+		b.s("V")
+		b.f(padTop + ph)
+		b.s(`"><title>`, html.EscapeString(m.label), `</title></path><text class="ml" x="`)
+		b.f(X(m.x) + 3)
+		b.s(`" y="`)
+		b.f(padTop + 11 + 13*float64(row))
+		b.s(`">`, html.EscapeString(m.label), `</text>`)
 	}
 	b.s(`</svg>`)
 	if c.note != "" {

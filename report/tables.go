@@ -248,6 +248,30 @@ func runSection(r *result.Result, f *Figures) section {
 		add("Dataset", ds)
 	}
 	add("Page cache", f.PageCache)
+	if lp := r.Phase("load"); lp != nil && lp != r.MainPhase() {
+		var n, errs uint64
+		for _, o := range lp.Ops {
+			n += o.Count
+			for _, e := range o.Errors {
+				errs += e
+			}
+		}
+		ls := fmt.Sprintf("%s ops in %s", Int(float64(n)), Secs(float64(lp.DurationNs)/1e9))
+		if lp.DurationNs > 0 {
+			ls += fmt.Sprintf(" (%s)", Rate(float64(n)/(float64(lp.DurationNs)/1e9)))
+		}
+		if errs > 0 {
+			ls += fmt.Sprintf(", %s errors", Int(float64(errs)))
+		}
+		add("Load phase", ls)
+	}
+	for _, e := range r.Events {
+		ev := fmt.Sprintf("at %s: %s %s", Secs(float64(e.AtNs)/1e9), e.Kind, e.Arg)
+		if e.Error != "" {
+			ev += " (failed: " + e.Error + ")"
+		}
+		add("Fault event", ev)
+	}
 	if !r.StartedAt.IsZero() {
 		add("Started", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}

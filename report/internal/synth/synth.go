@@ -33,6 +33,8 @@ type Options struct {
 	Workload string // workload name; default "ycsb-a"
 	// IntervalHists encodes an HDR histogram in every interval (slow for long runs).
 	IntervalHists bool
+	// Events adds a fault event (a stop and a cont of a server process) at a third of the run.
+	Events bool
 }
 
 // Result returns a complete, valid result.
@@ -217,6 +219,10 @@ func Result(o Options) *result.Result {
 		}
 		hs.Self = &result.SelfUsage{CPUSeconds: float64(o.Seconds) * 0.9, MaxCoreBusy: 0.6, NumGC: 12}
 		r.Host = hs
+	}
+	if o.Events {
+		at := int64(o.Seconds/3) * 1e9
+		r.Events = []result.Event{{AtNs: at, Kind: "stop", Arg: "4242"}, {AtNs: at + 2e9, Kind: "cont", Arg: "4242"}}
 	}
 	r.Notes = []string{"synthetic result for tests"}
 	return r
