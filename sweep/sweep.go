@@ -36,7 +36,7 @@ const (
 	DefaultMax         = 10_000_000.0
 	DefaultBisect      = 3
 	DefaultMinAchieved = 0.95  // a step must sustain 95% of its rate
-	DefaultMaxDelayed  = 0.01  // at most 1% of ops may start late for want of a worker
+	DefaultMaxDelayed  = 0.05  // at most 5% of ops may start late for want of a worker
 	DefaultMaxErrors   = 0.001 // at most 0.1% of ops may fail
 )
 
@@ -64,7 +64,7 @@ type Config struct {
 	// "0". Default "auto".
 	Warmup string
 	// MinAchieved, MaxDelayed and MaxErrors are the other conditions a step
-	// must meet (fractions). Defaults 0.95, 0.01, 0.001.
+	// must meet (fractions). Defaults 0.95, 0.05, 0.001.
 	MinAchieved, MaxDelayed, MaxErrors float64
 	// OnStep, if set, is called after each step (progress output).
 	OnStep func(result.SweepStep)
