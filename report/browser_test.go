@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -49,7 +50,8 @@ func TestBrowser(t *testing.T) {
 	// and a comparison of two platforms.
 	one := synth.Result(synth.Options{Seconds: 300, Instance: "i3.16xlarge", Ops: []string{"READ", "UPDATE", "INSERT"}, Errors: true, Host: true, Seed: 11, IntervalHists: true, Events: true})
 	two := synth.Result(synth.Options{Seconds: 300, Instance: "i3.metal", Ops: []string{"READ", "UPDATE", "INSERT"}, Rate: 27000, LatScale: 0.4, Seed: 12, IntervalHists: true})
-	for _, r := range []*result.Result{one, two} {
+	for i, r := range []*result.Result{one, two} {
+		r.Sweep = testSweep(1 + 0.4*float64(i))
 		a, err := analysis.Analyze(r, analysis.Options{Warmup: "auto"})
 		if err != nil {
 			t.Fatal(err)
@@ -109,6 +111,26 @@ func TestBrowser(t *testing.T) {
 			wd.consoleErrors(t)
 		})
 	}
+}
+
+// testSweep is a rate sweep whose latency knees at about 20k*scale ops/s.
+func testSweep(scale float64) *result.Sweep {
+	sw := &result.Sweep{Mode: "rates", StepNs: 30e9, ObjectiveP99Ns: 10e6, MinAchievedRatio: 0.95, MaxDelayedRatio: 0.01, MaxErrorRatio: 0.001, Best: -1}
+	for i, rate := range []float64{5000, 10000, 15000, 20000, 25000, 30000} {
+		got := min(rate, 21000*scale)
+		p99 := int64(1e6 * (1 + 30*math.Pow(rate/(24000*scale), 8)))
+		st := result.SweepStep{Phase: fmt.Sprintf("rate-%.0f", rate), TargetOpsPerS: rate, SustainedOpsPerS: got,
+			P50Ns: p99 / 5, P99Ns: p99, P999Ns: p99 * 3, MaxNs: p99 * 6, ServiceP99Ns: p99 / 2, SteadyMethod: "mser"}
+		st.MeetsObjective = got >= 0.95*rate && p99 <= sw.ObjectiveP99Ns
+		if !st.MeetsObjective {
+			st.Reason = "p99 over the objective or the rate not kept"
+		} else {
+			sw.Best, sw.MaxOpsPerS = i, got
+		}
+		sw.Steps = append(sw.Steps, st)
+	}
+	sw.Verdict = fmt.Sprintf("highest rate meeting p99 <= 10 ms: %.0f ops/s", sw.MaxOpsPerS)
+	return sw
 }
 
 // checkCharts asks the page, for every chart, how many series it declares

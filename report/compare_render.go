@@ -153,7 +153,9 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 	htmlTable(b, c.runsTable())
 	b.s(`</section><section id="comparison"><h2>Side by side</h2><p class="note">`, html.EscapeString("Noise test: "+c.Test+"."), `</p>`)
 	c.htmlCompareTable(b)
-	b.s(`</section><section id="charts"><h2>Charts</h2>`)
+	b.s(`</section>`)
+	b.s(SweepCompareHTML(c.results)) // overlaid rate-sweep curves, when the runs were sweeps
+	b.s(`<section id="charts"><h2>Charts</h2>`)
 	for _, ch := range c.charts() {
 		if ch.has() {
 			ch.render(b)

@@ -22,9 +22,13 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 	b.s(`<header><h1>`, html.EscapeString(f.Label), `</h1><p class="lead">`, html.EscapeString(headline(r, f)), `</p></header>`)
 	secs := sections(r, f)
 	cs := charts(r, f)
-	nav(b, secs, len(cs) > 0)
+	sweep := SweepSectionHTML(r)
+	nav(b, secs, len(cs) > 0, sweep != "")
 	b.s(`<main>`)
 	for i, s := range secs {
+		if i == 1 {
+			b.s(sweep) // the rate sweep's curve and table, when the run was a sweep
+		}
 		if i == 1 && len(cs) > 0 {
 			// Charts follow the throughput table: the reader sees the figure, then its shape.
 			b.s(`<section id="charts"><h2>Over time</h2>`)
@@ -48,9 +52,12 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 	return err
 }
 
-func nav(b *svgBuf, secs []section, charts bool) {
+func nav(b *svgBuf, secs []section, charts, sweep bool) {
 	b.s(`<nav>`)
 	for i, s := range secs {
+		if i == 1 && sweep {
+			b.s(`<a href="#sweep">Rate sweep</a>`)
+		}
 		if i == 1 && charts {
 			b.s(`<a href="#charts">Charts</a>`)
 		}

@@ -18,7 +18,12 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## platbench: %s\n\n", f.Label)
 	fmt.Fprintf(bw, "%s\n", headline(r, f))
-	for _, s := range sections(r, f) {
+	for i, s := range sections(r, f) {
+		if i == 1 {
+			if err := WriteSweepMarkdown(bw, r); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(bw, "\n### %s\n\n", s.title)
 		for _, n := range s.notes {
 			fmt.Fprintf(bw, "%s\n\n", n)

@@ -1,0 +1,36 @@
+package report_test
+
+import (
+	"fmt"
+
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+)
+
+// Compare two runs of the same workload on two platforms and read one row.
+func ExampleCompare() {
+	var rs []*result.Result
+	files := []string{"testdata/i3-16xlarge.result.json", "testdata/i3-metal.result.json"}
+	for _, f := range files {
+		r, err := result.Read(f)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		rs = append(rs, r)
+	}
+	c, err := report.Compare(rs, report.CompareOptions{Files: files})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, row := range c.Rows {
+		if row.Figure == "Sustained throughput" || row.Figure == "Latency p99" {
+			v := row.Cells[1]
+			fmt.Printf("%s: %s -> %s: %s, %s\n", row.Figure, row.Text[0], row.Text[1], v.Phrase, v.Noise)
+		}
+	}
+	// Output:
+	// Sustained throughput: 18,632 op/s -> 24,432 op/s: better by 1.3x, different
+	// Latency p99: 5.28 ms -> 2.08 ms: better by 2.5x, different
+}
