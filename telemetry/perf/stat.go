@@ -79,7 +79,7 @@ func WriteStat(w io.Writer, c *result.Counters) {
 			if secs > 0 {
 				comment = fmt.Sprintf("%8.3f CPUs utilized", x/1e9/secs)
 			}
-			fmt.Fprintf(w, "%19s msec %-25s %s\n", commaf(x/1e6), name, "#  "+comment)
+			fmt.Fprintf(w, "%19s msec %-25s %s\n", commaf2(x/1e6), name, "#  "+comment)
 			continue
 		case ContextSwitches, CPUMigrations, PageFaults, Branches, CacheRefs:
 			comment = perSec(x)
@@ -137,8 +137,14 @@ func IPC(c *result.Counters) (float64, bool) {
 	return float64(ins) / float64(cyc), true
 }
 
-// commaf formats x with thousands separators; values under 1e6 that are not
-// whole keep two decimals (task-clock msec).
+// commaf2 formats x with thousands separators and two decimals, as perf
+// prints task-clock milliseconds.
+func commaf2(x float64) string {
+	cents := uint64(x*100 + 0.5)
+	return commaf(float64(cents/100)) + fmt.Sprintf(".%02d", cents%100)
+}
+
+// commaf formats the whole part of x with thousands separators (counts).
 func commaf(x float64) string {
 	whole := uint64(x)
 	s := strconv.FormatUint(whole, 10)
@@ -148,9 +154,6 @@ func commaf(x float64) string {
 			b.WriteByte(',')
 		}
 		b.WriteRune(r)
-	}
-	if frac := x - float64(whole); frac > 0 && x < 1e9 {
-		fmt.Fprintf(&b, ".%02d", int(frac*100))
 	}
 	return b.String()
 }

@@ -1,0 +1,88 @@
+package telemetry
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/platbench/platbench/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// A fixed result: 3 s of a disk-heavy run with a server process, a
+// client-bound verdict and counters without a PMU.
+func fixture() *result.Result {
+	s := func(user, sys, iow, idle, maxCore float64, wb uint64) result.HostSample {
+		return result.HostSample{DurationNs: 1e9, CPUUser: user, CPUSystem: sys, CPUIOWait: iow, CPUIdle: idle,
+			CPUMaxCore: maxCore, CPUMaxCoreID: 1, Load1: 3.5, MemUsedBytes: 3 << 30, MemAvailableBytes: 20 << 30,
+			PageCacheBytes: 12 << 30, DirtyBytes: 64 << 20, CtxSwitches: 12000, Interrupts: 3400,
+			Disks: map[string]result.DiskIO{
+				"nvme0n1": {Writes: 2000, WriteBytes: wb, WriteLatencyNs: 250_000, Reads: 100, ReadBytes: 409600, ReadLatencyNs: 90_000, BusyFraction: 0.4},
+				"sda":     {},
+			},
+			Nets: map[string]result.NetIO{"lo": {RxBytes: 50 << 20, TxBytes: 50 << 20, RxPackets: 60000, TxPackets: 60000}, "eth0": {}},
+		}
+	}
+	return &result.Result{
+		Platform: result.Platform{RAMBytes: 32 << 30},
+		Host: &result.HostSeries{
+			IntervalNs: 1e9,
+			Samples:    []result.HostSample{s(0.4, 0.2, 0.05, 0.35, 0.97, 200<<20), s(0.5, 0.2, 0.05, 0.25, 1, 300<<20), s(0.45, 0.2, 0.05, 0.3, 0.99, 100<<20)},
+			Self: &result.SelfUsage{WallSeconds: 3, CPUSeconds: 5.7, MaxCoreBusy: 0.99, GOMAXPROCS: 2, GCPauseTotalNs: 1_200_000,
+				GCPauseMaxNs: 400_000, NumGC: 7, AllocBytes: 30 << 20, AllocBytesPerS: 10 << 20, ClientBound: true,
+				Reason: "client-bound: platbench used 1.9 of its 2 usable cores on average (GOMAXPROCS=2) (fix: ...)"},
+			ServerMatch: "process redis-server",
+			Server: []result.ProcSample{{PID: 42, Name: "redis-server", CPUCores: 0.9, RSSBytes: 1 << 30, WriteBytes: 1 << 20},
+				{PID: 42, Name: "redis-server", CPUCores: 1.0, RSSBytes: 1 << 30}, {PID: 42, Name: "redis-server", CPUCores: 0.95, RSSBytes: 1 << 30}},
+		},
+		Counters: &result.Counters{Scope: "process", DurationNs: 3e9,
+			Values:            map[string]uint64{"task-clock": 5_700_000_000, "context-switches": 30000, "cpu-migrations": 12, "page-faults": 4000},
+			Unavailable:       []string{"cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "instructions", "branches", "branch-misses", "cache-references", "cache-misses"},
+			UnavailableReason: "hardware counters: this machine exposes no hardware PMU"},
+	}
+}
+
+func TestWriteHostTextGolden(t *testing.T) {
+	var buf bytes.Buffer
+	WriteHostText(&buf, fixture())
+	golden(t, "host.txt", buf.Bytes())
+}
+
+func TestWritePerfStatGolden(t *testing.T) {
+	var buf bytes.Buffer
+	WritePerfStat(&buf, fixture().Counters)
+	golden(t, "perfstat.txt", buf.Bytes())
+}
+
+func TestWriteHostTextWithoutHost(t *testing.T) {
+	var buf bytes.Buffer
+	WriteHostText(&buf, &result.Result{})
+	WriteHostText(&buf, nil)
+	if buf.Len() != 0 {
+		t.Errorf("wrote %q for a result without host figures", buf.String())
+	}
+}
