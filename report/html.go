@@ -132,7 +132,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 8px;padding-bot
 nav{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:13px;margin:0 0 8px}nav a{color:var(--c0);text-decoration:none}
 .tw{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:14px;min-width:40%}
 th,td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}thead th{color:var(--mut);font-weight:600;border-bottom:2px solid var(--line)}
-tbody th{font-weight:500}.num{text-align:right;white-space:nowrap}
+tbody th{font-weight:500;white-space:nowrap}.num{text-align:right;white-space:nowrap}
 td.better{color:var(--c2)}td.worse{color:var(--c3)}td.same{color:var(--mut)}
 figure.chart-box{margin:18px 0 24px;padding:12px 14px 8px;background:var(--card);border:1px solid var(--line);border-radius:8px;break-inside:avoid}
 figcaption{font-weight:600;margin-bottom:4px}
