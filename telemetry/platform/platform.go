@@ -49,6 +49,11 @@ func fingerprintAt(root string) result.Platform {
 	if p.Threads == 0 {
 		p.Threads = runtime.NumCPU()
 	}
+	if p.Cores == 0 {
+		// Neither sysfs nor cpuinfo tell the cores apart (some VMs):
+		// count every logical CPU as a core rather than report none.
+		p.Cores = p.Threads
+	}
 	p.NUMANodes = countDirs(filepath.Join(root, "sys/devices/system/node"), "node")
 	p.RAMBytes = memTotal(filepath.Join(root, "proc/meminfo"))
 	p.Disks = disks(root)

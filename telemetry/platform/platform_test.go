@@ -87,6 +87,21 @@ func TestFingerprintFixtures(t *testing.T) {
 			virt: "none", cloud: "aws", instance: "i3.metal",
 		},
 		{
+			// Xen-era EC2 (m4, c4...): the BIOS version says amazon, no instance type.
+			name: "aws xen",
+			files: map[string]string{
+				"proc/cpuinfo":                  "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 79\nmodel name\t: Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz\nstepping\t: 1\n",
+				"sys/hypervisor/type":           "xen\n",
+				"sys/class/dmi/id/sys_vendor":   "Xen\n",
+				"sys/class/dmi/id/product_name": "HVM domU\n",
+				"sys/class/dmi/id/bios_version": "4.11.amazon\n",
+			},
+			cpuid: "XenVMMXenVMM",
+			model: "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz", vendor: "GenuineIntel", uarch: "Broadwell",
+			cores: 1, threads: 1,
+			virt: "Xen", cloud: "aws",
+		},
+		{
 			name: "gce kvm in docker",
 			files: map[string]string{
 				"proc/cpuinfo":                  "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC 9B14\nstepping\t: 1\nphysical id\t: 0\ncore id\t\t: 0\n",

@@ -72,7 +72,8 @@ func virtualization(root, cpuidSig string) (virt, cloud, instance string) {
 		if virt == "KVM" || (virt == "" && !strings.HasSuffix(instance, ".metal")) {
 			virt = "Amazon EC2 Nitro"
 		}
-	case strings.HasPrefix(hypUUID, "ec2") || strings.HasPrefix(strings.ToLower(dmi("product_uuid")), "ec2") || strings.HasPrefix(strings.ToLower(dmi("product_version")), "amazon"):
+	case strings.HasPrefix(hypUUID, "ec2") || strings.HasPrefix(strings.ToLower(dmi("product_uuid")), "ec2") ||
+		strings.Contains(strings.ToLower(dmi("bios_version")), "amazon") || strings.Contains(strings.ToLower(dmi("product_version")), "amazon"):
 		cloud = "aws" // Xen-era EC2: no instance type in DMI
 	case product == "Google Compute Engine" || vendor == "Google":
 		cloud = "gcp"
