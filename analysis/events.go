@@ -186,9 +186,11 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		if !rs[j].full {
 			continue
 		}
-		if v := rs[j].opsPerS(); imp.Min1sOpsPerS < 0 || v < imp.Min1sOpsPerS {
+		v := rs[j].opsPerS()
+		if imp.Min1sOpsPerS < 0 || v < imp.Min1sOpsPerS {
 			imp.Min1sOpsPerS, imp.Min1sAtNs = v, p.Intervals[j].StartNs
 		}
+		imp.Max1sOpsPerS = math.Max(imp.Max1sOpsPerS, v)
 	}
 	if imp.Min1sOpsPerS < 0 {
 		imp.Min1sOpsPerS = 0
@@ -271,10 +273,16 @@ func eventVerdict(imp *result.EventImpact) string {
 	switch {
 	case imp.Recovered && imp.RecoveryNs == 0 && imp.DipPercent <= RecoveryBand*100:
 		s = what + ": no visible effect on the 1 s throughput"
+	case imp.Recovered && imp.DipPercent <= RecoveryBand*100:
+		s = fmt.Sprintf("%s: no dip; throughput rose to %.0f op/s (a catch-up) and was back within %.0f%% of %.0f op/s after %s",
+			what, imp.Max1sOpsPerS, RecoveryBand*100, imp.BaselineOpsPerS, time.Duration(imp.RecoveryNs).Round(100*time.Millisecond))
 	case imp.Recovered:
 		s += fmt.Sprintf("; back within %.0f%% of that level after %s", RecoveryBand*100, time.Duration(imp.RecoveryNs).Round(100*time.Millisecond))
 	default:
 		s += fmt.Sprintf("; not recovered by the end of the phase (last seconds: %.0f op/s)", imp.SettledOpsPerS)
+	}
+	if imp.Max1sOpsPerS > imp.BaselineOpsPerS*(1+RecoveryBand) && imp.DipPercent > RecoveryBand*100 {
+		s += fmt.Sprintf("; catch-up peak %.0f op/s", imp.Max1sOpsPerS)
 	}
 	if imp.Errors > 0 {
 		s += fmt.Sprintf("; %d errors (%.2f%%) in the window", imp.Errors, imp.ErrorRate*100)

@@ -187,6 +187,9 @@ func TestEventImpactBacklogIsNotRecovery(t *testing.T) {
 	if !im.Recovered || im.RecoveryNs != 4*sec {
 		t.Errorf("recovered %v after %s, want after 4s (the catch-up is above the band)", im.Recovered, time.Duration(im.RecoveryNs))
 	}
+	if im.Max1sOpsPerS != 1500 || !strings.Contains(im.Verdict, "catch-up peak 1500 op/s") {
+		t.Errorf("max 1 s %.0f, verdict %q; want the 1500 op/s catch-up", im.Max1sOpsPerS, im.Verdict)
+	}
 }
 
 func TestEventImpactNoEffect(t *testing.T) {

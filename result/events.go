@@ -38,6 +38,9 @@ type EventImpact struct {
 	// to the end of the window (at least the event's interval and the next).
 	Min1sOpsPerS float64 `json:"min_1s_ops_per_s"`
 	Min1sAtNs    int64   `json:"min_1s_at_ns"`
+	// Max1sOpsPerS is the highest full 1 s interval over the same span: above
+	// the baseline it is a catch-up (an open-loop backlog draining).
+	Max1sOpsPerS float64 `json:"max_1s_ops_per_s"`
 	// MinFineOpsPerS is the lowest fine bucket (100 ms by default) over the
 	// same span; fine buckets count completions, errors included.
 	MinFineOpsPerS float64 `json:"min_fine_ops_per_s"`
