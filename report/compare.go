@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -93,7 +94,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 		if i == opt.Baseline {
 			continue
 		}
-		if r.Config.Workload.Name != base.Config.Workload.Name || MixString(r) != MixString(base) {
+		if r.Config.Workload.Name != base.Config.Workload.Name || mixKey(r) != mixKey(base) {
 			diffs = append(diffs, fmt.Sprintf("%s ran %q (%s)", file(i), r.Config.Workload.Name, MixString(r)))
 		}
 	}
@@ -103,6 +104,16 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 			return nil, fmt.Errorf("%w: %s; compare runs of the same workload, or pass --force to compare anyway", ErrDifferentWorkloads, msg)
 		}
 		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+msg+".")
+	}
+	var sizes []string
+	for i, r := range rs {
+		if r.Dataset.LogicalBytes != base.Dataset.LogicalBytes || r.Dataset.Records != base.Dataset.Records {
+			sizes = append(sizes, fmt.Sprintf("%s: %s records, %s", file(i), Int(float64(r.Dataset.Records)), Bytes(float64(r.Dataset.LogicalBytes))))
+		}
+	}
+	if len(sizes) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("Dataset sizes differ (%s: %s records, %s; %s): a dataset that fits in RAM is served from the page cache.",
+			file(opt.Baseline), Int(float64(base.Dataset.Records)), Bytes(float64(base.Dataset.LogicalBytes)), strings.Join(sizes, "; ")))
 	}
 	modes := map[string]bool{}
 	seen := map[string]int{}
@@ -132,6 +143,14 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	}
 	c.rows()
 	return c, nil
+}
+
+// mixKey is the op mix in a canonical order, so that the same mix written
+// in another order is the same workload.
+func mixKey(r *result.Result) string {
+	parts := strings.Split(MixString(r), ", ")
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func fileOrEmpty(fs []string, i int) string {

@@ -100,3 +100,20 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 		t.Error("baseline out of range accepted")
 	}
 }
+
+// TestCompareSameMixOtherOrder: the mix order does not make another workload;
+// a different dataset size is compared with a warning.
+func TestCompareSameMixOtherOrder(t *testing.T) {
+	a, b := loadFixture(t, "i3-16xlarge"), loadFixture(t, "i3-metal")
+	m := b.Config.Workload.Mix
+	b.Config.Workload.Mix = append(m[1:len(m):len(m)], m[0])
+	b.Dataset.Records *= 100
+	b.Dataset.LogicalBytes *= 100
+	c, err := Compare([]*result.Result{a, b}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "Dataset sizes differ") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+}
