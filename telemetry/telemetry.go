@@ -148,6 +148,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 // platbench and of the server process (nil when absent), for live displays
 // and the Prometheus endpoint.
 func (s *Session) Latest() (h result.HostSample, ok bool, selfSample, server *result.ProcSample) {
+	if s == nil {
+		return h, false, nil, nil // a nil session (telemetry off) has nothing to show
+	}
 	h, ok = s.sampler.Latest()
 	selfSample, server = s.sampler.LatestProcs()
 	return h, ok, selfSample, server
