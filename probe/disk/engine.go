@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -307,6 +308,12 @@ type slot struct {
 }
 
 func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
+	// One OS thread per ring, as fio has: the kernel keeps io_uring state
+	// (task work, io-wq workers for requests it cannot issue inline) per
+	// submitting thread, and a goroutine wandering between threads would
+	// spread one job over several worker pools.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	rng := uint64(j.id+1)*0x9E3779B97F4A7C15 | 1
 	slots := make([]slot, depth)
 	free := make([]int, depth)
