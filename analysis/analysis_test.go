@@ -322,6 +322,11 @@ func TestPageCacheVerdict(t *testing.T) {
 	if a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "2.0x") || !strings.Contains(a.PageCache.Verdict, "most reads reach the storage") {
 		t.Errorf("does not fit: %+v", a.PageCache)
 	}
+	r.Target.Kind = "redis"
+	a, _ = Analyze(r, Options{})
+	if !strings.Contains(a.PageCache.Verdict, "in-memory store") || strings.Contains(a.PageCache.Verdict, "reads reach the storage") {
+		t.Errorf("in-memory target: %+v", a.PageCache)
+	}
 	r.Dataset = result.Dataset{}
 	if a, _ = Analyze(r, Options{}); a.PageCache != nil {
 		t.Errorf("no dataset: %+v", a.PageCache)

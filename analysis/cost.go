@@ -12,6 +12,9 @@ import (
 // readOps are the op types whose latency the page cache can hide.
 var readOps = map[string]bool{"READ": true, "GET": true, "SCAN": true, "READ-MODIFY-WRITE": true, "CONSUME": true}
 
+// inMemory are the targets that keep their dataset in memory by design.
+var inMemory = map[string]bool{"redis": true, "rediss": true, "hazelcast": true}
+
 // pageCache compares the dataset with the host's memory (METHOD.md, "Dataset
 // and memory"): when the data fits, reads were likely served from memory.
 func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
@@ -20,6 +23,11 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 		return nil
 	}
 	pc := &result.PageCache{LogicalBytes: d.LogicalBytes, DiskBytes: d.DiskBytes, HostRAMBytes: d.HostRAMBytes, PageCacheBytes: d.PageCacheBytes}
+	if inMemory[r.Target.Kind] {
+		pc.FitsInRAM = d.HostRAMBytes > 0 && max(d.LogicalBytes, d.DiskBytes) <= d.HostRAMBytes
+		pc.Verdict = fmt.Sprintf("The dataset (%s logical) lives in the servers' memory by design (%s is an in-memory store): the page cache does not apply.", Bytes(d.LogicalBytes), r.Target.Kind)
+		return pc
+	}
 	size, what := d.LogicalBytes, fmt.Sprintf("%s logical", Bytes(d.LogicalBytes))
 	if d.DiskBytes > 0 {
 		size = d.DiskBytes
