@@ -12,6 +12,7 @@
 #   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
 #   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
 #   PLATBENCH=path (use this binary instead of building bin/platbench)
+#   REPORT_ONLY=1  (only print the table of the runs already in OUT)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -32,20 +33,22 @@ mkdir -p "$OUT"
 
 command -v python3 >/dev/null || { echo "bench-kafka: python3 is needed to read the results" >&2; exit 1; }
 PB=${PLATBENCH:-}
+if [ -n "${REPORT_ONLY:-}" ]; then PB=true; fi
 if [ -z "$PB" ]; then
   CGO_ENABLED=0 go build -trimpath -o bin/platbench ./cmd/platbench
   PB=./bin/platbench
 fi
 CP=$(bash scripts/servers/kafka.sh classpath)
-# Restart the broker pinned to its own core.
-bash scripts/servers/kafka.sh stop
-KAFKA_CPUS=$BROKER_CPU bash scripts/servers/kafka.sh start
-trap 'bash scripts/servers/kafka.sh stop' EXIT
+if [ -z "${REPORT_ONLY:-}" ]; then
+  # Restart the broker pinned to its own core.
+  bash scripts/servers/kafka.sh stop
+  KAFKA_CPUS=$BROKER_CPU bash scripts/servers/kafka.sh start
+  trap 'bash scripts/servers/kafka.sh stop' EXIT
+  echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start" | tee "$OUT/host.txt"
+fi
 
 peer_acks=$ACKS
 [ "$ACKS" = all ] && peer_acks=all
-echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start" | tee "$OUT/host.txt"
-
 run_peer() { # $1 = rep
   local topic="pp-bench-$1-$RANDOM"
   java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --create \
@@ -66,10 +69,12 @@ run_pb() { # $1 = rep
     --out "$OUT/pb-$1.json" >"$OUT/pb-$1.out" 2>&1
 }
 
-for r in $(seq 1 "$REPS"); do
-  echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
-  echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
-done
+if [ -z "${REPORT_ONLY:-}" ]; then
+  for r in $(seq 1 "$REPS"); do
+    echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
+    echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
+  done
+fi
 
 python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" <<'PY'
 import json, re, statistics, sys
@@ -82,7 +87,17 @@ for r in range(1, reps + 1):
     last = [l for l in open(f"{out}/peer-{r}.out") if "99th" in l][-1]
     m = re.search(r"([\d.]+) records/sec \(([\d.]+) MB/sec\).* (\d+) ms 99th", last)
     c, w = cpu(f"{out}/peer-{r}.time")
-    rows["ProducerPerformance (Java client 4.3.1)"].append((float(m.group(1)), float(m.group(3)), c / n * 1e6, c))
+    # Steady rate: the median of its ~5 s progress windows in the second half of the messages
+    # (the first half includes the JVM's warm-up).
+    wins, sent = [], 0
+    for l in open(f"{out}/peer-{r}.out"):
+        w = re.match(r"(\d+) records sent, ([\d.]+) records/sec", l)
+        if w and "99th" not in l:
+            sent += int(w.group(1))
+            if sent > n / 2:
+                wins.append(float(w.group(2)))
+    steady = statistics.median(wins) if wins else float("nan")
+    rows["ProducerPerformance (Java client 4.3.1)"].append((float(m.group(1)), float(m.group(3)), c / n * 1e6, c, steady))
     res = json.load(open(f"{out}/pb-{r}.json"))
     ph = [p for p in res["phases"] if p["name"] == "run"][0]
     op = [o for o in ph["ops"] if o["op"] == "PRODUCE"][0]
@@ -92,13 +107,16 @@ for r in range(1, reps + 1):
     c, w = cpu(f"{out}/pb-{r}.time")
     if errs:
         print(f"warning: platbench rep {r} had {errs} errors", file=sys.stderr)
-    rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c))
+    ivs = [sum(o["count"] for o in iv["ops"]) / (iv["duration_ns"] / 1e9) for iv in ph["intervals"] if iv["duration_ns"] >= 5e8]
+    steady = statistics.median(ivs[len(ivs) // 2:]) if ivs else float("nan")
+    rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c, steady))
 print(f"{n} messages x {size} B, acks={acks}, compression={comp}, platbench concurrency {conc}; medians of {reps} alternating runs")
 print()
-print("| client | messages/s | MB/s | p99 latency | client CPU s per 1M messages | runs (msg/s) |")
-print("|---|---:|---:|---:|---:|---|")
+print("| client | messages/s (whole run) | MB/s | steady msg/s (2nd half) | p99 latency | client CPU s per 1M messages | runs (msg/s; CPU s) |")
+print("|---|---:|---:|---:|---:|---:|---|")
 for k, v in rows.items():
     rate = statistics.median(x[0] for x in v)
-    print(f"| {k} | {rate:,.0f} | {rate*int(size)/1e6:.1f} | {statistics.median(x[1] for x in v):,.0f} ms | "
-          f"{statistics.median(x[2] for x in v):.2f} | {', '.join(f'{x[0]:,.0f}' for x in v)} |")
+    print(f"| {k} | {rate:,.0f} | {rate*int(size)/1e6:.1f} | {statistics.median(x[4] for x in v):,.0f} | "
+          f"{statistics.median(x[1] for x in v):,.0f} ms | {statistics.median(x[2] for x in v):.2f} | "
+          f"{'; '.join(f'{x[0]:,.0f}, {x[3]:.1f} s' for x in v)} |")
 PY

@@ -516,7 +516,10 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 		out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
 		return out
 	}
-	if t.pull && !t.lagKnown {
+	t.mu.Lock()
+	needLag := t.pull && !t.lagKnown
+	t.mu.Unlock()
+	if needLag {
 		var cls []*kgo.Client
 		t.mu.Lock()
 		for _, w := range t.workers {
