@@ -39,6 +39,7 @@ func charts(r *result.Result, f *Figures) []*chart {
 	if r.Host != nil && len(r.Host.Samples) > 0 {
 		add(hostCPU(r))
 		add(hostMem(r))
+		add(hostIO(r))
 	}
 	return out
 }
@@ -352,4 +353,44 @@ func eventMarks(r *result.Result) []mark {
 		out = append(out, mark{x: float64(e.AtNs) / 1e9, label: lbl})
 	}
 	return out
+}
+
+// hostIO is the disk and network traffic of the host, summed over devices.
+func hostIO(r *result.Result) *chart {
+	h := r.Host
+	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
+	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
+		off = 0
+	}
+	c := &chart{id: "host-io", title: "Host disk and network traffic", x: xSeconds, y: yBytes,
+		xLabel: "time since the start of the run phase", yLabel: "bytes/s"}
+	names := []string{"disk read", "disk write", "network in", "network out"}
+	ss := make([]series, len(names))
+	for k := range ss {
+		ss[k] = series{name: names[k], color: k, dashed: k >= 2}
+	}
+	for i, smp := range h.Samples {
+		var v [4]float64
+		for _, d := range smp.Disks {
+			v[0] += float64(d.ReadBytes)
+			v[1] += float64(d.WriteBytes)
+		}
+		for _, n := range smp.Nets {
+			v[2] += float64(n.RxBytes)
+			v[3] += float64(n.TxBytes)
+		}
+		for k := range ss {
+			ss[k].xs = append(ss[k].xs, off+float64(i))
+			ss[k].ys = append(ss[k].ys, v[k]) // samples are 1 s apart: bytes are bytes/s
+		}
+	}
+	for _, sr := range ss {
+		for _, y := range sr.ys {
+			if y > 0 {
+				c.series = append(c.series, sr)
+				break
+			}
+		}
+	}
+	return c
 }

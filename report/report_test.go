@@ -139,7 +139,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"prefers-color-scheme:dark", "@media print", `id="throughput-1s"`, `id="throughput-fine"`,
-		`id="latency-read"`, `id="latency-update"`, `id="distribution"`, `id="errors"`, `id="host-cpu"`, `id="host-mem"`, `class="band"`, `class="mark"`, "Fault event"} {
+		`id="latency-read"`, `id="latency-update"`, `id="distribution"`, `id="errors"`, `id="host-cpu"`, `id="host-mem"`, `id="host-io"`, `class="band"`, `class="mark"`, "Fault event"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
 		}

@@ -215,6 +215,8 @@ func Result(o Options) *result.Result {
 			hs.Samples = append(hs.Samples, result.HostSample{
 				CPUUser: u, CPUSystem: 0.18, CPUIOWait: 0.03, CPUSteal: 0.01, CPUIdle: 1 - u - 0.22,
 				CPUMaxCore: u + 0.2, Load1: 6, MemUsedBytes: 20 << 30, PageCacheBytes: int64(30+s/10) << 30,
+				Disks: map[string]result.DiskIO{"nvme0n1": {Reads: 900, Writes: 400, ReadBytes: uint64(900 * 4096 * (1 + u)), WriteBytes: 400 * 131072}},
+				Nets:  map[string]result.NetIO{"eth0": {RxBytes: uint64(o.Rate * 1100), TxBytes: uint64(o.Rate * 200)}},
 			})
 		}
 		hs.Self = &result.SelfUsage{CPUSeconds: float64(o.Seconds) * 0.9, MaxCoreBusy: 0.6, NumGC: 12}
