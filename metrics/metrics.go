@@ -296,6 +296,8 @@ func writeHost(x *writer, h *result.HostSample) {
 	}
 	x.family("platbench_host_busiest_core_ratio", "gauge", "Busy share of the busiest core over the last sample.")
 	x.sample("platbench_host_busiest_core_ratio", h.CPUMaxCore)
+	x.family("platbench_host_busiest_core_irq_ratio", "gauge", "Highest irq+softirq share of any one core over the last sample.")
+	x.sample("platbench_host_busiest_core_irq_ratio", h.CPUMaxCoreIRQ)
 	x.family("platbench_host_load1", "gauge", "One-minute load average.")
 	x.sample("platbench_host_load1", h.Load1)
 	x.family("platbench_host_memory_used_bytes", "gauge", "Memory used by processes and the kernel, without page cache and buffers.")

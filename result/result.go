@@ -234,7 +234,10 @@ type HostSample struct {
 	CPUIdle    float64 `json:"cpu_idle"`
 	CPUMaxCore float64 `json:"cpu_max_core"` // busiest core's busy fraction
 	// CPUMaxCoreID is the busiest core (-1 when unknown).
-	CPUMaxCoreID      int               `json:"cpu_max_core_id"`
+	CPUMaxCoreID int `json:"cpu_max_core_id"`
+	// CPUMaxCoreIRQ is the highest irq+softirq share of any one core: a core
+	// saturated by interrupt handling (network or disk queues pinned to it).
+	CPUMaxCoreIRQ     float64           `json:"cpu_max_core_irq"`
 	Load1             float64           `json:"load1"`
 	MemUsedBytes      int64             `json:"mem_used_bytes"` // total - free - buffers - page cache
 	MemAvailableBytes int64             `json:"mem_available_bytes"`

@@ -57,9 +57,10 @@ func WriteHostText(w io.Writer, r *result.Result) {
 		pct(mean(func(s result.HostSample) float64 { return s.CPUSoftIRQ })),
 		pct(mean(func(s result.HostSample) float64 { return s.CPUSteal })),
 		pct(mean(func(s result.HostSample) float64 { return s.CPUIdle })))
-	fmt.Fprintf(w, "             busiest core %s mean, %s max; load1 %.2f max\n",
+	fmt.Fprintf(w, "             busiest core %s mean, %s max; interrupts on one core %s max; load1 %.2f max\n",
 		pct(mean(func(s result.HostSample) float64 { return s.CPUMaxCore })),
 		pct(maxf(func(s result.HostSample) float64 { return s.CPUMaxCore })),
+		pct(maxf(func(s result.HostSample) float64 { return s.CPUMaxCoreIRQ })),
 		maxf(func(s result.HostSample) float64 { return s.Load1 }))
 	last := ss[len(ss)-1]
 	ram := r.Platform.RAMBytes

@@ -38,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 func fixture() *result.Result {
 	s := func(user, sys, iow, idle, maxCore float64, wb uint64) result.HostSample {
 		return result.HostSample{DurationNs: 1e9, CPUUser: user, CPUSystem: sys, CPUIOWait: iow, CPUIdle: idle,
-			CPUMaxCore: maxCore, CPUMaxCoreID: 1, Load1: 3.5, MemUsedBytes: 3 << 30, MemAvailableBytes: 20 << 30,
+			CPUMaxCore: maxCore, CPUMaxCoreID: 1, CPUMaxCoreIRQ: iow * 4, Load1: 3.5, MemUsedBytes: 3 << 30, MemAvailableBytes: 20 << 30,
 			PageCacheBytes: 12 << 30, DirtyBytes: 64 << 20, CtxSwitches: 12000, Interrupts: 3400,
 			Disks: map[string]result.DiskIO{
 				"nvme0n1": {Writes: 2000, WriteBytes: wb, WriteLatencyNs: 250_000, Reads: 100, ReadBytes: 409600, ReadLatencyNs: 90_000, BusyFraction: 0.4},

@@ -263,9 +263,12 @@ func cpuSplit(hs *result.HostSample, a, b procfs.Stat) {
 		if !ok {
 			continue
 		}
-		_, _, iow, _, _, _, idle, total := d(x, y)
+		_, _, iow, irq, soft, _, idle, total := d(x, y)
 		if total <= 0 {
 			continue
+		}
+		if f := (irq + soft) / total; f > hs.CPUMaxCoreIRQ {
+			hs.CPUMaxCoreIRQ = f
 		}
 		// A core waiting on I/O is idle for this purpose: busy means running something.
 		if busy := 1 - (idle+iow)/total; busy > hs.CPUMaxCore || hs.CPUMaxCoreID < 0 {

@@ -209,6 +209,19 @@ func TestCPUSplitFromFixture(t *testing.T) {
 	if hs.CPUMaxCore != 1 || hs.CPUMaxCoreID != 0 {
 		t.Errorf("busiest core %d at %.2f, want core 0 at 1.00", hs.CPUMaxCoreID, hs.CPUMaxCore)
 	}
+	if hs.CPUMaxCoreIRQ != 0 {
+		t.Errorf("interrupt share %.2f with no interrupt time", hs.CPUMaxCoreIRQ)
+	}
+	// A core spending 60% in softirq and 30% in irq is an interrupt core at 90%.
+	c := mkStat(map[int64][2]float64{0: {0, 0}})
+	d := mkStat(map[int64][2]float64{0: {0, 0.1}})
+	cc := d.CPU[0]
+	cc.SoftIRQ, cc.IRQ = 0.6, 0.3
+	d.CPU[0] = cc
+	cpuSplit(&hs, c, d)
+	if hs.CPUMaxCoreIRQ < 0.899 || hs.CPUMaxCoreIRQ > 0.901 {
+		t.Errorf("interrupt share %.3f, want 0.9", hs.CPUMaxCoreIRQ)
+	}
 }
 
 func mkStat(cores map[int64][2]float64) procfs.Stat {
