@@ -175,3 +175,48 @@ func TestSessionPerfServerScope(t *testing.T) {
 	}
 	t.Logf("server task-clock %.3f s; server samples %.3f CPU s", float64(clk)/1e9, cpu)
 }
+
+// A cancelled context (Ctrl-C) stops sampling; Stop still returns what was
+// sampled and releases everything, and a second Stop is harmless.
+func TestSessionStopAfterCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tel, err := Start(ctx, Config{Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cancel()
+	time.Sleep(300 * time.Millisecond)
+	done := make(chan struct{})
+	var res result.Result
+	go func() {
+		tel.Stop(&res)
+		tel.Stop(&res)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop hung after the context was cancelled")
+	}
+	if res.Host == nil || len(res.Host.Samples) < 2 {
+		t.Fatalf("host series %+v", res.Host)
+	}
+	for i := 1; i < len(res.Host.Samples); i++ {
+		a, b := res.Host.Samples[i-1], res.Host.Samples[i]
+		if b.OffsetNs != a.OffsetNs+a.DurationNs {
+			t.Errorf("sample %d starts at %d, previous ends at %d", i, b.OffsetNs, a.OffsetNs+a.DurationNs)
+		}
+	}
+	if len(res.Notes) != len(uniq(res.Notes)) {
+		t.Errorf("a second Stop duplicated notes: %q", res.Notes)
+	}
+}
+
+func uniq(s []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}
