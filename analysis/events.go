@@ -264,7 +264,11 @@ func fineDip(p *result.Phase, from, to int64, imp *result.EventImpact) {
 }
 
 func eventVerdict(imp *result.EventImpact) string {
-	what := fmt.Sprintf("%s %s at %s", imp.Kind, imp.Arg, time.Duration(imp.AtNs).Round(time.Millisecond))
+	arg := imp.Arg
+	if r := []rune(arg); len(r) > 60 {
+		arg = string(r[:57]) + "..."
+	}
+	what := fmt.Sprintf("%s %s at %s", imp.Kind, arg, time.Duration(imp.AtNs).Round(time.Millisecond))
 	if imp.BaselineOpsPerS <= 0 {
 		return what + ": no steady interval before it, so no level to measure a dip or a recovery against"
 	}

@@ -233,6 +233,11 @@ func TestEventCostRealHazelcastMemberKill(t *testing.T) {
 	if im.Ops+im.Errors == 0 || im.WindowEndNs <= im.AtNs || im.P99Ns <= 0 {
 		t.Errorf("kill: empty window %+v", im)
 	}
+	// Losing the owner of a third of the partitions is visible: ops to its
+	// partitions wait for the cluster to notice and promote the backups.
+	if im.DipPercent < 30 && im.Errors == 0 && im.P99Ns < 3*im.BaselineP99Ns {
+		t.Errorf("kill: no visible cost (dip %.0f%%, %d errors, p99 %s vs %s)", im.DipPercent, im.Errors, time.Duration(im.P99Ns), time.Duration(im.BaselineP99Ns))
+	}
 	if im.Recovered && im.RecoveryNs > int64(50*time.Second) {
 		t.Errorf("recovery %s is past the end of the run", time.Duration(im.RecoveryNs))
 	}

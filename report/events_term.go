@@ -23,7 +23,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 		byIndex[imps[i].Index] = &imps[i]
 	}
 	for i, ev := range r.Events {
-		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, ev.Arg)
+		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
 			fmt.Fprintf(ew, "  FAILED: %s", evOneLine(ev.Error))
 		} else if ev.Output != "" {
