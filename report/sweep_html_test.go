@@ -1,0 +1,125 @@
+package report
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/result"
+)
+
+func sweepResult(label string, best int) *result.Result {
+	ms := int64(time.Millisecond)
+	return &result.Result{
+		Schema: result.SchemaVersion, Label: label,
+		Phases: []result.Phase{{Name: "load"}, {Name: "rate-1000"}, {Name: "rate-2000"}, {Name: "rate-4000"}},
+		Sweep: &result.Sweep{
+			Mode: "rates", StepNs: int64(30 * time.Second), ObjectiveP99Ns: 10 * ms,
+			MinAchievedRatio: 0.95, MaxDelayedRatio: 0.05, MaxErrorRatio: 0.001, Best: best, MaxOpsPerS: 1998,
+			Verdict: "highest rate that met p99 <= 10ms: 1998 op/s sustained (step rate-2000, p99 4ms)",
+			Steps: []result.SweepStep{
+				// Out of throughput order on purpose: the curve sorts by sustained rate.
+				{Phase: "rate-4000", TargetOpsPerS: 4000, SustainedOpsPerS: 3100, P50Ns: 30 * ms, P99Ns: 900 * ms, P999Ns: 1200 * ms, ServiceP99Ns: 2 * ms, Delayed: 9000, Reason: "sustained 3100 op/s is below 95% of the rate"},
+				{Phase: "rate-1000", TargetOpsPerS: 1000, SustainedOpsPerS: 999, P50Ns: ms / 2, P99Ns: 2 * ms, P999Ns: 3 * ms, ServiceP99Ns: ms, MeetsObjective: true},
+				{Phase: "rate-2000", TargetOpsPerS: 2000, SustainedOpsPerS: 1998, P50Ns: ms, P99Ns: 4 * ms, P999Ns: 8 * ms, ServiceP99Ns: 2 * ms, MeetsObjective: true},
+			},
+		},
+	}
+}
+
+func TestSweepSectionHTML(t *testing.T) {
+	h := SweepSectionHTML(sweepResult("pebble on c6g", 2))
+	// Three series (p50, p99, p99.9) of three points each, an objective line and the best ring.
+	if !strings.Contains(h, `data-series="3"`) {
+		t.Errorf("want 3 series:\n%s", h)
+	}
+	if n := strings.Count(h, `data-points="3"`); n != 3 {
+		t.Errorf("%d series with 3 points, want 3", n)
+	}
+	if !strings.Contains(h, `class="tick objective"`) || !strings.Contains(h, `class="best"`) {
+		t.Error("no objective line or best-step ring")
+	}
+	// Points go left to right: the p99 path's x coordinates increase.
+	m := regexp.MustCompile(`<path class="series c1" data-points="3" d="M([\d.]+) [\d.]+L([\d.]+) [\d.]+L([\d.]+) `).FindStringSubmatch(h)
+	if m == nil || !(len(m[1]) > 0 && atof(m[1]) < atof(m[2]) && atof(m[2]) < atof(m[3])) {
+		t.Errorf("p99 path not in throughput order: %v", m)
+	}
+	for _, w := range []string{"rate-4000", "below 95% of the rate", "yes *", "objective p99 10.0 ms"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("section lacks %q", w)
+		}
+	}
+	if SweepSectionHTML(&result.Result{}) != "" {
+		t.Error("a result without a sweep has a sweep section")
+	}
+}
+
+func atof(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}
+
+func TestSweepCompareHTMLOverlays(t *testing.T) {
+	a, b := sweepResult("x86", 2), sweepResult("arm", -1)
+	h := SweepCompareHTML([]*result.Result{a, {Schema: result.SchemaVersion}, b})
+	if !strings.Contains(h, `data-series="2"`) || !strings.Contains(h, "x86 p99") || !strings.Contains(h, "arm p99") {
+		t.Errorf("want one p99 curve per platform:\n%s", h)
+	}
+	if !strings.Contains(h, "none") {
+		t.Error("a platform with no step meeting the objective is not shown as none")
+	}
+	if SweepCompareHTML([]*result.Result{{}}) != "" {
+		t.Error("no sweep, yet a section")
+	}
+}
+
+func TestWriteSweepTextAndMarkdown(t *testing.T) {
+	r := sweepResult("x", 2)
+	var b strings.Builder
+	if err := WriteSweepText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"Rate sweep (rates, 30s steps)", "rate-2000", "2,000 op/s", "1,998 op/s", "4.00 ms", "yes *", "=> highest rate"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("text lacks %q:\n%s", w, out)
+		}
+	}
+	b.Reset()
+	if err := WriteSweepMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| rate-1000 |") || !strings.Contains(b.String(), "## Rate sweep") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+}
+
+func TestWriteEventsText(t *testing.T) {
+	r := &result.Result{Events: []result.Event{
+		{AtNs: int64(10 * time.Second), Kind: "kill", Arg: "4242", Output: "sent killed to pid 4242"},
+		{AtNs: int64(20 * time.Second), Kind: "exec", Arg: "false", Error: "exit status 1"},
+	}}
+	imps := []result.EventImpact{{
+		Index: 0, Kind: "kill", Arg: "4242", AtNs: int64(10 * time.Second), BaselineIntervals: 5,
+		BaselineOpsPerS: 1000, BaselineP99Ns: int64(time.Millisecond), Min1sOpsPerS: 0, DipPercent: 100,
+		FineWidthNs: int64(100 * time.Millisecond), P99Ns: int64(2 * time.Second), Errors: 12, ErrorRate: 0.01,
+		ErrorsByClass: map[string]uint64{"unavailable": 10, "timeout": 2}, LongestStallNs: int64(900 * time.Millisecond),
+		Recovered: true, RecoveryNs: int64(3 * time.Second), Verdict: "the verdict",
+	}}
+	var b strings.Builder
+	if err := WriteEventsText(&b, r, imps); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"[1] 10 s  kill 4242", "-100%", "x2000", "900 ms", "3 s", "timeout 2, unavailable 10", "the verdict", "[2] 20 s  exec false  FAILED: exit status 1"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("events text lacks %q:\n%s", w, out)
+		}
+	}
+	b.Reset()
+	if err := WriteEventsText(&b, &result.Result{}, nil); err != nil || b.Len() != 0 {
+		t.Errorf("no events wrote %q", b.String())
+	}
+}
