@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/result"
+)
+
+func TestSweepCommandNull(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.json")
+	code, stdout, stderr := run(t, "sweep", "--target", "null", "--records", "500", "--rates", "100,200", "--step", "2s", "--concurrency", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"sweep rates 100,200 step 2s", "Rate sweep (rates, 2s steps)", "rate-100", "rate-200", "=> ", "result   : " + out} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	// Progress: one line per finished step on stderr.
+	if strings.Count(stderr, "step rate-") != 2 {
+		t.Errorf("stderr: %s", stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sweep == nil || len(r.Sweep.Steps) != 2 || len(r.Phases) != 3 {
+		t.Fatalf("sweep %+v, %d phases", r.Sweep, len(r.Phases))
+	}
+}
+
+func TestSweepCommandBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target", "null"}, "no steps"},
+		{[]string{"--find-max"}, "--p99"},
+		{[]string{"--rates", "10k,abc"}, `"abc" is not a positive rate`},
+		{[]string{"--rates", "10k,0"}, `"0" is not a positive rate`},
+		{[]string{"--rates", "10k", "--rate", "5k"}, "--rate does not apply to a sweep"},
+		{[]string{"--rates", "10k", "--duration", "10s"}, "fix: --step"},
+		{[]string{"--rates", "10k", "--event", "1s:kill:4242"}, "--event does not apply"},
+		{[]string{"--rates", "10k", "--step", "1s"}, "too short"},
+		{[]string{"--rates", "10k", "--step", "fast"}, `bad --step "fast"`},
+		{[]string{"--find-max", "--p99", "10"}, `bad --p99 "10"`},
+		{[]string{"--find-max", "--p99", "10ms", "--start", "10k", "--max", "1k"}, "0 < start <= max"},
+		{[]string{"--rates", "1k", "--find-max", "--p99", "1ms"}, "exclude each other"},
+		{[]string{"--rates", "1k", "--bisect", "-1"}, "--bisect -1 is negative"},
+		{[]string{"--rates", "1k", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, append([]string{"sweep"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("sweep %v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
