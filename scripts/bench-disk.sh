@@ -31,7 +31,8 @@ OUT=test-artifacts/bench-disk
 FIO=${PLATBENCH_FIO:-$(command -v fio || true)}
 [ -n "$FIO" ] || { echo "bench-disk: fio not found (fix: scripts/servers/fio.sh install)" >&2; exit 1; }
 mkdir -p "$DIR" "$OUT"
-rm -f "$OUT"/*.json "$OUT/summary.md"
+for mode in $MODES; do rm -f "$OUT/$mode"-*.json; done
+rm -f "$OUT/summary.md"
 PB=${PLATBENCH_BIN:-bin/platbench}
 [ -n "${PLATBENCH_BIN:-}" ] || go build -o "$PB" ./cmd/platbench
 CG= TMPFS=
