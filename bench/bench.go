@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/platbench/platbench/recorder"
@@ -19,6 +17,7 @@ import (
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/telemetry/platform"
 	"github.com/platbench/platbench/workload"
 )
@@ -49,6 +48,12 @@ type Config struct {
 	Extra map[string]string
 	// Warmup is recorded in the config ("auto", a duration or "0").
 	Warmup string
+	// Telemetry selects what is recorded about the host, the server process
+	// and platbench itself during the run (package telemetry).
+	Telemetry telemetry.Config
+	// OnTelemetry, if set, is called with the running telemetry session
+	// (the Prometheus endpoint reads its latest samples).
+	OnTelemetry func(*telemetry.Session)
 }
 
 // Version is written into results; the CLI sets it.
@@ -89,6 +94,7 @@ type Session struct {
 	t    target.Target
 	ks   *workload.Keyspace
 	r    *result.Result
+	tel  *telemetry.Session
 }
 
 // Open validates cfg, opens and sets up the target, and fingerprints the platform.
@@ -156,7 +162,17 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		r.Target = d.Describe(ctx)
 		r.Target.URL = redact(r.Target.URL)
 	}
-	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r}, nil
+	tc := cfg.Telemetry
+	tc.InProcess = r.Target.Kind == "embedded"
+	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if cfg.OnTelemetry != nil {
+		cfg.OnTelemetry(tel)
+	}
+	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel}, nil
 }
 
 // Load runs the load phase.
@@ -174,11 +190,11 @@ func (s *Session) Load(ctx context.Context) error {
 
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
 func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
+	rc.Phase = name
 	p, evs, err := runner.Run(ctx, s.t, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err
 	}
-	p.Name = name
 	s.r.Phases = append(s.r.Phases, *p)
 	s.r.Events = append(s.r.Events, evs...)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
@@ -187,8 +203,12 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 // Result is the result being built (for adding notes or config).
 func (s *Session) Result() *result.Result { return s.r }
 
-// Close closes the target (dropping what Setup made unless kept).
-func (s *Session) Close() error { return s.t.Close() }
+// Close stops the telemetry (if Finish did not) and closes the target
+// (dropping what Setup made unless kept).
+func (s *Session) Close() error {
+	s.tel.Stop(nil)
+	return s.t.Close()
+}
 
 // Finish fills the dataset and target figures and returns the result.
 func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
@@ -214,7 +234,8 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 			r.Dataset.DiskBytes = b
 		}
 	}
-	r.Dataset.PageCacheBytes = pageCacheBytes()
+	// Telemetry fills the host series, counters, self-check notes and the page cache figure.
+	s.tel.Stop(r)
 	if sm, ok := t.(target.Summarizer); ok {
 		for k, v := range sm.Summary(ctx) {
 			if r.Target.Details == nil {
@@ -295,19 +316,4 @@ func redactOpts(o map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// pageCacheBytes reads the page cache size (Cached) from /proc/meminfo.
-func pageCacheBytes() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	var kb int64
-	for _, line := range strings.Split(string(data), "\n") {
-		if n, _ := fmt.Sscanf(line, "Cached: %d kB", &kb); n == 1 {
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -16,6 +16,8 @@ import (
 
 // Config sets up a Recorder. Zero values take the defaults.
 type Config struct {
+	// Phase names the phase being recorded (shown in Live snapshots).
+	Phase string
 	// Shards is the number of independently locked histogram sets. Workers
 	// share shards (worker i uses shard i%Shards), so memory depends on cores,
 	// not on concurrency. Default 2 x GOMAXPROCS.
@@ -316,7 +318,7 @@ func (r *Recorder) intervalTick(at int64) {
 		// set is now drained; reset it outside the worker's way.
 		set.reset()
 	}
-	live := Live{AtNs: at, IntervalNs: iv.DurationNs}
+	live := Live{Phase: r.cfg.Phase, AtNs: at, IntervalNs: iv.DurationNs}
 	for op := range ok {
 		var errMap map[string]uint64
 		var nerr uint64
@@ -344,7 +346,16 @@ func (r *Recorder) intervalTick(at int64) {
 			io.Hist = result.EncodeHist(h)
 		}
 		iv.Ops = append(iv.Ops, io)
-		live.Ops = append(live.Ops, LiveOp{Op: workload.Op(op), Count: ok[op], Errors: nerr, P99Ns: io.Latency.P99Ns})
+		lo := LiveOp{Op: workload.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
+		for c, n := range acc.errs {
+			if n > 0 {
+				if lo.TotalErrors == nil {
+					lo.TotalErrors = map[string]uint64{}
+				}
+				lo.TotalErrors[target.Class(c).String()] = n
+			}
+		}
+		live.Ops = append(live.Ops, lo)
 		live.Count += ok[op]
 		live.Errors += nerr
 		if io.Latency.P99Ns > live.P99Ns {
@@ -352,13 +363,12 @@ func (r *Recorder) intervalTick(at int64) {
 		}
 	}
 	r.intervals = append(r.intervals, iv)
-	for op, a := range r.total {
+	for _, a := range r.total {
 		if a != nil {
 			live.TotalCount += a.ok
 			for _, n := range a.errs {
 				live.TotalErrors += n
 			}
-			_ = op
 		}
 	}
 	r.live = live
@@ -374,7 +384,8 @@ func (r *Recorder) acc(op int) *opAcc {
 // Live is a snapshot of the last closed interval, for progress lines and
 // the Prometheus endpoint.
 type Live struct {
-	AtNs        int64 // end of the interval since Start
+	Phase       string // set by the runner
+	AtNs        int64  // end of the interval since Start
 	IntervalNs  int64
 	Count       uint64 // successful ops in the interval
 	Errors      uint64
@@ -384,12 +395,15 @@ type Live struct {
 	Ops         []LiveOp
 }
 
-// LiveOp is one op type of a Live snapshot.
+// LiveOp is one op type of a Live snapshot: the last interval's figures,
+// and totals since the phase began (for Prometheus counters).
 type LiveOp struct {
-	Op     workload.Op
-	Count  uint64
-	Errors uint64
-	P99Ns  int64
+	Op                          workload.Op
+	Count                       uint64            // successful ops in the interval
+	Errors                      uint64            // failed ops in the interval
+	P50Ns, P99Ns, P999Ns, MaxNs int64             // latency of the interval
+	TotalCount                  uint64            // successful ops since the phase began
+	TotalErrors                 map[string]uint64 // failed ops since the phase began, by class
 }
 
 // OpsPerSec is the throughput of the interval.

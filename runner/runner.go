@@ -43,6 +43,8 @@ type Config struct {
 	BucketWidth time.Duration
 	// Progress, if set, is called about once a second with the latest interval.
 	Progress func(phase string, live recorder.Live, elapsed time.Duration)
+	// Phase names the run phase. Default "run".
+	Phase string
 	// Events run at offsets into the run phase (fault injection).
 	Events []Event
 	// OnRecorder, if set, is called with each phase's recorder once it has
@@ -72,6 +74,9 @@ func (c *Config) ensureDefaults() {
 	if c.BucketWidth <= 0 {
 		c.BucketWidth = 100 * time.Millisecond
 	}
+	if c.Phase == "" {
+		c.Phase = "run"
+	}
 }
 
 // Validate reports every problem of c at once.
@@ -96,7 +101,7 @@ func (c *Config) Validate() error {
 // workers in parallel, recording each insert, and returns the "load" phase.
 func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
-	rec := recorder.New(recorder.Config{BucketWidth: cfg.BucketWidth})
+	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth})
 	workers, err := newWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, err
@@ -146,7 +151,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 		return nil, nil, err
 	}
 	open := cfg.Rate > 0
-	rec := recorder.New(recorder.Config{BucketWidth: cfg.BucketWidth, ServiceTime: open})
+	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open})
 	workers, err := newWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, nil, err
@@ -186,7 +191,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	evCtx, evCancel := context.WithCancel(runCtx)
 	defer evCancel()
 	events := startEvents(evCtx, cfg.Events, rec)
-	stopProgress := progress(ctx, "run", rec, cfg.Progress)
+	stopProgress := progress(ctx, cfg.Phase, rec, cfg.Progress)
 
 	delayed := make([]uint64, len(workers))
 	var wg sync.WaitGroup
@@ -209,7 +214,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	evs := events.wait()
 	stopProgress()
 	p := rec.Stop()
-	p.Name, p.Concurrency = "run", cfg.Concurrency
+	p.Name, p.Concurrency = cfg.Phase, cfg.Concurrency
 	p.Mode = "closed"
 	if open {
 		p.Mode, p.RateOpsPerS = "open", cfg.Rate

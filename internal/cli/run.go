@@ -18,6 +18,7 @@ import (
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -52,6 +53,7 @@ type benchFlags struct {
 	startAt     string
 	quiet       bool
 	events      listFlag
+	tel         telemetry.Flags
 	analysis    *analysis.Options
 }
 
@@ -78,6 +80,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
+	b.tel.Register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
 	return b
 }
@@ -160,6 +163,7 @@ func (b *benchFlags) config() (bench.Config, error) {
 		rc.Events = append(rc.Events, ev)
 	}
 	cfg.Runner = rc
+	cfg.Telemetry = b.tel.Config
 	if b.shard != "" {
 		i, n, err := parseShard(b.shard)
 		if err != nil {
@@ -242,6 +246,15 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if !b.quiet {
 		cfg.Runner.Progress = newProgress(env, cfg)
 	}
+	if b.tel.MetricsAddr != "" {
+		addr, err := serveMetrics(ctx, b.tel.MetricsAddr, &cfg)
+		if err != nil {
+			return err
+		}
+		if !b.quiet {
+			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
+		}
+	}
 	r, err := bench.Run(ctx, cfg)
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
@@ -279,6 +292,10 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 func printTerm(w io.Writer, r *result.Result) error {
 	if err := report.WriteTerm(w, r); err != nil {
 		return err
+	}
+	if r.Host != nil {
+		fmt.Fprintln(w)
+		telemetry.WriteHostText(w, r)
 	}
 	if r.Analysis != nil {
 		fmt.Fprintln(w)
