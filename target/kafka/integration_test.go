@@ -496,3 +496,34 @@ func BenchmarkProduce(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkProduceParallel: 64 workers producing at once through one client,
+// as a closed-loop run does; franz-go's per-request allocations are shared by
+// the records of each batch, so allocs/op is per message.
+func BenchmarkProduceParallel(b *testing.B) {
+	raw := brokerURL(b, "PLATBENCH_KAFKA_URL")
+	tg := open(b, raw, map[string]string{"partitions": "16"})
+	ctx := context.Background()
+	if err := tg.Setup(ctx, produceSpec()); err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	var id atomic.Int64
+	b.SetParallelism(32) // x GOMAXPROCS goroutines
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		w, err := tg.NewWorker(int(id.Add(1)))
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		req := workload.Request{Op: workload.OpProduce}
+		for pb.Next() {
+			if err := w.Do(ctx, &req); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
