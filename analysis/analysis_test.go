@@ -78,7 +78,7 @@ func TestSteadyStateFindsKnownWarmup(t *testing.T) {
 	if !(a.Steady.SustainedOpsPerS > a.Raw.SustainedOpsPerS) || !(a.Steady.Stability.CVPercent < a.Raw.Stability.CVPercent) {
 		t.Errorf("steady %v/%v%% vs raw %v/%v%%", a.Steady.SustainedOpsPerS, a.Steady.Stability.CVPercent, a.Raw.SustainedOpsPerS, a.Raw.Stability.CVPercent)
 	}
-	if !strings.Contains(a.SteadyState.Reason, "MSER-5 detected a warm-up of 20s") {
+	if !strings.Contains(a.SteadyState.Reason, "MSER-5 detected a warm-up of 20s: its throughput averaged") {
 		t.Errorf("reason = %q", a.SteadyState.Reason)
 	}
 }
@@ -536,5 +536,39 @@ func TestIsLocal(t *testing.T) {
 		if got := isLocal(r); got != tc.want {
 			t.Errorf("%s %s: local %v, want %v", tc.kind, tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestOpenLoopWarmupInLatency: at a fixed rate the throughput is flat, and a
+// cold start shows only in latency (the ScyllaDB report's fixed 250k reads/s).
+func TestOpenLoopWarmupInLatency(t *testing.T) {
+	p := phaseOf(map[string][]float64{"READ": noisy(21, 120, 1000, 0)}, "READ")
+	p.Mode = "open"
+	lat := noisy(22, 120, 1e6, 0.05) // 1 ms +-5%
+	for i := range p.Intervals {
+		if i < 30 {
+			lat[i] = 20e6 - float64(i)*0.5e6 // 20 ms falling to 5.5 ms
+		}
+		p.Intervals[i].Ops[0].Latency.MeanNs = lat[i]
+	}
+	st, err := SteadyStateOf(&p, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WarmupNs != 30*sec || !strings.Contains(st.Reason, "its mean latency averaged") || !strings.Contains(st.Reason, "open loop") {
+		t.Errorf("open loop: warm-up %s, %s", time.Duration(st.WarmupNs), st.Reason)
+	}
+	// The same series in a closed loop: throughput is the signal there.
+	p.Mode = "closed"
+	if st, _ := SteadyStateOf(&p, "auto"); st.WarmupNs != 0 {
+		t.Errorf("closed loop: warm-up %s (%s)", time.Duration(st.WarmupNs), st.Reason)
+	}
+	// A flat open-loop run has no warm-up on either series.
+	for i := range p.Intervals {
+		p.Intervals[i].Ops[0].Latency.MeanNs = 1e6
+	}
+	p.Mode = "open"
+	if st, _ := SteadyStateOf(&p, "auto"); st.WarmupNs != 0 {
+		t.Errorf("flat open loop: %s, %s", time.Duration(st.WarmupNs), st.Reason)
 	}
 }

@@ -80,17 +80,80 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 			idx = append(idx, i)
 		}
 	}
+	c := autoCut(p, ys, idx, throughputSeries)
+	if p.Mode == "open" {
+		// At a fixed rate the throughput is the schedule's, so a warm-up
+		// (cold caches, JIT, connection set-up) shows in latency instead:
+		// examine the 1 s mean latency series too and keep the later cut.
+		lys, lidx := latencySeries(p, rs)
+		if lc := autoCut(p, lys, lidx, latencyMeanSeries); lc.first > c.first {
+			lc.reason += " (open loop: at a fixed rate a warm-up shows in latency, not in throughput)"
+			c = lc
+		}
+	}
+	st.Method, st.Reason, st.First = c.method, c.reason, c.first
+	if c.first > 0 {
+		st.WarmupIntervals = c.first
+		st.WarmupNs = p.Intervals[c.first].StartNs
+	}
+	return st, nil
+}
+
+// series says what a series is, for the reason sentence.
+type series struct {
+	name  string // "throughput"
+	value func(float64) string
+}
+
+var (
+	throughputSeries  = series{"throughput", func(v float64) string { return fmt.Sprintf("%.0f ops/s", v) }}
+	latencyMeanSeries = series{"mean latency", func(v float64) string { return time.Duration(v).Round(time.Microsecond).String() }}
+)
+
+// latencySeries is the 1 s mean latency over every op, for the full
+// intervals that completed any op.
+func latencySeries(p *result.Phase, rs []intervalRate) ([]float64, []int) {
+	var ys []float64
+	var idx []int
+	for i, ir := range rs {
+		if !ir.full {
+			continue
+		}
+		var sum, n float64
+		for _, o := range p.Intervals[i].Ops {
+			if o.Count > 0 && o.Latency.MeanNs > 0 {
+				sum += o.Latency.MeanNs * float64(o.Count)
+				n += float64(o.Count)
+			}
+		}
+		if n > 0 {
+			ys = append(ys, sum/n)
+			idx = append(idx, i)
+		}
+	}
+	return ys, idx
+}
+
+// cut is an automatic warm-up decision on one series.
+type cut struct {
+	method, reason string
+	first          int // index in Phase.Intervals of the first steady interval
+}
+
+// autoCut runs MSER-5 (or MSER on short series) on ys, whose elements are the
+// intervals idx, with the guards described below.
+func autoCut(p *result.Phase, ys []float64, idx []int, sr series) cut {
 	batch := mserBatch
-	st.Method = "mser-5"
+	c := cut{method: "mser-5"}
 	switch {
 	case len(ys) >= mserBatch*mserMinBatches:
 	case len(ys) >= mserMinSingle:
 		batch = 1
-		st.Method = "mser"
+		c.method = "mser"
 	default:
-		st.Method = "none"
-		st.Reason = fmt.Sprintf("the phase has %d full 1 s intervals, too few to detect a warm-up (MSER needs %d); nothing trimmed (fix: a longer run, or --warmup DURATION)", len(ys), mserMinSingle)
-		return st, nil
+		c.method = "none"
+		c.reason = fmt.Sprintf("the phase has %d full 1 s intervals, too few to detect a warm-up (MSER needs %d); nothing trimmed (fix: a longer run, or --warmup DURATION)", len(ys), mserMinSingle)
+		return c
 	}
 	d, boundary := MSER(ys, batch)
 	name := "MSER-5"
@@ -98,11 +161,11 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 		name = "MSER (batches of 1 s: the run is shorter than 50 s)"
 	}
 	if d == 0 {
-		st.Reason = name + " found no warm-up: the series is as steady from its first second as after any truncation"
+		c.reason = name + " found no warm-up: the series is as steady from its first second as after any truncation"
 		if boundary {
-			st.Reason = name + " found no steady state in the first half of the run (the throughput keeps drifting); nothing trimmed: treat sustained figures with care or run longer"
+			c.reason = fmt.Sprintf("%s found no steady state in the first half of the run (the %s keeps drifting); nothing trimmed: treat sustained figures with care or run longer", name, sr.name)
 		}
-		return st, nil
+		return c
 	}
 	// MSER minimises a statistic that, on a stationary but noisy series, is
 	// sometimes smallest after dropping a batch that merely happened to be
@@ -118,13 +181,13 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 	diff := math.Abs(warmMean - restMean)
 	se := restSD / math.Sqrt(float64(db))
 	if diff <= warmupMinEffect*math.Abs(restMean) {
-		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (less than the %.0f%% worth trimming): no warm-up", name, d, pct(diff, restMean), warmupMinEffect*100)
-		return st, nil
+		c.reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by only %.1f%% (less than the %.0f%% worth trimming): no warm-up", name, d, pct(diff, restMean), warmupMinEffect*100)
+		return c
 	}
 	if diff <= 4*se {
-		st.Reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by %.0f%%, within the run's noise (4 standard errors of the batch means: %.0f%%): no warm-up; the throughput is too irregular to tell",
-			name, d, pct(diff, restMean), pct(4*se, restMean))
-		return st, nil
+		c.reason = fmt.Sprintf("%s would trim %d s, but their mean differs from the rest by %.0f%%, within the run's noise (4 standard errors of the batch means: %.0f%%): no warm-up; the %s is too irregular to tell",
+			name, d, pct(diff, restMean), pct(4*se, restMean), sr.name)
+		return c
 	}
 	// MSER also over-truncates now and then: past the real warm-up it may
 	// drop a few more batches whose removal happens to shrink the variance
@@ -140,23 +203,20 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 		db--
 	}
 	if db == 0 {
-		st.Reason = fmt.Sprintf("%s would trim %d s, but every trimmed batch is as steady as the rest: no warm-up", name, d)
-		return st, nil
+		c.reason = fmt.Sprintf("%s would trim %d s, but every trimmed batch is as steady as the rest: no warm-up", name, d)
+		return c
 	}
 	if db*batch < d {
 		warmMean = mean(zs[:db])
 		d = db * batch
 	}
-	first := idx[d]
-	st.First = first
-	st.WarmupIntervals = first
-	st.WarmupNs = p.Intervals[first].StartNs
-	st.Reason = fmt.Sprintf("%s detected a warm-up of %s: its throughput averaged %.0f ops/s against %.0f ops/s after it (%+.0f%%)",
-		name, time.Duration(st.WarmupNs), warmMean, restMean, pct(warmMean-restMean, restMean))
+	c.first = idx[d]
+	c.reason = fmt.Sprintf("%s detected a warm-up of %s: its %s averaged %s against %s after it (%+.0f%%)",
+		name, time.Duration(p.Intervals[c.first].StartNs), sr.name, sr.value(warmMean), sr.value(restMean), pct(warmMean-restMean, restMean))
 	if boundary {
-		st.Reason += "; the cut is at the half-way limit, so the run may still be warming up: run longer"
+		c.reason += "; the cut is at the half-way limit, so the run may still be warming up: run longer"
 	}
-	return st, nil
+	return c
 }
 
 // MSER returns the number of leading observations of ys to delete, by the
