@@ -170,7 +170,8 @@ func TestSessionPerfServerScope(t *testing.T) {
 	for _, p := range res.Host.Server {
 		cpu += p.CPUCores * float64(dur[p.OffsetNs]) / 1e9
 	}
-	if got := float64(clk) / 1e9; got < 0.05 || got < 0.6*cpu || got > 1.5*cpu+0.05 {
+	// No absolute floor: on a loaded machine the spinner may get little CPU.
+	if got := float64(clk) / 1e9; got <= 0 || got < 0.6*cpu-0.01 || got > 1.5*cpu+0.05 {
 		t.Errorf("server task-clock %.3f s, server samples %.3f CPU s: want them close", got, cpu)
 	}
 	t.Logf("server task-clock %.3f s; server samples %.3f CPU s", float64(clk)/1e9, cpu)
