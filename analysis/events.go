@@ -21,6 +21,11 @@ const (
 	RecoveryBand = 0.10
 	// RecoveryHold is how long the throughput must stay in the band.
 	RecoveryHold = 3 * time.Second
+	// BaselineMax bounds the baseline to the steady seconds just before the
+	// event: the level that the fault interrupted (in a long run the level
+	// may have drifted since the start), and a bounded number of histograms
+	// to decode per event.
+	BaselineMax = 60 * time.Second
 )
 
 // EventImpacts measures the cost of each of r's events on the main phase:
@@ -28,10 +33,10 @@ const (
 // recovery), the throughput dip (lowest 1 s and fine throughput against the
 // steady level before the event), and the time to recover to that level.
 //
-// The baseline of an event is the steady part of the intervals before it:
-// from the steady state the analysis decided (r.Analysis), else from where
-// MSER places it on the pre-event series, minus the windows of earlier
-// events. An event with no such interval before it (an event in the first
+// The baseline of an event is the steady part of the intervals before it
+// (at most the last BaselineMax of them): from the steady state the analysis
+// decided (r.Analysis), else from where MSER places it on the pre-event
+// series, minus the windows of earlier events. An event with no such interval before it (an event in the first
 // second) reuses the previous event's baseline, or gets no level at all.
 func EventImpacts(r *result.Result) []result.EventImpact {
 	if r == nil || len(r.Events) == 0 {
@@ -62,6 +67,9 @@ func EventImpacts(r *result.Result) []result.EventImpact {
 			if rs[j].full && !inAny(busy, p.Intervals[j].StartNs, p.Intervals[j].StartNs+durOf(&p.Intervals[j])) {
 				base = append(base, j)
 			}
+		}
+		if keep := int(BaselineMax / time.Duration(nom)); len(base) > keep {
+			base = base[len(base)-keep:]
 		}
 		switch {
 		case len(base) > 0:

@@ -242,6 +242,23 @@ func TestEventImpactSkipsWarmup(t *testing.T) {
 	}
 }
 
+func TestEventImpactBaselineIsTheLastMinute(t *testing.T) {
+	// The level doubled at 100 s; an event at 200 s is measured against the
+	// minute before it, not the whole run.
+	rate := flat(10, 220, 500)
+	for i := 100; i < 220; i++ {
+		rate[i] *= 2
+	}
+	rate[200] = 0
+	im := EventImpacts(evResult(evPhase(t, rate, lats(220, time.Millisecond), nil), result.Event{AtNs: 200 * sec, Kind: "kill", Arg: "3"}))[0]
+	if im.BaselineFromNs != 140*sec || im.BaselineToNs != 200*sec || im.BaselineIntervals != 60 {
+		t.Errorf("baseline %s..%s (%d intervals), want 140s..200s (60)", time.Duration(im.BaselineFromNs), time.Duration(im.BaselineToNs), im.BaselineIntervals)
+	}
+	if !im.Recovered || im.RecoveryNs != sec {
+		t.Errorf("recovered %v after %s, want 1s (against the 1000 op/s level)", im.Recovered, time.Duration(im.RecoveryNs))
+	}
+}
+
 func TestEventImpactNoBaseline(t *testing.T) {
 	rate := flat(8, 10, 1000)
 	im := EventImpacts(evResult(evPhase(t, rate, lats(10, time.Millisecond), nil), result.Event{AtNs: 0, Kind: "exec", Arg: "x"}))[0]
@@ -270,5 +287,24 @@ func TestMergeIntervalsEqualsDirect(t *testing.T) {
 	}
 	if v := h.ValueAtQuantile(50); math.Abs(float64(v)-1e7)/1e7 > 0.001 {
 		t.Errorf("p50 %s, want 10ms", time.Duration(v))
+	}
+}
+
+// BenchmarkEventImpactsOneHour: three events in a one-hour run with
+// histograms in every interval (the baseline of the last covers most of the hour).
+func BenchmarkEventImpactsOneHour(b *testing.B) {
+	t := &testing.T{}
+	rate := flat(9, 3600, 1000)
+	rate[1000], rate[2000], rate[3000] = 0, 0, 0
+	r := evResult(evPhase(t, rate, lats(3600, time.Millisecond), nil),
+		result.Event{AtNs: 1000 * sec, Kind: "kill", Arg: "1"},
+		result.Event{AtNs: 2000 * sec, Kind: "kill", Arg: "2"},
+		result.Event{AtNs: 3000 * sec, Kind: "kill", Arg: "3"})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if imps := EventImpacts(r); len(imps) != 3 || !imps[2].Recovered {
+			b.Fatal("wrong impacts")
+		}
 	}
 }

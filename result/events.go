@@ -15,7 +15,7 @@ type EventImpact struct {
 	Kind  string `json:"kind"`
 	Arg   string `json:"arg"`
 	// BaselineFromNs..BaselineToNs is the steady window before the event the
-	// cost is measured against (empty when the event came before any steady
+	// cost is measured against (at most the 60 s just before it) (empty when the event came before any steady
 	// interval: then no level, dip or recovery can be measured).
 	BaselineFromNs    int64   `json:"baseline_from_ns"`
 	BaselineToNs      int64   `json:"baseline_to_ns"`
