@@ -371,6 +371,21 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 		}
 		t.long = l
 	}
+	// The first call on a fresh CP subsystem creates its CP group (a Raft
+	// election): wait for it here, with connect_timeout, rather than let the
+	// first timed operations of the load phase time out.
+	wctx, cancel := context.WithTimeout(ctx, t.cfg.ConnectTimeout)
+	defer cancel()
+	for _, r := range t.refs {
+		if _, err := r.Get(wctx); err != nil {
+			return cpError(t.cfg, "IAtomicReference", err)
+		}
+	}
+	if t.long != nil {
+		if _, err := t.long.Get(wctx); err != nil {
+			return cpError(t.cfg, "IAtomicLong", err)
+		}
+	}
 	return nil
 }
 
