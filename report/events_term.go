@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/result"
@@ -18,10 +20,6 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 	}
 	ew := &anErrWriter{w: w}
 	fmt.Fprintf(ew, "\nFault events\n")
-	byIndex := map[int]*result.EventImpact{}
-	for i := range imps {
-		byIndex[imps[i].Index] = &imps[i]
-	}
 	for i, ev := range r.Events {
 		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
@@ -30,7 +28,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 			fmt.Fprintf(ew, "  (%s)", evClip(evOneLine(ev.Output), 80))
 		}
 		fmt.Fprintln(ew)
-		im := byIndex[i]
+		im := evFind(imps, i)
 		if im == nil {
 			continue
 		}
@@ -38,21 +36,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 			fmt.Fprintf(ew, "      %s\n", im.Verdict)
 			continue
 		}
-		t := &table{head: []string{"", "before", "during", "change"}, right: []bool{false, true, true, true}}
-		t.add("throughput", Rate(im.BaselineOpsPerS), "lowest 1 s "+Rate(im.Min1sOpsPerS), "-"+sig3(im.DipPercent)+"%")
-		if im.FineWidthNs > 0 {
-			t.add("", "", fmt.Sprintf("lowest %s %s", Dur(float64(im.FineWidthNs)), Rate(im.MinFineOpsPerS)), "")
-		}
-		t.add("latency p99", Dur(float64(im.BaselineP99Ns)), Dur(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
-		t.add("errors", Pct(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", Pct(im.ErrorRate), Int(float64(im.Errors))), "")
-		if im.LongestStallNs > 0 {
-			t.add("longest stall", "", Dur(float64(im.LongestStallNs)), "")
-		}
-		rec := "not recovered by the end of the phase"
-		if im.Recovered {
-			rec = Secs(float64(im.RecoveryNs) / 1e9)
-		}
-		t.add("recovery", "", rec, "")
+		t := evTable(im)
 		var b strings.Builder
 		t.text(&b)
 		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
@@ -63,8 +47,99 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 		}
 		fmt.Fprintf(ew, "      %s\n", im.Verdict)
 	}
-	fmt.Fprintf(ew, "  (window = from the event to recovery, in whole 1 s intervals; recovered = 1 s throughput within 10%% of the level before for 3 s)\n")
+	fmt.Fprintf(ew, "  (%s)\n", evDefinitions)
 	return ew.err
+}
+
+// evTable is the before/during table of one event's cost.
+func evTable(im *result.EventImpact) *table {
+	t := &table{head: []string{"", "before", "during", "change"}, right: []bool{false, true, true, true}}
+	t.add("throughput", Rate(im.BaselineOpsPerS), "lowest 1 s "+Rate(im.Min1sOpsPerS), "-"+sig3(im.DipPercent)+"%")
+	if im.FineWidthNs > 0 {
+		t.add("", "", fmt.Sprintf("lowest %s %s", Dur(float64(im.FineWidthNs)), Rate(im.MinFineOpsPerS)), "")
+	}
+	if im.Max1sOpsPerS > im.BaselineOpsPerS*1.1 {
+		t.add("", "", "highest 1 s "+Rate(im.Max1sOpsPerS), "catch-up")
+	}
+	t.add("latency p99", Dur(float64(im.BaselineP99Ns)), Dur(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
+	t.add("errors", Pct(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", Pct(im.ErrorRate), Int(float64(im.Errors))), "")
+	if im.LongestStallNs > 0 {
+		t.add("longest stall", "", Dur(float64(im.LongestStallNs)), "")
+	}
+	rec := "not recovered by the end of the phase"
+	if im.Recovered {
+		rec = Secs(float64(im.RecoveryNs) / 1e9)
+	}
+	t.add("recovery", "", rec, "")
+	return t
+}
+
+const evDefinitions = "window = from the event to recovery, in whole 1 s intervals; recovered = 1 s throughput within 10% of the level before for 3 s"
+
+// WriteEventsMarkdown writes the fault events and their cost as Markdown.
+func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpact) error {
+	if r == nil || len(r.Events) == 0 {
+		return nil
+	}
+	ew := &anErrWriter{w: w}
+	fmt.Fprintf(ew, "\n## Fault events\n")
+	for i, ev := range r.Events {
+		fmt.Fprintf(ew, "\n**[%d] %s: %s %s**", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
+		if ev.Error != "" {
+			fmt.Fprintf(ew, " (failed: %s)", evOneLine(ev.Error))
+		}
+		fmt.Fprintln(ew)
+		if im := evFind(imps, i); im != nil {
+			fmt.Fprintf(ew, "\n%s\n", im.Verdict)
+			if im.BaselineOpsPerS > 0 {
+				fmt.Fprintln(ew)
+				evTable(im).markdown(ew)
+			}
+		}
+	}
+	fmt.Fprintf(ew, "\n%s.\n", upperFirstEv(evDefinitions))
+	return ew.err
+}
+
+// EventsSectionHTML returns the HTML section of the fault events and their
+// cost ("" when the run had no events). The HTML report can insert it after
+// the charts, which mark the events on their time axis.
+func EventsSectionHTML(r *result.Result, imps []result.EventImpact) string {
+	if r == nil || len(r.Events) == 0 {
+		return ""
+	}
+	b := &svgBuf{}
+	b.s(`<section id="events"><h2>Fault events</h2>`)
+	for i, ev := range r.Events {
+		b.s(`<h3>[`, strconv.Itoa(i+1), `] `, html.EscapeString(Secs(float64(ev.AtNs)/1e9)+": "+ev.Kind+" "+evClip(ev.Arg, 100)), `</h3>`)
+		if ev.Error != "" {
+			b.s(`<p class="note">failed: `, html.EscapeString(evOneLine(ev.Error)), `</p>`)
+		}
+		if im := evFind(imps, i); im != nil {
+			b.s(`<p>`, html.EscapeString(im.Verdict), `</p>`)
+			if im.BaselineOpsPerS > 0 {
+				htmlTable(b, evTable(im))
+			}
+		}
+	}
+	b.s(`<p class="note">`, html.EscapeString(upperFirstEv(evDefinitions)), `.</p></section>`)
+	return b.String()
+}
+
+func evFind(imps []result.EventImpact, i int) *result.EventImpact {
+	for k := range imps {
+		if imps[k].Index == i {
+			return &imps[k]
+		}
+	}
+	return nil
+}
+
+func upperFirstEv(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func evRatio(v, base float64) string {

@@ -119,6 +119,24 @@ func TestWriteEventsText(t *testing.T) {
 		}
 	}
 	b.Reset()
+	if err := WriteEventsMarkdown(&b, r, imps); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Fault events", "**[1] 10 s: kill 4242**", "| latency p99 | 1.00 ms | 2.00 s | x2000 |", "(failed: exit status 1)"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("events markdown lacks %q:\n%s", w, b.String())
+		}
+	}
+	h := EventsSectionHTML(r, imps)
+	for _, w := range []string{`<section id="events">`, "[2] 20 s: exec false", "failed: exit status 1", "the verdict", "<table"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("events html lacks %q:\n%s", w, h)
+		}
+	}
+	if EventsSectionHTML(&result.Result{}, nil) != "" {
+		t.Error("no events, yet a section")
+	}
+	b.Reset()
 	if err := WriteEventsText(&b, &result.Result{}, nil); err != nil || b.Len() != 0 {
 		t.Errorf("no events wrote %q", b.String())
 	}
