@@ -24,12 +24,14 @@ die() { echo "cassandra.sh: $*" >&2; exit 1; }
 
 install() {
   if [ -f "$home/lib/cassandra-all-$version.jar" ] && [ -f "$home/.complete" ]; then return 0; fi
-  command -v java >/dev/null || die "java not found (fix: apt-get install -y openjdk-17-jre-headless)"
-  if ! command -v mvn >/dev/null; then
-    command -v apt-get >/dev/null || die "mvn not found and no apt-get (fix: install Maven)"
+  local pkgs=()
+  command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null || pkgs+=(maven)
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    command -v apt-get >/dev/null || die "${pkgs[*]} missing and no apt-get (fix: install Java 17 and Maven)"
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends maven >&2 \
-      || die "apt-get install maven failed (fix: run 'apt-get update' first)"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${pkgs[@]}" >&2 \
+      || die "apt-get install ${pkgs[*]} failed (fix: run 'apt-get update' first)"
   fi
   mkdir -p "$home/lib"
   cp "$here/cassandra/pom.xml" "$home/pom.xml"

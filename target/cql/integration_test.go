@@ -198,6 +198,11 @@ func TestOps(t *testing.T) {
 				t.Errorf("produce: %v, want ErrUnsupported", err)
 			}
 
+			// The table's size on disk is readable (0 until a memtable flush).
+			if n, err := tg.DiskBytes(ctx); err != nil || n < 0 {
+				t.Errorf("DiskBytes = %d, %v", n, err)
+			}
+
 			info := tg.Describe(ctx)
 			if info.Version == "" || len(info.Nodes) == 0 || strings.Contains(info.URL, "cassandra:cassandra") {
 				t.Errorf("Describe: %+v", info)
