@@ -218,6 +218,39 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// BenchmarkDo measures one worker's Do against the cluster, with the Go
+// client's allocations (it is not zero-alloc: see the package doc).
+func BenchmarkDo(b *testing.B) {
+	raw := clusterURL(b)
+	for _, c := range []struct {
+		name string
+		op   workload.Op
+		size int
+	}{
+		{"IMap.Get/1KB", workload.OpRead, 1024},
+		{"IMap.Set/1KB", workload.OpUpdate, 1024},
+		{"IAtomicReference.Set/128KB", workload.OpSet, 131072},
+		{"IAtomicLong.IncrementAndGet", workload.OpIncr, 8},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tg := open(b, raw, map[string]string{"map": "bench-" + uniq, "ref": "bench-" + uniq, "long": "bench-" + uniq})
+			if err := tg.Setup(context.Background(), spec(workload.OpRead, workload.OpUpdate, workload.OpSet, workload.OpIncr)); err != nil {
+				b.Fatal(err)
+			}
+			w, _ := tg.NewWorker(0)
+			r := &workload.Request{Op: c.op, Key: []byte("bench-key"), Value: make([]byte, c.size)}
+			w.Do(context.Background(), &workload.Request{Op: workload.OpInsert, Key: r.Key, Value: r.Value})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Do(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestZMemberKilledMidRun runs last (Z): it kills members of the shared
 // cluster and restarts the cluster afterwards. Workers run IMap and CP ops;
 // member 3 is killed mid-run: the run goes on, errors (if any) are classified,
