@@ -51,13 +51,14 @@ type Target struct {
 	bulkBytes uint64
 	ledger    *ledger
 
-	bg        []*kgo.Client // background consumers (streaming)
-	bgStop    context.CancelFunc
-	bgDone    chan struct{}
-	lagAtEnd  int64
-	lagKnown  bool
-	lagErr    error
-	closeOnce sync.Once
+	bg         []*kgo.Client // background consumers (streaming)
+	runStartNs atomic.Int64  // wall clock when RunBackground started
+	bgStop     context.CancelFunc
+	bgDone     chan struct{}
+	lagAtEnd   int64
+	lagKnown   bool
+	lagErr     error
+	closeOnce  sync.Once
 }
 
 const bulkProducer = 1<<32 - 1
@@ -386,12 +387,23 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 
 	var recording atomic.Bool
 	recording.Store(true)
+	// Messages sent before the run phase (by the load phase's workers, all
+	// closed by now, or by BulkLoad) are backlog: counted for lost and
+	// duplicated, but their end-to-end latency is not the stream's.
+	t.mu.Lock()
+	backlog := map[uint32]bool{bulkProducer: true}
+	for _, w := range t.workers {
+		if w.finished {
+			backlog[w.pid] = true
+		}
+	}
+	t.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, cl := range bg {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.consumeLoop(dctx, cl, sink, &recording)
+			t.consumeLoop(dctx, cl, sink, &recording, backlog)
 		}()
 	}
 	go func() { wg.Wait(); close(t.bgDone) }()
@@ -403,7 +415,7 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 
 // consumeLoop polls until ctx ends; while recording it sends every message
 // of this run to sink.
-func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Sink, recording *atomic.Bool) {
+func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Sink, recording *atomic.Bool, backlog map[uint32]bool) {
 	for ctx.Err() == nil {
 		fs := cl.PollRecords(ctx, 4096)
 		rec := recording.Load()
@@ -416,7 +428,7 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		fs.EachRecord(func(r *kgo.Record) {
 			h, ok := readHeader(r.Value)
 			mine := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
-			if rec && mine {
+			if rec && mine && !backlog[h.producer] {
 				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
 			}
 		})

@@ -32,11 +32,12 @@ type Worker struct {
 	acked bitmap // sequence numbers the broker acknowledged
 	bytes uint64 // bytes of acknowledged messages
 
-	cons   *kgo.Client // consumer group member, in consume-only workloads
-	buf    []*kgo.Record
-	pos    int
-	fill   func(*kgo.Record)
-	closed bool
+	cons     *kgo.Client // consumer group member, in consume-only workloads
+	buf      []*kgo.Record
+	pos      int
+	fill     func(*kgo.Record)
+	closed   bool // consumer closed
+	finished bool // Close called: a worker of an earlier phase
 }
 
 var _ target.Worker = (*Worker)(nil)
@@ -169,6 +170,7 @@ func (w *Worker) closeConsumer() {
 func (w *Worker) Close() error {
 	w.t.mu.Lock()
 	defer w.t.mu.Unlock()
+	w.finished = true
 	w.closeConsumer()
 	return nil
 }
