@@ -582,6 +582,31 @@ func BenchmarkDo(b *testing.B) {
 	}
 }
 
+// BenchmarkClusterDo measures the cluster path (go-redis ClusterClient), which allocates.
+func BenchmarkClusterDo(b *testing.B) {
+	raw := serverURL(b, "PLATBENCH_REDIS_CLUSTER_URL")
+	for _, op := range []workload.Op{workload.OpRead, workload.OpUpdate} {
+		b.Run("kv/"+op.String(), func(b *testing.B) {
+			tg := open(b, raw, nil)
+			tg.Setup(context.Background(), spec(1, 100, workload.OpRead))
+			w, err := tg.NewWorker(0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			r := req(op, "bench-cluster", bytes.Repeat([]byte("v"), 100), 1, 100)
+			w.Do(context.Background(), req(workload.OpInsert, "bench-cluster", r.Value, 1, 100))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Do(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkPipelined drives conns*pipeline workers closed-loop over pipelined
 // shared connections, as the runner does: one goroutine per worker. The
 // figure to read is CPU per op (run pinned to one core: taskset -c 0).
