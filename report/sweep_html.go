@@ -33,9 +33,32 @@ func sweepTable(sw *result.Sweep) *table {
 			meets += " *"
 		}
 		t.add(st.Phase, Rate(st.TargetOpsPerS), Rate(st.SustainedOpsPerS), Dur(float64(st.P50Ns)), Dur(float64(st.P99Ns)),
-			Dur(float64(st.P999Ns)), Dur(float64(st.ServiceP99Ns)), Int(float64(st.Delayed)), Int(float64(st.Errors)), meets, st.Reason)
+			Dur(float64(st.P999Ns)), Dur(float64(st.ServiceP99Ns)), Int(float64(st.Delayed)), Int(float64(st.Errors)), meets, swShortReason(st.Reason))
 	}
 	return t
+}
+
+// swShortReason names the failed conditions of a step in a word each; the
+// full sentences follow the table.
+func swShortReason(reason string) string {
+	var out []string
+	for _, k := range []struct{ has, word string }{
+		{"below", "rate"}, {"started late", "delayed"}, {"errors", "errors"}, {"objective", "p99"}, {"interrupted", "interrupted"},
+	} {
+		if strings.Contains(reason, k.has) {
+			out = append(out, k.word)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// swReasons writes the full reason of each failed step.
+func swReasons(w io.Writer, sw *result.Sweep, prefix string) {
+	for _, st := range sw.Steps {
+		if st.Reason != "" {
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, st.Phase, st.Reason)
+		}
+	}
 }
 
 func sweepObjective(sw *result.Sweep) string {
@@ -61,6 +84,7 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
+	swReasons(ew, sw, "  ")
 	fmt.Fprintf(ew, "  (%s)\n", sweepObjective(sw))
 	fmt.Fprintf(ew, "  => %s\n", sw.Verdict)
 	return ew.err
@@ -75,6 +99,8 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	ew := &anErrWriter{w: w}
 	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
 	sweepTable(sw).markdown(ew)
+	fmt.Fprintln(ew)
+	swReasons(ew, sw, "- ")
 	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n", sweepObjective(sw))
 	return ew.err
 }
@@ -96,6 +122,15 @@ func SweepSectionHTML(r *result.Result) string {
 	b.s(`<section id="sweep"><h2>Rate sweep</h2><p class="lead">`, html.EscapeString(r.Sweep.Verdict), `</p>`)
 	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []SweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
 	htmlTable(b, sweepTable(r.Sweep))
+	var rs strings.Builder
+	swReasons(&rs, r.Sweep, "")
+	if rs.Len() > 0 {
+		b.s(`<ul class="note">`)
+		for _, line := range strings.Split(strings.TrimSpace(rs.String()), "\n") {
+			b.s(`<li>`, html.EscapeString(line), `</li>`)
+		}
+		b.s(`</ul>`)
+	}
 	b.s(`<p class="note">`, html.EscapeString(sweepObjective(r.Sweep)), `</p></section>`)
 	return b.String()
 }

@@ -46,7 +46,7 @@ func TestSweepSectionHTML(t *testing.T) {
 	if m == nil || !(len(m[1]) > 0 && atof(m[1]) < atof(m[2]) && atof(m[2]) < atof(m[3])) {
 		t.Errorf("p99 path not in throughput order: %v", m)
 	}
-	for _, w := range []string{"rate-4000", "below 95% of the rate", "yes *", "objective p99 10.0 ms"} {
+	for _, w := range []string{"rate-4000", "<li>rate-4000: sustained 3100 op/s is below 95% of the rate</li>", "yes *", "objective p99 10.0 ms"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("section lacks %q", w)
 		}
@@ -82,7 +82,7 @@ func TestWriteSweepTextAndMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, w := range []string{"Rate sweep (rates, 30s steps)", "rate-2000", "2,000 op/s", "1,998 op/s", "4.00 ms", "yes *", "=> highest rate"} {
+	for _, w := range []string{"Rate sweep (rates, 30s steps)", "rate-2000", "2,000 op/s", "1,998 op/s", "4.00 ms", "yes *", "no     rate", "  rate-4000: sustained 3100 op/s is below 95% of the rate", "=> highest rate"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("text lacks %q:\n%s", w, out)
 		}

@@ -13,6 +13,7 @@ package suite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -496,7 +497,7 @@ func (s *Summary) Failed() int {
 }
 
 // Run runs every cell in order, writing each result as it finishes and the
-// summary (summary.md) at the end. A cell that fails is recorded and the
+// summary (summary.md, and summary.json with the rows) at the end. A cell that fails is recorded and the
 // suite goes on; Ctrl-C stops after writing what ran.
 func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 	cells, err := f.Cells()
@@ -540,6 +541,13 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 		return s, err
 	}
 	if err := result.WriteFileAtomic(filepath.Join(o.OutDir, "summary.md"), md.Bytes()); err != nil {
+		return s, err
+	}
+	js, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return s, err
+	}
+	if err := result.WriteFileAtomic(filepath.Join(o.OutDir, "summary.json"), append(js, '\n')); err != nil {
 		return s, err
 	}
 	return s, nil

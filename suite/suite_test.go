@@ -201,6 +201,10 @@ workloads:
 			t.Errorf("summary.md lacks %q:\n%s", w, md)
 		}
 	}
+	js, err := os.ReadFile(filepath.Join(f.OutDir(), "summary.json"))
+	if err != nil || !strings.Contains(string(js), `"cell": "pebble.writes.1k"`) || !strings.Contains(string(js), `"op_p99_ns"`) {
+		t.Errorf("summary.json: %v\n%s", err, js)
+	}
 	var txt strings.Builder
 	if err := s.WriteText(&txt); err != nil {
 		t.Fatal(err)
