@@ -209,6 +209,10 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 	}
 	c, err := dial(ctx, &t.dial)
 	if err != nil {
+		var cve *tls.CertificateVerificationError
+		if errors.As(err, &cve) {
+			return nil, target.Configf("redis target: %s: the server's TLS certificate is not trusted: %v (fix: add its CA to the system's trust store, or --target-opt tls_insecure=true for a test server)", cfg.Addrs[0], cve)
+		}
 		if target.Classify(err) == target.ClassUnavailable || target.Classify(err) == target.ClassTimeout {
 			return nil, fmt.Errorf("redis target: cannot reach %s: %w (fix: start the server or correct host:port in the URL)", cfg.Addrs[0], err)
 		}
