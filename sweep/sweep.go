@@ -402,7 +402,11 @@ func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 	case len(sw.Steps) == 0:
 		sw.Verdict = "no step ran"
 	case sw.Best < 0:
-		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %.0f op/s (fix: lower rates, e.g. --start %s)", obj, lowest(sw), shortRate(lowest(sw)/4))
+		fix := "--rates " + shortRate(lowest(sw)/4) + ",..."
+		if cfg.FindMax {
+			fix = "--start " + shortRate(lowest(sw)/4)
+		}
+		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %.0f op/s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more --concurrency or a less busy client machine)", obj, lowest(sw), fix)
 	default:
 		b := sw.Steps[sw.Best]
 		sw.Verdict = fmt.Sprintf("highest rate that %s: %.0f op/s sustained (step %s, p99 %s)", obj, b.SustainedOpsPerS, b.Phase, time.Duration(b.P99Ns).Round(time.Microsecond))
