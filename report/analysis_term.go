@@ -101,13 +101,13 @@ func anThroughput(w io.Writer, a *result.Analysis) {
 }
 
 func anStability(w io.Writer, a *result.Analysis) {
-	fmt.Fprintf(w, "\nStability of the 1 s throughput (ops/s)\n")
+	fmt.Fprintf(w, "\nStability of the 1 s throughput\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\twindow\tintervals\tmin\tmax\tmean\tstd-dev\tCV\t\n")
 	for _, row := range []struct {
 		name string
 		s    result.Stability
-	}{{"raw", a.Raw.Stability}, {"steady", a.Steady.Stability}} {
+	}{{"raw ops/s", a.Raw.Stability}, {"steady ops/s", a.Steady.Stability}} {
 		s := row.s
 		if s.Intervals == 0 {
 			fmt.Fprintf(tw, "\t%s\t0\t-\t-\t-\t-\t-\t\n", row.name)
@@ -124,7 +124,7 @@ func anStability(w io.Writer, a *result.Analysis) {
 			if row.s.Intervals > 1 {
 				cv = fmt.Sprintf("%.1f%%", b.CVPercent)
 			}
-			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, row.s.Intervals, anBytes(b.MinBytesPerS), anBytes(b.MaxBytesPerS), anBytes(b.MeanBytesPerS), anBytes(b.StdDevBytesPerS), cv)
+			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, row.s.Intervals, anBytes(b.MinBytesPerS)+"/s", anBytes(b.MaxBytesPerS)+"/s", anBytes(b.MeanBytesPerS)+"/s", anBytes(b.StdDevBytesPerS)+"/s", cv)
 		}
 	}
 	tw.Flush()
