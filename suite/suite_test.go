@@ -122,7 +122,7 @@ func TestRunTinySuite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tiny.yaml")
 	yml := `name: tiny
-duration: 2s
+duration: 1s
 concurrency: 2
 records: [500, 1k]
 targets:
