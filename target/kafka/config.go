@@ -60,6 +60,7 @@ type Config struct {
 	Inflight   int           // option inflight; produce requests in flight per broker without idempotence; default franz-go's 1
 	Producers  int           // option producers; independent producer clients, worker i uses client i%N; default 1
 	Timeout    time.Duration // option timeout; produce delivery timeout, default 30s
+	SyncInsert bool          // option sync_insert; INSERTs (the load phase) wait for their ack like PRODUCE; default false: asynchronous, up to 256 in flight per worker
 
 	// Consume.
 	Consumers    int           // option consumers; background group members during produce runs (streaming); default 0, or 1 with consume=true
@@ -82,7 +83,7 @@ type Config struct {
 
 var knownOpts = []string{"topic", "topic_prefix", "create", "keep", "partitions", "replication",
 	"msg_size", "key", "acks", "idempotent", "compression", "batch_bytes", "linger", "inflight",
-	"producers", "timeout", "consume", "consumers", "group", "offset", "drain_timeout", "poll_timeout",
+	"producers", "timeout", "sync_insert", "consume", "consumers", "group", "offset", "drain_timeout", "poll_timeout",
 	"dial_timeout", "sasl", "user", "password", "tls", "tls_ca", "tls_cert", "tls_key", "tls_insecure"}
 
 // ParseConfig builds a Config from the URL and options and validates it,
@@ -236,6 +237,7 @@ func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, err
 	}
 	integer("producers", 1, 4096, func(n int64) { c.Producers = int(n) })
 	duration("timeout", &c.Timeout)
+	boolean("sync_insert", &c.SyncInsert)
 	consume := false
 	boolean("consume", &consume)
 	if consume {

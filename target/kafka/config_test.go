@@ -112,7 +112,7 @@ func TestLedgerCountsLostAndDuplicates(t *testing.T) {
 	l.note(header{}, false, 5, 1, 2)
 	// A consumer rewinding re-reads offsets 5..9 of partition 0: redeliveries.
 	for o := int64(5); o < 10; o++ {
-		if l.note(header{run: 42, producer: 3, seq: uint64(o)}, true, 100, 0, o) {
+		if l.note(header{run: 42, producer: 3, seq: uint64(o)}, true, 100, 0, o) != deliveredAgain {
 			t.Fatal("a redelivered offset counted as a first delivery")
 		}
 	}

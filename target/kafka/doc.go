@@ -14,9 +14,11 @@
 //
 // Operations:
 //
-//	PRODUCE, INSERT, WRITE, UPDATE  produce one record and wait for its ack
-//	CONSUME                         return the next record of this worker's
-//	                                consumer group member (consume-only, drain)
+//	PRODUCE, WRITE, UPDATE  produce one record and wait for its ack
+//	INSERT                  produce without waiting (the load phase's fill;
+//	                        sync_insert=true waits like PRODUCE)
+//	CONSUME                 return the next record of this worker's consumer
+//	                        group member (consume-only, drain)
 //
 // Every payload starts with a 24-byte header: the send time (Unix ns), a run
 // id, the producer id and a per-producer sequence number. Consumers read it to

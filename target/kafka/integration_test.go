@@ -207,13 +207,31 @@ func TestBulkLoadThenDrain(t *testing.T) {
 	if err := tg.Setup(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
+	// Half through BulkLoad, half through the load phase's asynchronous
+	// INSERTs of two workers (closed before the run phase, as the runner does).
 	var wg sync.WaitGroup
-	for _, r := range [][2]uint64{{0, n / 2}, {n / 2, n}} {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := tg.BulkLoad(ctx, spec, 0, n/2); err != nil {
+			t.Error(err)
+		}
+	}()
+	for i := 0; i < 2; i++ {
+		lw, err := tg.NewWorker(i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := tg.BulkLoad(ctx, spec, r[0], r[1]); err != nil {
-				t.Error(err)
+			defer lw.Close()
+			req := workload.Request{Op: workload.OpInsert, Value: make([]byte, 200)}
+			for j := 0; j < n/4; j++ {
+				if err := lw.Do(ctx, &req); err != nil {
+					t.Error(err)
+					return
+				}
 			}
 		}()
 	}

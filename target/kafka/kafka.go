@@ -427,8 +427,8 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		now := time.Now().UnixNano()
 		fs.EachRecord(func(r *kgo.Record) {
 			h, ok := readHeader(r.Value)
-			mine := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
-			if rec && mine && !backlog[h.producer] {
+			d := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
+			if rec && d == deliveredOurs && !backlog[h.producer] {
 				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
 			}
 		})
@@ -497,10 +497,12 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 	want := map[uint32]*bitmap{}
 	var n uint64
 	for _, w := range t.workers {
+		w.ackMu.Lock()
 		if w.acked.count > 0 {
 			want[w.pid] = &w.acked
 			n += w.acked.count
 		}
+		w.ackMu.Unlock()
 	}
 	if t.bulkAcked.count > 0 {
 		want[bulkProducer] = &t.bulkAcked
@@ -517,11 +519,18 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
 	t.mu.Lock()
 	pbytes := t.bulkBytes
+	var insFailed uint64
 	for _, w := range t.workers {
+		w.ackMu.Lock()
 		pbytes += w.bytes
+		w.ackMu.Unlock()
+		insFailed += w.asyncFailed.Load()
 	}
 	t.mu.Unlock()
 	out["kafka.produced_bytes"] = strconv.FormatUint(pbytes, 10)
+	if insFailed > 0 {
+		out["kafka.insert_failed"] = strconv.FormatUint(insFailed, 10)
+	}
 	consuming := t.pull || t.cfg.Consumers > 0
 	if !consuming {
 		_, n := t.expected()

@@ -103,12 +103,11 @@ type ledger struct {
 
 func newLedger(run uint32) *ledger { return &ledger{run: run, seen: map[uint32]*bitmap{}} }
 
-// note records one consumed message and reports whether it is a first
-// delivery of a message of this run. A message read again at an offset
+// note records one consumed message and says what it was. A message read again at an offset
 // already consumed (a consumer group rewinding to its last commit after a
 // rebalance or a broker restart) is a redelivery, not a duplicate: duplicates
 // are the same producer sequence number at two offsets.
-func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64) bool {
+func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64) delivery {
 	l.mu.Lock()
 	l.records++
 	l.bytes += uint64(size)
@@ -119,14 +118,14 @@ func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64
 		if offset <= l.maxOff[partition] {
 			l.redeliv++
 			l.mu.Unlock()
-			return false
+			return deliveredAgain
 		}
 		l.maxOff[partition] = offset
 	}
 	if !ok || h.run != l.run {
 		l.foreign++
 		l.mu.Unlock()
-		return false
+		return deliveredForeign
 	}
 	m := l.seen[h.producer]
 	if m == nil {
@@ -137,5 +136,14 @@ func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64
 		l.dups++
 	}
 	l.mu.Unlock()
-	return true
+	return deliveredOurs
 }
+
+// delivery is what a consumed message was to the ledger.
+type delivery uint8
+
+const (
+	deliveredOurs    delivery = iota // first delivery of a message of this run
+	deliveredForeign                 // a message of another run, or without our header
+	deliveredAgain                   // an offset consumed before (redelivery)
+)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,8 +31,15 @@ type Worker struct {
 	done  chan error
 	prom  func(*kgo.Record, error)
 	rng   uint64
-	acked bitmap // sequence numbers the broker acknowledged
-	bytes uint64 // bytes of acknowledged messages
+	ackMu sync.Mutex // acked and bytes: async INSERTs' promises run on franz-go's goroutines
+	acked bitmap     // sequence numbers the broker acknowledged
+	bytes uint64     // bytes of acknowledged messages
+
+	free        chan *kgo.Record // records of asynchronous INSERTs not in flight
+	asyncProm   func(*kgo.Record, error)
+	pending     sync.WaitGroup
+	asyncErr    atomic.Pointer[error]
+	asyncFailed atomic.Uint64
 
 	cons     *kgo.Client // consumer group member, in consume-only workloads
 	buf      []*kgo.Record
@@ -69,28 +78,40 @@ func fillValue(b []byte) {
 // Do runs one operation: a produce waits for its acknowledgement.
 func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
-	case workload.OpProduce, workload.OpInsert, workload.OpWrite, workload.OpUpdate:
+	case workload.OpProduce, workload.OpWrite, workload.OpUpdate:
 		return w.produce(ctx, req)
+	case workload.OpInsert:
+		if w.t.cfg.SyncInsert {
+			return w.produce(ctx, req)
+		}
+		return w.insertAsync(ctx, req)
 	case workload.OpConsume:
 		return w.consume(ctx, req)
 	}
 	return target.ErrUnsupported
 }
 
-func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
+// size is the number of bytes of the next message.
+func (w *Worker) size(req *workload.Request) int {
 	t := w.t
 	n := t.msgSize
 	if t.sizeFromReq && len(req.Value) >= HeaderLen {
 		n = len(req.Value)
-		if n > len(w.value) { // once: the workload's values are bigger than its spec said
-			w.value = make([]byte, n)
-			fillValue(w.value)
-		}
 	} else if t.msgMax > n {
 		w.rng ^= w.rng << 13
 		w.rng ^= w.rng >> 7
 		w.rng ^= w.rng << 17
 		n += int(w.rng % uint64(t.msgMax-n+1))
+	}
+	return n
+}
+
+func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
+	t := w.t
+	n := w.size(req)
+	if n > len(w.value) { // once: the workload's values are bigger than its spec said
+		w.value = make([]byte, n)
+		fillValue(w.value)
 	}
 	v := w.value[:n]
 	seq := w.seq
@@ -107,9 +128,71 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	if err := <-w.done; err != nil {
 		return classify(err)
 	}
+	w.ackMu.Lock()
 	w.acked.set(seq)
 	w.bytes += uint64(n)
+	w.ackMu.Unlock()
 	return nil
+}
+
+// asyncWindow is how many asynchronous INSERTs one worker keeps in flight.
+const asyncWindow = 256
+
+// insertAsync produces without waiting for the acknowledgement: the load
+// phase fills a topic (consume, backlog-drain) as fast as the client batches,
+// whatever the concurrency. At most asyncWindow inserts per worker are in
+// flight; a failed insert is returned by the worker's next INSERT and counted
+// in kafka.insert_failed.
+func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
+	if p := w.asyncErr.Swap(nil); p != nil {
+		return classify(*p)
+	}
+	if w.free == nil {
+		w.free = make(chan *kgo.Record, asyncWindow)
+		for i := 0; i < asyncWindow; i++ {
+			w.free <- &kgo.Record{}
+		}
+		w.asyncProm = w.asyncDone
+	}
+	var r *kgo.Record
+	select {
+	case r = <-w.free:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	n := w.size(req)
+	if cap(r.Value) < n {
+		r.Value = make([]byte, n)
+		copy(r.Value, w.value)
+	}
+	v, kb := r.Value[:n], r.Key[:0]
+	seq := w.seq
+	w.seq++
+	putHeader(v, header{sendNs: time.Now().UnixNano(), run: w.t.run, producer: w.pid, seq: seq})
+	*r = kgo.Record{Topic: w.t.topic, Value: v}
+	if w.t.cfg.Key != "none" && len(req.Key) > 0 {
+		r.Key = append(kb, req.Key...)
+	}
+	w.pending.Add(1)
+	w.prod.Produce(ctx, r, w.asyncProm)
+	return nil
+}
+
+// asyncDone is the promise of an asynchronous INSERT; franz-go calls it on
+// its own goroutines.
+func (w *Worker) asyncDone(r *kgo.Record, err error) {
+	if err != nil {
+		w.asyncFailed.Add(1)
+		w.asyncErr.CompareAndSwap(nil, &err)
+	} else {
+		h, _ := readHeader(r.Value)
+		w.ackMu.Lock()
+		w.acked.set(h.seq)
+		w.bytes += uint64(len(r.Value))
+		w.ackMu.Unlock()
+	}
+	w.free <- r
+	w.pending.Done()
 }
 
 // consume takes the next record of this worker's group member. It points
@@ -127,32 +210,36 @@ func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
 		}
 		w.cons = cl
 	}
-	if w.pos >= len(w.buf) {
-		// Refill: one poll per batch of records. The poll is bounded so that
-		// a worker whose partitions are drained gives its turn back to the
-		// runner instead of blocking to the end of the run.
-		w.buf, w.pos = w.buf[:0], 0
-		pctx, cancel := context.WithTimeout(ctx, w.t.cfg.PollTimeout)
-		fs := w.cons.PollRecords(pctx, 1024)
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return err
+	for {
+		if w.pos >= len(w.buf) {
+			// Refill: one poll per batch of records. The poll is bounded so
+			// that a worker whose partitions are drained gives its turn back
+			// to the runner instead of blocking to the end of the run.
+			w.buf, w.pos = w.buf[:0], 0
+			pctx, cancel := context.WithTimeout(ctx, w.t.cfg.PollTimeout)
+			fs := w.cons.PollRecords(pctx, 1024)
+			cancel()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				return classify(err)
+			}
+			fs.EachRecord(w.fill)
+			if len(w.buf) == 0 {
+				return errDrained
+			}
 		}
-		if err := fs.Err0(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			return classify(err)
+		r := w.buf[w.pos]
+		w.buf[w.pos] = nil
+		w.pos++
+		h, ok := readHeader(r.Value)
+		if w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset) == deliveredAgain {
+			continue // read before (the group rewound after a rebalance): not progress
 		}
-		fs.EachRecord(w.fill)
-		if len(w.buf) == 0 {
-			return errDrained
-		}
+		req.Value = r.Value
+		return nil
 	}
-	r := w.buf[w.pos]
-	w.buf[w.pos] = nil
-	w.pos++
-	h, ok := readHeader(r.Value)
-	w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
-	req.Value = r.Value
-	return nil
 }
 
 func (w *Worker) closeConsumer() {
@@ -168,6 +255,7 @@ func (w *Worker) closeConsumer() {
 
 // Close leaves the consumer group (the producer client is the Target's).
 func (w *Worker) Close() error {
+	w.pending.Wait() // asynchronous INSERTs still in flight
 	w.t.mu.Lock()
 	defer w.t.mu.Unlock()
 	w.finished = true
