@@ -45,8 +45,9 @@ type Config struct {
 	// Username and Password enable PasswordAuthenticator. From the URL user
 	// info or the user/password options. Default none.
 	Username, Password string
-	// TLS turns on TLS; CAFile, CertFile, KeyFile are PEM files and
-	// TLSVerifyHost checks the server name. Default off.
+	// TLS turns on TLS (default off); CAFile, CertFile, KeyFile are PEM
+	// files; TLSVerifyHost checks the server's certificate and name
+	// (default true; false accepts any certificate, e.g. a self-signed one).
 	TLS                       bool
 	CAFile, CertFile, KeyFile string
 	TLSVerifyHost             bool
@@ -93,6 +94,7 @@ func defaults() Config {
 		ReadCL:            gocql.LocalOne,
 		WriteCL:           gocql.LocalOne,
 		TokenAware:        true,
+		TLSVerifyHost:     true,
 		Conns:             2,
 		Timeout:           5 * time.Second,
 		ConnectTimeout:    5 * time.Second,

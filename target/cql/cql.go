@@ -118,7 +118,9 @@ func connect(ctx context.Context, cfg *Config, timeout time.Duration, ev *hostEv
 	}
 	if cfg.TLS {
 		cc.SslOpts = &gocql.SslOptions{
-			Config:                 &tls.Config{MinVersion: tls.VersionTLS12},
+			// With a Config the driver verifies the server's certificate
+			// and name unless InsecureSkipVerify is set.
+			Config:                 &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: !cfg.TLSVerifyHost},
 			CaPath:                 cfg.CAFile,
 			CertPath:               cfg.CertFile,
 			KeyPath:                cfg.KeyFile,
