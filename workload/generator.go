@@ -3,7 +3,6 @@ package workload
 import (
 	"math/bits"
 	"math/rand/v2"
-	"strconv"
 )
 
 // Generator produces the requests of one worker. It owns the key and value
@@ -42,7 +41,7 @@ type Generator struct {
 	pendingN uint64
 
 	prefixLen int
-	key       []byte // prefix + up to 20 digits
+	key       []byte // prefix + up to 20 digits (+4 spare: appendDecimal's stores)
 	val       []byte // 2*recordBytes random bytes; values are windows into it
 }
 
@@ -92,7 +91,7 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 	}
 
 	g.prefixLen = len(s.KeyPrefix)
-	g.key = make([]byte, 0, len(s.KeyPrefix)+20)
+	g.key = make([]byte, 0, len(s.KeyPrefix)+24)
 	g.key = append(g.key, s.KeyPrefix...)
 	g.val = make([]byte, 2*g.recordBytes)
 	for i := 0; i < len(g.val); i += 8 {
@@ -234,7 +233,7 @@ func (g *Generator) setKey(req *Request, keyNum uint64) {
 	if !g.ordered {
 		keyNum = fnvhash64(keyNum)
 	}
-	g.key = strconv.AppendUint(g.key[:g.prefixLen], keyNum, 10)
+	g.key = appendDecimal(g.key[:g.prefixLen], keyNum)
 	req.Key = g.key
 }
 

@@ -94,10 +94,12 @@ type zipfian struct {
 	eta       float64
 	zeta2     float64
 	halfTheta float64 // 1 + 0.5^theta
+	pw        powExp  // x^alpha, bit-identical to math.Pow(x, alpha)
 }
 
 func newZipfian(n uint64, theta, zetan float64) zipfian {
 	z := zipfian{n: n, theta: theta, alpha: 1 / (1 - theta), zeta2: zeta(2, theta), halfTheta: 1 + math.Pow(0.5, theta)}
+	z.pw = newPowExp(z.alpha)
 	z.setZetan(zetan)
 	return z
 }
@@ -129,7 +131,7 @@ func (z *zipfian) next(u float64) uint64 {
 	if uz < z.halfTheta {
 		return 1
 	}
-	r := uint64(float64(z.n) * math.Pow(z.eta*u-z.eta+1, z.alpha))
+	r := uint64(float64(z.n) * z.pw.pow(z.eta*u-z.eta+1))
 	if r >= z.n { // rounding at u close to 1
 		r = z.n - 1
 	}

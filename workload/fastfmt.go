@@ -1,0 +1,139 @@
+package workload
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"strconv"
+)
+
+// appendDecimal appends the decimal form of u to dst, byte for byte what
+// strconv.AppendUint(dst, u, 10) appends, in a third of its instructions:
+// the digits are made eight at a time in one 64-bit register (SWAR) and
+// stored with one 8-byte write. It needs 24 bytes of spare capacity (the
+// stores may run past the digits, inside the capacity) and falls back to
+// strconv otherwise.
+func appendDecimal(dst []byte, u uint64) []byte {
+	l := len(dst)
+	if cap(dst)-l < 24 {
+		return strconv.AppendUint(dst, u, 10)
+	}
+	b := dst[l : l+24 : l+24]
+	var n int
+	switch {
+	case u < 1e8:
+		n = putLead(b, uint32(u))
+	case u < 1e16:
+		n = putLead(b, uint32(u/1e8))
+		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(u%1e8)))
+		n += 8
+	default:
+		r := u % 1e16
+		n = putLead(b, uint32(u/1e16))
+		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(r/1e8)))
+		binary.LittleEndian.PutUint64(b[n+8:], digits8(uint32(r%1e8)))
+		n += 16
+	}
+	return dst[:l+n]
+}
+
+// pow10u32 are the powers of ten that fit in a uint32.
+var pow10u32 = [...]uint32{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000}
+
+// putLead writes x < 1e8 without leading zeros (one digit for 0) at b[0:]
+// with one 8-byte store and returns its digit count.
+func putLead(b []byte, x uint32) int {
+	// digits = floor(log10(x))+1, from the bit length (1233/4096 ~ log10 2).
+	t := (bits.Len32(x|1) * 1233) >> 12
+	if x >= pow10u32[t] {
+		t++
+	}
+	t = max(t, 1)
+	binary.LittleEndian.PutUint64(b, digits8(x)>>(8*uint(8-t)))
+	return t
+}
+
+// digits8 returns the 8 ASCII digits of x < 1e8, most significant in the
+// lowest byte (little-endian memory order).
+func digits8(x uint32) uint64 {
+	// Two 4-digit halves in 32-bit lanes, then each into two 2-digit
+	// 16-bit lanes (q = v/100 as v*5243>>19, exact below 43699), then each
+	// into two 1-digit bytes (q = v/10 as v*103>>10, exact below 179). Bits
+	// the shifts pull down from the next lane land above the masks.
+	v := uint64(x/10000) | uint64(x%10000)<<32
+	q := ((v * 5243) >> 19) & 0x0000007F_0000007F
+	v = q | (v-q*100)<<16
+	q = ((v * 103) >> 10) & 0x000F000F_000F000F
+	v = q | (v-q*10)<<8
+	return v | 0x30303030_30303030
+}
+
+// powExp computes math.Pow(x, y) for one fixed y > 0 and 0 < x <= 1 with the
+// same operations, in the same order, as math.Pow, so the result is
+// bit-identical to it; it only drops the special-case tests that cannot
+// apply and does the frexp and ldexp steps inline. (math.Pow is pure Go on
+// every architecture; the zipfian draws call it once per sample with
+// y = 1/(1-theta) ~ 100, and it was 40% of the generator.) Other x, and y
+// that math.Pow treats specially, go to math.Pow.
+type powExp struct {
+	y    float64
+	yi   int64   // integer part, after math.Pow's yf > 0.5 adjustment
+	yf   float64 // fractional part, in (-0.5, 0.5]
+	fast bool
+}
+
+func newPowExp(y float64) powExp {
+	p := powExp{y: y}
+	if !(y > 0) || math.IsInf(y, 0) || y == 1 || y == 0.5 || y >= 1<<62 {
+		return p
+	}
+	yi, yf := math.Modf(y)
+	if yf > 0.5 {
+		yf--
+		yi++
+	}
+	p.yi, p.yf, p.fast = int64(yi), yf, true
+	return p
+}
+
+// pow returns math.Pow(x, p.y), bit for bit.
+func (p *powExp) pow(x float64) float64 {
+	// Normal x in (0, 1): the only range the zipfian uses (x = 1 is a
+	// special case of math.Pow, answered there).
+	if !p.fast || !(x >= 0x1p-1022 && x < 1) {
+		return math.Pow(x, p.y)
+	}
+	a1 := 1.0
+	if p.yf != 0 {
+		a1 = math.Exp(p.yf * math.Log(x))
+	}
+	ae := 0
+	// Frexp of a normal x: fraction in [0.5, 1), exponent.
+	xb := math.Float64bits(x)
+	xe := int((xb>>52)&0x7ff) - 1022
+	x1 := math.Float64frombits(xb&^(0x7ff<<52) | 1022<<52)
+	for i := p.yi; i != 0; i >>= 1 {
+		if xe < -1<<12 || 1<<12 < xe {
+			ae += xe
+			break
+		}
+		if i&1 == 1 {
+			a1 *= x1
+			ae += xe
+		}
+		x1 *= x1
+		xe <<= 1
+		if x1 < .5 {
+			x1 += x1
+			xe--
+		}
+	}
+	// Ldexp(a1, ae) when a1 is normal and the result too.
+	ab := math.Float64bits(a1)
+	ea := int((ab>>52)&0x7ff) - 1023
+	e := ae + ea
+	if ea == -1023 || ea == 1024 || e < -1022 || e > 1023 {
+		return math.Ldexp(a1, ae)
+	}
+	return math.Float64frombits(ab&^(0x7ff<<52) | uint64(e+1023)<<52)
+}

@@ -1,0 +1,118 @@
+package workload
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// appendDecimal writes exactly what strconv.AppendUint writes, for every
+// digit count and at the edges of each chunk, after any prefix, and falls
+// back correctly when the buffer has no spare capacity.
+func TestAppendDecimalMatchesStrconv(t *testing.T) {
+	vals := []uint64{0, 1, 9, math.MaxUint64, math.MaxInt64, 1<<63 + 1}
+	p := uint64(1)
+	for i := 0; i < 20; i++ {
+		vals = append(vals, p-1, p, p+1, 2*p-1, 9*p, 10*p-1)
+		if i == 19 {
+			break
+		}
+		p *= 10
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200000; i++ {
+		vals = append(vals, rng.Uint64()>>rng.IntN(64))
+	}
+	for _, prefix := range []string{"", "user", "a-much-longer-key-prefix:"} {
+		buf := make([]byte, 0, len(prefix)+24)
+		buf = append(buf, prefix...)
+		for _, v := range vals {
+			want := strconv.AppendUint([]byte(prefix), v, 10)
+			got := appendDecimal(buf[:len(prefix)], v)
+			if string(got) != string(want) {
+				t.Fatalf("appendDecimal(%q, %d) = %q, want %q", prefix, v, got, want)
+			}
+			if &got[0] != &buf[:1][0] {
+				t.Fatalf("appendDecimal(%d) reallocated a buffer with room", v)
+			}
+		}
+	}
+	// No spare capacity: strconv's path, same bytes.
+	small := make([]byte, 3, 10)
+	copy(small, "abc")
+	if got := appendDecimal(small, 12345678901234567890); string(got) != "abc12345678901234567890" {
+		t.Fatalf("short buffer: %q", got)
+	}
+}
+
+// powExp.pow is bit-identical to math.Pow for the exponents the zipfian
+// uses (1/(1-theta) for the default and random thetas) and others, over
+// random bases in (0, 1) and at the edges; anything outside its fast range
+// gives math.Pow's answer too.
+func TestPowExpBitIdenticalToMathPow(t *testing.T) {
+	ys := []float64{1 / (1 - DefaultZipfConstant), 2, 3, 100, 2.5, 1.0000001, 7.75, 1e6, 0.5, 1, 0.3, 1 << 62, math.Inf(1)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20; i++ {
+		ys = append(ys, 1/(1-rng.Float64()))
+	}
+	xs := []float64{0, 1, 2, math.SmallestNonzeroFloat64, 0x1p-1022, 0x1p-1022 * 3, 0x1p-1000, 1e-300, 0.5, math.Nextafter(1, 0), math.Nextafter(0.5, 0), math.NaN(), -0.5, math.Inf(1)}
+	for i := 0; i < 20000; i++ {
+		xs = append(xs, rng.Float64(), 1-rng.Float64()*1e-3, rng.Float64()*rng.Float64()*rng.Float64())
+	}
+	for _, y := range ys {
+		p := newPowExp(y)
+		for _, x := range xs {
+			got, want := p.pow(x), math.Pow(x, y)
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("pow(%v, %v) = %v (%#x), math.Pow = %v (%#x)", x, y, got, math.Float64bits(got), want, math.Float64bits(want))
+			}
+		}
+	}
+	// The zipfian's own bases: every u maps to the same rank as before.
+	z := newZipfian(scrambledItems, DefaultZipfConstant, scrambledZetan)
+	for i := 0; i < 200000; i++ {
+		x := z.eta*rng.Float64() - z.eta + 1
+		if got, want := z.pw.pow(x), math.Pow(x, z.alpha); got != want {
+			t.Fatalf("zipfian base %v: %v, math.Pow %v", x, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendDecimal(b *testing.B) {
+	buf := make([]byte, 0, 28)
+	v := fnvhash64(12345)
+	for b.Loop() {
+		buf = appendDecimal(buf[:4], v)
+		v += 0x9E3779B97F4A7C15 >> 1
+	}
+}
+
+func BenchmarkStrconvAppendUint(b *testing.B) {
+	buf := make([]byte, 0, 28)
+	v := fnvhash64(12345)
+	for b.Loop() {
+		buf = strconv.AppendUint(buf[:4], v, 10)
+		v += 0x9E3779B97F4A7C15 >> 1
+	}
+}
+
+func BenchmarkPowExp(b *testing.B) {
+	p := newPowExp(1 / (1 - DefaultZipfConstant))
+	x, s := 0.8, 0.0
+	for b.Loop() {
+		s += p.pow(x)
+		x += 1e-9
+	}
+	_ = s
+}
+
+func BenchmarkMathPow(b *testing.B) {
+	y := 1 / (1 - DefaultZipfConstant)
+	x, s := 0.8, 0.0
+	for b.Loop() {
+		s += math.Pow(x, y)
+		x += 1e-9
+	}
+	_ = s
+}
