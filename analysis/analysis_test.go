@@ -313,7 +313,7 @@ func TestPageCacheVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "page cache") || !strings.Contains(a.PageCache.Verdict, "1.2 GB on disk") {
+	if !a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "page cache") || !strings.Contains(a.PageCache.Verdict, "1.1 GiB on disk") {
 		t.Errorf("fits: %+v", a.PageCache)
 	}
 	r.Dataset.DiskBytes = 250e9
@@ -321,6 +321,16 @@ func TestPageCacheVerdict(t *testing.T) {
 	a, _ = Analyze(r, Options{})
 	if a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "2.0x") || !strings.Contains(a.PageCache.Verdict, "most reads reach the storage") {
 		t.Errorf("does not fit: %+v", a.PageCache)
+	}
+	r.Config.Extra = map[string]string{"direct": "true"}
+	a, _ = Analyze(r, Options{})
+	if !strings.Contains(a.PageCache.Verdict, "bypasses the page cache") {
+		t.Errorf("O_DIRECT: %+v", a.PageCache)
+	}
+	r.Config.Extra = nil
+	r.Target.Kind = "null"
+	if a, _ = Analyze(r, Options{}); a.PageCache != nil {
+		t.Errorf("null target stores nothing, got a page-cache verdict: %+v", a.PageCache)
 	}
 	r.Target.Kind = "redis"
 	a, _ = Analyze(r, Options{})

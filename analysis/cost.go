@@ -15,6 +15,9 @@ var readOps = map[string]bool{"READ": true, "GET": true, "SCAN": true, "READ-MOD
 // inMemory are the targets that keep their dataset in memory by design.
 var inMemory = map[string]bool{"redis": true, "rediss": true, "hazelcast": true}
 
+// storesNothing are the targets with no dataset to cache (overhead and test targets).
+var storesNothing = map[string]bool{"null": true, "fake": true}
+
 // pageCache compares the dataset with the host's memory (METHOD.md, "Dataset
 // and memory"): when the data fits, reads were likely served from memory.
 func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
@@ -23,6 +26,13 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 		return nil
 	}
 	pc := &result.PageCache{LogicalBytes: d.LogicalBytes, DiskBytes: d.DiskBytes, HostRAMBytes: d.HostRAMBytes, PageCacheBytes: d.PageCacheBytes}
+	if storesNothing[r.Target.Kind] {
+		return nil
+	}
+	if r.Config.Extra["direct"] == "true" {
+		pc.Verdict = fmt.Sprintf("Direct I/O (O_DIRECT) bypasses the page cache: the figures are the storage's, whatever the host's RAM (%s).", Bytes(d.HostRAMBytes))
+		return pc
+	}
 	if inMemory[r.Target.Kind] {
 		pc.FitsInRAM = d.HostRAMBytes > 0 && max(d.LogicalBytes, d.DiskBytes) <= d.HostRAMBytes
 		pc.Verdict = fmt.Sprintf("The dataset (%s logical) lives in the servers' memory by design (%s is an in-memory store): the page cache does not apply.", Bytes(d.LogicalBytes), r.Target.Kind)
@@ -164,11 +174,12 @@ func CostOf(p Price, nodes int, opsPerS, bytesPerS float64) *result.Cost {
 // Bytes formats n in decimal units (GB = 1e9 bytes), as disk vendors and
 // cloud price lists do.
 func Bytes(n int64) string {
+	// Binary units, as the rest of the report (and `free -h`) prints memory.
 	f := float64(n)
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
 	i := 0
-	for f >= 1000 && i < len(units)-1 {
-		f /= 1000
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
 		i++
 	}
 	if i == 0 {

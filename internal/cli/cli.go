@@ -129,8 +129,7 @@ func newFlags(env *Env, name, args, summary string) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
-		return err
+		return err // fs.Parse has printed the usage
 	}
 	if err != nil {
 		return usagef("%v", err)

@@ -17,13 +17,7 @@ func Analyze(r *result.Result) ([]result.Stalls, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analysing the probe: %w", err)
 	}
-	r.Analysis = a
-	// The analysis judges the page cache by dataset size against RAM; with
-	// O_DIRECT the cache is bypassed whatever the size.
-	if a.PageCache != nil && r.Config.Extra["direct"] == "true" {
-		a.PageCache.Verdict = fmt.Sprintf("O_DIRECT: every read and write went to the storage, bypassing the page cache, so the test file's size (%s) against RAM does not matter.",
-			fmtBytes(r.Dataset.DiskBytes))
-	}
+	r.Analysis = a // its page-cache verdict knows O_DIRECT (Config.Extra["direct"])
 	st := make([]result.Stalls, len(r.Phases))
 	for i := range r.Phases {
 		st[i] = analysis.Stalls(&r.Phases[i])
