@@ -307,3 +307,30 @@ func TestRunFindMaxFake(t *testing.T) {
 		t.Errorf("verdict %q", sw.Verdict)
 	}
 }
+
+// Ctrl-C during a step: the steps that ran are kept, the interrupted one is
+// marked and fails, no later step runs, and the verdict says so.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{Bench: tinyBench(t, "null"), Rates: []float64{100, 200, 300}, Step: 2 * time.Second,
+		OnStep: func(s result.SweepStep) {
+			if s.Phase == "rate-100" {
+				go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+			}
+		}}
+	r, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := r.Sweep
+	if len(sw.Steps) != 2 || sw.Steps[1].Phase != "rate-200" {
+		t.Fatalf("steps %+v", sw.Steps)
+	}
+	if !r.Phase("rate-200").Interrupted || sw.Steps[1].MeetsObjective || !strings.Contains(sw.Steps[1].Reason, "interrupted") {
+		t.Errorf("interrupted step: %+v", sw.Steps[1])
+	}
+	if !strings.Contains(sw.Verdict, "interrupted") {
+		t.Errorf("verdict %q", sw.Verdict)
+	}
+}
