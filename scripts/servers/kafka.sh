@@ -29,6 +29,12 @@ java_cmd() {
 
 install() {
   if [ -f "$LIBS/.complete" ]; then return 0; fi
+  local pkgs=()
+  command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null || pkgs+=(maven)
+  if [ ${#pkgs[@]} -gt 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >&2
+  fi
   command -v java >/dev/null || { echo "kafka.sh: java not found (fix: apt-get install -y openjdk-17-jre-headless)" >&2; exit 1; }
   command -v mvn >/dev/null || { echo "kafka.sh: mvn not found (fix: apt-get install -y maven)" >&2; exit 1; }
   rm -rf "$LIBS"; mkdir -p "$LIBS"
