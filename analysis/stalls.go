@@ -76,7 +76,7 @@ func Stalls(p *result.Phase) result.Stalls {
 // per-bucket amounts (completions, bytes) each width long: the series is "off"
 // in a bucket whose value is at most 10% of its high level (the 90th
 // percentile of its non-zero buckets) and "on" otherwise. The pattern is periodic when at least three
-// complete off-to-on cycles are seen, the rises keep time with the period (phase
+// complete off-to-on cycles are seen over at least half the series, the rises keep time with the period (phase
 // coherence at least 0.7, see below) and the series' autocorrelation at that
 // lag is at least 0.3. It works at any bucket width (10 ms for disks, 100 ms
 // for the recorder's buckets).
@@ -188,6 +188,10 @@ func Regulation(counts []float64, width time.Duration) RegulationReport {
 	switch {
 	case preal < 2:
 		rep.Reason = "not periodic: on and off alternate bucket by bucket (use finer buckets to see a pattern)"
+	case 2*span < n:
+		// A regulated device regulates all the time: a few regular gaps in a
+		// short stretch of the run are a hiccup, not a pattern.
+		rep.Reason = fmt.Sprintf("not periodic: %d idle gaps, all within %s of a %s series", len(rises), time.Duration(span)*width, time.Duration(n)*width)
 	case coh < 0.7:
 		rep.Reason = fmt.Sprintf("not periodic: %d idle gaps, but they do not keep time with any period (phase coherence %.2f at the median cycle of %s; 0.7 needed)",
 			len(rises), coh, time.Duration(period)*width)
