@@ -250,15 +250,24 @@ func (s *sched) take() (uint64, bool) {
 
 func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
 	var req workload.Request
+	if _, ok := s.take(); !ok {
+		return
+	}
+	gen.Next(&req)
+	sh.Begin()
 	for {
-		if _, ok := s.take(); !ok {
-			return
-		}
-		gen.Next(&req)
-		sh.Begin()
 		t0 := rec.Now()
 		err := w.Do(ctx, &req)
-		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+		t1 := rec.Now()
+		op, n := req.Op, uint64(len(req.Value))
+		// The next request is in flight from here: one lock round trip
+		// records this op and begins the next (RecordBegin).
+		if _, ok := s.take(); !ok {
+			sh.Record(op, t0, t0, t1, n, target.Classify(err))
+			return
+		}
+		sh.RecordBegin(op, t0, t0, t1, n, target.Classify(err))
+		gen.Next(&req)
 	}
 }
 

@@ -1,0 +1,89 @@
+package recorder
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// The shard histogram has result.NewHist's layout: values recorded into it
+// and drained come out as the same hdr counts as recording them directly.
+func TestCountsMatchHdr(t *testing.T) {
+	ref := result.NewHist()
+	if n := len(ref.Export().Counts); n != countsLen {
+		t.Fatalf("hdr has %d counts, the shard histogram %d", n, countsLen)
+	}
+	vals := []int64{0, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 1e6, 1e9, result.HistHighestNs - 1, result.HistHighestNs}
+	for s := 0; s < 42; s++ {
+		vals = append(vals, 1<<s-1, 1<<s, 1<<s+1)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 100000; i++ {
+		vals = append(vals, rng.Int64N(result.HistHighestNs>>rng.IntN(42)+1))
+	}
+	var c counts
+	for _, v := range vals {
+		if err := ref.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+		c[index(v)]++
+		if index(valueAt(index(v))) != index(v) {
+			t.Fatalf("valueAt(index(%d)) = %d is in another bucket", v, valueAt(index(v)))
+		}
+	}
+	a, b := result.NewHist(), result.NewHist()
+	c.drainInto(a, b)
+	if !slices.Equal(a.Export().Counts, ref.Export().Counts) || !slices.Equal(b.Export().Counts, ref.Export().Counts) {
+		t.Fatal("drained counts differ from hdr's")
+	}
+	if a.TotalCount() != int64(len(vals)) || a.Max() != ref.Max() || a.Min() != ref.Min() || a.ValueAtQuantile(99.9) != ref.ValueAtQuantile(99.9) {
+		t.Fatalf("drained histogram: total %d max %d min %d, hdr: %d %d %d", a.TotalCount(), a.Max(), a.Min(), ref.TotalCount(), ref.Max(), ref.Min())
+	}
+	if c != (counts{}) {
+		t.Fatal("drain left counts behind")
+	}
+}
+
+// RecordBegin keeps the shard in flight: the buckets of a stall after it are
+// outstanding, and its ops are counted like Record's.
+func TestRecordBeginKeepsRequestInFlight(t *testing.T) {
+	r := New(Config{Shards: 1, BucketWidth: 20 * time.Millisecond})
+	r.Start()
+	sh := r.Shard(0)
+	time.Sleep(50 * time.Millisecond) // idle
+	sh.Begin()
+	for i := 0; i < 10; i++ {
+		t0 := r.Now()
+		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 1, target.ClassNone)
+	}
+	time.Sleep(70 * time.Millisecond) // the next request is in flight and stalls
+	t0 := r.Now()
+	sh.Record(workload.OpRead, t0, t0, t0+5, 1, target.ClassNone)
+	p := r.Stop()
+	o := p.Buckets.Outstanding
+	if len(o) < 6 || o[0] || !o[4] || !o[5] {
+		t.Fatalf("outstanding %v: want idle buckets clear, stall buckets set", o)
+	}
+	if len(p.Ops) != 1 || p.Ops[0].Count != 11 || p.Ops[0].Bytes != 11 {
+		t.Fatalf("ops %+v, want 11 READs", p.Ops)
+	}
+}
+
+func BenchmarkRecordBegin(b *testing.B) {
+	r := New(Config{Shards: 1})
+	r.Start()
+	defer r.Stop()
+	sh := r.Shard(0)
+	sh.Begin()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := r.Now()
+		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+	}
+}
