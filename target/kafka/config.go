@@ -3,7 +3,6 @@ package kafka
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -383,5 +382,3 @@ func (c *Config) redactedURL() string {
 	}
 	return u.String()
 }
-
-var errNoBroker = errors.New("no broker answered")
