@@ -136,11 +136,18 @@ func printSweep(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(w, "platbench %s · %s · workload %s · sweep %s\n", r.Tool.Version, r.Target.Kind, r.Config.Workload.Name, r.Config.Extra["sweep"])
 	fmt.Fprintf(w, "platform : %s\n", report.PlatformLine(&r.Platform))
 	if p := r.Phase("load"); p != nil {
-		var n uint64
+		var n, errs uint64
 		for _, o := range p.Ops {
 			n += o.Count
+			for _, e := range o.Errors {
+				errs += e
+			}
 		}
-		fmt.Fprintf(w, "load     : %s records in %s\n", report.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
+		fmt.Fprintf(w, "load     : %s records in %s", report.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
+		if errs > 0 {
+			fmt.Fprintf(w, ", %s inserts failed (those records are missing)", report.Int(float64(errs)))
+		}
+		fmt.Fprintln(w)
 	}
 	if err := report.WriteSweepText(w, r); err != nil {
 		return err
