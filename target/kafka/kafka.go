@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,8 +50,9 @@ type Target struct {
 	bulkBytes uint64
 	ledger    *ledger
 
-	bg         []*kgo.Client // background consumers (streaming)
-	runStartNs atomic.Int64  // wall clock when RunBackground started
+	bg         []*kgo.Client   // background consumers (streaming)
+	backlog    map[uint32]bool // producers done before RunBackground started (read-only after)
+	runStartNs atomic.Int64    // wall clock when RunBackground started
 	bgStop     context.CancelFunc
 	bgDone     chan struct{}
 	lagAtEnd   int64
@@ -397,6 +397,7 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 			backlog[w.pid] = true
 		}
 	}
+	t.backlog = backlog
 	t.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, cl := range bg {
@@ -496,7 +497,13 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 	defer t.mu.Unlock()
 	want := map[uint32]*bitmap{}
 	var n uint64
+	// Consumers that start at the end (offset=latest) never see the backlog:
+	// do not expect it.
+	skip := func(pid uint32) bool { return t.cfg.Offset == "latest" && t.backlog[pid] }
 	for _, w := range t.workers {
+		if skip(w.pid) {
+			continue
+		}
 		w.ackMu.Lock()
 		if w.acked.count > 0 {
 			want[w.pid] = &w.acked
@@ -504,7 +511,7 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 		}
 		w.ackMu.Unlock()
 	}
-	if t.bulkAcked.count > 0 {
+	if t.bulkAcked.count > 0 && !skip(bulkProducer) {
 		want[bulkProducer] = &t.bulkAcked
 		n += t.bulkAcked.count
 	}
@@ -577,17 +584,12 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 
 	t.ledger.mu.Lock()
 	var lost, unacked uint64
-	pids := make([]uint32, 0, len(want))
-	for pid := range want {
-		pids = append(pids, pid)
-	}
-	sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
-	for _, pid := range pids {
+	for pid, w := range want {
 		s := t.ledger.seen[pid]
 		if s == nil {
 			s = &bitmap{}
 		}
-		lost += s.missing(want[pid])
+		lost += s.missing(w)
 	}
 	for pid, s := range t.ledger.seen {
 		if w, ok := want[pid]; ok {
