@@ -46,3 +46,24 @@ func BenchmarkBaselineLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
+
+// The closed loop takes op numbers in blocks; the op bound stays exact for
+// bounds below, at and off a block, and with more workers than ops.
+func TestClosedLoopOpBoundExact(t *testing.T) {
+	for _, ops := range []uint64{1, 63, 64, 65, 1007} {
+		for _, workers := range []int{1, 3, 16} {
+			s, ks := spec(t, "ycsb-a")
+			p, _, err := Run(context.Background(), &null.Target{}, s, ks, Config{Ops: ops, Concurrency: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n uint64
+			for _, o := range p.Ops {
+				n += o.Count
+			}
+			if n != ops {
+				t.Errorf("ops=%d workers=%d: %d ops ran", ops, workers, n)
+			}
+		}
+	}
+}

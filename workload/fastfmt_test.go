@@ -116,3 +116,25 @@ func BenchmarkMathPow(b *testing.B) {
 	}
 	_ = s
 }
+
+// divisor.mod is x % d for every kind of divisor: 1, powers of two, small,
+// dataset-sized, above 2^63 and the largest, at the edges and at random.
+func TestDivisorModExact(t *testing.T) {
+	ds := []uint64{1, 2, 3, 5, 6, 7, 10, 641, 1000, 1 << 20, 1_000_000, 10_000_000, 1e9 + 7, 1<<32 - 1, 1<<32 + 1, 1<<63 - 1, 1 << 63, 1<<63 + 1, math.MaxUint64 - 1, math.MaxUint64}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 2000; i++ {
+		ds = append(ds, rng.Uint64()>>rng.IntN(64)|1, rng.Uint64()>>rng.IntN(64)+1)
+	}
+	for _, d := range ds {
+		q := newDivisor(d)
+		xs := []uint64{0, 1, d - 1, d, d + 1, 2*d - 1, 2 * d, math.MaxUint64, math.MaxUint64 - 1, math.MaxUint64 / d * d, math.MaxUint64/d*d - 1}
+		for i := 0; i < 300; i++ {
+			xs = append(xs, rng.Uint64(), rng.Uint64()>>rng.IntN(64))
+		}
+		for _, x := range xs {
+			if got, want := q.mod(x), x%d; got != want {
+				t.Fatalf("%d %% %d: got %d, want %d", x, d, got, want)
+			}
+		}
+	}
+}

@@ -30,6 +30,7 @@ type Generator struct {
 	ordered     bool
 
 	scrambled zipfian // zipfian: ranks over 1e10 items, hashed onto records
+	recMod    divisor // x % records without a DIV
 	latest    zipfian // latest: ranks back from the last key
 	hotN      uint64  // hotspot: hot keys are [0, hotN)
 	coldN     uint64
@@ -78,6 +79,7 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 	switch g.dist {
 	case DistZipfian:
 		g.scrambled = newZipfian(scrambledItems, ks.theta, ks.scrambledZeta)
+		g.recMod = newDivisor(g.records)
 	case DistLatest:
 		g.latest = newZipfian(ks.records, ks.theta, ks.recordsZeta)
 	case DistHotspot:
@@ -196,7 +198,7 @@ func (g *Generator) nextKey() uint64 {
 		return g.below(g.records)
 	case DistZipfian:
 		// YCSB ScrambledZipfianGenerator: min + fnvhash64(rank) % itemcount.
-		return fnvhash64(g.scrambled.next(g.float())) % g.records
+		return g.recMod.mod(fnvhash64(g.scrambled.next(g.float())))
 	case DistLatest:
 		// YCSB SkewedLatestGenerator: the most recent key is the most popular.
 		last := g.ks.lastKey()

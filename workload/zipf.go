@@ -10,12 +10,15 @@ func fnvhash64(v uint64) uint64 {
 		offset = 0xCBF29CE484222325
 		prime  = 1099511628211
 	)
-	h := uint64(offset)
-	for i := 0; i < 8; i++ {
-		h ^= v & 0xff
-		v >>= 8
-		h *= prime
-	}
+	// The 8 rounds written out (Go does not unroll loops).
+	h := (uint64(offset) ^ v&0xff) * prime
+	h = (h ^ v>>8&0xff) * prime
+	h = (h ^ v>>16&0xff) * prime
+	h = (h ^ v>>24&0xff) * prime
+	h = (h ^ v>>32&0xff) * prime
+	h = (h ^ v>>40&0xff) * prime
+	h = (h ^ v>>48&0xff) * prime
+	h = (h ^ v>>56) * prime
 	if int64(h) < 0 && h != 1<<63 { // Math.abs(Long.MIN_VALUE) stays negative in Java
 		h = -h
 	}
