@@ -119,7 +119,7 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	fmt.Fprintln(w)
 	mode := fmt.Sprintf("closed loop, %d workers at full speed", p.Concurrency)
 	if p.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s op/s, %d workers", Rate(p.RateOpsPerS), p.Concurrency)
+		mode = fmt.Sprintf("fixed rate %s, %d workers", Rate(p.RateOpsPerS), p.Concurrency)
 	}
 	title := fmt.Sprintf("Results (%s phase, %s, %s)", p.Name, mode, Secs(float64(p.DurationNs)/1e9))
 	if p.Interrupted {

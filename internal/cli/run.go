@@ -293,6 +293,18 @@ func printTerm(w io.Writer, r *result.Result) error {
 	if err := report.WriteTerm(w, r); err != nil {
 		return err
 	}
+	if r.Sweep != nil {
+		fmt.Fprintln(w)
+		if err := report.WriteSweepText(w, r); err != nil {
+			return err
+		}
+	}
+	if len(r.Events) > 0 {
+		fmt.Fprintln(w)
+		if err := report.WriteEventsText(w, r, analysis.EventImpacts(r)); err != nil {
+			return err
+		}
+	}
 	if r.Host != nil {
 		fmt.Fprintln(w)
 		telemetry.WriteHostText(w, r)
