@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
@@ -23,6 +24,7 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 	secs := sections(r, f)
 	cs := charts(r, f)
 	sweep := SweepSectionHTML(r)
+	events := EventsSectionHTML(r, analysis.EventImpacts(r))
 	nav(b, secs, len(cs) > 0, sweep != "")
 	b.s(`<main>`)
 	for i, s := range secs {
@@ -36,6 +38,9 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 				c.render(b)
 			}
 			b.s(`</section>`)
+		}
+		if i == 1 {
+			b.s(events) // the cost of each fault event, when there were events
 		}
 		htmlSection(b, s)
 	}
