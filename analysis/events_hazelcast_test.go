@@ -15,6 +15,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
@@ -24,12 +25,8 @@ import (
 // test is gated on PLATBENCH_HAZELCAST_URL like the hazelcast target's tests.
 func hzJar(t *testing.T) string {
 	t.Helper()
-	if os.Getenv("PLATBENCH_HAZELCAST_URL") == "" || os.Getenv("PLATBENCH_HAZELCAST_CTL") == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_HAZELCAST_URL/CTL are not set under CI: scripts/test.sh should have started hazelcast (scripts/servers/hazelcast.sh)")
-		}
-		t.Skip("PLATBENCH_HAZELCAST_URL not set; run scripts/servers/hazelcast.sh install start and eval \"$(scripts/servers/hazelcast.sh env)\"")
-	}
+	testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
+	testenv.URL(t, "PLATBENCH_HAZELCAST_CTL")
 	if testing.Short() {
 		t.Skip("starts a private 3-member Hazelcast cluster (about 2 minutes); not in -short")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
@@ -24,12 +25,7 @@ import (
 // without it, under CI they fail.
 func requireRedis(t *testing.T) {
 	t.Helper()
-	if os.Getenv("PLATBENCH_REDIS_URL") == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_REDIS_URL is not set under CI: scripts/test.sh should have started redis (scripts/servers/redis.sh)")
-		}
-		t.Skip("PLATBENCH_REDIS_URL not set; run scripts/servers/redis.sh install start and eval \"$(scripts/servers/redis.sh env)\"")
-	}
+	testenv.URL(t, "PLATBENCH_REDIS_URL")
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("PLATBENCH_REDIS_URL is set but redis-server is not on PATH: %v", err)
 	}

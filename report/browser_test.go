@@ -24,18 +24,13 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/report/internal/synth"
 	"github.com/platbench/platbench/result"
 )
 
 func TestBrowser(t *testing.T) {
-	chromium := os.Getenv("PLATBENCH_CHROMIUM")
-	if chromium == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_CHROMIUM is not set in CI: scripts/servers/chromium.sh install and env must run first (scripts/test.sh does)")
-		}
-		t.Skip("PLATBENCH_CHROMIUM not set (run: scripts/servers.sh install chromium; eval \"$(scripts/servers.sh env chromium)\")")
-	}
+	chromium := testenv.URL(t, "PLATBENCH_CHROMIUM")
 	driver := os.Getenv("PLATBENCH_CHROMEDRIVER")
 	if driver == "" {
 		var err error

@@ -14,6 +14,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -25,13 +26,7 @@ import (
 
 func serverURL(t testing.TB) *url.URL {
 	t.Helper()
-	raw := os.Getenv("PLATBENCH_CQL_URL")
-	if raw == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_CQL_URL is not set in CI (fix: scripts/servers.sh start cassandra; eval \"$(scripts/servers.sh env cassandra)\")")
-		}
-		t.Skip("PLATBENCH_CQL_URL not set (run scripts/servers/cassandra.sh start and eval its env)")
-	}
+	raw := testenv.URL(t, "PLATBENCH_CQL_URL")
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatalf("PLATBENCH_CQL_URL %q: %v", raw, err)
@@ -409,14 +404,7 @@ func TestTimeoutClassified(t *testing.T) {
 
 func nodeCtl(t *testing.T) string {
 	t.Helper()
-	ctl := os.Getenv("PLATBENCH_CQL_NODECTL")
-	if ctl == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_CQL_NODECTL is not set in CI (fix: eval \"$(scripts/servers.sh env cassandra)\")")
-		}
-		t.Skip("PLATBENCH_CQL_NODECTL not set")
-	}
-	return ctl
+	return testenv.URL(t, "PLATBENCH_CQL_NODECTL")
 }
 
 // TestNodeDownMidRun stops the node under a running worker and starts it

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -23,14 +23,7 @@ import (
 // the test; under CI it fails it.
 func clusterURL(t testing.TB) string {
 	t.Helper()
-	v := os.Getenv("PLATBENCH_HAZELCAST_URL")
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_HAZELCAST_URL is not set under CI: scripts/test.sh should have started hazelcast (scripts/servers/hazelcast.sh)")
-		}
-		t.Skip("PLATBENCH_HAZELCAST_URL not set; run scripts/servers/hazelcast.sh start and eval \"$(scripts/servers/hazelcast.sh env)\"")
-	}
-	return v
+	return testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
 }
 
 func open(t testing.TB, raw string, opts map[string]string) *Target {
@@ -258,13 +251,7 @@ func BenchmarkDo(b *testing.B) {
 // group has lost its majority and CP ops fail as timeout/unavailable.
 func TestZMemberKilledMidRun(t *testing.T) {
 	raw := clusterURL(t)
-	ctl := os.Getenv("PLATBENCH_HAZELCAST_CTL")
-	if ctl == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("PLATBENCH_HAZELCAST_CTL is not set under CI")
-		}
-		t.Skip("PLATBENCH_HAZELCAST_CTL not set (scripts/servers/hazelcast.sh env prints it)")
-	}
+	ctl := testenv.URL(t, "PLATBENCH_HAZELCAST_CTL")
 	if testing.Short() {
 		t.Skip("kills cluster members; not in -short")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -23,14 +24,7 @@ import (
 // fail in CI (CI must run these tests, never skip them).
 func brokerURL(t testing.TB, env string) string {
 	t.Helper()
-	v := os.Getenv(env)
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set but CI is: the Kafka integration tests must run (scripts/test.sh starts the broker)", env)
-		}
-		t.Skipf("%s not set (run: eval \"$(scripts/servers/kafka.sh env)\" after scripts/servers/kafka.sh start)", env)
-	}
-	return v
+	return testenv.URL(t, env)
 }
 
 func open(t testing.TB, raw string, opts map[string]string) *Target {
