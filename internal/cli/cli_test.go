@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,6 +140,36 @@ func TestHelpAndLists(t *testing.T) {
 	for _, w := range []string{"embedded", "null", "fake"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("targets lacks %s", w)
+		}
+	}
+}
+
+// A full disk: the embedded store refuses a dataset that cannot fit, and a
+// result that cannot be written leaves nothing half-written. Uses a 4 MiB
+// tmpfs (needs root, as CI runs).
+func TestFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	tiny := filepath.Join(dir, "tiny")
+	os.Mkdir(tiny, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4M", "tmpfs", tiny).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, out)
+	}
+	defer exec.Command("umount", tiny).Run()
+
+	code, _, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(tiny, "db"), "--records", "100000", "--duration", "1s", "--out", filepath.Join(dir, "a.json"), "--quiet")
+	if code == 0 || !strings.Contains(stderr, "free") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("dataset larger than the disk: exit %d, stderr %q", code, stderr)
+	}
+	os.WriteFile(filepath.Join(tiny, "fill"), make([]byte, 8<<20), 0o644) // fills it: ENOSPC part-way
+	out := filepath.Join(tiny, "r.json")
+	code, _, stderr = run(t, "run", "--target", "null", "--no-load", "--duration", "1s", "--out", out, "--quiet")
+	if code == 0 || !strings.Contains(stderr, "no space left") {
+		t.Errorf("result on a full disk: exit %d, stderr %q", code, stderr)
+	}
+	ents, _ := os.ReadDir(tiny)
+	for _, e := range ents {
+		if e.Name() != "fill" && e.Name() != "db" {
+			t.Errorf("left on the full disk: %s", e.Name())
 		}
 	}
 }
