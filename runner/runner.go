@@ -102,7 +102,7 @@ func (c *Config) Validate() error {
 func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
 	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth})
-	workers, err := newWorkers(t, cfg.Concurrency)
+	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +119,10 @@ func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workloa
 			defer wg.Done()
 			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
 			from, to := ks.LoadRange(i, len(workers))
+			if depths != nil { // pipelined: runner/async.go
+				asyncLoad(ctx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), from, to)
+				return
+			}
 			loadLoop(ctx, w, gen, rec, rec.Shard(i), from, to)
 		}(i, w)
 	}
@@ -126,6 +130,9 @@ func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workloa
 	stopProgress()
 	p := rec.Stop()
 	p.Name, p.Mode, p.Concurrency = "load", "closed", cfg.Concurrency
+	if depths != nil {
+		p.Concurrency = inFlight(depths)
+	}
 	p.Interrupted = ctx.Err() != nil
 	return p, nil
 }
@@ -152,7 +159,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	}
 	open := cfg.Rate > 0
 	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open})
-	workers, err := newWorkers(t, cfg.Concurrency)
+	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,6 +207,14 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 		go func(i int, w target.Worker) {
 			defer wg.Done()
 			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
+			if depths != nil { // pipelined: runner/async.go
+				if open {
+					delayed[i] = asyncOpenLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, int64(cfg.DelayThreshold))
+				} else {
+					asyncClosedLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
+				}
+				return
+			}
 			if open {
 				delayed[i] = openLoop(runCtx, w, gen, rec, rec.Shard(i), s, int64(cfg.DelayThreshold))
 			} else {
@@ -215,6 +230,9 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	stopProgress()
 	p := rec.Stop()
 	p.Name, p.Concurrency = cfg.Phase, cfg.Concurrency
+	if depths != nil {
+		p.Concurrency = inFlight(depths)
+	}
 	p.Mode = "closed"
 	if open {
 		p.Mode, p.RateOpsPerS = "open", cfg.Rate

@@ -1,0 +1,296 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Pipelined workers (target.Pipeliner): one goroutine per worker keeps up to
+// its depth operations in flight, submitting new ones as completions arrive,
+// and records each operation on its own: its intended start, when it was
+// submitted and when its completion was seen. Concurrency is then the total
+// number of operations in flight, spread over the workers (connections) the
+// target asks for; see target.Pipelined.
+
+// newRunWorkers creates the workers of a phase. For a target.Pipelined
+// target that asks for it, depths holds each worker's in-flight depth
+// (summing to the total in flight); otherwise depths is nil and there are
+// concurrency plain workers.
+func newRunWorkers(t target.Target, concurrency int) (ws []target.Worker, depths []int, err error) {
+	p, ok := t.(target.Pipelined)
+	if !ok {
+		ws, err = newWorkers(t, concurrency)
+		return ws, nil, err
+	}
+	n, total := p.PipelineShape(concurrency)
+	if n <= 0 || total <= 0 {
+		ws, err = newWorkers(t, concurrency)
+		return ws, nil, err
+	}
+	n = min(n, total)
+	ws, err = newWorkers(t, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	depths = make([]int, n)
+	for i, w := range ws {
+		pw, ok := w.(target.Pipeliner)
+		if !ok {
+			closeWorkers(ws)
+			return nil, nil, fmt.Errorf("target %T asked for pipelined workers but worker %d (%T) does not implement target.Pipeliner", t, i, w)
+		}
+		depths[i] = total / n
+		if i < total%n {
+			depths[i]++
+		}
+		if d := pw.Depth(); depths[i] > d {
+			depths[i] = d
+		}
+		if depths[i] < 1 {
+			depths[i] = 1
+		}
+	}
+	return ws, depths, nil
+}
+
+// inFlight is the total depth of a pipelined phase (its concurrency).
+func inFlight(depths []int) int {
+	n := 0
+	for _, d := range depths {
+		n += d
+	}
+	return n
+}
+
+// slot is one operation in flight.
+type slot struct {
+	op       workload.Op
+	bytes    uint64
+	intended int64
+	start    int64
+}
+
+// asyncState is what a pipelined worker's loop keeps; its done method is
+// Poll's callback (a method value made once per loop, so that Poll does not
+// allocate per call).
+type asyncState struct {
+	rec   *recorder.Recorder
+	sh    *recorder.Shard
+	slots []slot
+	free  []int // free slot tags (a stack)
+	nfly  int
+	ops   uint64 // completed or failed to submit
+}
+
+func newAsyncState(rec *recorder.Recorder, sh *recorder.Shard, depth int) *asyncState {
+	st := &asyncState{rec: rec, sh: sh, slots: make([]slot, depth), free: make([]int, depth)}
+	for i := range st.free {
+		st.free[i] = depth - 1 - i
+	}
+	return st
+}
+
+func (st *asyncState) done(tag int, err error) {
+	end := st.rec.Now()
+	s := &st.slots[tag]
+	st.sh.Record(s.op, s.intended, s.start, end, s.bytes, target.Classify(err))
+	st.free = append(st.free, tag)
+	st.nfly--
+	st.ops++
+}
+
+// submit queues req under a free slot; it must have one.
+func (st *asyncState) submit(ctx context.Context, w target.Pipeliner, req *workload.Request, intended, now int64) {
+	tag := st.free[len(st.free)-1]
+	st.free = st.free[:len(st.free)-1]
+	s := &st.slots[tag]
+	s.op, s.bytes, s.intended, s.start = req.Op, uint64(len(req.Value)), intended, now
+	st.sh.Begin()
+	if err := w.Submit(ctx, req, tag); err != nil {
+		st.sh.Record(s.op, intended, now, st.rec.Now(), s.bytes, target.Classify(err))
+		st.free = append(st.free, tag)
+		st.ops++
+		return
+	}
+	st.nfly++
+}
+
+// asyncClosedLoop keeps depth operations in flight on w until the phase
+// stops, then waits for those in flight. Op numbers are taken from the
+// shared counter in blocks, as closedLoop does (the bound stays exact).
+func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) uint64 {
+	const block = 64
+	var left uint64
+	more := func() bool {
+		if s.stop.Load() {
+			return false
+		}
+		if s.maxOps == 0 {
+			return true
+		}
+		if left == 0 {
+			n := s.issued.Add(block) - block
+			if n >= s.maxOps {
+				return false
+			}
+			left = min(block, s.maxOps-n)
+		}
+		left--
+		return true
+	}
+	st := newAsyncState(rec, sh, depth)
+	done := st.done
+	var req workload.Request
+	stopped := false
+	for {
+		sent := false
+		for !stopped && len(st.free) > 0 {
+			if !more() {
+				stopped = true
+				break
+			}
+			gen.Next(&req)
+			now := rec.Now()
+			st.submit(ctx, w, &req, now, now)
+			sent = true
+		}
+		if sent {
+			w.Flush(ctx)
+		}
+		if st.nfly == 0 {
+			if stopped {
+				return st.ops
+			}
+			continue
+		}
+		w.Poll(ctx, -1, done)
+	}
+}
+
+// asyncOpenLoop takes slots of the shared schedule and submits each op when
+// it is due, as long as the worker has room; latency runs from the intended
+// start, so an op that waited for room (all depth in flight) is charged for
+// the wait, and counted as delayed when it started more than threshold late.
+// Returns the number of delayed ops.
+func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
+	st := newAsyncState(rec, sh, depth)
+	done := st.done
+	var req workload.Request
+	var delayed uint64
+	var intended int64
+	pending, stopped := false, false
+	for {
+		sent := false
+		for !stopped && len(st.free) > 0 {
+			if !pending {
+				n, ok := s.take()
+				if !ok {
+					stopped = true
+					break
+				}
+				intended = int64(float64(n) * s.intervalNs)
+				if s.endNs > 0 && intended >= s.endNs {
+					s.stop.Store(true)
+					stopped = true
+					break
+				}
+				pending = true
+			}
+			now := rec.Now()
+			if intended > now {
+				break
+			}
+			if now-intended > threshold {
+				delayed++
+			}
+			gen.Next(&req)
+			st.submit(ctx, w, &req, intended, now)
+			pending = false
+			sent = true
+		}
+		if sent {
+			w.Flush(ctx)
+		}
+		if stopped && st.nfly == 0 {
+			return delayed
+		}
+		wait := time.Duration(-1) // block for a completion
+		if pending && len(st.free) > 0 {
+			wait = time.Duration(intended - rec.Now())
+			if wait <= 0 {
+				continue
+			}
+		}
+		if st.nfly == 0 {
+			// Nothing in flight: sleep until the next op is due.
+			if !sleepUntil(rec, intended, s) {
+				stopped = true
+			}
+			continue
+		}
+		w.Poll(ctx, wait, done)
+		if s.stop.Load() && pending {
+			// The phase ended while this op waited for its start.
+			stopped = true
+		}
+	}
+}
+
+// sleepUntil sleeps until the recorder clock reaches at, or the phase stops
+// (false). It sleeps short of the mark and yields for the rest, as Go's
+// timers overshoot.
+func sleepUntil(rec *recorder.Recorder, at int64, s *sched) bool {
+	const spin = int64(200 * time.Microsecond)
+	for {
+		d := at - rec.Now()
+		if d <= 0 {
+			return true
+		}
+		if s.stop.Load() {
+			return false
+		}
+		if d > spin {
+			time.Sleep(time.Duration(min(d-spin, int64(100*time.Millisecond))))
+		} else {
+			runtime.Gosched()
+		}
+	}
+}
+
+// asyncLoad inserts the records [from, to) through w with depth in flight.
+func asyncLoad(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
+	st := newAsyncState(rec, sh, depth)
+	done := st.done
+	var req workload.Request
+	k := from
+	for {
+		sent := false
+		for k < to && len(st.free) > 0 {
+			if k&63 == 0 && ctx.Err() != nil {
+				to = k
+				break
+			}
+			gen.Load(&req, k)
+			k++
+			now := rec.Now()
+			st.submit(ctx, w, &req, now, now)
+			sent = true
+		}
+		if sent {
+			w.Flush(ctx)
+		}
+		if st.nfly == 0 {
+			if k >= to {
+				return
+			}
+			continue
+		}
+		w.Poll(ctx, -1, done)
+	}
+}
