@@ -14,7 +14,15 @@
 //
 // SCAN (YCSB E) and CAS are not supported: Setup rejects workloads with them.
 //
-// Pipelining (option pipeline=D): D runner workers share one connection and
+// Pipelining (option pipeline=D, and/or conns=N): the runner drives pipelined
+// workers (async.go, target.Pipeliner): one goroutine per connection keeps D
+// commands in flight, so --concurrency is the total number of ops in flight
+// (ceil(concurrency/D) connections); with both pipeline=D and conns=N there
+// are N connections with D each, N*D in flight, as redis-benchmark -c N -P D.
+// Each op is timed from its own submit to its own reply.
+//
+// Without that runner (a caller driving plain Workers through Do):
+// D workers share one connection and
 // their commands are written back to back without waiting for replies; one
 // reader goroutine per connection matches replies to workers in order. Each
 // op's latency is still measured by the runner from its own Do call to its own
@@ -59,9 +67,9 @@ type Config struct {
 	// Pipeline is how many workers share one connection, i.e. the maximum
 	// number of commands in flight on it (option pipeline). Default 1.
 	Pipeline int
-	// Conns, when set, fixes the number of connections: worker i uses
-	// connection i%Conns (option conns). Default 0: one connection per
-	// Pipeline workers. Setting both conns and pipeline is an error.
+	// Conns, when set, fixes the number of connections (option conns).
+	// Default 0: one connection per Pipeline ops in flight. With both conns
+	// and pipeline, Conns*Pipeline ops are in flight (see PipelineShape).
 	Conns int
 	// Cluster is "auto" (ask the server: INFO cluster), "true" or "false". Default auto.
 	Cluster string
@@ -159,11 +167,6 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 			probs = append(probs, fmt.Sprintf("unknown option %q (known: %s)", k, strings.Join(knownOpts, ", ")))
 		}
 	}
-	if _, ok := all["pipeline"]; ok {
-		if _, ok2 := all["conns"]; ok2 {
-			probs = append(probs, "set either pipeline (workers per connection) or conns (connections shared by all workers), not both")
-		}
-	}
 	if len(cfg.Addrs) > 1 && cfg.Cluster == "false" {
 		probs = append(probs, "several addresses need cluster mode (drop cluster=false)")
 	}
@@ -187,6 +190,11 @@ type Target struct {
 
 	mu     sync.Mutex
 	shared map[int]*shared // connection index -> pipelined connection
+
+	// Set by PipelineShape (async.go): workers are pworkers, each with its
+	// own connection and depth commands in flight.
+	async                   bool
+	depth, inFlight, nconns int
 }
 
 var (
@@ -310,6 +318,12 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 		w.cc = t.cluster
 		return w, nil
 	}
+	t.mu.Lock()
+	async := t.async
+	t.mu.Unlock()
+	if async {
+		return t.newPWorker(w)
+	}
 	if t.cfg.Pipeline == 1 && t.cfg.Conns == 0 {
 		c, err := dial(context.Background(), &t.dial)
 		if err != nil {
@@ -385,5 +399,10 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	if t.cfg.Conns > 0 {
 		d["conns"] = strconv.Itoa(t.cfg.Conns)
 	}
+	t.mu.Lock()
+	if t.async {
+		d["in_flight"] = fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth)
+	}
+	t.mu.Unlock()
 	return target.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}
 }

@@ -98,7 +98,7 @@ func TestParseConfig(t *testing.T) {
 		{"redis://a:1,b:2", nil, "", func(c *Config) bool { return len(c.Addrs) == 2 }},
 		{"redis://h?mode=json", nil, "mode=\"json\" is not kv or hash", nil},
 		{"redis://h?pipeline=0", nil, "pipeline=\"0\"", nil},
-		{"redis://h?pipeline=2&conns=2", nil, "not both", nil},
+		{"redis://h?pipeline=2&conns=3", nil, "", func(c *Config) bool { return c.Pipeline == 2 && c.Conns == 3 }},
 		{"redis://h/x", nil, "database \"x\"", nil},
 		{"redis://h?pipelin=2", nil, "unknown option \"pipelin\"", nil},
 		{"redis://a:1,b:2?cluster=false", nil, "several addresses need cluster mode", nil},
