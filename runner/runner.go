@@ -138,16 +138,25 @@ func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workloa
 }
 
 func loadLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
+	if from >= to || ctx.Err() != nil {
+		return
+	}
 	var req workload.Request
-	for k := from; k < to; k++ {
-		if k&63 == 0 && ctx.Err() != nil {
-			return
-		}
-		gen.Load(&req, k)
-		sh.Begin()
+	gen.Load(&req, from)
+	sh.Begin()
+	for k := from; ; {
 		t0 := rec.Now()
 		err := w.Do(ctx, &req)
-		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+		t1 := rec.Now()
+		op, n := req.Op, uint64(len(req.Value))
+		k++
+		if k >= to || (k&63 == 0 && ctx.Err() != nil) {
+			sh.Record(op, t0, t0, t1, n, target.Classify(err))
+			return
+		}
+		// The next insert is in flight from here (see closedLoop).
+		sh.RecordBegin(op, t0, t0, t1, n, target.Classify(err))
+		gen.Load(&req, k)
 	}
 }
 
