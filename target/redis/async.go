@@ -178,9 +178,11 @@ func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag in
 			return w.failAll(done)
 		}
 	}
+	// One deadline refresh per Poll (a clock read), not per reply: a
+	// command still times out after between timeout/2 and timeout.
+	c.refreshRead()
 	n := 0
 	for w.n > 0 {
-		c.refreshRead()
 		r, err := c.readReply()
 		if err != nil && !isServerError(err) {
 			w.breakConn(err)
