@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/platbench/platbench/target"
@@ -250,4 +251,19 @@ func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 		w.Poll(ctx, -1, w.syncFn)
 	}
 	return w.syncErr
+}
+
+var _ target.Summarizer = (*Target)(nil)
+
+// Summary adds to the result what was in flight when the run was pipelined
+// (Describe runs before the runner has chosen the shape).
+func (t *Target) Summary(ctx context.Context) map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.async {
+		return nil
+	}
+	return map[string]string{
+		"in_flight": fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth),
+	}
 }

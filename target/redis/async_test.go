@@ -235,8 +235,8 @@ func TestPipelinedRun(t *testing.T) {
 	if conns != 3 {
 		t.Errorf("the run opened %d connections, want 3", conns)
 	}
-	if d := tg.Describe(context.Background()).Details["in_flight"]; d == "" {
-		t.Errorf("Describe does not say what was in flight")
+	if d := tg.Summary(context.Background())["in_flight"]; d != "24 ops over 3 connections (up to 8 per connection, one goroutine each)" {
+		t.Errorf("Summary says %q in flight", d)
 	} else {
 		t.Logf("in_flight: %s", d)
 	}
