@@ -4,6 +4,10 @@
 # (CLIENT_CPU) and the server to another (SERVER_CPU). For each case it prints
 # ops/s, p99 and client CPU seconds per million operations.
 #
+# platbench's --concurrency is the total of ops in flight: CONNS*pipe with
+# pipeline=pipe gives CONNS connections with pipe in flight each (one
+# goroutine per connection drives its pipeline: target.Pipeliner).
+#
 # Client CPU is user+system time of the whole client process (/usr/bin/time).
 # platbench's includes its start-up, the result file and the report; the
 # "marginal" column subtracts a short run's (FIXED_OPS ops) CPU to leave the

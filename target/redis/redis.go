@@ -21,15 +21,14 @@
 // are N connections with D each, N*D in flight, as redis-benchmark -c N -P D.
 // Each op is timed from its own submit to its own reply.
 //
-// Without that runner (a caller driving plain Workers through Do):
-// D workers share one connection and
-// their commands are written back to back without waiting for replies; one
-// reader goroutine per connection matches replies to workers in order. Each
-// op's latency is still measured by the runner from its own Do call to its own
-// reply, so it includes the time spent queued behind the other D-1 commands of
-// the pipeline (redis-benchmark -P measures the same way: from the write of
-// the pipeline to each reply). With pipeline=1 (the default) each worker owns
-// its connection and Do is a plain write then read, with no goroutine hop.
+// A caller that drives plain Workers through Do (without PipelineShape) gets
+// the older shared path: D workers share one connection, their commands are
+// written back to back without waiting for replies, and one reader goroutine
+// per connection matches replies to workers in order. Either way an op's
+// latency includes the time queued behind the other commands of the pipeline
+// (redis-benchmark -P measures the same way: from the write of the pipeline
+// to each reply). With pipeline=1 (the default) each worker owns its
+// connection and Do is a plain write then read, with no goroutine hop.
 package redis
 
 import (
