@@ -57,3 +57,9 @@ bench-disk: build
 .PHONY: bench-redis
 bench-redis: build
 	scripts/bench-redis.sh
+
+# Overhead: platbench's own cost per op on the null target, one worker: race check, ns/op and
+# callgrind instructions/op of the generator, runner loop, clock and recorder (docs/benchmarks-overhead.md).
+.PHONY: bench-overhead
+bench-overhead:
+	scripts/bench-overhead.sh
