@@ -88,6 +88,8 @@ func USD(v float64) string {
 // Secs formats seconds as a short duration: "75 s", "3 min 20 s", "1 h 2 min".
 func Secs(s float64) string {
 	switch {
+	case s > 0 && s < 1:
+		return Dur(s * 1e9)
 	case s < 120:
 		return trimFloat(s) + " s"
 	case s < 3600:

@@ -6,6 +6,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,18 @@ func writeHeader(w io.Writer, r *result.Result) {
 	}
 	fmt.Fprintf(w, "platbench %s · %s · workload %s · %s\n", r.Tool.Version, what, r.Config.Workload.Name, r.StartedAt.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "platform : %s\n", PlatformLine(&r.Platform))
+	if len(t.Details) > 0 {
+		keys := make([]string, 0, len(t.Details))
+		for k := range t.Details {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + t.Details[k]
+		}
+		fmt.Fprintf(w, "target   : %s\n", strings.Join(parts, " · "))
+	}
 }
 
 // PlatformLine is the one-line description of where a run happened.
@@ -117,9 +130,9 @@ func perSec(n uint64, ns int64) float64 {
 // writePhase prints the summary lines of a phase, cassandra-stress style.
 func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	fmt.Fprintln(w)
-	mode := fmt.Sprintf("closed loop, %d workers at full speed", p.Concurrency)
+	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", p.Concurrency)
 	if p.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, %d workers", Rate(p.RateOpsPerS), p.Concurrency)
+		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", Rate(p.RateOpsPerS), p.Concurrency)
 	}
 	title := fmt.Sprintf("Results (%s phase, %s, %s)", p.Name, mode, Secs(float64(p.DurationNs)/1e9))
 	if p.Interrupted {
