@@ -13,6 +13,8 @@
 //	sh.Begin()                       // one more request in flight
 //	... do the op ...
 //	sh.Record(op, intended, t0, rec.Now(), bytes, class) // also ends the in-flight request
+//	// or, when the worker's next request starts right away (closed loop):
+//	sh.RecordBegin(op, intended, t0, rec.Now(), bytes, class) // Record + Begin, one lock
 //	phase := rec.Stop()              // a result.Phase with Ops, Intervals, Buckets filled
 //
 // rec.RecordAsync implements target.Sink for ops completed outside workers.

@@ -1,8 +1,10 @@
 package workload
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 )
 
 // Generator produces the requests of one worker. It owns the key and value
@@ -246,4 +248,65 @@ func (g *Generator) setValue(req *Request, fields int) {
 	off := g.below(uint64(g.recordBytes))
 	req.Value = g.val[off : off+uint64(n) : off+uint64(n)]
 	req.Fields = fields
+}
+
+// appendDecimal appends the decimal form of u to dst, byte for byte what
+// strconv.AppendUint(dst, u, 10) appends, in a third of its instructions:
+// the digits are made eight at a time in one 64-bit register (SWAR) and
+// stored with one 8-byte write. It needs 24 bytes of spare capacity (the
+// stores may run past the digits, inside the capacity) and falls back to
+// strconv otherwise.
+func appendDecimal(dst []byte, u uint64) []byte {
+	l := len(dst)
+	if cap(dst)-l < 24 {
+		return strconv.AppendUint(dst, u, 10)
+	}
+	b := dst[l : l+24 : l+24]
+	var n int
+	switch {
+	case u < 1e8:
+		n = putLead(b, uint32(u))
+	case u < 1e16:
+		n = putLead(b, uint32(u/1e8))
+		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(u%1e8)))
+		n += 8
+	default:
+		r := u % 1e16
+		n = putLead(b, uint32(u/1e16))
+		binary.LittleEndian.PutUint64(b[n:], digits8(uint32(r/1e8)))
+		binary.LittleEndian.PutUint64(b[n+8:], digits8(uint32(r%1e8)))
+		n += 16
+	}
+	return dst[:l+n]
+}
+
+// pow10u32 are the powers of ten that fit in a uint32.
+var pow10u32 = [...]uint32{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000}
+
+// putLead writes x < 1e8 without leading zeros (one digit for 0) at b[0:]
+// with one 8-byte store and returns its digit count.
+func putLead(b []byte, x uint32) int {
+	// digits = floor(log10(x))+1, from the bit length (1233/4096 ~ log10 2).
+	// Branch-free: with hashed keys the leading chunk has 3 or 4 digits
+	// about evenly, so a branch would be mispredicted half the time.
+	t := (bits.Len32(x|1) * 1233) >> 12
+	t += int((uint64(pow10u32[t]) - 1 - uint64(x)) >> 63) // +1 if x >= 10^t
+	t = max(t, 1)
+	binary.LittleEndian.PutUint64(b, digits8(x)>>(8*uint(8-t)))
+	return t
+}
+
+// digits8 returns the 8 ASCII digits of x < 1e8, most significant in the
+// lowest byte (little-endian memory order).
+func digits8(x uint32) uint64 {
+	// Two 4-digit halves in 32-bit lanes, then each into two 2-digit
+	// 16-bit lanes (q = v/100 as v*5243>>19, exact below 43699), then each
+	// into two 1-digit bytes (q = v/10 as v*103>>10, exact below 179). Bits
+	// the shifts pull down from the next lane land above the masks.
+	v := uint64(x/10000) | uint64(x%10000)<<32
+	q := ((v * 5243) >> 19) & 0x0000007F_0000007F
+	v = q | (v-q*100)<<16
+	q = ((v * 103) >> 10) & 0x000F000F_000F000F
+	v = q | (v-q*10)<<8
+	return v | 0x30303030_30303030
 }
