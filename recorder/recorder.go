@@ -386,7 +386,10 @@ func (r *Recorder) intervalTick(at int64) {
 
 func (r *Recorder) acc(op int) *opAcc {
 	if r.total[op] == nil {
-		r.total[op] = &opAcc{lat: result.NewHist(), svc: result.NewHist()}
+		r.total[op] = &opAcc{lat: result.NewHist()}
+		if r.cfg.ServiceTime { // closed loop: service time is the latency
+			r.total[op].svc = result.NewHist()
+		}
 	}
 	return r.total[op]
 }
