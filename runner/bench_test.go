@@ -67,3 +67,17 @@ func TestClosedLoopOpBoundExact(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunnerNullUniform is BenchmarkRunnerNull/workers=1 with YCSB A's
+// mix over uniform keys: the cheapest generator, so the runner, clock and
+// recorder are most of what it measures.
+func BenchmarkRunnerNullUniform(b *testing.B) {
+	s, ks := spec(b, "ycsb-a")
+	s.Distribution = workload.DistUniform
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, _, err := Run(context.Background(), &null.Target{}, s, ks, Config{Ops: uint64(b.N), Concurrency: 1}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}

@@ -30,7 +30,7 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin="taskset -c 1
 
 echo "== wall clock ($ROUNDS rounds, fastest kept; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 for i in $(seq "$ROUNDS"); do
-  $pri $pin "$tmp/runner.test" -test.run '^$' -test.bench 'RunnerNull/workers=1$|BaselineLoop' -test.benchtime 2000000x
+  $pri $pin "$tmp/runner.test" -test.run '^$' -test.bench 'RunnerNull/workers=1$|RunnerNullUniform|BaselineLoop' -test.benchtime 2000000x
   $pri $pin "$tmp/recorder.test" -test.run '^$' -test.bench 'Record|Now'
   $pri $pin "$tmp/workload.test" -test.run '^$' -test.bench 'Next'
 done 2>/dev/null | grep '^Benchmark' | awk '
@@ -59,6 +59,7 @@ ir() { # test-binary bench-regex -> line
 }
 {
   ir "$tmp/runner.test" 'RunnerNull/workers=1$'
+  ir "$tmp/runner.test" 'RunnerNullUniform$'
   ir "$tmp/runner.test" 'BaselineLoop$'
   ir "$tmp/recorder.test" 'Record$'
   ir "$tmp/recorder.test" 'RecordBegin$'
