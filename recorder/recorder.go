@@ -67,10 +67,21 @@ type Shard struct {
 	svcTime bool
 	cur     *hset
 	spare   *hset
-	// Cumulative completions (ok+errors) and bytes per op, for the fine
-	// buckets: read under mu by the collector every bucket tick.
-	done     [workload.NumOps]uint64
-	doneB    [workload.NumOps]uint64
+	// Fine buckets by completion time: completions (ok+errors) and bytes per
+	// op go into the ring slot of the bucket their end time falls in, so a
+	// collector that runs late (a starved CPU) still puts them in the right
+	// bucket. bw is the bucket width; [bLo, bHi) the bucket of the current
+	// slot (the division happens only when a completion leaves it); closed is
+	// the first bucket the collector has not harvested yet: completions of an
+	// already harvested bucket go to late and into the next one harvested.
+	bw       int64
+	bLo, bHi int64
+	bIdx     int64
+	slot     *bucketSlot
+	closed   int64
+	ring     [bucketRing]bucketSlot
+	late     [workload.NumOps]uint32
+	lateB    [workload.NumOps]uint64
 	finished uint64
 	begun    uint64        // requests begun by RecordBegin, under mu
 	started  atomic.Uint64 // requests begun by Begin
@@ -117,9 +128,65 @@ func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64,
 		set.errs[op][class]++
 	}
 	set.bytes[op] += bytes
-	s.done[op]++
-	s.doneB[op] += bytes
+	if end < s.bLo || end >= s.bHi {
+		s.moveBucket(end)
+	}
+	if s.bIdx < s.closed {
+		s.late[op]++
+		s.lateB[op] += bytes
+	} else {
+		s.slot.n[op]++
+		s.slot.b[op] += bytes
+	}
 	s.finished++
+}
+
+// bucketRing is how many fine buckets a shard keeps until the collector
+// harvests them: 25.6 s of 100 ms buckets, 2.56 s of 10 ms ones.
+const bucketRing = 256
+
+// bucketSlot is one fine bucket of a shard; epoch is its bucket index.
+type bucketSlot struct {
+	epoch int64
+	n     [workload.NumOps]uint32
+	b     [workload.NumOps]uint64
+}
+
+// moveBucket points the shard at the bucket of time end. A slot still holding
+// a bucket one ring ago (the collector fell that far behind) is emptied into
+// late rather than lost. Called with mu held.
+func (s *Shard) moveBucket(end int64) {
+	if end < 0 {
+		end = 0
+	}
+	bi := end / s.bw
+	s.bIdx, s.bLo, s.bHi = bi, bi*s.bw, (bi+1)*s.bw
+	sl := &s.ring[bi%bucketRing]
+	if sl.epoch != bi {
+		for op := range sl.n {
+			s.late[op] += sl.n[op]
+			s.lateB[op] += sl.b[op]
+		}
+		*sl = bucketSlot{epoch: bi}
+	}
+	s.slot = sl
+}
+
+// harvest takes bucket k's completions (and any late ones) out of the shard
+// and marks k closed. Called with mu held.
+func (s *Shard) harvest(k int64, n *[workload.NumOps]uint64, b *[workload.NumOps]uint64) {
+	sl := &s.ring[k%bucketRing]
+	for op := range n {
+		if sl.epoch == k {
+			n[op] += uint64(sl.n[op])
+			b[op] += sl.b[op]
+			sl.n[op], sl.b[op] = 0, 0
+		}
+		n[op] += uint64(s.late[op])
+		b[op] += s.lateB[op]
+		s.late[op], s.lateB[op] = 0, 0
+	}
+	s.closed = k + 1
 }
 
 // newHists allocates the histograms of an op the first time a shard sees it
@@ -155,19 +222,18 @@ type Recorder struct {
 	stopCh  chan struct{}
 	doneCh  chan struct{}
 
-	mu        sync.Mutex // guards everything below
-	total     [workload.NumOps]*opAcc
-	intervals []result.Interval
-	lastTick  int64 // Now() of the last interval tick
-	buckets   [workload.NumOps][]uint32
-	bucketB   [workload.NumOps][]uint64
-	outst     []bool
-	prevDone  [workload.NumOps]uint64
-	prevDoneB [workload.NumOps]uint64
-	scratch   *hset
-	ivHist    [workload.NumOps]*hdr.Histogram
-	live      Live
-	stopped   bool
+	mu         sync.Mutex // guards everything below
+	total      [workload.NumOps]*opAcc
+	intervals  []result.Interval
+	lastTick   int64 // Now() of the last interval tick
+	buckets    [workload.NumOps][]uint32
+	bucketB    [workload.NumOps][]uint64
+	outst      []bool
+	inflightAt []bool // requests in flight at each bucket's end
+	scratch    *hset
+	ivHist     [workload.NumOps]*hdr.Histogram
+	live       Live
+	stopped    bool
 }
 
 // opAcc accumulates one op over the whole phase.
@@ -182,11 +248,21 @@ type opAcc struct {
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
 	r := &Recorder{cfg: cfg, scratch: &hset{}}
+	bw := int64(cfg.BucketWidth)
 	for i := 0; i < cfg.Shards; i++ {
-		r.shards = append(r.shards, &Shard{svcTime: cfg.ServiceTime, cur: &hset{}, spare: &hset{}})
+		r.shards = append(r.shards, newShard(cfg.ServiceTime, bw))
 	}
-	r.async = &Shard{svcTime: false, cur: &hset{}, spare: &hset{}}
+	r.async = newShard(false, bw)
 	return r
+}
+
+func newShard(svcTime bool, bw int64) *Shard {
+	s := &Shard{svcTime: svcTime, cur: &hset{}, spare: &hset{}, bw: bw}
+	for i := range s.ring {
+		s.ring[i].epoch = int64(i) // slot i first holds bucket i
+	}
+	s.moveBucket(0)
+	return s
 }
 
 // Now returns monotonic nanoseconds since Start.
@@ -201,8 +277,9 @@ func (r *Recorder) Shard(i int) *Shard { return r.shards[i%len(r.shards)] }
 // RecordAsync implements target.Sink for operations completed outside
 // workers (consumers): the latency is given, not measured here.
 func (r *Recorder) RecordAsync(op workload.Op, latencyNs int64, bytes uint64, class target.Class) {
+	now := r.Now()
 	r.async.Begin()
-	r.async.Record(op, 0, 0, latencyNs, bytes, class)
+	r.async.Record(op, now-latencyNs, now-latencyNs, now, bytes, class)
 }
 
 var _ target.Sink = (*Recorder)(nil)
@@ -226,9 +303,13 @@ func (r *Recorder) collect() {
 	defer close(r.doneCh)
 	bw := int64(r.cfg.BucketWidth)
 	iw := int64(r.cfg.IntervalWidth)
-	nextBucket := bw
+	// A bucket is harvested half a bucket after it ends, so that completions
+	// timed just before its end have been recorded.
+	grace := bw / 2
+	nextSample := bw // end of the next bucket whose in-flight state to sample
+	nextBucket := bw // end of the next bucket to harvest (at nextBucket+grace)
 	nextInterval := iw
-	timer := time.NewTimer(time.Duration(nextBucket))
+	timer := time.NewTimer(time.Duration(nextSample))
 	defer timer.Stop()
 	for {
 		select {
@@ -237,7 +318,11 @@ func (r *Recorder) collect() {
 		case <-timer.C:
 		}
 		r.mu.Lock()
-		for r.Now() >= nextBucket {
+		for r.Now() >= nextSample {
+			r.inflightAt = append(r.inflightAt, r.inflight())
+			nextSample += bw
+		}
+		for r.Now() >= nextBucket+grace {
 			r.bucketTick()
 			nextBucket += bw
 		}
@@ -246,7 +331,7 @@ func (r *Recorder) collect() {
 			nextInterval += iw
 		}
 		r.mu.Unlock()
-		d := nextBucket - r.Now()
+		d := min(nextSample, nextBucket+grace) - r.Now()
 		if d < 0 {
 			d = 0
 		}
@@ -254,27 +339,39 @@ func (r *Recorder) collect() {
 	}
 }
 
-// bucketTick closes one fine bucket. Called with r.mu held.
-func (r *Recorder) bucketTick() {
-	var done, doneB [workload.NumOps]uint64
-	var inflight bool
+// inflight tells whether any request is in flight now. Called with r.mu held.
+func (r *Recorder) inflight() bool {
 	for _, s := range r.allShards() {
 		s.mu.Lock()
-		for op := range done {
-			done[op] += s.done[op]
-			doneB[op] += s.doneB[op]
-		}
 		fin, begun := s.finished, s.begun
 		s.mu.Unlock()
 		if s.started.Load()+begun > fin {
-			inflight = true
+			return true
 		}
+	}
+	return false
+}
+
+// bucketTick closes one fine bucket. Called with r.mu held.
+func (r *Recorder) bucketTick() {
+	var done, doneB [workload.NumOps]uint64
+	k := int64(len(r.outst))
+	for _, s := range r.allShards() {
+		s.mu.Lock()
+		s.harvest(k, &done, &doneB)
+		s.mu.Unlock()
+	}
+	// Requests in flight at the bucket's end (sampled then; at Stop, now).
+	var inflight bool
+	if k < int64(len(r.inflightAt)) {
+		inflight = r.inflightAt[k]
+	} else {
+		inflight = r.inflight()
 	}
 	n := len(r.outst)
 	any := false
 	for op := range done {
-		c := done[op] - r.prevDone[op]
-		b := doneB[op] - r.prevDoneB[op]
+		c, b := done[op], doneB[op]
 		if c > 0 || r.buckets[op] != nil {
 			if r.buckets[op] == nil {
 				r.buckets[op] = make([]uint32, n, n+64)
@@ -288,7 +385,6 @@ func (r *Recorder) bucketTick() {
 		}
 	}
 	r.outst = append(r.outst, inflight || any)
-	r.prevDone, r.prevDoneB = done, doneB
 }
 
 // intervalTick closes the interval ending at `at`. Called with r.mu held.
@@ -443,8 +539,9 @@ func (r *Recorder) Stop() *result.Phase {
 	defer r.mu.Unlock()
 	end := r.Now()
 	bw := int64(r.cfg.BucketWidth)
-	// The final partial bucket, only when it has some length.
-	if end > int64(len(r.outst))*bw {
+	// Every bucket up to the end, the last one partial: the workers are done,
+	// so every completion is in.
+	for int64(len(r.outst))*bw < end {
 		r.bucketTick()
 	}
 	if end > r.lastTick || len(r.intervals) == 0 {
