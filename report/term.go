@@ -155,7 +155,15 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 		})
 	}
 	if bytes := totalBytes(p); bytes > 0 {
-		line("bandwidth", Bytes(perSec(bytes, p.DurationNs))+"/s", func(o *result.OpTotal) string { return Bytes(perSec(o.Bytes, p.DurationNs)) + "/s" })
+		// Only ops that moved payload bytes: a READ whose size is not measured shows no figure.
+		moving := *p
+		moving.Ops = nil
+		for _, o := range p.Ops {
+			if o.Bytes > 0 {
+				moving.Ops = append(moving.Ops, o)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t: %s%s\n", "bandwidth", Bytes(perSec(bytes, p.DurationNs))+"/s", breakdown(&moving, func(o *result.OpTotal) string { return Bytes(perSec(o.Bytes, p.DurationNs)) + "/s" }))
 	}
 	all := mergedSummary(p, false)
 	lat := func(name string, f func(s *result.Summary) float64) {
