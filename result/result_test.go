@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func sample() *Result {
@@ -106,5 +108,32 @@ func TestHlogLines(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("hlog lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// EncodeHist writes exactly what hdrhistogram-go's own encoder writes, for
+// empty-tailed, zero-run and large-count histograms alike.
+func TestEncodeHistMatchesHdr(t *testing.T) {
+	cases := [][]int64{{1}, {1000, 1000, 1000}, {1, 5_000_000_000, 3_600_000_000_000}}
+	big := NewHist()
+	for v := int64(1); v < 10_000_000; v = v*11/10 + 1 {
+		big.RecordValues(v, v%1000+1)
+	}
+	for _, vals := range cases {
+		h := NewHist()
+		for _, v := range vals {
+			h.RecordValue(v)
+		}
+		want, _ := h.Encode(hdr.V2CompressedEncodingCookieBase)
+		if got := EncodeHist(h); got != string(want) {
+			t.Errorf("values %v: encoding differs from hdrhistogram-go's", vals)
+		}
+	}
+	want, _ := big.Encode(hdr.V2CompressedEncodingCookieBase)
+	if EncodeHist(big) != string(want) {
+		t.Error("large histogram: encoding differs from hdrhistogram-go's")
+	}
+	if d, err := DecodeHist(EncodeHist(big)); err != nil || d.TotalCount() != big.TotalCount() || d.ValueAtQuantile(99.9) != big.ValueAtQuantile(99.9) {
+		t.Errorf("round trip: %v", err)
 	}
 }
