@@ -13,6 +13,11 @@ go vet ./...
 set +e
 go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
 status=${PIPESTATUS[0]}
+# The recorder and runner share state between workers and the collector: run
+# them under the race detector too.
+go test -race -count=1 ./recorder ./runner 2>&1 | tee -a test-artifacts/go-test.log
+race=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$race
 set -e
 echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -c '^FAIL' test-artifacts/go-test.log || true) failed"
 exit "$status"
