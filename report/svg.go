@@ -347,17 +347,7 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 	}
 	for _, v := range yt {
 		y := Y(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(padLeft)
-		b.s(" ")
-		b.f(y)
-		b.s("H")
-		b.f(chartW - padRight)
-		b.s(`"/><text class="yl" x="`)
-		b.f(padLeft - 6)
-		b.s(`" y="`)
-		b.f(y + 4)
-		b.s(`">`, html.EscapeString(c.yTick(v)), `</text>`)
+		yGrid(b, y, c.yTick(v))
 	}
 	// x ticks
 	var xt []float64
@@ -574,4 +564,19 @@ func decimate(xs, ys []float64, n int) ([]float64, []float64) {
 		}
 	}
 	return ox, oy
+}
+
+// yGrid draws one horizontal grid line at y with its label on the left.
+func yGrid(b *svgBuf, y float64, label string) {
+	b.s(`<path class="grid" d="M`)
+	b.f(padLeft)
+	b.s(" ")
+	b.f(y)
+	b.s("H")
+	b.f(chartW - padRight)
+	b.s(`"/><text class="yl" x="`)
+	b.f(padLeft - 6)
+	b.s(`" y="`)
+	b.f(y + 4)
+	b.s(`">`, html.EscapeString(label), `</text>`)
 }

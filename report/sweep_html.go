@@ -260,17 +260,7 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 	bottom := float64(chartH - padBot)
 	for v := ymin; v <= ymax*1.0001; v *= 10 {
 		y := Y(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(padLeft)
-		b.s(" ")
-		b.f(y)
-		b.s("H")
-		b.f(chartW - padRight)
-		b.s(`"/><text class="yl" x="`)
-		b.f(padLeft - 6)
-		b.s(`" y="`)
-		b.f(y + 4)
-		b.s(`">`, html.EscapeString(tickDur(v)), `</text>`)
+		yGrid(b, y, tickDur(v))
 	}
 	for _, v := range niceTicks(0, xmax, 6) {
 		x := X(v)
