@@ -57,13 +57,14 @@ func TestRecordBeginKeepsRequestInFlight(t *testing.T) {
 	sh := r.Shard(0)
 	time.Sleep(50 * time.Millisecond) // idle
 	sh.Begin()
+	var sent int64
 	for i := 0; i < 10; i++ {
 		t0 := r.Now()
 		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 1, target.ClassNone)
+		sent = r.Now() // the next request is sent now
 	}
 	time.Sleep(70 * time.Millisecond) // the next request is in flight and stalls
-	t0 := r.Now()
-	sh.Record(workload.OpRead, t0, t0, t0+5, 1, target.ClassNone)
+	sh.Record(workload.OpRead, sent, sent, r.Now(), 1, target.ClassNone)
 	p := r.Stop()
 	o := p.Buckets.Outstanding
 	if len(o) < 6 || o[0] || !o[4] || !o[5] {

@@ -131,6 +131,9 @@ func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64,
 	if end < s.bLo || end >= s.bHi {
 		s.moveBucket(end)
 	}
+	if start < s.bLo {
+		s.markSpan(start)
+	}
 	if s.bIdx < s.closed {
 		s.late[op]++
 		s.lateB[op] += bytes
@@ -146,10 +149,35 @@ func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64,
 const bucketRing = 256
 
 // bucketSlot is one fine bucket of a shard; epoch is its bucket index.
+// spanned is set when an op that completed later was in flight during it.
 type bucketSlot struct {
-	epoch int64
-	n     [workload.NumOps]uint32
-	b     [workload.NumOps]uint64
+	epoch   int64
+	spanned bool
+	n       [workload.NumOps]uint32
+	b       [workload.NumOps]uint64
+}
+
+// markSpan marks the buckets from the one start falls in up to (not
+// including) the current one as having had a request in flight, so that a
+// bucket with no completion during a long request counts as a stall even when
+// the collector samples late. Buckets already harvested were sampled while
+// the request was in flight. Called with mu held, after moveBucket.
+func (s *Shard) markSpan(start int64) {
+	if start < 0 {
+		start = 0
+	}
+	from := max(start/s.bw, s.closed, s.bIdx-bucketRing+1)
+	for b := from; b < s.bIdx; b++ {
+		sl := &s.ring[b%bucketRing]
+		if sl.epoch != b {
+			for op := range sl.n {
+				s.late[op] += sl.n[op]
+				s.lateB[op] += sl.b[op]
+			}
+			*sl = bucketSlot{epoch: b}
+		}
+		sl.spanned = true
+	}
 }
 
 // moveBucket points the shard at the bucket of time end. A slot still holding
@@ -174,8 +202,12 @@ func (s *Shard) moveBucket(end int64) {
 
 // harvest takes bucket k's completions (and any late ones) out of the shard
 // and marks k closed. Called with mu held.
-func (s *Shard) harvest(k int64, n *[workload.NumOps]uint64, b *[workload.NumOps]uint64) {
+func (s *Shard) harvest(k int64, n *[workload.NumOps]uint64, b *[workload.NumOps]uint64, spanned *bool) {
 	sl := &s.ring[k%bucketRing]
+	if sl.epoch == k && sl.spanned {
+		*spanned = true
+		sl.spanned = false
+	}
 	for op := range n {
 		if sl.epoch == k {
 			n[op] += uint64(sl.n[op])
@@ -355,10 +387,11 @@ func (r *Recorder) inflight() bool {
 // bucketTick closes one fine bucket. Called with r.mu held.
 func (r *Recorder) bucketTick() {
 	var done, doneB [workload.NumOps]uint64
+	var spanned bool
 	k := int64(len(r.outst))
 	for _, s := range r.allShards() {
 		s.mu.Lock()
-		s.harvest(k, &done, &doneB)
+		s.harvest(k, &done, &doneB, &spanned)
 		s.mu.Unlock()
 	}
 	// Requests in flight at the bucket's end (sampled then; at Stop, now).
@@ -384,7 +417,7 @@ func (r *Recorder) bucketTick() {
 			any = true
 		}
 	}
-	r.outst = append(r.outst, inflight || any)
+	r.outst = append(r.outst, inflight || spanned || any)
 }
 
 // intervalTick closes the interval ending at `at`. Called with r.mu held.
