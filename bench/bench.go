@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
@@ -279,10 +278,6 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 		return nil
 	}
 }
-
-// Progress builds a runner progress callback; kept here so every command
-// that runs phases reports progress the same way.
-type Progress = func(phase string, live recorder.Live, elapsed time.Duration)
 
 func schemeOf(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {

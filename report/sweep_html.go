@@ -170,7 +170,6 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 	type line struct {
 		name   string
 		color  int
-		dashed bool
 		xs, ys []float64
 	}
 	var lines []line

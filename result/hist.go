@@ -46,7 +46,6 @@ const (
 type histEncoder struct {
 	raw, zbuf bytes.Buffer
 	z         *zlib.Writer
-	out       []byte
 }
 
 var encoders = sync.Pool{New: func() any {

@@ -34,13 +34,12 @@ const Version = "pebble v1.1.5"
 
 // Target is an open pebble database.
 type Target struct {
-	dir     string
-	temp    bool
-	keep    bool
-	sync    *pebble.WriteOptions
-	db      *pebble.DB
-	cacheB  int64
-	closing bool
+	dir    string
+	temp   bool
+	keep   bool
+	sync   *pebble.WriteOptions
+	db     *pebble.DB
+	cacheB int64
 }
 
 var (

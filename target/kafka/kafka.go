@@ -50,15 +50,14 @@ type Target struct {
 	bulkBytes uint64
 	ledger    *ledger
 
-	bg         []*kgo.Client   // background consumers (streaming)
-	backlog    map[uint32]bool // producers done before RunBackground started (read-only after)
-	runStartNs atomic.Int64    // wall clock when RunBackground started
-	bgStop     context.CancelFunc
-	bgDone     chan struct{}
-	lagAtEnd   int64
-	lagKnown   bool
-	lagErr     error
-	closeOnce  sync.Once
+	bg        []*kgo.Client   // background consumers (streaming)
+	backlog   map[uint32]bool // producers done before RunBackground started (read-only after)
+	bgStop    context.CancelFunc
+	bgDone    chan struct{}
+	lagAtEnd  int64
+	lagKnown  bool
+	lagErr    error
+	closeOnce sync.Once
 }
 
 const bulkProducer = 1<<32 - 1

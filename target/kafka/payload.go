@@ -66,11 +66,6 @@ func (m *bitmap) set(seq uint64) (dup bool) {
 	return false
 }
 
-func (m *bitmap) has(seq uint64) bool {
-	w := seq / 64
-	return w < uint64(len(m.words)) && m.words[w]&(1<<(seq%64)) != 0
-}
-
 // missing counts the sequence numbers set in want and absent from m.
 func (m *bitmap) missing(want *bitmap) uint64 {
 	var n uint64
