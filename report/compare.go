@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry"
 )
 
 // ErrDifferentWorkloads is returned by Compare when the runs did not measure
@@ -326,9 +327,51 @@ func (c *Comparison) rows() {
 				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.OpsPerUSD }) }},
 		)
 	}
+	figs = append(figs, c.hostFigures()...)
 	for _, fg := range figs {
 		c.Rows = append(c.Rows, c.row(fg))
 	}
+}
+
+// hostFigures are the machine's figures next to throughput and latency (issue
+// 9): what the host, the load generator and the server used while they ran.
+// They explain a difference rather than rank it, so they have no direction.
+func (c *Comparison) hostFigures() []figure {
+	sums := make([]telemetry.Summary, len(c.results))
+	any := false
+	for i, r := range c.results {
+		sums[i] = telemetry.Summarize(r)
+		any = any || sums[i].HasHost
+	}
+	if !any {
+		return nil
+	}
+	host := func(get func(s *telemetry.Summary) float64) func(i int) (float64, bool) {
+		return func(i int) (float64, bool) { return get(&sums[i]), sums[i].HasHost }
+	}
+	figs := []figure{
+		{name: "Host CPU busy (mean)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
+		{name: "Host CPU steal (mean)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
+		{name: "Busiest core (max)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
+		{name: "platbench CPU (cores, mean)", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+			value: func(i int) (float64, bool) { return sums[i].SelfCoresMean, sums[i].SelfCoresMean > 0 }},
+		{name: "Host memory used (max)", format: Bytes, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
+	}
+	for i := range sums {
+		if sums[i].HasServer {
+			figs = append(figs, figure{name: "Server CPU (cores, mean)", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+				value: func(i int) (float64, bool) { return sums[i].ServerCoresMean, sums[i].HasServer }})
+			break
+		}
+	}
+	for i := range sums {
+		if sums[i].HasIPC {
+			figs = append(figs, figure{name: "Instructions per cycle", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+				value: func(i int) (float64, bool) { return sums[i].IPC, sums[i].HasIPC }})
+			break
+		}
+	}
+	return figs
 }
 
 func costVal(c *Cost, get func(*Cost) float64) (float64, bool) {
