@@ -70,6 +70,11 @@ stop)
       rm -f "$dir/$n.pid"
     fi
   done
+  # An instance restarted by a test (or whose pid file is gone) still holds
+  # its port: stop whatever redis-server serves our ports.
+  for port in "$PORT" "$AUTH_PORT" "$CLUSTER_PORT"; do
+    pkill -f "^redis-server 127.0.0.1:$port( |\$)" 2>/dev/null || true
+  done
   ;;
 env)
   echo "export PLATBENCH_REDIS_URL=redis://127.0.0.1:$PORT"
