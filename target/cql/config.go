@@ -21,6 +21,12 @@ const (
 	SchemaStress = "stress" // standard1 (key blob PRIMARY KEY, "C0".."CN-1" blob)
 )
 
+// Drivers.
+const (
+	DriverNative = "native" // platbench's own CQL protocol v4 client (native.go)
+	DriverGocql  = "gocql"  // github.com/apache/cassandra-gocql-driver/v2
+)
+
 // Config is everything the CQL target was asked for, from the URL and from
 // --target-opt pairs (the two share one namespace; --target-opt wins).
 type Config struct {
@@ -84,6 +90,11 @@ type Config struct {
 	// write on a connection (fewer syscalls per request, at most that much
 	// added latency). Default 200µs (the driver's); 0 writes each request at once.
 	Coalesce time.Duration
+	// Driver is the client: "native" (platbench's own protocol v4 client,
+	// pipelined, no allocation per request) or "gocql" (the Apache driver,
+	// needed for TLS and compression). Default native, or gocql when TLS or
+	// compression is asked for.
+	Driver string
 }
 
 // defaults returns a Config with every default set.
@@ -113,7 +124,7 @@ var optionKeys = []string{
 	"hosts", "keyspace", "table", "schema", "consistency", "read_consistency", "write_consistency",
 	"dc", "token_aware", "user", "password", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify_host",
 	"conns", "timeout", "connect_timeout", "reconnect_interval", "replication", "rf", "dcs",
-	"compaction", "compression", "create", "keep", "page_size", "coalesce",
+	"compaction", "compression", "create", "keep", "page_size", "coalesce", "driver",
 }
 
 // ParseConfig builds a Config from a cql:// URL and options. It reports every
@@ -267,6 +278,7 @@ func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
 	if c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" {
 		c.TLS = true
 	}
+	str("driver", &c.Driver)
 
 	for k := range all {
 		if !contains(optionKeys, k) {
@@ -311,6 +323,23 @@ func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
 	}
 	if c.Password != "" && c.Username == "" {
 		bad("a password without a user name (fix: cql://user:password@host:9042 or user=NAME)")
+	}
+	switch c.Driver = strings.ToLower(c.Driver); c.Driver {
+	case "":
+		c.Driver = DriverNative
+		if c.TLS || (c.Compression != "" && c.Compression != "none") {
+			c.Driver = DriverGocql
+		}
+	case DriverNative:
+		if c.TLS {
+			bad("driver=native does not do TLS (fix: driver=gocql, or drop tls)")
+		}
+		if c.Compression != "" && c.Compression != "none" {
+			bad("driver=native does not compress (fix: driver=gocql, or compression=none)")
+		}
+	case DriverGocql:
+	default:
+		bad("option driver=%q is unknown (fix: driver=native or driver=gocql)", c.Driver)
 	}
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		bad("tls_cert and tls_key go together (fix: give both or neither)")

@@ -40,6 +40,7 @@ var (
 	_ target.Summarizer = (*Target)(nil)
 	_ target.Sizer      = (*Target)(nil)
 	_ target.Worker     = (*Worker)(nil)
+	_ target.Pipelined  = (*Target)(nil)
 )
 
 // Target is one CQL cluster opened for a run.
@@ -54,6 +55,9 @@ type Target struct {
 	createdKS   bool // Setup created the keyspace: Close drops it
 	createdTbl  bool // Setup created the table: Close drops it
 	releaseVers string
+
+	stats              nativeStats // the native workers' rare events
+	shapeN, shapeDepth int         // the native workers' shape (PipelineShape)
 }
 
 // Open opens a session to the cluster named by u (cql://host1,host2:9042/keyspace?opt=value)
@@ -250,7 +254,44 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	if st == nil {
 		return nil, errors.New("cql: NewWorker before Setup")
 	}
+	if t.cfg.Driver == DriverNative {
+		hosts, rg := t.nodes()
+		return newNativeWorker(t, st, hosts, rg, id)
+	}
 	return newWorker(t, st, id), nil
+}
+
+// PipelineShape makes the native workers pipelined: conns workers (each
+// with one connection per node) share the requests in flight. The gocql
+// workers are not (the driver multiplexes one goroutine per request).
+func (t *Target) PipelineShape(concurrency int) (workers, total int) {
+	if t.cfg.Driver != DriverNative || concurrency < 1 {
+		return 0, 0
+	}
+	workers = min(t.cfg.Conns, concurrency)
+	t.mu.Lock()
+	t.shapeN, t.shapeDepth = workers, (concurrency+workers-1)/workers
+	t.mu.Unlock()
+	return workers, concurrency
+}
+
+// nodes lists the nodes the native workers connect to (those of the local
+// DC when dc is set) and their token ring, from the driver's view of the
+// cluster; the contact points when the driver knows no host.
+func (t *Target) nodes() ([]string, ring) {
+	var hosts []string
+	var tokens [][]string
+	for _, h := range t.session.GetHosts() {
+		if t.cfg.LocalDC != "" && h.DataCenter() != t.cfg.LocalDC {
+			continue
+		}
+		hosts = append(hosts, h.ConnectAddressAndPort())
+		tokens = append(tokens, h.Tokens())
+	}
+	if len(hosts) == 0 {
+		return t.cfg.Hosts, ring{}
+	}
+	return hosts, newRing(tokens)
 }
 
 // Close drops the table and keyspace Setup created (unless keep=true) and
@@ -290,8 +331,12 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		}
 	}
 	c := t.cfg
+	driver := "github.com/apache/cassandra-gocql-driver/v2"
+	if c.Driver == DriverNative {
+		driver = "native (platbench's CQL protocol v4 client; schema through github.com/apache/cassandra-gocql-driver/v2)"
+	}
 	info.Details = map[string]string{
-		"driver":            "github.com/apache/cassandra-gocql-driver/v2",
+		"driver":            driver,
 		"keyspace":          c.Keyspace,
 		"table":             c.Table,
 		"schema":            c.Schema,
@@ -327,7 +372,14 @@ func routing(c Config) string {
 // Summary reports host up/down events seen by the driver during the run, with
 // their time since Open, so that a node lost mid-run shows in the result.
 func (t *Target) Summary(ctx context.Context) map[string]string {
-	return t.events.summary()
+	m := t.events.summary()
+	t.stats.summary(m)
+	t.mu.Lock()
+	if t.shapeN > 0 {
+		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node each)", t.shapeDepth, t.shapeN)
+	}
+	t.mu.Unlock()
+	return m
 }
 
 // DiskBytes is the table's size on disk as the contacted node reports it

@@ -64,10 +64,48 @@ func value(i, fields, fieldLen int) []byte {
 // TestOps runs every YCSB op against both table shapes and checks what the
 // server holds afterwards through a separate query.
 func TestOps(t *testing.T) {
-	for _, schema := range []string{SchemaYCSB, SchemaStress} {
-		t.Run(schema, func(t *testing.T) {
+	for _, driver := range []string{DriverNative, DriverGocql} {
+		for _, schema := range []string{SchemaYCSB, SchemaStress} {
+			t.Run(driver+"/"+schema, func(t *testing.T) { testOps(t, driver, schema) })
+		}
+	}
+}
+
+// nextField is the field a worker's next single-field update writes.
+func nextField(w target.Worker) int {
+	if nw, ok := w.(*nativeWorker); ok {
+		return nw.next
+	}
+	return w.(*Worker).next
+}
+
+// readOK checks what the last read or scan returned: rows for the native
+// worker (it does not decode values), bytes for the gocql one.
+func readOK(t *testing.T, w target.Worker, before, wantRows, wantBytes int) {
+	t.Helper()
+	if nw, ok := w.(*nativeWorker); ok {
+		if nw.lastRows != wantRows {
+			t.Errorf("read returned %d rows, want %d", nw.lastRows, wantRows)
+		}
+		return
+	}
+	if got := w.(*Worker).sink.n - before; got != wantBytes {
+		t.Errorf("read returned %d bytes, want %d", got, wantBytes)
+	}
+}
+
+func sinkBytes(w target.Worker) int {
+	if gw, ok := w.(*Worker); ok {
+		return gw.sink.n
+	}
+	return 0
+}
+
+func testOps(t *testing.T, driver, schema string) {
+	{
+		{
 			ctx := context.Background()
-			tg := openTest(t, map[string]string{"schema": schema, "compaction": "LCS"})
+			tg := openTest(t, map[string]string{"schema": schema, "compaction": "LCS", "driver": driver})
 			spec := &workload.Spec{Records: 100, FieldCount: 5, FieldLength: 20}
 			if err := tg.Setup(ctx, spec); err != nil {
 				t.Fatalf("Setup: %v", err)
@@ -82,7 +120,10 @@ func TestOps(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewWorker: %v", err)
 			}
-			w := wk.(*Worker)
+			w := wk
+			if _, native := w.(*nativeWorker); native != (driver == DriverNative) {
+				t.Fatalf("driver=%s gave a %T", driver, w)
+			}
 			req := &workload.Request{Fields: 5, FieldLen: 20}
 
 			// INSERT 100 records.
@@ -107,14 +148,12 @@ func TestOps(t *testing.T) {
 
 			// READ: every field comes back (the sink counts the bytes).
 			req.Op, req.Value = workload.OpRead, nil
-			before := w.sink.n
+			before := sinkBytes(w)
 			req.Key = key(3)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("read: %v", err)
 			}
-			if got := w.sink.n - before; got != 100 {
-				t.Errorf("read returned %d bytes, want 100", got)
-			}
+			readOK(t, w, before, 1, 100)
 			req.Key = []byte("user-missing")
 			if err := w.Do(ctx, req); !errors.Is(err, target.ErrNotFound) {
 				t.Errorf("read of a missing key: %v, want ErrNotFound", err)
@@ -122,7 +161,7 @@ func TestOps(t *testing.T) {
 
 			// UPDATE one field: the next field in rotation gets the new bytes.
 			req.Op, req.Key, req.Value = workload.OpUpdate, key(5), bytes.Repeat([]byte("Z"), 20)
-			field := w.next
+			field := nextField(w)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("update: %v", err)
 			}
@@ -156,7 +195,7 @@ func TestOps(t *testing.T) {
 
 			// SCAN 10 records from a key by token order: 10 rows of key + 100 bytes.
 			req.Op, req.Key, req.Value, req.ScanLen = workload.OpScan, key(0), nil, 10
-			before = w.sink.n
+			before = sinkBytes(w)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("scan: %v", err)
 			}
@@ -173,9 +212,10 @@ func TestOps(t *testing.T) {
 			if err := iter.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if got := w.sink.n - before; got != want || rows == 0 {
-				t.Errorf("scan read %d bytes, want %d (%d rows)", got, want, rows)
+			if rows == 0 {
+				t.Errorf("the server has no rows from key(0)'s token on")
 			}
+			readOK(t, w, before, rows, want)
 
 			// DELETE, then the key is gone.
 			req.Op, req.Key = workload.OpDelete, key(7)
@@ -202,7 +242,7 @@ func TestOps(t *testing.T) {
 			if info.Version == "" || len(info.Nodes) == 0 || strings.Contains(info.URL, "cassandra:cassandra") {
 				t.Errorf("Describe: %+v", info)
 			}
-		})
+		}
 	}
 }
 
@@ -238,6 +278,12 @@ func TestCloseDropsOrKeeps(t *testing.T) {
 // replicas required than nodes alive the server answers Unavailable, which
 // is classified and does not end anything: the next request succeeds.
 func TestConsistencyLevels(t *testing.T) {
+	for _, driver := range []string{DriverNative, DriverGocql} {
+		t.Run(driver, func(t *testing.T) { testConsistencyLevels(t, driver) })
+	}
+}
+
+func testConsistencyLevels(t *testing.T, driver string) {
 	ctx := context.Background()
 	tg := openTest(t, nil)
 	nodes := len(tg.session.GetHosts())
@@ -245,31 +291,47 @@ func TestConsistencyLevels(t *testing.T) {
 
 	// QUORUM of 2n+1 replicas is n+1: one more than the nodes there are.
 	rf := 2*nodes + 1
-	tg = openTest(t, map[string]string{"rf": fmt.Sprint(rf), "read_consistency": "ALL", "write_consistency": "QUORUM"})
+	tg = openTest(t, map[string]string{"rf": fmt.Sprint(rf), "read_consistency": "ALL", "write_consistency": "QUORUM", "driver": driver})
 	defer tg.Close()
 	if err := tg.Setup(ctx, &workload.Spec{FieldCount: 1, FieldLength: 8}); err != nil {
 		t.Fatalf("Setup: %v", err)
 	}
 	wk, _ := tg.NewWorker(0)
-	w := wk.(*Worker)
-	if w.read.GetConsistency() != gocql.All || w.insert.GetConsistency() != gocql.Quorum {
-		t.Fatalf("read CL %v, write CL %v", w.read.GetConsistency(), w.insert.GetConsistency())
+	if w, ok := wk.(*Worker); ok {
+		if w.read.GetConsistency() != gocql.All || w.insert.GetConsistency() != gocql.Quorum {
+			t.Fatalf("read CL %v, write CL %v", w.read.GetConsistency(), w.insert.GetConsistency())
+		}
+	}
+	// The level sent is the one the server's Unavailable names: the gocql
+	// error carries it, the native worker keeps the server's message.
+	sentLevel := func(err error, want gocql.Consistency) {
+		t.Helper()
+		if driver == DriverNative {
+			msg := tg.Summary(ctx)["cql_server_error_0x1000"]
+			if !errors.Is(err, serverErrors[codeUnavailable]) || !strings.Contains(msg, "consistency level "+want.String()) {
+				t.Errorf("want a server Unavailable at %v, got %v (server said %q)", want, err, msg)
+			}
+			return
+		}
+		var re *gocql.RequestErrUnavailable
+		if !errors.As(err, &re) || re.Consistency != want {
+			t.Errorf("want a server Unavailable at %v, got %v", want, err)
+		}
 	}
 	req := &workload.Request{Op: workload.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
 	for i := 0; i < 3; i++ {
-		err := w.Do(ctx, req)
+		err := wk.Do(ctx, req)
 		if target.Classify(err) != target.ClassUnavailable {
 			t.Fatalf("insert at QUORUM with RF=%d on %d node(s): %v, want class unavailable", rf, nodes, err)
 		}
-		var re *gocql.RequestErrUnavailable
-		if !errors.As(err, &re) || re.Consistency != gocql.Quorum {
-			t.Errorf("want a server Unavailable at QUORUM, got %v", err)
-		}
+		sentLevel(err, gocql.Quorum)
 	}
 	req.Op = workload.OpRead
-	if err := w.Do(ctx, req); target.Classify(err) != target.ClassUnavailable {
+	err := wk.Do(ctx, req)
+	if target.Classify(err) != target.ClassUnavailable {
 		t.Errorf("read at ALL: %v, want class unavailable", err)
 	}
+	sentLevel(err, gocql.All)
 	// Level ONE on the same keyspace works: the session is fine.
 	tg.cfg.WriteCL, tg.cfg.ReadCL = gocql.One, gocql.One
 	wk, _ = tg.NewWorker(1)
@@ -338,8 +400,14 @@ func TestUnreachable(t *testing.T) {
 // classified as timeouts, and succeed again once the node resumes. An
 // expired context is a timeout too.
 func TestTimeoutClassified(t *testing.T) {
+	for _, driver := range []string{DriverNative, DriverGocql} {
+		t.Run(driver, func(t *testing.T) { testTimeoutClassified(t, driver) })
+	}
+}
+
+func testTimeoutClassified(t *testing.T, driver string) {
 	ctx := context.Background()
-	tg := openTest(t, map[string]string{"timeout": "300ms"})
+	tg := openTest(t, map[string]string{"timeout": "300ms", "driver": driver})
 	defer tg.Close()
 	if err := tg.Setup(ctx, &workload.Spec{FieldCount: 10, FieldLength: 100}); err != nil {
 		t.Fatalf("Setup: %v", err)
@@ -412,12 +480,18 @@ func nodeCtl(t *testing.T) string {
 // goes on, and requests succeed again once it is back. It needs the server
 // script (PLATBENCH_CQL_NODECTL) to stop and start the node.
 func TestNodeDownMidRun(t *testing.T) {
+	for _, driver := range []string{DriverNative, DriverGocql} {
+		t.Run(driver, func(t *testing.T) { testNodeDownMidRun(t, driver) })
+	}
+}
+
+func testNodeDownMidRun(t *testing.T, driver string) {
 	ctl := nodeCtl(t)
 	ctx := context.Background()
 	probe := openTest(t, nil)
 	nodes := len(probe.session.GetHosts())
 	probe.Close()
-	opts := map[string]string{"timeout": "1s", "reconnect_interval": "1s"}
+	opts := map[string]string{"timeout": "1s", "reconnect_interval": "1s", "driver": driver}
 	if nodes >= 3 {
 		// RF=3 at QUORUM survives one node: requests must keep succeeding.
 		opts["rf"], opts["consistency"] = "3", "QUORUM"

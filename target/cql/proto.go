@@ -1,0 +1,329 @@
+package cql
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/platbench/platbench/target"
+)
+
+// The CQL binary protocol, version 4 (native_protocol_v4.spec in the
+// Cassandra tree): only what the native worker sends and reads. Every
+// Cassandra since 2.2, ScyllaDB and DSE speak it. Frames are a 9-byte header
+// (version, flags, stream, opcode, body length) and a body; requests carry a
+// stream id that the response repeats, so responses may come back in any
+// order on one connection.
+
+const (
+	protoVersion = 0x04
+	headerLen    = 9
+	maxStreams   = 32768 // stream ids 0..32767 (v3+)
+
+	opError        = 0x00
+	opStartup      = 0x01
+	opReady        = 0x02
+	opAuthenticate = 0x03
+	opResult       = 0x08
+	opPrepare      = 0x09
+	opExecute      = 0x0A
+	opAuthResponse = 0x0F
+	opAuthSuccess  = 0x10
+
+	flagCompressed    = 0x01
+	flagTracing       = 0x02
+	flagCustomPayload = 0x04
+	flagWarning       = 0x08
+
+	resultRows     = 0x0002
+	resultPrepared = 0x0004
+
+	qpValues       = 0x01
+	qpSkipMetadata = 0x02
+
+	rowsGlobalSpec   = 0x0001
+	rowsHasMorePages = 0x0002
+	rowsNoMetadata   = 0x0004
+)
+
+// Server error codes (section 9 of the spec).
+const (
+	codeServer        = 0x0000
+	codeProtocol      = 0x000A
+	codeBadCredential = 0x0100
+	codeUnavailable   = 0x1000
+	codeOverloaded    = 0x1001
+	codeBootstrapping = 0x1002
+	codeTruncate      = 0x1003
+	codeWriteTimeout  = 0x1100
+	codeReadTimeout   = 0x1200
+	codeReadFailure   = 0x1300
+	codeFunction      = 0x1400
+	codeWriteFailure  = 0x1500
+	codeSyntax        = 0x2000
+	codeUnauthorized  = 0x2100
+	codeInvalid       = 0x2200
+	codeConfig        = 0x2300
+	codeAlreadyExists = 0x2400
+	codeUnprepared    = 0x2500
+)
+
+// serverErrors are the error values the native worker returns for server
+// exceptions: one per code, made once, so that a run full of timeouts does
+// not allocate an error per op. The last message of each
+// code is kept by the target for the result (see nativeStats).
+var serverErrors = map[int32]*target.Error{}
+
+func init() {
+	for code, def := range map[int32]struct {
+		class target.Class
+		name  string
+	}{
+		codeServer:        {target.ClassOther, "server error"},
+		codeProtocol:      {target.ClassRejected, "protocol error"},
+		codeBadCredential: {target.ClassRejected, "bad credentials"},
+		codeUnavailable:   {target.ClassUnavailable, "unavailable (not enough replicas alive)"},
+		codeOverloaded:    {target.ClassOverloaded, "overloaded"},
+		codeBootstrapping: {target.ClassUnavailable, "coordinator is bootstrapping"},
+		codeTruncate:      {target.ClassUnavailable, "truncate error"},
+		codeWriteTimeout:  {target.ClassTimeout, "write timeout (server side)"},
+		codeReadTimeout:   {target.ClassTimeout, "read timeout (server side)"},
+		codeReadFailure:   {target.ClassUnavailable, "read failure"},
+		codeFunction:      {target.ClassOther, "function failure"},
+		codeWriteFailure:  {target.ClassUnavailable, "write failure"},
+		codeSyntax:        {target.ClassRejected, "syntax error"},
+		codeUnauthorized:  {target.ClassRejected, "unauthorized"},
+		codeInvalid:       {target.ClassRejected, "invalid request"},
+		codeConfig:        {target.ClassRejected, "configuration error"},
+		codeAlreadyExists: {target.ClassRejected, "already exists"},
+		codeUnprepared:    {target.ClassOther, "statement not prepared on this node"},
+	} {
+		serverErrors[code] = &target.Error{Class: def.class, Err: fmt.Errorf("cql: %s (server code 0x%04X)", def.name, code)}
+	}
+}
+
+// serverError returns the error value of an exception code.
+func serverError(code int32) *target.Error {
+	if e, ok := serverErrors[code]; ok {
+		return e
+	}
+	return &target.Error{Class: target.ClassOther, Err: fmt.Errorf("cql: server error code 0x%04X", code)}
+}
+
+var (
+	errShortFrame = errors.New("cql: malformed frame from the server (body shorter than its fields)")
+	errCompressed = errors.New("cql: the server sent a compressed frame although compression was not negotiated")
+)
+
+// frameHeader is a decoded response header.
+type frameHeader struct {
+	flags  byte
+	stream int16
+	op     byte
+	length int
+}
+
+func parseHeader(b []byte) (frameHeader, error) {
+	if b[0] != 0x80|protoVersion {
+		return frameHeader{}, fmt.Errorf("cql: the server answered with protocol version %d, want %d (fix: use driver=gocql for servers without protocol v4)", b[0]&0x7F, protoVersion)
+	}
+	h := frameHeader{
+		flags:  b[1],
+		stream: int16(binary.BigEndian.Uint16(b[2:])),
+		op:     b[4],
+		length: int(binary.BigEndian.Uint32(b[5:])),
+	}
+	if h.length < 0 || h.length > 256<<20 {
+		return h, fmt.Errorf("cql: frame of %d bytes from the server (the protocol allows 256 MiB)", h.length)
+	}
+	return h, nil
+}
+
+// appendHeader starts a request frame; finishFrame writes its body length.
+func appendHeader(b []byte, stream int, op byte) []byte {
+	return append(b, protoVersion, 0, byte(stream>>8), byte(stream), op, 0, 0, 0, 0)
+}
+
+func finishFrame(b []byte, start int) {
+	binary.BigEndian.PutUint32(b[start+5:], uint32(len(b)-start-headerLen))
+}
+
+func appendShort(b []byte, v int) []byte { return append(b, byte(v>>8), byte(v)) }
+
+func appendInt(b []byte, v int32) []byte {
+	return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+func appendString(b []byte, s string) []byte { return append(appendShort(b, len(s)), s...) }
+
+func appendLongString(b []byte, s string) []byte {
+	return append(appendInt(b, int32(len(s))), s...)
+}
+
+// appendBytes is a [bytes] value: nil is CQL null, an empty slice an empty value.
+func appendBytes(b []byte, v []byte) []byte {
+	if v == nil {
+		return appendInt(b, -1)
+	}
+	return append(appendInt(b, int32(len(v))), v...)
+}
+
+func appendShortBytes(b []byte, v []byte) []byte { return append(appendShort(b, len(v)), v...) }
+
+// reader walks a response body; a read past the end sets err and returns zeros.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) need(n int) bool {
+	if r.err != nil {
+		return false
+	}
+	if n < 0 || len(r.b) < n {
+		r.err = errShortFrame
+		r.b = nil
+		return false
+	}
+	return true
+}
+
+func (r *reader) short() int {
+	if !r.need(2) {
+		return 0
+	}
+	v := int(binary.BigEndian.Uint16(r.b))
+	r.b = r.b[2:]
+	return v
+}
+
+func (r *reader) int() int32 {
+	if !r.need(4) {
+		return 0
+	}
+	v := int32(binary.BigEndian.Uint32(r.b))
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) skip(n int) {
+	if r.need(n) {
+		r.b = r.b[n:]
+	}
+}
+
+func (r *reader) stringView() []byte {
+	n := r.short()
+	if !r.need(n) {
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) skipString() { r.skip(r.short()) }
+
+func (r *reader) bytesView() []byte {
+	n := int(r.int())
+	if n < 0 {
+		return nil
+	}
+	if !r.need(n) {
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) shortBytes() []byte {
+	n := r.short()
+	if !r.need(n) {
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+// skipEnvelope skips what the response flags put before the body proper:
+// a tracing id, warnings, a custom payload.
+func (r *reader) skipEnvelope(flags byte) {
+	if flags&flagTracing != 0 {
+		r.skip(16)
+	}
+	if flags&flagWarning != 0 {
+		for n := r.short(); n > 0 && r.err == nil; n-- {
+			r.skipString()
+		}
+	}
+	if flags&flagCustomPayload != 0 {
+		for n := r.short(); n > 0 && r.err == nil; n-- {
+			r.skipString()
+			r.bytesView()
+		}
+	}
+}
+
+// skipOption skips a column type ([option], recursively for collections,
+// UDTs and tuples).
+func (r *reader) skipOption() {
+	id := r.short()
+	switch id {
+	case 0x0000: // custom: class name
+		r.skipString()
+	case 0x0020, 0x0022: // list, set
+		r.skipOption()
+	case 0x0021: // map
+		r.skipOption()
+		r.skipOption()
+	case 0x0030: // UDT
+		r.skipString()
+		r.skipString()
+		for n := r.short(); n > 0 && r.err == nil; n-- {
+			r.skipString()
+			r.skipOption()
+		}
+	case 0x0031: // tuple
+		for n := r.short(); n > 0 && r.err == nil; n-- {
+			r.skipOption()
+		}
+	}
+}
+
+// rowCount reads a RESULT body's kind and, for Rows, the row count (the rows
+// themselves are not decoded: the runner does not look at values). Other
+// kinds (Void for writes) count as zero rows.
+func rowCount(r *reader) (rows int, isRows bool) {
+	kind := r.int()
+	if kind != resultRows {
+		return 0, false
+	}
+	flags := r.int()
+	cols := int(r.int())
+	if flags&rowsHasMorePages != 0 {
+		r.bytesView()
+	}
+	if flags&rowsNoMetadata == 0 {
+		if flags&rowsGlobalSpec != 0 {
+			r.skipString()
+			r.skipString()
+		}
+		for i := 0; i < cols && r.err == nil; i++ {
+			if flags&rowsGlobalSpec == 0 {
+				r.skipString()
+				r.skipString()
+			}
+			r.skipString()
+			r.skipOption()
+		}
+	}
+	return int(r.int()), true
+}
+
+// errorBody reads an ERROR body's code and message.
+func errorBody(r *reader) (code int32, msg string) {
+	code = r.int()
+	return code, string(r.stringView())
+}
