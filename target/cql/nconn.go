@@ -81,7 +81,10 @@ func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (
 		}
 		c.ids = append(c.ids, id)
 	}
-	c.setReadDeadline(time.Time{})
+	// Clear the handshake's deadlines (the write one too: a write failing
+	// five seconds into the run would break the connection).
+	_ = nc.SetDeadline(time.Time{})
+	c.rdl = time.Time{}
 	return c, nil
 }
 
