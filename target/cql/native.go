@@ -69,7 +69,8 @@ type nativeWorker struct {
 	live    int     // requests the runner waits for (not orphans)
 	depth   int
 
-	broken []error // a connection that failed in Flush: its requests fail at the next Poll
+	broken   []error // a connection that failed in Flush: its requests fail at the next Poll
+	inflight []int   // streams taken per connection (orphans included)
 
 	timeout    int64 // ns
 	checkEvery int64
@@ -102,16 +103,17 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 	c := &t.cfg
 	w := &nativeWorker{
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg,
-		conns:   make([]*nconn, len(hosts)),
-		fail:    make([]time.Time, len(hosts)),
-		broken:  make([]error, len(hosts)),
-		streams: make([]stream, maxStreams),
-		free:    make([]int16, maxStreams),
-		depth:   maxDepth,
-		timeout: int64(c.Timeout),
-		rr:      id,
-		next:    id % st.fields,
-		epfd:    -1,
+		conns:    make([]*nconn, len(hosts)),
+		fail:     make([]time.Time, len(hosts)),
+		broken:   make([]error, len(hosts)),
+		inflight: make([]int, len(hosts)),
+		streams:  make([]stream, maxStreams),
+		free:     make([]int16, maxStreams),
+		depth:    maxDepth,
+		timeout:  int64(c.Timeout),
+		rr:       id,
+		next:     id % st.fields,
+		epfd:     -1,
 	}
 	w.checkEvery = min(w.timeout/8, int64(100*time.Millisecond))
 	w.nextCheck = mono() + w.checkEvery
@@ -261,6 +263,7 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 	s.busy, s.orphan, s.kind, s.conn, s.tag, s.seen = true, false, kind, int16(ci), int32(tag), 0
 	w.hw = max(w.hw, int(id)+1)
 	w.live++
+	w.inflight[ci]++
 	return nil
 }
 
@@ -416,6 +419,7 @@ func (w *nativeWorker) failBroken(done func(int, error)) int {
 func (w *nativeWorker) release(id int) {
 	s := &w.streams[id]
 	s.busy, s.orphan = false, false
+	w.inflight[s.conn]--
 	w.free = append(w.free, int16(id))
 }
 
@@ -591,7 +595,7 @@ func errorsIsDeadline(err error) bool {
 func (w *nativeWorker) sweep(done func(int, error)) int {
 	n := 0
 	for i, c := range w.conns {
-		if c == nil {
+		if c == nil || w.inflight[i] == 0 {
 			continue
 		}
 		err := c.fill(false)
@@ -623,7 +627,7 @@ func (w *nativeWorker) checkTimeouts(now int64, done func(int, error)) int {
 			s.seen = now
 			continue
 		}
-		if now-s.seen >= w.timeout-w.checkEvery {
+		if now-s.seen >= w.timeout {
 			s.orphan = true
 			done(int(s.tag), w.errTimeout)
 			w.live--
