@@ -13,7 +13,10 @@
 # Env: DURATION (s, default 30), CONC (requests in flight, 32), ROWS (100000),
 #      CONNS (connections per host, 1), REPS (repetitions, 3),
 #      SERVER_CPU (0), CLIENT_CPU (1), OUT (.cache/bench-cql/<time>),
-#      LATTE (latte binary), PLATBENCH_BIN (platbench binary; default: make build).
+#      LATTE (latte binary), PLATBENCH_BIN (platbench binary; default: make build),
+#      GOCQL (1: also run platbench with driver=gocql, the Apache driver, in the
+#      same session, as a baseline for platbench's own CQL client; default 1),
+#      WARMUP (s of unmeasured mixed load before the first run, default 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
@@ -21,6 +24,8 @@ CONC=${CONC:-32}
 ROWS=${ROWS:-100000}
 CONNS=${CONNS:-1}
 REPS=${REPS:-3}
+GOCQL=${GOCQL:-1}
+WARMUP=${WARMUP:-20}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 OUT=${OUT:-.cache/bench-cql/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -123,22 +128,37 @@ taskset -c "$CLIENT_CPU" "$pb" load "${pbopts[@]}" --target-opt keyspace=pb_read
 "$latte" schema "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" 127.0.0.1 > "$OUT/latte-read-schema.log" 2>&1
 taskset -c "$CLIENT_CPU" "$latte" load "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" -q 127.0.0.1 > "$OUT/latte-read-load.log" 2>&1
 
+# Warm the server (JIT, caches) before the first measured run, so that the
+# first client measured does not pay for it (not measured).
+if [ "$WARMUP" -gt 0 ]; then
+  taskset -c "$CLIENT_CPU" "$pb" run "${pbopts[@]}" --target-opt keyspace=pb_read --target-opt keep=true \
+    --target-opt create=false --workload mixed --distribution uniform --no-load --duration "${WARMUP}s" \
+    --out "$OUT/warmup.json" > "$OUT/warmup.log" 2>&1 || { tail "$OUT/warmup.log" >&2; exit 1; }
+fi
+
 for r in $(seq "$REPS"); do
-  measure "platbench-write-$r" "$pb" run "${pbopts[@]}" --warmup 0 --target-opt keyspace=pb_write --workload write --no-load \
-    --duration "${DURATION}s" --out "$OUT/platbench-write-$r.json"
+  for drv in native $([ "$GOCQL" = 1 ] && echo gocql); do
+    tool=platbench; [ "$drv" = native ] || tool=platbench_$drv
+    measure "$tool-write-$r" "$pb" run "${pbopts[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_write \
+      --workload write --no-load --duration "${DURATION}s" --out "$OUT/$tool-write-$r.json"
+  done
   "$latte" schema "$OUT/latte-write.rn" "${lauth[@]}" 127.0.0.1 > "$OUT/latte-write-schema-$r.log" 2>&1
   measure "latte-write-$r" "$latte" run "$OUT/latte-write.rn" "${lopts[@]}" -d "${DURATION}s" \
     -o "$OUT/latte-write-$r.json" 127.0.0.1
-  measure "platbench-read-$r" "$pb" run "${pbopts[@]}" --warmup 0 --target-opt keyspace=pb_read --target-opt keep=true \
-    --target-opt create=false --workload read --distribution uniform --no-load \
-    --duration "${DURATION}s" --out "$OUT/platbench-read-$r.json"
+  for drv in native $([ "$GOCQL" = 1 ] && echo gocql); do
+    tool=platbench; [ "$drv" = native ] || tool=platbench_$drv
+    measure "$tool-read-$r" "$pb" run "${pbopts[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_read \
+      --target-opt keep=true --target-opt create=false --workload read --distribution uniform --no-load \
+      --duration "${DURATION}s" --out "$OUT/$tool-read-$r.json"
+  done
   measure "latte-read-$r" "$latte" run "$OUT/latte-read.rn" "${lopts[@]}" -d "${DURATION}s" \
     -o "$OUT/latte-read-$r.json" 127.0.0.1
 done
 
-python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" <<'EOF'
+python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" "$GOCQL" <<'EOF'
 import json, sys, statistics
 out, reps, conc, conns, dur, rows = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+gocql = sys.argv[7] == "1"
 
 def cpu(name):
     wall, user, sys_ = map(float, open(f"{out}/{name}.time").read().split()[-3:])
@@ -167,7 +187,8 @@ def latte(name):
 
 rows_out = []
 for wl in ("write", "read"):
-    for tool, parse in (("platbench", platbench), ("latte", latte)):
+    tools = [("platbench", platbench)] + ([("platbench_gocql", platbench)] if gocql else []) + [("latte", latte)]
+    for tool, parse in tools:
         runs = []
         for r in range(1, reps + 1):
             name = f"{tool}-{wl}-{r}"

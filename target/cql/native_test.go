@@ -5,17 +5,21 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand"
 	"net"
 	"testing"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
-// Tests of the native client that need no server: frame reading over a
-// real loopback socket, response parsing, the token ring.
+// Tests of the native client. Frame reading (over a real loopback socket),
+// response parsing and the token ring need no server; the rest run against
+// the real one (PLATBENCH_CQL_URL), routing on a cluster of several nodes.
 
 // loopback returns an nconn and the peer end of a TCP connection on 127.0.0.1.
 func loopback(t *testing.T) (*nconn, net.Conn) {
@@ -443,4 +447,65 @@ var murmur3Vectors = map[string]int64{
 	"\xd8\xfdd\x89\xae\xd3\xf8_\x84\xa9\xce\xf3Z\x7f\xa4\xc9\xeeUz\x9f\xc4\xe9Pu\x9a\xbf\xe4Kp\x95\xba":     -8800174663902132908,
 	"\xe3Jo\x94\xb9\xdeEj\x8f\xb4\xd9\xfee\x8a\xaf\xd4\xf9`\x85\xaa\xcf\xf4[\x80\xa5\xca\xefV{\xa0\xc5\xea": -2193275354743934319,
 	"\xeeUz\x9f\xc4\xe9Pu\x9a\xbf\xe4Kp\x95\xba\xdfFk\x90\xb5\xdaAf\x8b\xb0\xd5\xfaa\x86\xab\xd0\xf5\\":     -8742875975850790974,
+}
+
+// TestTokenAwareRouting (a cluster of two or more nodes): with RF=1 every
+// insert the native worker sends is coordinated by the node that owns its
+// key, so on every node the writes it coordinated for the table equal the
+// writes it stored (system_views coordinator/local write latency counts,
+// Cassandra 4.1+). With token_aware=false they differ, which shows the
+// check can fail.
+func TestTokenAwareRouting(t *testing.T) {
+	probe := openTest(t, nil)
+	hosts := probe.session.GetHosts()
+	probe.Close()
+	if len(hosts) < 2 {
+		t.Skip("one node: routing has one choice (run with PLATBENCH_CASSANDRA_NODES=3)")
+	}
+	for _, aware := range []bool{true, false} {
+		tg := setupBench(t, map[string]string{"token_aware": fmt.Sprint(aware), "schema": SchemaStress})
+		wk, err := tg.NewWorker(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &workload.Request{Op: workload.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+		for i := 0; i < 300; i++ {
+			req.Key = key(i)
+			if err := wk.Do(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wk.Close()
+		mismatch := 0
+		for _, h := range hosts {
+			cc := gocql.NewCluster(h.ConnectAddress().String())
+			cc.Port = h.Port()
+			cc.Authenticator = gocql.PasswordAuthenticator{Username: tg.cfg.Username, Password: tg.cfg.Password}
+			cc.HostFilter = gocql.WhiteListHostFilter(h.ConnectAddress().String())
+			s, err := cc.CreateSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var coord, local int64
+			q := "SELECT count FROM system_views.%s WHERE keyspace_name = ? AND table_name = ?"
+			if err := s.Query(fmt.Sprintf(q, "coordinator_write_latency"), tg.cfg.Keyspace, tg.cfg.Table).Scan(&coord); err != nil {
+				t.Fatalf("coordinator_write_latency on %s: %v", h.ConnectAddress(), err)
+			}
+			if err := s.Query(fmt.Sprintf(q, "local_write_latency"), tg.cfg.Keyspace, tg.cfg.Table).Scan(&local); err != nil {
+				t.Fatalf("local_write_latency on %s: %v", h.ConnectAddress(), err)
+			}
+			s.Close()
+			t.Logf("token_aware=%v %s: coordinated %d, stored %d", aware, h.ConnectAddress(), coord, local)
+			if coord != local {
+				mismatch++
+			}
+		}
+		tg.Close()
+		if aware && mismatch > 0 {
+			t.Errorf("token-aware: %d node(s) coordinated writes they do not own", mismatch)
+		}
+		if !aware && mismatch == 0 {
+			t.Errorf("round robin: every node coordinated exactly its own writes; the check cannot tell")
+		}
+	}
 }
