@@ -1,16 +1,21 @@
 // Package cql drives Apache Cassandra, ScyllaDB and DataStax Enterprise over
-// CQL with the Apache Cassandra Go driver (github.com/apache/cassandra-gocql-driver/v2).
+// CQL, with platbench's own protocol v4 client (driver=native, the default:
+// native.go, one goroutine per worker keeping many requests in flight, no
+// allocation per request) or the Apache Cassandra Go driver
+// (github.com/apache/cassandra-gocql-driver/v2, driver=gocql, for TLS and
+// compression). The driver's session also does the schema work and tracks
+// the cluster's nodes for both.
 //
 // The types that matter: Open (the registry's entry point, cql://host1,host2:9042),
-// Config (every option, its default and what it fixes) and the worker's Do,
-// which binds each request into prepared statements it reuses for the whole
-// run. Setup creates the keyspace and a YCSB usertable or a cassandra-stress
-// standard1 table; Close drops what Setup created unless keep=true.
+// Config (every option, its default and what it fixes), nativeWorker (Submit,
+// Flush, Poll) and the gocql Worker's Do, which binds each request into
+// prepared statements it reuses for the whole run. Setup creates the keyspace
+// and a YCSB usertable or a cassandra-stress standard1 table; Close drops
+// what Setup created unless keep=true.
 //
-// What it does not do: ScyllaDB shard-aware routing (that needs the
-// scylladb/gocql fork, whose v1 API would replace this driver for every
-// target; requests go to the right node but not to the right shard), and
-// server-side metrics (it measures what the client sees).
+// What it does not do: ScyllaDB shard-aware routing (requests go to the
+// right node but not to the right shard), and server-side metrics (it
+// measures what the client sees).
 package cql
 
 import (
@@ -347,7 +352,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"conns_per_host":    fmt.Sprint(c.Conns),
 		"timeout":           c.Timeout.String(),
 		"compression":       c.Compression,
-		"shard_aware":       "false (the Apache driver has no ScyllaDB shard awareness)",
+		"shard_aware":       "false (neither platbench's client nor the Apache driver is ScyllaDB shard-aware)",
 	}
 	if c.Compaction != "" {
 		info.Details["compaction"], _ = compactionClass(c.Compaction)
