@@ -49,3 +49,30 @@ type Pipeliner interface {
 	// wait > 0 it waits at most that long for the first one.
 	Poll(ctx context.Context, wait time.Duration, done func(tag int, err error)) int
 }
+
+// Syncer runs one operation at a time through a Pipeliner: what a pipelined
+// worker's Do needs. A worker keeps one (its callback is made once, so Do
+// does not allocate) and calls Do with nothing else in flight.
+type Syncer struct {
+	err  error
+	done bool
+	fn   func(int, error)
+}
+
+func (s *Syncer) complete(_ int, err error) { s.err, s.done = err, true }
+
+// Do submits req, sends it and waits for its completion.
+func (s *Syncer) Do(ctx context.Context, p Pipeliner, req *workload.Request) error {
+	if s.fn == nil {
+		s.fn = s.complete
+	}
+	if err := p.Submit(ctx, req, 0); err != nil {
+		return err
+	}
+	p.Flush(ctx)
+	s.done = false
+	for !s.done {
+		p.Poll(ctx, -1, s.fn)
+	}
+	return s.err
+}

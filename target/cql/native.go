@@ -83,9 +83,7 @@ type nativeWorker struct {
 	next     int // rotates the field single-field updates write
 	lastRows int // rows in the last Rows result (for tests)
 
-	syncErr  error
-	syncDone bool
-	syncFn   func(int, error)
+	syncer target.Syncer
 }
 
 var _ target.Pipeliner = (*nativeWorker)(nil)
@@ -121,7 +119,6 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 	for i := range w.free {
 		w.free[i] = int16(maxStreams - 1 - i)
 	}
-	w.syncFn = w.syncComplete
 	if len(hosts) > 1 {
 		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 		if err != nil {
@@ -650,8 +647,6 @@ func (w *nativeWorker) sendPending() {
 	}
 }
 
-func (w *nativeWorker) syncComplete(_ int, err error) { w.syncErr, w.syncDone = err, true }
-
 // Do runs one request synchronously (nothing else may be in flight).
 func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
 	if w.live != 0 {
@@ -660,15 +655,7 @@ func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
 	if err := ctx.Err(); err != nil {
 		return &target.Error{Class: target.ClassTimeout, Err: err}
 	}
-	if err := w.Submit(ctx, req, 0); err != nil {
-		return err
-	}
-	w.Flush(ctx)
-	w.syncDone = false
-	for !w.syncDone {
-		w.Poll(ctx, -1, w.syncFn)
-	}
-	return w.syncErr
+	return w.syncer.Do(ctx, w, req)
 }
 
 // Close closes the connections.

@@ -73,9 +73,7 @@ type pworker struct {
 	broken error // the connection failed; the in-flight ops fail with it at the next Poll
 	carry  error // the error of an RMW's read, reported with its write
 
-	syncErr  error
-	syncDone bool
-	syncFn   func(int, error)
+	syncer target.Syncer
 }
 
 func (t *Target) newPWorker(w *worker) (*pworker, error) {
@@ -89,7 +87,6 @@ func (t *Target) newPWorker(w *worker) (*pworker, error) {
 		size *= 2
 	}
 	pw := &pworker{worker: w, depth: t.depth, ring: make([]pent, size)}
-	pw.syncFn = pw.syncComplete
 	return pw, nil
 }
 
@@ -235,22 +232,12 @@ func (w *pworker) failAll(done func(int, error)) int {
 	return n
 }
 
-func (w *pworker) syncComplete(_ int, err error) { w.syncErr, w.syncDone = err, true }
-
 // Do runs one op synchronously (nothing else may be in flight).
 func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 	if w.n != 0 {
 		return &target.Error{Class: target.ClassOther, Err: errors.New("redis: Do called with pipelined commands in flight")}
 	}
-	if err := w.Submit(ctx, req, 0); err != nil {
-		return err
-	}
-	w.Flush(ctx)
-	w.syncDone = false
-	for !w.syncDone {
-		w.Poll(ctx, -1, w.syncFn)
-	}
-	return w.syncErr
+	return w.syncer.Do(ctx, w, req)
 }
 
 var _ target.Summarizer = (*Target)(nil)
