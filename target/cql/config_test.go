@@ -38,6 +38,20 @@ func TestParseConfig(t *testing.T) {
 			if c.ReadCL != gocql.LocalOne || c.WriteCL != gocql.LocalOne || !c.TokenAware || c.Keep || !c.Create {
 				t.Errorf("defaults wrong: %+v", c)
 			}
+			if c.Driver != DriverNative {
+				t.Errorf("driver %q, want native", c.Driver)
+			}
+		}},
+		// TLS and compression need gocql: asking for them selects it.
+		{"tls picks gocql", "cql://h1?tls=true", nil, func(t *testing.T, c Config) {
+			if c.Driver != DriverGocql {
+				t.Errorf("driver %q with tls, want gocql", c.Driver)
+			}
+		}},
+		{"compression picks gocql", "cql://h1", map[string]string{"compression": "lz4"}, func(t *testing.T, c Config) {
+			if c.Driver != DriverGocql {
+				t.Errorf("driver %q with lz4, want gocql", c.Driver)
+			}
 		}},
 		// url.Parse gives the port only to the last host; every host without
 		// a port of its own gets it.
@@ -106,6 +120,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cql://h1/bad-name", nil, []string{"keyspace \"bad-name\""}},
 		{"cql://h1?compaction=fast&timeout=-1s", nil, []string{"compaction=\"fast\"", "timeout=\"-1s\""}},
 		{"cql://", nil, []string{"no contact point"}},
+		{"cql://h1?driver=datastax", nil, []string{"driver=\"datastax\"", "fix: driver=native or driver=gocql"}},
+		{"cql://h1?driver=native&tls=true", nil, []string{"driver=native does not do TLS", "fix: driver=gocql"}},
+		{"cql://h1?driver=native&compression=snappy", nil, []string{"driver=native does not compress"}},
 	}
 	for _, tc := range cases {
 		_, err := ParseConfig(mustURL(t, tc.url), tc.opts)
