@@ -63,6 +63,7 @@ type Target struct {
 
 	stats              nativeStats // the native workers' rare events
 	shapeN, shapeDepth int         // the native workers' shape (PipelineShape)
+	diskPerNode        string      // each node's share of DiskBytes
 }
 
 // Open opens a session to the cluster named by u (cql://host1,host2:9042/keyspace?opt=value)
@@ -380,6 +381,9 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	m := t.events.summary()
 	t.stats.summary(m)
 	t.mu.Lock()
+	if t.diskPerNode != "" {
+		m["cql_disk_per_node"] = t.diskPerNode
+	}
 	if t.shapeN > 0 {
 		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node each)", t.shapeDepth, t.shapeN)
 	}
@@ -387,17 +391,33 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	return m
 }
 
-// DiskBytes is the table's size on disk as the contacted node reports it
-// (system_views.disk_usage, Cassandra 4.1+; a node-local figure, so on a
-// cluster it is one replica's share).
+// DiskBytes is the table's size on disk over the whole cluster, replicas
+// included: the sum of what each node reports in system_views.disk_usage
+// (Cassandra 4.1+; a node-local table, so each node is asked on its own).
+// The per-node figures go to the result's target details.
 func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
-	var mib int64
-	err := t.session.Query("SELECT mebibytes FROM system_views.disk_usage WHERE keyspace_name = ? AND table_name = ?",
-		t.cfg.Keyspace, t.cfg.Table).Consistency(gocql.One).WithContext(ctx).Scan(&mib)
-	if err != nil {
-		return 0, fmt.Errorf("cql: disk usage of %s.%s: %w", t.cfg.Keyspace, t.cfg.Table, classify(err))
+	var total int64
+	var per []string
+	for _, h := range t.session.GetHosts() {
+		if !h.IsUp() {
+			return 0, fmt.Errorf("cql: disk usage of %s.%s: node %s is down, the cluster total would be short", t.cfg.Keyspace, t.cfg.Table, h.ConnectAddressAndPort())
+		}
+		var mib int64
+		err := t.session.Query("SELECT mebibytes FROM system_views.disk_usage WHERE keyspace_name = ? AND table_name = ?",
+			t.cfg.Keyspace, t.cfg.Table).Consistency(gocql.One).SetHostID(h.HostID()).WithContext(ctx).Scan(&mib)
+		if err != nil {
+			return 0, fmt.Errorf("cql: disk usage of %s.%s on %s: %w", t.cfg.Keyspace, t.cfg.Table, h.ConnectAddressAndPort(), classify(err))
+		}
+		total += mib << 20
+		per = append(per, fmt.Sprintf("%s %d MiB", h.ConnectAddressAndPort(), mib))
 	}
-	return mib << 20, nil
+	if len(per) == 0 {
+		return 0, fmt.Errorf("cql: disk usage of %s.%s: the driver knows no node", t.cfg.Keyspace, t.cfg.Table)
+	}
+	t.mu.Lock()
+	t.diskPerNode = strings.Join(per, "; ")
+	t.mu.Unlock()
+	return total, nil
 }
 
 // hostEvents records the driver's host up/down notifications. The driver

@@ -574,6 +574,9 @@ func testNodeDownMidRun(t *testing.T, driver string) {
 	if okAfter < 10 {
 		t.Errorf("requests did not succeed again after the node came back (%d ok)", okAfter)
 	}
+	if got := tg.Summary(ctx)["cql_native_reconnected"]; driver == DriverNative && nodes == 1 && got == "" {
+		t.Errorf("the native worker succeeded after the restart without counting a reconnection")
+	}
 	if got := tg.Summary(ctx)["cql_host_down_events"]; got != "1" {
 		t.Errorf("cql_host_down_events = %q, want 1 (one node went down once)", got)
 	}

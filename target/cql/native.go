@@ -169,6 +169,9 @@ func (w *nativeWorker) dial(i int) error {
 	}
 	c.rdl = time.Time{}
 	w.conns[i] = c
+	if !w.fail[i].IsZero() {
+		w.t.stats.event("reconnected")
+	}
 	return nil
 }
 
