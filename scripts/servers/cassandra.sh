@@ -6,6 +6,9 @@
 #          superuser cassandra/cassandra); PLATBENCH_CASSANDRA_NODES=3 starts
 #          nodes on 127.0.0.1, 127.0.0.2, 127.0.0.3 (same ports, one IP each).
 #          PLATBENCH_CASSANDRA_CPUS=1 pins the JVM with taskset (benchmarks).
+#          Client TLS is on and optional: port 9042 takes plain and TLS
+#          connections; the nodes share a self-signed certificate for
+#          127.0.0.1-3 whose PEM is $run/tls/ca.pem (keytool, at start).
 # stop:    stops every node this script started.
 # env:     prints export PLATBENCH_CQL_URL=... for the tests.
 # Usage: cassandra.sh install|start|stop|env|stop-node N|start-node N|pause-node N|resume-node N
@@ -43,6 +46,20 @@ install() {
 
 addr_of() { echo "127.0.0.$1"; }
 
+# make_tls writes a self-signed keystore for every node's address, once per
+# start of the cluster (start-node keeps it).
+make_tls() {
+  local d="$run/tls"
+  [ -f "$d/keystore.p12" ] && [ -f "$d/ca.pem" ] && return 0
+  command -v keytool >/dev/null || die "keytool missing (fix: install a JDK, e.g. openjdk-17-jre-headless)"
+  mkdir -p "$d"
+  keytool -genkeypair -alias node -keyalg RSA -keysize 2048 -validity 3650 -storetype PKCS12 \
+    -keystore "$d/keystore.p12" -storepass cassandra -keypass cassandra -dname "CN=platbench-test-cassandra" \
+    -ext "SAN=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3" >/dev/null 2>&1 || die "keytool could not create $d/keystore.p12"
+  keytool -exportcert -rfc -alias node -keystore "$d/keystore.p12" -storepass cassandra > "$d/ca.pem" 2>/dev/null \
+    || die "keytool could not export $d/ca.pem"
+}
+
 start_node() {
   local i=$1 addr dir seeds jmx
   addr=$(addr_of "$i"); dir="$run/node$i"; jmx=$((7099 + 100 * i))
@@ -52,7 +69,8 @@ start_node() {
   if [ "${PLATBENCH_CASSANDRA_KEEP_DATA:-0}" != 1 ] || [ ! -d "$dir/data" ]; then rm -rf "$dir"; fi
   mkdir -p "$dir/data" "$dir/commitlog" "$dir/saved_caches" "$dir/hints" "$dir/cdc_raw" "$dir/logs"
   seeds=$(addr_of 1)
-  sed -e "s#@DIR@#$dir#g" -e "s#@ADDR@#$addr#g" -e "s#@SEEDS@#$seeds#g" \
+  make_tls
+  sed -e "s#@DIR@#$dir#g" -e "s#@ADDR@#$addr#g" -e "s#@SEEDS@#$seeds#g" -e "s#@TLS@#$run/tls#g" \
     "$here/cassandra/cassandra.yaml.in" > "$dir/cassandra.yaml"
   [ "$nodes" -gt 1 ] && sed -i 's/^allocate_tokens_for_local_replication_factor: 1/allocate_tokens_for_local_replication_factor: 3/' "$dir/cassandra.yaml"
   local jamm; jamm=$(ls "$home"/lib/jamm-*.jar | head -1)
@@ -112,6 +130,7 @@ case "${1:?usage: cassandra.sh install|start|stop|env|stop-node N|start-node N}"
   install) install ;;
   start)
     install
+    rm -rf "$run/tls"
     for i in $(seq "$nodes"); do start_node "$i"; done ;;
   stop)
     for d in "$run"/node*; do [ -d "$d" ] && stop_node "${d##*node}"; done; true ;;
@@ -125,6 +144,8 @@ case "${1:?usage: cassandra.sh install|start|stop|env|stop-node N|start-node N}"
     hosts=$(addr_of 1)
     for i in $(seq 2 "$nodes"); do hosts="$hosts,$(addr_of "$i")"; done
     echo "export PLATBENCH_CQL_URL=cql://cassandra:cassandra@$hosts:9042"
+    # The same nodes over TLS: the CA to trust.
+    echo "export PLATBENCH_CQL_TLS_CA=$run/tls/ca.pem"
     # The node-loss test stops and restarts a node through this script.
     echo "export PLATBENCH_CQL_NODECTL=$here/cassandra.sh" ;;
   *) die "unknown action $1 (use install|start|stop|env|stop-node N|start-node N|pause-node N|resume-node N)" ;;
