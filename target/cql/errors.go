@@ -77,13 +77,15 @@ func explainConnect(c *Config, err error) error {
 		return target.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", c.Username, hosts, firstLine(msg), hosts)
 	case strings.Contains(msg, "authentication required"), strings.Contains(msg, "Authenticator"):
 		return target.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s or --target-opt user=NAME --target-opt password=SECRET)", hosts, firstLine(msg), hosts)
+	// Before the reachability cases: a failed handshake also reads
+	// "unable to discover protocol version".
+	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):
+		return target.Configf("cql: TLS handshake with %s failed: %s (fix: check tls_ca/tls_cert/tls_key, or drop tls=true if the server has no TLS)", hosts, firstLine(msg))
 	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no route to host"),
 		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "no such host"),
 		strings.Contains(msg, "no connections were made"), strings.Contains(msg, "unable to discover protocol version"):
 		return &target.Error{Class: target.ClassUnavailable, Err: target.Configf(
 			"cql: cannot reach any contact point %s: %s (fix: check that Cassandra runs and listens on native_transport_port, and the host:port in the URL)", hosts, firstLine(msg))}
-	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):
-		return target.Configf("cql: TLS handshake with %s failed: %s (fix: check tls_ca/tls_cert/tls_key, or drop tls=true if the server has no TLS)", hosts, firstLine(msg))
 	}
 	return &target.Error{Class: classOf(err), Err: target.Configf("cql: cannot open a session to %s: %s", hosts, firstLine(msg))}
 }
