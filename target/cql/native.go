@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -680,7 +681,7 @@ func (w *nativeWorker) Close() error {
 // epoll_pwait2's nanosecond timeout where the kernel has it (5.11+) and
 // epoll_wait's milliseconds (rounded up) where not.
 func epollWait(epfd int, events []syscall.EpollEvent, ns int64) error {
-	if !noPwait2 {
+	if !noPwait2.Load() {
 		ts := syscall.NsecToTimespec(ns)
 		_, _, e := syscall.Syscall6(sysEpollPwait2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
 		if e == 0 {
@@ -689,7 +690,7 @@ func epollWait(epfd int, events []syscall.EpollEvent, ns int64) error {
 		if e != syscall.ENOSYS {
 			return e
 		}
-		noPwait2 = true
+		noPwait2.Store(true)
 	}
 	_, err := syscall.EpollWait(epfd, events, int((ns+999_999)/1_000_000))
 	return err
@@ -698,7 +699,7 @@ func epollWait(epfd int, events []syscall.EpollEvent, ns int64) error {
 // sysEpollPwait2 is the same number on every Linux architecture.
 const sysEpollPwait2 = 441
 
-var noPwait2 bool
+var noPwait2 atomic.Bool // the kernel has no epoll_pwait2
 
 // nativeStats counts what the native workers saw that a reader of the
 // result needs: lost connections, timeouts, the last message of each
