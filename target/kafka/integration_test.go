@@ -438,6 +438,7 @@ func TestBrokerRestart(t *testing.T) {
 	defer w.Close()
 
 	var before, after, errs int64
+	var longest time.Duration
 	classes := map[target.Class]int64{}
 	restarted := make(chan error, 1)
 	go func() {
@@ -456,7 +457,9 @@ func TestBrokerRestart(t *testing.T) {
 	done := false
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
+		t0 := time.Now()
 		err := w.Do(ctx, &req)
+		longest = max(longest, time.Since(t0))
 		switch {
 		case err != nil:
 			errs++
@@ -483,11 +486,14 @@ func TestBrokerRestart(t *testing.T) {
 	stopBg()
 	<-bgDone
 	sum := tg.Summary(ctx)
-	t.Logf("restart: %d ok before, %d errors %v, %d ok after; summary %v", before, errs, classes, after, sum)
-	if errs == 0 {
-		t.Error("no produce failed while the broker was down")
+	t.Logf("restart: %d ok before, %d errors %v, %d ok after, longest produce %v; summary %v", before, errs, classes, after, longest, sum)
+	// The outage shows as failed produces or, as the idempotent producer
+	// fails a record past its timeout only when that is safe, as a produce
+	// that waited through it (the broker is down for 2 s and more).
+	if errs == 0 && longest < 2*time.Second {
+		t.Errorf("the broker was down for over 2 s, yet no produce failed or waited that long (longest %v)", longest)
 	}
-	if classes[target.ClassOther] == errs {
+	if errs > 0 && classes[target.ClassOther] == errs {
 		t.Errorf("every error was unclassified: %v", classes)
 	}
 	if after < 200 {
