@@ -226,7 +226,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			return delayed
 		}
 		wait := time.Duration(-1) // block for a completion
-		if pending && len(st.free) > 0 {
+		if pending && !stopped && len(st.free) > 0 {
 			wait = time.Duration(intended - rec.Now())
 			if wait <= 0 {
 				continue
@@ -241,8 +241,11 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		}
 		w.Poll(ctx, wait, done)
 		if s.stop.Load() && pending {
-			// The phase ended while this op waited for its start.
-			stopped = true
+			// The phase ended while this op waited for its start: it is
+			// not sent, and the loop now only collects what is in flight
+			// (keeping it pending made the loop spin on its overdue start
+			// without polling).
+			stopped, pending = true, false
 		}
 	}
 }

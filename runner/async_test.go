@@ -23,6 +23,7 @@ type pfake struct {
 	lat      func(seq uint64) time.Duration
 	stallAt  time.Duration
 	stallFor time.Duration
+	slowPoll time.Duration // a Poll that waits sleeps at least this long (a coarse timer)
 
 	base     time.Time
 	seq      atomic.Uint64
@@ -123,7 +124,7 @@ func (w *pfakeWorker) Poll(_ context.Context, wait time.Duration, done func(int,
 		if wait > 0 && wait < d {
 			d = wait
 		}
-		time.Sleep(d)
+		time.Sleep(max(d, w.f.slowPoll))
 	}
 	now := time.Now()
 	n := 0
@@ -315,5 +316,33 @@ func TestPipelinedLoopDoesNotAllocatePerOp(t *testing.T) {
 	t.Logf("%d allocations over 200000 ops: %.4f per op", m[1].Mallocs-m[0].Mallocs, per)
 	if m[1].Mallocs == 0 || per > 0.01 {
 		t.Errorf("%.4f allocations per op, want none on the steady path", per)
+	}
+}
+
+// A fixed-rate phase ends although the stop comes while the worker waits
+// for its next op's start with ops in flight: here every wait overshoots
+// (a coarse timer), so the wait that straddles the phase's end returns
+// with the next op overdue, the phase over and slow ops still in flight.
+// The worker once spun there forever without polling them (found with the
+// CQL target at --rate 3000).
+func TestPipelinedFixedRateStopsWithOpsInFlight(t *testing.T) {
+	s, ks := spec(t, "ycsb-c")
+	f := &pfake{depth: 64, lat: func(uint64) time.Duration { return 100 * time.Millisecond }, slowPoll: 50 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Run(context.Background(), f, s, ks, Config{Duration: 500 * time.Millisecond, Rate: 100, Concurrency: 64})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a 0.5 s fixed-rate phase still running after 20 s")
+	}
+	f.check(t)
+	if n := f.inFlight.Load(); n != 0 {
+		t.Errorf("%d ops still in flight after the phase", n)
 	}
 }
