@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
@@ -184,6 +186,11 @@ func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *wo
 // the wait, and counted as delayed when it started more than threshold late.
 // Returns the number of delayed ops.
 func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
+	// As openLoop: the thread's 1 µs timer slack makes its sleeps (and a
+	// target's timed waits in Poll, e.g. epoll's) wake on time.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	var req workload.Request
@@ -234,7 +241,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		}
 		if st.nfly == 0 {
 			// Nothing in flight: sleep until the next op is due.
-			if !sleepUntil(rec, intended, s) {
+			if !waitUntil(ctx, rec, intended, s) {
 				stopped = true
 			}
 			continue
@@ -246,27 +253,6 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			// (keeping it pending made the loop spin on its overdue start
 			// without polling).
 			stopped, pending = true, false
-		}
-	}
-}
-
-// sleepUntil sleeps until the recorder clock reaches at, or the phase stops
-// (false). It sleeps short of the mark and yields for the rest, as Go's
-// timers overshoot.
-func sleepUntil(rec *recorder.Recorder, at int64, s *sched) bool {
-	const spin = int64(200 * time.Microsecond)
-	for {
-		d := at - rec.Now()
-		if d <= 0 {
-			return true
-		}
-		if s.stop.Load() {
-			return false
-		}
-		if d > spin {
-			time.Sleep(time.Duration(min(d-spin, int64(100*time.Millisecond))))
-		} else {
-			runtime.Gosched()
 		}
 	}
 }

@@ -78,7 +78,7 @@ type nativeWorker struct {
 	nextCheck  int64
 	errTimeout error
 
-	epfd   int // with more than one node: an epoll set of the connections
+	epfd   int // an epoll set of the connections (see newNativeWorker)
 	events [8]syscall.EpollEvent
 
 	next     int // rotates the field single-field updates write
@@ -120,13 +120,14 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 	for i := range w.free {
 		w.free[i] = int16(maxStreams - 1 - i)
 	}
-	if len(hosts) > 1 {
-		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-		if err != nil {
-			return nil, fmt.Errorf("cql: epoll: %w", err)
-		}
-		w.epfd = fd
+	// An epoll set of the connections: the wait for any of several nodes,
+	// and for one node the timed wait of a fixed-rate run (the runtime's
+	// poller wakes with millisecond precision, too coarse for a schedule).
+	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("cql: epoll: %w", err)
 	}
+	w.epfd = fd
 	// Connect to every node now, so that the run starts with all of them;
 	// a node that is down is retried during the run.
 	var firstErr error
@@ -546,7 +547,10 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 	if active == 0 {
 		return 0
 	}
-	if active == 1 && len(w.conns) == 1 {
+	// One node, waiting for a response only (a closed loop): a blocking read
+	// through the runtime's poller, which measured cheaper per request than
+	// our own epoll wait (6.6-7.0 vs 7.8-8.2 CPU-s per million inserts).
+	if active == 1 && len(w.conns) == 1 && wait < 0 {
 		c := w.conns[one]
 		for {
 			dl := monoStart.Add(time.Duration(until))
@@ -598,6 +602,10 @@ func (w *nativeWorker) sweep(done func(int, error)) int {
 	for i, c := range w.conns {
 		if c == nil || w.inflight[i] == 0 {
 			continue
+		}
+		if !c.rdl.IsZero() {
+			// A deadline left by a blocking wait would fail this read.
+			c.setReadDeadline(time.Time{})
 		}
 		err := c.fill(false)
 		if err == errWouldBlock {
