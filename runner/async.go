@@ -3,10 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/target"
@@ -186,11 +183,8 @@ func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *wo
 // the wait, and counted as delayed when it started more than threshold late.
 // Returns the number of delayed ops.
 func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
-	// As openLoop: the thread's 1 µs timer slack makes its sleeps (and a
-	// target's timed waits in Poll, e.g. epoll's) wake on time.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	slp := openLoopSleeper()
+	defer slp.close()
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	var req workload.Request
@@ -241,7 +235,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		}
 		if st.nfly == 0 {
 			// Nothing in flight: sleep until the next op is due.
-			if !waitUntil(ctx, rec, intended, s) {
+			if !waitUntil(ctx, rec, intended, s, slp) {
 				stopped = true
 			}
 			continue

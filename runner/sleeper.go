@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// sleeper waits for an open-loop op's start on a timerfd that the Go
+// runtime's poller watches: the worker's goroutine parks (its thread and P
+// are free meanwhile) and wakes when the kernel's high-resolution timer
+// fires. A nanosleep would hold the thread in a system call, which keeps
+// the runtime's sysmon thread waking every 20 µs to take the P back, and
+// Go's own timers wake up to a millisecond late.
+type sleeper struct {
+	f      *os.File
+	rc     syscall.RawConn
+	fd     int
+	spec   unix.ItimerSpec
+	buf    [8]byte
+	readFn func(uintptr) bool
+}
+
+// newSleeper returns nil where timerfd is not available (the caller then
+// falls back to nanosleep).
+func newSleeper() *sleeper {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "platbench-timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	s := &sleeper{f: f, rc: rc, fd: fd}
+	s.readFn = s.read
+	return s
+}
+
+// read consumes the expiry count; false (EAGAIN) makes the poller wait.
+func (s *sleeper) read(fd uintptr) bool {
+	_, err := unix.Read(int(fd), s.buf[:])
+	return err != unix.EAGAIN
+}
+
+// sleep waits d nanoseconds (d > 0).
+func (s *sleeper) sleep(d int64) error {
+	s.spec.Value = unix.NsecToTimespec(d)
+	if err := unix.TimerfdSettime(s.fd, 0, &s.spec, nil); err != nil {
+		return err
+	}
+	return s.rc.Read(s.readFn)
+}
+
+func (s *sleeper) close() {
+	if s != nil {
+		s.f.Close()
+	}
+}
