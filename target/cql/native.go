@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
@@ -78,8 +75,7 @@ type nativeWorker struct {
 	nextCheck  int64
 	errTimeout error
 
-	epfd   int // an epoll set of the connections (see newNativeWorker)
-	events [8]syscall.EpollEvent
+	wt *waiter // waits on every connection at once (waiter.go)
 
 	next     int // rotates the field single-field updates write
 	lastRows int // rows in the last Rows result (for tests)
@@ -112,7 +108,6 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 		timeout:  int64(c.Timeout),
 		rr:       id,
 		next:     id % st.fields,
-		epfd:     -1,
 	}
 	w.checkEvery = min(w.timeout/8, int64(100*time.Millisecond))
 	w.nextCheck = mono() + w.checkEvery
@@ -120,14 +115,14 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 	for i := range w.free {
 		w.free[i] = int16(maxStreams - 1 - i)
 	}
-	// An epoll set of the connections: the wait for any of several nodes,
-	// and for one node the timed wait of a fixed-rate run (the runtime's
-	// poller wakes with millisecond precision, too coarse for a schedule).
-	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	// The wait for any of several nodes, and for one node the timed wait
+	// of a fixed-rate run (the runtime poller's deadlines wake up to a
+	// millisecond late, too coarse for a schedule).
+	wt, err := newWaiter()
 	if err != nil {
-		return nil, fmt.Errorf("cql: epoll: %w", err)
+		return nil, err
 	}
-	w.epfd = fd
+	w.wt = wt
 	// Connect to every node now, so that the run starts with all of them;
 	// a node that is down is retried during the run.
 	var firstErr error
@@ -162,12 +157,9 @@ func (w *nativeWorker) dial(i int) error {
 		}
 		return err
 	}
-	if w.epfd >= 0 {
-		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(c.fd)}
-		if err := syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
-			c.close()
-			return fmt.Errorf("cql: epoll: %w", err)
-		}
+	if err := w.wt.add(c.fd); err != nil {
+		c.close()
+		return err
 	}
 	c.rdl = time.Time{}
 	w.conns[i] = c
@@ -386,9 +378,7 @@ func (w *nativeWorker) drop(i int) {
 	if c == nil {
 		return
 	}
-	if w.epfd >= 0 {
-		_ = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_DEL, c.fd, nil)
-	}
+	w.wt.del(c.fd)
 	c.close()
 	w.conns[i] = nil
 	w.fail[i] = time.Now()
@@ -582,7 +572,7 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 		if left <= 0 {
 			return 0
 		}
-		if err := epollWait(w.epfd, w.events[:], left); err != nil && err != syscall.EINTR {
+		if err := w.wt.wait(left); err != nil {
 			return 0
 		}
 	}
@@ -678,36 +668,12 @@ func (w *nativeWorker) Close() error {
 			w.conns[i] = nil
 		}
 	}
-	if w.epfd >= 0 {
-		syscall.Close(w.epfd)
-		w.epfd = -1
+	if w.wt != nil {
+		w.wt.close()
+		w.wt = nil
 	}
 	return nil
 }
-
-// epollWait waits up to ns for a connection to become readable, with
-// epoll_pwait2's nanosecond timeout where the kernel has it (5.11+) and
-// epoll_wait's milliseconds (rounded up) where not.
-func epollWait(epfd int, events []syscall.EpollEvent, ns int64) error {
-	if !noPwait2.Load() {
-		ts := syscall.NsecToTimespec(ns)
-		_, _, e := syscall.Syscall6(sysEpollPwait2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-		if e == 0 {
-			return nil
-		}
-		if e != syscall.ENOSYS {
-			return e
-		}
-		noPwait2.Store(true)
-	}
-	_, err := syscall.EpollWait(epfd, events, int((ns+999_999)/1_000_000))
-	return err
-}
-
-// sysEpollPwait2 is the same number on every Linux architecture.
-const sysEpollPwait2 = 441
-
-var noPwait2 atomic.Bool // the kernel has no epoll_pwait2
 
 // nativeStats counts what the native workers saw that a reader of the
 // result needs: lost connections, timeouts, the last message of each
