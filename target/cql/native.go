@@ -58,8 +58,14 @@ type nativeWorker struct {
 	hosts []string
 	conns []*nconn // nil: down (redialled on demand)
 	fail  []time.Time
-	ring  ring
-	rr    int
+
+	// Redials of a node that is down run in the background while the other
+	// nodes serve (a dial to a dead host can take the connect timeout).
+	dialing []bool
+	dialed  chan dialResult
+	ndial   int
+	ring    ring
+	rr      int
 
 	streams []stream
 	free    []int16 // free stream ids (a stack)
@@ -100,6 +106,8 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg,
 		conns:    make([]*nconn, len(hosts)),
 		fail:     make([]time.Time, len(hosts)),
+		dialing:  make([]bool, len(hosts)),
+		dialed:   make(chan dialResult, len(hosts)),
 		broken:   make([]error, len(hosts)),
 		inflight: make([]int, len(hosts)),
 		streams:  make([]stream, maxStreams),
@@ -143,11 +151,54 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 	return w, nil
 }
 
-// dial opens the connection to host i.
+// dial opens the connection to host i and waits for it.
 func (w *nativeWorker) dial(i int) error {
+	c, err := w.connect(i)
+	return w.dialDone(dialResult{i: i, c: c, err: err})
+}
+
+// dialResult is the outcome of a dial, made by connect (possibly in the
+// background) and taken in by dialDone on the worker's goroutine.
+type dialResult struct {
+	i   int
+	c   *nconn
+	err error
+}
+
+func (w *nativeWorker) connect(i int) (*nconn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
 	defer cancel()
-	c, err := dialNative(ctx, w.cfg, w.hosts[i], w.st.all())
+	return dialNative(ctx, w.cfg, w.hosts[i], w.st.all())
+}
+
+// redial starts a background dial of host i.
+func (w *nativeWorker) redial(i int) {
+	w.dialing[i] = true
+	w.ndial++
+	go func() {
+		c, err := w.connect(i)
+		w.dialed <- dialResult{i: i, c: c, err: err}
+	}()
+}
+
+// collectDials takes in the background dials that finished, if any.
+func (w *nativeWorker) collectDials() {
+	for w.ndial > 0 {
+		select {
+		case r := <-w.dialed:
+			w.dialDone(r)
+		default:
+			return
+		}
+	}
+}
+
+func (w *nativeWorker) dialDone(r dialResult) error {
+	i, c, err := r.i, r.c, r.err
+	if w.dialing[i] {
+		w.dialing[i] = false
+		w.ndial--
+	}
 	if err != nil {
 		w.fail[i] = time.Now()
 		w.t.stats.event("dial_failed")
@@ -156,6 +207,10 @@ func (w *nativeWorker) dial(i int) error {
 			err = &target.Error{Class: target.ClassUnavailable, Err: err}
 		}
 		return err
+	}
+	if w.wt == nil { // the worker closed meanwhile
+		c.close()
+		return nil
 	}
 	if err := w.wt.add(c.fd); err != nil {
 		c.close()
@@ -173,9 +228,13 @@ func (w *nativeWorker) Depth() int { return w.depth }
 
 // route picks the connection for key: the owner of its token if that node
 // is up, else the next node that is up. A node down for longer than the
-// reconnect interval is redialled here; with every node down, the dial is
-// retried after a pause (so a dead cluster yields a bounded rate of errors).
+// reconnect interval is redialled in the background meanwhile; with every
+// node down, the worker waits for a redial (after a pause, so that a dead
+// cluster yields a bounded rate of errors).
 func (w *nativeWorker) route(key []byte) (int, error) {
+	if w.ndial > 0 {
+		w.collectDials()
+	}
 	n := len(w.conns)
 	start := 0
 	if n > 1 {
@@ -191,20 +250,25 @@ func (w *nativeWorker) route(key []byte) (int, error) {
 	for i := 0; i < n; i++ {
 		h := (start + i) % n
 		if w.conns[h] != nil && w.broken[h] == nil {
-			if i > 0 && time.Since(w.fail[start]) >= w.cfg.ReconnectInterval && w.broken[start] == nil {
-				if w.dial(start) == nil {
-					return start, nil
-				}
+			if i > 0 && !w.dialing[start] && w.broken[start] == nil && time.Since(w.fail[start]) >= w.cfg.ReconnectInterval {
+				w.redial(start)
 			}
 			return h, nil
 		}
 	}
 	// Every node is down.
-	if d := time.Since(w.fail[start]); d < reconnectPause {
-		time.Sleep(reconnectPause - d)
-	}
 	if w.broken[start] != nil {
 		return -1, w.broken[start]
+	}
+	if w.ndial > 0 {
+		// Wait for a redial under way rather than start another.
+		if err := w.dialDone(<-w.dialed); err != nil {
+			return -1, err
+		}
+		return w.route(key)
+	}
+	if d := time.Since(w.fail[start]); d < reconnectPause {
+		time.Sleep(reconnectPause - d)
 	}
 	if err := w.dial(start); err != nil {
 		return -1, err
@@ -660,8 +724,17 @@ func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
 	return w.syncer.Do(ctx, w, req)
 }
 
-// Close closes the connections.
+// Close closes the connections (waiting for redials under way, so that
+// none is left open).
 func (w *nativeWorker) Close() error {
+	for w.ndial > 0 {
+		r := <-w.dialed
+		w.dialing[r.i] = false
+		w.ndial--
+		if r.c != nil {
+			r.c.close()
+		}
+	}
 	for i := range w.conns {
 		if w.conns[i] != nil {
 			w.conns[i].close()

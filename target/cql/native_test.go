@@ -514,3 +514,52 @@ func TestTokenAwareRouting(t *testing.T) {
 		}
 	}
 }
+
+// TestRedialInBackground: a node that accepts connections but never
+// answers (a hung host) is redialled in the background: requests keep
+// going to the node that is up while a redial waits for its connect
+// timeout, instead of the worker stalling on it.
+func TestRedialInBackground(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // accept, never answer
+		}
+	}()
+	tg := setupBench(t, map[string]string{"connect_timeout": "1s", "reconnect_interval": "100ms", "token_aware": "false"})
+	defer tg.Close()
+	hosts, _ := tg.nodes()
+	w, err := newNativeWorker(tg, tg.stmts, append(hosts[:1:1], ln.Addr().String()), ring{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.conns[1] != nil {
+		t.Fatal("the hung host gave a connection")
+	}
+	req := &workload.Request{Op: workload.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+	servedWhileDialing := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; time.Now().Before(deadline) && servedWhileDialing < 100; i++ {
+		req.Key = key(i)
+		if err := w.Do(context.Background(), req); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if w.ndial > 0 {
+			servedWhileDialing++
+		}
+	}
+	if servedWhileDialing < 100 {
+		t.Errorf("only %d requests were served while the hung host was being redialled", servedWhileDialing)
+	}
+	t.Logf("%d requests served during background redials; %v", servedWhileDialing, tg.Summary(context.Background()))
+}
