@@ -16,11 +16,14 @@
 #      LATTE (latte binary), PLATBENCH_BIN (platbench binary; default: make build),
 #      GOCQL (1: also run platbench with driver=gocql, the Apache driver, in the
 #      same session, as a baseline for platbench's own CQL client; default 1),
-#      WARMUP (s of unmeasured mixed load before the first run, default 20).
+#      WARMUP (s of unmeasured mixed load before the first run, default 20),
+#      RATE (op/s: every client runs at this fixed rate instead of full speed;
+#      platbench --rate, latte -r; default unset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
 CONC=${CONC:-32}
+RATE=${RATE:-}
 ROWS=${ROWS:-100000}
 CONNS=${CONNS:-1}
 REPS=${REPS:-3}
@@ -121,6 +124,10 @@ measure() {
 pbopts=(--quiet --target "$url" --target-opt schema=stress --target-opt conns="$CONNS"
         --concurrency "$CONC" --records "$ROWS")
 lopts=(-q -t 1 -p "$CONC" -c "$CONNS" --consistency LOCAL_ONE "${lauth[@]}" -P rows="$ROWS")
+if [ -n "$RATE" ]; then
+  pbopts+=(--rate "$RATE")
+  lopts+=(-r "$RATE")
+fi
 
 # Load the read datasets once (not measured).
 taskset -c "$CLIENT_CPU" "$pb" load "${pbopts[@]}" --target-opt keyspace=pb_read --target-opt keep=true \
@@ -155,8 +162,8 @@ for r in $(seq "$REPS"); do
     -o "$OUT/latte-read-$r.json" 127.0.0.1
 done
 
-python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" "$GOCQL" <<'EOF'
-import json, sys, statistics
+RATE="$RATE" python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" "$GOCQL" <<'EOF'
+import json, os, sys, statistics
 out, reps, conc, conns, dur, rows = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 gocql = sys.argv[7] == "1"
 
@@ -198,7 +205,9 @@ for wl in ("write", "read"):
         med = lambda k: statistics.median(x[k] for x in runs)
         rows_out.append((wl, tool, med(0), med(1), med(2), med(3), sum(x[4] for x in runs), runs))
 
-lines = [f"concurrency {conc}, {conns} connection(s), {dur} s per run, {rows} rows, {reps} runs each (median; all runs below)", "",
+rate = os.environ.get("RATE") or ""
+pace = f"fixed rate {rate} op/s" if rate else "full speed"
+lines = [f"{pace}, concurrency {conc}, {conns} connection(s), {dur} s per run, {rows} rows, {reps} runs each (median; all runs below)", "",
          "| workload | client | ops/s | p99 ms | client CPU s per 1M ops | ops per client CPU-second | errors |",
          "|---|---|---:|---:|---:|---:|---:|"]
 for wl, tool, ops, p99, cpm, opc, errs, _ in rows_out:
