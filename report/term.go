@@ -195,7 +195,7 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	}
 	fmt.Fprintf(tw, "total errors\t: %s\n", errLine)
 	if p.Mode == "open" {
-		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker was free)\n", Int(float64(p.Delayed)), Dur(float64(p.DelayThresholdNs)))
+		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", Int(float64(p.Delayed)), Dur(float64(p.DelayThresholdNs)))
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", Secs(float64(p.DurationNs)/1e9))
 	tw.Flush()

@@ -117,7 +117,7 @@ type Phase struct {
 	DurationNs  int64     `json:"duration_ns"`
 	Interrupted bool      `json:"interrupted,omitempty"` // stopped by Ctrl-C or an error before its end
 	// Delayed counts open-loop operations that started more than DelayThresholdNs
-	// after their intended start because no worker was free.
+	// after their intended start because no worker (or in-flight slot) was free.
 	Delayed          uint64 `json:"delayed,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.

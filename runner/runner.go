@@ -39,7 +39,7 @@ type Config struct {
 	// Seed makes the op sequence reproducible. Worker i uses Seed and i.
 	Seed int64
 	// DelayThreshold is how late an open-loop op may start before it counts
-	// as delayed (no worker was free). Default 1 ms.
+	// as delayed (no worker or in-flight slot was free). Default 1 ms.
 	DelayThreshold time.Duration
 	// BucketWidth of the fine completion series. Default 100 ms.
 	BucketWidth time.Duration

@@ -173,7 +173,7 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 		if p.DelayThresholdNs > 0 {
 			late = " more than " + time.Duration(p.DelayThresholdNs).String()
 		}
-		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late because no worker was free",
+		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late because no worker (or in-flight slot) was free",
 			p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late))
 	}
 	hostBusy := false
