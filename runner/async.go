@@ -124,25 +124,7 @@ func (st *asyncState) submit(ctx context.Context, w target.Pipeliner, req *workl
 // stops, then waits for those in flight. Op numbers are taken from the
 // shared counter in blocks, as closedLoop does (the bound stays exact).
 func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) uint64 {
-	const block = 64
-	var left uint64
-	more := func() bool {
-		if s.stop.Load() {
-			return false
-		}
-		if s.maxOps == 0 {
-			return true
-		}
-		if left == 0 {
-			n := s.issued.Add(block) - block
-			if n >= s.maxOps {
-				return false
-			}
-			left = min(block, s.maxOps-n)
-		}
-		left--
-		return true
-	}
+	var left uint64 // op numbers this worker holds (see sched.claim)
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	var req workload.Request
@@ -153,7 +135,7 @@ func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *wo
 		sent := false
 		var now int64
 		for !stopped && len(st.free) > 0 {
-			if !more() {
+			if !s.claim(&left) {
 				stopped = true
 				break
 			}

@@ -277,33 +277,35 @@ func (s *sched) take() (uint64, bool) {
 	return n, true
 }
 
-// closedLoop runs ops back to back until the phase stops. Against an
-// op-count bound it takes op numbers from the shared counter in blocks
-// (one atomic add per 64 ops rather than per op; the last block is cut to
-// the bound, so the total stays exact); against a duration it only reads
-// the stop flag.
-func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
+// claim takes the next op number for a closed-loop worker holding *left of
+// them: against an op-count bound it takes numbers from the shared counter
+// in blocks (one atomic add per 64 ops rather than per op; the last block
+// is cut to the bound, so the total stays exact); against a duration it
+// only reads the stop flag. False: the phase is over.
+func (s *sched) claim(left *uint64) bool {
 	const block = 64
-	var left uint64 // op numbers this worker holds
-	more := func() bool {
-		if s.stop.Load() {
-			return false
-		}
-		if s.maxOps == 0 {
-			return true
-		}
-		if left == 0 {
-			n := s.issued.Add(block) - block
-			if n >= s.maxOps {
-				return false
-			}
-			left = min(block, s.maxOps-n)
-		}
-		left--
+	if s.stop.Load() {
+		return false
+	}
+	if s.maxOps == 0 {
 		return true
 	}
+	if *left == 0 {
+		n := s.issued.Add(block) - block
+		if n >= s.maxOps {
+			return false
+		}
+		*left = min(block, s.maxOps-n)
+	}
+	*left--
+	return true
+}
+
+// closedLoop runs ops back to back until the phase stops (sched.claim).
+func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
+	var left uint64 // op numbers this worker holds (see sched.claim)
 	var req workload.Request
-	if !more() {
+	if !s.claim(&left) {
 		return
 	}
 	gen.Next(&req)
@@ -315,7 +317,7 @@ func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, r
 		op, n := req.Op, uint64(len(req.Value))
 		// The next request is in flight from here: one lock round trip
 		// records this op and begins the next (RecordBegin).
-		if !more() {
+		if !s.claim(&left) {
 			sh.Record(op, t0, t0, t1, n, target.Classify(err))
 			return
 		}

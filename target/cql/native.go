@@ -576,12 +576,6 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 	}
 }
 
-// errorBodyView is errorBody without copying the message.
-func errorBodyView(r *reader) (int32, []byte) {
-	code := r.int()
-	return code, r.stringView()
-}
-
 // await blocks until a response arrives, wait passes (wait > 0) or the next
 // timeout check is due.
 func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
@@ -613,7 +607,7 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 			}
 			err := c.fill(true)
 			if err != nil {
-				if errorsIsDeadline(err) {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
 					return 0
 				}
 				w.broken[one] = netErr(c.host, err)
@@ -640,14 +634,6 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 			return 0
 		}
 	}
-}
-
-func errorsIsDeadline(err error) bool {
-	var te *target.Error
-	if errors.As(err, &te) {
-		return te.Class == target.ClassTimeout
-	}
-	return errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // sweep reads, without blocking, every connection with data waiting.

@@ -322,8 +322,15 @@ func rowCount(r *reader) (rows int, isRows bool) {
 	return int(r.int()), true
 }
 
-// errorBody reads an ERROR body's code and message.
-func errorBody(r *reader) (code int32, msg string) {
+// errorBodyView reads an ERROR body's code and message; the message
+// aliases the frame (no copy on the hot path).
+func errorBodyView(r *reader) (code int32, msg []byte) {
 	code = r.int()
-	return code, string(r.stringView())
+	return code, r.stringView()
+}
+
+// errorBody is errorBodyView with the message copied out.
+func errorBody(r *reader) (code int32, msg string) {
+	code, m := errorBodyView(r)
+	return code, string(m)
 }
