@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -207,18 +208,18 @@ func anList(xs []string) string {
 	return " [" + strings.Join(xs, ", ") + "]"
 }
 
-func anRate(v float64) string  { return Rate(v) }
-func anInt(v float64) string   { return Int(v) }
-func anBytes(v float64) string { return Bytes(v) }
-func anSecs(ns int64) string   { return Secs(float64(ns) / 1e9) }
-func anDur(ns int64) string    { return Dur(float64(ns)) }
+func anRate(v float64) string  { return units.OpsPerSec(v) }
+func anInt(v float64) string   { return units.Int(v) }
+func anBytes(v float64) string { return units.Bytes(v) }
+func anSecs(ns int64) string   { return units.Seconds(float64(ns) / 1e9) }
+func anDur(ns int64) string    { return units.Latency(float64(ns)) }
 
 // anSig formats v with 3 significant digits.
 func anSig(v float64) string {
 	if math.Abs(v) >= 1000 {
-		return Int(v)
+		return units.Int(v)
 	}
-	return sig3(v)
+	return units.Sig3(v)
 }
 
 // anPrice formats a price per hour exactly as the catalog gives it ($4.992).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -45,7 +46,7 @@ func applyAnalysis(f *Figures, r *result.Result) bool {
 	sl := a.Stalls
 	f.Stalls = Stalls{Count: sl.Count, LongestNs: sl.LongestNs, TotalNs: sl.TotalNs}
 	if rg := sl.Regulation; rg.Periodic {
-		f.Stalls.Period = fmt.Sprintf("every %s: %s on, %s off (%d cycles)", Dur(float64(rg.PeriodNs)), Dur(float64(rg.OnNs)), Dur(float64(rg.OffNs)), rg.Cycles)
+		f.Stalls.Period = fmt.Sprintf("every %s: %s on, %s off (%d cycles)", units.Latency(float64(rg.PeriodNs)), units.Latency(float64(rg.OnNs)), units.Latency(float64(rg.OffNs)), rg.Cycles)
 	} else {
 		f.Stalls.Period = "none found"
 	}

@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -120,7 +121,7 @@ func throughputFine(p *result.Phase, f *Figures) *chart {
 			ticks = append(ticks, s.xs[i])
 		}
 	}
-	c := &chart{id: "throughput-fine", title: "Throughput per " + Dur(float64(b.WidthNs)) + " bucket", x: xSeconds, y: yCount,
+	c := &chart{id: "throughput-fine", title: "Throughput per " + units.Latency(float64(b.WidthNs)) + " bucket", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", series: []series{s},
 		bands: warmupBand(f), ticks: ticks, tickLabel: "stall (no completion while requests were in flight)"}
 	if n > maxPoints {
@@ -325,10 +326,10 @@ func hostMem(r *result.Result) *chart {
 		}
 	}
 	if r.Dataset.LogicalBytes > 0 {
-		c.note = "Dataset: " + Bytes(float64(r.Dataset.LogicalBytes)) + " logical" +
+		c.note = "Dataset: " + units.Bytes(float64(r.Dataset.LogicalBytes)) + " logical" +
 			func() string {
 				if r.Dataset.DiskBytes > 0 {
-					return ", " + Bytes(float64(r.Dataset.DiskBytes)) + " on disk"
+					return ", " + units.Bytes(float64(r.Dataset.DiskBytes)) + " on disk"
 				}
 				return ""
 			}() + "."

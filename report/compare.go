@@ -10,6 +10,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry"
 )
@@ -109,12 +110,12 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	var sizes []string
 	for i, r := range rs {
 		if r.Dataset.LogicalBytes != base.Dataset.LogicalBytes || r.Dataset.Records != base.Dataset.Records {
-			sizes = append(sizes, fmt.Sprintf("%s: %s records, %s", file(i), Int(float64(r.Dataset.Records)), Bytes(float64(r.Dataset.LogicalBytes))))
+			sizes = append(sizes, fmt.Sprintf("%s: %s records, %s", file(i), units.Int(float64(r.Dataset.Records)), units.Bytes(float64(r.Dataset.LogicalBytes))))
 		}
 	}
 	if len(sizes) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("Dataset sizes differ (%s: %s records, %s; %s): a dataset that fits in RAM is served from the page cache.",
-			file(opt.Baseline), Int(float64(base.Dataset.Records)), Bytes(float64(base.Dataset.LogicalBytes)), strings.Join(sizes, "; ")))
+			file(opt.Baseline), units.Int(float64(base.Dataset.Records)), units.Bytes(float64(base.Dataset.LogicalBytes)), strings.Join(sizes, "; ")))
 	}
 	modes := map[string]bool{}
 	seen := map[string]int{}
@@ -174,7 +175,7 @@ func platformLine(r *result.Result) string {
 		parts = append(parts, fmt.Sprintf("%d threads", p.Threads))
 	}
 	if p.RAMBytes > 0 {
-		parts = append(parts, Bytes(float64(p.RAMBytes))+" RAM")
+		parts = append(parts, units.Bytes(float64(p.RAMBytes))+" RAM")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -222,9 +223,9 @@ func (c *Comparison) rows() {
 	}
 	var figs []figure
 	figs = append(figs,
-		figure{name: "Sustained throughput", better: +1, format: Rate, series: rateSeries,
+		figure{name: "Sustained throughput", better: +1, format: units.OpsPerSec, series: rateSeries,
 			value: func(i int) (float64, bool) { return c.figs[i].SustainedOpsPerS, c.figs[i].SustainedOpsPerS > 0 }},
-		figure{name: "Peak throughput (best 1 s)", better: +1, format: Rate, noTest: "single value",
+		figure{name: "Peak throughput (best 1 s)", better: +1, format: units.OpsPerSec, noTest: "single value",
 			value: func(i int) (float64, bool) { return c.figs[i].PeakOpsPerS, c.figs[i].PeakOpsPerS > 0 }},
 	)
 	// Latency rows: all ops together, then each op present in any run.
@@ -280,7 +281,7 @@ func (c *Comparison) rows() {
 	}
 	for _, p := range pcts {
 		p := p
-		figs = append(figs, figure{name: "Latency " + p.name, better: -1, format: Dur,
+		figs = append(figs, figure{name: "Latency " + p.name, better: -1, format: units.Latency,
 			value:  func(i int) (float64, bool) { return p.sum(c.figs[i].Latency), c.figs[i].Latency.Count > 0 },
 			series: func(i int) []float64 { return allSeries(i, p.sum) }})
 	}
@@ -289,7 +290,7 @@ func (c *Comparison) rows() {
 			op := op
 			for _, p := range pcts {
 				p := p
-				figs = append(figs, figure{name: op + " latency " + p.name, better: -1, format: Dur,
+				figs = append(figs, figure{name: op + " latency " + p.name, better: -1, format: units.Latency,
 					value: func(i int) (float64, bool) {
 						for _, o := range c.figs[i].Ops {
 							if o.Op == op && o.Latency.Count > 0 {
@@ -303,13 +304,13 @@ func (c *Comparison) rows() {
 		}
 	}
 	figs = append(figs,
-		figure{name: "Stability: CV of the 1 s throughput", better: -1, format: Pct, noTest: "single value",
+		figure{name: "Stability: CV of the 1 s throughput", better: -1, format: units.Percent, noTest: "single value",
 			value: func(i int) (float64, bool) { return c.figs[i].Stability.CV, c.figs[i].Stability.N > 1 }},
-		figure{name: "Stalls", better: -1, format: func(v float64) string { return Int(v) }, noTest: "count",
+		figure{name: "Stalls", better: -1, format: func(v float64) string { return units.Int(v) }, noTest: "count",
 			value: func(i int) (float64, bool) { return float64(c.figs[i].Stalls.Count), true }},
-		figure{name: "Time stalled", better: -1, format: Dur, noTest: "single value",
+		figure{name: "Time stalled", better: -1, format: units.Latency, noTest: "single value",
 			value: func(i int) (float64, bool) { return float64(c.figs[i].Stalls.TotalNs), true }},
-		figure{name: "Errors", better: -1, format: func(v float64) string { return Int(v) }, noTest: "count",
+		figure{name: "Errors", better: -1, format: func(v float64) string { return units.Int(v) }, noTest: "count",
 			value: func(i int) (float64, bool) { return float64(c.figs[i].ErrorTotal), true }},
 	)
 	anyCost := false
@@ -319,11 +320,11 @@ func (c *Comparison) rows() {
 	if anyCost {
 		cost := func(i int) *Cost { return c.figs[i].Cost }
 		figs = append(figs,
-			figure{name: "Price per hour", better: -1, format: USD, noTest: "catalog price",
+			figure{name: "Price per hour", better: -1, format: units.USD, noTest: "catalog price",
 				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.USDPerHour }) }},
-			figure{name: "Cost per million ops", better: -1, format: USD, series: rateSeries,
+			figure{name: "Cost per million ops", better: -1, format: units.USD, series: rateSeries,
 				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.USDPerMillion }) }},
-			figure{name: "Ops per dollar", better: +1, format: func(v float64) string { return Int(v) }, series: rateSeries,
+			figure{name: "Ops per dollar", better: +1, format: func(v float64) string { return units.Int(v) }, series: rateSeries,
 				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.OpsPerUSD }) }},
 		)
 	}
@@ -350,23 +351,23 @@ func (c *Comparison) hostFigures() []figure {
 		return func(i int) (float64, bool) { return get(&sums[i]), sums[i].HasHost }
 	}
 	figs := []figure{
-		{name: "Host CPU busy (mean)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
-		{name: "Host CPU steal (mean)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
-		{name: "Busiest core (max)", format: Pct, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
-		{name: "platbench CPU (cores, mean)", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+		{name: "Host CPU busy (mean)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
+		{name: "Host CPU steal (mean)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
+		{name: "Busiest core (max)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
+		{name: "platbench CPU (cores, mean)", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
 			value: func(i int) (float64, bool) { return sums[i].SelfCoresMean, sums[i].SelfCoresMean > 0 }},
-		{name: "Host memory used (max)", format: Bytes, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
+		{name: "Host memory used (max)", format: units.Bytes, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
 	}
 	for i := range sums {
 		if sums[i].HasServer {
-			figs = append(figs, figure{name: "Server CPU (cores, mean)", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+			figs = append(figs, figure{name: "Server CPU (cores, mean)", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
 				value: func(i int) (float64, bool) { return sums[i].ServerCoresMean, sums[i].HasServer }})
 			break
 		}
 	}
 	for i := range sums {
 		if sums[i].HasIPC {
-			figs = append(figs, figure{name: "Instructions per cycle", format: func(v float64) string { return trimFloat(v) }, noTest: "context",
+			figs = append(figs, figure{name: "Instructions per cycle", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
 				value: func(i int) (float64, bool) { return sums[i].IPC, sums[i].HasIPC }})
 			break
 		}

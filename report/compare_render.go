@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -70,14 +71,14 @@ func (c *Comparison) runsTable() *table {
 		f := c.figs[i]
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
-			mode = "fixed rate " + Rate(f.RateOpsPerS)
+			mode = "fixed rate " + units.OpsPerSec(f.RateOpsPerS)
 		}
 		lbl := r.Label
 		if i == c.Baseline {
 			lbl += " (baseline)"
 		}
 		t.add(lbl, r.File, r.Platform, strings.TrimSpace(res.Target.Kind+" "+res.Target.Version),
-			strings.TrimSpace(f.Workload+" ("+f.Mix+")"), mode+", "+Secs(f.DurationS))
+			strings.TrimSpace(f.Workload+" ("+f.Mix+")"), mode+", "+units.Seconds(f.DurationS))
 	}
 	return t
 }

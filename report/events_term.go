@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -21,7 +22,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 	ew := &anErrWriter{w: w}
 	fmt.Fprintf(ew, "\nFault events\n")
 	for i, ev := range r.Events {
-		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
+		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
 			fmt.Fprintf(ew, "  FAILED: %s", evOneLine(ev.Error))
 		} else if ev.Output != "" {
@@ -54,21 +55,21 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 // evTable is the before/during table of one event's cost.
 func evTable(im *result.EventImpact) *table {
 	t := &table{head: []string{"", "before", "during", "change"}, right: []bool{false, true, true, true}}
-	t.add("throughput", Rate(im.BaselineOpsPerS), "lowest 1 s "+Rate(im.Min1sOpsPerS), "-"+sig3(im.DipPercent)+"%")
+	t.add("throughput", units.OpsPerSec(im.BaselineOpsPerS), "lowest 1 s "+units.OpsPerSec(im.Min1sOpsPerS), "-"+units.Sig3(im.DipPercent)+"%")
 	if im.FineWidthNs > 0 {
-		t.add("", "", fmt.Sprintf("lowest %s %s", Dur(float64(im.FineWidthNs)), Rate(im.MinFineOpsPerS)), "")
+		t.add("", "", fmt.Sprintf("lowest %s %s", units.Latency(float64(im.FineWidthNs)), units.OpsPerSec(im.MinFineOpsPerS)), "")
 	}
 	if im.Max1sOpsPerS > im.BaselineOpsPerS*1.1 {
-		t.add("", "", "highest 1 s "+Rate(im.Max1sOpsPerS), "catch-up")
+		t.add("", "", "highest 1 s "+units.OpsPerSec(im.Max1sOpsPerS), "catch-up")
 	}
-	t.add("latency p99", Dur(float64(im.BaselineP99Ns)), Dur(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
-	t.add("errors", Pct(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", Pct(im.ErrorRate), Int(float64(im.Errors))), "")
+	t.add("latency p99", units.Latency(float64(im.BaselineP99Ns)), units.Latency(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
+	t.add("errors", units.Percent(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", units.Percent(im.ErrorRate), units.Int(float64(im.Errors))), "")
 	if im.LongestStallNs > 0 {
-		t.add("longest stall", "", Dur(float64(im.LongestStallNs)), "")
+		t.add("longest stall", "", units.Latency(float64(im.LongestStallNs)), "")
 	}
 	rec := "not recovered by the end of the phase"
 	if im.Recovered {
-		rec = Secs(float64(im.RecoveryNs) / 1e9)
+		rec = units.Seconds(float64(im.RecoveryNs) / 1e9)
 	}
 	t.add("recovery", "", rec, "")
 	return t
@@ -84,7 +85,7 @@ func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpac
 	ew := &anErrWriter{w: w}
 	fmt.Fprintf(ew, "\n## Fault events\n")
 	for i, ev := range r.Events {
-		fmt.Fprintf(ew, "\n**[%d] %s: %s %s**", i+1, Secs(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
+		fmt.Fprintf(ew, "\n**[%d] %s: %s %s**", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
 			fmt.Fprintf(ew, " (failed: %s)", evOneLine(ev.Error))
 		}
@@ -111,7 +112,7 @@ func EventsSectionHTML(r *result.Result, imps []result.EventImpact) string {
 	b := &svgBuf{}
 	b.s(`<section id="events"><h2>Fault events</h2>`)
 	for i, ev := range r.Events {
-		b.s(`<h3>[`, strconv.Itoa(i+1), `] `, html.EscapeString(Secs(float64(ev.AtNs)/1e9)+": "+ev.Kind+" "+evClip(ev.Arg, 100)), `</h3>`)
+		b.s(`<h3>[`, strconv.Itoa(i+1), `] `, html.EscapeString(units.Seconds(float64(ev.AtNs)/1e9)+": "+ev.Kind+" "+evClip(ev.Arg, 100)), `</h3>`)
 		if ev.Error != "" {
 			b.s(`<p class="note">failed: `, html.EscapeString(evOneLine(ev.Error)), `</p>`)
 		}
@@ -146,7 +147,7 @@ func evRatio(v, base float64) string {
 	if base <= 0 || v <= 0 {
 		return ""
 	}
-	return "x" + sig3(v/base)
+	return "x" + units.Sig3(v/base)
 }
 
 func evClassList(m map[string]uint64) string {
@@ -157,7 +158,7 @@ func evClassList(m map[string]uint64) string {
 	sort.Strings(ks)
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", k, Int(float64(m[k])))
+		parts[i] = fmt.Sprintf("%s %s", k, units.Int(float64(m[k])))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -305,11 +306,11 @@ func forcedWarmup(r *result.Result) (float64, string, bool) {
 	if w == "" || w == "auto" {
 		return 0, "", false
 	}
-	d, err := parseDuration(w)
+	d, err := units.ParseDuration(w)
 	if err != nil || d <= 0 {
 		return 0, "", false
 	}
-	return d, "--warmup " + w, true
+	return d.Seconds(), "--warmup " + w, true
 }
 
 // Label names a run in comparisons: the result's label, else the instance
@@ -357,7 +358,7 @@ func MixString(r *result.Result) string {
 	}
 	parts := make([]string, 0, len(mix))
 	for _, m := range mix {
-		parts = append(parts, fmt.Sprintf("%s %s%%", m.Op, trimFloat(100*m.Weight/sum)))
+		parts = append(parts, fmt.Sprintf("%s %s%%", m.Op, units.Trim1(100*m.Weight/sum)))
 	}
 	return strings.Join(parts, ", ")
 }

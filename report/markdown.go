@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -42,10 +43,10 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 // headline is the one-sentence summary at the top of every report.
 func headline(r *result.Result, f *Figures) string {
 	s := fmt.Sprintf("%s (%s) on %s: sustained %s, peak %s, latency p99 %s over %s",
-		orDash(f.Workload), orDash(f.Mix), orDash(r.Target.Kind), Rate(f.SustainedOpsPerS), Rate(f.PeakOpsPerS),
-		Dur(float64(f.Latency.P99Ns)), Secs(f.DurationS))
+		orDash(f.Workload), orDash(f.Mix), orDash(r.Target.Kind), units.OpsPerSec(f.SustainedOpsPerS), units.OpsPerSec(f.PeakOpsPerS),
+		units.Latency(float64(f.Latency.P99Ns)), units.Seconds(f.DurationS))
 	if f.ErrorTotal > 0 {
-		s += fmt.Sprintf(", %s errors", Int(float64(f.ErrorTotal)))
+		s += fmt.Sprintf(", %s errors", units.Int(float64(f.ErrorTotal)))
 	}
 	return s + "."
 }

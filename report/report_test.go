@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -212,18 +213,18 @@ func TestFiguresFromAnalysis(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	cases := []struct{ got, want string }{
-		{Dur(0), "0"},
-		{Dur(850), "850 ns"},
-		{Dur(912_400), "912 µs"},
-		{Dur(8_400_000), "8.40 ms"},
-		{Dur(71_200_000), "71.2 ms"},
-		{Dur(1_230_000_000), "1.23 s"},
-		{Rate(272544.4), "272,544 op/s"},
-		{Int(-1234567), "-1,234,567"},
-		{Bytes(1536), "1.50 KiB"},
-		{Secs(75), "75 s"},
-		{Secs(120), "2 min"},
-		{Secs(3725), "1 h 2 min"},
+		{units.Latency(0), "0"},
+		{units.Latency(850), "850 ns"},
+		{units.Latency(912_400), "912 µs"},
+		{units.Latency(8_400_000), "8.40 ms"},
+		{units.Latency(71_200_000), "71.2 ms"},
+		{units.Latency(1_230_000_000), "1.23 s"},
+		{units.OpsPerSec(272544.4), "272,544 op/s"},
+		{units.Int(-1234567), "-1,234,567"},
+		{units.Bytes(1536), "1.50 KiB"},
+		{units.Seconds(75), "75 s"},
+		{units.Seconds(120), "2 min"},
+		{units.Seconds(3725), "1 h 2 min"},
 		{tickDur(10_000_000), "10 ms"},
 		{percentileLabel(0), "0%"},
 		{percentileLabel(2), "99%"},

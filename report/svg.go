@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/platbench/platbench/internal/units"
 )
 
 // The charts are inline SVG written here, so a report needs no script, no
@@ -396,13 +398,13 @@ func (c *chart) yTick(v float64) string {
 	case yLatency:
 		return tickDur(v)
 	case yPercent:
-		return trimFloat(100*v) + "%"
+		return units.Trim1(100*v) + "%"
 	case yBytes:
 		if v == 0 {
 			return "0"
 		}
 		u := byteUnit(v)
-		return trimFloat(v/u) + " " + map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB", 1 << 50: "PiB"}[u]
+		return units.Trim1(v/u) + " " + map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB", 1 << 50: "PiB"}[u]
 	}
 	return shortNum(v)
 }
@@ -431,7 +433,7 @@ func percentileLabel(x float64) string {
 
 // tickDur is Dur without trailing zeros: axis ticks are round numbers.
 func tickDur(ns float64) string {
-	d := Dur(ns)
+	d := units.Latency(ns)
 	num, unit, ok := strings.Cut(d, " ")
 	if !ok || !strings.Contains(num, ".") {
 		return d
@@ -443,23 +445,23 @@ func tickDur(ns float64) string {
 func shortNum(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 1e9:
-		return trimFloat(v/1e9) + "G"
+		return units.Trim1(v/1e9) + "G"
 	case a >= 1e6:
-		return trimFloat(v/1e6) + "M"
+		return units.Trim1(v/1e6) + "M"
 	case a >= 1e3:
-		return trimFloat(v/1e3) + "k"
+		return units.Trim1(v/1e3) + "k"
 	}
-	return trimFloat(v)
+	return units.Trim1(v)
 }
 
 func shortSecs(s float64) string {
 	switch {
 	case s < 120:
-		return trimFloat(s) + " s"
+		return units.Trim1(s) + " s"
 	case s < 7200:
-		return trimFloat(s/60) + " min"
+		return units.Trim1(s/60) + " min"
 	}
-	return trimFloat(s/3600) + " h"
+	return units.Trim1(s/3600) + " h"
 }
 
 // byteUnit is the binary unit (1, KiB, MiB...) in which v is at least 1.

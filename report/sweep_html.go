@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -32,8 +33,8 @@ func sweepTable(sw *result.Sweep) *table {
 		if i == sw.Best {
 			meets += " *"
 		}
-		t.add(st.Phase, Rate(st.TargetOpsPerS), Rate(st.SustainedOpsPerS), Dur(float64(st.P50Ns)), Dur(float64(st.P99Ns)),
-			Dur(float64(st.P999Ns)), Dur(float64(st.ServiceP99Ns)), Int(float64(st.Delayed)), Int(float64(st.Errors)), meets, swShortReason(st.Reason))
+		t.add(st.Phase, units.OpsPerSec(st.TargetOpsPerS), units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P50Ns)), units.Latency(float64(st.P99Ns)),
+			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason))
 	}
 	return t
 }
@@ -63,9 +64,9 @@ func swReasons(w io.Writer, sw *result.Sweep, prefix string) {
 
 func sweepObjective(sw *result.Sweep) string {
 	s := fmt.Sprintf("a step meets the objective when it sustains %.0f%% of its rate, at most %s of ops start late and %s fail",
-		sw.MinAchievedRatio*100, Pct(sw.MaxDelayedRatio), Pct(sw.MaxErrorRatio))
+		sw.MinAchievedRatio*100, units.Percent(sw.MaxDelayedRatio), units.Percent(sw.MaxErrorRatio))
 	if sw.ObjectiveP99Ns > 0 {
-		s += ", and its p99 is at most " + Dur(float64(sw.ObjectiveP99Ns))
+		s += ", and its p99 is at most " + units.Latency(float64(sw.ObjectiveP99Ns))
 	}
 	return s + "; figures are over each step's steady window (latency from the intended start)"
 }
@@ -154,7 +155,7 @@ func SweepCompareHTML(rs []*result.Result) string {
 	for _, c := range cs {
 		if c.Sweep.Best >= 0 {
 			st := c.Sweep.Steps[c.Sweep.Best]
-			t.add(c.Label, Rate(st.SustainedOpsPerS), Dur(float64(st.P99Ns)))
+			t.add(c.Label, units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P99Ns)))
 		} else {
 			t.add(c.Label, "none", "")
 		}
@@ -252,7 +253,7 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 		}
 	}
 	if obj > 0 {
-		b.s(`<li><span class="sw tick"></span>objective p99 `, html.EscapeString(Dur(obj)), `</li>`)
+		b.s(`<li><span class="sw tick"></span>objective p99 `, html.EscapeString(units.Latency(obj)), `</li>`)
 	}
 	b.s(`</ul><svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
 		`" role="img" aria-label="`, html.EscapeString(title), `" preserveAspectRatio="xMidYMid meet">`)
@@ -297,7 +298,7 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 		b.f(Y(obj))
 		b.s("H")
 		b.f(chartW - padRight)
-		b.s(`"><title>objective p99 `, html.EscapeString(Dur(obj)), `</title></path>`)
+		b.s(`"><title>objective p99 `, html.EscapeString(units.Latency(obj)), `</title></path>`)
 	}
 	for _, l := range lines {
 		if len(l.xs) == 0 {
@@ -332,7 +333,7 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 		b.f(X(p[0]))
 		b.s(`" cy="`)
 		b.f(Y(p[1]))
-		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(Rate(p[0])), `</title></circle>`)
+		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(units.OpsPerSec(p[0])), `</title></circle>`)
 	}
 	b.s(`</svg><p class="note">Each point is one fixed-rate step, at the throughput it sustained over its steady window; the ring marks the highest rate that met the objective.</p></figure>`)
 }

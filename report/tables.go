@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -28,9 +29,9 @@ func sections(r *result.Result, f *Figures) []section {
 	if f.Stability.N > 0 {
 		t := &table{head: []string{"intervals", "min", "max", "mean", "std dev", "CV"}, right: []bool{true, true, true, true, true, true}}
 		s := f.Stability
-		t.add(fmt.Sprint(s.N), Rate(s.Min), Rate(s.Max), Rate(s.Mean), Rate(s.StdDev), Pct(s.CV))
+		t.add(fmt.Sprint(s.N), units.OpsPerSec(s.Min), units.OpsPerSec(s.Max), units.OpsPerSec(s.Mean), units.OpsPerSec(s.StdDev), units.Percent(s.CV))
 		out = append(out, section{id: "stability", title: "Stability of the 1 s throughput", t: t,
-			notes: []string{fmt.Sprintf("Over the steady-state window %s to %s.", Secs(f.Window.StartS), Secs(f.Window.EndS))}})
+			notes: []string{fmt.Sprintf("Over the steady-state window %s to %s.", units.Seconds(f.Window.StartS), units.Seconds(f.Window.EndS))}})
 	}
 	{
 		t := &table{head: []string{"stalls", "longest", "total stalled", "period"}, right: []bool{true, true, true, false}}
@@ -39,7 +40,7 @@ func sections(r *result.Result, f *Figures) []section {
 		if period == "" {
 			period = "-"
 		}
-		t.add(fmt.Sprint(st.Count), Dur(float64(st.LongestNs)), Dur(float64(st.TotalNs)), period)
+		t.add(fmt.Sprint(st.Count), units.Latency(float64(st.LongestNs)), units.Latency(float64(st.TotalNs)), period)
 		out = append(out, section{id: "stalls", title: "Stalls", t: t,
 			notes: []string{"A stall is a fine bucket with no completion while requests were in flight."}})
 	}
@@ -48,7 +49,7 @@ func sections(r *result.Result, f *Figures) []section {
 	}
 	if c := f.Cost; c != nil {
 		t := &table{head: []string{"instance", "$/hour", "nodes", "ops per $", "$ per million ops", "monthly cost"}, right: []bool{false, true, true, true, true, true}}
-		t.add(c.Instance, USD(c.USDPerHour), fmt.Sprint(c.Nodes), Int(c.OpsPerUSD), USD(c.USDPerMillion), USD(c.MonthlyUSD))
+		t.add(c.Instance, units.USD(c.USDPerHour), fmt.Sprint(c.Nodes), units.Int(c.OpsPerUSD), units.USD(c.USDPerMillion), units.USD(c.MonthlyUSD))
 		var notes []string
 		switch {
 		case c.PriceSource != "" && c.PriceDate != "":
@@ -60,7 +61,7 @@ func sections(r *result.Result, f *Figures) []section {
 			notes = append(notes, upperFirst(c.Note)+".")
 		}
 		if c.GBPerUSD > 0 {
-			notes = append(notes, fmt.Sprintf("%s GB per dollar.", sig3(c.GBPerUSD)))
+			notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3(c.GBPerUSD)))
 		}
 		out = append(out, section{id: "cost", title: "Cost", t: t, notes: notes})
 	}
@@ -81,11 +82,11 @@ func throughputSection(f *Figures) section {
 		}
 		return " [" + strings.Join(parts, ", ") + "]"
 	}
-	t.add("Op rate (sustained)", Rate(f.SustainedOpsPerS)+perOp(func(o OpFigures) string { return Rate(o.OpsPerS) }))
+	t.add("Op rate (sustained)", units.OpsPerSec(f.SustainedOpsPerS)+perOp(func(o OpFigures) string { return units.OpsPerSec(o.OpsPerS) }))
 	if f.PeakOpsPerS > 0 {
-		t.add("Peak (best 1 s)", Rate(f.PeakOpsPerS))
+		t.add("Peak (best 1 s)", units.OpsPerSec(f.PeakOpsPerS))
 	}
-	t.add("Mean over the whole phase", Rate(f.MeanOpsPerS))
+	t.add("Mean over the whole phase", units.OpsPerSec(f.MeanOpsPerS))
 	var bps float64
 	for _, o := range f.Ops {
 		bps += o.BytesPerS
@@ -94,23 +95,23 @@ func throughputSection(f *Figures) section {
 		var parts []string
 		for _, o := range f.Ops {
 			if o.BytesPerS > 0 {
-				parts = append(parts, o.Op+": "+Bytes(o.BytesPerS)+"/s")
+				parts = append(parts, o.Op+": "+units.Bytes(o.BytesPerS)+"/s")
 			}
 		}
-		t.add("Payload", Bytes(bps)+"/s ["+strings.Join(parts, ", ")+"]")
+		t.add("Payload", units.Bytes(bps)+"/s ["+strings.Join(parts, ", ")+"]")
 	}
-	t.add("Steady-state window", fmt.Sprintf("%s to %s (%s)", Secs(f.Window.StartS), Secs(f.Window.EndS), f.Window.Source))
-	t.add("Completed ops", Int(float64(f.TotalOps)))
+	t.add("Steady-state window", fmt.Sprintf("%s to %s (%s)", units.Seconds(f.Window.StartS), units.Seconds(f.Window.EndS), f.Window.Source))
+	t.add("Completed ops", units.Int(float64(f.TotalOps)))
 	errs := "none"
 	if f.ErrorTotal > 0 {
-		errs = fmt.Sprintf("%s (%s of attempts: %s)", Int(float64(f.ErrorTotal)),
-			Pct(float64(f.ErrorTotal)/float64(f.ErrorTotal+f.TotalOps)), classList(f.Errors))
+		errs = fmt.Sprintf("%s (%s of attempts: %s)", units.Int(float64(f.ErrorTotal)),
+			units.Percent(float64(f.ErrorTotal)/float64(f.ErrorTotal+f.TotalOps)), classList(f.Errors))
 	}
 	t.add("Errors", errs)
 	if f.Mode == "open" {
-		t.add("Target rate", Rate(f.RateOpsPerS))
+		t.add("Target rate", units.OpsPerSec(f.RateOpsPerS))
 		if f.Delayed > 0 {
-			t.add("Delayed starts", Int(float64(f.Delayed)))
+			t.add("Delayed starts", units.Int(float64(f.Delayed)))
 		}
 	}
 	var notes []string
@@ -126,8 +127,8 @@ func throughputSection(f *Figures) section {
 func latencySection(f *Figures, service bool) section {
 	t := &table{head: []string{"op", "count", "mean", "median", "p95", "p99", "p99.9", "max"}, right: []bool{false, true, true, true, true, true, true, true}}
 	row := func(name string, s result.Summary) {
-		t.add(name, Int(float64(s.Count)), Dur(s.MeanNs), Dur(float64(s.P50Ns)), Dur(float64(s.P95Ns)),
-			Dur(float64(s.P99Ns)), Dur(float64(s.P999Ns)), Dur(float64(s.MaxNs)))
+		t.add(name, units.Int(float64(s.Count)), units.Latency(s.MeanNs), units.Latency(float64(s.P50Ns)), units.Latency(float64(s.P95Ns)),
+			units.Latency(float64(s.P99Ns)), units.Latency(float64(s.P999Ns)), units.Latency(float64(s.MaxNs)))
 	}
 	pick := func(o OpFigures) result.Summary {
 		if service {
@@ -171,7 +172,7 @@ func errorSection(f *Figures) section {
 		}
 		row := []string{o.Op}
 		for _, c := range classes {
-			row = append(row, Int(float64(o.Errors[c])))
+			row = append(row, units.Int(float64(o.Errors[c])))
 		}
 		t.add(row...)
 	}
@@ -197,7 +198,7 @@ func platformSection(r *result.Result) section {
 		add("Sockets / NUMA nodes", fmt.Sprintf("%d / %d", p.Sockets, p.NUMANodes))
 	}
 	if p.RAMBytes > 0 {
-		add("RAM", Bytes(float64(p.RAMBytes)))
+		add("RAM", units.Bytes(float64(p.RAMBytes)))
 	}
 	add("Kernel", p.Kernel)
 	add("Virtualization", p.Virtualization)
@@ -207,7 +208,7 @@ func platformSection(r *result.Result) section {
 		if d.Rotational {
 			kind = "HDD"
 		}
-		add("Disk "+d.Name, strings.TrimSpace(fmt.Sprintf("%s %s %s", Bytes(float64(d.SizeBytes)), kind, d.Model)))
+		add("Disk "+d.Name, strings.TrimSpace(fmt.Sprintf("%s %s %s", units.Bytes(float64(d.SizeBytes)), kind, d.Model)))
 	}
 	return section{id: "platform", title: "Platform", t: t}
 }
@@ -232,18 +233,18 @@ func runSection(r *result.Result, f *Figures) section {
 	add("Workload", strings.TrimSpace(f.Workload+" ("+f.Mix+")"))
 	mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 	if f.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, %d workers", Rate(f.RateOpsPerS), f.Concurrency)
+		mode = fmt.Sprintf("fixed rate %s, %d workers", units.OpsPerSec(f.RateOpsPerS), f.Concurrency)
 	}
 	add("Mode", mode)
-	add("Phase", fmt.Sprintf("%s, %s", f.Phase, Secs(f.DurationS)))
+	add("Phase", fmt.Sprintf("%s, %s", f.Phase, units.Seconds(f.DurationS)))
 	d := r.Dataset
 	if d.Records > 0 {
-		ds := fmt.Sprintf("%s records x %s = %s", Int(float64(d.Records)), Bytes(float64(d.RecordBytes)), Bytes(float64(d.LogicalBytes)))
+		ds := fmt.Sprintf("%s records x %s = %s", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
 		if d.DiskBytes > 0 {
-			ds += fmt.Sprintf(", %s on disk", Bytes(float64(d.DiskBytes)))
+			ds += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
 		}
 		if d.HostRAMBytes > 0 {
-			ds += fmt.Sprintf("; host RAM %s", Bytes(float64(d.HostRAMBytes)))
+			ds += fmt.Sprintf("; host RAM %s", units.Bytes(float64(d.HostRAMBytes)))
 		}
 		add("Dataset", ds)
 	}
@@ -256,17 +257,17 @@ func runSection(r *result.Result, f *Figures) section {
 				errs += e
 			}
 		}
-		ls := fmt.Sprintf("%s ops in %s", Int(float64(n)), Secs(float64(lp.DurationNs)/1e9))
+		ls := fmt.Sprintf("%s ops in %s", units.Int(float64(n)), units.Seconds(float64(lp.DurationNs)/1e9))
 		if lp.DurationNs > 0 {
-			ls += fmt.Sprintf(" (%s)", Rate(float64(n)/(float64(lp.DurationNs)/1e9)))
+			ls += fmt.Sprintf(" (%s)", units.OpsPerSec(float64(n)/(float64(lp.DurationNs)/1e9)))
 		}
 		if errs > 0 {
-			ls += fmt.Sprintf(", %s errors", Int(float64(errs)))
+			ls += fmt.Sprintf(", %s errors", units.Int(float64(errs)))
 		}
 		add("Load phase", ls)
 	}
 	for _, e := range r.Events {
-		ev := fmt.Sprintf("at %s: %s %s", Secs(float64(e.AtNs)/1e9), e.Kind, e.Arg)
+		ev := fmt.Sprintf("at %s: %s %s", units.Seconds(float64(e.AtNs)/1e9), e.Kind, e.Arg)
 		if e.Error != "" {
 			ev += " (failed: " + e.Error + ")"
 		}
@@ -292,7 +293,7 @@ func classList(m map[string]uint64) string {
 	cs := classNames(m)
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s %s", c, Int(float64(m[c])))
+		parts[i] = fmt.Sprintf("%s %s", c, units.Int(float64(m[c])))
 	}
 	return strings.Join(parts, ", ")
 }

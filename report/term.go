@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -83,7 +84,7 @@ func PlatformLine(p *result.Platform) string {
 		parts = append(parts, fmt.Sprintf("%d CPUs", p.Threads))
 	}
 	if p.RAMBytes > 0 {
-		parts = append(parts, Bytes(float64(p.RAMBytes))+" RAM")
+		parts = append(parts, units.Bytes(float64(p.RAMBytes))+" RAM")
 	}
 	if p.Kernel != "" {
 		parts = append(parts, p.OS+" "+p.Kernel)
@@ -104,7 +105,7 @@ func writeLoadLine(w io.Writer, p *result.Phase) {
 		}
 	}
 	d := time.Duration(p.DurationNs)
-	fmt.Fprintf(w, "load     : %s records in %s (%s, p99 %s, %d workers)%s\n", Int(float64(n)), Secs(d.Seconds()), Rate(perSec(n, p.DurationNs)), Dur(float64(p99)), p.Concurrency, errSuffix(p))
+	fmt.Fprintf(w, "load     : %s records in %s (%s, p99 %s, %d workers)%s\n", units.Int(float64(n)), units.Seconds(d.Seconds()), units.OpsPerSec(perSec(n, p.DurationNs)), units.Latency(float64(p99)), p.Concurrency, errSuffix(p))
 }
 
 func errSuffix(p *result.Phase) string {
@@ -117,7 +118,7 @@ func errSuffix(p *result.Phase) string {
 	if e == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %s errors", Int(float64(e)))
+	return fmt.Sprintf(", %s errors", units.Int(float64(e)))
 }
 
 func perSec(n uint64, ns int64) float64 {
@@ -132,9 +133,9 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	fmt.Fprintln(w)
 	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", p.Concurrency)
 	if p.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", Rate(p.RateOpsPerS), p.Concurrency)
+		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", units.OpsPerSec(p.RateOpsPerS), p.Concurrency)
 	}
-	title := fmt.Sprintf("Results (%s phase, %s, %s)", p.Name, mode, Secs(float64(p.DurationNs)/1e9))
+	title := fmt.Sprintf("Results (%s phase, %s, %s)", p.Name, mode, units.Seconds(float64(p.DurationNs)/1e9))
 	if p.Interrupted {
 		title += " — interrupted before its end"
 	}
@@ -147,11 +148,11 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	line := func(name, all string, per func(o *result.OpTotal) string) {
 		fmt.Fprintf(tw, "%s\t: %s%s\n", name, all, breakdown(p, per))
 	}
-	line("op rate", Rate(perSec(total, p.DurationNs)), func(o *result.OpTotal) string { return Rate(perSec(o.Count, p.DurationNs)) })
+	line("op rate", units.OpsPerSec(perSec(total, p.DurationNs)), func(o *result.OpTotal) string { return units.OpsPerSec(perSec(o.Count, p.DurationNs)) })
 	if peak, ok := peakRate(p, ""); ok {
-		line("peak throughput (1 s)", Rate(peak), func(o *result.OpTotal) string {
+		line("peak throughput (1 s)", units.OpsPerSec(peak), func(o *result.OpTotal) string {
 			v, _ := peakRate(p, o.Op)
-			return Rate(v)
+			return units.OpsPerSec(v)
 		})
 	}
 	if bytes := totalBytes(p); bytes > 0 {
@@ -163,11 +164,11 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 				moving.Ops = append(moving.Ops, o)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t: %s%s\n", "bandwidth", Bytes(perSec(bytes, p.DurationNs))+"/s", breakdown(&moving, func(o *result.OpTotal) string { return Bytes(perSec(o.Bytes, p.DurationNs)) + "/s" }))
+		fmt.Fprintf(tw, "%s\t: %s%s\n", "bandwidth", units.Bytes(perSec(bytes, p.DurationNs))+"/s", breakdown(&moving, func(o *result.OpTotal) string { return units.Bytes(perSec(o.Bytes, p.DurationNs)) + "/s" }))
 	}
 	all := mergedSummary(p, false)
 	lat := func(name string, f func(s *result.Summary) float64) {
-		line(name, Dur(f(&all)), func(o *result.OpTotal) string { return Dur(f(&o.Latency)) })
+		line(name, units.Latency(f(&all)), func(o *result.OpTotal) string { return units.Latency(f(&o.Latency)) })
 	}
 	lat("latency mean", func(s *result.Summary) float64 { return s.MeanNs })
 	lat("latency median", func(s *result.Summary) float64 { return float64(s.P50Ns) })
@@ -177,10 +178,10 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	lat("latency max", func(s *result.Summary) float64 { return float64(s.MaxNs) })
 	if p.Mode == "open" {
 		svc := mergedSummary(p, true)
-		line("service time median", Dur(float64(svc.P50Ns)), func(o *result.OpTotal) string { return Dur(float64(o.Service.P50Ns)) })
-		line("service time 99th percentile", Dur(float64(svc.P99Ns)), func(o *result.OpTotal) string { return Dur(float64(o.Service.P99Ns)) })
+		line("service time median", units.Latency(float64(svc.P50Ns)), func(o *result.OpTotal) string { return units.Latency(float64(o.Service.P50Ns)) })
+		line("service time 99th percentile", units.Latency(float64(svc.P99Ns)), func(o *result.OpTotal) string { return units.Latency(float64(o.Service.P99Ns)) })
 	}
-	line("total operations", Int(float64(total)), func(o *result.OpTotal) string { return Int(float64(o.Count)) })
+	line("total operations", units.Int(float64(total)), func(o *result.OpTotal) string { return units.Int(float64(o.Count)) })
 	errs := map[string]uint64{}
 	var nerr uint64
 	for _, o := range p.Ops {
@@ -191,18 +192,18 @@ func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
 	}
 	errLine := "0"
 	if nerr > 0 {
-		errLine = fmt.Sprintf("%s (%.3f%% of attempts; %s)", Int(float64(nerr)), 100*float64(nerr)/float64(nerr+total), classList(errs))
+		errLine = fmt.Sprintf("%s (%.3f%% of attempts; %s)", units.Int(float64(nerr)), 100*float64(nerr)/float64(nerr+total), classList(errs))
 	}
 	fmt.Fprintf(tw, "total errors\t: %s\n", errLine)
 	if p.Mode == "open" {
-		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", Int(float64(p.Delayed)), Dur(float64(p.DelayThresholdNs)))
+		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(p.Delayed)), units.Latency(float64(p.DelayThresholdNs)))
 	}
-	fmt.Fprintf(tw, "total operation time\t: %s\n", Secs(float64(p.DurationNs)/1e9))
+	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(p.DurationNs)/1e9))
 	tw.Flush()
 	if p.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
 	} else if p.Delayed > 0 {
-		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy: the rate was not met; raise --concurrency. Their queueing is included in latency (from the intended start).\n", Int(float64(p.Delayed)), p.Concurrency)
+		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy: the rate was not met; raise --concurrency. Their queueing is included in latency (from the intended start).\n", units.Int(float64(p.Delayed)), p.Concurrency)
 	}
 }
 
@@ -270,12 +271,12 @@ func writeDataset(w io.Writer, r *result.Result) {
 		return
 	}
 	fmt.Fprintln(w)
-	s := fmt.Sprintf("dataset  : %s records x %s = %s logical", Int(float64(d.Records)), Bytes(float64(d.RecordBytes)), Bytes(float64(d.LogicalBytes)))
+	s := fmt.Sprintf("dataset  : %s records x %s = %s logical", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
 	if d.DiskBytes > 0 {
-		s += fmt.Sprintf(", %s on disk", Bytes(float64(d.DiskBytes)))
+		s += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
 	}
 	if d.HostRAMBytes > 0 {
-		s += fmt.Sprintf("; host RAM %s", Bytes(float64(d.HostRAMBytes)))
+		s += fmt.Sprintf("; host RAM %s", units.Bytes(float64(d.HostRAMBytes)))
 	}
 	fmt.Fprintln(w, s)
 }

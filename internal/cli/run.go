@@ -14,6 +14,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
@@ -356,7 +357,7 @@ func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Du
 		if phase == "run" && total > 0 {
 			pos += "/" + total.String()
 		}
-		line := fmt.Sprintf("%-4s %-9s %s  p99 %s  ops %s  errors %s", phase, pos, report.Rate(l.OpsPerSec()), report.Dur(float64(l.P99Ns)), report.Int(float64(l.TotalCount)), report.Int(float64(l.TotalErrors)))
+		line := fmt.Sprintf("%-4s %-9s %s  p99 %s  ops %s  errors %s", phase, pos, units.OpsPerSec(l.OpsPerSec()), units.Latency(float64(l.P99Ns)), units.Int(float64(l.TotalCount)), units.Int(float64(l.TotalErrors)))
 		if env.IsTTY {
 			fmt.Fprintf(env.Stderr, "\r\033[K%s", line)
 		} else if int(secs.Seconds())%10 == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/sweep"
@@ -107,7 +108,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 			if !st.MeetsObjective {
 				ok = "fails: " + st.Reason
 			}
-			fmt.Fprintf(env.Stderr, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, report.Rate(st.SustainedOpsPerS), report.Dur(float64(st.P99Ns)), ok)
+			fmt.Fprintf(env.Stderr, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P99Ns)), ok)
 		}
 	}
 	r, err := sweep.Run(ctx, sc)
@@ -143,9 +144,9 @@ func printSweep(w io.Writer, r *result.Result) error {
 				errs += e
 			}
 		}
-		fmt.Fprintf(w, "load     : %s records in %s", report.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
+		fmt.Fprintf(w, "load     : %s records in %s", units.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
 		if errs > 0 {
-			fmt.Fprintf(w, ", %s inserts failed (those records are missing)", report.Int(float64(errs)))
+			fmt.Fprintf(w, ", %s inserts failed (those records are missing)", units.Int(float64(errs)))
 		}
 		fmt.Fprintln(w)
 	}
