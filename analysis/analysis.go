@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 // Options are the choices a user can make about the analysis.
@@ -57,7 +57,7 @@ func (o *Options) Validate() error {
 		probs = append(probs, fmt.Sprintf("--price-per-hour %v is not a price (fix: one node's on-demand US dollars per hour, e.g. --price-per-hour 1.248)", o.PricePerHour))
 	}
 	if len(probs) > 0 {
-		return target.Configf("%s", strings.Join(probs, "; "))
+		return usererr.New("%s", strings.Join(probs, "; "))
 	}
 	return nil
 }

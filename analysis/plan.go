@@ -10,8 +10,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 // PlanInput is one measured platform.
@@ -106,7 +106,7 @@ func (o *PlanOptions) Validate() error {
 		probs = append(probs, err.Error())
 	}
 	if len(probs) > 0 {
-		return target.Configf("%s", strings.Join(probs, "; "))
+		return usererr.New("%s", strings.Join(probs, "; "))
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		return nil, err
 	}
 	if len(in) == 0 {
-		return nil, target.Configf("no result files (fix: platbench plan RESULT.json... --throughput N --p99 D)")
+		return nil, usererr.New("no result files (fix: platbench plan RESULT.json... --throughput N --p99 D)")
 	}
 	if o.RF == 0 {
 		o.RF = 3

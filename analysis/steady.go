@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 // Steady is the warm-up decision plus the index of the first steady interval.
@@ -29,7 +29,7 @@ const (
 func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 	auto, forced, err := parseWarmup(warmup)
 	if err != nil {
-		return Steady{}, target.Configf("%s", err.Error())
+		return Steady{}, usererr.New("%s", err.Error())
 	}
 	req := warmup
 	if req == "" {
@@ -50,7 +50,7 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 			phaseNs = p.DurationNs
 		}
 		if int64(forced) >= phaseNs {
-			return Steady{}, target.Configf("--warmup %s is not shorter than the %s phase %q (fix: a shorter --warmup, or --warmup 0)",
+			return Steady{}, usererr.Field("warmup", "%s is not shorter than the %s phase %q (fix: a shorter warmup, or a warmup of 0)",
 				forced, time.Duration(phaseNs).Round(time.Millisecond), p.Name)
 		}
 		first := n

@@ -29,9 +29,9 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -175,7 +175,7 @@ var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, target.Configf("cannot read suite %s: %v (fix: the path of a suite YAML file)", path, err)
+		return nil, usererr.New("cannot read suite %s: %v (fix: the path of a suite YAML file)", path, err)
 	}
 	f, err := Parse(data)
 	if err != nil {
@@ -195,18 +195,18 @@ func Parse(data []byte) (*File, error) {
 	var f File
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, target.Configf("the suite file is empty (fix: see examples/suites/datastax-ratios.yaml)")
+			return nil, usererr.New("the suite file is empty (fix: see examples/suites/datastax-ratios.yaml)")
 		}
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			return nil, target.Configf("%s", fe.Error())
+			return nil, usererr.New("%s", fe.Error())
 		}
 		msg := err.Error()
 		if m := unknownField.FindStringSubmatch(msg); m != nil {
 			known := knownFields(m[3])
-			return nil, target.Configf("line %s: unknown field %q (fix: remove it or use one of %s)", m[1], m[2], known)
+			return nil, usererr.New("line %s: unknown field %q (fix: remove it or use one of %s)", m[1], m[2], known)
 		}
-		return nil, target.Configf("not a valid suite: %s (fix: see examples/suites/datastax-ratios.yaml)", oneLine(strings.TrimPrefix(msg, "yaml: ")))
+		return nil, usererr.New("not a valid suite: %s (fix: see examples/suites/datastax-ratios.yaml)", oneLine(strings.TrimPrefix(msg, "yaml: ")))
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func (f *File) Validate() error {
 		seen[c] = true
 	}
 	if len(probs) > 0 {
-		return target.Configf("%s", strings.Join(probs, "; "))
+		return usererr.New("%s", strings.Join(probs, "; "))
 	}
 	return nil
 }
@@ -376,7 +376,7 @@ func (f *File) Cells() ([]Cell, error) {
 				}
 				spec.EnsureDefaults()
 				if err := spec.Validate(); err != nil {
-					return nil, target.Configf("workload %d (%s): %v", wi+1, w.name(), err)
+					return nil, usererr.New("workload %d (%s): %v", wi+1, w.name(), err)
 				}
 				label := t.Label
 				if label == "" {

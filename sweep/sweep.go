@@ -25,8 +25,8 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 // Defaults.
@@ -142,7 +142,7 @@ func (c *Config) Validate() error {
 		probs = append(probs, "sweeps do not split over loaders yet (fix: run the sweep from one loader, or run one 'platbench run --shard' per rate and merge)")
 	}
 	if len(probs) > 0 {
-		return target.Configf("%s", strings.Join(probs, "; "))
+		return usererr.New("%s", strings.Join(probs, "; "))
 	}
 	return nil
 }

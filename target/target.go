@@ -7,9 +7,9 @@ package target
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -138,11 +138,10 @@ type Entry struct {
 	Open    Opener
 }
 
-// ConfigError is a problem with how the user asked for a target. Its message
-// names the problem and the fix; the CLI prints it as one line.
-type ConfigError struct{ Msg string }
+// ConfigError is a problem with how the user asked for a target: the
+// project's one user-error type (package usererr). Its message names the
+// problem and the fix; the CLI prints it as one line.
+type ConfigError = usererr.Error
 
-func (e *ConfigError) Error() string { return e.Msg }
-
-// Configf builds a ConfigError.
-func Configf(format string, a ...any) error { return &ConfigError{fmt.Sprintf(format, a...)} }
+// Configf builds a ConfigError that concerns no single option.
+func Configf(format string, a ...any) error { return usererr.New(format, a...) }

@@ -24,8 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/perf"
 	"github.com/platbench/platbench/telemetry/platform"
@@ -77,7 +77,7 @@ func (c *Config) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return target.Configf("%s", join(errs))
+	return usererr.New("%s", join(errs))
 }
 
 func join(s []string) string {
@@ -129,7 +129,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		s.perf, err = perf.Open(cfg.PerfScope)
 	}
 	if err != nil {
-		return nil, target.Configf("%v", err)
+		return nil, usererr.New("%v", err)
 	}
 	s.base = self.Begin()
 	opts := []host.Option{}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 // userHZ is the kernel's clock tick for /proc/*/stat CPU times; procfs uses
@@ -56,10 +56,10 @@ func ByPID(pid int) (*Tracker, error) {
 		return nil, fmt.Errorf("proc: %w", err)
 	}
 	if pid <= 0 {
-		return nil, target.Configf("--server-pid %d is not a process id (fix: give the pid of the server process, e.g. from pgrep)", pid)
+		return nil, usererr.Field("server_pid", "%d is not a process id (fix: give the pid of the server process, e.g. from pgrep)", pid)
 	}
 	if _, err := fs.Proc(pid); err != nil {
-		return nil, target.Configf("--server-pid %d: no such process on this host (fix: give the pid of a running local server, or use --server-process NAME)", pid)
+		return nil, usererr.Field("server_pid", "%d: no such process on this host (fix: give the pid of a running local server, or name the process instead)", pid)
 	}
 	return &Tracker{fs: fs, pid: pid, self: os.Getpid(), match: "pid " + strconv.Itoa(pid)}, nil
 }
@@ -74,11 +74,11 @@ func ByName(name string) (*Tracker, error) {
 		return nil, fmt.Errorf("proc: %w", err)
 	}
 	if strings.TrimSpace(name) == "" {
-		return nil, target.Configf("--server-process is empty (fix: give the server's process name, e.g. redis-server)")
+		return nil, usererr.Field("server_process", "is empty (fix: give the server's process name, e.g. redis-server)")
 	}
 	t := &Tracker{fs: fs, name: name, self: os.Getpid(), match: "process " + name}
 	if t.resolve() == 0 {
-		return nil, target.Configf("--server-process %q: no running process matches (fix: start the server first, or check the name with 'pgrep -a %s')", name, name)
+		return nil, usererr.Field("server_process", "%q: no running process matches (fix: start the server first, or check the name with 'pgrep -a %s')", name, name)
 	}
 	return t, nil
 }
