@@ -4,7 +4,7 @@ BIN      := bin/platbench
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/platbench/platbench/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test unit bench vet servers-start servers-stop
+.PHONY: build run test unit bench vet lint fuzz servers-start servers-stop
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/platbench
@@ -24,6 +24,14 @@ unit:
 
 vet:
 	$(GO) vet ./...
+
+# Hygiene gates (gofmt, go mod tidy -diff, vet, staticcheck, deadcode, .gitignore guard); make test runs them first.
+lint:
+	scripts/lint.sh
+
+# Every Go fuzz test briefly (FUZZTIME=5s each); make test runs it after the tests.
+fuzz:
+	scripts/fuzz.sh
 
 # Runner and recorder overhead, allocations and the embedded store (see docs/benchmarks.md).
 bench: build

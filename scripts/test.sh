@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .cache test-artifacts
+# Hygiene gates first (gofmt, go mod tidy, vet, staticcheck, deadcode, the
+# target/ ignore guard): they need no server and fail fast.
+scripts/lint.sh
 # Three Cassandra nodes on 127.0.0.1-3 (about 3.5 GiB, 35 s to start): the
 # CQL tests then cover token-aware routing and losing a node at RF=3.
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
@@ -13,7 +16,6 @@ scripts/servers.sh install
 scripts/servers.sh start
 trap 'scripts/servers.sh stop || true' EXIT
 eval "$(scripts/servers.sh env)"
-go vet ./...
 set +e
 go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
 status=${PIPESTATUS[0]}
@@ -22,6 +24,10 @@ status=${PIPESTATUS[0]}
 go test -race -count=1 ./recorder ./runner 2>&1 | tee -a test-artifacts/go-test.log
 race=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$race
+# Every fuzz test for a few seconds (parsers of user input).
+scripts/fuzz.sh 2>&1 | tee -a test-artifacts/go-test.log
+fuzz=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$fuzz
 set -e
 echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -c '^FAIL' test-artifacts/go-test.log || true) failed"
 exit "$status"
