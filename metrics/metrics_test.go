@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +11,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/workload"
 )
 
 func find(mf *dto.MetricFamily, labels map[string]string) *dto.Metric {
@@ -49,7 +53,14 @@ func TestEndpointParsesWithPrometheusParser(t *testing.T) {
 			{Op: "UPDATE", Count: 42, RatePerS: 10},
 		}}
 	})
-	addr, err := Start(ctx, "127.0.0.1:0", WithHost(live, tel))
+	withHost := SourceFunc(func() Snapshot {
+		s := live.Snapshot()
+		if h, ok, self, srv := tel.Latest(); ok {
+			s.Host, s.Self, s.Server = &h, self, srv
+		}
+		return s
+	})
+	addr, err := Start(ctx, "127.0.0.1:0", withHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,18 +143,68 @@ func TestStartBadAddress(t *testing.T) {
 	}
 }
 
-func TestServeStopsWithContext(t *testing.T) {
+// The server stops with its context: the port refuses connections after.
+func TestStartStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, "127.0.0.1:0", nil) }()
-	time.Sleep(50 * time.Millisecond)
+	addr, err := Start(ctx, "127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + addr.String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 	cancel()
-	select {
-	case err := <-done:
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", addr.String())
 		if err != nil {
-			t.Errorf("Serve returned %v after cancel", err)
+			break
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Serve did not return after cancel")
+		c.Close()
+		if i == 300 {
+			t.Fatal("still listening 3 s after cancel")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Live reads a real recorder: after one closed interval the scrape carries
+// the ops recorded, by op and error class.
+func TestLiveReadsRecorder(t *testing.T) {
+	rec := recorder.New(recorder.Config{Phase: "run", IntervalWidth: 50 * time.Millisecond, BucketWidth: 10 * time.Millisecond})
+	rec.Start()
+	sh := rec.Shard(0)
+	for i := 0; i < 100; i++ {
+		now := rec.Now()
+		sh.Begin()
+		sh.Record(workload.OpRead, now, now, now+int64(time.Millisecond), 10, target.ClassNone)
+	}
+	now := rec.Now()
+	sh.Begin()
+	sh.Record(workload.OpUpdate, now, now, now+int64(time.Millisecond), 0, target.ClassTimeout)
+	var live Live
+	live.SetRecorder(rec)
+	var s Snapshot
+	for i := 0; i < 300 && len(s.Ops) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		s = live.Snapshot()
+	}
+	rec.Stop()
+	if s.Phase != "run" {
+		t.Errorf("phase %q", s.Phase)
+	}
+	got := map[string]Op{}
+	for _, o := range s.Ops {
+		got[o.Op] = o
+	}
+	if r := got[workload.OpRead.String()]; r.Count != 100 || len(r.Latency) != 4 || r.Latency[1].Ns < int64(time.Millisecond)*9/10 {
+		t.Errorf("read: %+v", r)
+	}
+	if u := got[workload.OpUpdate.String()]; u.Errors[target.ClassTimeout.String()] != 1 {
+		t.Errorf("update errors: %+v", u)
+	}
+	if s.Host != nil || s.Self != nil {
+		t.Errorf("host figures without a host source: %+v", s)
 	}
 }
