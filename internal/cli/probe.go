@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/probe/disk"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -38,15 +41,19 @@ func runProbe(ctx context.Context, env *Env, args []string) error {
 
 func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "probe disk", "PATH [flags]", probeUsage)
-	size := fs.String("size", "10G", "test file size (k, m, g, t suffixes)")
-	dur := fs.Duration("duration", 30*time.Second, "duration of each test")
+	size := units.Size(10 << 30)
+	fs.Var(&size, "size", "test file size (binary units: 10G, 512MiB; default 10G)")
+	dur := units.Duration(30 * time.Second)
+	fs.Var(&dur, "duration", "duration of each test (default 30s)")
 	direct := fs.Bool("direct", true, "O_DIRECT with aligned buffers; --direct=false for buffered I/O")
 	jobs := fs.Int("jobs", 1, "independent submitters (fio numjobs)")
 	depth := fs.Int("iodepth", 32, "requests in flight per job")
 	rw := fs.String("rw", "", "one test: write, read, randwrite, randread or randrw (default: the IOTune set)")
-	bs := fs.String("bs", "", "block size of a --rw test (default 4k for random, 1m for sequential)")
+	var bs units.Size
+	fs.Var(&bs, "bs", "block size of a --rw test (default 4k for random, 1m for sequential)")
 	mix := fs.Int("rwmixread", 70, "percentage of reads for --rw randrw")
-	bucket := fs.Duration("bucket", 100*time.Millisecond, "width of the throughput buckets (10ms to see sub-second regulation)")
+	bucket := units.Duration(100 * time.Millisecond)
+	fs.Var(&bucket, "bucket", "width of the throughput buckets (10ms to see sub-second regulation; default 100ms)")
 	keep := fs.Bool("keep", false, "keep the test file afterwards")
 	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
 	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
@@ -67,33 +74,28 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("give exactly one PATH, got %d (fix: platbench probe disk /var/lib/mydb)", len(pos))
 	}
-	cfg := disk.Config{Path: pos[0], Duration: *dur, Direct: *direct, Jobs: *jobs, IODepth: *depth,
-		RWMixRead: *mix, Bucket: *bucket, Keep: *keep, Force: *force, Engine: *engine}
+	cfg := disk.Config{Path: pos[0], Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
+		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine}
+	bsSet := false
+	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error
 	var err error
-	if cfg.Size, err = disk.ParseSize(*size); err != nil {
-		errs = append(errs, fmt.Errorf("--size: %w", err))
-	}
 	if *rw != "" {
 		t := disk.Test{RW: *rw, BS: 4 << 10}
 		if *rw == disk.RWRead || *rw == disk.RWWrite {
 			t.BS = 1 << 20
 		}
-		if *bs != "" {
-			n, err := disk.ParseSize(*bs)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("--bs: %w", err))
-			}
-			t.BS = int(min(n, 1<<40))
+		if bsSet {
+			t.BS = int(min(int64(bs), 1<<40))
 		}
 		t.Name = *rw + "-" + strings.ToLower(fmtSize(t.BS))
 		cfg.Tests = []disk.Test{t}
-	} else if *bs != "" {
+	} else if bsSet {
 		errs = append(errs, errors.New("--bs needs --rw (fix: add --rw randread, or drop --bs for the IOTune set)"))
 	}
 	if *throttle != "" {
 		if cfg.Throttle, err = disk.ParseThrottle(*throttle); err != nil {
-			errs = append(errs, fmt.Errorf("--throttle: %w", err))
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -101,7 +103,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	}
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
-		return usagef("%v", joinErrs([]error{err}))
+		return err
 	}
 	if *out == "" {
 		*out = "probe-disk-" + time.Now().Format("20060102-150405") + ".json"
@@ -125,7 +127,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	if err := result.Write(*out, res); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
-	disk.PrintReport(env.Stdout, res)
+	report.WriteDiskProbe(env.Stdout, res)
 	fmt.Fprintf(env.Stdout, "\nresult: %s\n", *out)
 	if runErr != nil {
 		return fmt.Errorf("interrupted; the partial result is in %s", *out)

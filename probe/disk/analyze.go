@@ -2,7 +2,6 @@ package disk
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
@@ -23,22 +22,4 @@ func Analyze(r *result.Result) ([]result.Stalls, error) {
 		st[i] = analysis.Stalls(&r.Phases[i])
 	}
 	return st, nil
-}
-
-// regulationLines is one line per test: its stalls and its regulation verdict.
-func regulationLines(r *result.Result) []string {
-	var out []string
-	for i := range r.Phases {
-		p := &r.Phases[i]
-		s := analysis.Stalls(p)
-		line := fmt.Sprintf("%s: ", p.Name)
-		if s.Count == 0 {
-			line += fmt.Sprintf("no stall in %d buckets of %v", s.Buckets, time.Duration(s.BucketWidthNs))
-		} else {
-			line += fmt.Sprintf("%d stalls (%v buckets with I/O outstanding and none completed), longest %v, %v in all",
-				s.Count, time.Duration(s.BucketWidthNs), time.Duration(s.LongestNs), time.Duration(s.TotalNs))
-		}
-		out = append(out, line+"; "+s.Regulation.Reason)
-	}
-	return out
 }

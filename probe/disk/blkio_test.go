@@ -45,7 +45,7 @@ func TestKernelThrottle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := PhaseFigures(&res.Phases[0])
+		f := analysis.DiskPhaseFigures(&res.Phases[0])
 		got := f.MiBPerS * (1 << 20)
 		rg := analysis.Stalls(&res.Phases[0]).Regulation
 		t.Logf("%s: %.1f MiB/s under a %d MiB/s cap; %s", eng, f.MiBPerS, limit>>20, rg.Reason)

@@ -1,11 +1,11 @@
 package disk
 
 import (
-	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 // Access patterns, named as fio names them (--rw).
@@ -117,106 +117,78 @@ func (c *Config) Defaults() {
 
 // Validate reports every problem of the configuration, each with its fix.
 func (c *Config) Validate() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var errs usererr.List
+	bad := errs.Add
 	if c.Path == "" {
-		bad("no path given (fix: platbench probe disk DIR, e.g. /var/lib/scylla)")
+		errs.Addf("no path given (fix: platbench probe disk DIR, e.g. /var/lib/scylla)")
 	}
 	if c.Size < 1<<20 {
-		bad("size %d bytes is too small (fix: --size 1G or more; at least 1M)", c.Size)
+		bad("size", "%d bytes is too small (fix: 1G or more; at least 1M)", c.Size)
 	}
 	if c.Duration < 100*time.Millisecond {
-		bad("duration %v is too short (fix: --duration 10s or more)", c.Duration)
+		bad("duration", "%v is too short (fix: 10s or more)", c.Duration)
 	}
 	if c.Jobs < 1 || c.Jobs > 256 {
-		bad("jobs %d out of range (fix: --jobs between 1 and 256)", c.Jobs)
+		bad("jobs", "%d out of range (fix: between 1 and 256)", c.Jobs)
 	}
 	if c.IODepth < 1 || c.IODepth > 4096 {
-		bad("iodepth %d out of range (fix: --iodepth between 1 and 4096)", c.IODepth)
+		bad("iodepth", "%d out of range (fix: between 1 and 4096)", c.IODepth)
 	}
 	if c.RWMixRead < 0 || c.RWMixRead > 100 {
-		bad("rwmixread %d out of range (fix: --rwmixread between 0 and 100)", c.RWMixRead)
+		bad("rwmixread", "%d out of range (fix: between 0 and 100)", c.RWMixRead)
 	}
 	if c.Bucket < time.Millisecond || c.Bucket > time.Second {
-		bad("bucket %v out of range (fix: --bucket between 1ms and 1s, e.g. 100ms or 10ms)", c.Bucket)
+		bad("bucket", "%v out of range (fix: between 1ms and 1s, e.g. 100ms or 10ms)", c.Bucket)
 	}
 	switch c.Engine {
 	case EngineAuto, EngineIOUring, EngineSync:
 	default:
-		bad("unknown engine %q (fix: --engine auto, io_uring or sync)", c.Engine)
+		bad("engine", "%q is unknown (fix: auto, io_uring or sync)", c.Engine)
 	}
 	if c.Throttle != nil {
 		if c.Throttle.On <= 0 || c.Throttle.Period <= c.Throttle.On {
-			bad("throttle %v/%v is not an on/off window (fix: on > 0 and period > on, e.g. 200ms/1s)", c.Throttle.On, c.Throttle.Period)
+			bad("throttle", "%v/%v is not an on/off window (fix: on > 0 and period > on, e.g. 200ms/1s)", c.Throttle.On, c.Throttle.Period)
 		}
 		if c.Engine == EngineIOUring {
-			bad("the throttle layer sits on pread/pwrite (fix: --engine sync or auto with a throttle)")
+			bad("engine", "io_uring cannot be throttled: the throttle layer sits on pread/pwrite (fix: engine sync or auto with a throttle)")
 		}
 	}
 	if len(c.Tests) == 0 {
-		bad("no tests (fix: leave --rw unset for the IOTune suite, or --rw read|write|randread|randwrite|randrw)")
+		bad("rw", "gives no tests (fix: leave it unset for the IOTune suite, or read|write|randread|randwrite|randrw)")
 	}
 	for _, t := range c.Tests {
 		switch t.RW {
 		case RWWrite, RWRead, RWRandWrite, RWRandRead, RWRandRW:
 		default:
-			bad("unknown rw %q (fix: --rw write, read, randwrite, randread or randrw)", t.RW)
+			bad("rw", "%q is unknown (fix: write, read, randwrite, randread or randrw)", t.RW)
 		}
 		if t.BS < 512 || t.BS > 64<<20 {
-			bad("block size %d out of range (fix: --bs between 512 and 64M, e.g. 4k or 1m)", t.BS)
+			bad("bs", "%d out of range (fix: between 512 and 64M, e.g. 4k or 1m)", t.BS)
 		} else if c.Direct && t.BS%512 != 0 {
-			bad("block size %d is not a multiple of 512, which O_DIRECT needs (fix: --bs 4k, or --direct=false)", t.BS)
+			bad("bs", "%d is not a multiple of 512, which O_DIRECT needs (fix: 4k, or direct=false)", t.BS)
 		} else if c.Size >= 1<<20 && int64(t.BS) > c.Size {
-			bad("block size %d is larger than the file size %d (fix: a bigger --size or a smaller --bs)", t.BS, c.Size)
+			bad("bs", "%d is larger than the file size %d (fix: a bigger size or a smaller block size)", t.BS, c.Size)
 		}
 	}
-	return errors.Join(errs...)
-}
-
-// ParseSize parses a byte count as fio does: 4k, 1m, 10G, 512 (binary units,
-// case-insensitive, optional trailing "b" or "ib").
-func ParseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k':
-			mult = 1 << 10
-		case 'm':
-			mult = 1 << 20
-		case 'g':
-			mult = 1 << 30
-		case 't':
-			mult = 1 << 40
-		}
-		if mult != 1 {
-			t = t[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("bad size %q (fix: a positive number with an optional unit k, m, g or t, e.g. 4k or 10G)", s)
-	}
-	return int64(v * float64(mult)), nil
+	return errs.Err()
 }
 
 // ParseThrottle parses "ON/PERIOD[@RATE]", e.g. "200ms/1s" or "200ms/1s@200m"
-// (RATE in bytes per second, with ParseSize's units).
+// (RATE in bytes per second, a size in the units grammar: 200m is 200 MiB/s).
 func ParseThrottle(s string) (*Throttle, error) {
 	window, rate, hasRate := strings.Cut(s, "@")
 	on, period, ok := strings.Cut(window, "/")
 	if ok {
-		a, err1 := time.ParseDuration(on)
-		b, err2 := time.ParseDuration(period)
+		a, err1 := units.ParseDuration(on)
+		b, err2 := units.ParseDuration(period)
 		var r int64
 		var err3 error
 		if hasRate {
-			r, err3 = ParseSize(rate)
+			r, err3 = units.ParseSize(rate)
 		}
 		if err1 == nil && err2 == nil && err3 == nil && a > 0 && b > a {
 			return &Throttle{On: a, Period: b, Rate: r}, nil
 		}
 	}
-	return nil, fmt.Errorf("bad throttle %q (fix: ON/PERIOD[@BYTES_PER_S] with ON < PERIOD, e.g. 200ms/1s or 200ms/1s@200m)", s)
+	return nil, usererr.Field("throttle", "%q is not ON/PERIOD[@BYTES_PER_S] with ON < PERIOD (fix: e.g. 200ms/1s or 200ms/1s@200m)", s)
 }

@@ -23,31 +23,6 @@ func small(dir string) Config {
 	return c
 }
 
-func TestParseSize(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"4k", 4 << 10, true},
-		{"1M", 1 << 20, true},
-		{"10G", 10 << 30, true},
-		{"1GiB", 1 << 30, true},
-		{"512", 512, true},
-		{"1.5g", 3 << 29, true},
-		{"", 0, false},
-		{"-1G", 0, false},
-		{"ten", 0, false},
-		{"4x", 0, false},
-		{"0", 0, false},
-	} {
-		got, err := ParseSize(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
 // Every bad field is reported, each with its fix, in one error.
 func TestValidate(t *testing.T) {
 	for _, tc := range []struct {
@@ -56,17 +31,17 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"no path", func(c *Config) { c.Path = "" }, "no path"},
-		{"tiny size", func(c *Config) { c.Size = 4096 }, "--size"},
-		{"short duration", func(c *Config) { c.Duration = time.Millisecond }, "--duration"},
-		{"zero jobs", func(c *Config) { c.Jobs = -1 }, "--jobs"},
-		{"depth", func(c *Config) { c.IODepth = 100000 }, "--iodepth"},
-		{"rw", func(c *Config) { c.Tests = []Test{{Name: "x", RW: "sideways", BS: 4096}} }, "--rw"},
+		{"tiny size", func(c *Config) { c.Size = 4096 }, "size "},
+		{"short duration", func(c *Config) { c.Duration = time.Millisecond }, "duration "},
+		{"zero jobs", func(c *Config) { c.Jobs = -1 }, "jobs "},
+		{"depth", func(c *Config) { c.IODepth = 100000 }, "iodepth "},
+		{"rw", func(c *Config) { c.Tests = []Test{{Name: "x", RW: "sideways", BS: 4096}} }, "rw "},
 		{"bs not 512-aligned with O_DIRECT", func(c *Config) { c.Tests = []Test{{Name: "x", RW: RWRead, BS: 1000}} }, "multiple of 512"},
-		{"bs too big", func(c *Config) { c.Tests = []Test{{Name: "x", RW: RWRead, BS: 1 << 30}} }, "--bs"},
-		{"bucket", func(c *Config) { c.Bucket = time.Microsecond }, "--bucket"},
-		{"engine", func(c *Config) { c.Engine = "aio" }, "--engine"},
-		{"mix", func(c *Config) { c.RWMixRead = 101 }, "--rwmixread"},
-		{"throttle with io_uring", func(c *Config) { c.Engine = EngineIOUring; c.Throttle = &Throttle{On: 1, Period: 2} }, "--engine sync"},
+		{"bs too big", func(c *Config) { c.Tests = []Test{{Name: "x", RW: RWRead, BS: 1 << 30}} }, "bs "},
+		{"bucket", func(c *Config) { c.Bucket = time.Microsecond }, "bucket "},
+		{"engine", func(c *Config) { c.Engine = "aio" }, "engine "},
+		{"mix", func(c *Config) { c.RWMixRead = 101 }, "rwmixread "},
+		{"throttle with io_uring", func(c *Config) { c.Engine = EngineIOUring; c.Throttle = &Throttle{On: 1, Period: 2} }, "fix: engine sync"},
 	} {
 		c := small("/tmp")
 		tc.mod(&c)
@@ -169,7 +144,7 @@ func TestRandRWMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := PhaseFigures(&res.Phases[0])
+	f := analysis.DiskPhaseFigures(&res.Phases[0])
 	frac := float64(f.Reads) / float64(f.Reads+f.Writes)
 	if f.Reads+f.Writes < 1000 || frac < 0.65 || frac > 0.75 {
 		t.Errorf("%d reads, %d writes: read fraction %.3f, want 0.70 +- 0.05", f.Reads, f.Writes, frac)
@@ -247,7 +222,7 @@ func blockDevice() string {
 // mapping is tested directly.
 func TestDirectUnsupported(t *testing.T) {
 	err := openError("/mnt/x/f.dat", true, syscall.EINVAL)
-	if !strings.Contains(err.Error(), "--direct=false") {
+	if !strings.Contains(err.Error(), "direct=false") {
 		t.Fatalf("EINVAL with O_DIRECT: %v; want the --direct=false fix", err)
 	}
 	if err := openError("/mnt/x/f.dat", false, syscall.EROFS); !strings.Contains(err.Error(), "read-only") {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -44,7 +45,7 @@ func newJobs(fd int, t Test, size int64, n, readPct int) ([]*job, error) {
 	isRand := t.RW == RWRandRead || t.RW == RWRandWrite || t.RW == RWRandRW
 	per := size / int64(n) / bs * bs
 	if per < bs {
-		return nil, fmt.Errorf("file of %d bytes cannot give %d jobs a %d-byte block each (fix: a bigger --size or fewer --jobs)", size, n, bs)
+		return nil, usererr.Field("size", "of %d bytes cannot give %d jobs a %d-byte block each (fix: a bigger size or fewer jobs)", size, n, bs)
 	}
 	pct := uint64(readPct)
 	switch t.RW {
@@ -159,7 +160,7 @@ func ioError(write bool, off int64, n int, res int, errno unix.Errno) error {
 }
 
 // ErrNoSpace is returned when the file system filled up during the probe.
-var ErrNoSpace = errors.New("no space left on the device (fix: free space or a smaller --size)")
+var ErrNoSpace = errors.New("no space left on the device (fix: free space or a smaller size)")
 
 func classOf(errno unix.Errno) target.Class {
 	switch errno {

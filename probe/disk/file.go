@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,11 +48,11 @@ func openTestFile(c *Config) (*testFile, error) {
 		path = filepath.Join(path, "platbench-probe-"+hex.EncodeToString(b[:])+".dat")
 	case err == nil && st.Mode()&fs.ModeDevice != 0 && st.Mode()&fs.ModeCharDevice == 0:
 		if !c.Force {
-			return nil, fmt.Errorf("%s is a block device; the probe would overwrite it (fix: give a directory on its file system, or --force to destroy its contents)", path)
+			return nil, usererr.Field("path", "%s is a block device; the probe would overwrite it (fix: give a directory on its file system, or force to destroy its contents)", path)
 		}
 	case err == nil && st.Mode().IsRegular():
 		if !c.Force {
-			return nil, fmt.Errorf("%s exists; the probe would overwrite it (fix: give a directory, a new file name, or --force)", path)
+			return nil, usererr.Field("path", "%s exists; the probe would overwrite it (fix: give a directory, a new file name, or force)", path)
 		}
 	case err == nil:
 		return nil, fmt.Errorf("%s is neither a directory, a regular file nor a block device (fix: give a directory)", path)
@@ -109,10 +111,10 @@ func openTestFile(c *Config) (*testFile, error) {
 		tf.close(true)
 		fix := "free some space or give a directory on another file system"
 		if fit := (avail - freeMargin) / (1 << 20) * (1 << 20); fit+tf.fresh >= 16<<20 {
-			fix = fmt.Sprintf("--size %s or less, or another directory", fmtBytes(fit+tf.fresh))
+			fix = fmt.Sprintf("a size of %s or less, or another directory", units.Bytes(float64(fit+tf.fresh)))
 		}
-		return nil, fmt.Errorf("not enough free space in %s: the test file needs %s more, %s is free and the probe keeps %s spare (fix: %s)",
-			dir, fmtBytes(need), fmtBytes(avail), fmtBytes(freeMargin), fix)
+		return nil, usererr.Field("size", "does not fit: the test file needs %s more in %s, %s is free and the probe keeps %s spare (fix: %s)",
+			units.Bytes(float64(need)), dir, units.Bytes(float64(avail)), units.Bytes(float64(freeMargin)), fix)
 	}
 	return tf, nil
 }
@@ -120,7 +122,7 @@ func openTestFile(c *Config) (*testFile, error) {
 func openError(path string, direct bool, err error) error {
 	switch {
 	case direct && errors.Is(err, unix.EINVAL):
-		return fmt.Errorf("the file system of %s does not support O_DIRECT (fix: --direct=false, or a directory on a disk file system)", filepath.Dir(path))
+		return usererr.Field("direct", "is impossible: the file system of %s does not support O_DIRECT (fix: direct=false, or a directory on a disk file system)", filepath.Dir(path))
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		return fmt.Errorf("cannot write %s: permission denied (fix: a directory you can write to)", path)
 	case errors.Is(err, unix.EROFS):
@@ -218,16 +220,4 @@ func fsName(magic int64) string {
 		return "nfs"
 	}
 	return fmt.Sprintf("0x%x", magic)
-}
-
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1fG", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0fM", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0fk", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d", n)
 }

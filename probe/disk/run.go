@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target"
@@ -49,10 +51,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 
 	engine, why := pickEngine(cfg.Engine, cfg.Throttle != nil)
 	if engine == "" {
-		return nil, fmt.Errorf("engine io_uring unavailable: %s (fix: --engine sync or auto)", why)
+		return nil, usererr.Field("engine", "io_uring is unavailable: %s (fix: sync or auto)", why)
 	}
 	if engine == EngineSync && cfg.Jobs*cfg.IODepth > maxSyncThreads {
-		return nil, fmt.Errorf("the sync engine (%s) would need %d threads for %d jobs x iodepth %d (fix: at most %d in all, e.g. a smaller --iodepth)",
+		return nil, usererr.Field("iodepth", "is too deep for the sync engine (%s): %d threads for %d jobs x iodepth %d (fix: at most %d in all, e.g. a smaller iodepth)",
 			why, cfg.Jobs*cfg.IODepth, cfg.Jobs, cfg.IODepth, maxSyncThreads)
 	}
 
@@ -77,10 +79,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 		res.Tool = result.Tool{Name: "platbench", Version: "dev", GoVersion: runtime.Version()}
 	}
 	if tf.device {
-		res.Notes = append(res.Notes, "probe ran on the block device "+tf.path+" (--force): its previous contents are overwritten")
+		res.Notes = append(res.Notes, "probe ran on the block device "+tf.path+" (forced): its previous contents are overwritten")
 	}
 	if !cfg.Direct {
-		res.Notes = append(res.Notes, "buffered I/O (--direct=false): writes may complete in the page cache and reads may be served from it; the file's pages are dropped before each test")
+		res.Notes = append(res.Notes, "buffered I/O (not O_DIRECT): writes may complete in the page cache and reads may be served from it; the file's pages are dropped before each test")
 	}
 	if cfg.Throttle != nil {
 		rate := "as fast as the file allows"
@@ -92,7 +94,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 	}
 
 	if !cfg.NoLayout && tf.fresh < tf.size {
-		say("laying out %s (%s)", tf.path, fmtBytes(tf.size))
+		say("laying out %s (%s)", tf.path, units.Bytes(float64(tf.size)))
 		t0 := time.Now()
 		if err := tf.layout(ctx); err != nil {
 			return interrupted(ctx, res, err)
@@ -103,7 +105,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 		if err := tf.settle(); err != nil {
 			return nil, err
 		}
-		say("%s: %s bs=%s jobs=%d iodepth=%d engine=%s for %v", t.Name, t.RW, fmtBytes(int64(t.BS)), cfg.Jobs, cfg.IODepth, engine, cfg.Duration)
+		say("%s: %s bs=%s jobs=%d iodepth=%d engine=%s for %v", t.Name, t.RW, units.Bytes(float64(t.BS)), cfg.Jobs, cfg.IODepth, engine, cfg.Duration)
 		ph, err := runTest(ctx, &cfg, tf, t, engine)
 		if ph != nil {
 			res.Phases = append(res.Phases, *ph)

@@ -1,4 +1,4 @@
-package disk
+package report
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// The headline figures are plain arithmetic on the phase: checked on a
-// hand-built phase whose answers are known.
-func TestPhaseFiguresAndReport(t *testing.T) {
+// The probe's table: one line per op of a mixed test, fio's columns.
+func TestWriteDiskProbe(t *testing.T) {
 	p := result.Phase{
+
 		Name:       "randrw-4k",
 		DurationNs: 2e9,
 		Ops: []result.OpTotal{
@@ -22,22 +22,13 @@ func TestPhaseFiguresAndReport(t *testing.T) {
 		Buckets: result.Buckets{WidthNs: 500e6, Outstanding: []bool{true, true, true, true},
 			Bytes: map[string][]uint64{"READ": {0, 1e6, 3e6, 4e6}, "WRITE": {0, 1e6, 1e6, 0}}},
 	}
-	f := PhaseFigures(&p)
-	if f.IOPS != 5000 || f.Errors != 2 || f.Reads != 7000 {
-		t.Errorf("IOPS %v errors %d reads %d; want 5000, 2, 7000", f.IOPS, f.Errors, f.Reads)
-	}
-	if want := 10000 * 4096 / 2.0 / 1e6; f.MBPerS != want {
-		t.Errorf("MB/s %v, want %v", f.MBPerS, want)
-	}
-	if f.MinBucketMB != 0 || f.PeakBucketMB != 8 {
-		t.Errorf("bucket range %v..%v MB/s, want 0..8", f.MinBucketMB, f.PeakBucketMB)
-	}
 	var buf bytes.Buffer
-	PrintReport(&buf, &result.Result{Phases: []result.Phase{p}, Config: result.Config{Extra: map[string]string{"engine": "io_uring"}}})
+	WriteDiskProbe(&buf, &result.Result{Phases: []result.Phase{p}, Config: result.Config{Extra: map[string]string{"engine": "io_uring"}}})
 	out := buf.String()
 	for _, want := range []string{
-		"randrw-4k READ   14.3  3500  250 µs  200 µs  1.00 ms  2.00 ms   5.00 ms",
-		"randrw-4k WRITE   6.1  1500  1.50 ms  1.00 ms  4.00 ms  8.00 ms  12.00 ms",
+		"randrw-4k READ   14.3  3,500  250 µs  200 µs  1.00 ms  2.00 ms   5.00 ms",
+		"randrw-4k WRITE   6.1  1,500  1.50 ms  1.00 ms  4.00 ms  8.00 ms  12.0 ms",
+		"randrw-4k: 1 stalls (500ms buckets with I/O outstanding and none completed), longest 2.00 s",
 		"engine io_uring",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
