@@ -308,7 +308,12 @@ func printTerm(w io.Writer, r *result.Result) error {
 	}
 	if r.Host != nil {
 		fmt.Fprintln(w)
-		telemetry.WriteHostText(w, r)
+		report.WriteHostText(w, r)
+	}
+	// Counters of the server or of the whole machine were asked for by name
+	// (as seed 000 ran perf stat on Cassandra): show them in full.
+	if c := r.Counters; c != nil && (c.Scope == "server" || c.Scope == "system") {
+		report.WritePerfStat(w, c)
 	}
 	if r.Analysis != nil {
 		fmt.Fprintln(w)

@@ -118,3 +118,18 @@ func Seconds(s float64) string {
 func Trim1(v float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
 }
+
+// Compact formats a count or rate briefly: "950", "12.0k", "60.0k", "1.25M".
+func Compact(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		return "-"
+	case a >= 1e9:
+		return strconv.FormatFloat(v/1e9, 'f', 2, 64) + "G"
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}

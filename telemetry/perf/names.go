@@ -17,6 +17,8 @@
 // run: a session that could open nothing is still a valid, empty session.
 package perf
 
+import "github.com/platbench/platbench/result"
+
 // Counter names, as perf stat prints them.
 const (
 	TaskClock       = "task-clock" // ns (cpu-clock in system scope)
@@ -42,3 +44,16 @@ var order = []string{
 
 // Order is the print order of the counter names.
 func Order() []string { return append([]string(nil), order...) }
+
+// IPC is instructions per cycle, or false when either counter is missing.
+func IPC(c *result.Counters) (float64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	ins, ok1 := c.Values[Instructions]
+	cyc, ok2 := c.Values[Cycles]
+	if !ok1 || !ok2 || cyc == 0 {
+		return 0, false
+	}
+	return float64(ins) / float64(cyc), true
+}

@@ -1,7 +1,6 @@
 package perf
 
 import (
-	"bytes"
 	"runtime"
 	"strings"
 	"testing"
@@ -60,9 +59,6 @@ func TestProcessCounters(t *testing.T) {
 	cpu := rusageNs(t) - cpu0
 
 	t.Logf("values %v; unavailable %v (%s)", c.Values, c.Unavailable, c.UnavailableReason)
-	var buf bytes.Buffer
-	WriteStat(&buf, c)
-	t.Log(buf.String())
 
 	if c.Scope != "process" {
 		t.Errorf("scope %q", c.Scope)

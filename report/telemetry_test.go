@@ -1,41 +1,18 @@
-package telemetry
+package report
 
 import (
 	"bytes"
-	"flag"
 	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/perf"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // A fixed result: 3 s of a disk-heavy run with a server process, a
 // client-bound verdict and counters without a PMU.
-func fixture() *result.Result {
+func hostFixture() *result.Result {
 	s := func(user, sys, iow, idle, maxCore float64, wb uint64) result.HostSample {
 		return result.HostSample{DurationNs: 1e9, CPUUser: user, CPUSystem: sys, CPUIOWait: iow, CPUIdle: idle,
 			CPUMaxCore: maxCore, CPUMaxCoreID: 1, CPUMaxCoreIRQ: iow * 4, Load1: 3.5, MemUsedBytes: 3 << 30, MemAvailableBytes: 20 << 30,
@@ -68,13 +45,13 @@ func fixture() *result.Result {
 
 func TestWriteHostTextGolden(t *testing.T) {
 	var buf bytes.Buffer
-	WriteHostText(&buf, fixture())
+	WriteHostText(&buf, hostFixture())
 	golden(t, "host.txt", buf.Bytes())
 }
 
 func TestWritePerfStatGolden(t *testing.T) {
 	var buf bytes.Buffer
-	WritePerfStat(&buf, fixture().Counters)
+	WritePerfStat(&buf, hostFixture().Counters)
 	golden(t, "perfstat.txt", buf.Bytes())
 }
 
@@ -84,5 +61,45 @@ func TestWriteHostTextWithoutHost(t *testing.T) {
 	WriteHostText(&buf, nil)
 	if buf.Len() != 0 {
 		t.Errorf("wrote %q for a result without host figures", buf.String())
+	}
+}
+
+// The seed report's ARM counters (Cassandra under cassandra-stress) print
+// with the ratios perf stat printed.
+func TestWritePerfStatSeedFigures(t *testing.T) {
+	c := &result.Counters{
+		Scope:      "system",
+		DurationNs: 7403_420_000_000, // 711069.6 ms task clock at 96.046 CPUs utilized
+		Values: map[string]uint64{
+			perf.TaskClock: 711069602520_000 / 1000, perf.ContextSwitches: 14802, perf.CPUMigrations: 137, perf.PageFaults: 7207,
+			perf.Cycles: 7422259052720, perf.StalledFront: 3929716281, perf.StalledBack: 7384719523004,
+			perf.Instructions: 43938297479, perf.Branches: 6114998824, perf.BranchMisses: 375388710,
+		},
+		Unavailable:       []string{perf.CacheRefs, perf.CacheMisses},
+		UnavailableReason: "hardware counters: test",
+	}
+	c.Values[perf.TaskClock] = 711069602520 // ns
+	c.DurationNs = int64(float64(c.Values[perf.TaskClock]) / 96.046)
+	var buf bytes.Buffer
+	WritePerfStat(&buf, c)
+	out := buf.String()
+	for _, want := range []string{
+		"711,069.60 msec task-clock",
+		"96.046 CPUs utilized",
+		"7,422,259,052,720      cycles",
+		"0.05% frontend cycles idle",
+		"99.49% backend cycles idle",
+		"0.01 insns per cycle",
+		"168.07 stalled cycles per insn",
+		"6.14% of all branches",
+		"<not supported>      cache-misses",
+		"Not available: hardware counters: test.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if os.Getenv("PERF_STAT_SHOW") != "" {
+		t.Log(out)
 	}
 }

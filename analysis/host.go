@@ -1,0 +1,254 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/perf"
+)
+
+// HostFigures are the loader host's telemetry reduced for a report: means
+// over the samples unless a name says Max or End. Fractions are 0..1, rates
+// per second, sizes in bytes.
+type HostFigures struct {
+	Samples    int
+	IntervalNs int64
+
+	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
+	BusiestCoreMean, BusiestCoreMax, IRQCoreMax, Load1Max                float64
+
+	MemUsedMax, PageCacheEnd, PageCacheMax, DirtyMax float64
+	RAM                                              float64 // the platform's RAM; 0 if unknown
+
+	Disks []HostDisk // devices that did any I/O, most bytes first
+	Nets  []HostNet  // interfaces that moved packets, most bytes first
+
+	CtxSwitchesPerS, InterruptsPerS float64
+
+	Self   *result.SelfUsage // platbench's own use and the client-bound verdict
+	Server *HostServer       // the server process on this host; nil when not sampled
+	// ServerMatch is how the server process was looked for ("" when it was not).
+	ServerMatch string
+
+	Counters *CounterFigures // nil without counters
+}
+
+// HostDisk is one device over the run.
+type HostDisk struct {
+	Name                          string
+	ReadBytesPerS, WriteBytesPerS float64
+	ReadIOPS, WriteIOPS           float64
+	ReadLatencyNs, WriteLatencyNs float64 // mean per I/O; 0 without I/O
+	HasReads, HasWrites           bool
+	BusyMean, BusyMax             float64
+	totalBytes                    uint64
+}
+
+// HostNet is one network interface over the run.
+type HostNet struct {
+	Name                         string
+	RxBytesPerS, TxBytesPerS     float64
+	RxPacketsPerS, TxPacketsPerS float64
+	totalBytes                   uint64
+}
+
+// HostServer is the server process's use over the run.
+type HostServer struct {
+	Name                          string
+	PIDs                          int // more than one: it restarted
+	CoresMean, CoresMax           float64
+	RSSMax                        int64
+	ReadBytesPerS, WriteBytesPerS float64
+}
+
+// CounterFigures summarise the perf counters of a run.
+type CounterFigures struct {
+	Scope              string
+	IPC                float64
+	HasIPC             bool
+	CPUsUtilized       float64
+	HasCPUsUtilized    bool
+	ContextSwitches    float64
+	HasContextSwitches bool
+	Unavailable        int
+}
+
+// Host reduces r's host series and counters; ok is false when the result has
+// no host samples.
+func Host(r *result.Result) (HostFigures, bool) {
+	if r == nil || r.Host == nil || len(r.Host.Samples) == 0 {
+		return HostFigures{}, false
+	}
+	h := r.Host
+	ss := h.Samples
+	n := float64(len(ss))
+	var secs float64
+	for _, s := range ss {
+		secs += float64(s.DurationNs) / 1e9
+	}
+	if secs <= 0 {
+		secs = n
+	}
+	mean := func(f func(result.HostSample) float64) float64 {
+		var t float64
+		for _, s := range ss {
+			t += f(s)
+		}
+		return t / n
+	}
+	maxOf := func(f func(result.HostSample) float64) float64 {
+		m := math.Inf(-1)
+		for _, s := range ss {
+			m = math.Max(m, f(s))
+		}
+		return m
+	}
+	f := HostFigures{
+		Samples: len(ss), IntervalNs: h.IntervalNs,
+		CPUUser:         mean(func(s result.HostSample) float64 { return s.CPUUser }),
+		CPUSystem:       mean(func(s result.HostSample) float64 { return s.CPUSystem }),
+		CPUIOWait:       mean(func(s result.HostSample) float64 { return s.CPUIOWait }),
+		CPUIRQ:          mean(func(s result.HostSample) float64 { return s.CPUIRQ }),
+		CPUSoftIRQ:      mean(func(s result.HostSample) float64 { return s.CPUSoftIRQ }),
+		CPUSteal:        mean(func(s result.HostSample) float64 { return s.CPUSteal }),
+		CPUIdle:         mean(func(s result.HostSample) float64 { return s.CPUIdle }),
+		BusiestCoreMean: mean(func(s result.HostSample) float64 { return s.CPUMaxCore }),
+		BusiestCoreMax:  maxOf(func(s result.HostSample) float64 { return s.CPUMaxCore }),
+		IRQCoreMax:      maxOf(func(s result.HostSample) float64 { return s.CPUMaxCoreIRQ }),
+		Load1Max:        maxOf(func(s result.HostSample) float64 { return s.Load1 }),
+		MemUsedMax:      maxOf(func(s result.HostSample) float64 { return float64(s.MemUsedBytes) }),
+		PageCacheEnd:    float64(ss[len(ss)-1].PageCacheBytes),
+		PageCacheMax:    maxOf(func(s result.HostSample) float64 { return float64(s.PageCacheBytes) }),
+		DirtyMax:        maxOf(func(s result.HostSample) float64 { return float64(s.DirtyBytes) }),
+		RAM:             float64(r.Platform.RAMBytes),
+		CtxSwitchesPerS: mean(func(s result.HostSample) float64 { return float64(s.CtxSwitches) / (float64(s.DurationNs) / 1e9) }),
+		InterruptsPerS:  mean(func(s result.HostSample) float64 { return float64(s.Interrupts) / (float64(s.DurationNs) / 1e9) }),
+		Disks:           hostDisks(ss, secs),
+		Nets:            hostNets(ss, secs),
+		Self:            h.Self,
+		Server:          hostServer(h.Server, secs),
+		ServerMatch:     h.ServerMatch,
+		Counters:        counterFigures(r.Counters),
+	}
+	return f, true
+}
+
+func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
+	type acc struct {
+		r, w, rb, wb  uint64
+		rlat, wlat    float64 // ns weighted by ops
+		busy, busyMax float64
+	}
+	all := map[string]*acc{}
+	for _, s := range ss {
+		for name, d := range s.Disks {
+			a := all[name]
+			if a == nil {
+				a = &acc{}
+				all[name] = a
+			}
+			a.r += d.Reads
+			a.w += d.Writes
+			a.rb += d.ReadBytes
+			a.wb += d.WriteBytes
+			a.rlat += float64(d.ReadLatencyNs) * float64(d.Reads)
+			a.wlat += float64(d.WriteLatencyNs) * float64(d.Writes)
+			a.busy += d.BusyFraction
+			a.busyMax = math.Max(a.busyMax, d.BusyFraction)
+		}
+	}
+	var out []HostDisk
+	for name, a := range all {
+		if a.r+a.w == 0 {
+			continue
+		}
+		d := HostDisk{Name: name, ReadBytesPerS: float64(a.rb) / secs, WriteBytesPerS: float64(a.wb) / secs,
+			ReadIOPS: float64(a.r) / secs, WriteIOPS: float64(a.w) / secs, HasReads: a.r > 0, HasWrites: a.w > 0,
+			BusyMean: a.busy / float64(len(ss)), BusyMax: a.busyMax, totalBytes: a.rb + a.wb}
+		if a.r > 0 {
+			d.ReadLatencyNs = a.rlat / float64(a.r)
+		}
+		if a.w > 0 {
+			d.WriteLatencyNs = a.wlat / float64(a.w)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].totalBytes != out[j].totalBytes {
+			return out[i].totalBytes > out[j].totalBytes
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func hostNets(ss []result.HostSample, secs float64) []HostNet {
+	all := map[string]*result.NetIO{}
+	for _, s := range ss {
+		for name, x := range s.Nets {
+			t := all[name]
+			if t == nil {
+				t = &result.NetIO{}
+				all[name] = t
+			}
+			t.RxBytes += x.RxBytes
+			t.TxBytes += x.TxBytes
+			t.RxPackets += x.RxPackets
+			t.TxPackets += x.TxPackets
+		}
+	}
+	var out []HostNet
+	for name, t := range all {
+		if t.RxPackets+t.TxPackets == 0 {
+			continue
+		}
+		out = append(out, HostNet{Name: name, RxBytesPerS: float64(t.RxBytes) / secs, TxBytesPerS: float64(t.TxBytes) / secs,
+			RxPacketsPerS: float64(t.RxPackets) / secs, TxPacketsPerS: float64(t.TxPackets) / secs, totalBytes: t.RxBytes + t.TxBytes})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].totalBytes != out[j].totalBytes {
+			return out[i].totalBytes > out[j].totalBytes
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func hostServer(ps []result.ProcSample, secs float64) *HostServer {
+	if len(ps) == 0 {
+		return nil
+	}
+	s := &HostServer{}
+	var cores float64
+	var rb, wb uint64
+	pids := map[int]bool{}
+	for _, p := range ps {
+		cores += p.CPUCores
+		s.CoresMax = math.Max(s.CoresMax, p.CPUCores)
+		s.RSSMax = max(s.RSSMax, p.RSSBytes)
+		rb += p.ReadBytes
+		wb += p.WriteBytes
+		pids[p.PID] = true
+		s.Name = p.Name
+	}
+	s.CoresMean = cores / float64(len(ps))
+	s.PIDs = len(pids)
+	s.ReadBytesPerS, s.WriteBytesPerS = float64(rb)/secs, float64(wb)/secs
+	return s
+}
+
+func counterFigures(c *result.Counters) *CounterFigures {
+	if c == nil {
+		return nil
+	}
+	f := &CounterFigures{Scope: c.Scope, Unavailable: len(c.Unavailable)}
+	f.IPC, f.HasIPC = perf.IPC(c)
+	if v, ok := c.Values[perf.TaskClock]; ok && c.DurationNs > 0 {
+		f.CPUsUtilized, f.HasCPUsUtilized = float64(v)/float64(c.DurationNs), true
+	}
+	if v, ok := c.Values[perf.ContextSwitches]; ok {
+		f.ContextSwitches, f.HasContextSwitches = float64(v), true
+	}
+	return f
+}
