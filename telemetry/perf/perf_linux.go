@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
 
@@ -69,7 +70,7 @@ type Session struct {
 // the reason; err is non-nil only for a bad scope.
 func Open(scope string) (*Session, error) {
 	if scope == "server" {
-		return nil, fmt.Errorf("perf: scope server needs the server's pid (fix: give --server-pid or --server-process)")
+		return nil, usererr.Field("perf_scope", "server needs the server's pid (fix: also name the server process, by pid or by name)")
 	}
 	return openScope(scope, os.Getpid())
 }
@@ -99,7 +100,7 @@ func openScope(scope string, pid int) (*Session, error) {
 			targets = append(targets, [2]int{-1, cpu})
 		}
 	default:
-		return nil, fmt.Errorf("perf: scope %q is not process, system or server (fix: --perf-scope process|system|server)", scope)
+		return nil, usererr.Field("perf_scope", "%q is not process, system or server (fix: process, system or server)", scope)
 	}
 	var hwErr, swErr error
 	for _, sp := range specs {

@@ -3,9 +3,9 @@
 package perf
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
 
@@ -22,7 +22,7 @@ func Open(scope string) (*Session, error) {
 	switch scope {
 	case "", "process", "system":
 	default:
-		return nil, fmt.Errorf("perf: scope %q is not process, system or server (fix: --perf-scope process|system|server)", scope)
+		return nil, usererr.Field("perf_scope", "%q is not process, system or server (fix: process, system or server)", scope)
 	}
 	if scope == "" {
 		scope = "process"

@@ -1,0 +1,203 @@
+// Package layout holds tests of the tree's shape: the rules of
+// docs/architecture.md that a compiler does not check. They read the source,
+// so they run in a second and need nothing but the checkout.
+package layout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// file is one non-test Go source file of the module.
+type file struct {
+	path string // relative to the module root, slash-separated
+	fset *token.FileSet
+	ast  *ast.File
+}
+
+func sources(t *testing.T) []file {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []file
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "scripts") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, file{filepath.ToSlash(rel), fset, f})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 50 {
+		t.Fatalf("found only %d source files under %s", len(out), root)
+	}
+	return out
+}
+
+// A function past ~80 lines is usually two jobs; 100 is the hard limit.
+func TestNoLongFunctions(t *testing.T) {
+	const limit = 100
+	var long []string
+	for _, f := range sources(t) {
+		for _, d := range f.ast.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			n := f.fset.Position(fn.End()).Line - f.fset.Position(fn.Pos()).Line + 1
+			if n > limit {
+				long = append(long, f.path+": "+fn.Name.Name+" is "+strconv.Itoa(n)+" lines")
+			}
+		}
+	}
+	sort.Strings(long)
+	for _, l := range long {
+		t.Errorf("%s (limit %d: split it by job)", l, limit)
+	}
+}
+
+// imports returns the import paths of f.
+func imports(f file) []string {
+	var out []string
+	for _, im := range f.ast.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		out = append(out, p)
+	}
+	return out
+}
+
+// Only main exits; only the command line knows about flags; only adapters
+// import drivers.
+func TestImportRules(t *testing.T) {
+	drivers := []string{"github.com/apache/cassandra-gocql-driver", "github.com/twmb/franz-go", "github.com/redis/go-redis",
+		"github.com/hazelcast/hazelcast-go-client", "github.com/cockroachdb/pebble"}
+	for _, f := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(f.path))
+		for _, p := range imports(f) {
+			if p == "flag" && !strings.HasPrefix(dir, "internal/cli") && !strings.HasPrefix(dir, "cmd/") {
+				t.Errorf("%s imports flag: only internal/cli binds flags (fix: a Config field, bound in internal/cli)", f.path)
+			}
+			for _, d := range drivers {
+				if strings.HasPrefix(p, d) && !strings.HasPrefix(dir, "target/") {
+					t.Errorf("%s imports the driver %s: only target adapters import drivers", f.path, p)
+				}
+			}
+		}
+		if strings.HasPrefix(dir, "cmd/") {
+			continue
+		}
+		for _, d := range f.ast.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			// pebble's Logger.Fatalf must not return (pebble's own
+			// default logger exits too): the one exit below cmd/.
+			if !ok || fn.Body == nil || f.path == "target/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
+				continue
+			}
+			if line := calls(f, fn.Body, "os", "Exit"); line > 0 {
+				t.Errorf("%s:%d calls os.Exit: only cmd/platbench exits (fix: return an error)", f.path, line)
+			}
+		}
+	}
+}
+
+// calls returns the line of the first call of pkg.name in n, or 0.
+func calls(f file, n ast.Node, pkg, name string) int {
+	line := 0
+	ast.Inspect(n, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if ok && line == 0 && sel.Sel.Name == name {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
+				line = f.fset.Position(sel.Pos()).Line
+			}
+		}
+		return line == 0
+	})
+	return line
+}
+
+// Text, Markdown, HTML and CSV are written by report/ alone: no other
+// package imports text/tabwriter or html/template, or writes CSV (reading
+// it, as the catalog does, is fine).
+func TestOnlyReportRenders(t *testing.T) {
+	for _, f := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(f.path))
+		if strings.HasPrefix(dir, "report") {
+			continue
+		}
+		for _, p := range imports(f) {
+			if p == "text/tabwriter" || p == "html/template" {
+				t.Errorf("%s imports %s: rendering belongs in report/", f.path, p)
+			}
+		}
+		if line := calls(f, f.ast, "csv", "NewWriter"); line > 0 {
+			t.Errorf("%s:%d writes CSV: rendering belongs in report/", f.path, line)
+		}
+	}
+}
+
+// flagName matches a command-line flag written into a message ("--warmup").
+var flagName = regexp.MustCompile(`(^|[\s(',;])--[a-z][a-z-]+`)
+
+// Library errors speak of config fields, not of the command line's flags:
+// internal/cli maps a usererr field to its flag. An error built below
+// internal/cli that names a flag is a library that knows the CLI.
+func TestLibraryErrorsNameNoFlags(t *testing.T) {
+	builders := map[string]bool{"Errorf": true, "New": true, "Field": true, "Configf": true, "Add": true, "Addf": true}
+	for _, f := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(f.path))
+		if strings.HasPrefix(dir, "internal/cli") || strings.HasPrefix(dir, "cmd/") {
+			continue
+		}
+		ast.Inspect(f.ast, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var name string
+			switch fn := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				name = fn.Sel.Name
+			case *ast.Ident:
+				name = fn.Name
+			}
+			if !builders[name] {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && flagName.MatchString(lit.Value) {
+					t.Errorf("%s:%d: an error names a flag (%s): name the config field (usererr.Field) and let internal/cli map it",
+						f.path, f.fset.Position(lit.Pos()).Line, flagName.FindString(lit.Value))
+				}
+			}
+			return true
+		})
+	}
+}
