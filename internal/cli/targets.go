@@ -3,17 +3,82 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 
+	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/target/registry"
 )
 
 func runTargets(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "targets", "", "List the targets platbench can drive, one line each, with an example URL.")
+	fs := newFlags(env, "targets", "[NAME]", "List the targets platbench can drive, one line each, with an example URL.\n"+
+		"With NAME, print that target's options (URL query or --target-opt key=value): name, type, default, unit, other accepted names, and what each does.")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for _, e := range registry.Entries {
-		fmt.Fprintf(env.Stdout, "%-10s %-58s e.g. %s\n", e.Name, e.Summary, e.Example)
+	switch fs.NArg() {
+	case 0:
+		for _, e := range registry.Entries {
+			fmt.Fprintf(env.Stdout, "%-10s %-58s e.g. %s\n", e.Name, e.Summary, e.Example)
+		}
+		return nil
+	case 1:
+		e, err := registry.Lookup(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		writeOptions(env.Stdout, e)
+		return nil
 	}
-	return nil
+	return usagef("unexpected argument %q (one target name at most)", fs.Arg(1))
+}
+
+// writeOptions prints the option table generated from the target's
+// declarations, so that it cannot drift from what the target accepts.
+func writeOptions(w io.Writer, e target.Entry) {
+	fmt.Fprintf(w, "%s: %s\ne.g. %s\n\n", e.Name, e.Summary, e.Example)
+	var opts []*target.Option
+	if e.Options != nil {
+		opts = e.Options().Options()
+	}
+	if len(opts) == 0 {
+		fmt.Fprintln(w, "It takes no options.")
+		return
+	}
+	fmt.Fprintln(w, "Options (URL query or --target-opt key=value; --target-opt wins, and the last of a repeated key):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "OPTION\tTYPE\tDEFAULT\tUNIT\tALSO\tMEANING")
+	var fromWorkload []string
+	for _, o := range opts {
+		lines := wrap(o.Doc, 64)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Type(), o.DefaultText(), o.Unit, strings.Join(o.Aliases, ", "), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(tw, "\t\t\t\t\t%s\n", l)
+		}
+		if o.Workload {
+			fromWorkload = append(fromWorkload, o.Name)
+		}
+	}
+	tw.Flush()
+	if len(fromWorkload) > 0 {
+		fmt.Fprintf(w, "\nA workload's options: may also set %s (the URL and --target-opt win).\n", strings.Join(fromWorkload, ", "))
+	}
+}
+
+// wrap splits s into lines of at most width characters, at spaces.
+func wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
 }

@@ -4,7 +4,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -43,20 +42,21 @@ func Open(ctx context.Context, rawURL string, opts map[string]string) (target.Ta
 		}
 		name = u.Scheme
 	}
-	for _, e := range Entries {
-		if e.Name == name {
-			return e.Open(ctx, u, opts)
-		}
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, target.Configf("unknown target %q (run 'platbench targets' for the list)", name)
+	return e.Open(ctx, u, opts)
 }
 
 // Lookup returns the entry named name.
 func Lookup(name string) (target.Entry, error) {
-	for _, e := range Entries {
+	names := make([]string, len(Entries))
+	for i, e := range Entries {
 		if e.Name == name {
 			return e, nil
 		}
+		names[i] = e.Name
 	}
-	return target.Entry{}, fmt.Errorf("unknown target %q", name)
+	return target.Entry{}, target.Configf("unknown target %q (fix: one of %s; 'platbench targets' lists them)", name, strings.Join(names, ", "))
 }
