@@ -46,7 +46,7 @@ func writeOptions(w io.Writer, e target.Entry) {
 		fmt.Fprintln(w, "It takes no options.")
 		return
 	}
-	fmt.Fprintln(w, "Options (URL query or --target-opt key=value; --target-opt wins, and the last of a repeated key):")
+	fmt.Fprintln(w, "Options, from the URL query or --target-opt key=value (--target-opt wins; a repeated key takes its last value):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OPTION\tTYPE\tDEFAULT\tUNIT\tALSO\tMEANING")
 	var fromWorkload []string
