@@ -19,9 +19,9 @@ import (
 
 // Entries lists every target, in the order `platbench targets` prints them.
 var Entries = []target.Entry{
-	{Name: "embedded", Summary: "pebble LSM storage engine in a local directory (the default; no server needed)", Example: "embedded:///var/tmp/pb?sync=true", Open: embedded.Open},
-	{Name: "null", Summary: "does nothing: measures platbench's own overhead", Example: "null", Open: null.Open},
-	{Name: "fake", Summary: "scripted latency, stalls and errors, for testing the runner", Example: "fake://?latency=1ms&stall_at=5s&stall_for=500ms", Open: fake.Open},
+	{Name: "embedded", Summary: "pebble LSM storage engine in a local directory (the default; no server needed)", Example: "embedded:///var/tmp/pb?sync=true", Open: embedded.Open, Options: embedded.Options},
+	{Name: "null", Summary: "does nothing: measures platbench's own overhead", Example: "null", Open: null.Open, Options: null.Options},
+	{Name: "fake", Summary: "scripted latency, stalls and errors, for testing the runner", Example: "fake://?latency=1ms&stall_at=5s&stall_for=500ms", Open: fake.Open, Options: fake.Options},
 	{Name: "redis", Summary: "Redis or Valkey server or cluster: GET/SET or YCSB hashes, pipelining (redis://[user:pass@]host:6379[/db], rediss://)", Example: "redis://127.0.0.1:6379?mode=hash&pipeline=1", Open: redis.Open},
 	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open},
 	{Name: "hazelcast", Summary: "Hazelcast cluster: IMap for YCSB ops, CP subsystem IAtomicReference/IAtomicLong for SET/GET/CAS/INCR", Example: "hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev", Open: hazelcast.Open},
