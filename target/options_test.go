@@ -140,6 +140,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"duration", Sources{Query: query(t, "timeout=-1s")}, []string{`timeout="-1s" is not a duration`}},
 		{"enum", Sources{Query: query(t, "mode=json")}, []string{`mode="json" is not kv or hash (fix: mode=kv or hash)`}},
 		{"func", Sources{Query: query(t, "pair=x")}, []string{`pair="x" is not a:b`}},
+		{"from a workload", Sources{Workload: map[string]string{"conns": "many"}}, []string{`conns="many" (from the workload's options) is not a whole number`}},
 		{"unknown with a hint", Sources{Opts: map[string]string{"conn": "3"}}, []string{`t: unknown option "conn" (fix: did you mean conns? the options are name, secure, `}},
 		{"unknown without a hint", Sources{Opts: map[string]string{"zzzzzzzz": "3"}}, []string{`unknown option "zzzzzzzz" (fix: the options are`}},
 		// One option under two names in one place is refused: which one

@@ -21,8 +21,11 @@ type Sources struct {
 	Opts     map[string]string // target options (--target-opt key=value)
 }
 
-// given is the value that won for one option, and where it came from.
-type given struct{ key, value string }
+// given is the value that won for one option, the name it was given under,
+// and where it came from.
+type given struct{ key, value, where string }
+
+const fromWorkload = "workload's options"
 
 // Parse sets every option to its default, then to the value the sources
 // give it, and records every problem (see Err). Options are applied in the
@@ -34,7 +37,7 @@ func (s *OptionSet) Parse(src Sources) {
 		o.reset()
 	}
 	won := map[*Option]given{}
-	s.collect(won, "workload's options", src.Workload, nil, true)
+	s.collect(won, fromWorkload, src.Workload, nil, true)
 	s.collect(won, "URL query", nil, src.Query, false)
 	s.collect(won, "target options", src.Opts, nil, false)
 	for _, o := range s.opts {
@@ -121,7 +124,7 @@ func (s *OptionSet) collect(won map[*Option]given, where string, kv map[string]s
 			continue
 		}
 		seen[o] = k
-		won[o] = given{key: k, value: v}
+		won[o] = given{key: k, value: v, where: where}
 	}
 }
 
@@ -148,6 +151,9 @@ func (s *OptionSet) bad(o *Option, g given, err error) {
 	shown := strconv.Quote(g.value)
 	if o.Secret {
 		shown = "(hidden)"
+	}
+	if g.where == fromWorkload {
+		shown += " (from the workload's options)"
 	}
 	s.Problem("%s=%s %s (fix: %s)", g.key, shown, o.reason(err), o.fix(g.key, s.target))
 }
