@@ -47,20 +47,33 @@ func writeOptions(w io.Writer, e target.Entry) {
 		return
 	}
 	fmt.Fprintln(w, "Options, from the URL query or --target-opt key=value (--target-opt wins; a repeated key takes its last value):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OPTION\tTYPE\tDEFAULT\tUNIT\tALSO\tMEANING")
 	var fromWorkload []string
 	for _, o := range opts {
-		lines := wrap(o.Doc, 64)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Type(), o.DefaultText(), o.Unit, strings.Join(o.Aliases, ", "), lines[0])
-		for _, l := range lines[1:] {
-			fmt.Fprintf(tw, "\t\t\t\t\t%s\n", l)
+		typ, doc := o.Type(), o.Doc
+		if o.Kind == target.KindEnum && len(o.Values) > 3 {
+			typ, doc = "enum", doc+" ("+strings.Join(o.Values, ", ")+")"
+		}
+		cells := [][]string{{o.Name}, {typ}, wrap(o.DefaultText(), 24), {o.Unit}, {strings.Join(o.Aliases, ", ")}, wrap(doc, 60)}
+		for line := 0; line < max(len(cells[2]), len(cells[5])); line++ {
+			row := make([]string, len(cells))
+			for c, lines := range cells {
+				if line < len(lines) {
+					row[c] = lines[line]
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
 		if o.Workload {
 			fromWorkload = append(fromWorkload, o.Name)
 		}
 	}
 	tw.Flush()
+	for _, l := range strings.SplitAfter(table.String(), "\n") {
+		fmt.Fprint(w, strings.TrimRight(l, " "))
+	}
 	if len(fromWorkload) > 0 {
 		fmt.Fprintf(w, "\nA workload's options: may also set %s (the URL and --target-opt win).\n", strings.Join(fromWorkload, ", "))
 	}
