@@ -71,8 +71,8 @@ func writeOptions(w io.Writer, e target.Entry) {
 		}
 	}
 	tw.Flush()
-	for _, l := range strings.SplitAfter(table.String(), "\n") {
-		fmt.Fprint(w, strings.TrimRight(l, " "))
+	for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(l, " "))
 	}
 	if len(fromWorkload) > 0 {
 		fmt.Fprintf(w, "\nA workload's options: may also set %s (the URL and --target-opt win).\n", strings.Join(fromWorkload, ", "))

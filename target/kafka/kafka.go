@@ -176,12 +176,12 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	}
 	rf := t.cfg.Replication
 	if rf == 0 {
-		rf = int16(min(3, len(md.Brokers)))
+		rf = min(3, len(md.Brokers))
 	}
-	if int(rf) > len(md.Brokers) {
-		return target.Configf("kafka: replication=%d but the cluster has %d broker(s) (fix: replication<=%d)", rf, len(md.Brokers), len(md.Brokers))
+	if rf > len(md.Brokers) {
+		return target.Configf("kafka: replication_factor=%d but the cluster has %d broker(s) (fix: replication_factor<=%d)", rf, len(md.Brokers), len(md.Brokers))
 	}
-	resp, err := t.admin.CreateTopic(cctx, t.cfg.Partitions, rf, nil, t.topic)
+	resp, err := t.admin.CreateTopic(cctx, int32(t.cfg.Partitions), int16(rf), nil, t.topic)
 	if err == nil {
 		err = resp.Err
 	}
@@ -203,7 +203,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		tds, err := t.admin.ListTopics(cctx, t.topic)
 		if err == nil {
-			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == int(t.cfg.Partitions) && allLeaders(td) {
+			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == t.cfg.Partitions && allLeaders(td) {
 				break
 			}
 		}
@@ -643,7 +643,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	info := target.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
 		"topic": t.topic, "acks": t.cfg.Acks, "idempotent": strconv.FormatBool(t.cfg.Idempotent),
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
-		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(int(t.cfg.Partitions)), "client": "franz-go v1.22.2",
+		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
 	if t.msgMax > t.msgSize {
 		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)

@@ -26,7 +26,7 @@ var Entries = []target.Entry{
 	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open, Options: redis.Options},
 	{Name: "hazelcast", Summary: "Hazelcast cluster: IMap for YCSB ops, CP subsystem IAtomicReference/IAtomicLong for SET/GET/CAS/INCR", Example: "hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev", Open: hazelcast.Open, Options: hazelcast.Options},
 	{Name: "cql", Summary: "Apache Cassandra, ScyllaDB, DataStax Enterprise over CQL: YCSB usertable or cassandra-stress standard1, token/DC-aware, per-op consistency", Example: "cql://host1,host2:9042/platbench?read_consistency=LOCAL_QUORUM&dc=dc1&schema=stress", Open: cql.Open, Options: cql.Options},
-	{Name: "kafka", Summary: "Kafka-protocol broker (Apache Kafka, Redpanda): produce, consume, streaming, backlog drain; SASL/TLS options", Example: "kafka://127.0.0.1:9092?acks=all&partitions=16&producers=4", Open: kafka.Open},
+	{Name: "kafka", Summary: "Kafka-protocol broker (Apache Kafka, Redpanda): produce, consume, streaming, backlog drain; SASL/TLS options", Example: "kafka://127.0.0.1:9092?acks=all&partitions=16&producers=4", Open: kafka.Open, Options: kafka.Options},
 }
 
 // Open opens the target named by rawURL ("embedded", "null",
