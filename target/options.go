@@ -169,9 +169,6 @@ func NewOptionSet(target string) *OptionSet {
 	return &OptionSet{target: target, byName: map[string]*Option{}}
 }
 
-// Target is the name the set was made for.
-func (s *OptionSet) Target() string { return s.target }
-
 // Options returns the declarations in the order they were made.
 func (s *OptionSet) Options() []*Option { return s.opts }
 
