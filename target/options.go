@@ -74,6 +74,12 @@ func (o *Option) Alias(names ...string) *Option {
 	return o
 }
 
+// WithUnit names the unit of a count or size.
+func (o *Option) WithUnit(u string) *Option {
+	o.Unit = u
+	return o
+}
+
 // NegatedAlias accepts name for a bool option with the opposite meaning
 // (tls_verify_host=false is tls_insecure=true).
 func (o *Option) NegatedAlias(name string) *Option {
@@ -82,6 +88,12 @@ func (o *Option) NegatedAlias(name string) *Option {
 	}
 	o.negated[name] = true
 	return o.Alias(name)
+}
+
+// Computed documents a default that is not a fixed value.
+func (o *Option) Computed(doc string) *Option {
+	o.DefaultDoc = doc
+	return o
 }
 
 // Synonyms accepts other spellings of enum values: each pair is
@@ -96,31 +108,16 @@ func (o *Option) Synonyms(pairs ...string) *Option {
 	return o
 }
 
+// FromWorkload lets a workload's options set it.
+func (o *Option) FromWorkload() *Option {
+	o.Workload = true
+	return o
+}
+
 // Range bounds a count, size or duration (in nanoseconds); max 0 is no
 // upper bound.
 func (o *Option) Range(min, max int64) *Option {
 	o.min, o.max = min, max
-	return o
-}
-
-// Positive refuses 0 for a count, size or duration.
-func (o *Option) Positive() *Option { return o.Range(1, o.max) }
-
-// WithUnit names the unit of a count or size.
-func (o *Option) WithUnit(u string) *Option {
-	o.Unit = u
-	return o
-}
-
-// Computed documents a default that is not a fixed value.
-func (o *Option) Computed(doc string) *Option {
-	o.DefaultDoc = doc
-	return o
-}
-
-// FromWorkload lets a workload's options set it.
-func (o *Option) FromWorkload() *Option {
-	o.Workload = true
 	return o
 }
 
@@ -129,6 +126,9 @@ func (o *Option) Example(v string) *Option {
 	o.example = v
 	return o
 }
+
+// Positive refuses 0 for a count, size or duration.
+func (o *Option) Positive() *Option { return o.Range(1, o.max) }
 
 // Hidden marks a secret: it is never taken from a workload nor shown back.
 func (o *Option) Hidden() *Option {
@@ -203,41 +203,35 @@ func (s *OptionSet) Bool(p *bool, name, def, doc string) *Option {
 
 // Count declares a whole-number option (units.ParseCount: 16, 10k, 1M).
 func (s *OptionSet) Count(p *int, name, def, doc string) *Option {
-	o := &Option{Name: name, Kind: KindCount, Default: def, Doc: doc, zero: func() { *p = 0 }}
-	o.set = func(v string) error {
+	return numeric(s, p, KindCount, name, def, doc, func(v string) (int64, error) {
 		n, err := units.ParseCount(v)
-		if err == nil {
-			err = o.check(int64(n))
-		}
-		*p = int(n)
-		return err
-	}
-	return s.add(o)
+		return int64(n), err
+	})
 }
 
 // Size declares a size in bytes (units.ParseSize: 4096, 64MiB, 1.5GB).
 func (s *OptionSet) Size(p *int64, name, def, doc string) *Option {
-	o := &Option{Name: name, Kind: KindSize, Default: def, Doc: doc, Unit: "bytes", zero: func() { *p = 0 }}
-	o.set = func(v string) error {
-		n, err := units.ParseSize(v)
-		if err == nil {
-			err = o.check(n)
-		}
-		*p = n
-		return err
-	}
-	return s.add(o)
+	return numeric(s, p, KindSize, name, def, doc, units.ParseSize).WithUnit("bytes")
 }
 
 // Duration declares a duration (units.ParseDuration: 5s, 250ms, 75).
 func (s *OptionSet) Duration(p *time.Duration, name, def, doc string) *Option {
-	o := &Option{Name: name, Kind: KindDuration, Default: def, Doc: doc, zero: func() { *p = 0 }}
-	o.set = func(v string) error {
+	return numeric(s, p, KindDuration, name, def, doc, func(v string) (int64, error) {
 		d, err := units.ParseDuration(v)
+		return int64(d), err
+	})
+}
+
+// numeric declares a count, size or duration: parsed with its units
+// grammar, then checked against the option's Range.
+func numeric[T ~int | ~int64](s *OptionSet, p *T, kind Kind, name, def, doc string, parse func(string) (int64, error)) *Option {
+	o := &Option{Name: name, Kind: kind, Default: def, Doc: doc, zero: func() { *p = 0 }}
+	o.set = func(v string) error {
+		n, err := parse(v)
 		if err == nil {
-			err = o.check(int64(d))
+			err = o.check(n)
 		}
-		*p = d
+		*p = T(n)
 		return err
 	}
 	return s.add(o)

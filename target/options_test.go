@@ -138,7 +138,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"size", Sources{Query: query(t, "cache=lots")}, []string{`cache="lots" is not a size in bytes`, "fix: e.g. cache=64MiB"}},
 		{"size positive", Sources{Query: query(t, "cache=0")}, []string{`cache="0" must be more than 0`}},
 		{"duration", Sources{Query: query(t, "timeout=-1s")}, []string{`timeout="-1s" is not a duration`}},
-		{"enum", Sources{Query: query(t, "mode=json")}, []string{`mode="json" is not kv or hash (fix: mode=kv or hash)`}},
+		{"enum", Sources{Query: query(t, "mode=json")}, []string{`mode="json" is not kv or hash (fix: mode=kv or mode=hash)`}},
 		{"func", Sources{Query: query(t, "pair=x")}, []string{`pair="x" is not a:b`}},
 		{"from a workload", Sources{Workload: map[string]string{"conns": "many"}}, []string{`conns="many" (from the workload's options) is not a whole number`}},
 		{"unknown with a hint", Sources{Opts: map[string]string{"conn": "3"}}, []string{`t: unknown option "conn" (fix: did you mean conns? the options are name, secure, `}},

@@ -203,6 +203,12 @@ func (o *Option) fix(key, target string) string {
 	switch {
 	case o.Kind == KindBool:
 		return key + "=true or " + key + "=false"
+	case o.Kind == KindEnum && len(o.Values) <= 4:
+		each := make([]string, len(o.Values))
+		for i, v := range o.Values {
+			each[i] = key + "=" + v
+		}
+		return orList(each)
 	case o.Kind == KindEnum:
 		return key + "=" + orList(o.Values)
 	case o.example != "":

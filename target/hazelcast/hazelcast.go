@@ -582,20 +582,14 @@ func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
 func (w *worker) Close() error { return nil }
 
 // classify maps the client's errors onto target error classes.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var te *target.Error
-	if errors.As(err, &te) {
-		return err
-	}
-	class := target.ClassOther
+func classify(err error) error { return target.WithClass(err, classOf) }
+
+func classOf(err error) target.Class {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
-		class = target.ClassTimeout
+		return target.ClassTimeout
 	case errors.Is(err, hzerrors.ErrHazelcastOverLoad), errors.Is(err, hzerrors.ErrCannotReplicateException):
-		class = target.ClassOverloaded
+		return target.ClassOverloaded
 	case errors.Is(err, hzerrors.ErrClientOffline), errors.Is(err, hzerrors.ErrClientNotActive),
 		errors.Is(err, hzerrors.ErrTargetDisconnected), errors.Is(err, hzerrors.ErrMemberLeft),
 		errors.Is(err, hzerrors.ErrTargetNotMember), errors.Is(err, hzerrors.ErrHazelcastInstanceNotActive),
@@ -603,11 +597,11 @@ func classify(err error) error {
 		errors.Is(err, hzerrors.ErrPartitionMigrating), errors.Is(err, hzerrors.ErrNotLeaderException),
 		errors.Is(err, hzerrors.ErrLeaderDemotedException), errors.Is(err, hzerrors.ErrCallerNotMember),
 		errors.Is(err, hzerrors.ErrCPGroupDestroyedException), errors.Is(err, hzerrors.ErrIndeterminateOperationState):
-		class = target.ClassUnavailable
+		return target.ClassUnavailable
 	case errors.Is(err, hzerrors.ErrAuthentication), errors.Is(err, hzerrors.ErrSecurity),
 		errors.Is(err, hzerrors.ErrHazelcastSerialization), errors.Is(err, hzerrors.ErrIllegalArgument),
 		errors.Is(err, hzerrors.ErrClassCast):
-		class = target.ClassRejected
+		return target.ClassRejected
 	}
-	return &target.Error{Class: class, Err: err}
+	return target.ClassOther
 }
