@@ -1,7 +1,9 @@
 // Package target defines what platbench drives: a Target opened from a URL,
-// Workers that execute one Request at a time, and the error classes that keep
-// per-interval error counts bounded. Adapters live in sub-packages; only they
-// import drivers. This package does not time anything: the runner does.
+// Workers that execute one Request at a time, the error classes that keep
+// per-interval error counts bounded, and the option layer (OptionSet,
+// options.go) every adapter declares its options to. Adapters live in
+// sub-packages; only they import drivers. This package does not time
+// anything: the runner does.
 package target
 
 import (
