@@ -52,7 +52,7 @@ func TestParseConfig(t *testing.T) {
 
 // The options reach pebble: a temporary directory with sync and a small cache.
 func TestOpenWithOptions(t *testing.T) {
-	u, _ := url.Parse("embedded?sync=true&cache=1MiB")
+	u, _ := url.Parse("embedded://?sync=true&cache=1MiB") // a temporary directory, removed by Close
 	tg, err := Open(context.Background(), u, nil)
 	if err != nil {
 		t.Fatal(err)
