@@ -16,7 +16,7 @@ import (
 //   - merges the places a value can come from, in one order of precedence:
 //     the target options (--target-opt key=value) win over the URL query,
 //     which wins over the workload's options (only for options declared
-//     Workload; other keys of a workload are ignored, since a workload's
+//     FromWorkload; other keys of a workload are ignored, since a workload's
 //     options are free-form and shared by every target);
 //   - takes the last value of a key repeated in one place (the URL query
 //     ?a=1&a=2 gives 2, as --target-opt a=1 --target-opt a=2 does), and
