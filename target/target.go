@@ -1,7 +1,9 @@
 // Package target defines what platbench drives: a Target opened from a URL,
-// Workers that execute one Request at a time, and the error classes that keep
-// per-interval error counts bounded. Adapters live in sub-packages; only they
-// import drivers. This package does not time anything: the runner does.
+// Workers that execute one Request at a time, the error classes that keep
+// per-interval error counts bounded, and the option layer (OptionSet,
+// options.go) every adapter declares its options to. Adapters live in
+// sub-packages; only they import drivers. This package does not time
+// anything: the runner does.
 package target
 
 import (
@@ -82,16 +84,6 @@ func (c Class) String() string {
 	return "other"
 }
 
-// ParseClass is the inverse of Class.String.
-func ParseClass(s string) (Class, bool) {
-	for i, n := range classNames {
-		if n == s {
-			return Class(i), true
-		}
-	}
-	return 0, false
-}
-
 // Error carries a class. Adapters return it (or a sentinel below) so the
 // runner can count errors by class without string matching.
 type Error struct {
@@ -127,7 +119,8 @@ func Classify(err error) Class {
 }
 
 // Opener opens a target from its URL. Options not in the URL come from opts
-// (command-line --target-opt key=value pairs).
+// (command-line --target-opt key=value pairs); both go through the target's
+// OptionSet (options.go).
 type Opener func(ctx context.Context, u *url.URL, opts map[string]string) (Target, error)
 
 // Entry is one line of the registry.
@@ -136,6 +129,9 @@ type Entry struct {
 	Summary string // one line for `platbench targets`
 	Example string // an example URL
 	Open    Opener
+	// Options returns the target's declared options (nil: it takes none),
+	// for 'platbench targets NAME' and the check of the docs' tables.
+	Options func() *OptionSet
 }
 
 // ConfigError is a problem with how the user asked for a target: the

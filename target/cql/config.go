@@ -6,12 +6,12 @@ import (
 	"net"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/target"
 )
 
@@ -28,13 +28,15 @@ const (
 )
 
 // Config is everything the CQL target was asked for, from the URL and from
-// --target-opt pairs (the two share one namespace; --target-opt wins).
+// the target options (declared in options; `platbench targets cql` prints
+// them with their defaults).
 type Config struct {
 	// Hosts are the contact points as host:port. From the URL host part,
 	// comma separated, or the hosts option (which may give each host its own
 	// port); the port defaults to 9042.
 	Hosts []string
-	// Keyspace is created by Setup unless Create is false. Default "platbench".
+	// Keyspace is created by Setup unless Create is false. Default
+	// "platbench", or the URL's path.
 	Keyspace string
 	// Table defaults to "usertable" (ycsb) or "standard1" (stress).
 	Table string
@@ -52,11 +54,11 @@ type Config struct {
 	// info or the user/password options. Default none.
 	Username, Password string
 	// TLS turns on TLS (default off); CAFile, CertFile, KeyFile are PEM
-	// files; TLSVerifyHost checks the server's certificate and name
-	// (default true; false accepts any certificate, e.g. a self-signed one).
+	// files; TLSInsecure accepts any server certificate, e.g. a self-signed
+	// one (default false: the certificate and the name are checked).
 	TLS                       bool
 	CAFile, CertFile, KeyFile string
-	TLSVerifyHost             bool
+	TLSInsecure               bool
 	// Conns is the number of connections per host. Default 2 (the driver's).
 	Conns int
 	// Timeout is the client-side request timeout. Default 5s.
@@ -97,61 +99,128 @@ type Config struct {
 	Driver string
 }
 
-// defaults returns a Config with every default set.
-func defaults() Config {
-	return Config{
-		Keyspace:          "platbench",
-		Schema:            SchemaYCSB,
-		ReadCL:            gocql.LocalOne,
-		WriteCL:           gocql.LocalOne,
-		TokenAware:        true,
-		TLSVerifyHost:     true,
-		Conns:             2,
-		Timeout:           5 * time.Second,
-		ConnectTimeout:    5 * time.Second,
-		ReconnectInterval: 2 * time.Second,
-		Strategy:          "simple",
-		RF:                1,
-		Compression:       "none",
-		Create:            true,
-		PageSize:          5000,
-		Coalesce:          200 * time.Microsecond,
+// consistencies are the levels gocql knows, as CQL spells them.
+var consistencies = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE", "SERIAL", "LOCAL_SERIAL"}
+
+// parsed holds what the options give before ParseConfig settles it into a
+// Config (the hosts option and consistency, which sets both levels).
+type parsed struct {
+	hosts []string
+	both  gocql.Consistency
+}
+
+func (c *Config) options(p *parsed) *target.OptionSet {
+	s := target.NewOptionSet("cql")
+	s.List(&p.hosts, "hosts", "", "contact points, comma separated, host[:port]; each host may have its own port").Computed("the URL's hosts")
+	s.String(&c.Keyspace, "keyspace", "platbench", "keyspace to create or use").Computed("platbench, or the URL's path")
+	s.Enum(&c.Schema, "schema", SchemaYCSB, `ycsb: usertable (y_id varchar PRIMARY KEY, field0..fieldN-1 blob); stress: cassandra-stress's standard1 (key blob PRIMARY KEY, "C0".."CN-1" blob); N is the workload's field count`, SchemaYCSB, SchemaStress)
+	s.String(&c.Table, "table", "", "table name").Computed("usertable (ycsb) or standard1 (stress)")
+	s.Var(setCL(&p.both), func() { p.both = 0 }, "consistency", "", "both levels at once", consistencies...).Computed("see read_ and write_consistency")
+	s.Var(setCL(&c.ReadCL), func() {}, "read_consistency", "LOCAL_ONE", "level of READ, SCAN and the read of READ-MODIFY-WRITE", consistencies...)
+	s.Var(setCL(&c.WriteCL), func() {}, "write_consistency", "LOCAL_ONE", "level of INSERT, WRITE, UPDATE, DELETE", consistencies...)
+	s.String(&c.LocalDC, "dc", "", "local data centre: DC-aware routing (only that DC's nodes coordinate)")
+	s.Bool(&c.TokenAware, "token_aware", "true", "send each request to a replica of its key")
+	s.String(&c.Username, "user", "", "PasswordAuthenticator user name").Computed("the URL's user info")
+	s.String(&c.Password, "password", "", "PasswordAuthenticator password (never written to the result)").Computed("the URL's user info").Hidden()
+	s.Enum(&c.Driver, "driver", "", "the client: native (platbench's protocol v4 client) or gocql (the Apache driver)", DriverNative, DriverGocql).
+		Computed("native, or gocql with TLS or compression")
+	s.Bool(&c.TLS, "tls", "false", "TLS (gocql only); any of tls_ca, tls_cert, tls_key turns it on")
+	s.String(&c.CAFile, "tls_ca", "", "PEM file of the CAs to trust").Computed("the system's roots")
+	s.String(&c.CertFile, "tls_cert", "", "client certificate (PEM); goes with tls_key")
+	s.String(&c.KeyFile, "tls_key", "", "client key (PEM); goes with tls_cert")
+	s.Bool(&c.TLSInsecure, "tls_insecure", "false", "accept any server certificate and name (a self-signed test server)").NegatedAlias("tls_verify_host")
+	s.Count(&c.Conns, "conns", "2", "connections per host. Native: the number of workers (goroutines), each with one connection per node, sharing the requests in flight").Positive()
+	s.Duration(&c.Timeout, "timeout", "5s", "client-side request timeout").Positive()
+	s.Duration(&c.ConnectTimeout, "connect_timeout", "5s", "dial and handshake timeout").Positive()
+	s.Duration(&c.ReconnectInterval, "reconnect_interval", "2s", "how often a host marked down is retried (forever)").Positive()
+	s.Enum(&c.Strategy, "replication", "simple", "simple (SimpleStrategy) or network (NetworkTopologyStrategy)", "simple", "network").
+		Synonyms("simplestrategy", "simple", "networktopologystrategy", "network", "nts", "network")
+	s.Count(&c.RF, "replication_factor", "1", "replication factor of a created keyspace").Positive().Alias("rf")
+	s.Func(target.KindList, "dcs", "", "NetworkTopologyStrategy replication per DC, e.g. dcs=dc1:3,dc2:3", c.setDCs, func() { c.DCs = nil }).
+		Computed("dc (or datacenter1) with replication_factor").Example("dc1:3,dc2:3")
+	s.Func(target.KindString, "compaction", "", "the table's compaction: STCS, LCS, UCS, TWCS or a full class name", c.setCompaction, func() { c.Compaction = "" }).
+		Computed("the server's default").Example("LCS")
+	s.Enum(&c.Compression, "compression", "none", "protocol compression (gocql only)", "none", "lz4", "snappy")
+	s.Bool(&c.Create, "create", "true", "create keyspace and table if missing; false requires them to exist")
+	s.Bool(&c.Keep, "keep", "false", "keep what Setup created; by default Close drops the keyspace if Setup created it, else the table if Setup created it. A keyspace or table that existed before is never dropped")
+	s.Count(&c.PageSize, "page_size", "5000", "page size of scans (gocql; the native client asks for one page of the scan's LIMIT rows)").Positive().WithUnit("rows")
+	s.Duration(&c.Coalesce, "coalesce", "200us", "gocql: how long the driver gathers requests into one write per connection; 0 writes each at once (the native client writes each refill of the pipeline at once)")
+	return s
+}
+
+// Options declares the CQL target's options.
+func Options() *target.OptionSet { return new(Config).options(&parsed{}) }
+
+func setCL(dst *gocql.Consistency) func(string) error {
+	return func(v string) error {
+		cl, err := gocql.ParseConsistencyWrapper(v)
+		*dst = cl
+		return err
 	}
 }
 
-// optionKeys lists every option the target understands, for error messages.
-var optionKeys = []string{
-	"hosts", "keyspace", "table", "schema", "consistency", "read_consistency", "write_consistency",
-	"dc", "token_aware", "user", "password", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify_host",
-	"conns", "timeout", "connect_timeout", "reconnect_interval", "replication", "rf", "dcs",
-	"compaction", "compression", "create", "keep", "page_size", "coalesce", "driver",
+func (c *Config) setDCs(v string) error {
+	c.DCs = map[string]int{}
+	for _, part := range strings.Split(v, ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(part), ":")
+		rf, err := units.ParseCount(n)
+		if !ok || name == "" || err != nil || rf < 1 {
+			return fmt.Errorf("is not a list of dc:rf (%q is not)", part)
+		}
+		c.DCs[name] = int(rf)
+	}
+	return nil
+}
+
+func (c *Config) setCompaction(v string) error {
+	if _, err := compactionClass(v); err != nil {
+		return err
+	}
+	c.Compaction = v
+	return nil
 }
 
 // ParseConfig builds a Config from a cql:// URL and options. It reports every
 // problem at once, each naming the fix.
 func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
-	c := defaults()
-	var errs []string
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
-
-	all := map[string]string{}
-	for k, v := range u.Query() {
-		if len(v) > 0 {
-			all[k] = v[len(v)-1]
+	var c Config
+	var p parsed
+	s := c.options(&p)
+	s.ParseURL(u, opts)
+	c.Hosts = contactPoints(s, u.Host, p.hosts)
+	if path := strings.Trim(u.Path, "/"); path != "" && !s.IsSet("keyspace") {
+		c.Keyspace = path
+	}
+	if u.User != nil && !s.IsSet("user") {
+		c.Username = u.User.Username()
+	}
+	if pw, ok := u.User.Password(); ok && !s.IsSet("password") {
+		c.Password = pw
+	}
+	if s.IsSet("consistency") {
+		if !s.IsSet("read_consistency") {
+			c.ReadCL = p.both
+		}
+		if !s.IsSet("write_consistency") {
+			c.WriteCL = p.both
 		}
 	}
-	for k, v := range opts {
-		all[k] = v
+	if c.Table == "" {
+		c.Table = map[string]string{SchemaYCSB: "usertable", SchemaStress: "standard1"}[c.Schema]
 	}
+	c.check(s)
+	return c, s.Err()
+}
 
-	hostList := u.Host
-	if v, ok := all["hosts"]; ok {
-		hostList = v
+// contactPoints are the hosts option's, or else the URL's hosts, each with
+// a port.
+func contactPoints(s *target.OptionSet, urlHosts string, opt []string) []string {
+	list := strings.Split(urlHosts, ",")
+	if s.IsSet("hosts") {
+		list = opt
 	}
-	if hostList == "" {
-		bad("no contact point in %q (fix: cql://host1,host2:9042)", redact(u))
-	}
-	for _, h := range strings.Split(hostList, ",") {
+	var hosts []string
+	for _, h := range list {
 		h = strings.TrimSpace(h)
 		if h == "" {
 			continue
@@ -159,195 +228,61 @@ func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
 		if _, _, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(strings.Trim(h, "[]"), "9042")
 		}
-		c.Hosts = append(c.Hosts, h)
+		hosts = append(hosts, h)
+	}
+	if len(hosts) == 0 {
+		s.Problem("no contact point in the URL (fix: cql://host1,host2:9042)")
 	}
 	// url.Parse puts the port of "h1,h2:9142" on the last host only: give it
 	// to every host that had none.
-	if n := len(c.Hosts); n > 1 {
-		if _, port, err := net.SplitHostPort(c.Hosts[n-1]); err == nil && port != "9042" {
-			parts := strings.Split(hostList, ",")
-			for i := range c.Hosts[:n-1] {
-				if _, _, err := net.SplitHostPort(strings.TrimSpace(parts[i])); err != nil {
-					host, _, _ := net.SplitHostPort(c.Hosts[i])
-					c.Hosts[i] = net.JoinHostPort(host, port)
+	if n := len(hosts); n > 1 {
+		if _, port, err := net.SplitHostPort(hosts[n-1]); err == nil && port != "9042" {
+			for i := range hosts[:n-1] {
+				if _, _, err := net.SplitHostPort(strings.TrimSpace(list[i])); err != nil {
+					host, _, _ := net.SplitHostPort(hosts[i])
+					hosts[i] = net.JoinHostPort(host, port)
 				}
 			}
 		}
 	}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		c.Keyspace = p
-	}
-	if u.User != nil {
-		c.Username = u.User.Username()
-		c.Password, _ = u.User.Password()
-	}
+	return hosts
+}
 
-	str := func(k string, dst *string) {
-		if v, ok := all[k]; ok {
-			*dst = v
+// check records the problems of options that do not go together, and
+// settles what depends on several options (TLS, the driver).
+func (c *Config) check(s *target.OptionSet) {
+	for _, n := range []struct{ what, name string }{{"keyspace", c.Keyspace}, {"table", c.Table}} {
+		if !validIdent(n.name) {
+			s.Problem("%s %q is not a valid CQL name (fix: letters, digits and _, at most 48 characters)", n.what, n.name)
 		}
 	}
-	boolean := func(k string, dst *bool) {
-		if v, ok := all[k]; ok {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				bad("option %s=%q is not a boolean (fix: %s=true or %s=false)", k, v, k, k)
-				return
-			}
-			*dst = b
-		}
+	if c.DCs != nil && c.Strategy != "network" {
+		s.Problem("dcs needs NetworkTopologyStrategy (fix: add replication=network)")
 	}
-	integer := func(k string, dst *int, min int) {
-		if v, ok := all[k]; ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < min {
-				bad("option %s=%q must be an integer >= %d (fix: e.g. %s=%d)", k, v, min, k, *dst)
-				return
-			}
-			*dst = n
-		}
-	}
-	duration := func(k string, dst *time.Duration) {
-		if v, ok := all[k]; ok {
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				bad("option %s=%q is not a positive duration (fix: e.g. %s=%s)", k, v, k, *dst)
-				return
-			}
-			*dst = d
-		}
-	}
-	consistency := func(k string, dst *gocql.Consistency) {
-		if v, ok := all[k]; ok {
-			cl, err := gocql.ParseConsistencyWrapper(strings.ToUpper(v))
-			if err != nil {
-				bad("option %s=%q is not a consistency level (fix: ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE or ANY)", k, v)
-				return
-			}
-			*dst = cl
-		}
-	}
-
-	str("keyspace", &c.Keyspace)
-	str("table", &c.Table)
-	str("schema", &c.Schema)
-	consistency("consistency", &c.ReadCL)
-	consistency("consistency", &c.WriteCL)
-	consistency("read_consistency", &c.ReadCL)
-	consistency("write_consistency", &c.WriteCL)
-	str("dc", &c.LocalDC)
-	boolean("token_aware", &c.TokenAware)
-	str("user", &c.Username)
-	str("password", &c.Password)
-	boolean("tls", &c.TLS)
-	str("tls_ca", &c.CAFile)
-	str("tls_cert", &c.CertFile)
-	str("tls_key", &c.KeyFile)
-	boolean("tls_verify_host", &c.TLSVerifyHost)
-	integer("conns", &c.Conns, 1)
-	duration("timeout", &c.Timeout)
-	duration("connect_timeout", &c.ConnectTimeout)
-	duration("reconnect_interval", &c.ReconnectInterval)
-	str("replication", &c.Strategy)
-	integer("rf", &c.RF, 1)
-	str("compaction", &c.Compaction)
-	str("compression", &c.Compression)
-	boolean("create", &c.Create)
-	boolean("keep", &c.Keep)
-	integer("page_size", &c.PageSize, 1)
-	if v, ok := all["coalesce"]; ok {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			bad("option coalesce=%q is not a duration >= 0 (fix: e.g. coalesce=200us, or 0 to write each request at once)", v)
-		} else {
-			c.Coalesce = d
-		}
-	}
-	if v, ok := all["dcs"]; ok {
-		c.DCs = map[string]int{}
-		for _, part := range strings.Split(v, ",") {
-			name, n, ok := strings.Cut(strings.TrimSpace(part), ":")
-			rf, err := strconv.Atoi(n)
-			if !ok || name == "" || err != nil || rf < 1 {
-				bad("option dcs=%q: %q is not dc:rf (fix: dcs=dc1:3,dc2:3)", v, part)
-				continue
-			}
-			c.DCs[name] = rf
-		}
+	if c.Password != "" && c.Username == "" {
+		s.Problem("a password without a user name (fix: cql://user:password@host:9042 or user=NAME)")
 	}
 	if c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" {
 		c.TLS = true
 	}
-	str("driver", &c.Driver)
-
-	for k := range all {
-		if !contains(optionKeys, k) {
-			bad("unknown CQL option %q (fix: use one of %s)", k, strings.Join(optionKeys, ", "))
-		}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		s.Problem("tls_cert and tls_key go together (fix: give both or neither)")
 	}
-	c.Schema = strings.ToLower(c.Schema)
-	if c.Schema != SchemaYCSB && c.Schema != SchemaStress {
-		bad("option schema=%q is unknown (fix: schema=ycsb or schema=stress)", c.Schema)
-	}
-	if c.Table == "" {
-		c.Table = "usertable"
-		if c.Schema == SchemaStress {
-			c.Table = "standard1"
-		}
-	}
-	if !validIdent(c.Keyspace) {
-		bad("keyspace %q is not a valid CQL name (fix: letters, digits and _, at most 48 characters)", c.Keyspace)
-	}
-	if !validIdent(c.Table) {
-		bad("table %q is not a valid CQL name (fix: letters, digits and _, at most 48 characters)", c.Table)
-	}
-	switch strings.ToLower(c.Strategy) {
-	case "simple", "simplestrategy":
-		c.Strategy = "simple"
-	case "network", "networktopologystrategy", "nts":
-		c.Strategy = "network"
-	default:
-		bad("option replication=%q is unknown (fix: replication=simple or replication=network)", c.Strategy)
-	}
-	if c.DCs != nil && c.Strategy != "network" {
-		bad("option dcs needs NetworkTopologyStrategy (fix: add replication=network)")
-	}
-	if _, err := compactionClass(c.Compaction); err != nil {
-		bad("%v", err)
-	}
-	switch strings.ToLower(c.Compression) {
-	case "", "none", "snappy", "lz4":
-		c.Compression = strings.ToLower(c.Compression)
-	default:
-		bad("option compression=%q is unknown (fix: compression=none, snappy or lz4)", c.Compression)
-	}
-	if c.Password != "" && c.Username == "" {
-		bad("a password without a user name (fix: cql://user:password@host:9042 or user=NAME)")
-	}
-	switch c.Driver = strings.ToLower(c.Driver); c.Driver {
+	compressed := c.Compression != "none"
+	switch c.Driver {
 	case "":
 		c.Driver = DriverNative
-		if c.TLS || (c.Compression != "" && c.Compression != "none") {
+		if c.TLS || compressed {
 			c.Driver = DriverGocql
 		}
 	case DriverNative:
 		if c.TLS {
-			bad("driver=native does not do TLS (fix: driver=gocql, or drop tls)")
+			s.Problem("driver=native does not do TLS (fix: driver=gocql, or drop tls)")
 		}
-		if c.Compression != "" && c.Compression != "none" {
-			bad("driver=native does not compress (fix: driver=gocql, or compression=none)")
+		if compressed {
+			s.Problem("driver=native does not compress (fix: driver=gocql, or compression=none)")
 		}
-	case DriverGocql:
-	default:
-		bad("option driver=%q is unknown (fix: driver=native or driver=gocql)", c.Driver)
 	}
-	if (c.CertFile == "") != (c.KeyFile == "") {
-		bad("tls_cert and tls_key go together (fix: give both or neither)")
-	}
-	if len(errs) > 0 {
-		return c, target.Configf("cql: %s", strings.Join(errs, "; "))
-	}
-	return c, nil
 }
 
 // compactionClass maps the short names to Cassandra's classes.
@@ -367,7 +302,7 @@ func compactionClass(s string) (string, error) {
 	if strings.Contains(s, ".") && !strings.ContainsAny(s, "'\" ;") {
 		return s, nil // a full class name, e.g. a ScyllaDB or DSE one
 	}
-	return "", errors.New("option compaction=" + strconv.Quote(s) + " is unknown (fix: compaction=STCS, LCS, UCS, TWCS or a full class name)")
+	return "", errors.New("is not STCS, LCS, UCS, TWCS or a full class name")
 }
 
 // replicationCQL is the keyspace's replication map.
@@ -407,15 +342,6 @@ func validIdent(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // redact returns the URL without its password.

@@ -88,6 +88,26 @@ func TestParseConfig(t *testing.T) {
 				t.Errorf("replication %s, want %s", got, want)
 			}
 		}},
+		// Older names are aliases: rf, tls_verify_host (negated), NTS.
+		{"aliases", "cql://h1?rf=3&replication=NTS&tls_verify_host=false", nil, func(t *testing.T, c Config) {
+			if c.RF != 3 || c.Strategy != "network" || !c.TLSInsecure {
+				t.Errorf("rf %d strategy %s insecure %v", c.RF, c.Strategy, c.TLSInsecure)
+			}
+		}},
+		// The options win over the URL's path and user info; consistency
+		// sets both levels unless one is given on its own.
+		{"options over URL parts", "cql://u:p@h1/ks1?consistency=quorum&read_consistency=one",
+			map[string]string{"keyspace": "ks2", "password": "p2"}, func(t *testing.T, c Config) {
+				if c.Keyspace != "ks2" || c.Username != "u" || c.Password != "p2" || c.ReadCL != gocql.One || c.WriteCL != gocql.Quorum {
+					t.Errorf("keyspace %s user %s password %s CL %v/%v", c.Keyspace, c.Username, c.Password, c.ReadCL, c.WriteCL)
+				}
+			}},
+		// Units: counts take suffixes, durations a bare number of seconds.
+		{"units", "cql://h1?page_size=10k&timeout=2&coalesce=0", nil, func(t *testing.T, c Config) {
+			if c.PageSize != 10000 || c.Timeout != 2*time.Second || c.Coalesce != 0 {
+				t.Errorf("page_size %d timeout %v coalesce %v", c.PageSize, c.Timeout, c.Coalesce)
+			}
+		}},
 		{"simple rf", "cql://h1?rf=3", nil, func(t *testing.T, c Config) {
 			want := "{'class': 'SimpleStrategy', 'replication_factor': 3}"
 			if got := c.replicationCQL(); got != want {
@@ -113,10 +133,11 @@ func TestParseConfigErrors(t *testing.T) {
 		opts map[string]string
 		want []string
 	}{
-		{"cql://h1?consistency=most", nil, []string{"consistency=\"most\"", "fix: ONE"}},
+		{"cql://h1?consistency=most", nil, []string{"consistency=\"most\"", "fix: consistency=ANY, ONE"}},
 		{"cql://h1", map[string]string{"schema": "tpcc", "conns": "0"}, []string{"schema=\"tpcc\"", "conns=\"0\""}},
-		{"cql://h1", map[string]string{"bogus": "1"}, []string{"unknown CQL option \"bogus\""}},
-		{"cql://h1?dcs=dc1", nil, []string{"dcs=\"dc1\"", "replication=network"}},
+		{"cql://h1", map[string]string{"bogus": "1"}, []string{"unknown option \"bogus\""}},
+		{"cql://h1?dcs=dc1", nil, []string{"dcs=\"dc1\" is not a list of dc:rf", "fix: e.g. dcs=dc1:3,dc2:3"}},
+		{"cql://h1?dcs=dc1:3", nil, []string{"dcs needs NetworkTopologyStrategy", "replication=network"}},
 		{"cql://h1/bad-name", nil, []string{"keyspace \"bad-name\""}},
 		{"cql://h1?compaction=fast&timeout=-1s", nil, []string{"compaction=\"fast\"", "timeout=\"-1s\""}},
 		{"cql://", nil, []string{"no contact point"}},
@@ -149,8 +170,17 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// defaults is the Config of a URL with only a host.
+func defaults(t *testing.T) Config {
+	c, err := ParseConfig(mustURL(t, "cql://h"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestCreateTableCQL(t *testing.T) {
-	c := defaults()
+	c := defaults(t)
 	c.Table = "usertable"
 	c.Compaction = "UCS"
 	got := createTableCQL(&c, 2)

@@ -86,7 +86,7 @@ func OpenConfig(ctx context.Context, cfg Config, displayURL string) (*Target, er
 	}
 	t := &Target{cfg: cfg, url: displayURL, session: s, events: ev}
 	var v string
-	if err := s.Query("SELECT release_version FROM system.local").Consistency(gocql.One).WithContext(ctx).Scan(&v); err == nil {
+	if err := s.Query("SELECT release_version FROM system.local").Consistency(gocql.One).ScanContext(ctx, &v); err == nil {
 		t.releaseVers = v
 	}
 	return t, nil
@@ -130,11 +130,11 @@ func connect(ctx context.Context, cfg *Config, timeout time.Duration, ev *hostEv
 		cc.SslOpts = &gocql.SslOptions{
 			// With a Config the driver verifies the server's certificate
 			// and name unless InsecureSkipVerify is set.
-			Config:                 &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: !cfg.TLSVerifyHost},
+			Config:                 &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.TLSInsecure},
 			CaPath:                 cfg.CAFile,
 			CertPath:               cfg.CertFile,
 			KeyPath:                cfg.KeyFile,
-			EnableHostVerification: cfg.TLSVerifyHost,
+			EnableHostVerification: !cfg.TLSInsecure,
 		}
 	}
 	switch cfg.Compression {
@@ -404,7 +404,7 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 		}
 		var mib int64
 		err := t.session.Query("SELECT mebibytes FROM system_views.disk_usage WHERE keyspace_name = ? AND table_name = ?",
-			t.cfg.Keyspace, t.cfg.Table).Consistency(gocql.One).SetHostID(h.HostID()).WithContext(ctx).Scan(&mib)
+			t.cfg.Keyspace, t.cfg.Table).Consistency(gocql.One).SetHostID(h.HostID()).ScanContext(ctx, &mib)
 		if err != nil {
 			return 0, fmt.Errorf("cql: disk usage of %s.%s on %s: %w", t.cfg.Keyspace, t.cfg.Table, h.ConnectAddressAndPort(), classify(err))
 		}

@@ -54,16 +54,7 @@ func classOf(err error) target.Class {
 }
 
 // classify wraps err with its class. It allocates, but only on the error path.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var te *target.Error
-	if errors.As(err, &te) {
-		return err
-	}
-	return &target.Error{Class: classOf(err), Err: err}
-}
+func classify(err error) error { return target.WithClass(err, classOf) }
 
 // explainConnect turns a failure to open a session into one line naming the
 // problem and the fix.

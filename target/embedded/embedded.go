@@ -3,10 +3,8 @@
 // `platbench run` benchmarks something real out of the box.
 //
 // URL: embedded (a fresh directory under the system temp dir, removed after
-// the run) or embedded:///path/to/dir (kept). Options (query or --target-opt):
-//   - sync=true: fsync the WAL on every write (default false: the OS flushes)
-//   - cache=64MB: block cache size
-//   - keep=true: keep a temporary data directory after the run
+// the run) or embedded:///path/to/dir (kept). Its options (sync, cache, keep)
+// are declared in Config.options; `platbench targets embedded` prints them.
 //
 // A record is stored as one value of FieldCount*FieldLength bytes. UPDATE
 // overwrites one field by read-modify-write, as YCSB's RocksDB binding does.
@@ -20,17 +18,51 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/cockroachdb/pebble"
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
 // Version is the engine version reported in results (go.mod pins it).
 const Version = "pebble v1.1.5"
+
+// Config is the embedded target's configuration, from the URL and the
+// target options.
+type Config struct {
+	// Dir is the data directory (the URL path). Default: a new temporary
+	// directory, removed after the run unless Keep.
+	Dir string
+	// Sync fsyncs the WAL on every write (option sync). Default false.
+	Sync bool
+	// Cache is the block cache size in bytes (option cache). Default 64 MiB.
+	Cache int64
+	// Keep keeps a temporary data directory after the run (option keep). Default false.
+	Keep bool
+}
+
+func (c *Config) options() *target.OptionSet {
+	s := target.NewOptionSet("embedded")
+	s.Bool(&c.Sync, "sync", "false", "fsync the WAL on every write; false lets the OS flush it")
+	s.Size(&c.Cache, "cache", "64MiB", "pebble's block cache").Positive()
+	s.Bool(&c.Keep, "keep", "false", "keep a temporary data directory after the run (a directory given in the URL is always kept)")
+	return s
+}
+
+// Options declares the embedded target's options.
+func Options() *target.OptionSet { return new(Config).options() }
+
+// ParseConfig builds a Config from the URL and options, reporting every
+// problem at once.
+func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
+	c := &Config{Dir: u.Path}
+	s := c.options()
+	s.ParseURL(u, opts)
+	return c, s.Err()
+}
 
 // Target is an open pebble database.
 type Target struct {
@@ -50,50 +82,26 @@ var (
 
 // Open implements target.Opener.
 func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
-	t := &Target{sync: pebble.NoSync, cacheB: 64 << 20}
-	q := u.Query()
-	for k, v := range opts {
-		q.Set(k, v)
+	c, err := ParseConfig(u, opts)
+	if err != nil {
+		return nil, err
 	}
-	for k, vs := range q {
-		v := vs[0]
-		switch k {
-		case "sync":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, target.Configf("embedded: bad sync %q (use true or false)", v)
-			}
-			if b {
-				t.sync = pebble.Sync
-			}
-		case "keep":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, target.Configf("embedded: bad keep %q (use true or false)", v)
-			}
-			t.keep = b
-		case "cache":
-			n, err := parseBytes(v)
-			if err != nil || n <= 0 {
-				return nil, target.Configf("embedded: bad cache size %q (use e.g. 64MB)", v)
-			}
-			t.cacheB = n
-		default:
-			return nil, target.Configf("embedded: unknown option %q (use sync, cache, keep)", k)
-		}
+	t := &Target{sync: pebble.NoSync, cacheB: c.Cache, keep: c.Keep}
+	if c.Sync {
+		t.sync = pebble.Sync
 	}
-	t.dir = u.Path
+	t.dir = c.Dir
 	if t.dir == "" {
 		d, err := os.MkdirTemp("", "platbench-embedded-")
 		if err != nil {
-			return nil, fmt.Errorf("embedded: cannot create a data directory: %w (set TMPDIR to a writable directory or give embedded:///path)", err)
+			return nil, fmt.Errorf("embedded: cannot create a data directory: %w (fix: set TMPDIR to a writable directory or give embedded:///path)", err)
 		}
 		t.dir, t.temp = d, true
 	} else if err := os.MkdirAll(t.dir, 0o755); err != nil {
-		return nil, target.Configf("embedded: cannot create data directory %s: %v (give a writable path)", t.dir, err)
+		return nil, target.Configf("embedded: cannot create data directory %s: %v (fix: give a writable path)", t.dir, err)
 	}
 	if err := unix.Access(t.dir, unix.W_OK); err != nil {
-		return nil, target.Configf("embedded: data directory %s is not writable (give a writable path)", t.dir)
+		return nil, target.Configf("embedded: data directory %s is not writable (fix: give a writable path)", t.dir)
 	}
 	cache := pebble.NewCache(t.cacheB)
 	defer cache.Unref()
@@ -122,8 +130,8 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	free := int64(st.Bavail) * int64(st.Bsize)
 	need := w.DatasetBytes() * 2 // write amplification headroom
 	if need > free {
-		return fmt.Errorf("embedded: the dataset needs about %s but %s has only %s free (use fewer --records, a smaller --value-size, or embedded:///bigger/disk)",
-			human(need), t.dir, human(free))
+		return fmt.Errorf("embedded: the dataset needs about %s but %s has only %s free (fix: fewer records, smaller values, or embedded:///path/on/a/bigger/disk)",
+			units.Bytes(float64(need)), t.dir, units.Bytes(float64(free)))
 	}
 	return nil
 }
@@ -241,32 +249,6 @@ func (quietLogger) Infof(format string, args ...interface{}) {}
 func (quietLogger) Fatalf(format string, args ...interface{}) {
 	fmt.Fprintf(os.Stderr, "platbench: embedded store failed: "+format+"\n", args...)
 	os.Exit(1)
-}
-
-func parseBytes(s string) (int64, error) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(s, u.suf) {
-			s, mult = strings.TrimSuffix(s, u.suf), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	return n * mult, err
-}
-
-func human(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", b>>10)
 }
 
 // DataDir returns the directory in use (for tests and reports).

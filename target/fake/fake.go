@@ -1,18 +1,13 @@
 // Package fake is a target with scripted latency, errors and stalls, for
 // testing the runner and recorder. It stores nothing.
 //
-// URL: fake://?latency=200us&stall_at=2s&stall_for=500ms&error_every=100
-//   - latency: service time of every op (sleep; below ~100 µs it spins)
-//   - stall_at, stall_for: between these offsets from the first op, every op
-//     waits until the stall ends (a server pause)
-//   - stall_every: repeat the stall with this period (a regulated disk)
-//   - error_every: every Nth op fails with a timeout
+// URL: fake://?latency=200us&stall_at=2s&stall_for=500ms&error_every=100;
+// the options are declared in options (`platbench targets fake` prints them).
 package fake
 
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,13 +16,13 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Target is the fake target.
+// Target is the fake target. Its exported fields are its options.
 type Target struct {
-	Latency    time.Duration
-	StallAt    time.Duration
-	StallFor   time.Duration
-	StallEvery time.Duration
-	ErrorEvery uint64
+	Latency    time.Duration // service time of every op
+	StallAt    time.Duration // offset from the first op where a stall starts
+	StallFor   time.Duration // length of a stall (0: none)
+	StallEvery time.Duration // period of repeated stalls (0: one stall)
+	ErrorEvery int           // every Nth op fails with a timeout (0: none)
 
 	once  sync.Once
 	start time.Time
@@ -36,33 +31,26 @@ type Target struct {
 
 var _ target.Target = (*Target)(nil)
 
+func (t *Target) options() *target.OptionSet {
+	s := target.NewOptionSet("fake")
+	s.Duration(&t.Latency, "latency", "0", "service time of every op (a sleep; below 100µs a spin)")
+	s.Duration(&t.StallAt, "stall_at", "0", "offset from the first op at which a stall starts: every op waits until it ends (a server pause)")
+	s.Duration(&t.StallFor, "stall_for", "0", "length of the stall; 0 means no stall")
+	s.Duration(&t.StallEvery, "stall_every", "0", "repeat the stall with this period (a regulated disk); 0 stalls once")
+	s.Count(&t.ErrorEvery, "error_every", "0", "every Nth op fails with a timeout; 0 means none").WithUnit("ops").Example("100")
+	return s
+}
+
+// Options declares the fake target's options.
+func Options() *target.OptionSet { return new(Target).options() }
+
 // Open implements target.Opener.
 func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
 	t := &Target{}
-	q := u.Query()
-	for k, v := range opts {
-		q.Set(k, v)
-	}
-	for k, vs := range q {
-		v := vs[0]
-		var err error
-		switch k {
-		case "latency":
-			t.Latency, err = time.ParseDuration(v)
-		case "stall_at":
-			t.StallAt, err = time.ParseDuration(v)
-		case "stall_for":
-			t.StallFor, err = time.ParseDuration(v)
-		case "stall_every":
-			t.StallEvery, err = time.ParseDuration(v)
-		case "error_every":
-			t.ErrorEvery, err = strconv.ParseUint(v, 10, 64)
-		default:
-			return nil, target.Configf("fake target: unknown option %q (use latency, stall_at, stall_for, stall_every, error_every)", k)
-		}
-		if err != nil {
-			return nil, target.Configf("fake target: bad %s %q: %v", k, v, err)
-		}
+	s := t.options()
+	s.ParseURL(u, opts)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -88,7 +76,7 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	if t.Latency > 0 {
 		sleep(ctx, t.Latency)
 	}
-	if t.ErrorEvery > 0 && n%t.ErrorEvery == 0 {
+	if t.ErrorEvery > 0 && n%uint64(t.ErrorEvery) == 0 {
 		return target.ErrTimeout
 	}
 	return nil

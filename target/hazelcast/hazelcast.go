@@ -50,7 +50,9 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Config is the hazelcast target's configuration, from the URL and --target-opt.
+// Config is the hazelcast target's configuration, from the URL and the
+// target options (declared in options; `platbench targets hazelcast` prints
+// them).
 type Config struct {
 	// Addrs are the members to connect to (host:port). Default 127.0.0.1:5701.
 	Addrs []string
@@ -77,20 +79,40 @@ type Config struct {
 	// ConnectTimeout bounds connecting to the cluster at Open and
 	// reconnecting to it later (option connect_timeout). Default 15s.
 	ConnectTimeout time.Duration
-
-	explicit map[string]bool // options the user set (a workload's Options do not override them)
 }
 
-var knownOpts = []string{"cluster", "map", "ref", "refs", "long", "cp_group", "cp", "timeout", "connect_timeout"}
+func (c *Config) options() *target.OptionSet {
+	s := target.NewOptionSet("hazelcast")
+	s.String(&c.Cluster, "cluster", "dev", "cluster name; must match the members' cluster-name")
+	s.String(&c.Map, "map", "platbench", "IMap for the YCSB ops")
+	s.String(&c.Ref, "ref", "platbench-ref", "IAtomicReference name (a prefix when refs > 1: ref-0, ref-1, ...)")
+	s.Count(&c.Refs, "refs", "1", "number of references SET/GET/CAS spread over (reference KeyNum % refs)").
+		Range(1, 100000).WithUnit("references").FromWorkload()
+	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name")
+	s.String(&c.CPGroup, "cp_group", "", "CP group of the CP objects (name@group); none is the DEFAULT group")
+	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference or the IAtomicLong", "ref", "long").FromWorkload()
+	s.Duration(&c.Timeout, "timeout", "5s", "bound of every call, the client's retries included").Positive()
+	s.Duration(&c.ConnectTimeout, "connect_timeout", "15s", "bound of connecting at Open and of reconnecting later").Positive()
+	return s
+}
+
+// Options declares the hazelcast target's options.
+func Options() *target.OptionSet { return new(Config).options() }
 
 // ParseConfig builds a Config from the URL and options (options win). It
 // reports every problem at once.
 func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
-	cfg := &Config{Cluster: "dev", Map: "platbench", Ref: "platbench-ref", Refs: 1, Long: "platbench-long", CP: "ref",
-		Timeout: 5 * time.Second, ConnectTimeout: 15 * time.Second}
-	var probs []string
+	return parseConfig(u, opts, nil)
+}
+
+// parseConfig also takes a workload's options, which lose to the URL and
+// to opts.
+func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, error) {
+	cfg := &Config{}
+	s := cfg.options()
+	s.Parse(target.Sources{Workload: workloadOpts, Query: u.Query(), Opts: opts})
 	if u.Scheme != "hazelcast" {
-		probs = append(probs, fmt.Sprintf("scheme %q is not hazelcast://", u.Scheme))
+		s.Problem("scheme %q is not hazelcast:// (fix: hazelcast://127.0.0.1:5701)", u.Scheme)
 	}
 	host := u.Host
 	if host == "" {
@@ -109,61 +131,13 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 		cfg.User = u.User.Username()
 		cfg.Password, _ = u.User.Password()
 	}
-	all := map[string]string{}
-	for k, v := range u.Query() {
-		if len(v) > 0 {
-			all[k] = v[len(v)-1]
-		}
-	}
-	for k, v := range opts {
-		all[k] = v
-	}
-	cfg.explicit = map[string]bool{}
-	for k, v := range all {
-		cfg.explicit[k] = true
-		switch k {
-		case "cluster":
-			cfg.Cluster = v
-		case "map":
-			cfg.Map = v
-		case "ref":
-			cfg.Ref = v
-		case "long":
-			cfg.Long = v
-		case "cp_group":
-			cfg.CPGroup = v
-		case "cp":
-			if v != "ref" && v != "long" {
-				probs = append(probs, fmt.Sprintf("cp=%q is not ref or long", v))
-			}
-			cfg.CP = v
-		case "refs":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 100000 {
-				probs = append(probs, fmt.Sprintf("refs=%q is not a number in [1, 100000]", v))
-			}
-			cfg.Refs = n
-		case "timeout", "connect_timeout":
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				probs = append(probs, fmt.Sprintf("%s=%q is not a positive duration such as 5s", k, v))
-			}
-			if k == "timeout" {
-				cfg.Timeout = d
-			} else {
-				cfg.ConnectTimeout = d
-			}
-		default:
-			probs = append(probs, fmt.Sprintf("unknown option %q (known: %s)", k, strings.Join(knownOpts, ", ")))
-		}
-	}
 	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}} {
 		if n.v == "" || strings.Contains(n.v, "@") {
-			probs = append(probs, fmt.Sprintf("%s=%q must be a non-empty name without '@' (use cp_group for the CP group)", n.opt, n.v))
+			s.Problem("%s=%q must be a non-empty name without '@' (fix: another name; cp_group names the CP group)", n.opt, n.v)
 		}
 	}
-	if len(probs) > 0 {
-		return nil, target.Configf("hazelcast target: %s (fix: e.g. hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev&map=platbench)", strings.Join(probs, "; "))
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -172,6 +146,8 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 type Target struct {
 	cfg    *Config
 	client *hz.Client
+	u      *url.URL          // for Setup, which applies a workload's options
+	opts   map[string]string // (they lose to the URL and the target options)
 
 	m      *hz.Map
 	refs   []*hz.AtomicRef
@@ -214,7 +190,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 	lastErr := &lastError{}
 	hc.Logger.CustomLogger = lastErr
 	hc.Stats.Enabled = false
-	t := &Target{cfg: cfg, members: map[string]string{}}
+	t := &Target{cfg: cfg, u: u, opts: opts, members: map[string]string{}}
 	hc.AddMembershipListener(func(e cluster.MembershipStateChanged) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -267,11 +243,11 @@ func openError(cfg *Config, err error, logged string) error {
 	}
 	switch {
 	case errors.Is(err, hzerrors.ErrAuthentication) || strings.Contains(logged, "authentication") || strings.Contains(logged, "credentials"):
-		return target.Configf("hazelcast target: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user:password in the URL)", addrs, cfg.Cluster, oneLine(msg))
+		return target.Configf("hazelcast: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user:password in the URL)", addrs, cfg.Cluster, oneLine(msg))
 	case errors.Is(err, hzerrors.ErrIllegalState) || strings.Contains(msg, "unable to connect") || strings.Contains(msg, "connect"):
-		return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("hazelcast target: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
+		return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("hazelcast: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
 	}
-	return fmt.Errorf("hazelcast target: connect to %s: %w", addrs, err)
+	return fmt.Errorf("hazelcast: connect to %s: %w", addrs, err)
 }
 
 func oneLine(s string) string {
@@ -295,21 +271,12 @@ func (t *Target) cpName(n string) string {
 // only, the load phase's INSERTs set the references (or the counter), so
 // that GET and CAS find a value.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
-	for _, k := range []string{"cp", "refs"} {
-		v, ok := w.Options[k]
-		if !ok || t.cfg.explicit[k] {
-			continue
-		}
-		u := &url.URL{Scheme: "hazelcast"}
-		c, err := ParseConfig(u, map[string]string{k: v})
+	if len(w.Options) > 0 && t.u != nil {
+		c, err := parseConfig(t.u, t.opts, w.Options)
 		if err != nil {
-			return target.Configf("hazelcast target: workload %q option %s=%q is invalid (fix: cp=ref|long, refs=N)", w.Name, k, v)
+			return err
 		}
-		if k == "cp" {
-			t.cfg.CP = c.CP
-		} else {
-			t.cfg.Refs = c.Refs
-		}
+		t.cfg.CP, t.cfg.Refs = c.CP, c.Refs
 	}
 	var needRef, needLong, needMap bool
 	for _, m := range w.Mix {
@@ -328,9 +295,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		case workload.OpIncr:
 			needLong = true
 		case workload.OpScan:
-			return target.Configf("hazelcast target: SCAN (YCSB workload E) is not supported: an IMap has no key order (fix: choose a workload without SCAN)")
+			return target.Configf("hazelcast: SCAN (YCSB workload E) is not supported: an IMap has no key order (fix: choose a workload without SCAN)")
 		default:
-			return target.Configf("hazelcast target: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE, SET, GET, CAS or INCR)", m.Op)
+			return target.Configf("hazelcast: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE, SET, GET, CAS or INCR)", m.Op)
 		}
 	}
 	if len(w.Mix) == 0 {
@@ -347,7 +314,7 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 	if needMap && t.m == nil {
 		m, err := t.client.GetMap(ctx, t.cfg.Map)
 		if err != nil {
-			return fmt.Errorf("hazelcast target: map %q: %w", t.cfg.Map, classify(err))
+			return fmt.Errorf("hazelcast: map %q: %w", t.cfg.Map, classify(err))
 		}
 		t.m = m
 	}
@@ -392,7 +359,7 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 // cpError explains a CP-subsystem failure at Setup (most often: the
 // cluster has no CP subsystem, or too few members for it).
 func cpError(cfg *Config, what string, err error) error {
-	return fmt.Errorf("hazelcast target: %s %q: %w (fix: the CP subsystem needs cp-subsystem.cp-member-count >= 3 on the members, Hazelcast 5.3/5.4 community or enterprise, and a majority of CP members up)", what, cfg.Ref, classify(err))
+	return fmt.Errorf("hazelcast: %s %q: %w (fix: the CP subsystem needs cp-subsystem.cp-member-count >= 3 on the members, Hazelcast 5.3/5.4 community or enterprise, and a majority of CP members up)", what, cfg.Ref, classify(err))
 }
 
 // NewWorker returns a worker; all workers share the client (it multiplexes
@@ -615,20 +582,14 @@ func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
 func (w *worker) Close() error { return nil }
 
 // classify maps the client's errors onto target error classes.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var te *target.Error
-	if errors.As(err, &te) {
-		return err
-	}
-	class := target.ClassOther
+func classify(err error) error { return target.WithClass(err, classOf) }
+
+func classOf(err error) target.Class {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
-		class = target.ClassTimeout
+		return target.ClassTimeout
 	case errors.Is(err, hzerrors.ErrHazelcastOverLoad), errors.Is(err, hzerrors.ErrCannotReplicateException):
-		class = target.ClassOverloaded
+		return target.ClassOverloaded
 	case errors.Is(err, hzerrors.ErrClientOffline), errors.Is(err, hzerrors.ErrClientNotActive),
 		errors.Is(err, hzerrors.ErrTargetDisconnected), errors.Is(err, hzerrors.ErrMemberLeft),
 		errors.Is(err, hzerrors.ErrTargetNotMember), errors.Is(err, hzerrors.ErrHazelcastInstanceNotActive),
@@ -636,11 +597,11 @@ func classify(err error) error {
 		errors.Is(err, hzerrors.ErrPartitionMigrating), errors.Is(err, hzerrors.ErrNotLeaderException),
 		errors.Is(err, hzerrors.ErrLeaderDemotedException), errors.Is(err, hzerrors.ErrCallerNotMember),
 		errors.Is(err, hzerrors.ErrCPGroupDestroyedException), errors.Is(err, hzerrors.ErrIndeterminateOperationState):
-		class = target.ClassUnavailable
+		return target.ClassUnavailable
 	case errors.Is(err, hzerrors.ErrAuthentication), errors.Is(err, hzerrors.ErrSecurity),
 		errors.Is(err, hzerrors.ErrHazelcastSerialization), errors.Is(err, hzerrors.ErrIllegalArgument),
 		errors.Is(err, hzerrors.ErrClassCast):
-		class = target.ClassRejected
+		return target.ClassRejected
 	}
-	return &target.Error{Class: class, Err: err}
+	return target.ClassOther
 }

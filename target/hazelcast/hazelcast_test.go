@@ -87,6 +87,21 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// A workload's options set cp and refs (the cp-atomic-long preset sets
+// cp=long) but lose to the URL and the target options; other keys of a
+// workload are not for this target and are ignored.
+func TestWorkloadOptions(t *testing.T) {
+	u, _ := url.Parse("hazelcast://h?refs=2")
+	c, err := parseConfig(u, nil, map[string]string{"cp": "long", "refs": "4", "timeout": "1s", "consumers": "1"})
+	if err != nil || c.CP != "long" || c.Refs != 2 || c.Timeout != 5*time.Second {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+	_, err = parseConfig(u, nil, map[string]string{"cp": "int"})
+	if err == nil || !strings.Contains(err.Error(), `cp="int" (from the workload's options) is not ref or long`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestIMap(t *testing.T) {
 	tg := open(t, clusterURL(t), map[string]string{"map": "test-" + uniq})
 	if err := tg.Setup(context.Background(), spec(workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpDelete, workload.OpRMW)); err != nil {
@@ -267,7 +282,7 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	if err := tg.Setup(context.Background(), spec(workload.OpSet, workload.OpRead, workload.OpUpdate)); err != nil {
 		t.Fatal(err)
 	}
-	type counts struct{ ok, byClass [target.NumClasses]int }
+	type counts struct{ byClass [target.NumClasses]int }
 	var mu sync.Mutex
 	var phase int // 0 all up, 1 member 3 killed, 2 members 2 and 3 killed
 	res := map[int]map[workload.Op]*counts{}

@@ -3,10 +3,10 @@ package kafka
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,23 +16,24 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/target"
 )
 
-// Defaults. Each Config field's doc names its default; these are the values.
+// Defaults that code outside the option declarations needs; the others are
+// in the declarations (options).
 const (
-	DefaultPartitions   = 16
-	DefaultTopicPrefix  = "platbench-"
-	DefaultMsgSize      = 1000 // bytes, as the Redpanda report's rdkafka_performance -s 1000
-	DefaultTimeout      = 30 * time.Second
-	DefaultDialTimeout  = 5 * time.Second
-	DefaultDrainTimeout = 10 * time.Second
-	HeaderLen           = 24 // payload header: send ns, run id, producer id, sequence
+	DefaultPartitions  = 16
+	DefaultTopicPrefix = "platbench-"
+	DefaultMsgSize     = 1000 // bytes, as the Redpanda report's rdkafka_performance -s 1000
+	HeaderLen          = 24   // payload header: send ns, run id, producer id, sequence
 )
 
 // Config is every setting of the Kafka target. It comes from the URL
-// (kafka://user:pass@host1:9092,host2:9092?acks=1&partitions=64) and from
-// --target-opt key=value pairs, which win over the URL query.
+// (kafka://user:pass@host1:9092,host2:9092?acks=1&partitions=64), from the
+// target options, which win over the URL query, and from a workload's
+// options, which lose to both (the stream preset's consumers=1). The options
+// are declared in options; `platbench targets kafka` prints them.
 type Config struct {
 	Brokers []string // from the URL host list; port 9092 when omitted
 
@@ -44,19 +45,19 @@ type Config struct {
 	TopicPrefix string // option topic_prefix; default "platbench-"
 	Create      bool   // option create; default true: create the topic when missing
 	Keep        bool   // option keep; default false: delete the topics Setup created
-	Partitions  int32  // option partitions; default 16
-	Replication int16  // option replication; default min(3, brokers)
+	Partitions  int    // option partitions; default 16
+	Replication int    // option replication_factor (or replication); default 0: min(3, brokers)
 
 	// Produce.
 	MsgSize    int           // option msg_size; bytes per message, default the workload's record size (its values), else 1000
 	MsgSizeMax int           // option msg_size=MIN-MAX draws sizes uniformly; 0 = fixed
-	Key        string        // option key: none (default) | request (the workload's key, whose --distribution is uniform, zipfian...)
+	Key        string        // option key: none (default) | request (the workload's key, whose distribution is uniform, zipfian...)
 	Acks       string        // option acks: 0, 1, all; default all
 	Idempotent bool          // option idempotent; default true when acks=all (franz-go's default), false otherwise
 	Codec      string        // option compression: none (default), gzip, snappy, lz4, zstd
-	BatchBytes int32         // option batch_bytes; default franz-go's 1 MB
+	BatchBytes int64         // option batch_bytes; default 0: franz-go's 1 MiB
 	Linger     time.Duration // option linger; default 0 (franz-go; batches still form from concurrent produces)
-	Inflight   int           // option inflight; produce requests in flight per broker without idempotence; default franz-go's 1
+	Inflight   int           // option inflight; produce requests in flight per broker without idempotence; default 0: franz-go's 1
 	Producers  int           // option producers; independent producer clients, worker i uses client i%N; default 1
 	Timeout    time.Duration // option timeout; produce delivery timeout, default 30s
 	SyncInsert bool          // option sync_insert; INSERTs (the load phase) wait for their ack like PRODUCE; default false: asynchronous, up to 256 in flight per worker
@@ -69,21 +70,84 @@ type Config struct {
 	PollTimeout  time.Duration // option poll_timeout; a CONSUME op that gets no message in this time fails as not_found (topic drained); default 1s
 
 	// Connection.
-	DialTimeout time.Duration // option dial_timeout; default 5s
-	SASL        string        // option sasl: plain, scram-sha-256, scram-sha-512; default none
+	DialTimeout time.Duration // option connect_timeout (or dial_timeout); default 5s
+	SASL        string        // option sasl: none (default), plain, scram-sha-256, scram-sha-512
 	User        string        // URL user or option user
 	Password    string        // URL password or option password
-	TLS         bool          // option tls; default false (also set by tls_ca, tls_cert)
+	TLS         bool          // option tls; default false (also set by tls_ca, tls_cert, tls_insecure)
 	TLSCA       string        // option tls_ca: PEM file of CAs to trust
 	TLSCert     string        // option tls_cert and tls_key: client certificate
 	TLSKey      string
 	TLSInsecure bool // option tls_insecure: skip server certificate verification
 }
 
-var knownOpts = []string{"topic", "topic_prefix", "create", "keep", "partitions", "replication",
-	"msg_size", "key", "acks", "idempotent", "compression", "batch_bytes", "linger", "inflight",
-	"producers", "timeout", "sync_insert", "consume", "consumers", "group", "offset", "drain_timeout", "poll_timeout",
-	"dial_timeout", "sasl", "user", "password", "tls", "tls_ca", "tls_cert", "tls_key", "tls_insecure"}
+// options declares the options. Those of the topic, produce and consume
+// may come from a workload; the connection's and the credentials may not
+// (they are fixed when the target opens, before it sees the workload).
+func (c *Config) options(consume *bool) *target.OptionSet {
+	s := target.NewOptionSet("kafka")
+	s.String(&c.Topic, "topic", "", "topic to use. A named topic that exists is used as it is and never deleted; one that does not exist is created (create=true)").
+		Computed("random platbench-xxxxxxxx").FromWorkload()
+	s.String(&c.TopicPrefix, "topic_prefix", DefaultTopicPrefix, "prefix of the random topic name").FromWorkload()
+	s.Bool(&c.Create, "create", "true", "create the topic when missing; false makes a missing topic an error").FromWorkload()
+	s.Bool(&c.Keep, "keep", "false", "keep the topic that Setup created (by default Close deletes it and its consumer group)").FromWorkload()
+	s.Count(&c.Partitions, "partitions", strconv.Itoa(DefaultPartitions), "partitions of a created topic").Range(1, 1<<20).FromWorkload()
+	s.Count(&c.Replication, "replication_factor", "", "replication factor of a created topic").Range(1, 32767).
+		Computed("min(3, brokers)").Alias("replication").FromWorkload()
+	s.Func(target.KindSize, "msg_size", "", "bytes per message, or MIN-MAX for sizes drawn uniformly per message; at least 24 (the header)", c.setMsgSize, func() { c.MsgSize, c.MsgSizeMax = 0, 0 }).
+		WithUnit("bytes").Computed("the workload's value size (1000 B in the presets)").Example("1000 or msg_size=100-10KiB").FromWorkload()
+	s.Enum(&c.Key, "key", "none", "none: no key (sticky partitioning, as librdkafka and the Java client do); request: the workload's key, drawn from its distribution; uniform or zipfian check that the workload's distribution is that one",
+		"none", "request", "uniform", "zipfian").FromWorkload()
+	s.Enum(&c.Acks, "acks", "all", "acknowledgements a produce waits for", "0", "1", "all").Synonyms("-1", "all").FromWorkload()
+	s.Bool(&c.Idempotent, "idempotent", "", "idempotent producer (needs acks=all)").Computed("true with acks=all").FromWorkload()
+	s.Enum(&c.Codec, "compression", "none", "record batch compression", "none", "gzip", "snappy", "lz4", "zstd").FromWorkload()
+	s.Size(&c.BatchBytes, "batch_bytes", "", "largest record batch").Range(1<<10, 1<<30).Computed("1MiB (franz-go)").FromWorkload()
+	s.Duration(&c.Linger, "linger", "0", "how long a partition's batch waits for more records; 0 still batches: records produced while a request is in flight wait for the next one").FromWorkload()
+	s.Count(&c.Inflight, "inflight", "", "produce requests in flight per broker; only with idempotent=false").Range(1, 1000).Computed("1 (franz-go)").FromWorkload()
+	s.Count(&c.Producers, "producers", "1", "independent producer clients (connections, buffers); worker i uses client i mod N").Range(1, 4096).FromWorkload()
+	s.Duration(&c.Timeout, "timeout", "30s", "delivery timeout of a produce: past it the produce fails as timeout").FromWorkload()
+	s.Bool(&c.SyncInsert, "sync_insert", "false", "INSERTs wait for their acknowledgement like PRODUCE").FromWorkload()
+	s.Count(&c.Consumers, "consumers", "0", "background consumer group members during the run phase (streaming)").Range(0, 4096).FromWorkload()
+	s.Bool(consume, "consume", "false", "shorthand for consumers=1").FromWorkload()
+	s.String(&c.Group, "group", "", "consumer group").Computed("platbench-<topic>").FromWorkload()
+	s.Enum(&c.Offset, "offset", "earliest", "where a group without committed offsets starts (keep earliest when counting loss)", "earliest", "latest").FromWorkload()
+	s.Duration(&c.PollTimeout, "poll_timeout", "1s", "a CONSUME that gets no message in this time fails as not_found").Positive().FromWorkload()
+	s.Duration(&c.DrainTimeout, "drain_timeout", "10s", "after the run, how long background consumers may take to catch up before lost messages are counted").FromWorkload()
+	s.Duration(&c.DialTimeout, "connect_timeout", "5s", "connection timeout").Alias("dial_timeout")
+	s.Enum(&c.SASL, "sasl", "none", "SASL mechanism; user and password from the URL (kafka://user:pass@host) or user= and password=", "none", "plain", "scram-sha-256", "scram-sha-512")
+	s.String(&c.User, "user", "", "SASL user").Computed("the URL's user info")
+	s.String(&c.Password, "password", "", "SASL password (never written to the result)").Computed("the URL's user info").Hidden()
+	s.Bool(&c.TLS, "tls", "false", "TLS; also turned on by tls_ca, tls_cert, tls_insecure")
+	s.String(&c.TLSCA, "tls_ca", "", "PEM file of CAs to trust").Computed("the system's roots")
+	s.String(&c.TLSCert, "tls_cert", "", "client certificate (PEM); goes with tls_key")
+	s.String(&c.TLSKey, "tls_key", "", "client key (PEM); goes with tls_cert")
+	s.Bool(&c.TLSInsecure, "tls_insecure", "false", "skip server certificate verification")
+	return s
+}
+
+// Options declares the Kafka target's options.
+func Options() *target.OptionSet { return new(Config).options(new(bool)) }
+
+// setMsgSize parses msg_size: a size, or MIN-MAX.
+func (c *Config) setMsgSize(v string) error {
+	lo, hi, ranged := strings.Cut(v, "-")
+	a, err1 := units.ParseSize(lo)
+	b, err2 := a, error(nil)
+	if ranged {
+		b, err2 = units.ParseSize(hi)
+	}
+	switch {
+	case err1 != nil || err2 != nil:
+		return errors.New("is not a size in bytes or a MIN-MAX range")
+	case a < HeaderLen || b < a || b > 64<<20:
+		return fmt.Errorf("is out of range: messages carry a %d-byte header, so sizes go from %d B to 64 MiB with MIN <= MAX", HeaderLen, HeaderLen)
+	}
+	c.MsgSize, c.MsgSizeMax = int(a), 0
+	if b > a {
+		c.MsgSizeMax = int(b)
+	}
+	return nil
+}
 
 // ParseConfig builds a Config from the URL and options and validates it,
 // reporting every problem at once.
@@ -92,209 +156,63 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 }
 
 // parseConfig also takes the workload's options (Spec.Options), which count
-// only for the keys this target knows and lose to the URL and to opts.
+// only for the options declared FromWorkload and lose to the URL and to opts.
 func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, error) {
-	c := &Config{TopicPrefix: DefaultTopicPrefix, Create: true, Partitions: DefaultPartitions,
-		Acks: "all", Codec: "none", Producers: 1, Timeout: DefaultTimeout, Offset: "earliest",
-		DrainTimeout: DefaultDrainTimeout, PollTimeout: time.Second, DialTimeout: DefaultDialTimeout, Key: "none"}
-	var errs []string
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
-
-	all := map[string]string{}
-	for k, v := range workloadOpts {
-		if contains(knownOpts, k) && k != "password" {
-			all[k] = v
-		}
-	}
-	for k, v := range u.Query() {
-		if len(v) > 0 {
-			all[k] = v[len(v)-1]
-		}
-	}
-	for k, v := range opts {
-		all[k] = v
-	}
-	var unknown []string
-	for k := range all {
-		if !contains(knownOpts, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		bad("unknown option %q (known: %s)", k, strings.Join(knownOpts, ", "))
-	}
-
+	c := &Config{}
+	var consume bool
+	s := c.options(&consume)
+	s.Parse(target.Sources{Workload: workloadOpts, Query: u.Query(), Opts: opts})
 	for _, h := range strings.Split(u.Host, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
+		if h = strings.TrimSpace(h); h != "" {
+			if !strings.Contains(h, ":") {
+				h += ":9092"
+			}
+			c.Brokers = append(c.Brokers, h)
 		}
-		if !strings.Contains(h, ":") {
-			h += ":9092"
-		}
-		c.Brokers = append(c.Brokers, h)
 	}
 	if len(c.Brokers) == 0 {
-		bad("no broker in the URL (fix: kafka://host:9092 or kafka://host1:9092,host2:9092)")
+		s.Problem("no broker in the URL (fix: kafka://host:9092 or kafka://host1:9092,host2:9092)")
 	}
-	if u.User != nil {
+	if u.User != nil && !s.IsSet("user") {
 		c.User = u.User.Username()
-		c.Password, _ = u.User.Password()
 	}
-
-	str := func(k string, dst *string) {
-		if v, ok := all[k]; ok {
-			*dst = v
-		}
+	if pw, ok := u.User.Password(); ok && !s.IsSet("password") {
+		c.Password = pw
 	}
-	boolean := func(k string, dst *bool) {
-		if v, ok := all[k]; ok {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				bad("%s=%q is not true or false", k, v)
-				return
-			}
-			*dst = b
-		}
-	}
-	integer := func(k string, min, max int64, dst func(int64)) {
-		if v, ok := all[k]; ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < min || n > max {
-				bad("%s=%q must be an integer in [%d, %d]", k, v, min, max)
-				return
-			}
-			dst(n)
-		}
-	}
-	duration := func(k string, dst *time.Duration) {
-		if v, ok := all[k]; ok {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				bad("%s=%q is not a duration (fix: e.g. %s=5ms)", k, v, k)
-				return
-			}
-			*dst = d
-		}
-	}
-	str("topic", &c.Topic)
-	str("topic_prefix", &c.TopicPrefix)
-	boolean("create", &c.Create)
-	boolean("keep", &c.Keep)
-	integer("partitions", 1, 1<<20, func(n int64) { c.Partitions = int32(n) })
-	integer("replication", 1, 32767, func(n int64) { c.Replication = int16(n) })
-	if v, ok := all["msg_size"]; ok {
-		lo, hi, found := strings.Cut(v, "-")
-		a, err1 := strconv.Atoi(lo)
-		b := a
-		var err2 error
-		if found {
-			b, err2 = strconv.Atoi(hi)
-		}
-		switch {
-		case err1 != nil || err2 != nil:
-			bad("msg_size=%q is not a size in bytes or a MIN-MAX range (fix: msg_size=1000 or msg_size=100-10000)", v)
-		case a < HeaderLen || b < a || b > 64<<20:
-			bad("msg_size=%q out of range: messages carry a %d-byte header, so sizes go from %d to 64 MiB with MIN <= MAX", v, HeaderLen, HeaderLen)
-		default:
-			c.MsgSize = a
-			if b > a {
-				c.MsgSizeMax = b
-			}
-		}
-	}
-	str("key", &c.Key)
-	switch c.Key {
-	case "none", "request", "uniform", "zipfian":
-	default:
-		bad("key=%q is not none or request (fix: key=request uses the workload's key, drawn from its --distribution)", c.Key)
-	}
-	str("acks", &c.Acks)
-	switch c.Acks {
-	case "0", "1", "all", "-1":
-	default:
-		bad("acks=%q is not 0, 1 or all", c.Acks)
-	}
-	if c.Acks == "-1" {
-		c.Acks = "all"
-	}
-	c.Idempotent = c.Acks == "all"
-	boolean("idempotent", &c.Idempotent)
-	if c.Idempotent && c.Acks != "all" {
-		bad("idempotent=true needs acks=all (fix: drop idempotent or set acks=all)")
-	}
-	str("compression", &c.Codec)
-	if _, ok := codecs[c.Codec]; !ok {
-		bad("compression=%q is not none, gzip, snappy, lz4 or zstd", c.Codec)
-	}
-	integer("batch_bytes", 1024, 1<<30, func(n int64) { c.BatchBytes = int32(n) })
-	duration("linger", &c.Linger)
-	integer("inflight", 1, 1000, func(n int64) { c.Inflight = int(n) })
-	if c.Inflight > 0 && c.Idempotent {
-		bad("inflight=%d needs idempotent=false: with idempotence franz-go keeps Kafka's limit itself (fix: drop inflight, or idempotent=false)", c.Inflight)
-	}
-	integer("producers", 1, 4096, func(n int64) { c.Producers = int(n) })
-	duration("timeout", &c.Timeout)
-	boolean("sync_insert", &c.SyncInsert)
-	consume := false
-	boolean("consume", &consume)
-	if consume {
+	if consume && !s.IsSet("consumers") {
 		c.Consumers = 1
 	}
-	integer("consumers", 0, 4096, func(n int64) { c.Consumers = int(n) })
-	str("group", &c.Group)
-	str("offset", &c.Offset)
-	if c.Offset != "earliest" && c.Offset != "latest" {
-		bad("offset=%q is not earliest or latest", c.Offset)
-	}
-	duration("drain_timeout", &c.DrainTimeout)
-	duration("dial_timeout", &c.DialTimeout)
-	duration("poll_timeout", &c.PollTimeout)
-	if c.PollTimeout == 0 {
-		bad("poll_timeout=0 would fail every CONSUME (fix: e.g. poll_timeout=1s)")
-	}
-	str("sasl", &c.SASL)
-	c.SASL = strings.ToLower(c.SASL)
-	str("user", &c.User)
-	str("password", &c.Password)
-	switch c.SASL {
-	case "", "none":
-		c.SASL = ""
-	case "plain", "scram-sha-256", "scram-sha-512":
-		if c.User == "" {
-			bad("sasl=%s needs a user (fix: kafka://USER:PASSWORD@host:9092 or --target-opt user=... --target-opt password=...)", c.SASL)
-		}
-	default:
-		bad("sasl=%q is not plain, scram-sha-256 or scram-sha-512", c.SASL)
-	}
-	boolean("tls", &c.TLS)
-	str("tls_ca", &c.TLSCA)
-	str("tls_cert", &c.TLSCert)
-	str("tls_key", &c.TLSKey)
-	boolean("tls_insecure", &c.TLSInsecure)
-	if c.TLSCA != "" || c.TLSCert != "" || c.TLSInsecure {
-		c.TLS = true
-	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		bad("tls_cert and tls_key go together (fix: give both or neither)")
-	}
-	if c.Topic == "" && c.TopicPrefix == "" {
-		bad("topic_prefix is empty (fix: give topic=NAME or a prefix)")
-	}
-	if len(errs) > 0 {
-		return nil, target.Configf("kafka: %s", strings.Join(errs, "; "))
+	c.check(s)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// check records the problems of options that do not go together, and
+// settles what depends on several options.
+func (c *Config) check(s *target.OptionSet) {
+	if !s.IsSet("idempotent") {
+		c.Idempotent = c.Acks == "all"
 	}
-	return false
+	if c.Idempotent && c.Acks != "all" {
+		s.Problem("idempotent=true needs acks=all (fix: drop idempotent or set acks=all)")
+	}
+	if c.Inflight > 0 && c.Idempotent {
+		s.Problem("inflight=%d needs idempotent=false: with idempotence franz-go keeps Kafka's limit itself (fix: drop inflight, or idempotent=false)", c.Inflight)
+	}
+	if c.SASL != "none" && c.User == "" {
+		s.Problem("sasl=%s needs a user (fix: kafka://USER:PASSWORD@host:9092, or the options user and password)", c.SASL)
+	}
+	if c.TLSCA != "" || c.TLSCert != "" || c.TLSInsecure {
+		c.TLS = true
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		s.Problem("tls_cert and tls_key go together (fix: give both or neither)")
+	}
+	if c.Topic == "" && c.TopicPrefix == "" {
+		s.Problem("topic_prefix is empty (fix: give topic=NAME or a prefix)")
+	}
 }
 
 var codecs = map[string]kgo.CompressionCodec{
@@ -357,7 +275,7 @@ func (c *Config) producerOpts() []kgo.Opt {
 	}
 	o = append(o, kgo.ProducerBatchCompression(codecs[c.Codec]), kgo.ProducerLinger(c.Linger))
 	if c.BatchBytes > 0 {
-		o = append(o, kgo.ProducerBatchMaxBytes(c.BatchBytes))
+		o = append(o, kgo.ProducerBatchMaxBytes(int32(c.BatchBytes)))
 	}
 	if c.Inflight > 0 {
 		o = append(o, kgo.MaxProduceRequestsInflightPerBroker(c.Inflight))

@@ -22,7 +22,7 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{name: "defaults and port filled in", url: "kafka://h1,h2:9093", check: func(t *testing.T, c *Config) {
 			if strings.Join(c.Brokers, ",") != "h1:9092,h2:9093" || c.Acks != "all" || !c.Idempotent ||
-				c.Partitions != DefaultPartitions || c.Producers != 1 || c.Timeout != DefaultTimeout || c.Consumers != 0 {
+				c.Partitions != DefaultPartitions || c.Producers != 1 || c.Timeout != 30*time.Second || c.DialTimeout != 5*time.Second || c.Consumers != 0 {
 				t.Fatalf("defaults: %+v", c)
 			}
 		}},
@@ -34,6 +34,23 @@ func TestParseConfig(t *testing.T) {
 		{name: "size range, linger, consume", url: "kafka://h?msg_size=100-2000&linger=5ms&consume=true&compression=zstd", check: func(t *testing.T, c *Config) {
 			if c.MsgSize != 100 || c.MsgSizeMax != 2000 || c.Linger != 5*time.Millisecond || c.Consumers != 1 || c.Codec != "zstd" {
 				t.Fatalf("got %+v", c)
+			}
+		}},
+		// Canonical names shared with the other targets; the old ones are aliases.
+		{name: "aliases", url: "kafka://h?dial_timeout=2s&replication=3", check: func(t *testing.T, c *Config) {
+			if c.DialTimeout != 2*time.Second || c.Replication != 3 {
+				t.Fatalf("got dial %v replication %d", c.DialTimeout, c.Replication)
+			}
+		}},
+		// Sizes through the units grammar, also in a MIN-MAX range.
+		{name: "sizes", url: "kafka://h?msg_size=1KiB-64KiB&batch_bytes=4MiB", check: func(t *testing.T, c *Config) {
+			if c.MsgSize != 1024 || c.MsgSizeMax != 64<<10 || c.BatchBytes != 4<<20 {
+				t.Fatalf("got %d-%d batch %d", c.MsgSize, c.MsgSizeMax, c.BatchBytes)
+			}
+		}},
+		{name: "consumers wins over consume", url: "kafka://h?consume=true&consumers=3", check: func(t *testing.T, c *Config) {
+			if c.Consumers != 3 {
+				t.Fatalf("consumers %d", c.Consumers)
 			}
 		}},
 		{name: "sasl user from the URL", url: "kafka://bob:pw@h?sasl=SCRAM-SHA-512", check: func(t *testing.T, c *Config) {
@@ -77,6 +94,17 @@ func TestParseConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A workload's options count for the topic, produce and consume options,
+// below the URL and the target options; not for the connection's.
+func TestWorkloadOptions(t *testing.T) {
+	u, _ := url.Parse("kafka://h?acks=1")
+	c, err := parseConfig(u, map[string]string{"producers": "3"}, map[string]string{
+		"consumers": "1", "acks": "0", "producers": "2", "tls": "true", "password": "x", "cp": "long"})
+	if err != nil || c.Consumers != 1 || c.Acks != "1" || c.Producers != 3 || c.TLS || c.Password != "" {
+		t.Fatalf("got %+v, %v", c, err)
 	}
 }
 

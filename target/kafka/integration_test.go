@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
@@ -81,15 +79,6 @@ func topicExists(t *testing.T, tg *Target, topic string) bool {
 	}
 	td, ok := tds[topic]
 	return ok && td.Err == nil
-}
-
-func adminFor(t *testing.T, raw string) *kadm.Client {
-	tg := open(t, raw, nil)
-	if err := tg.Setup(context.Background(), produceSpec()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg.admin
 }
 
 // Streaming: producers and background consumers together; every acked

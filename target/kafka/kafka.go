@@ -120,28 +120,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		}
 		t.adm, t.admin = cl, kadm.NewClient(cl)
 	}
-	t.msgSize, t.msgMax = t.cfg.MsgSize, t.cfg.MsgSizeMax
-	t.sizeFromReq = t.msgSize == 0
-	if t.msgSize == 0 {
-		t.msgSize = DefaultMsgSize
-		if w != nil && w.RecordBytes() >= HeaderLen {
-			t.msgSize = w.RecordBytes()
-		}
+	if err := t.fitWorkload(w); err != nil {
+		return err
 	}
-	if t.msgMax == 0 {
-		t.msgMax = t.msgSize
-	}
-	if w != nil {
-		for _, m := range w.Mix {
-			if m.Op == workload.OpConsume && m.Weight > 0 {
-				t.pull = true
-			}
-		}
-		if (t.cfg.Key == "uniform" || t.cfg.Key == "zipfian") && string(w.Distribution) != t.cfg.Key {
-			return target.Configf("kafka: key=%s but the workload's distribution is %q (fix: --distribution %s, or key=request to use the workload's keys as they are)", t.cfg.Key, w.Distribution, t.cfg.Key)
-		}
-	}
-
 	cctx, cancel := context.WithTimeout(ctx, t.cfg.DialTimeout+5*time.Second)
 	defer cancel()
 	md, err := t.admin.BrokerMetadata(cctx)
@@ -171,17 +152,51 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	} else if ok && errors.Is(td.Err, kerr.TopicAuthorizationFailed) {
 		hidden = true
 	}
+	return t.createTopic(cctx, len(md.Brokers), hidden)
+}
+
+// fitWorkload settles what depends on the workload: the message size, and
+// whether workers consume.
+func (t *Target) fitWorkload(w *workload.Spec) error {
+	t.msgSize, t.msgMax = t.cfg.MsgSize, t.cfg.MsgSizeMax
+	t.sizeFromReq = t.msgSize == 0
+	if t.msgSize == 0 {
+		t.msgSize = DefaultMsgSize
+		if w != nil && w.RecordBytes() >= HeaderLen {
+			t.msgSize = w.RecordBytes()
+		}
+	}
+	if t.msgMax == 0 {
+		t.msgMax = t.msgSize
+	}
+	if w == nil {
+		return nil
+	}
+	for _, m := range w.Mix {
+		if m.Op == workload.OpConsume && m.Weight > 0 {
+			t.pull = true
+		}
+	}
+	if (t.cfg.Key == "uniform" || t.cfg.Key == "zipfian") && string(w.Distribution) != t.cfg.Key {
+		return target.Configf("kafka: key=%s but the workload's distribution is %q (fix: a workload with distribution %s, or key=request to use the workload's keys as they are)", t.cfg.Key, w.Distribution, t.cfg.Key)
+	}
+	return nil
+}
+
+// createTopic creates the topic that does not exist (hidden: or that this
+// user may not see) and waits for its leaders.
+func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) error {
 	if !t.cfg.Create {
 		return target.Configf("kafka: topic %q does not exist and create=false (fix: create it, or drop create=false)", t.topic)
 	}
 	rf := t.cfg.Replication
 	if rf == 0 {
-		rf = int16(min(3, len(md.Brokers)))
+		rf = min(3, brokers)
 	}
-	if int(rf) > len(md.Brokers) {
-		return target.Configf("kafka: replication=%d but the cluster has %d broker(s) (fix: replication<=%d)", rf, len(md.Brokers), len(md.Brokers))
+	if rf > brokers {
+		return target.Configf("kafka: replication_factor=%d but the cluster has %d broker(s) (fix: replication_factor<=%d)", rf, brokers, brokers)
 	}
-	resp, err := t.admin.CreateTopic(cctx, t.cfg.Partitions, rf, nil, t.topic)
+	resp, err := t.admin.CreateTopic(cctx, int32(t.cfg.Partitions), int16(rf), nil, t.topic)
 	if err == nil {
 		err = resp.Err
 	}
@@ -203,7 +218,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		tds, err := t.admin.ListTopics(cctx, t.topic)
 		if err == nil {
-			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == int(t.cfg.Partitions) && allLeaders(td) {
+			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == t.cfg.Partitions && allLeaders(td) {
 				break
 			}
 		}
@@ -558,27 +573,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 		t.noteLag(cls)
 	}
 	want, n := t.expected()
-	// Let the consumers catch up with what was acknowledged.
-	deadline := time.Now().Add(t.cfg.DrainTimeout)
-	drained := false
-	for {
-		t.ledger.mu.Lock()
-		var got uint64
-		for pid, w := range want {
-			if s := t.ledger.seen[pid]; s != nil {
-				got += w.count - s.missing(w)
-			}
-		}
-		t.ledger.mu.Unlock()
-		if got >= n {
-			drained = true
-			break
-		}
-		if t.pull || time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	drained := t.waitDrained(ctx, want, n)
 	t.stopBackground()
 
 	t.ledger.mu.Lock()
@@ -623,6 +618,30 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	return out
 }
 
+// waitDrained lets the background consumers catch up with the n messages
+// acknowledged (want: by producer), for up to drain_timeout. It reports
+// whether they did. Consume-only runs (pull) do not wait.
+func (t *Target) waitDrained(ctx context.Context, want map[uint32]*bitmap, n uint64) bool {
+	deadline := time.Now().Add(t.cfg.DrainTimeout)
+	for {
+		t.ledger.mu.Lock()
+		var got uint64
+		for pid, w := range want {
+			if s := t.ledger.seen[pid]; s != nil {
+				got += w.count - s.missing(w)
+			}
+		}
+		t.ledger.mu.Unlock()
+		if got >= n {
+			return true
+		}
+		if t.pull || time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // stopBackground stops the background consumers and waits for them.
 func (t *Target) stopBackground() {
 	t.mu.Lock()
@@ -643,7 +662,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	info := target.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
 		"topic": t.topic, "acks": t.cfg.Acks, "idempotent": strconv.FormatBool(t.cfg.Idempotent),
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
-		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(int(t.cfg.Partitions)), "client": "franz-go v1.22.2",
+		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
 	if t.msgMax > t.msgSize {
 		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)

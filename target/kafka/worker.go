@@ -264,16 +264,7 @@ func (w *Worker) Close() error {
 }
 
 // classify maps franz-go and broker errors onto target error classes.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var te *target.Error
-	if errors.As(err, &te) {
-		return err
-	}
-	return &target.Error{Class: classOf(err), Err: err}
-}
+func classify(err error) error { return target.WithClass(err, classOf) }
 
 func classOf(err error) target.Class {
 	var ke *kerr.Error

@@ -18,12 +18,15 @@ var (
 	_ target.Describer = (*Target)(nil)
 )
 
+// Options declares the null target's options: none.
+func Options() *target.OptionSet { return target.NewOptionSet("null") }
+
 // Open implements target.Opener.
 func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Target, error) {
-	if len(opts) > 0 {
-		for k := range opts {
-			return nil, target.Configf("the null target takes no options (got %q)", k)
-		}
+	s := Options()
+	s.ParseURL(u, opts)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return &Target{}, nil
 }

@@ -16,19 +16,16 @@
 //
 // Pipelining (option pipeline=D, and/or conns=N): the runner drives pipelined
 // workers (async.go, target.Pipeliner): one goroutine per connection keeps D
-// commands in flight, so --concurrency is the total number of ops in flight
-// (ceil(concurrency/D) connections); with both pipeline=D and conns=N there
-// are N connections with D each, N*D in flight, as redis-benchmark -c N -P D.
-// Each op is timed from its own submit to its own reply.
-//
-// A caller that drives plain Workers through Do (without PipelineShape) gets
-// the older shared path: D workers share one connection, their commands are
-// written back to back without waiting for replies, and one reader goroutine
-// per connection matches replies to workers in order. Either way an op's
+// commands in flight, so the run's concurrency is the total number of ops in
+// flight (ceil(concurrency/D) connections); with both pipeline=D and conns=N
+// there are N connections with D each, N*D in flight, as redis-benchmark
+// -c N -P D. Each op is timed from its own submit to its own reply, so its
 // latency includes the time queued behind the other commands of the pipeline
-// (redis-benchmark -P measures the same way: from the write of the pipeline
-// to each reply). With pipeline=1 (the default) each worker owns its
-// connection and Do is a plain write then read, with no goroutine hop.
+// (redis-benchmark -P measures the same way).
+//
+// Without pipelining (pipeline=1, the default), or for a caller that drives
+// plain Workers without asking PipelineShape, each worker owns its connection
+// and Do is a plain write then read, with no goroutine hop.
 package redis
 
 import (
@@ -49,13 +46,14 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Config is the redis target's configuration, from the URL and --target-opt.
+// Config is the redis target's configuration, from the URL and the target
+// options (declared in options; `platbench targets redis` prints them).
 type Config struct {
 	// Addrs are the servers (host:port); several only in cluster mode. Default 127.0.0.1:6379.
 	Addrs []string
 	// TLS is set for rediss:// URLs.
 	TLS bool
-	// Insecure skips TLS certificate verification (option tls_insecure=true). Default false.
+	// Insecure skips TLS certificate verification (option tls_insecure). Default false.
 	Insecure bool
 	// User and Password authenticate (AUTH); from the URL's userinfo.
 	User, Password string
@@ -63,8 +61,8 @@ type Config struct {
 	DB int
 	// Mode is "kv" (GET/SET of the record) or "hash" (HSET/HGETALL of its fields). Default kv.
 	Mode string
-	// Pipeline is how many workers share one connection, i.e. the maximum
-	// number of commands in flight on it (option pipeline). Default 1.
+	// Pipeline is the most commands in flight on one connection (option
+	// pipeline). Default 1.
 	Pipeline int
 	// Conns, when set, fixes the number of connections (option conns).
 	// Default 0: one connection per Pipeline ops in flight. With both conns
@@ -76,34 +74,35 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// options a user may set, for the error message on a typo.
-var knownOpts = []string{"mode", "pipeline", "conns", "cluster", "timeout", "tls_insecure"}
+func (c *Config) options() *target.OptionSet {
+	s := target.NewOptionSet("redis")
+	s.Enum(&c.Mode, "mode", "kv", "kv: the record is one string (GET/SET); hash: a hash of field0..fieldN-1 (HSET/HGETALL), as YCSB's redis binding stores it", "kv", "hash")
+	s.Count(&c.Pipeline, "pipeline", "1", "commands in flight per connection (redis-benchmark -P)").Range(1, 10000).WithUnit("commands")
+	s.Count(&c.Conns, "conns", "", "fixed number of connections the ops in flight are spread over; with pipeline, conns x pipeline in flight").
+		Range(1, 10000).Computed("one per pipeline ops in flight")
+	s.Enum(&c.Cluster, "cluster", "auto", "auto asks the server (INFO cluster); true or false force cluster mode", "auto", "true", "false")
+	s.Duration(&c.Timeout, "timeout", "5s", "bound of connecting and of each command").Positive()
+	s.Bool(&c.Insecure, "tls_insecure", "false", "rediss://: skip the check of the server's certificate")
+	return s
+}
+
+// Options declares the redis target's options.
+func Options() *target.OptionSet { return new(Config).options() }
 
 // ParseConfig builds a Config from the URL and options (options win over the
 // URL's query). It reports every problem at once.
 func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
-	cfg := &Config{Mode: "kv", Pipeline: 1, Cluster: "auto", Timeout: 5 * time.Second}
-	var probs []string
+	cfg := &Config{}
+	s := cfg.options()
+	s.ParseURL(u, opts)
 	switch u.Scheme {
 	case "redis", "valkey":
 	case "rediss", "valkeys":
 		cfg.TLS = true
 	default:
-		probs = append(probs, fmt.Sprintf("scheme %q is not redis:// or rediss://", u.Scheme))
+		s.Problem("scheme %q is not redis:// or rediss:// (fix: redis://host:6379)", u.Scheme)
 	}
-	host := u.Host
-	if host == "" {
-		host = "127.0.0.1:6379"
-	}
-	for _, h := range strings.Split(host, ",") {
-		if h == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(h, "6379")
-		}
-		cfg.Addrs = append(cfg.Addrs, h)
-	}
+	cfg.Addrs = addrs(u.Host)
 	if u.User != nil {
 		cfg.Password, _ = u.User.Password()
 		cfg.User = u.User.Username()
@@ -115,64 +114,35 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 	if p := strings.Trim(u.Path, "/"); p != "" {
 		db, err := strconv.Atoi(p)
 		if err != nil || db < 0 {
-			probs = append(probs, fmt.Sprintf("database %q is not a number (use /0../15)", p))
+			s.Problem("database %q is not a number (fix: /0 to /15 at the end of the URL)", p)
 		}
 		cfg.DB = db
 	}
-	all := map[string]string{}
-	for k, v := range u.Query() {
-		if len(v) > 0 {
-			all[k] = v[len(v)-1]
-		}
-	}
-	for k, v := range opts {
-		all[k] = v
-	}
-	for k, v := range all {
-		switch k {
-		case "mode":
-			if v != "kv" && v != "hash" {
-				probs = append(probs, fmt.Sprintf("mode=%q is not kv or hash", v))
-			}
-			cfg.Mode = v
-		case "pipeline", "conns":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 10000 {
-				probs = append(probs, fmt.Sprintf("%s=%q is not a number in [1, 10000]", k, v))
-			}
-			if k == "pipeline" {
-				cfg.Pipeline = n
-			} else {
-				cfg.Conns = n
-			}
-		case "cluster":
-			if v != "auto" && v != "true" && v != "false" {
-				probs = append(probs, fmt.Sprintf("cluster=%q is not auto, true or false", v))
-			}
-			cfg.Cluster = v
-		case "timeout":
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				probs = append(probs, fmt.Sprintf("timeout=%q is not a positive duration such as 5s", v))
-			}
-			cfg.Timeout = d
-		case "tls_insecure":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				probs = append(probs, fmt.Sprintf("tls_insecure=%q is not true or false", v))
-			}
-			cfg.Insecure = b
-		default:
-			probs = append(probs, fmt.Sprintf("unknown option %q (known: %s)", k, strings.Join(knownOpts, ", ")))
-		}
-	}
 	if len(cfg.Addrs) > 1 && cfg.Cluster == "false" {
-		probs = append(probs, "several addresses need cluster mode (drop cluster=false)")
+		s.Problem("several addresses need cluster mode (fix: drop cluster=false)")
 	}
-	if len(probs) > 0 {
-		return nil, target.Configf("redis target: %s (fix: e.g. redis://user:pass@127.0.0.1:6379/0?mode=hash&pipeline=16)", strings.Join(probs, "; "))
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	return cfg, nil
+}
+
+// addrs splits the URL's host list; a host without a port gets 6379.
+func addrs(host string) []string {
+	if host == "" {
+		host = "127.0.0.1:6379"
+	}
+	var out []string
+	for _, h := range strings.Split(host, ",") {
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "6379")
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // Target is an open Redis server or cluster.
@@ -187,8 +157,7 @@ type Target struct {
 	fieldNames []string
 	writeAll   bool
 
-	mu     sync.Mutex
-	shared map[int]*shared // connection index -> pipelined connection
+	mu sync.Mutex
 
 	// Set by PipelineShape (async.go): workers are pworkers, each with its
 	// own connection and depth commands in flight.
@@ -208,7 +177,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{cfg: cfg, shared: map[int]*shared{}}
+	t := &Target{cfg: cfg}
 	t.dial = dialOpts{addr: cfg.Addrs[0], user: cfg.User, password: cfg.Password, db: cfg.DB, timeout: cfg.Timeout}
 	if cfg.TLS {
 		host, _, _ := net.SplitHostPort(cfg.Addrs[0])
@@ -218,10 +187,10 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 	if err != nil {
 		var cve *tls.CertificateVerificationError
 		if errors.As(err, &cve) {
-			return nil, target.Configf("redis target: %s: the server's TLS certificate is not trusted: %v (fix: add its CA to the system's trust store, or --target-opt tls_insecure=true for a test server)", cfg.Addrs[0], cve)
+			return nil, target.Configf("redis: %s: the server's TLS certificate is not trusted: %v (fix: add its CA to the system's trust store, or the option tls_insecure=true for a test server)", cfg.Addrs[0], cve)
 		}
 		if target.Classify(err) == target.ClassUnavailable || target.Classify(err) == target.ClassTimeout {
-			return nil, fmt.Errorf("redis target: cannot reach %s: %w (fix: start the server or correct host:port in the URL)", cfg.Addrs[0], err)
+			return nil, fmt.Errorf("redis: cannot reach %s: %w (fix: start the server or correct host:port in the URL)", cfg.Addrs[0], err)
 		}
 		return nil, err
 	}
@@ -233,9 +202,9 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 			return nil, err
 		}
 		if target.Classify(err) == target.ClassRejected {
-			return nil, target.Configf("redis target: %s needs a password: %v (fix: put it in the URL, redis://user:pass@host:port)", cfg.Addrs[0], err)
+			return nil, target.Configf("redis: %s needs a password: %v (fix: put it in the URL, redis://user:pass@host:port)", cfg.Addrs[0], err)
 		}
-		return nil, fmt.Errorf("redis target: INFO on %s: %w", cfg.Addrs[0], err)
+		return nil, fmt.Errorf("redis: INFO on %s: %w", cfg.Addrs[0], err)
 	}
 	t.server, t.version = "redis", infoField(info, "redis_version")
 	if v := infoField(info, "valkey_version"); v != "" {
@@ -250,7 +219,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 	}
 	if clusterOn {
 		if cfg.DB != 0 {
-			return nil, target.Configf("redis target: a cluster has only database 0, got /%d (fix: drop the /N from the URL)", cfg.DB)
+			return nil, target.Configf("redis: a cluster has only database 0, got /%d (fix: drop the /N from the URL)", cfg.DB)
 		}
 		o := &goredis.ClusterOptions{
 			Addrs: cfg.Addrs, Username: cfg.User, Password: cfg.Password,
@@ -263,7 +232,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 		t.cluster = goredis.NewClusterClient(o)
 		if err := t.cluster.Ping(ctx).Err(); err != nil {
 			t.cluster.Close()
-			return nil, fmt.Errorf("redis target: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
+			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
 		}
 	}
 	return t, nil
@@ -286,9 +255,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		}
 		switch m.Op {
 		case workload.OpScan:
-			return target.Configf("redis target: SCAN (YCSB workload E) is not supported: Redis has no ordered key range (YCSB's redis binding keeps a sorted-set index, which this target does not) (fix: choose a workload without SCAN)")
+			return target.Configf("redis: SCAN (YCSB workload E) is not supported: Redis has no ordered key range (YCSB's redis binding keeps a sorted-set index, which this target does not) (fix: choose a workload without SCAN)")
 		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
-			return target.Configf("redis target: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
+			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
 	}
 	t.spec = w
@@ -323,43 +292,16 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	if async {
 		return t.newPWorker(w)
 	}
-	if t.cfg.Pipeline == 1 && t.cfg.Conns == 0 {
-		c, err := dial(context.Background(), &t.dial)
-		if err != nil {
-			return nil, err
-		}
-		w.c = c
-		return w, nil
+	c, err := dial(context.Background(), &t.dial)
+	if err != nil {
+		return nil, err
 	}
-	idx := id / t.cfg.Pipeline
-	if t.cfg.Conns > 0 {
-		idx = id % t.cfg.Conns
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.shared[idx]
-	if s == nil {
-		s = &shared{dial: &t.dial}
-		if err := s.connect(); err != nil {
-			return nil, err
-		}
-		t.shared[idx] = s
-	}
-	s.users++
-	s.nusers.Add(1)
-	w.s = s
-	w.wt = &waiter{done: make(chan struct{}, 1)}
+	w.c = c
 	return w, nil
 }
 
-// Close closes every connection.
+// Close closes the cluster client; workers close their own connections.
 func (t *Target) Close() error {
-	t.mu.Lock()
-	for _, s := range t.shared {
-		s.close()
-	}
-	t.shared = map[int]*shared{}
-	t.mu.Unlock()
 	if t.cluster != nil {
 		return t.cluster.Close()
 	}

@@ -270,57 +270,48 @@ func clientCount(t *testing.T, v goredis.UniversalClient) int {
 	return strings.Count(list, "cmd=") - 1 // minus the verifier's own
 }
 
-// TestPipeline runs many workers over shared pipelined connections, checks
-// that every reply reached the worker that sent the command, and that the
-// workers used the expected number of connections.
-func TestPipeline(t *testing.T) {
+// TestPlainWorkersWithPipelineOption: a caller that drives plain workers
+// (without PipelineShape) gets one connection per worker whatever pipeline
+// and conns say, and every reply reaches the worker that sent the command.
+// Pipelined workers are tested in async_test.go.
+func TestPlainWorkersWithPipelineOption(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
-	for _, c := range []struct {
-		opts      map[string]string
-		workers   int
-		wantConns int
-	}{
-		{map[string]string{"pipeline": "8"}, 32, 4}, // 8 workers per connection
-		{map[string]string{"conns": "3"}, 12, 3},    // 12 workers over 3 connections
-	} {
-		t.Run(fmt.Sprint(c.opts), func(t *testing.T) {
+	for _, opts := range []map[string]string{{"pipeline": "8"}, {"conns": "3"}} {
+		t.Run(fmt.Sprint(opts), func(t *testing.T) {
+			const workers = 6
 			v := verifier(t, raw)
 			before := clientCount(t, v)
-			tg := open(t, raw, c.opts)
+			tg := open(t, raw, opts)
 			if err := tg.Setup(context.Background(), spec(1, 64, workload.OpRead, workload.OpUpdate)); err != nil {
 				t.Fatal(err)
 			}
-			ws := make([]target.Worker, c.workers)
+			ws := make([]target.Worker, workers)
 			for i := range ws {
 				w, err := tg.NewWorker(i)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ws[i] = w
+				defer w.Close()
 			}
-			if got := clientCount(t, v) - before; got != c.wantConns {
-				t.Errorf("%d workers opened %d connections, want %d", c.workers, got, c.wantConns)
+			if got := clientCount(t, v) - before; got != workers {
+				t.Errorf("%d workers opened %d connections, want one each", workers, got)
 			}
 			var wg sync.WaitGroup
-			errs := make(chan error, c.workers)
+			errs := make(chan error, workers)
 			for i, w := range ws {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					ctx := context.Background()
-					for j := 0; j < 300; j++ {
-						// Alternate: a key this worker wrote (found) and one nobody wrote (not found).
-						key := fmt.Sprintf("pipe-%s-%d-%d", uniq, i, j%7)
+					for j := 0; j < 100; j++ {
+						key := fmt.Sprintf("plain-%s-%d-%d", uniq, i, j%7)
 						if err := w.Do(ctx, req(workload.OpSet, key, bytes.Repeat([]byte{byte(i)}, 64), 1, 64)); err != nil {
 							errs <- err
 							return
 						}
-						if err := w.Do(ctx, req(workload.OpGet, key, nil, 1, 64)); err != nil {
-							errs <- fmt.Errorf("GET of a key just set: %w", err)
-							return
-						}
 						if err := w.Do(ctx, req(workload.OpGet, key+"-none", nil, 1, 64)); !errors.Is(err, target.ErrNotFound) {
-							errs <- fmt.Errorf("GET of a missing key: %v (a reply reached the wrong worker?)", err)
+							errs <- fmt.Errorf("GET of a missing key: %v", err)
 							return
 						}
 					}
@@ -332,13 +323,10 @@ func TestPipeline(t *testing.T) {
 				t.Error(err)
 			}
 			for i := range ws {
-				key := fmt.Sprintf("pipe-%s-%d-0", uniq, i)
+				key := fmt.Sprintf("plain-%s-%d-0", uniq, i)
 				if got, _ := v.Get(context.Background(), key).Bytes(); !bytes.Equal(got, bytes.Repeat([]byte{byte(i)}, 64)) {
 					t.Fatalf("worker %d's key holds %v", i, got)
 				}
-			}
-			for _, w := range ws {
-				w.Close()
 			}
 		})
 	}
@@ -452,7 +440,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	srv := start()
 	defer func() { srv.Process.Kill(); srv.Wait() }()
 
-	for _, opts := range []map[string]string{{"timeout": "2s"}, {"timeout": "2s", "pipeline": "4"}} {
+	for _, opts := range []map[string]string{{"timeout": "2s"}} {
 		tg := open(t, "redis://127.0.0.1:"+port, opts)
 		if err := tg.Setup(context.Background(), spec(1, 16, workload.OpSet)); err != nil {
 			t.Fatal(err)
@@ -517,7 +505,7 @@ func TestServerKilledMidRun(t *testing.T) {
 // TestDoDoesNotAllocate holds the standalone hot path to zero allocations.
 func TestDoDoesNotAllocate(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
-	for _, opts := range []map[string]string{{"mode": "kv"}, {"mode": "hash"}, {"mode": "kv", "pipeline": "2"}} {
+	for _, opts := range []map[string]string{{"mode": "kv"}, {"mode": "hash"}} {
 		tg := open(t, raw, opts)
 		if err := tg.Setup(context.Background(), spec(10, 100, workload.OpRead)); err != nil {
 			t.Fatal(err)
@@ -603,48 +591,6 @@ func BenchmarkClusterDo(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-		})
-	}
-}
-
-// BenchmarkPipelined drives conns*pipeline workers closed-loop over pipelined
-// shared connections, as the runner does: one goroutine per worker. The
-// figure to read is CPU per op (run pinned to one core: taskset -c 0).
-func BenchmarkPipelined(b *testing.B) {
-	raw := serverURL(b, "PLATBENCH_REDIS_URL")
-	for _, pipe := range []int{1, 16} {
-		b.Run(fmt.Sprintf("GET/conns=50/pipeline=%d", pipe), func(b *testing.B) {
-			tg := open(b, raw, map[string]string{"pipeline": strconv.Itoa(pipe)})
-			tg.Setup(context.Background(), spec(1, 100, workload.OpRead))
-			n := 50 * pipe
-			ws := make([]target.Worker, n)
-			for i := range ws {
-				w, err := tg.NewWorker(i)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ws[i] = w
-				defer w.Close()
-			}
-			ws[0].Do(context.Background(), req(workload.OpSet, "bench-pipe", bytes.Repeat([]byte("v"), 100), 1, 100))
-			b.ReportAllocs()
-			b.ResetTimer()
-			var wg sync.WaitGroup
-			per := b.N/n + 1
-			for _, w := range ws {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := req(workload.OpGet, "bench-pipe", nil, 1, 100)
-					for j := 0; j < per; j++ {
-						if err := w.Do(context.Background(), r); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
 		})
 	}
 }

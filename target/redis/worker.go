@@ -3,9 +3,6 @@ package redis
 import (
 	"context"
 	"errors"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -15,15 +12,11 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// worker executes one request at a time on one of three paths: its own
-// connection (c), a pipelined connection shared with other workers (s), or
-// the go-redis cluster client (cc).
+// worker executes one request at a time on one of two paths: its own
+// connection (c) or the go-redis cluster client (cc).
 type worker struct {
 	t  *Target
-	c  *conn   // exclusive connection (pipeline=1); nil after a network error until redialled
-	s  *shared // pipelined connection
-	wt *waiter // this worker's slot in s's reply queue
-	wb []byte  // command buffer for s
+	c  *conn // own connection; nil after a network error until redialled
 	cc *goredis.ClusterClient
 
 	rng        uint64
@@ -58,33 +51,21 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 
 // one sends the command for op and reads its reply.
 func (w *worker) one(req *workload.Request, op workload.Op) error {
-	var buf []byte
-	if w.s != nil {
-		buf = w.wb[:0]
-	} else {
-		if w.c == nil {
-			if err := w.redial(); err != nil {
-				return err
-			}
+	if w.c == nil {
+		if err := w.redial(); err != nil {
+			return err
 		}
-		buf = w.c.wbuf[:0]
 	}
-	buf, isRead, err := w.build(buf, req, op)
+	buf, isRead, err := w.build(w.c.wbuf[:0], req, op)
 	if err != nil {
 		return err
 	}
-	var r reply
-	if w.s != nil {
-		w.wb = buf
-		r, err = w.s.do(w.wt, buf)
-	} else {
-		w.c.wbuf = buf
-		r, err = w.c.roundTrip()
-		if err != nil && !isServerError(err) {
-			// The stream is out of step with its replies: start over.
-			w.c.Close()
-			w.c = nil
-		}
+	w.c.wbuf = buf
+	r, err := w.c.roundTrip()
+	if err != nil && !isServerError(err) {
+		// The stream is out of step with its replies: start over.
+		w.c.Close()
+		w.c = nil
 	}
 	if err != nil {
 		return err
@@ -185,22 +166,12 @@ func (w *worker) next() uint64 {
 	return x
 }
 
-// Close releases the worker's connection (a shared one when its last user leaves).
+// Close releases the worker's connection.
 func (w *worker) Close() error {
 	if w.c != nil {
 		err := w.c.Close()
 		w.c = nil
 		return err
-	}
-	if w.s != nil {
-		w.t.mu.Lock()
-		w.s.users--
-		w.s.nusers.Add(-1)
-		last := w.s.users == 0
-		w.t.mu.Unlock()
-		if last {
-			w.s.close()
-		}
 	}
 	return nil
 }
@@ -277,179 +248,4 @@ func classifyGoRedis(err error) error {
 		return &target.Error{Class: target.ClassTimeout, Err: err}
 	}
 	return classifyNet(err)
-}
-
-// shared is a connection used by several workers, with their commands
-// pipelined: each worker appends its command and waits for its reply; the
-// first worker to find no write in progress writes whatever has accumulated
-// (so concurrent commands coalesce into one write); a reader goroutine hands
-// replies to workers in the order their commands were queued.
-type shared struct {
-	dial   *dialOpts
-	users  int          // workers using it (guarded by Target.mu)
-	nusers atomic.Int32 // the same, readable under mu
-
-	mu       sync.Mutex
-	cur      *pconn // nil when the connection broke; the next command redials
-	lastFail time.Time
-}
-
-// pconn is one physical connection of a shared one, with its queue.
-type pconn struct {
-	c       *conn
-	out     []byte    // commands not yet written
-	spare   []byte    // the other write buffer
-	writing bool      // a worker is writing out
-	pending bool      // a worker yielded before writing out
-	q       []*waiter // workers waiting for replies, in command order
-	head    int
-	dead    bool
-}
-
-// waiter is one worker's slot; done has capacity 1 so the reader never blocks.
-type waiter struct {
-	done chan struct{}
-	r    reply
-	err  error
-}
-
-func (s *shared) connect() error {
-	c, err := dial(context.Background(), s.dial)
-	if err != nil {
-		s.lastFail = time.Now()
-		return err
-	}
-	pc := &pconn{c: c, out: make([]byte, 0, 64<<10), spare: make([]byte, 0, 64<<10), q: make([]*waiter, 0, 64)}
-	s.cur = pc
-	go s.read(pc)
-	return nil
-}
-
-// do queues cmd for wt and waits for its reply.
-func (s *shared) do(wt *waiter, cmd []byte) (reply, error) {
-	s.mu.Lock()
-	if s.cur == nil {
-		if d := time.Since(s.lastFail); d < reconnectPause {
-			time.Sleep(reconnectPause - d)
-		}
-		if s.cur == nil {
-			if err := s.connect(); err != nil {
-				s.mu.Unlock()
-				return reply{}, err
-			}
-		}
-	}
-	pc := s.cur
-	pc.out = append(pc.out, cmd...)
-	pc.q = append(pc.q, wt)
-	// Who writes: when every worker of this connection has queued a command,
-	// nobody else will add one, and this worker writes them all at once
-	// (closed loop: a full pipeline per write). Otherwise the first worker to
-	// queue lets the other runnable workers queue theirs (runtime.Gosched)
-	// and then writes whatever has accumulated, so that a worker that does
-	// not come back (paced by a fixed rate, or stopped) never holds up the
-	// others' commands.
-	all := len(pc.q)-pc.head >= int(s.nusers.Load())
-	switch {
-	case pc.writing:
-		// The writer's loop takes this command too.
-	case all:
-		s.writeOut(pc)
-	case !pc.pending:
-		pc.pending = true
-		s.mu.Unlock()
-		runtime.Gosched()
-		s.mu.Lock()
-		pc.pending = false
-		if !pc.writing {
-			s.writeOut(pc)
-		}
-	default:
-		// A worker is yielding and will write this command.
-	}
-	s.mu.Unlock()
-	<-wt.done
-	return wt.r, wt.err
-}
-
-// writeOut writes pc's queued commands, and those queued meanwhile. Called
-// with s.mu held; it is released during the write.
-func (s *shared) writeOut(pc *pconn) {
-	pc.writing = true
-	for len(pc.out) > 0 && !pc.dead {
-		buf := pc.out
-		pc.out = pc.spare[:0]
-		s.mu.Unlock()
-		err := pc.c.write(buf)
-		s.mu.Lock()
-		pc.spare = buf[:0]
-		if err != nil {
-			// The reader sees the closed connection and fails every waiter.
-			pc.c.Close()
-			break
-		}
-	}
-	pc.writing = false
-}
-
-// read is the reader goroutine of pc.
-func (s *shared) read(pc *pconn) {
-	for {
-		pc.c.refreshRead()
-		r, err := pc.c.readReply()
-		if err != nil && !isServerError(err) {
-			if target.Classify(err) == target.ClassTimeout {
-				s.mu.Lock()
-				idle := pc.head == len(pc.q) && !pc.dead
-				s.mu.Unlock()
-				if idle {
-					continue
-				}
-			}
-			s.fail(pc, err)
-			return
-		}
-		s.mu.Lock()
-		if pc.head == len(pc.q) {
-			s.mu.Unlock()
-			s.fail(pc, &target.Error{Class: target.ClassOther, Err: errors.New("redis: reply without a command")})
-			return
-		}
-		wt := pc.q[pc.head]
-		pc.q[pc.head] = nil
-		pc.head++
-		if pc.head == len(pc.q) {
-			pc.q, pc.head = pc.q[:0], 0
-		}
-		s.mu.Unlock()
-		wt.r, wt.err = r, err
-		wt.done <- struct{}{}
-	}
-}
-
-// fail marks pc dead and fails every waiting worker with err.
-func (s *shared) fail(pc *pconn, err error) {
-	s.mu.Lock()
-	pc.dead = true
-	if s.cur == pc {
-		s.cur = nil
-	}
-	q := pc.q[pc.head:]
-	pc.q, pc.head = nil, 0
-	s.mu.Unlock()
-	pc.c.Close()
-	for _, wt := range q {
-		wt.r, wt.err = reply{}, err
-		wt.done <- struct{}{}
-	}
-}
-
-func (s *shared) close() {
-	s.mu.Lock()
-	pc := s.cur
-	s.cur = nil
-	s.mu.Unlock()
-	if pc != nil {
-		pc.c.Close()
-	}
 }

@@ -4,7 +4,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -20,14 +19,14 @@ import (
 
 // Entries lists every target, in the order `platbench targets` prints them.
 var Entries = []target.Entry{
-	{Name: "embedded", Summary: "pebble LSM storage engine in a local directory (the default; no server needed)", Example: "embedded:///var/tmp/pb?sync=true", Open: embedded.Open},
-	{Name: "null", Summary: "does nothing: measures platbench's own overhead", Example: "null", Open: null.Open},
-	{Name: "fake", Summary: "scripted latency, stalls and errors, for testing the runner", Example: "fake://?latency=1ms&stall_at=5s&stall_for=500ms", Open: fake.Open},
-	{Name: "redis", Summary: "Redis or Valkey server or cluster: GET/SET or YCSB hashes, pipelining (redis://[user:pass@]host:6379[/db], rediss://)", Example: "redis://127.0.0.1:6379?mode=hash&pipeline=1", Open: redis.Open},
-	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open},
-	{Name: "hazelcast", Summary: "Hazelcast cluster: IMap for YCSB ops, CP subsystem IAtomicReference/IAtomicLong for SET/GET/CAS/INCR", Example: "hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev", Open: hazelcast.Open},
-	{Name: "cql", Summary: "Apache Cassandra, ScyllaDB, DataStax Enterprise over CQL: YCSB usertable or cassandra-stress standard1, token/DC-aware, per-op consistency", Example: "cql://host1,host2:9042/platbench?read_consistency=LOCAL_QUORUM&dc=dc1&schema=stress", Open: cql.Open},
-	{Name: "kafka", Summary: "Kafka-protocol broker (Apache Kafka, Redpanda): produce, consume, streaming, backlog drain; SASL/TLS options", Example: "kafka://127.0.0.1:9092?acks=all&partitions=16&producers=4", Open: kafka.Open},
+	{Name: "embedded", Summary: "pebble LSM storage engine in a local directory (the default; no server needed)", Example: "embedded:///var/tmp/pb?sync=true", Open: embedded.Open, Options: embedded.Options},
+	{Name: "null", Summary: "does nothing: measures platbench's own overhead", Example: "null", Open: null.Open, Options: null.Options},
+	{Name: "fake", Summary: "scripted latency, stalls and errors, for testing the runner", Example: "fake://?latency=1ms&stall_at=5s&stall_for=500ms", Open: fake.Open, Options: fake.Options},
+	{Name: "redis", Summary: "Redis or Valkey server or cluster: GET/SET or YCSB hashes, pipelining (redis://[user:pass@]host:6379[/db], rediss://)", Example: "redis://127.0.0.1:6379?mode=hash&pipeline=1", Open: redis.Open, Options: redis.Options},
+	{Name: "rediss", Summary: "Redis or Valkey over TLS (same options as redis)", Example: "rediss://user:pass@host:6380?tls_insecure=true", Open: redis.Open, Options: redis.Options},
+	{Name: "hazelcast", Summary: "Hazelcast cluster: IMap for YCSB ops, CP subsystem IAtomicReference/IAtomicLong for SET/GET/CAS/INCR", Example: "hazelcast://127.0.0.1:5701,127.0.0.1:5702?cluster=dev", Open: hazelcast.Open, Options: hazelcast.Options},
+	{Name: "cql", Summary: "Apache Cassandra, ScyllaDB, DataStax Enterprise over CQL: YCSB usertable or cassandra-stress standard1, token/DC-aware, per-op consistency", Example: "cql://host1,host2:9042/platbench?read_consistency=LOCAL_QUORUM&dc=dc1&schema=stress", Open: cql.Open, Options: cql.Options},
+	{Name: "kafka", Summary: "Kafka-protocol broker (Apache Kafka, Redpanda): produce, consume, streaming, backlog drain; SASL/TLS options", Example: "kafka://127.0.0.1:9092?acks=all&partitions=16&producers=4", Open: kafka.Open, Options: kafka.Options},
 }
 
 // Open opens the target named by rawURL ("embedded", "null",
@@ -43,20 +42,21 @@ func Open(ctx context.Context, rawURL string, opts map[string]string) (target.Ta
 		}
 		name = u.Scheme
 	}
-	for _, e := range Entries {
-		if e.Name == name {
-			return e.Open(ctx, u, opts)
-		}
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, target.Configf("unknown target %q (run 'platbench targets' for the list)", name)
+	return e.Open(ctx, u, opts)
 }
 
 // Lookup returns the entry named name.
 func Lookup(name string) (target.Entry, error) {
-	for _, e := range Entries {
+	names := make([]string, len(Entries))
+	for i, e := range Entries {
 		if e.Name == name {
 			return e, nil
 		}
+		names[i] = e.Name
 	}
-	return target.Entry{}, fmt.Errorf("unknown target %q", name)
+	return target.Entry{}, target.Configf("unknown target %q (fix: one of %s; 'platbench targets' lists them)", name, strings.Join(names, ", "))
 }
