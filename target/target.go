@@ -54,12 +54,6 @@ type Sizer interface {
 	DiskBytes(ctx context.Context) (int64, error)
 }
 
-// Bulker is implemented by targets with a faster path for the load phase.
-// When absent the runner loads with ordinary OpInsert requests.
-type Bulker interface {
-	BulkLoad(ctx context.Context, w *workload.Spec, from, to uint64) error
-}
-
 // Class is the class of an error returned by a Worker.
 type Class uint8
 

@@ -8,8 +8,7 @@
 // The types that matter: Config (every setting, from the URL query and
 // --target-opt, with its default), Open, and the Target it returns. A Target
 // implements target.Target, target.Background (consumer group members that
-// record end-to-end latency), target.Bulker (fill a topic for the backlog-drain
-// mode), target.Summarizer (consumer lag at the end, lost and duplicated
+// record end-to-end latency), target.Summarizer (consumer lag at the end, lost and duplicated
 // messages), target.Describer and target.Sizer.
 //
 // Operations:

@@ -46,8 +46,6 @@ type Target struct {
 	producers []*kgo.Client
 	workers   []*Worker
 	nextProd  atomic.Uint32
-	bulkAcked bitmap // acked sequence numbers of BulkLoad (producer id bulkProducer)
-	bulkBytes uint64
 	ledger    *ledger
 
 	bg        []*kgo.Client   // background consumers (streaming)
@@ -60,12 +58,9 @@ type Target struct {
 	closeOnce sync.Once
 }
 
-const bulkProducer = 1<<32 - 1
-
 var (
 	_ target.Target     = (*Target)(nil)
 	_ target.Background = (*Target)(nil)
-	_ target.Bulker     = (*Target)(nil)
 	_ target.Summarizer = (*Target)(nil)
 	_ target.Describer  = (*Target)(nil)
 	_ target.Sizer      = (*Target)(nil)
@@ -303,78 +298,6 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	return w, nil
 }
 
-// BulkLoad fills the topic with records [from, to) as fast as the producer
-// goes (the load phase of the backlog-drain workload).
-func (t *Target) BulkLoad(ctx context.Context, w *workload.Spec, from, to uint64) error {
-	if t.topic == "" {
-		return errors.New("kafka: BulkLoad before Setup")
-	}
-	prod, _, err := t.producer()
-	if err != nil {
-		return err
-	}
-	var (
-		firstErr  atomic.Pointer[error]
-		wg        sync.WaitGroup
-		value     = make([]byte, t.msgSize)
-		acked     = make([]uint64, 0, 1024)
-		ackedMu   sync.Mutex
-		recs      = make(chan *kgo.Record, 4096)
-		failCount atomic.Int64
-	)
-	fillValue(value)
-	for i := 0; i < cap(recs); i++ {
-		recs <- &kgo.Record{}
-	}
-	promise := func(r *kgo.Record, err error) {
-		if err != nil {
-			failCount.Add(1)
-			firstErr.CompareAndSwap(nil, &err)
-		} else {
-			seq := binary.LittleEndian.Uint64(r.Value[16:24])
-			ackedMu.Lock()
-			acked = append(acked, seq)
-			ackedMu.Unlock()
-		}
-		recs <- r
-		wg.Done()
-	}
-	for seq := from; seq < to; seq++ {
-		if err := ctx.Err(); err != nil {
-			break
-		}
-		if p := firstErr.Load(); p != nil {
-			break
-		}
-		var r *kgo.Record
-		select {
-		case r = <-recs:
-		case <-ctx.Done():
-			continue
-		}
-		if cap(r.Value) < len(value) {
-			r.Value = make([]byte, len(value))
-		}
-		v := r.Value[:len(value)]
-		copy(v[HeaderLen:], value[HeaderLen:])
-		putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: bulkProducer, seq: seq})
-		*r = kgo.Record{Topic: t.topic, Value: v}
-		wg.Add(1)
-		prod.Produce(ctx, r, promise)
-	}
-	wg.Wait()
-	t.mu.Lock()
-	for _, s := range acked {
-		t.bulkAcked.set(s)
-	}
-	t.bulkBytes += uint64(len(acked)) * uint64(len(value))
-	t.mu.Unlock()
-	if p := firstErr.Load(); p != nil {
-		return classify(fmt.Errorf("kafka: bulk load: %d produce(s) failed, first: %w", failCount.Load(), *p))
-	}
-	return ctx.Err()
-}
-
 // RunBackground runs the streaming workload's consumer group members: each
 // consumed message of this run is recorded as a CONSUME with its end-to-end
 // latency. When ctx ends it notes the consumer lag and lets the consumers
@@ -402,10 +325,10 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 	var recording atomic.Bool
 	recording.Store(true)
 	// Messages sent before the run phase (by the load phase's workers, all
-	// closed by now, or by BulkLoad) are backlog: counted for lost and
+	// closed by now) are backlog: counted for lost and
 	// duplicated, but their end-to-end latency is not the stream's.
 	t.mu.Lock()
-	backlog := map[uint32]bool{bulkProducer: true}
+	backlog := map[uint32]bool{}
 	for _, w := range t.workers {
 		if w.finished {
 			backlog[w.pid] = true
@@ -525,10 +448,6 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 		}
 		w.ackMu.Unlock()
 	}
-	if t.bulkAcked.count > 0 && !skip(bulkProducer) {
-		want[bulkProducer] = &t.bulkAcked
-		n += t.bulkAcked.count
-	}
 	return want, n
 }
 
@@ -539,7 +458,7 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
 	t.mu.Lock()
-	pbytes := t.bulkBytes
+	var pbytes uint64
 	var insFailed uint64
 	for _, w := range t.workers {
 		w.ackMu.Lock()
