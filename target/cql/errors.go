@@ -67,7 +67,7 @@ func explainConnect(c *Config, err error) error {
 		strings.Contains(msg, "Provided username") || strings.Contains(msg, "and/or password are incorrect"):
 		return target.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", c.Username, hosts, firstLine(msg), hosts)
 	case strings.Contains(msg, "authentication required"), strings.Contains(msg, "Authenticator"):
-		return target.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s or --target-opt user=NAME --target-opt password=SECRET)", hosts, firstLine(msg), hosts)
+		return target.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", hosts, firstLine(msg), hosts)
 	// Before the reachability cases: a failed handshake also reads
 	// "unable to discover protocol version".
 	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):

@@ -282,7 +282,7 @@ const reconnectPause = 100 * time.Millisecond
 // Submit encodes req's request into its connection's write buffer.
 func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	if len(w.free) == 0 {
-		return &target.Error{Class: target.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower --concurrency, or a longer timeout)")}
+		return &target.Error{Class: target.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower concurrency, or a longer timeout)")}
 	}
 	ci, err := w.route(req.Key)
 	if err != nil {
@@ -315,7 +315,7 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 	}
 	if len(c.wbuf)-mark > 256<<20 {
 		c.wbuf = c.wbuf[:mark]
-		return target.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller --value-size)", len(c.wbuf)-mark)
+		return target.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller value size)", len(c.wbuf)-mark)
 	}
 	w.free = w.free[:len(w.free)-1]
 	s.busy, s.orphan, s.kind, s.conn, s.tag, s.seen = true, false, kind, int16(ci), int32(tag), 0

@@ -104,7 +104,7 @@ func (c *nconn) handshake(cfg *Config, deadline time.Time) error {
 		return nil
 	case opAuthenticate:
 		if cfg.Username == "" {
-			return target.Configf("cql: %s requires authentication (fix: cql://user:password@%s or --target-opt user=NAME --target-opt password=SECRET)", c.host, c.host)
+			return target.Configf("cql: %s requires authentication (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", c.host, c.host)
 		}
 		b = appendHeader(c.wbuf[:0], 0, opAuthResponse)
 		token := make([]byte, 0, 2+len(cfg.Username)+len(cfg.Password))
@@ -131,7 +131,7 @@ func (c *nconn) handshake(cfg *Config, deadline time.Time) error {
 		r := reader{b: body}
 		code, msg := errorBody(&r)
 		if code == codeProtocol {
-			return target.Configf("cql: %s does not speak CQL protocol v4: %s (fix: --target-opt driver=gocql)", c.host, firstLine(msg))
+			return target.Configf("cql: %s does not speak CQL protocol v4: %s (fix: the option driver=gocql)", c.host, firstLine(msg))
 		}
 		return fmt.Errorf("cql: STARTUP on %s: %s (%w)", c.host, msg, serverError(code))
 	}
