@@ -5,8 +5,6 @@ import (
 	"math"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/platbench/platbench/result"
 )
 
@@ -86,8 +84,8 @@ func EventImpacts(r *result.Result) []result.EventImpact {
 			}
 			imp.BaselineOpsPerS = float64(ops) / (float64(ns) / 1e9)
 			imp.BaselineErrorRate = ratio(errs, ops+errs)
-			if h, _ := mergeIntervalList(p, base); h != nil && h.TotalCount() > 0 {
-				imp.BaselineP99Ns = h.ValueAtQuantile(99)
+			if p99, _, ok := intervalsP99(p, base); ok {
+				imp.BaselineP99Ns = p99
 			}
 		case prev != nil && prev.BaselineIntervals > 0:
 			imp.BaselineFromNs, imp.BaselineToNs = prev.BaselineFromNs, prev.BaselineToNs
@@ -181,9 +179,8 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 	}
 	imp.Ops, imp.Errors = ops, errs
 	imp.ErrorRate = ratio(errs, ops+errs)
-	if h, _ := mergeIntervalList(p, idx); h != nil && h.TotalCount() > 0 {
-		imp.P99Ns = h.ValueAtQuantile(99)
-		imp.MaxNs = h.Max()
+	if p99, mx, ok := intervalsP99(p, idx); ok {
+		imp.P99Ns, imp.MaxNs = p99, mx
 	}
 
 	// The dip: over the window, and at least the event's interval and the
@@ -348,31 +345,27 @@ func ratio(a, b uint64) float64 {
 	return float64(a) / float64(b)
 }
 
-// MergeIntervals merges the latency histograms of every op of intervals
-// [from, to) of p: the way to get a percentile over a window (percentiles
-// are never averaged). It returns an empty histogram when the file keeps no
-// interval histograms.
-func MergeIntervals(p *result.Phase, from, to int) (*hdr.Histogram, error) {
-	idx := make([]int, 0, max(to-from, 0))
-	for j := max(from, 0); j < to && j < len(p.Intervals); j++ {
-		idx = append(idx, j)
-	}
-	return mergeIntervalList(p, idx)
-}
-
-func mergeIntervalList(p *result.Phase, idx []int) (*hdr.Histogram, error) {
+// intervalsP99 is the p99 and the maximum latency over the intervals idx
+// (ascending) of p, all ops, merged a contiguous run of intervals at a time;
+// ok is false when they hold no histogram. A histogram that does not decode
+// leaves the figures unmeasured: EventImpacts has no error to return, and the
+// report of the same file fails on it (analysis.Figures).
+func intervalsP99(p *result.Phase, idx []int) (p99, maxNs int64, ok bool) {
 	h := result.NewHist()
-	for _, j := range idx {
-		for _, o := range p.Intervals[j].Ops {
-			if o.Hist == "" {
-				continue
-			}
-			ih, err := result.DecodeHist(o.Hist)
-			if err != nil {
-				return nil, err
-			}
-			h.Merge(ih)
+	for k := 0; k < len(idx); {
+		e := k + 1
+		for e < len(idx) && idx[e] == idx[e-1]+1 {
+			e++
 		}
+		part, err := p.MergedHist(idx[k], idx[e-1]+1, result.HistLatency)
+		if err != nil {
+			return 0, 0, false
+		}
+		h.Merge(part)
+		k = e
 	}
-	return h, nil
+	if h.TotalCount() == 0 {
+		return 0, 0, false
+	}
+	return h.ValueAtQuantile(99), h.Max(), true
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -222,10 +220,11 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 			return row, err
 		}
 		w := window(p, st.First, len(p.Intervals))
-		p99, err := steadyP99(p, st.First)
+		lat, err := SteadyLatency(p, st.First)
 		if err != nil {
 			return row, err
 		}
+		p99 := lat.P99Ns
 		if lowestP99 < 0 || p99 < lowestP99 {
 			lowestP99 = p99
 		}
@@ -279,63 +278,4 @@ func joinReason(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// steadyP99 is the p99 over all ops of the intervals from first on, merged
-// from their HDR histograms; when the file has no interval histograms it
-// falls back to the phase totals' histograms, then to the worst per-op p99.
-func steadyP99(p *result.Phase, first int) (int64, error) {
-	if first == 0 {
-		// The whole phase: its totals' histograms say the same, decoded once.
-		if v, ok, err := mergedTotals(p); err != nil || ok {
-			return v, err
-		}
-	}
-	h := result.NewHist()
-	var n int64
-	for i := first; i < len(p.Intervals); i++ {
-		for _, o := range p.Intervals[i].Ops {
-			if o.Hist == "" {
-				continue
-			}
-			ih, err := result.DecodeHist(o.Hist)
-			if err != nil {
-				return 0, err
-			}
-			h.Merge(ih)
-			n++
-		}
-	}
-	if n == 0 {
-		if v, ok, err := mergedTotals(p); err != nil || ok {
-			return v, err
-		}
-		var worst int64
-		for _, t := range p.Ops {
-			worst = max(worst, t.Latency.P99Ns)
-		}
-		return worst, nil
-	}
-	return h.ValueAtQuantile(99), nil
-}
-
-func mergedTotals(p *result.Phase) (int64, bool, error) {
-	var h *hdr.Histogram
-	for _, t := range p.Ops {
-		if t.Hist == "" {
-			continue
-		}
-		th, err := result.DecodeHist(t.Hist)
-		if err != nil {
-			return 0, false, err
-		}
-		if h == nil {
-			h = result.NewHist()
-		}
-		h.Merge(th)
-	}
-	if h == nil {
-		return 0, false, nil
-	}
-	return h.ValueAtQuantile(99), true, nil
 }

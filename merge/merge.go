@@ -149,7 +149,9 @@ type opAcc struct {
 	lat, svc     *hdr.Histogram
 }
 
-func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, hist, svc string) error {
+// add counts one part's op (or one part's interval op): lat and svc are its
+// histograms from result.Phase.MergedHist (new, so they may be kept).
+func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, lat, svc *hdr.Histogram) {
 	a.count += count
 	a.bytes += bytes
 	for c, n := range errs {
@@ -158,27 +160,20 @@ func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, hist, svc strin
 		}
 		a.errs[c] += n
 	}
-	if err := mergeInto(&a.lat, hist); err != nil {
-		return err
-	}
-	return mergeInto(&a.svc, svc)
+	mergeInto(&a.lat, lat)
+	mergeInto(&a.svc, svc)
 }
 
-func mergeInto(dst **hdr.Histogram, enc string) error {
-	if enc == "" {
-		return nil
+// mergeInto adds h to *dst. Both have result's histogram range, so nothing
+// is dropped.
+func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) {
+	switch {
+	case h == nil || h.TotalCount() == 0:
+	case *dst == nil:
+		*dst = h
+	default:
+		(*dst).Merge(h)
 	}
-	h, err := result.DecodeHist(enc)
-	if err != nil {
-		return err
-	}
-	if *dst == nil {
-		*dst = result.NewHist()
-	}
-	if dropped := (*dst).Merge(h); dropped > 0 {
-		return fmt.Errorf("%d values out of the histogram range", dropped)
-	}
-	return nil
 }
 
 func mergePhase(ps []*result.Phase) (*result.Phase, error) {
@@ -212,6 +207,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			end = e
 		}
 		off := p.StartedAt.Sub(t0).Nanoseconds()
+		n := len(p.Intervals)
 		for _, o := range p.Ops {
 			a := totals[o.Op]
 			if a == nil {
@@ -219,11 +215,17 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 				totals[o.Op] = a
 				order = append(order, o.Op)
 			}
-			if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, o.ServiceHist); err != nil {
+			lat, err := p.MergedHist(0, n, result.HistLatency, o.Op)
+			if err != nil {
 				return nil, err
 			}
+			svc, err := p.MergedHist(0, n, result.HistService, o.Op)
+			if err != nil {
+				return nil, err
+			}
+			a.add(o.Count, o.Bytes, o.Errors, lat, svc)
 		}
-		for _, iv := range p.Intervals {
+		for j, iv := range p.Intervals {
 			// Interval k of a loader lands in the merged second its start falls in.
 			slot := int64(math.Round(float64(off+iv.StartNs) / 1e9))
 			if ivs[slot] == nil {
@@ -238,9 +240,11 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 					a = &opAcc{}
 					ivs[slot][o.Op] = a
 				}
-				if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, ""); err != nil {
+				lat, err := p.MergedHist(j, j+1, result.HistLatency, o.Op)
+				if err != nil {
 					return nil, err
 				}
+				a.add(o.Count, o.Bytes, o.Errors, lat, nil)
 			}
 		}
 		if width > 0 {
