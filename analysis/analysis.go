@@ -149,6 +149,26 @@ func durOf(iv *result.Interval) int64 {
 	return int64(time.Second)
 }
 
+// ThroughputSeries is the completed ops/s of each interval of p (of op, or
+// of every op when op is "") and whether the interval is full.
+//
+// An interval is full when it lasted at least 90% of the nominal interval
+// (the longest one, normally 1 s). This is the one rule for "a per-second
+// value": only full intervals count in the peak, the stability table, the
+// warm-up detection, the noise test of compare and the per-second charts. A
+// partial interval (the last one, usually) counts in totals only: a handful
+// of operations over a fraction of a second would read as a false dip or
+// spike. The rule is relative so that a recorder interval other than 1 s
+// works alike.
+func ThroughputSeries(p *result.Phase, op string) (opsPerS []float64, full []bool) {
+	rs := rates(p, op)
+	opsPerS, full = make([]float64, len(rs)), make([]bool, len(rs))
+	for i, ir := range rs {
+		opsPerS[i], full[i] = ir.opsPerS(), ir.full
+	}
+	return opsPerS, full
+}
+
 // rates returns each interval's totals, for one op ("" = all ops).
 func rates(p *result.Phase, op string) []intervalRate {
 	nom := nominalNs(p)
@@ -156,9 +176,7 @@ func rates(p *result.Phase, op string) []intervalRate {
 	for i := range p.Intervals {
 		iv := &p.Intervals[i]
 		ir := intervalRate{durNs: durOf(iv)}
-		// A partial interval (the last one, usually) is noise in a per-second
-		// series: it counts in totals but not in peaks or the stability table.
-		ir.full = ir.durNs*10 >= nom*9
+		ir.full = ir.durNs*10 >= nom*9 // see ThroughputSeries
 		for _, o := range iv.Ops {
 			if op != "" && o.Op != op {
 				continue

@@ -226,46 +226,33 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 	imp.Verdict = eventVerdict(imp)
 }
 
-// fineDip finds the lowest fine bucket and the longest stall in [from, to).
+// fineDip finds the lowest fine bucket and the longest stall (the one stall
+// rule, StalledBuckets) in [from, to).
 func fineDip(p *result.Phase, from, to int64, imp *result.EventImpact) {
 	w := p.Buckets.WidthNs
-	if w <= 0 {
+	series, stalled := fineBuckets(p)
+	if w <= 0 || len(series) == 0 {
 		return
 	}
-	var nb int
-	for _, c := range p.Buckets.Counts {
-		nb = max(nb, len(c))
-	}
 	imp.FineWidthNs = w
+	first := int(max(from, 0) / w)
+	last := len(series) // buckets [first, last) start before to
+	if n := int((to + w - 1) / w); n < last {
+		last = n
+	}
 	imp.MinFineOpsPerS = -1
-	var run, longest int64
-	for b := int(from / w); b < nb && int64(b)*w < to; b++ {
-		var c uint64
-		for _, s := range p.Buckets.Counts {
-			if b < len(s) {
-				c += uint64(s[b])
-			}
-		}
-		// A bucket cut by the end of the phase is not a full bucket.
-		if int64(b+1)*w > p.DurationNs && p.DurationNs > 0 {
-			break
-		}
-		v := float64(c) / (float64(w) / 1e9)
+	for b := first; b < last; b++ {
+		v := series[b] / (float64(w) / 1e9)
 		if imp.MinFineOpsPerS < 0 || v < imp.MinFineOpsPerS {
 			imp.MinFineOpsPerS, imp.MinFineAtNs = v, int64(b)*w
-		}
-		outstanding := len(p.Buckets.Outstanding) == 0 || (b < len(p.Buckets.Outstanding) && p.Buckets.Outstanding[b])
-		if c == 0 && outstanding {
-			run += w
-			longest = max(longest, run)
-		} else {
-			run = 0
 		}
 	}
 	if imp.MinFineOpsPerS < 0 {
 		imp.MinFineOpsPerS = 0
 	}
-	imp.LongestStallNs = longest
+	for _, r := range stallRuns(stalled, first, last) {
+		imp.LongestStallNs = max(imp.LongestStallNs, int64(r[1]-r[0])*w)
+	}
 }
 
 func eventVerdict(imp *result.EventImpact) string {

@@ -13,27 +13,60 @@ import (
 type RegulationReport = result.Regulation
 
 // Stalls finds the stalls of p: fine buckets with zero completions (errors
-// included) while requests were outstanding. Consecutive stalled buckets are
-// one stall. A trailing bucket that the phase only partly covers is ignored.
-// The regulation analysis runs on the same completion series.
+// included) while requests were outstanding (StalledBuckets). Consecutive
+// stalled buckets are one stall. The regulation analysis runs on the same
+// completion series.
 func Stalls(p *result.Phase) result.Stalls {
 	b := &p.Buckets
 	s := result.Stalls{BucketWidthNs: b.WidthNs}
-	if b.WidthNs <= 0 {
+	series, stalled := fineBuckets(p)
+	if len(series) == 0 {
 		s.Regulation.Reason = "no fine buckets in the file"
 		return s
 	}
-	n := 0
+	s.Buckets = len(series)
+	for _, r := range stallRuns(stalled, 0, len(stalled)) {
+		s.Count++
+		l := int64(r[1]-r[0]) * b.WidthNs
+		s.TotalNs += l
+		if l > s.LongestNs {
+			s.LongestNs = l
+			s.LongestAtNs = int64(r[0]) * b.WidthNs
+		}
+	}
+	s.Regulation = Regulation(series, time.Duration(b.WidthNs))
+	return s
+}
+
+// StalledBuckets reports for each fine bucket of p whether it stalled: no
+// completion (errors included) while requests were outstanding. Without the
+// outstanding flags (older files) a closed loop always has requests in
+// flight, so every empty bucket stalled; an open loop may be idle between
+// requests, so none is assumed to have. A trailing bucket that the phase only
+// partly covers is left out: it is empty because the phase ended. This is
+// the one stall rule: the stall figures, the event impacts and the charts'
+// stall marks all use it.
+func StalledBuckets(p *result.Phase) []bool {
+	_, stalled := fineBuckets(p)
+	return stalled
+}
+
+// fineBuckets is the completion count of each fine bucket of p (all ops)
+// and whether it stalled; empty when the file has no fine buckets.
+func fineBuckets(p *result.Phase) ([]float64, []bool) {
+	b := &p.Buckets
+	if b.WidthNs <= 0 {
+		return nil, nil
+	}
+	n := len(b.Outstanding)
 	for _, c := range b.Counts {
 		n = max(n, len(c))
 	}
-	n = max(n, len(b.Outstanding))
 	if p.DurationNs > 0 {
 		n = min(n, int(p.DurationNs/b.WidthNs))
 	}
 	if n <= 0 {
-		s.Regulation.Reason = "no fine buckets in the file"
-		return s
+		return nil, nil
 	}
 	series := make([]float64, n)
 	for _, c := range b.Counts {
@@ -41,35 +74,33 @@ func Stalls(p *result.Phase) result.Stalls {
 			series[i] += float64(c[i])
 		}
 	}
-	// Without the outstanding flags a closed loop always has requests in
-	// flight; an open loop may be idle between requests, so no stall is assumed.
 	assume := len(b.Outstanding) == 0 && p.Mode == "closed"
-	s.Buckets = n
-	run := 0
-	flush := func(end int) {
-		if run == 0 {
-			return
-		}
-		s.Count++
-		l := int64(run) * b.WidthNs
-		s.TotalNs += l
-		if l > s.LongestNs {
-			s.LongestNs = l
-			s.LongestAtNs = int64(end-run) * b.WidthNs
-		}
-		run = 0
-	}
-	for i := 0; i < n; i++ {
+	stalled := make([]bool, n)
+	for i := range stalled {
 		out := assume || (i < len(b.Outstanding) && b.Outstanding[i])
-		if series[i] == 0 && out {
-			run++
-		} else {
-			flush(i)
+		stalled[i] = series[i] == 0 && out
+	}
+	return series, stalled
+}
+
+// stallRuns returns the runs [start, end) of consecutive stalled buckets
+// within [from, to).
+func stallRuns(stalled []bool, from, to int) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := max(from, 0); i < to && i < len(stalled); i++ {
+		switch {
+		case stalled[i] && start < 0:
+			start = i
+		case !stalled[i] && start >= 0:
+			out = append(out, [2]int{start, i})
+			start = -1
 		}
 	}
-	flush(n)
-	s.Regulation = Regulation(series, time.Duration(b.WidthNs))
-	return s
+	if start >= 0 {
+		out = append(out, [2]int{start, min(to, len(stalled))})
+	}
+	return out
 }
 
 // Regulation looks for a regular on/off pattern in counts, a series of

@@ -26,7 +26,7 @@ func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error 
 	anStability(ew, a)
 	anStalls(ew, a)
 	if pc := a.PageCache; pc != nil {
-		fmt.Fprintf(ew, "\nPage cache\n  %s\n", pc.Verdict)
+		fmt.Fprintf(ew, "\nPage cache\n  %s\n", pageCacheVerdict(pc))
 	}
 	anCost(ew, a)
 	if len(a.Notes) > 0 {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -68,7 +69,7 @@ func (c *Comparison) runsTable() *table {
 	t := &table{head: []string{"run", "file", "platform", "target", "workload", "mode"}}
 	for i, r := range c.Runs {
 		res := c.results[i]
-		f := c.figs[i]
+		f := r.Figures
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
 			mode = "fixed rate " + units.OpsPerSec(f.RateOpsPerS)
@@ -78,7 +79,7 @@ func (c *Comparison) runsTable() *table {
 			lbl += " (baseline)"
 		}
 		t.add(lbl, r.File, r.Platform, strings.TrimSpace(res.Target.Kind+" "+res.Target.Version),
-			strings.TrimSpace(f.Workload+" ("+f.Mix+")"), mode+", "+units.Seconds(f.DurationS))
+			strings.TrimSpace(res.Config.Workload.Name+" ("+MixString(res)+")"), mode+", "+units.Seconds(float64(f.DurationNs)/1e9))
 	}
 	return t
 }
@@ -145,7 +146,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 	b.Grow(256 << 10)
 	pageHead(b, "platbench: "+c.title())
 	b.s(`<header><h1>`, html.EscapeString(c.title()), `</h1><p class="lead">`,
-		html.EscapeString(fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.figs[0].Workload), orDash(c.figs[0].Mix), len(c.Runs), c.Runs[c.Baseline].Label)),
+		html.EscapeString(fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name), orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label)),
 		`</p></header><main>`)
 	for _, wn := range c.Warnings {
 		b.s(`<p class="note"><strong>Warning:</strong> `, html.EscapeString(wn), `</p>`)
@@ -157,14 +158,18 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 	b.s(`</section>`)
 	b.s(SweepCompareHTML(c.results)) // overlaid rate-sweep curves, when the runs were sweeps
 	b.s(`<section id="charts"><h2>Charts</h2>`)
-	for _, ch := range c.charts() {
+	chs, err := c.charts()
+	if err != nil {
+		return err
+	}
+	for _, ch := range chs {
 		if ch.has() {
 			ch.render(b)
 		}
 	}
 	b.s(`</section></main>`)
 	pageFoot(b, c.results[0].Tool.Name)
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -206,7 +211,7 @@ func (c *Comparison) htmlCompareTable(b *svgBuf) {
 
 // charts overlay the runs: throughput per second, the latency distribution
 // of all ops, and each op's p99 per second.
-func (c *Comparison) charts() []*chart {
+func (c *Comparison) charts() ([]*chart, error) {
 	tp := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the phase", yLabel: "ops/s"}
 	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops", x: xPercentile, y: yLatency,
@@ -215,15 +220,13 @@ func (c *Comparison) charts() []*chart {
 	seen := map[string]bool{}
 	for i, r := range c.results {
 		p := r.MainPhase()
-		one := throughput1s(p, c.figs[i], nil, i, "")
+		one := throughput1s(p, c.an.Runs[i].Analysis, nil, i, "")
 		s := one.series[0]
 		s.name = c.Runs[i].Label
 		tp.series = append(tp.series, s)
-		h := result.NewHist()
-		for _, o := range p.Ops {
-			if oh, err := result.DecodeHist(o.Hist); err == nil {
-				h.Merge(oh)
-			}
+		h, err := p.MergedHist(0, len(p.Intervals), result.HistLatency)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Runs[i].Label, err)
 		}
 		xs, ys := percentileCurve(h)
 		dist.series = append(dist.series, series{name: c.Runs[i].Label, color: i, xs: xs, ys: ys})
@@ -239,9 +242,11 @@ func (c *Comparison) charts() []*chart {
 		ch := &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second", x: xSeconds, y: yLatency,
 			xLabel: "time since the start of the phase", yLabel: "latency (log)"}
 		for i, r := range c.results {
+			p := r.MainPhase()
+			_, full := analysis.ThroughputSeries(p, "")
 			s := series{name: c.Runs[i].Label, color: i}
-			for _, in := range r.MainPhase().Intervals {
-				if in.DurationNs < 5e8 {
+			for j, in := range p.Intervals {
+				if !full[j] {
 					continue
 				}
 				for _, o := range in.Ops {
@@ -255,5 +260,5 @@ func (c *Comparison) charts() []*chart {
 		}
 		out = append(out, ch)
 	}
-	return out
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 			fmt.Fprintf(ew, "      %s\n", line)
 		}
 		if len(im.ErrorsByClass) > 0 {
-			fmt.Fprintf(ew, "      errors by class: %s\n", evClassList(im.ErrorsByClass))
+			fmt.Fprintf(ew, "      errors by class: %s\n", classList(im.ErrorsByClass))
 		}
 		fmt.Fprintf(ew, "      %s\n", im.Verdict)
 	}
@@ -77,13 +76,14 @@ func evTable(im *result.EventImpact) *table {
 
 const evDefinitions = "window = from the event to recovery, in whole 1 s intervals; recovered = 1 s throughput within 10% of the level before for 3 s"
 
-// WriteEventsMarkdown writes the fault events and their cost as Markdown.
-func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpact) error {
+// writeEventsMarkdown writes the fault events and their cost as a Markdown
+// section of the report.
+func writeEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpact) {
 	if r == nil || len(r.Events) == 0 {
-		return nil
+		return
 	}
-	ew := &anErrWriter{w: w}
-	fmt.Fprintf(ew, "\n## Fault events\n")
+	fmt.Fprintf(w, "\n### Fault events\n")
+	ew := w
 	for i, ev := range r.Events {
 		fmt.Fprintf(ew, "\n**[%d] %s: %s %s**", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
@@ -98,8 +98,7 @@ func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpac
 			}
 		}
 	}
-	fmt.Fprintf(ew, "\n%s.\n", upperFirstEv(evDefinitions))
-	return ew.err
+	fmt.Fprintf(ew, "\n%s.\n", upperFirst(evDefinitions))
 }
 
 // EventsSectionHTML returns the HTML section of the fault events and their
@@ -123,7 +122,7 @@ func EventsSectionHTML(r *result.Result, imps []result.EventImpact) string {
 			}
 		}
 	}
-	b.s(`<p class="note">`, html.EscapeString(upperFirstEv(evDefinitions)), `.</p></section>`)
+	b.s(`<p class="note">`, html.EscapeString(upperFirst(evDefinitions)), `.</p></section>`)
 	return b.String()
 }
 
@@ -136,31 +135,11 @@ func evFind(imps []result.EventImpact, i int) *result.EventImpact {
 	return nil
 }
 
-func upperFirstEv(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 func evRatio(v, base float64) string {
 	if base <= 0 || v <= 0 {
 		return ""
 	}
 	return "x" + units.Sig3(v/base)
-}
-
-func evClassList(m map[string]uint64) string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", k, units.Int(float64(m[k])))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func evOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

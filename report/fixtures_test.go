@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -72,12 +71,4 @@ func golden(t *testing.T, name string, got []byte) {
 		os.WriteFile(out, got, 0o644)
 		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update accepts)", name, out)
 	}
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

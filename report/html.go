@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
@@ -13,18 +12,21 @@ import (
 // inline SVG charts, with no script and nothing fetched at view time. It
 // follows the reader's light or dark preference and prints on white.
 func WriteHTML(w io.Writer, r *result.Result) error {
-	f, err := Compute(r)
+	u, err := newRun(r)
 	if err != nil {
 		return err
 	}
 	b := &svgBuf{}
 	b.Grow(256 << 10)
-	pageHead(b, "platbench: "+f.Label)
-	b.s(`<header><h1>`, html.EscapeString(f.Label), `</h1><p class="lead">`, html.EscapeString(headline(r, f)), `</p></header>`)
-	secs := sections(r, f)
-	cs := charts(r, f)
+	pageHead(b, "platbench: "+u.label)
+	b.s(`<header><h1>`, html.EscapeString(u.label), `</h1><p class="lead">`, html.EscapeString(headline(u)), `</p></header>`)
+	secs := sections(u)
+	cs, err := charts(u)
+	if err != nil {
+		return err
+	}
 	sweep := SweepSectionHTML(r)
-	events := EventsSectionHTML(r, analysis.EventImpacts(r))
+	events := EventsSectionHTML(r, u.events)
 	nav(b, secs, len(cs) > 0, sweep != "")
 	b.s(`<main>`)
 	for i, s := range secs {
@@ -44,9 +46,9 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 		}
 		htmlSection(b, s)
 	}
-	if len(f.Notes) > 0 {
+	if notes := u.notes(); len(notes) > 0 {
 		b.s(`<section id="notes"><h2>Notes</h2><ul>`)
-		for _, n := range f.Notes {
+		for _, n := range notes {
 			b.s(`<li>`, html.EscapeString(n), `</li>`)
 		}
 		b.s(`</ul></section>`)

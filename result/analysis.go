@@ -146,9 +146,29 @@ type PageCache struct {
 	// FitsInRAM is true when the dataset (on disk when known, else logical) is
 	// no larger than the host's RAM.
 	FitsInRAM bool `json:"fits_in_ram"`
-	// Verdict is the sentence the report prints.
-	Verdict string `json:"verdict"`
+	// Case is the verdict, one of the PageCache* constants; the report
+	// phrases it with the sizes above.
+	Case string `json:"case,omitempty"`
+	// Target is the target kind (named by the in-memory case).
+	Target string `json:"target,omitempty"`
+	// LoadHostRAM is true when HostRAMBytes is the load generator's RAM and
+	// the servers ran elsewhere (their RAM is not recorded).
+	LoadHostRAM bool `json:"load_host_ram,omitempty"`
+	// Reads is true when the phase read (ops the page cache can serve).
+	Reads bool `json:"reads,omitempty"`
+	// Verdict is the sentence files written before Case existed carry
+	// instead; reports show it as it is when Case is empty.
+	Verdict string `json:"verdict,omitempty"`
 }
+
+// The cases of a page-cache verdict (PageCache.Case).
+const (
+	PageCacheDirectIO   = "direct_io"   // O_DIRECT bypasses the page cache
+	PageCacheInMemory   = "in_memory"   // the target keeps its data in memory by design
+	PageCacheRAMUnknown = "ram_unknown" // the host's RAM is not recorded
+	PageCacheFits       = "fits"        // the dataset fits in RAM: see Reads
+	PageCacheExceeds    = "exceeds"     // larger than RAM: most reads reach the storage
+)
 
 // Cost normalises the steady throughput by the price of the cluster.
 type Cost struct {

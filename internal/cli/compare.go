@@ -58,7 +58,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	c, err := report.Compare(rs, report.CompareOptions{Files: files, Baseline: base, Force: *force})
 	if err != nil {
 		if errors.Is(err, report.ErrDifferentWorkloads) {
-			return usagef("%v", err)
+			return usagef("%v; compare runs of the same workload, or pass --force to compare anyway", err)
 		}
 		return err
 	}
