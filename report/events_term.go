@@ -18,7 +18,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 	if r == nil || len(r.Events) == 0 {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nFault events\n")
 	for i, ev := range r.Events {
 		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))

@@ -78,7 +78,7 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	if sw == nil {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nRate sweep (%s, %s steps)\n", sw.Mode, time.Duration(sw.StepNs))
 	var b strings.Builder
 	sweepTable(sw).text(&b)
@@ -97,7 +97,7 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	if sw == nil {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
 	sweepTable(sw).markdown(ew)
 	fmt.Fprintln(ew)

@@ -80,7 +80,7 @@ func costSection(c *result.Cost) section {
 		notes = append(notes, upperFirst(c.Note)+".")
 	}
 	if c.GBPerUSD > 0 {
-		notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3(c.GBPerUSD)))
+		notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3Grouped(c.GBPerUSD)))
 	}
 	return section{id: "cost", title: "Cost", t: t, notes: notes}
 }
