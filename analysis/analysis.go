@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
@@ -44,35 +45,36 @@ type Options struct {
 	Catalog *catalog.Catalog
 }
 
-// Validate reports every problem with o at once.
+// Validate reports every problem with o at once. Problems name the Options
+// field in snake case (warmup, nodes, price_per_hour): the command line maps
+// them to its flags.
 func (o *Options) Validate() error {
-	var probs []string
+	var probs usererr.List
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
-		probs = append(probs, err.Error())
+		probs = append(probs, err)
 	}
 	if o.Nodes < 0 {
-		probs = append(probs, fmt.Sprintf("--nodes %d is negative (fix: the number of server nodes, e.g. --nodes 3)", o.Nodes))
+		probs.Add("nodes", "%d is negative (fix: the number of server nodes, e.g. 3)", o.Nodes)
 	}
 	if o.PricePerHour < 0 || math.IsNaN(o.PricePerHour) || math.IsInf(o.PricePerHour, 0) {
-		probs = append(probs, fmt.Sprintf("--price-per-hour %v is not a price (fix: one node's on-demand US dollars per hour, e.g. --price-per-hour 1.248)", o.PricePerHour))
+		probs.Add("price_per_hour", "%v is not a price (fix: one node's on-demand US dollars per hour, e.g. 1.248)", o.PricePerHour)
 	}
-	if len(probs) > 0 {
-		return usererr.New("%s", strings.Join(probs, "; "))
-	}
-	return nil
+	return probs.Err()
 }
 
-// parseWarmup returns (auto, forced duration, error).
-func parseWarmup(s string) (bool, time.Duration, error) {
+// parseWarmup returns (auto, forced duration, error): "auto" or "", "0"
+// (also "none", "off"), or a duration in the units grammar ("75s", "2m",
+// "90" seconds).
+func parseWarmup(s string) (bool, time.Duration, *usererr.Error) {
 	switch strings.TrimSpace(strings.ToLower(s)) {
 	case "", "auto":
 		return true, 0, nil
 	case "0", "none", "off":
 		return false, 0, nil
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	d, err := units.ParseDuration(s)
 	if err != nil || d < 0 {
-		return false, 0, fmt.Errorf("--warmup %q is not auto, 0 or a duration (fix: --warmup auto, --warmup 75s or --warmup 0)", s)
+		return false, 0, usererr.Field("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration like 75s, or 0)", s)
 	}
 	return false, d, nil
 }

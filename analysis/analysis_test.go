@@ -138,12 +138,16 @@ func TestWarmupForcedAndOff(t *testing.T) {
 	if a.SteadyState.Method != "none" || a.Steady.Intervals != 120 {
 		t.Errorf("--warmup 0: %+v", a.SteadyState)
 	}
-	// Bad values: one clear error naming the fix.
-	for _, w := range []string{"abc", "-5s", "10"} {
+	// Bad values: one clear error naming the fix. A bare number is seconds,
+	// as everywhere a duration is typed (internal/units).
+	for _, w := range []string{"abc", "-5s", "10x"} {
 		_, err := Analyze(resultOf(p), Options{Warmup: w})
 		if err == nil || !isConfigErr(err) || !strings.Contains(err.Error(), "fix:") {
 			t.Errorf("--warmup %q: err = %v", w, err)
 		}
+	}
+	if a, err := Analyze(resultOf(p), Options{Warmup: "10"}); err != nil || a.SteadyState.WarmupNs != 10*sec {
+		t.Errorf("warmup 10 (seconds): %v, %+v", err, a)
 	}
 	_, err = Analyze(resultOf(p), Options{Warmup: "5m"})
 	if err == nil || !strings.Contains(err.Error(), "not shorter than") {
@@ -400,7 +404,7 @@ func TestCostFigures(t *testing.T) {
 	}
 	// --price-per-hour wins over the catalog.
 	a, _ = Analyze(resultOf(p), Options{Warmup: "0", PricePerHour: 2, Nodes: 1})
-	if a.Cost.PricePerHourUSD != 2 || a.Cost.PriceSource != "--price-per-hour" || a.Cost.MonthlyUSD != 1460 {
+	if a.Cost.PricePerHourUSD != 2 || a.Cost.PriceSource != PriceGiven || a.Cost.MonthlyUSD != 1460 {
 		t.Errorf("price override: %+v", a.Cost)
 	}
 	// An unknown --platform is a clear error.

@@ -52,6 +52,10 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 	return pc
 }
 
+// PriceGiven is the PriceSource of a price per hour given in Options rather
+// than found in the catalog.
+const PriceGiven = "price per hour given"
+
 // Price is a resolved node price.
 type Price struct {
 	Instance     catalog.Instance // zero when given directly
@@ -59,7 +63,7 @@ type Price struct {
 	Source, Date string
 }
 
-// ResolvePrice finds one node's price: --price-per-hour wins, then the
+// ResolvePrice finds one node's price: perHour (when above 0) wins, then the
 // catalog entry for platform. It returns an error for an unknown platform.
 func ResolvePrice(cat *catalog.Catalog, platform string, perHour float64) (Price, error) {
 	var p Price
@@ -79,7 +83,7 @@ func ResolvePrice(cat *catalog.Catalog, platform string, perHour float64) (Price
 		}
 	}
 	if perHour > 0 {
-		p.PerHourUSD, p.Source, p.Date = perHour, "--price-per-hour", ""
+		p.PerHourUSD, p.Source, p.Date = perHour, PriceGiven, ""
 	}
 	return p, nil
 }
@@ -89,12 +93,12 @@ func costOf(r *result.Result, w result.Window, o Options) (*result.Cost, string,
 	platform, fromFingerprint := o.Platform, false
 	if platform == "" && o.PricePerHour <= 0 && r.Platform.InstanceType != "" {
 		if !isLocal(r) {
-			return nil, fmt.Sprintf("no cost figures: this host is a %s, but it ran the load generator, not the servers (fix: --platform TYPE --nodes N for the servers, or --price-per-hour P)", r.Platform.InstanceType), nil
+			return nil, fmt.Sprintf("no cost figures: this host is a %s, but it ran the load generator, not the servers (fix: give the servers' platform and nodes, or a price per hour)", r.Platform.InstanceType), nil
 		}
 		platform, fromFingerprint = r.Platform.InstanceType, true
 	}
 	if platform == "" && o.PricePerHour <= 0 {
-		return nil, "no cost figures: the instance type is unknown (fix: --platform TYPE --nodes N, or --price-per-hour P)", nil
+		return nil, "no cost figures: the instance type is unknown (fix: give the servers' platform and nodes, or a price per hour)", nil
 	}
 	cat, err := o.catalog()
 	if err != nil {
@@ -103,7 +107,7 @@ func costOf(r *result.Result, w result.Window, o Options) (*result.Cost, string,
 	price, err := ResolvePrice(cat, platform, o.PricePerHour)
 	if err != nil {
 		if fromFingerprint && errors.Is(err, catalog.ErrUnknown) {
-			return nil, fmt.Sprintf("no cost figures: this host's instance type %s is not in the catalog (fix: --price-per-hour P, or add it with --catalog FILE)", platform), nil
+			return nil, fmt.Sprintf("no cost figures: this host's instance type %s is not in the catalog (fix: give a price per hour, or add the type to a catalog file)", platform), nil
 		}
 		return nil, "", err
 	}

@@ -20,7 +20,7 @@ type Analysis struct {
 	// PageCache compares the dataset with the host's memory; nil when the file
 	// records no dataset size.
 	PageCache *PageCache `json:"page_cache,omitempty"`
-	// Cost is present when a price is known (catalog, --platform or --price-per-hour).
+	// Cost is present when a price is known (the catalog's for the platform, or one given).
 	Cost *Cost `json:"cost,omitempty"`
 	// Notes are plain-language remarks about the analysis itself.
 	Notes []string `json:"notes,omitempty"`
@@ -30,9 +30,9 @@ type Analysis struct {
 type SteadyState struct {
 	// Method is "mser-5" (automatic, batches of 5 intervals), "mser" (automatic,
 	// batches of 1 interval, for series too short for batches of 5), "forced"
-	// (the user's --warmup) or "none" (no truncation possible or asked for).
+	// (the warm-up asked for) or "none" (no truncation possible or asked for).
 	Method string `json:"method"`
-	// Requested is the --warmup value: "auto", a duration, or "0".
+	// Requested is the warm-up asked for: "auto", a duration, or "0".
 	Requested string `json:"requested"`
 	// WarmupNs is the length trimmed from the start of the phase.
 	WarmupNs int64 `json:"warmup_ns"`
@@ -176,7 +176,7 @@ type Cost struct {
 	InstanceType string `json:"instance_type,omitempty"`
 	Provider     string `json:"provider,omitempty"`
 	// PriceSource says where the price came from: the catalog entry's source,
-	// "--price-per-hour", or a user catalog file.
+	// "price per hour given" (analysis.PriceGiven), or a user catalog file.
 	PriceSource string `json:"price_source"`
 	PriceDate   string `json:"price_date,omitempty"`
 	Region      string `json:"region,omitempty"`

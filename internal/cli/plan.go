@@ -7,6 +7,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -45,7 +46,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 		opt.MaxErrorRatio = -1 // no failures allowed
 	}
 	if err := opt.Validate(); err != nil {
-		return usagef("%v", err)
+		return usagef("%s", usererr.Render(err, flagOf))
 	}
 	var in []analysis.PlanInput
 	for _, arg := range files {
@@ -63,7 +64,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	rep, err := analysis.Plan(in, opt)
 	if err != nil {
-		return err
+		return flagNamed(err)
 	}
 	if *format == "json" {
 		return report.WritePlanJSON(env.Stdout, rep)
