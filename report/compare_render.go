@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"math"
 	"strings"
@@ -142,71 +142,63 @@ func (c *Comparison) title() string {
 // WriteCompareHTML writes one self-contained page with the side-by-side
 // table and charts that overlay the runs.
 func WriteCompareHTML(w io.Writer, c *Comparison) error {
-	b := &svgBuf{}
-	b.Grow(256 << 10)
-	pageHead(b, "platbench: "+c.title())
-	b.s(`<header><h1>`, html.EscapeString(c.title()), `</h1><p class="lead">`,
-		html.EscapeString(fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name), orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label)),
-		`</p></header><main>`)
-	for _, wn := range c.Warnings {
-		b.s(`<p class="note"><strong>Warning:</strong> `, html.EscapeString(wn), `</p>`)
-	}
-	b.s(`<section id="runs"><h2>Runs</h2>`)
-	htmlTable(b, c.runsTable())
-	b.s(`</section><section id="comparison"><h2>Side by side</h2><p class="note">`, html.EscapeString("Noise test: "+c.Test+"."), `</p>`)
-	c.htmlCompareTable(b)
-	b.s(`</section>`)
-	b.s(SweepCompareHTML(c.results)) // overlaid rate-sweep curves, when the runs were sweeps
-	b.s(`<section id="charts"><h2>Charts</h2>`)
 	chs, err := c.charts()
 	if err != nil {
 		return err
 	}
+	sweep, err := sweepCompareHTML(c.results)
+	if err != nil {
+		return err
+	}
+	page := struct {
+		Head                    headView
+		Title, Lead, Test, Tool string
+		Warnings                []string
+		Runs, Side              tableView
+		Sweep                   template.HTML
+		Charts                  []template.HTML
+	}{
+		Head: newHead("platbench: " + c.title()), Title: c.title(), Test: c.Test, Tool: c.results[0].Tool.Name,
+		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name),
+			orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
+		Warnings: c.Warnings, Runs: viewOf(c.runsTable()), Side: c.sideView(), Sweep: sweep,
+	}
 	for _, ch := range chs {
 		if ch.has() {
-			ch.render(b)
+			page.Charts = append(page.Charts, chartHTML(ch))
 		}
 	}
-	b.s(`</section></main>`)
-	pageFoot(b, c.results[0].Tool.Name)
-	_, err = io.WriteString(w, b.String())
-	return err
+	return writePage(w, "compare", page)
 }
 
-func (c *Comparison) htmlCompareTable(b *svgBuf) {
-	t := c.compareTable()
-	b.s(`<div class="tw"><table><thead><tr>`)
-	for i, h := range t.head {
-		b.s(`<th`, alignAttr(t, i), `>`, html.EscapeString(h), `</th>`)
-	}
-	b.s(`</tr></thead><tbody>`)
-	for _, row := range c.Rows {
-		b.s(`<tr><th>`, html.EscapeString(row.Figure), `</th>`)
-		for _, v := range row.Text {
-			b.s(`<td class="num">`, html.EscapeString(v), `</td>`)
-		}
+// sideView is the side-by-side table with each verdict coloured: only what
+// the noise test found different, or, for figures without a test, a
+// difference beyond 5%.
+func (c *Comparison) sideView() tableView {
+	v := viewOf(c.compareTable())
+	for k, row := range c.Rows {
+		cells := v.Rows[k][1+len(c.Runs):]
+		n := 0
 		for i := range c.Runs {
 			if i == c.Baseline {
 				continue
 			}
-			v := row.Cells[i]
+			vd := row.Cells[i]
 			cls := "same"
-			// Colour only what the noise test found different, or, for
-			// figures without a test, a difference beyond 5%.
-			shown := v.Noise == "different" ||
-				(strings.HasPrefix(v.Noise, "no test") && (v.Ratio > 1.05 || v.Ratio < 1/1.05))
+			shown := vd.Noise == "different" ||
+				(strings.HasPrefix(vd.Noise, "no test") && (vd.Ratio > 1.05 || vd.Ratio < 1/1.05))
 			switch {
 			case !shown:
-			case strings.HasPrefix(v.Phrase, "better"):
+			case strings.HasPrefix(vd.Phrase, "better"):
 				cls = "better"
-			case strings.HasPrefix(v.Phrase, "worse"):
+			case strings.HasPrefix(vd.Phrase, "worse"):
 				cls = "worse"
 			}
-			b.s(`<td class="`, cls, `">`, html.EscapeString(verdictText(v)), `</td>`)
+			cells[n].Class = cls
+			n++
 		}
-		b.s(`</tr>`)
 	}
-	b.s(`</tbody></table></div>`)
+	return v
 }
 
 // charts overlay the runs: throughput per second, the latency distribution

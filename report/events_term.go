@@ -2,9 +2,8 @@ package report
 
 import (
 	"fmt"
-	"html"
+	"html/template"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/internal/units"
@@ -101,29 +100,39 @@ func writeEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpac
 	fmt.Fprintf(ew, "\n%s.\n", upperFirst(evDefinitions))
 }
 
-// EventsSectionHTML returns the HTML section of the fault events and their
-// cost ("" when the run had no events). The HTML report can insert it after
-// the charts, which mark the events on their time axis.
-func EventsSectionHTML(r *result.Result, imps []result.EventImpact) string {
+// eventsSectionHTML is the HTML section of the fault events and their cost
+// ("" when the run had no events). The HTML report puts it after the charts,
+// which mark the events on their time axis.
+func eventsSectionHTML(r *result.Result, imps []result.EventImpact) (template.HTML, error) {
 	if r == nil || len(r.Events) == 0 {
-		return ""
+		return "", nil
 	}
-	b := &svgBuf{}
-	b.s(`<section id="events"><h2>Fault events</h2>`)
+	type eventView struct {
+		N            int
+		Title, Error string
+		Measured     bool
+		Verdict      string
+		Table        *tableView
+	}
+	data := struct {
+		Events      []eventView
+		Definitions string
+	}{Definitions: upperFirst(evDefinitions)}
 	for i, ev := range r.Events {
-		b.s(`<h3>[`, strconv.Itoa(i+1), `] `, html.EscapeString(units.Seconds(float64(ev.AtNs)/1e9)+": "+ev.Kind+" "+evClip(ev.Arg, 100)), `</h3>`)
+		v := eventView{N: i + 1, Title: units.Seconds(float64(ev.AtNs)/1e9) + ": " + ev.Kind + " " + evClip(ev.Arg, 100)}
 		if ev.Error != "" {
-			b.s(`<p class="note">failed: `, html.EscapeString(evOneLine(ev.Error)), `</p>`)
+			v.Error = evOneLine(ev.Error)
 		}
 		if im := evFind(imps, i); im != nil {
-			b.s(`<p>`, html.EscapeString(im.Verdict), `</p>`)
+			v.Measured, v.Verdict = true, im.Verdict
 			if im.BaselineOpsPerS > 0 {
-				htmlTable(b, evTable(im))
+				t := viewOf(evTable(im))
+				v.Table = &t
 			}
 		}
+		data.Events = append(data.Events, v)
 	}
-	b.s(`<p class="note">`, html.EscapeString(upperFirst(evDefinitions)), `.</p></section>`)
-	return b.String()
+	return execute("events", data)
 }
 
 func evFind(imps []result.EventImpact, i int) *result.EventImpact {

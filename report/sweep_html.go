@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"math"
 	"strconv"
@@ -106,50 +107,48 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	return ew.err
 }
 
-// SweepCurve is one platform's curve in an overlay.
-type SweepCurve struct {
+// sweepCurve is one platform's curve in an overlay.
+type sweepCurve struct {
 	Label string
 	Sweep *result.Sweep
 }
 
-// SweepSectionHTML returns the HTML section of r's sweep: the curve and the
-// table ("" when r has no sweep). The HTML report calls it after the
+// sweepSectionHTML is the HTML section of r's sweep: the curve and the
+// table ("" when r has no sweep). The HTML report puts it after the
 // throughput table; its styles are the report's (figure.chart-box, svg.chart).
-func SweepSectionHTML(r *result.Result) string {
+func sweepSectionHTML(r *result.Result) (template.HTML, error) {
 	if r == nil || r.Sweep == nil || len(r.Sweep.Steps) == 0 {
-		return ""
+		return "", nil
 	}
 	b := &svgBuf{}
-	b.s(`<section id="sweep"><h2>Rate sweep</h2><p class="lead">`, html.EscapeString(r.Sweep.Verdict), `</p>`)
-	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []SweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
-	htmlTable(b, sweepTable(r.Sweep))
+	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []sweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
 	var rs strings.Builder
 	swReasons(&rs, r.Sweep, "")
+	var reasons []string
 	if rs.Len() > 0 {
-		b.s(`<ul class="note">`)
-		for _, line := range strings.Split(strings.TrimSpace(rs.String()), "\n") {
-			b.s(`<li>`, html.EscapeString(line), `</li>`)
-		}
-		b.s(`</ul>`)
+		reasons = strings.Split(strings.TrimSpace(rs.String()), "\n")
 	}
-	b.s(`<p class="note">`, html.EscapeString(sweepObjective(r.Sweep)), `</p></section>`)
-	return b.String()
+	return execute("sweep", struct {
+		Verdict, Objective string
+		SVG                template.HTML
+		Table              tableView
+		Reasons            []string
+	}{r.Sweep.Verdict, sweepObjective(r.Sweep), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), reasons})
 }
 
-// SweepCompareHTML overlays the p99 curves of several results (compare);
-// results without a sweep are left out. "" when fewer than one has a sweep.
-func SweepCompareHTML(rs []*result.Result) string {
-	var cs []SweepCurve
+// sweepCompareHTML overlays the p99 curves of several results (compare);
+// results without a sweep are left out. "" when none has a sweep.
+func sweepCompareHTML(rs []*result.Result) (template.HTML, error) {
+	var cs []sweepCurve
 	for _, r := range rs {
 		if r != nil && r.Sweep != nil && len(r.Sweep.Steps) > 0 {
-			cs = append(cs, SweepCurve{Label: Label(r), Sweep: r.Sweep})
+			cs = append(cs, sweepCurve{Label: Label(r), Sweep: r.Sweep})
 		}
 	}
 	if len(cs) == 0 {
-		return ""
+		return "", nil
 	}
 	b := &svgBuf{}
-	b.s(`<section id="sweep"><h2>Rate sweeps</h2>`)
 	writeSweepSVG(b, "sweep-compare", "p99 latency against sustained throughput", cs, false)
 	t := &table{head: []string{"run", "highest rate meeting the objective", "p99 there"}, right: []bool{false, true, true}}
 	for _, c := range cs {
@@ -160,14 +159,15 @@ func SweepCompareHTML(rs []*result.Result) string {
 			t.add(c.Label, "none", "")
 		}
 	}
-	htmlTable(b, t)
-	b.s(`</section>`)
-	return b.String()
+	return execute("sweep-compare", struct {
+		SVG   template.HTML
+		Table tableView
+	}{template.HTML(b.String()), viewOf(t)})
 }
 
 // writeSweepSVG draws the curves: with all=true one result's p50, p99 and
 // p99.9; otherwise each curve's p99 in its own colour.
-func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
+func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 	type line struct {
 		name   string
 		color  int
