@@ -165,40 +165,37 @@ func sweepCompareHTML(rs []*result.Result) (template.HTML, error) {
 	}{template.HTML(b.String()), viewOf(t)})
 }
 
-// writeSweepSVG draws the curves: with all=true one result's p50, p99 and
-// p99.9; otherwise each curve's p99 in its own colour.
-func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
-	type line struct {
-		name   string
-		color  int
-		xs, ys []float64
+// sweepLine is one curve of the sweep chart.
+type sweepLine struct {
+	name   string
+	color  int
+	xs, ys []float64
+}
+
+// sweepLines are the curves: with all=true one result's p50, p99 and p99.9;
+// otherwise each result's p99. obj is the objective's p99 (0: none) and
+// bests the (throughput, p99) of each result's best step.
+func sweepLines(cs []sweepCurve, all bool) (lines []sweepLine, obj float64, bests [][2]float64) {
+	type stat struct {
+		name string
+		f    func(result.SweepStep) int64
 	}
-	var lines []line
-	var obj float64
-	var bests [][2]float64
-	for ci, c := range cs {
-		get := []struct {
-			name string
-			f    func(result.SweepStep) int64
-		}{{"p99", func(s result.SweepStep) int64 { return s.P99Ns }}}
-		if all {
-			get = []struct {
-				name string
-				f    func(result.SweepStep) int64
-			}{
-				{"p50", func(s result.SweepStep) int64 { return s.P50Ns }},
-				{"p99", func(s result.SweepStep) int64 { return s.P99Ns }},
-				{"p99.9", func(s result.SweepStep) int64 { return s.P999Ns }},
-			}
+	get := []stat{{"p99", func(s result.SweepStep) int64 { return s.P99Ns }}}
+	if all {
+		get = []stat{
+			{"p50", func(s result.SweepStep) int64 { return s.P50Ns }},
+			{"p99", func(s result.SweepStep) int64 { return s.P99Ns }},
+			{"p99.9", func(s result.SweepStep) int64 { return s.P999Ns }},
 		}
+	}
+	for ci, c := range cs {
 		for gi, g := range get {
-			l := line{name: g.name, color: gi}
+			l := sweepLine{name: g.name, color: gi}
 			if !all {
 				l.name, l.color = c.Label+" p99", ci
 			}
 			// Steps in order of sustained throughput: find-max runs them out of order.
-			idx := sweepOrder(c.Sweep.Steps)
-			for _, i := range idx {
+			for _, i := range sweepOrder(c.Sweep.Steps) {
 				st := c.Sweep.Steps[i]
 				if v := g.f(st); v > 0 {
 					l.xs = append(l.xs, st.SustainedOpsPerS)
@@ -215,7 +212,12 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 			bests = append(bests, [2]float64{st.SustainedOpsPerS, float64(st.P99Ns)})
 		}
 	}
-	// Bounds: x from 0, y log decades around every value and the objective.
+	return lines, obj, bests
+}
+
+// sweepPlot is the chart's scale: x from 0, y in log decades around every
+// value and the objective.
+func sweepPlot(lines []sweepLine, obj float64) *plot {
 	xmax, ymin, ymax := 0.0, math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		for i := range l.xs {
@@ -229,17 +231,23 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 	if math.IsInf(ymin, 0) {
 		ymin, ymax = 1e3, 1e6
 	}
-	xmax = niceCeil(math.Max(xmax, 1) * 1.05)
-	ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
-	ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
-	if ymax <= ymin {
-		ymax = ymin * 10
+	p := &plot{pw: float64(chartW - padLeft - padRight), ph: float64(chartH - padTop - padBot)}
+	p.xmax = niceCeil(math.Max(xmax, 1) * 1.05)
+	p.ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
+	p.ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
+	if p.ymax <= p.ymin {
+		p.ymax = p.ymin * 10
 	}
-	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
-	X := func(x float64) float64 { return padLeft + x/xmax*pw }
-	lmin, lmax := math.Log10(ymin), math.Log10(ymax)
-	Y := func(y float64) float64 { return padTop + ph - (math.Log10(math.Max(y, ymin))-lmin)/(lmax-lmin)*ph }
+	p.X = func(x float64) float64 { return padLeft + x/p.xmax*p.pw }
+	lmin, lmax := math.Log10(p.ymin), math.Log10(p.ymax)
+	p.Y = func(y float64) float64 { return padTop + p.ph - (math.Log10(math.Max(y, p.ymin))-lmin)/(lmax-lmin)*p.ph }
+	return p
+}
 
+// writeSweepSVG draws the curves (sweepLines) as a chart figure.
+func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
+	lines, obj, bests := sweepLines(cs, all)
+	p := sweepPlot(lines, obj)
 	n := 0
 	for _, l := range lines {
 		if len(l.xs) > 0 {
@@ -257,13 +265,39 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 	}
 	b.s(`</ul><svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
 		`" role="img" aria-label="`, html.EscapeString(title), `" preserveAspectRatio="xMidYMid meet">`)
-	bottom := float64(chartH - padBot)
-	for v := ymin; v <= ymax*1.0001; v *= 10 {
-		y := Y(v)
-		yGrid(b, y, tickDur(v))
+	sweepAxes(b, p)
+	if obj > 0 {
+		b.s(`<path class="tick objective" stroke-dasharray="6 4" d="M`)
+		b.f(padLeft)
+		b.s(" ")
+		b.f(p.Y(obj))
+		b.s("H")
+		b.f(chartW - padRight)
+		b.s(`"><title>objective p99 `, html.EscapeString(units.Latency(obj)), `</title></path>`)
 	}
-	for _, v := range niceTicks(0, xmax, 6) {
-		x := X(v)
+	for _, l := range lines {
+		if len(l.xs) > 0 {
+			sweepCurveSVG(b, p, l)
+		}
+	}
+	for _, pt := range bests {
+		b.s(`<circle class="best" fill="none" stroke="currentColor" stroke-width="2" r="7" cx="`)
+		b.f(p.X(pt[0]))
+		b.s(`" cy="`)
+		b.f(p.Y(pt[1]))
+		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(units.OpsPerSec(pt[0])), `</title></circle>`)
+	}
+	b.s(`</svg><p class="note">Each point is one fixed-rate step, at the throughput it sustained over its steady window; the ring marks the highest rate that met the objective.</p></figure>`)
+}
+
+// sweepAxes draws the grid, the ticks and the axis labels.
+func sweepAxes(b *svgBuf, p *plot) {
+	bottom := float64(chartH - padBot)
+	for v := p.ymin; v <= p.ymax*1.0001; v *= 10 {
+		yGrid(b, p.Y(v), tickDur(v))
+	}
+	for _, v := range niceTicks(0, p.xmax, 6) {
+		x := p.X(v)
 		b.s(`<path class="grid" d="M`)
 		b.f(x)
 		b.s(" ")
@@ -285,57 +319,39 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 	b.s("H")
 	b.f(chartW - padRight)
 	b.s(`"/><text class="al" x="`)
-	b.f(padLeft + pw/2)
+	b.f(padLeft + p.pw/2)
 	b.s(`" y="`)
 	b.f(chartH - 4)
 	b.s(`">sustained throughput (op/s)</text><text class="al" transform="rotate(-90)" x="`)
-	b.f(-(padTop + ph/2))
+	b.f(-(padTop + p.ph/2))
 	b.s(`" y="14">latency</text>`)
-	if obj > 0 {
-		b.s(`<path class="tick objective" stroke-dasharray="6 4" d="M`)
-		b.f(padLeft)
+}
+
+// sweepCurveSVG draws one curve, with a dot on every step: the curve is a
+// few measured points, not a series.
+func sweepCurveSVG(b *svgBuf, p *plot, l sweepLine) {
+	b.s(`<path class="series c`, strconv.Itoa(l.color%8), `" data-points="`, strconv.Itoa(len(l.xs)), `" d="`)
+	for i := range l.xs {
+		if i == 0 {
+			b.s("M")
+		} else {
+			b.s("L")
+		}
+		b.f(p.X(l.xs[i]))
 		b.s(" ")
-		b.f(Y(obj))
-		b.s("H")
-		b.f(chartW - padRight)
-		b.s(`"><title>objective p99 `, html.EscapeString(units.Latency(obj)), `</title></path>`)
+		b.f(p.Y(l.ys[i]))
 	}
-	for _, l := range lines {
-		if len(l.xs) == 0 {
-			continue
-		}
-		b.s(`<path class="series c`, strconv.Itoa(l.color%8), `" data-points="`, strconv.Itoa(len(l.xs)), `" d="`)
-		for i := range l.xs {
-			if i == 0 {
-				b.s("M")
-			} else {
-				b.s("L")
-			}
-			b.f(X(l.xs[i]))
-			b.s(" ")
-			b.f(Y(l.ys[i]))
-		}
-		if len(l.xs) == 1 {
-			b.s("h2")
-		}
-		b.s(`"><title>`, html.EscapeString(l.name), `</title></path>`)
-		// A dot on every step: the curve is a few measured points, not a series.
-		for i := range l.xs {
-			b.s(`<circle class="c`, strconv.Itoa(l.color%8), `" fill="currentColor" r="3" cx="`)
-			b.f(X(l.xs[i]))
-			b.s(`" cy="`)
-			b.f(Y(l.ys[i]))
-			b.s(`"/>`)
-		}
+	if len(l.xs) == 1 {
+		b.s("h2")
 	}
-	for _, p := range bests {
-		b.s(`<circle class="best" fill="none" stroke="currentColor" stroke-width="2" r="7" cx="`)
-		b.f(X(p[0]))
+	b.s(`"><title>`, html.EscapeString(l.name), `</title></path>`)
+	for i := range l.xs {
+		b.s(`<circle class="c`, strconv.Itoa(l.color%8), `" fill="currentColor" r="3" cx="`)
+		b.f(p.X(l.xs[i]))
 		b.s(`" cy="`)
-		b.f(Y(p[1]))
-		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(units.OpsPerSec(p[0])), `</title></circle>`)
+		b.f(p.Y(l.ys[i]))
+		b.s(`"/>`)
 	}
-	b.s(`</svg><p class="note">Each point is one fixed-rate step, at the throughput it sustained over its steady window; the ring marks the highest rate that met the objective.</p></figure>`)
 }
 
 // sweepOrder is the step indexes sorted by sustained throughput.
