@@ -114,74 +114,14 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		imp.Verdict = "the event ran after the last interval of the phase: nothing to measure"
 		return
 	}
-	base := imp.BaselineOpsPerS
-	inBand := func(j int) bool {
-		if !rs[j].full {
-			return false
-		}
-		v := rs[j].opsPerS()
-		return math.Abs(v-base) <= RecoveryBand*base
-	}
-	hold := int(math.Ceil(float64(RecoveryHold) / float64(max(nominalNs(p), 1))))
-	hold = max(hold, 1)
-	// holds reports whether intervals j..j+hold-1 are all full and in the band.
-	holds := func(j int) bool {
-		if j+hold > n {
-			return false
-		}
-		for k := j; k < j+hold; k++ {
-			if !inBand(k) {
-				return false
-			}
-		}
-		return true
-	}
-	rec := -1 // interval where the recovered stretch starts
-	if base > 0 {
-		for j := e; j < n; j++ {
-			if holds(j) {
-				rec = j
-				break
-			}
-		}
-	}
-	// The window: from the event's interval to the recovery (at least the
-	// event's interval), or to the end of the phase.
-	end := n
-	if rec >= 0 {
-		imp.Recovered = true
-		if rec > e {
-			imp.RecoveryNs = max(p.Intervals[rec].StartNs-imp.AtNs, 0)
-		}
-		end = max(rec, e+1)
-	}
+	hold := max(int(math.Ceil(float64(RecoveryHold)/float64(max(nominalNs(p), 1)))), 1)
+	end := recoveryWindow(p, rs, e, hold, imp)
 	if end < n {
 		imp.WindowEndNs = p.Intervals[end].StartNs
 	} else {
 		imp.WindowEndNs = phaseEnd
 	}
-
-	// Errors and latency over the window.
-	var idx []int
-	var ops, errs uint64
-	for j := e; j < end; j++ {
-		idx = append(idx, j)
-		ops += rs[j].ops
-		errs += rs[j].errs
-		for _, o := range p.Intervals[j].Ops {
-			for c, k := range o.Errors {
-				if imp.ErrorsByClass == nil {
-					imp.ErrorsByClass = map[string]uint64{}
-				}
-				imp.ErrorsByClass[c] += k
-			}
-		}
-	}
-	imp.Ops, imp.Errors = ops, errs
-	imp.ErrorRate = ratio(errs, ops+errs)
-	if p99, mx, ok := intervalsP99(p, idx); ok {
-		imp.P99Ns, imp.MaxNs = p99, mx
-	}
+	windowErrorsAndLatency(p, rs, e, end, imp)
 
 	// The dip: over the window, and at least the event's interval and the
 	// next (a 1 s interval that began before the event hides part of it).
@@ -197,10 +137,8 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		}
 		imp.Max1sOpsPerS = math.Max(imp.Max1sOpsPerS, v)
 	}
-	if imp.Min1sOpsPerS < 0 {
-		imp.Min1sOpsPerS = 0
-	}
-	if base > 0 {
+	imp.Min1sOpsPerS = max(imp.Min1sOpsPerS, 0)
+	if base := imp.BaselineOpsPerS; base > 0 {
 		imp.DipPercent = math.Max(0, (base-imp.Min1sOpsPerS)/base*100)
 	}
 	dipEndNs := imp.WindowEndNs
@@ -224,6 +162,68 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		imp.SettledOpsPerS = sum / float64(k)
 	}
 	imp.Verdict = eventVerdict(imp)
+}
+
+// recoveryWindow finds where the throughput recovered after the event's
+// interval e (hold full intervals in the band around the baseline) and
+// returns the end of the event window: the recovery (at least e+1), or the
+// number of intervals when it never recovered.
+func recoveryWindow(p *result.Phase, rs []intervalRate, e, hold int, imp *result.EventImpact) int {
+	n := len(p.Intervals)
+	base := imp.BaselineOpsPerS
+	inBand := func(j int) bool {
+		return rs[j].full && math.Abs(rs[j].opsPerS()-base) <= RecoveryBand*base
+	}
+	// holds reports whether intervals j..j+hold-1 are all full and in the band.
+	holds := func(j int) bool {
+		if j+hold > n {
+			return false
+		}
+		for k := j; k < j+hold; k++ {
+			if !inBand(k) {
+				return false
+			}
+		}
+		return true
+	}
+	if base <= 0 {
+		return n
+	}
+	for j := e; j < n; j++ {
+		if holds(j) {
+			imp.Recovered = true
+			if j > e {
+				imp.RecoveryNs = max(p.Intervals[j].StartNs-imp.AtNs, 0)
+			}
+			return max(j, e+1)
+		}
+	}
+	return n
+}
+
+// windowErrorsAndLatency counts the errors and merges the latency of the
+// event window, intervals [e, end).
+func windowErrorsAndLatency(p *result.Phase, rs []intervalRate, e, end int, imp *result.EventImpact) {
+	var idx []int
+	var ops, errs uint64
+	for j := e; j < end; j++ {
+		idx = append(idx, j)
+		ops += rs[j].ops
+		errs += rs[j].errs
+		for _, o := range p.Intervals[j].Ops {
+			for c, k := range o.Errors {
+				if imp.ErrorsByClass == nil {
+					imp.ErrorsByClass = map[string]uint64{}
+				}
+				imp.ErrorsByClass[c] += k
+			}
+		}
+	}
+	imp.Ops, imp.Errors = ops, errs
+	imp.ErrorRate = ratio(errs, ops+errs)
+	if p99, mx, ok := intervalsP99(p, idx); ok {
+		imp.P99Ns, imp.MaxNs = p99, mx
+	}
 }
 
 // fineDip finds the lowest fine bucket and the longest stall (the one stall
