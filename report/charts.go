@@ -274,12 +274,18 @@ func errorsOverTime(p *result.Phase) *chart {
 	return c
 }
 
-func hostCPU(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
+// hostOffset is where the host series starts, in seconds from the main
+// phase's start (0 when either start is unknown).
+func hostOffset(r *result.Result) float64 {
+	h, p := r.Host, r.MainPhase()
+	if p.StartedAt.IsZero() || h.StartedAt.IsZero() {
+		return 0
 	}
+	return h.StartedAt.Sub(p.StartedAt).Seconds()
+}
+
+func hostCPU(r *result.Result) *chart {
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-cpu", title: "Host CPU", x: xSeconds, y: yPercent,
 		xLabel: "time since the start of the run phase", yLabel: "share of all CPUs"}
 	fields := []struct {
@@ -309,11 +315,7 @@ func hostCPU(r *result.Result) *chart {
 }
 
 func hostMem(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
-	}
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-mem", title: "Host memory", x: xSeconds, y: yBytes,
 		xLabel: "time since the start of the run phase", yLabel: "bytes"}
 	used := series{name: "used", color: 0}
@@ -366,11 +368,7 @@ func eventMarks(r *result.Result) []mark {
 
 // hostIO is the disk and network traffic of the host, summed over devices.
 func hostIO(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
-	}
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-io", title: "Host disk and network traffic", x: xSeconds, y: yBytes,
 		xLabel: "time since the start of the run phase", yLabel: "bytes/s"}
 	names := []string{"disk read", "disk write", "network in", "network out"}

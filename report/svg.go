@@ -361,7 +361,6 @@ func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
 
 // grid draws the axes, grid lines and tick labels.
 func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float64) float64) {
-	bottom := float64(chartH - padBot)
 	// y ticks
 	var yt []float64
 	switch c.y {
@@ -388,19 +387,30 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 		xt = timeTicks(xmin, xmax)
 	}
 	for _, v := range xt {
-		x := X(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(x)
-		b.s(" ")
-		b.f(padTop)
-		b.s("V")
-		b.f(bottom)
-		b.s(`"/><text class="xl" x="`)
-		b.f(x)
-		b.s(`" y="`)
-		b.f(bottom + 16)
-		b.s(`">`, html.EscapeString(c.xTick(v)), `</text>`)
+		xGrid(b, X(v), c.xTick(v))
 	}
+	axes(b, c.xLabel, c.yLabel)
+}
+
+// xGrid draws a vertical grid line at x with its label under the axis.
+func xGrid(b *svgBuf, x float64, label string) {
+	bottom := float64(chartH - padBot)
+	b.s(`<path class="grid" d="M`)
+	b.f(x)
+	b.s(" ")
+	b.f(padTop)
+	b.s("V")
+	b.f(bottom)
+	b.s(`"/><text class="xl" x="`)
+	b.f(x)
+	b.s(`" y="`)
+	b.f(bottom + 16)
+	b.s(`">`, html.EscapeString(label), `</text>`)
+}
+
+// axes draws the two axes and their labels.
+func axes(b *svgBuf, xLabel, yLabel string) {
+	bottom := float64(chartH - padBot)
 	b.s(`<path class="axis" d="M`)
 	b.f(padLeft)
 	b.s(" ")
@@ -414,10 +424,10 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 	b.f(padLeft + (chartW-padLeft-padRight)/2)
 	b.s(`" y="`)
 	b.f(chartH - 4)
-	b.s(`">`, html.EscapeString(c.xLabel), `</text>`)
+	b.s(`">`, html.EscapeString(xLabel), `</text>`)
 	b.s(`<text class="al" transform="rotate(-90)" x="`)
 	b.f(-(padTop + (bottom-padTop)/2))
-	b.s(`" y="14">`, html.EscapeString(c.yLabel), `</text>`)
+	b.s(`" y="14">`, html.EscapeString(yLabel), `</text>`)
 }
 
 func (c *chart) yTick(v float64) string {

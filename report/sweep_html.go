@@ -292,39 +292,13 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
 
 // sweepAxes draws the grid, the ticks and the axis labels.
 func sweepAxes(b *svgBuf, p *plot) {
-	bottom := float64(chartH - padBot)
 	for v := p.ymin; v <= p.ymax*1.0001; v *= 10 {
 		yGrid(b, p.Y(v), tickDur(v))
 	}
 	for _, v := range niceTicks(0, p.xmax, 6) {
-		x := p.X(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(x)
-		b.s(" ")
-		b.f(padTop)
-		b.s("V")
-		b.f(bottom)
-		b.s(`"/><text class="xl" x="`)
-		b.f(x)
-		b.s(`" y="`)
-		b.f(bottom + 16)
-		b.s(`">`, html.EscapeString(shortNum(v)), `</text>`)
+		xGrid(b, p.X(v), shortNum(v))
 	}
-	b.s(`<path class="axis" d="M`)
-	b.f(padLeft)
-	b.s(" ")
-	b.f(padTop)
-	b.s("V")
-	b.f(bottom)
-	b.s("H")
-	b.f(chartW - padRight)
-	b.s(`"/><text class="al" x="`)
-	b.f(padLeft + p.pw/2)
-	b.s(`" y="`)
-	b.f(chartH - 4)
-	b.s(`">sustained throughput (op/s)</text><text class="al" transform="rotate(-90)" x="`)
-	b.f(-(padTop + p.ph/2))
-	b.s(`" y="14">latency</text>`)
+	axes(b, "sustained throughput (op/s)", "latency")
 }
 
 // sweepCurveSVG draws one curve, with a dot on every step: the curve is a
