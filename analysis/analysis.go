@@ -1,13 +1,20 @@
-// Package analysis derives from a result file what the seed reports worked out
-// by hand: where the steady state begins (MSER-5), peak and sustained
-// throughput overall and per op type, the stability table of the 1 s
-// throughput, stalls and periodic regulation in the fine buckets, whether the
-// dataset fits in the page cache, and cost per operation from the instance
-// catalog. Plan turns several results into a capacity plan.
+// Package analysis computes every derived figure of platbench, once: from a
+// result file what the seed reports worked out by hand: where the steady
+// state begins (MSER-5), peak and sustained throughput overall and per op
+// type, the stability table of the 1 s throughput, stalls and periodic
+// regulation in the fine buckets, whether the dataset fits in the page cache,
+// and cost per operation from the instance catalog (Analyze); the figures
+// every report shows (FiguresOf); comparisons of runs with their verdicts and
+// noise test (Compare); the cost of fault events (EventImpacts); latency over
+// a window (WindowLatency, SteadyLatency). Plan turns several results into a
+// capacity plan.
 //
-// Analyze is a pure function of the file's data and its Options, so an old
-// result gains new analysis when a newer platbench reads it. The package does
-// not render anything (see package report) and does not measure anything.
+// Everything is a pure function of the file's data and the options, so an
+// old result gains new analysis when a newer platbench reads it. The package
+// returns numbers and verdicts: it formats nothing (package report writes
+// every sentence and table) and measures nothing. Its remaining prose is the
+// reason sentences stored in result files (SteadyState.Reason,
+// Regulation.Reason, event verdicts, notes).
 package analysis
 
 import (

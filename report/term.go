@@ -1,6 +1,14 @@
-// Package report renders results for people: the terminal report (in the
-// shape of the seed reports: cassandra-stress's summary lines with a per-op
-// breakdown), Markdown, HTML and CSV, and comparisons of runs.
+// Package report renders results for people, and is the only package that
+// does: the terminal report (in the shape of the seed reports:
+// cassandra-stress's summary lines with a per-op breakdown), Markdown, one
+// self-contained HTML page (html/template files and a style sheet embedded
+// from assets/, inline SVG charts), CSV and JSON; comparisons of runs; the
+// capacity plan's table.
+//
+// It computes no figure: every number comes from package analysis
+// (analysis.Figures, analysis.Compare, analysis.Plan, analysis.EventImpacts)
+// and is formatted with internal/units. A result without an analysis is
+// analysed by the same code (analysis.FiguresOf), never by a fallback here.
 package report
 
 import (
