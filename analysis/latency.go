@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/result"
@@ -54,7 +56,7 @@ func worstSummary(p *result.Phase, kind result.HistKind, ops []string) result.Su
 	n := 0
 	for i := range p.Ops {
 		t := &p.Ops[i]
-		if !opSelected(t.Op, ops) {
+		if len(ops) > 0 && !slices.Contains(ops, t.Op) {
 			continue
 		}
 		s := t.Latency
@@ -77,18 +79,6 @@ func worstSummary(p *result.Phase, kind result.HistKind, ops []string) result.Su
 		w.P99Ns, w.P999Ns, w.MaxNs = max(w.P99Ns, s.P99Ns), max(w.P999Ns, s.P999Ns), max(w.MaxNs, s.MaxNs)
 	}
 	return w
-}
-
-func opSelected(op string, ops []string) bool {
-	if len(ops) == 0 {
-		return true
-	}
-	for _, o := range ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
 }
 
 // MergeIntervals merges the latency histograms of every op of intervals

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -83,7 +84,7 @@ func (p *Phase) HasIntervalHists() bool {
 // totalsHave reports whether a selected op's totals carry a kind histogram.
 func (p *Phase) totalsHave(kind HistKind, ops []string) bool {
 	for i := range p.Ops {
-		if p.Ops[i].hist(kind) != "" && selected(p.Ops[i].Op, ops) {
+		if p.Ops[i].hist(kind) != "" && (len(ops) == 0 || slices.Contains(ops, p.Ops[i].Op)) {
 			return true
 		}
 	}
@@ -101,7 +102,7 @@ func (t *OpTotal) hist(kind HistKind) string {
 // selected. The first one decoded becomes *h: a histogram of result's range
 // is a quarter of a megabyte, and most calls select a single one.
 func mergeEncoded(h **hdr.Histogram, enc, op string, ops []string) error {
-	if enc == "" || !selected(op, ops) {
+	if enc == "" || !(len(ops) == 0 || slices.Contains(ops, op)) {
 		return nil
 	}
 	oh, err := DecodeHist(enc)
@@ -116,16 +117,4 @@ func mergeEncoded(h **hdr.Histogram, enc, op string, ops []string) error {
 		return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
 	}
 	return nil
-}
-
-func selected(op string, ops []string) bool {
-	if len(ops) == 0 {
-		return true
-	}
-	for _, o := range ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
 }
