@@ -1,13 +1,20 @@
-// Package analysis derives from a result file what the seed reports worked out
-// by hand: where the steady state begins (MSER-5), peak and sustained
-// throughput overall and per op type, the stability table of the 1 s
-// throughput, stalls and periodic regulation in the fine buckets, whether the
-// dataset fits in the page cache, and cost per operation from the instance
-// catalog. Plan turns several results into a capacity plan.
+// Package analysis computes every derived figure of platbench, once: from a
+// result file what the seed reports worked out by hand: where the steady
+// state begins (MSER-5), peak and sustained throughput overall and per op
+// type, the stability table of the 1 s throughput, stalls and periodic
+// regulation in the fine buckets, whether the dataset fits in the page cache,
+// and cost per operation from the instance catalog (Analyze); the figures
+// every report shows (FiguresOf); comparisons of runs with their verdicts and
+// noise test (Compare); the cost of fault events (EventImpacts); latency over
+// a window (WindowLatency, SteadyLatency). Plan turns several results into a
+// capacity plan.
 //
-// Analyze is a pure function of the file's data and its Options, so an old
-// result gains new analysis when a newer platbench reads it. The package does
-// not render anything (see package report) and does not measure anything.
+// Everything is a pure function of the file's data and the options, so an
+// old result gains new analysis when a newer platbench reads it. The package
+// returns numbers and verdicts: it formats nothing (package report writes
+// every sentence and table) and measures nothing. Its remaining prose is the
+// reason sentences stored in result files (SteadyState.Reason,
+// Regulation.Reason, event verdicts, notes).
 package analysis
 
 import (
@@ -18,6 +25,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
@@ -44,35 +52,36 @@ type Options struct {
 	Catalog *catalog.Catalog
 }
 
-// Validate reports every problem with o at once.
+// Validate reports every problem with o at once. Problems name the Options
+// field in snake case (warmup, nodes, price_per_hour): the command line maps
+// them to its flags.
 func (o *Options) Validate() error {
-	var probs []string
+	var probs usererr.List
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
-		probs = append(probs, err.Error())
+		probs = append(probs, err)
 	}
 	if o.Nodes < 0 {
-		probs = append(probs, fmt.Sprintf("--nodes %d is negative (fix: the number of server nodes, e.g. --nodes 3)", o.Nodes))
+		probs.Add("nodes", "%d is negative (fix: the number of server nodes, e.g. 3)", o.Nodes)
 	}
 	if o.PricePerHour < 0 || math.IsNaN(o.PricePerHour) || math.IsInf(o.PricePerHour, 0) {
-		probs = append(probs, fmt.Sprintf("--price-per-hour %v is not a price (fix: one node's on-demand US dollars per hour, e.g. --price-per-hour 1.248)", o.PricePerHour))
+		probs.Add("price_per_hour", "%v is not a price (fix: one node's on-demand US dollars per hour, e.g. 1.248)", o.PricePerHour)
 	}
-	if len(probs) > 0 {
-		return usererr.New("%s", strings.Join(probs, "; "))
-	}
-	return nil
+	return probs.Err()
 }
 
-// parseWarmup returns (auto, forced duration, error).
-func parseWarmup(s string) (bool, time.Duration, error) {
+// parseWarmup returns (auto, forced duration, error): "auto" or "", "0"
+// (also "none", "off"), or a duration in the units grammar ("75s", "2m",
+// "90" seconds).
+func parseWarmup(s string) (bool, time.Duration, *usererr.Error) {
 	switch strings.TrimSpace(strings.ToLower(s)) {
 	case "", "auto":
 		return true, 0, nil
 	case "0", "none", "off":
 		return false, 0, nil
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	d, err := units.ParseDuration(s)
 	if err != nil || d < 0 {
-		return false, 0, fmt.Errorf("--warmup %q is not auto, 0 or a duration (fix: --warmup auto, --warmup 75s or --warmup 0)", s)
+		return false, 0, usererr.Field("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration like 75s, or 0)", s)
 	}
 	return false, d, nil
 }
@@ -149,6 +158,26 @@ func durOf(iv *result.Interval) int64 {
 	return int64(time.Second)
 }
 
+// ThroughputSeries is the completed ops/s of each interval of p (of op, or
+// of every op when op is "") and whether the interval is full.
+//
+// An interval is full when it lasted at least 90% of the nominal interval
+// (the longest one, normally 1 s). This is the one rule for "a per-second
+// value": only full intervals count in the peak, the stability table, the
+// warm-up detection, the noise test of compare and the per-second charts. A
+// partial interval (the last one, usually) counts in totals only: a handful
+// of operations over a fraction of a second would read as a false dip or
+// spike. The rule is relative so that a recorder interval other than 1 s
+// works alike.
+func ThroughputSeries(p *result.Phase, op string) (opsPerS []float64, full []bool) {
+	rs := rates(p, op)
+	opsPerS, full = make([]float64, len(rs)), make([]bool, len(rs))
+	for i, ir := range rs {
+		opsPerS[i], full[i] = ir.opsPerS(), ir.full
+	}
+	return opsPerS, full
+}
+
 // rates returns each interval's totals, for one op ("" = all ops).
 func rates(p *result.Phase, op string) []intervalRate {
 	nom := nominalNs(p)
@@ -156,9 +185,7 @@ func rates(p *result.Phase, op string) []intervalRate {
 	for i := range p.Intervals {
 		iv := &p.Intervals[i]
 		ir := intervalRate{durNs: durOf(iv)}
-		// A partial interval (the last one, usually) is noise in a per-second
-		// series: it counts in totals but not in peaks or the stability table.
-		ir.full = ir.durNs*10 >= nom*9
+		ir.full = ir.durNs*10 >= nom*9 // see ThroughputSeries
 		for _, o := range iv.Ops {
 			if op != "" && o.Op != op {
 				continue

@@ -138,12 +138,16 @@ func TestWarmupForcedAndOff(t *testing.T) {
 	if a.SteadyState.Method != "none" || a.Steady.Intervals != 120 {
 		t.Errorf("--warmup 0: %+v", a.SteadyState)
 	}
-	// Bad values: one clear error naming the fix.
-	for _, w := range []string{"abc", "-5s", "10"} {
+	// Bad values: one clear error naming the fix. A bare number is seconds,
+	// as everywhere a duration is typed (internal/units).
+	for _, w := range []string{"abc", "-5s", "10x"} {
 		_, err := Analyze(resultOf(p), Options{Warmup: w})
 		if err == nil || !isConfigErr(err) || !strings.Contains(err.Error(), "fix:") {
 			t.Errorf("--warmup %q: err = %v", w, err)
 		}
+	}
+	if a, err := Analyze(resultOf(p), Options{Warmup: "10"}); err != nil || a.SteadyState.WarmupNs != 10*sec {
+		t.Errorf("warmup 10 (seconds): %v, %+v", err, a)
 	}
 	_, err = Analyze(resultOf(p), Options{Warmup: "5m"})
 	if err == nil || !strings.Contains(err.Error(), "not shorter than") {
@@ -304,41 +308,40 @@ func TestRegulationTenMillisecondBuckets(t *testing.T) {
 	}
 }
 
+// TestPageCacheVerdict: the case the report phrases (report tests the words).
 func TestPageCacheVerdict(t *testing.T) {
 	p := phaseOf(map[string][]float64{"READ": {10, 10}}, "READ")
 	r := resultOf(p)
 	r.Target.Kind = "embedded"
 	r.Dataset = result.Dataset{Records: 1000000, RecordBytes: 1000, LogicalBytes: 1e9, DiskBytes: 1.2e9, HostRAMBytes: 24 << 30}
-	a, err := Analyze(r, Options{})
-	if err != nil {
-		t.Fatal(err)
+	check := func(what, wantCase string, fits bool) {
+		t.Helper()
+		a, err := Analyze(r, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.PageCache == nil || a.PageCache.Case != wantCase || a.PageCache.FitsInRAM != fits || !a.PageCache.Reads {
+			t.Errorf("%s: %+v, want case %s, fits %v, reads", what, a.PageCache, wantCase, fits)
+		}
 	}
-	if !a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "page cache") || !strings.Contains(a.PageCache.Verdict, "1.1 GiB on disk") {
-		t.Errorf("fits: %+v", a.PageCache)
-	}
+	check("fits", result.PageCacheFits, true)
 	r.Dataset.DiskBytes = 250e9
 	r.Dataset.HostRAMBytes = 122e9
-	a, _ = Analyze(r, Options{})
-	if a.PageCache.FitsInRAM || !strings.Contains(a.PageCache.Verdict, "2.0x") || !strings.Contains(a.PageCache.Verdict, "most reads reach the storage") {
-		t.Errorf("does not fit: %+v", a.PageCache)
-	}
+	check("does not fit", result.PageCacheExceeds, false)
 	r.Config.Extra = map[string]string{"direct": "true"}
-	a, _ = Analyze(r, Options{})
-	if !strings.Contains(a.PageCache.Verdict, "bypasses the page cache") {
-		t.Errorf("O_DIRECT: %+v", a.PageCache)
-	}
+	check("O_DIRECT", result.PageCacheDirectIO, false)
 	r.Config.Extra = nil
+	r.Target.Kind = "redis"
+	check("in-memory target", result.PageCacheInMemory, false)
+	r.Target.Kind = "embedded"
+	r.Dataset.HostRAMBytes = 0
+	check("RAM unknown", result.PageCacheRAMUnknown, false)
 	r.Target.Kind = "null"
-	if a, _ = Analyze(r, Options{}); a.PageCache != nil {
+	if a, _ := Analyze(r, Options{}); a.PageCache != nil {
 		t.Errorf("null target stores nothing, got a page-cache verdict: %+v", a.PageCache)
 	}
-	r.Target.Kind = "redis"
-	a, _ = Analyze(r, Options{})
-	if !strings.Contains(a.PageCache.Verdict, "in-memory store") || strings.Contains(a.PageCache.Verdict, "reads reach the storage") {
-		t.Errorf("in-memory target: %+v", a.PageCache)
-	}
 	r.Dataset = result.Dataset{}
-	if a, _ = Analyze(r, Options{}); a.PageCache != nil {
+	if a, _ := Analyze(r, Options{}); a.PageCache != nil {
 		t.Errorf("no dataset: %+v", a.PageCache)
 	}
 }
@@ -401,7 +404,7 @@ func TestCostFigures(t *testing.T) {
 	}
 	// --price-per-hour wins over the catalog.
 	a, _ = Analyze(resultOf(p), Options{Warmup: "0", PricePerHour: 2, Nodes: 1})
-	if a.Cost.PricePerHourUSD != 2 || a.Cost.PriceSource != "--price-per-hour" || a.Cost.MonthlyUSD != 1460 {
+	if a.Cost.PricePerHourUSD != 2 || a.Cost.PriceSource != PriceGiven || a.Cost.MonthlyUSD != 1460 {
 		t.Errorf("price override: %+v", a.Cost)
 	}
 	// An unknown --platform is a clear error.

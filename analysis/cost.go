@@ -3,7 +3,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/result"
@@ -25,54 +24,37 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 	if d.LogicalBytes <= 0 && d.DiskBytes <= 0 {
 		return nil
 	}
-	pc := &result.PageCache{LogicalBytes: d.LogicalBytes, DiskBytes: d.DiskBytes, HostRAMBytes: d.HostRAMBytes, PageCacheBytes: d.PageCacheBytes}
 	if storesNothing[r.Target.Kind] {
 		return nil
 	}
-	if r.Config.Extra["direct"] == "true" {
-		pc.Verdict = fmt.Sprintf("Direct I/O (O_DIRECT) bypasses the page cache: the figures are the storage's, whatever the host's RAM (%s).", Bytes(d.HostRAMBytes))
-		return pc
+	pc := &result.PageCache{LogicalBytes: d.LogicalBytes, DiskBytes: d.DiskBytes, HostRAMBytes: d.HostRAMBytes, PageCacheBytes: d.PageCacheBytes,
+		Target: r.Target.Kind, LoadHostRAM: !isLocal(r)}
+	for _, t := range p.Ops {
+		pc.Reads = pc.Reads || (readOps[t.Op] && t.Count > 0)
 	}
-	if inMemory[r.Target.Kind] {
-		pc.FitsInRAM = d.HostRAMBytes > 0 && max(d.LogicalBytes, d.DiskBytes) <= d.HostRAMBytes
-		pc.Verdict = fmt.Sprintf("The dataset (%s logical) lives in the servers' memory by design (%s is an in-memory store): the page cache does not apply.", Bytes(d.LogicalBytes), r.Target.Kind)
-		return pc
-	}
-	size, what := d.LogicalBytes, fmt.Sprintf("%s logical", Bytes(d.LogicalBytes))
+	size := max(d.LogicalBytes, d.DiskBytes)
 	if d.DiskBytes > 0 {
 		size = d.DiskBytes
-		what += fmt.Sprintf(", %s on disk", Bytes(d.DiskBytes))
 	}
-	if d.HostRAMBytes <= 0 {
-		pc.Verdict = fmt.Sprintf("The dataset is %s; the host's RAM is not recorded, so whether it fits in the page cache is unknown.", what)
-		return pc
-	}
-	host := "this host's"
-	if !isLocal(r) {
-		host = "the load generator's (the servers' RAM is not recorded; compare with theirs)"
-	}
-	reads := false
-	for _, t := range p.Ops {
-		if readOps[t.Op] && t.Count > 0 {
-			reads = true
-		}
-	}
-	pc.FitsInRAM = size <= d.HostRAMBytes
+	pc.FitsInRAM = d.HostRAMBytes > 0 && size <= d.HostRAMBytes
 	switch {
-	case pc.FitsInRAM && reads:
-		pc.Verdict = fmt.Sprintf("The dataset (%s) fits in %s RAM (%s): reads were likely served from the page cache, not from the storage. To measure the storage, load more data than RAM holds (more records or larger values) or drop the page cache between load and run (sync; echo 3 > /proc/sys/vm/drop_caches, as root).",
-			what, host, Bytes(d.HostRAMBytes))
+	case r.Config.Extra["direct"] == "true":
+		pc.Case = result.PageCacheDirectIO
+	case inMemory[r.Target.Kind]:
+		pc.Case = result.PageCacheInMemory
+	case d.HostRAMBytes <= 0:
+		pc.Case = result.PageCacheRAMUnknown
 	case pc.FitsInRAM:
-		pc.Verdict = fmt.Sprintf("The dataset (%s) fits in %s RAM (%s); this phase has no reads, so the page cache does not flatter it.", what, host, Bytes(d.HostRAMBytes))
+		pc.Case = result.PageCacheFits
 	default:
-		pc.Verdict = fmt.Sprintf("The dataset (%s) is %.1fx %s RAM (%s): at most %.0f%% of it can be cached, so most reads reach the storage.",
-			what, float64(size)/float64(d.HostRAMBytes), host, Bytes(d.HostRAMBytes), 100*float64(d.HostRAMBytes)/float64(size))
-	}
-	if d.PageCacheBytes > 0 {
-		pc.Verdict += fmt.Sprintf(" The page cache held %s at the end of the run.", Bytes(d.PageCacheBytes))
+		pc.Case = result.PageCacheExceeds
 	}
 	return pc
 }
+
+// PriceGiven is the PriceSource of a price per hour given in Options rather
+// than found in the catalog.
+const PriceGiven = "price per hour given"
 
 // Price is a resolved node price.
 type Price struct {
@@ -81,7 +63,7 @@ type Price struct {
 	Source, Date string
 }
 
-// ResolvePrice finds one node's price: --price-per-hour wins, then the
+// ResolvePrice finds one node's price: perHour (when above 0) wins, then the
 // catalog entry for platform. It returns an error for an unknown platform.
 func ResolvePrice(cat *catalog.Catalog, platform string, perHour float64) (Price, error) {
 	var p Price
@@ -101,7 +83,7 @@ func ResolvePrice(cat *catalog.Catalog, platform string, perHour float64) (Price
 		}
 	}
 	if perHour > 0 {
-		p.PerHourUSD, p.Source, p.Date = perHour, "--price-per-hour", ""
+		p.PerHourUSD, p.Source, p.Date = perHour, PriceGiven, ""
 	}
 	return p, nil
 }
@@ -111,12 +93,12 @@ func costOf(r *result.Result, w result.Window, o Options) (*result.Cost, string,
 	platform, fromFingerprint := o.Platform, false
 	if platform == "" && o.PricePerHour <= 0 && r.Platform.InstanceType != "" {
 		if !isLocal(r) {
-			return nil, fmt.Sprintf("no cost figures: this host is a %s, but it ran the load generator, not the servers (fix: --platform TYPE --nodes N for the servers, or --price-per-hour P)", r.Platform.InstanceType), nil
+			return nil, fmt.Sprintf("no cost figures: this host is a %s, but it ran the load generator, not the servers (fix: give the servers' platform and nodes, or a price per hour)", r.Platform.InstanceType), nil
 		}
 		platform, fromFingerprint = r.Platform.InstanceType, true
 	}
 	if platform == "" && o.PricePerHour <= 0 {
-		return nil, "no cost figures: the instance type is unknown (fix: --platform TYPE --nodes N, or --price-per-hour P)", nil
+		return nil, "no cost figures: the instance type is unknown (fix: give the servers' platform and nodes, or a price per hour)", nil
 	}
 	cat, err := o.catalog()
 	if err != nil {
@@ -125,7 +107,7 @@ func costOf(r *result.Result, w result.Window, o Options) (*result.Cost, string,
 	price, err := ResolvePrice(cat, platform, o.PricePerHour)
 	if err != nil {
 		if fromFingerprint && errors.Is(err, catalog.ErrUnknown) {
-			return nil, fmt.Sprintf("no cost figures: this host's instance type %s is not in the catalog (fix: --price-per-hour P, or add it with --catalog FILE)", platform), nil
+			return nil, fmt.Sprintf("no cost figures: this host's instance type %s is not in the catalog (fix: give a price per hour, or add the type to a catalog file)", platform), nil
 		}
 		return nil, "", err
 	}
@@ -169,23 +151,4 @@ func CostOf(p Price, nodes int, opsPerS, bytesPerS float64) *result.Cost {
 		c.GBPerUSD = bytesPerS * 3600 / 1e9 / c.ClusterPerHourUSD
 	}
 	return c
-}
-
-// Bytes formats n in decimal units (GB = 1e9 bytes), as disk vendors and
-// cloud price lists do.
-func Bytes(n int64) string {
-	// Binary units, as the rest of the report (and `free -h`) prints memory.
-	f := float64(n)
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", n)
-	}
-	s := fmt.Sprintf("%.1f", f)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + units[i]
 }

@@ -5,8 +5,6 @@ import (
 	"math"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/platbench/platbench/result"
 )
 
@@ -86,8 +84,8 @@ func EventImpacts(r *result.Result) []result.EventImpact {
 			}
 			imp.BaselineOpsPerS = float64(ops) / (float64(ns) / 1e9)
 			imp.BaselineErrorRate = ratio(errs, ops+errs)
-			if h, _ := mergeIntervalList(p, base); h != nil && h.TotalCount() > 0 {
-				imp.BaselineP99Ns = h.ValueAtQuantile(99)
+			if p99, _, ok := intervalsP99(p, base); ok {
+				imp.BaselineP99Ns = p99
 			}
 		case prev != nil && prev.BaselineIntervals > 0:
 			imp.BaselineFromNs, imp.BaselineToNs = prev.BaselineFromNs, prev.BaselineToNs
@@ -116,75 +114,14 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		imp.Verdict = "the event ran after the last interval of the phase: nothing to measure"
 		return
 	}
-	base := imp.BaselineOpsPerS
-	inBand := func(j int) bool {
-		if !rs[j].full {
-			return false
-		}
-		v := rs[j].opsPerS()
-		return math.Abs(v-base) <= RecoveryBand*base
-	}
-	hold := int(math.Ceil(float64(RecoveryHold) / float64(max(nominalNs(p), 1))))
-	hold = max(hold, 1)
-	// holds reports whether intervals j..j+hold-1 are all full and in the band.
-	holds := func(j int) bool {
-		if j+hold > n {
-			return false
-		}
-		for k := j; k < j+hold; k++ {
-			if !inBand(k) {
-				return false
-			}
-		}
-		return true
-	}
-	rec := -1 // interval where the recovered stretch starts
-	if base > 0 {
-		for j := e; j < n; j++ {
-			if holds(j) {
-				rec = j
-				break
-			}
-		}
-	}
-	// The window: from the event's interval to the recovery (at least the
-	// event's interval), or to the end of the phase.
-	end := n
-	if rec >= 0 {
-		imp.Recovered = true
-		if rec > e {
-			imp.RecoveryNs = max(p.Intervals[rec].StartNs-imp.AtNs, 0)
-		}
-		end = max(rec, e+1)
-	}
+	hold := max(int(math.Ceil(float64(RecoveryHold)/float64(max(nominalNs(p), 1)))), 1)
+	end := recoveryWindow(p, rs, e, hold, imp)
 	if end < n {
 		imp.WindowEndNs = p.Intervals[end].StartNs
 	} else {
 		imp.WindowEndNs = phaseEnd
 	}
-
-	// Errors and latency over the window.
-	var idx []int
-	var ops, errs uint64
-	for j := e; j < end; j++ {
-		idx = append(idx, j)
-		ops += rs[j].ops
-		errs += rs[j].errs
-		for _, o := range p.Intervals[j].Ops {
-			for c, k := range o.Errors {
-				if imp.ErrorsByClass == nil {
-					imp.ErrorsByClass = map[string]uint64{}
-				}
-				imp.ErrorsByClass[c] += k
-			}
-		}
-	}
-	imp.Ops, imp.Errors = ops, errs
-	imp.ErrorRate = ratio(errs, ops+errs)
-	if h, _ := mergeIntervalList(p, idx); h != nil && h.TotalCount() > 0 {
-		imp.P99Ns = h.ValueAtQuantile(99)
-		imp.MaxNs = h.Max()
-	}
+	windowErrorsAndLatency(p, rs, e, end, imp)
 
 	// The dip: over the window, and at least the event's interval and the
 	// next (a 1 s interval that began before the event hides part of it).
@@ -200,10 +137,8 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 		}
 		imp.Max1sOpsPerS = math.Max(imp.Max1sOpsPerS, v)
 	}
-	if imp.Min1sOpsPerS < 0 {
-		imp.Min1sOpsPerS = 0
-	}
-	if base > 0 {
+	imp.Min1sOpsPerS = max(imp.Min1sOpsPerS, 0)
+	if base := imp.BaselineOpsPerS; base > 0 {
 		imp.DipPercent = math.Max(0, (base-imp.Min1sOpsPerS)/base*100)
 	}
 	dipEndNs := imp.WindowEndNs
@@ -229,46 +164,95 @@ func measureEvent(p *result.Phase, rs []intervalRate, e int, imp *result.EventIm
 	imp.Verdict = eventVerdict(imp)
 }
 
-// fineDip finds the lowest fine bucket and the longest stall in [from, to).
-func fineDip(p *result.Phase, from, to int64, imp *result.EventImpact) {
-	w := p.Buckets.WidthNs
-	if w <= 0 {
-		return
+// recoveryWindow finds where the throughput recovered after the event's
+// interval e (hold full intervals in the band around the baseline) and
+// returns the end of the event window: the recovery (at least e+1), or the
+// number of intervals when it never recovered.
+func recoveryWindow(p *result.Phase, rs []intervalRate, e, hold int, imp *result.EventImpact) int {
+	n := len(p.Intervals)
+	base := imp.BaselineOpsPerS
+	inBand := func(j int) bool {
+		return rs[j].full && math.Abs(rs[j].opsPerS()-base) <= RecoveryBand*base
 	}
-	var nb int
-	for _, c := range p.Buckets.Counts {
-		nb = max(nb, len(c))
-	}
-	imp.FineWidthNs = w
-	imp.MinFineOpsPerS = -1
-	var run, longest int64
-	for b := int(from / w); b < nb && int64(b)*w < to; b++ {
-		var c uint64
-		for _, s := range p.Buckets.Counts {
-			if b < len(s) {
-				c += uint64(s[b])
+	// holds reports whether intervals j..j+hold-1 are all full and in the band.
+	holds := func(j int) bool {
+		if j+hold > n {
+			return false
+		}
+		for k := j; k < j+hold; k++ {
+			if !inBand(k) {
+				return false
 			}
 		}
-		// A bucket cut by the end of the phase is not a full bucket.
-		if int64(b+1)*w > p.DurationNs && p.DurationNs > 0 {
-			break
+		return true
+	}
+	if base <= 0 {
+		return n
+	}
+	for j := e; j < n; j++ {
+		if holds(j) {
+			imp.Recovered = true
+			if j > e {
+				imp.RecoveryNs = max(p.Intervals[j].StartNs-imp.AtNs, 0)
+			}
+			return max(j, e+1)
 		}
-		v := float64(c) / (float64(w) / 1e9)
+	}
+	return n
+}
+
+// windowErrorsAndLatency counts the errors and merges the latency of the
+// event window, intervals [e, end).
+func windowErrorsAndLatency(p *result.Phase, rs []intervalRate, e, end int, imp *result.EventImpact) {
+	var idx []int
+	var ops, errs uint64
+	for j := e; j < end; j++ {
+		idx = append(idx, j)
+		ops += rs[j].ops
+		errs += rs[j].errs
+		for _, o := range p.Intervals[j].Ops {
+			for c, k := range o.Errors {
+				if imp.ErrorsByClass == nil {
+					imp.ErrorsByClass = map[string]uint64{}
+				}
+				imp.ErrorsByClass[c] += k
+			}
+		}
+	}
+	imp.Ops, imp.Errors = ops, errs
+	imp.ErrorRate = ratio(errs, ops+errs)
+	if p99, mx, ok := intervalsP99(p, idx); ok {
+		imp.P99Ns, imp.MaxNs = p99, mx
+	}
+}
+
+// fineDip finds the lowest fine bucket and the longest stall (the one stall
+// rule, StalledBuckets) in [from, to).
+func fineDip(p *result.Phase, from, to int64, imp *result.EventImpact) {
+	w := p.Buckets.WidthNs
+	series, stalled := fineBuckets(p)
+	if w <= 0 || len(series) == 0 {
+		return
+	}
+	imp.FineWidthNs = w
+	first := int(max(from, 0) / w)
+	last := len(series) // buckets [first, last) start before to
+	if n := int((to + w - 1) / w); n < last {
+		last = n
+	}
+	imp.MinFineOpsPerS = -1
+	for b := first; b < last; b++ {
+		v := series[b] / (float64(w) / 1e9)
 		if imp.MinFineOpsPerS < 0 || v < imp.MinFineOpsPerS {
 			imp.MinFineOpsPerS, imp.MinFineAtNs = v, int64(b)*w
-		}
-		outstanding := len(p.Buckets.Outstanding) == 0 || (b < len(p.Buckets.Outstanding) && p.Buckets.Outstanding[b])
-		if c == 0 && outstanding {
-			run += w
-			longest = max(longest, run)
-		} else {
-			run = 0
 		}
 	}
 	if imp.MinFineOpsPerS < 0 {
 		imp.MinFineOpsPerS = 0
 	}
-	imp.LongestStallNs = longest
+	for _, r := range stallRuns(stalled, first, last) {
+		imp.LongestStallNs = max(imp.LongestStallNs, int64(r[1]-r[0])*w)
+	}
 }
 
 func eventVerdict(imp *result.EventImpact) string {
@@ -348,31 +332,27 @@ func ratio(a, b uint64) float64 {
 	return float64(a) / float64(b)
 }
 
-// MergeIntervals merges the latency histograms of every op of intervals
-// [from, to) of p: the way to get a percentile over a window (percentiles
-// are never averaged). It returns an empty histogram when the file keeps no
-// interval histograms.
-func MergeIntervals(p *result.Phase, from, to int) (*hdr.Histogram, error) {
-	idx := make([]int, 0, max(to-from, 0))
-	for j := max(from, 0); j < to && j < len(p.Intervals); j++ {
-		idx = append(idx, j)
-	}
-	return mergeIntervalList(p, idx)
-}
-
-func mergeIntervalList(p *result.Phase, idx []int) (*hdr.Histogram, error) {
+// intervalsP99 is the p99 and the maximum latency over the intervals idx
+// (ascending) of p, all ops, merged a contiguous run of intervals at a time;
+// ok is false when they hold no histogram. A histogram that does not decode
+// leaves the figures unmeasured: EventImpacts has no error to return, and the
+// report of the same file fails on it (analysis.Figures).
+func intervalsP99(p *result.Phase, idx []int) (p99, maxNs int64, ok bool) {
 	h := result.NewHist()
-	for _, j := range idx {
-		for _, o := range p.Intervals[j].Ops {
-			if o.Hist == "" {
-				continue
-			}
-			ih, err := result.DecodeHist(o.Hist)
-			if err != nil {
-				return nil, err
-			}
-			h.Merge(ih)
+	for k := 0; k < len(idx); {
+		e := k + 1
+		for e < len(idx) && idx[e] == idx[e-1]+1 {
+			e++
 		}
+		part, err := p.MergedHist(idx[k], idx[e-1]+1, result.HistLatency)
+		if err != nil {
+			return 0, 0, false
+		}
+		h.Merge(part)
+		k = e
 	}
-	return h, nil
+	if h.TotalCount() == 0 {
+		return 0, 0, false
+	}
+	return h.ValueAtQuantile(99), h.Max(), true
 }

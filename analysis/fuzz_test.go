@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,24 @@ func FuzzAnalyze(f *testing.F) {
 			return xs
 		}(), time.Duration(width)*time.Millisecond)
 		Plan([]PlanInput{{File: "f.json", Result: r}}, PlanOptions{ThroughputOpsPerS: 1000, P99: time.Millisecond, PricePerHour: 1})
+	})
+}
+
+// FuzzWarmup: any warm-up a person types either parses to auto, none or a
+// non-negative duration, or is one error naming the warmup field.
+func FuzzWarmup(f *testing.F) {
+	for _, s := range []string{"", "auto", "0", "off", "75s", "90", "2m30s", "-5s", "soon", "1e9", " 10s "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		auto, d, err := parseWarmup(s)
+		switch {
+		case err != nil:
+			if err.Field != "warmup" || !strings.Contains(err.Msg, "fix:") || auto || d != 0 {
+				t.Fatalf("%q: %v (auto %v, %v)", s, err, auto, d)
+			}
+		case d < 0 || (auto && d != 0):
+			t.Fatalf("%q: auto %v, duration %v", s, auto, d)
+		}
 	})
 }

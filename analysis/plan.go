@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/internal/usererr"
@@ -84,31 +81,34 @@ type PlanReport struct {
 	Assumptions       []string  `json:"assumptions"`
 }
 
-// Validate reports every problem with o at once.
+// Validate reports every problem with o at once, naming the PlanOptions
+// fields in snake case (throughput_ops_per_s, p99, rf...).
 func (o *PlanOptions) Validate() error {
-	var probs []string
+	var probs usererr.List
 	if !(o.ThroughputOpsPerS > 0) || math.IsInf(o.ThroughputOpsPerS, 0) {
-		probs = append(probs, "--throughput must be a positive number of ops/s (fix: e.g. --throughput 500000)")
+		probs.Add("throughput_ops_per_s", "must be a positive number of ops/s (fix: the cluster's target throughput, e.g. 500000)")
 	}
 	if o.P99 <= 0 {
-		probs = append(probs, "--p99 must be a positive duration (fix: e.g. --p99 10ms)")
+		probs.Add("p99", "must be a positive duration (fix: the latency objective, e.g. 10ms)")
 	}
-	if o.RF < 0 || o.Step < 0 || o.Nodes < 0 {
-		probs = append(probs, "--rf, --step and --nodes cannot be negative")
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"rf", o.RF}, {"step", o.Step}, {"nodes", o.Nodes}} {
+		if f.v < 0 {
+			probs.Add(f.name, "%d is negative (fix: a number of nodes, or 0 for the default)", f.v)
+		}
 	}
 	if o.PricePerHour < 0 {
-		probs = append(probs, "--price-per-hour cannot be negative")
+		probs.Add("price_per_hour", "cannot be negative (fix: one node's US dollars per hour, or 0 for the catalog's)")
 	}
 	if o.MaxErrorRatio >= 1 {
-		probs = append(probs, "--max-error-ratio must be below 1 (fix: e.g. 0.01 for 1%)")
+		probs.Add("max_error_ratio", "must be below 1 (fix: e.g. 0.01 for 1%%)")
 	}
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
-		probs = append(probs, err.Error())
+		probs = append(probs, err)
 	}
-	if len(probs) > 0 {
-		return usererr.New("%s", strings.Join(probs, "; "))
-	}
-	return nil
+	return probs.Err()
 }
 
 // Plan answers, for each input, how many nodes reach the throughput while
@@ -120,7 +120,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		return nil, err
 	}
 	if len(in) == 0 {
-		return nil, usererr.New("no result files (fix: platbench plan RESULT.json... --throughput N --p99 D)")
+		return nil, usererr.New("no result to plan from (fix: give at least one result file)")
 	}
 	if o.RF == 0 {
 		o.RF = 3
@@ -222,10 +222,11 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 			return row, err
 		}
 		w := window(p, st.First, len(p.Intervals))
-		p99, err := steadyP99(p, st.First)
+		lat, err := SteadyLatency(p, st.First)
 		if err != nil {
 			return row, err
 		}
+		p99 := lat.P99Ns
 		if lowestP99 < 0 || p99 < lowestP99 {
 			lowestP99 = p99
 		}
@@ -261,10 +262,10 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	}
 	if row.closedLoop {
 		// METHOD.md: percentiles at saturation are service time, not an SLO figure.
-		row.Reason = joinReason(row.Reason, "closed-loop phase: its p99 is service time at saturation, not an SLO figure; a fixed-rate run (--rate) measures the objective")
+		row.Reason = joinReason(row.Reason, "closed-loop phase: its p99 is service time at saturation, not an SLO figure; a fixed-rate run measures the objective")
 	}
 	if platform == "" && o.PricePerHour <= 0 {
-		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: RESULT=TYPE or --price-per-hour)")
+		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: name the instance type of the result, or give a price per hour)")
 		return row, nil
 	}
 	row.PriceKnown = true
@@ -279,63 +280,4 @@ func joinReason(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// steadyP99 is the p99 over all ops of the intervals from first on, merged
-// from their HDR histograms; when the file has no interval histograms it
-// falls back to the phase totals' histograms, then to the worst per-op p99.
-func steadyP99(p *result.Phase, first int) (int64, error) {
-	if first == 0 {
-		// The whole phase: its totals' histograms say the same, decoded once.
-		if v, ok, err := mergedTotals(p); err != nil || ok {
-			return v, err
-		}
-	}
-	h := result.NewHist()
-	var n int64
-	for i := first; i < len(p.Intervals); i++ {
-		for _, o := range p.Intervals[i].Ops {
-			if o.Hist == "" {
-				continue
-			}
-			ih, err := result.DecodeHist(o.Hist)
-			if err != nil {
-				return 0, err
-			}
-			h.Merge(ih)
-			n++
-		}
-	}
-	if n == 0 {
-		if v, ok, err := mergedTotals(p); err != nil || ok {
-			return v, err
-		}
-		var worst int64
-		for _, t := range p.Ops {
-			worst = max(worst, t.Latency.P99Ns)
-		}
-		return worst, nil
-	}
-	return h.ValueAtQuantile(99), nil
-}
-
-func mergedTotals(p *result.Phase) (int64, bool, error) {
-	var h *hdr.Histogram
-	for _, t := range p.Ops {
-		if t.Hist == "" {
-			continue
-		}
-		th, err := result.DecodeHist(t.Hist)
-		if err != nil {
-			return 0, false, err
-		}
-		if h == nil {
-			h = result.NewHist()
-		}
-		h.Merge(th)
-	}
-	if h == nil {
-		return 0, false, nil
-	}
-	return h.ValueAtQuantile(99), true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target"
 )
@@ -109,15 +110,19 @@ func TestPlanKnownAnswer(t *testing.T) {
 
 func TestPlanBadInput(t *testing.T) {
 	in := []PlanInput{{File: "a.json", Result: cluster("i3.2xlarge", 3, measuredPhase("run", 1000, time.Millisecond))}}
-	for _, o := range []PlanOptions{
-		{P99: time.Millisecond},
-		{ThroughputOpsPerS: 1000},
-		{ThroughputOpsPerS: 1000, P99: time.Millisecond, RF: -1},
-		{ThroughputOpsPerS: 1000, P99: time.Millisecond, Warmup: "soon"},
+	// Each problem names the field, and all of them are reported at once.
+	for field, o := range map[string]PlanOptions{
+		"throughput_ops_per_s": {P99: time.Millisecond},
+		"p99":                  {ThroughputOpsPerS: 1000},
+		"rf":                   {ThroughputOpsPerS: 1000, P99: time.Millisecond, RF: -1},
+		"warmup":               {ThroughputOpsPerS: 1000, P99: time.Millisecond, Warmup: "soon"},
 	} {
-		if _, err := Plan(in, o); err == nil || !strings.Contains(err.Error(), "--") {
-			t.Errorf("%+v: err = %v", o, err)
+		if _, err := Plan(in, o); err == nil || !usererr.Is(err) || !strings.HasPrefix(err.Error(), field+" ") || !strings.Contains(err.Error(), "fix:") {
+			t.Errorf("%+v: err = %v, want one naming %s", o, err, field)
 		}
+	}
+	if err := (&PlanOptions{RF: -1, Warmup: "soon"}).Validate(); err == nil || strings.Count(usererr.Render(err, nil), ";") != 3 {
+		t.Errorf("every problem at once: %v", err)
 	}
 	// An unknown platform is named with its file.
 	in[0].Platform = "i3.9xlarge"

@@ -27,9 +27,9 @@ const (
 // SteadyStateOf decides where p's steady state begins. warmup is "auto"
 // (or ""), a duration, or "0"; see Options.Warmup.
 func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
-	auto, forced, err := parseWarmup(warmup)
-	if err != nil {
-		return Steady{}, usererr.New("%s", err.Error())
+	auto, forced, perr := parseWarmup(warmup)
+	if perr != nil {
+		return Steady{}, perr
 	}
 	req := warmup
 	if req == "" {
@@ -40,7 +40,7 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 	if !auto {
 		if forced == 0 {
 			st.Method = "none"
-			st.Reason = "--warmup 0: no warm-up trimmed"
+			st.Reason = "warmup 0: no warm-up trimmed"
 			return st, nil
 		}
 		var phaseNs int64
@@ -66,7 +66,7 @@ func SteadyStateOf(p *result.Phase, warmup string) (Steady, error) {
 		if first < n {
 			st.WarmupNs = p.Intervals[first].StartNs
 		}
-		st.Reason = fmt.Sprintf("--warmup %s: the first %s trimmed as asked", forced, time.Duration(st.WarmupNs))
+		st.Reason = fmt.Sprintf("warmup %s: the first %s trimmed as asked", forced, time.Duration(st.WarmupNs))
 		return st, nil
 	}
 
@@ -152,7 +152,7 @@ func autoCut(p *result.Phase, ys []float64, idx []int, sr series) cut {
 		c.method = "mser"
 	default:
 		c.method = "none"
-		c.reason = fmt.Sprintf("the phase has %d full 1 s intervals, too few to detect a warm-up (MSER needs %d); nothing trimmed (fix: a longer run, or --warmup DURATION)", len(ys), mserMinSingle)
+		c.reason = fmt.Sprintf("the phase has %d full 1 s intervals, too few to detect a warm-up (MSER needs %d); nothing trimmed (fix: a longer run, or a warmup duration)", len(ys), mserMinSingle)
 		return c
 	}
 	d, boundary := MSER(ys, batch)

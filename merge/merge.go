@@ -149,7 +149,9 @@ type opAcc struct {
 	lat, svc     *hdr.Histogram
 }
 
-func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, hist, svc string) error {
+// add counts one part's op (or one part's interval op): lat and svc are its
+// histograms from result.Phase.MergedHist (new, so they may be kept).
+func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, lat, svc *hdr.Histogram) {
 	a.count += count
 	a.bytes += bytes
 	for c, n := range errs {
@@ -158,27 +160,20 @@ func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, hist, svc strin
 		}
 		a.errs[c] += n
 	}
-	if err := mergeInto(&a.lat, hist); err != nil {
-		return err
-	}
-	return mergeInto(&a.svc, svc)
+	mergeInto(&a.lat, lat)
+	mergeInto(&a.svc, svc)
 }
 
-func mergeInto(dst **hdr.Histogram, enc string) error {
-	if enc == "" {
-		return nil
+// mergeInto adds h to *dst. Both have result's histogram range, so nothing
+// is dropped.
+func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) {
+	switch {
+	case h == nil || h.TotalCount() == 0:
+	case *dst == nil:
+		*dst = h
+	default:
+		(*dst).Merge(h)
 	}
-	h, err := result.DecodeHist(enc)
-	if err != nil {
-		return err
-	}
-	if *dst == nil {
-		*dst = result.NewHist()
-	}
-	if dropped := (*dst).Merge(h); dropped > 0 {
-		return fmt.Errorf("%d values out of the histogram range", dropped)
-	}
-	return nil
 }
 
 func mergePhase(ps []*result.Phase) (*result.Phase, error) {
@@ -190,11 +185,9 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 	}
 	m := &result.Phase{Name: ps[0].Name, Mode: ps[0].Mode, StartedAt: t0}
-	totals := map[string]*opAcc{}
-	var order []string
+	acc := &phaseAcc{totals: map[string]*opAcc{}, ivs: map[int64]map[string]*opAcc{}, ivDur: map[int64]int64{}}
+	totals, ivs, ivDur := acc.totals, acc.ivs, acc.ivDur
 	width := ps[0].Buckets.WidthNs
-	ivs := map[int64]map[string]*opAcc{}
-	ivDur := map[int64]int64{}
 	m.Buckets = result.Buckets{WidthNs: width, Counts: map[string][]uint32{}}
 	for _, p := range ps {
 		if p.Mode != m.Mode {
@@ -212,62 +205,11 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			end = e
 		}
 		off := p.StartedAt.Sub(t0).Nanoseconds()
-		for _, o := range p.Ops {
-			a := totals[o.Op]
-			if a == nil {
-				a = &opAcc{}
-				totals[o.Op] = a
-				order = append(order, o.Op)
-			}
-			if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, o.ServiceHist); err != nil {
-				return nil, err
-			}
-		}
-		for _, iv := range p.Intervals {
-			// Interval k of a loader lands in the merged second its start falls in.
-			slot := int64(math.Round(float64(off+iv.StartNs) / 1e9))
-			if ivs[slot] == nil {
-				ivs[slot] = map[string]*opAcc{}
-			}
-			if iv.DurationNs > ivDur[slot] {
-				ivDur[slot] = iv.DurationNs
-			}
-			for _, o := range iv.Ops {
-				a := ivs[slot][o.Op]
-				if a == nil {
-					a = &opAcc{}
-					ivs[slot][o.Op] = a
-				}
-				if err := a.add(o.Count, o.Bytes, o.Errors, o.Hist, ""); err != nil {
-					return nil, err
-				}
-			}
+		if err := acc.add(p, off); err != nil {
+			return nil, err
 		}
 		if width > 0 {
-			shift := int(math.Round(float64(off) / float64(width)))
-			for op, cs := range p.Buckets.Counts {
-				dst := grow32(m.Buckets.Counts[op], shift+len(cs))
-				for i, c := range cs {
-					dst[shift+i] += c
-				}
-				m.Buckets.Counts[op] = dst
-			}
-			for op, bs := range p.Buckets.Bytes {
-				if m.Buckets.Bytes == nil {
-					m.Buckets.Bytes = map[string][]uint64{}
-				}
-				dst := grow64(m.Buckets.Bytes[op], shift+len(bs))
-				for i, b := range bs {
-					dst[shift+i] += b
-				}
-				m.Buckets.Bytes[op] = dst
-			}
-			for i, o := range p.Buckets.Outstanding {
-				for len(m.Buckets.Outstanding) <= shift+i {
-					m.Buckets.Outstanding = append(m.Buckets.Outstanding, false)
-				}
-				m.Buckets.Outstanding[shift+i] = m.Buckets.Outstanding[shift+i] || o
-			}
+			addBuckets(&m.Buckets, p, off)
 		}
 	}
 	m.DurationNs = end.Sub(t0).Nanoseconds()
@@ -278,6 +220,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 	for op, bs := range m.Buckets.Bytes {
 		m.Buckets.Bytes[op] = grow64(bs, n)
 	}
+	order := acc.order
 	sortOps(order)
 	for _, op := range order {
 		a := totals[op]
@@ -303,6 +246,90 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		m.Intervals = append(m.Intervals, iv)
 	}
 	return m, nil
+}
+
+// phaseAcc accumulates the ops of a phase's parts: totals per op, and per
+// op in each merged 1 s slot.
+type phaseAcc struct {
+	totals map[string]*opAcc
+	order  []string
+	ivs    map[int64]map[string]*opAcc
+	ivDur  map[int64]int64
+}
+
+// add counts part p, whose phase started off ns after the earliest part's.
+func (acc *phaseAcc) add(p *result.Phase, off int64) error {
+	totals, ivs, ivDur := acc.totals, acc.ivs, acc.ivDur
+	n := len(p.Intervals)
+	for _, o := range p.Ops {
+		a := totals[o.Op]
+		if a == nil {
+			a = &opAcc{}
+			totals[o.Op] = a
+			acc.order = append(acc.order, o.Op)
+		}
+		lat, err := p.MergedHist(0, n, result.HistLatency, o.Op)
+		if err != nil {
+			return err
+		}
+		svc, err := p.MergedHist(0, n, result.HistService, o.Op)
+		if err != nil {
+			return err
+		}
+		a.add(o.Count, o.Bytes, o.Errors, lat, svc)
+	}
+	for j, iv := range p.Intervals {
+		// Interval k of a loader lands in the merged second its start falls in.
+		slot := int64(math.Round(float64(off+iv.StartNs) / 1e9))
+		if ivs[slot] == nil {
+			ivs[slot] = map[string]*opAcc{}
+		}
+		if iv.DurationNs > ivDur[slot] {
+			ivDur[slot] = iv.DurationNs
+		}
+		for _, o := range iv.Ops {
+			a := ivs[slot][o.Op]
+			if a == nil {
+				a = &opAcc{}
+				ivs[slot][o.Op] = a
+			}
+			lat, err := p.MergedHist(j, j+1, result.HistLatency, o.Op)
+			if err != nil {
+				return err
+			}
+			a.add(o.Count, o.Bytes, o.Errors, lat, nil)
+		}
+	}
+	return nil
+}
+
+// addBuckets adds part p's fine buckets to m, shifted by its phase's start
+// offset off (ns); m.WidthNs is above 0.
+func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
+	shift := int(math.Round(float64(off) / float64(m.WidthNs)))
+	for op, cs := range p.Buckets.Counts {
+		dst := grow32(m.Counts[op], shift+len(cs))
+		for i, c := range cs {
+			dst[shift+i] += c
+		}
+		m.Counts[op] = dst
+	}
+	for op, bs := range p.Buckets.Bytes {
+		if m.Bytes == nil {
+			m.Bytes = map[string][]uint64{}
+		}
+		dst := grow64(m.Bytes[op], shift+len(bs))
+		for i, b := range bs {
+			dst[shift+i] += b
+		}
+		m.Bytes[op] = dst
+	}
+	for i, o := range p.Buckets.Outstanding {
+		for len(m.Outstanding) <= shift+i {
+			m.Outstanding = append(m.Outstanding, false)
+		}
+		m.Outstanding[shift+i] = m.Outstanding[shift+i] || o
+	}
 }
 
 // sortOps puts op types in the workload package's order (READ, UPDATE, ...).

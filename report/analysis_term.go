@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -20,13 +18,13 @@ func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error 
 	if a == nil {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	anSteady(ew, a)
 	anThroughput(ew, a)
 	anStability(ew, a)
 	anStalls(ew, a)
 	if pc := a.PageCache; pc != nil {
-		fmt.Fprintf(ew, "\nPage cache\n  %s\n", pc.Verdict)
+		fmt.Fprintf(ew, "\nPage cache\n  %s\n", pageCacheVerdict(pc))
 	}
 	anCost(ew, a)
 	if len(a.Notes) > 0 {
@@ -38,39 +36,25 @@ func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error 
 	return ew.err
 }
 
-type anErrWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *anErrWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
 func anSteady(w io.Writer, a *result.Analysis) {
 	ss := a.SteadyState
 	fmt.Fprintf(w, "\nSteady state (phase %q)\n", a.Phase)
 	used := "none"
 	if ss.WarmupNs > 0 {
-		used = fmt.Sprintf("first %s trimmed (%d intervals)", anSecs(ss.WarmupNs), ss.WarmupIntervals)
+		used = fmt.Sprintf("first %s trimmed (%d intervals)", secs(ss.WarmupNs), ss.WarmupIntervals)
 	}
 	fmt.Fprintf(w, "  warm-up   : %s [--warmup %s, method %s]\n", used, ss.Requested, ss.Method)
 	fmt.Fprintf(w, "  why       : %s\n", ss.Reason)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\t\traw (whole phase)\tsteady (used)\t\n")
 	fmt.Fprintf(tw, "\twindow\t%s\t%s\t\n", anSpan(a.Raw), anSpan(a.Steady))
-	fmt.Fprintf(tw, "\tsustained\t%s\t%s\t\n", anRate(a.Raw.SustainedOpsPerS), anRate(a.Steady.SustainedOpsPerS))
+	fmt.Fprintf(tw, "\tsustained\t%s\t%s\t\n", units.OpsPerSec(a.Raw.SustainedOpsPerS), units.OpsPerSec(a.Steady.SustainedOpsPerS))
 	fmt.Fprintf(tw, "\tpeak 1 s\t%s\t%s\t\n", anPeak(a.Raw), anPeak(a.Steady))
 	if a.Raw.Bytes > 0 {
-		fmt.Fprintf(tw, "\tsustained bytes\t%s/s\t%s/s\t\n", anBytes(a.Raw.SustainedBytesPerS), anBytes(a.Steady.SustainedBytesPerS))
+		fmt.Fprintf(tw, "\tsustained bytes\t%s/s\t%s/s\t\n", units.Bytes(a.Raw.SustainedBytesPerS), units.Bytes(a.Steady.SustainedBytesPerS))
 	}
 	fmt.Fprintf(tw, "\tCV of 1 s\t%s\t%s\t\n", anCV(a.Raw.Stability), anCV(a.Steady.Stability))
-	fmt.Fprintf(tw, "\terrors\t%s\t%s\t\n", anInt(float64(a.Raw.Errors)), anInt(float64(a.Steady.Errors)))
+	fmt.Fprintf(tw, "\terrors\t%s\t%s\t\n", units.Int(float64(a.Raw.Errors)), units.Int(float64(a.Steady.Errors)))
 	tw.Flush()
 }
 
@@ -79,25 +63,25 @@ func anThroughput(w io.Writer, a *result.Analysis) {
 	fmt.Fprintf(w, "\nThroughput (steady window)\n")
 	var peak, sus, bpeak, bsus []string
 	for _, o := range s.PerOp {
-		peak = append(peak, fmt.Sprintf("%s: %s", o.Op, anRate(o.PeakOpsPerS)))
-		sus = append(sus, fmt.Sprintf("%s: %s", o.Op, anRate(o.SustainedOpsPerS)))
+		peak = append(peak, fmt.Sprintf("%s: %s", o.Op, units.OpsPerSec(o.PeakOpsPerS)))
+		sus = append(sus, fmt.Sprintf("%s: %s", o.Op, units.OpsPerSec(o.SustainedOpsPerS)))
 		if o.Bytes > 0 {
-			bpeak = append(bpeak, fmt.Sprintf("%s: %s/s", o.Op, anBytes(o.PeakBytesPerS)))
-			bsus = append(bsus, fmt.Sprintf("%s: %s/s", o.Op, anBytes(o.SustainedBytesPerS)))
+			bpeak = append(bpeak, fmt.Sprintf("%s: %s/s", o.Op, units.Bytes(o.PeakBytesPerS)))
+			bsus = append(bsus, fmt.Sprintf("%s: %s/s", o.Op, units.Bytes(o.SustainedBytesPerS)))
 		}
 	}
 	if s.Stability.Intervals > 0 {
-		fmt.Fprintf(w, "  peak        : %s%s (highest 1 s interval, at %s)\n", anRate(s.PeakOpsPerS), anList(peak), anSecs(s.PeakAtNs))
+		fmt.Fprintf(w, "  peak        : %s%s (highest 1 s interval, at %s)\n", units.OpsPerSec(s.PeakOpsPerS), anList(peak), secs(s.PeakAtNs))
 	} else {
 		fmt.Fprintf(w, "  peak        : not measured (no full 1 s interval)\n")
 	}
-	fmt.Fprintf(w, "  sustained   : %s%s (%s ops / %s)\n", anRate(s.SustainedOpsPerS), anList(sus), anInt(float64(s.Ops)), anSecs(s.LengthNs))
+	fmt.Fprintf(w, "  sustained   : %s%s (%s ops / %s)\n", units.OpsPerSec(s.SustainedOpsPerS), anList(sus), units.Int(float64(s.Ops)), secs(s.LengthNs))
 	if s.Bytes > 0 {
-		fmt.Fprintf(w, "  peak bytes  : %s/s%s\n", anBytes(s.PeakBytesPerS), anList(bpeak))
-		fmt.Fprintf(w, "  sust. bytes : %s/s%s\n", anBytes(s.SustainedBytesPerS), anList(bsus))
+		fmt.Fprintf(w, "  peak bytes  : %s/s%s\n", units.Bytes(s.PeakBytesPerS), anList(bpeak))
+		fmt.Fprintf(w, "  sust. bytes : %s/s%s\n", units.Bytes(s.SustainedBytesPerS), anList(bsus))
 	}
 	if s.Errors > 0 {
-		fmt.Fprintf(w, "  errors      : %s in the steady window (%.2f%% of attempts)\n", anInt(float64(s.Errors)), 100*float64(s.Errors)/float64(s.Errors+s.Ops))
+		fmt.Fprintf(w, "  errors      : %s in the steady window (%.2f%% of attempts)\n", units.Int(float64(s.Errors)), 100*float64(s.Errors)/float64(s.Errors+s.Ops))
 	}
 }
 
@@ -114,7 +98,7 @@ func anStability(w io.Writer, a *result.Analysis) {
 			fmt.Fprintf(tw, "\t%s\t0\t-\t-\t-\t-\t-\t\n", row.name)
 			continue
 		}
-		fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, s.Intervals, anInt(s.MinOpsPerS), anInt(s.MaxOpsPerS), anInt(s.MeanOpsPerS), anInt(s.StdDevOpsPerS), anCV(s))
+		fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, s.Intervals, units.Int(s.MinOpsPerS), units.Int(s.MaxOpsPerS), units.Int(s.MeanOpsPerS), units.Int(s.StdDevOpsPerS), anCV(s))
 	}
 	for _, row := range []struct {
 		name string
@@ -125,7 +109,7 @@ func anStability(w io.Writer, a *result.Analysis) {
 			if row.s.Intervals > 1 {
 				cv = fmt.Sprintf("%.1f%%", b.CVPercent)
 			}
-			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, row.s.Intervals, anBytes(b.MinBytesPerS)+"/s", anBytes(b.MaxBytesPerS)+"/s", anBytes(b.MeanBytesPerS)+"/s", anBytes(b.StdDevBytesPerS)+"/s", cv)
+			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", row.name, row.s.Intervals, units.Bytes(b.MinBytesPerS)+"/s", units.Bytes(b.MaxBytesPerS)+"/s", units.Bytes(b.MeanBytesPerS)+"/s", units.Bytes(b.StdDevBytesPerS)+"/s", cv)
 		}
 	}
 	tw.Flush()
@@ -137,12 +121,12 @@ func anStalls(w io.Writer, a *result.Analysis) {
 		fmt.Fprintf(w, "\nStalls\n  not measured: %s\n", s.Regulation.Reason)
 		return
 	}
-	fmt.Fprintf(w, "\nStalls (%s buckets with no completion while requests were outstanding, whole phase)\n", anDur(s.BucketWidthNs))
+	fmt.Fprintf(w, "\nStalls (%s buckets with no completion while requests were outstanding, whole phase)\n", durNs(s.BucketWidthNs))
 	if s.Count == 0 {
 		fmt.Fprintf(w, "  none in %d buckets\n", s.Buckets)
 	} else {
 		fmt.Fprintf(w, "  %d stall(s), longest %s at %s, total %s (%.1f%% of the phase)\n",
-			s.Count, anDur(s.LongestNs), anSecs(s.LongestAtNs), anDur(s.TotalNs), 100*float64(s.TotalNs)/float64(int64(s.Buckets)*s.BucketWidthNs))
+			s.Count, durNs(s.LongestNs), secs(s.LongestAtNs), durNs(s.TotalNs), 100*float64(s.TotalNs)/float64(int64(s.Buckets)*s.BucketWidthNs))
 	}
 	fmt.Fprintf(w, "  regulation: %s\n", s.Regulation.Reason)
 }
@@ -165,15 +149,15 @@ func anCost(w io.Writer, a *result.Analysis) {
 		src += ", " + c.PriceDate
 	}
 	fmt.Fprintf(w, "  cluster     : %d x %s at %s/h = %s/h, %s/month (%.0f h) [%s]\n",
-		c.Nodes, what, anPrice(c.PricePerHourUSD), anPrice(c.ClusterPerHourUSD), anUSD(c.MonthlyUSD), c.HoursPerMonth, src)
+		c.Nodes, what, units.Price(c.PricePerHourUSD), units.Price(c.ClusterPerHourUSD), units.Cents(c.MonthlyUSD), c.HoursPerMonth, src)
 	if c.OpsPerUSD > 0 {
-		fmt.Fprintf(w, "  ops per $   : %s\n", anInt(c.OpsPerUSD))
-		fmt.Fprintf(w, "  $ per M ops : %s\n", anUSD(c.USDPerMillionOps))
+		fmt.Fprintf(w, "  ops per $   : %s\n", units.Int(c.OpsPerUSD))
+		fmt.Fprintf(w, "  $ per M ops : %s\n", units.Cents(c.USDPerMillionOps))
 	} else {
 		fmt.Fprintf(w, "  ops per $   : not measured (no throughput)\n")
 	}
 	if c.GBPerUSD > 0 {
-		fmt.Fprintf(w, "  GB per $    : %s\n", anSig(c.GBPerUSD))
+		fmt.Fprintf(w, "  GB per $    : %s\n", units.Sig3Grouped(c.GBPerUSD))
 	}
 	if c.Note != "" {
 		fmt.Fprintf(w, "  note        : %s\n", c.Note)
@@ -184,14 +168,14 @@ func anSpan(win result.Window) string {
 	if win.LengthNs == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s-%s", anSecs(win.StartNs), anSecs(win.StartNs+win.LengthNs))
+	return fmt.Sprintf("%s-%s", secs(win.StartNs), secs(win.StartNs+win.LengthNs))
 }
 
 func anPeak(win result.Window) string {
 	if win.Stability.Intervals == 0 {
 		return "-"
 	}
-	return anRate(win.PeakOpsPerS)
+	return units.OpsPerSec(win.PeakOpsPerS)
 }
 
 func anCV(s result.Stability) string {
@@ -208,35 +192,8 @@ func anList(xs []string) string {
 	return " [" + strings.Join(xs, ", ") + "]"
 }
 
-func anRate(v float64) string  { return units.OpsPerSec(v) }
-func anInt(v float64) string   { return units.Int(v) }
-func anBytes(v float64) string { return units.Bytes(v) }
-func anSecs(ns int64) string   { return units.Seconds(float64(ns) / 1e9) }
-func anDur(ns int64) string    { return units.Latency(float64(ns)) }
+// secs formats a nanosecond offset as seconds: "13 s", "2 min 5 s".
+func secs(ns int64) string { return units.Seconds(float64(ns) / 1e9) }
 
-// anSig formats v with 3 significant digits.
-func anSig(v float64) string {
-	if math.Abs(v) >= 1000 {
-		return units.Int(v)
-	}
-	return units.Sig3(v)
-}
-
-// anPrice formats a price per hour exactly as the catalog gives it ($4.992).
-func anPrice(v float64) string {
-	return "$" + strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
-}
-
-// anUSD formats dollars: cents for amounts of a dollar or more, 4 significant
-// digits below (per-node-hour prices like $0.0816).
-func anUSD(v float64) string {
-	if math.Abs(v) >= 1 {
-		whole := math.Floor(v)
-		cents := math.Round((v - whole) * 100)
-		if cents == 100 {
-			whole, cents = whole+1, 0
-		}
-		return fmt.Sprintf("$%s.%02.0f", anInt(whole), cents)
-	}
-	return "$" + strconv.FormatFloat(v, 'g', 3, 64)
-}
+// durNs formats a nanosecond span as a latency: "800 ms".
+func durNs(ns int64) string { return units.Latency(float64(ns)) }

@@ -4,14 +4,13 @@ import (
 	"io"
 	"testing"
 
-	"github.com/platbench/platbench/report/internal/synth"
 	"github.com/platbench/platbench/result"
 )
 
 // BenchmarkHTMLHour renders the HTML report of a one-hour result with four
 // op types: 3600 intervals x 4 ops and 36000 fine buckets per op.
 func BenchmarkHTMLHour(b *testing.B) {
-	r := synth.Result(synth.Options{Seconds: 3600, Ops: []string{"READ", "UPDATE", "INSERT", "SCAN"}, Errors: true, Host: true, Seed: 7})
+	r := synthResult(synthOptions{Seconds: 3600, Ops: []string{"READ", "UPDATE", "INSERT", "SCAN"}, Errors: true, Host: true, Seed: 7})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuNs()
@@ -29,8 +28,8 @@ func BenchmarkHTMLHour(b *testing.B) {
 // and renders the HTML.
 func BenchmarkCompareHour(b *testing.B) {
 	ops := []string{"READ", "UPDATE", "INSERT", "SCAN"}
-	x := synth.Result(synth.Options{Seconds: 3600, Ops: ops, Seed: 8, Instance: "i3.16xlarge"})
-	y := synth.Result(synth.Options{Seconds: 3600, Ops: ops, Seed: 9, Instance: "i3.metal", LatScale: 0.5})
+	x := synthResult(synthOptions{Seconds: 3600, Ops: ops, Seed: 8, Instance: "i3.16xlarge"})
+	y := synthResult(synthOptions{Seconds: 3600, Ops: ops, Seed: 9, Instance: "i3.metal", LatScale: 0.5})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuNs()

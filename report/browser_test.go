@@ -25,7 +25,6 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/testenv"
-	"github.com/platbench/platbench/report/internal/synth"
 	"github.com/platbench/platbench/result"
 )
 
@@ -43,8 +42,8 @@ func TestBrowser(t *testing.T) {
 
 	// The pages: a five-minute analysed run with errors and host telemetry,
 	// and a comparison of two platforms.
-	one := synth.Result(synth.Options{Seconds: 300, Instance: "i3.16xlarge", Ops: []string{"READ", "UPDATE", "INSERT"}, Errors: true, Host: true, Seed: 11, IntervalHists: true, Events: true})
-	two := synth.Result(synth.Options{Seconds: 300, Instance: "i3.metal", Ops: []string{"READ", "UPDATE", "INSERT"}, Rate: 27000, LatScale: 0.4, Seed: 12, IntervalHists: true})
+	one := synthResult(synthOptions{Seconds: 300, Instance: "i3.16xlarge", Ops: []string{"READ", "UPDATE", "INSERT"}, Errors: true, Host: true, Seed: 11, IntervalHists: true, Events: true})
+	two := synthResult(synthOptions{Seconds: 300, Instance: "i3.metal", Ops: []string{"READ", "UPDATE", "INSERT"}, Rate: 27000, LatScale: 0.4, Seed: 12, IntervalHists: true})
 	for i, r := range []*result.Result{one, two} {
 		r.Sweep = testSweep(1 + 0.4*float64(i))
 		a, err := analysis.Analyze(r, analysis.Options{Warmup: "auto"})

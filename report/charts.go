@@ -8,13 +8,15 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
 // charts builds the charts of one run, in page order. A chart with nothing
 // measured is left out rather than drawn empty.
-func charts(r *result.Result, f *Figures) []*chart {
+func charts(u *run) ([]*chart, error) {
+	r := u.r
 	p := r.MainPhase()
 	var out []*chart
 	ops := opNames(p)
@@ -24,25 +26,30 @@ func charts(r *result.Result, f *Figures) []*chart {
 		}
 	}
 	marks := eventMarks(r)
-	if c := throughput1s(p, f, ops, 0, ""); c != nil {
+	if c := throughput1s(p, u.a, ops, 0, ""); c != nil {
 		c.marks = marks
 		add(c)
 	}
-	if c := throughputFine(p, f); c != nil {
+	if c := throughputFine(p, u.a); c != nil {
 		c.marks = marks
 		add(c)
 	}
+	_, full := analysis.ThroughputSeries(p, "")
 	for i, op := range ops {
-		add(latencyOverTime(p, op, i))
+		add(latencyOverTime(p, full, op, i))
 	}
-	add(distribution(p, ops))
+	dist, err := distribution(p, ops)
+	if err != nil {
+		return nil, err
+	}
+	add(dist)
 	add(errorsOverTime(p))
 	if r.Host != nil && len(r.Host.Samples) > 0 {
 		add(hostCPU(r))
 		add(hostMem(r))
 		add(hostIO(r))
 	}
-	return out
+	return out, nil
 }
 
 var idUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
@@ -51,49 +58,48 @@ func chartID(s string) string {
 	return strings.Trim(idUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
-func warmupBand(f *Figures) []band {
-	if f.Window.StartS <= 0 {
+// warmupBand shades the warm-up the analysis trimmed.
+func warmupBand(a *result.Analysis) []band {
+	if a == nil || a.Steady.StartNs <= 0 {
 		return nil
 	}
-	return []band{{0, f.Window.StartS, "warm-up (" + f.Window.Source + ")"}}
+	return []band{{0, float64(a.Steady.StartNs) / 1e9, "warm-up (" + steadySource(a.SteadyState) + ")"}}
+}
+
+// perSecond is the points of a per-interval series: full intervals only
+// (analysis.ThroughputSeries says which), at their start.
+func perSecond(p *result.Phase, ys []float64, full []bool) (xs, out []float64) {
+	for i, in := range p.Intervals {
+		if full[i] {
+			xs = append(xs, float64(in.StartNs)/1e9)
+			out = append(out, ys[i])
+		}
+	}
+	return xs, out
 }
 
 // throughput1s is the 1 s series: all ops, and each op when there are several.
-func throughput1s(p *result.Phase, f *Figures, ops []string, color int, prefix string) *chart {
+func throughput1s(p *result.Phase, a *result.Analysis, ops []string, color int, prefix string) *chart {
 	c := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
-		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", bands: warmupBand(f)}
-	rates := IntervalRates(p)
+		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", bands: warmupBand(a)}
+	rates, full := analysis.ThroughputSeries(p, "")
 	all := series{name: prefix + "all ops", color: color}
-	for i, in := range p.Intervals {
-		if in.DurationNs < 5e8 {
-			continue // a short last interval would plot as a false dip or spike
-		}
-		all.xs = append(all.xs, float64(in.StartNs)/1e9)
-		all.ys = append(all.ys, rates[i])
-	}
+	all.xs, all.ys = perSecond(p, rates, full)
 	c.series = append(c.series, all)
 	if len(ops) > 1 {
 		for k, op := range ops {
 			s := series{name: op, color: k + 1}
-			for _, in := range p.Intervals {
-				if in.DurationNs < 5e8 {
-					continue
-				}
-				for _, o := range in.Ops {
-					if o.Op == op {
-						s.xs = append(s.xs, float64(in.StartNs)/1e9)
-						s.ys = append(s.ys, float64(o.Count)/(float64(in.DurationNs)/1e9))
-					}
-				}
-			}
+			rates, _ := analysis.ThroughputSeries(p, op)
+			s.xs, s.ys = perSecond(p, rates, full)
 			c.series = append(c.series, s)
 		}
 	}
 	return c
 }
 
-// throughputFine is the fine-bucket series (100 ms by default), in ops/s, with stalls marked.
-func throughputFine(p *result.Phase, f *Figures) *chart {
+// throughputFine is the fine-bucket series (100 ms by default), in ops/s,
+// with stalls (analysis.StalledBuckets) marked.
+func throughputFine(p *result.Phase, a *result.Analysis) *chart {
 	b := p.Buckets
 	if b.WidthNs <= 0 {
 		return nil
@@ -113,25 +119,28 @@ func throughputFine(p *result.Phase, f *Figures) *chart {
 		}
 	}
 	s := series{name: "all ops", color: 0, xs: make([]float64, n), ys: make([]float64, n)}
-	var ticks []float64
 	for i := range tot {
 		s.xs[i] = float64(i) * w
 		s.ys[i] = tot[i] / w
-		if tot[i] == 0 && i < len(b.Outstanding) && b.Outstanding[i] {
-			ticks = append(ticks, s.xs[i])
+	}
+	var ticks []float64
+	for i, st := range analysis.StalledBuckets(p) {
+		if st {
+			ticks = append(ticks, float64(i)*w)
 		}
 	}
 	c := &chart{id: "throughput-fine", title: "Throughput per " + units.Latency(float64(b.WidthNs)) + " bucket", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "ops/s", series: []series{s},
-		bands: warmupBand(f), ticks: ticks, tickLabel: "stall (no completion while requests were in flight)"}
+		bands: warmupBand(a), ticks: ticks, tickLabel: "stall (no completion while requests were in flight)"}
 	if n > maxPoints {
 		c.note = "Drawn as the minimum and maximum of each pixel column, so single-bucket stalls stay visible."
 	}
 	return c
 }
 
-// latencyOverTime is one op's per-second percentiles on a log scale.
-func latencyOverTime(p *result.Phase, op string, k int) *chart {
+// latencyOverTime is one op's per-second percentiles on a log scale, over
+// the full intervals.
+func latencyOverTime(p *result.Phase, full []bool, op string, k int) *chart {
 	c := &chart{id: "latency-" + chartID(op), title: op + " latency per second", x: xSeconds, y: yLatency,
 		xLabel: "time since the start of the " + p.Name + " phase", yLabel: "latency (log)"}
 	pick := []struct {
@@ -145,9 +154,9 @@ func latencyOverTime(p *result.Phase, op string, k int) *chart {
 	}
 	for i, pk := range pick {
 		s := series{name: pk.name, color: i}
-		for _, in := range p.Intervals {
-			if in.DurationNs < 5e8 {
-				continue // a short last interval holds too few ops to plot with the others
+		for i, in := range p.Intervals {
+			if !full[i] {
+				continue
 			}
 			for _, o := range in.Ops {
 				if o.Op == op && o.Latency.Count > 0 {
@@ -201,31 +210,30 @@ func percentileCurve(h *hdr.Histogram) (xs, ys []float64) {
 }
 
 // distribution is the HDR percentile plot of every op's latency (and service time when it differs).
-func distribution(p *result.Phase, ops []string) *chart {
+func distribution(p *result.Phase, ops []string) (*chart, error) {
 	c := &chart{id: "distribution", title: "Latency by percentile (HDR)", x: xPercentile, y: yLatency,
 		xLabel: "percentile (log scale of 1/(1-p))", yLabel: "latency (log)"}
-	byOp := map[string]result.OpTotal{}
-	for _, o := range p.Ops {
-		byOp[o.Op] = o
-	}
+	n := len(p.Intervals)
 	for k, op := range ops {
-		o, ok := byOp[op]
-		if !ok {
-			continue
-		}
-		if h, err := result.DecodeHist(o.Hist); err == nil {
-			xs, ys := percentileCurve(h)
-			c.series = append(c.series, series{name: op, color: k, xs: xs, ys: ys})
-		}
+		kinds := []result.HistKind{result.HistLatency}
 		if p.Mode == "open" {
-			if h, err := result.DecodeHist(o.ServiceHist); err == nil {
-				xs, ys := percentileCurve(h)
+			kinds = append(kinds, result.HistService)
+		}
+		for _, kind := range kinds {
+			h, err := p.MergedHist(0, n, kind, op)
+			if err != nil {
+				return nil, err
+			}
+			xs, ys := percentileCurve(h)
+			if kind == result.HistService {
 				c.series = append(c.series, series{name: op + " service time", color: k, dashed: true, xs: xs, ys: ys})
+			} else {
+				c.series = append(c.series, series{name: op, color: k, xs: xs, ys: ys})
 			}
 		}
 	}
 	c.note = "Each curve reads like HdrHistogram's plotter: x is the percentile on a log scale of 1/(1-p), y the latency at that percentile."
-	return c
+	return c, nil
 }
 
 // errorsOverTime is the errors per second by class; nil when there were none.
@@ -266,12 +274,18 @@ func errorsOverTime(p *result.Phase) *chart {
 	return c
 }
 
-func hostCPU(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
+// hostOffset is where the host series starts, in seconds from the main
+// phase's start (0 when either start is unknown).
+func hostOffset(r *result.Result) float64 {
+	h, p := r.Host, r.MainPhase()
+	if p.StartedAt.IsZero() || h.StartedAt.IsZero() {
+		return 0
 	}
+	return h.StartedAt.Sub(p.StartedAt).Seconds()
+}
+
+func hostCPU(r *result.Result) *chart {
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-cpu", title: "Host CPU", x: xSeconds, y: yPercent,
 		xLabel: "time since the start of the run phase", yLabel: "share of all CPUs"}
 	fields := []struct {
@@ -301,11 +315,7 @@ func hostCPU(r *result.Result) *chart {
 }
 
 func hostMem(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
-	}
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-mem", title: "Host memory", x: xSeconds, y: yBytes,
 		xLabel: "time since the start of the run phase", yLabel: "bytes"}
 	used := series{name: "used", color: 0}
@@ -358,11 +368,7 @@ func eventMarks(r *result.Result) []mark {
 
 // hostIO is the disk and network traffic of the host, summed over devices.
 func hostIO(r *result.Result) *chart {
-	h := r.Host
-	off := h.StartedAt.Sub(r.MainPhase().StartedAt).Seconds()
-	if r.MainPhase().StartedAt.IsZero() || h.StartedAt.IsZero() {
-		off = 0
-	}
+	h, off := r.Host, hostOffset(r)
 	c := &chart{id: "host-io", title: "Host disk and network traffic", x: xSeconds, y: yBytes,
 		xLabel: "time since the start of the run phase", yLabel: "bytes/s"}
 	names := []string{"disk read", "disk write", "network in", "network out"}

@@ -5,19 +5,17 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry"
 )
 
-// ErrDifferentWorkloads is returned by Compare when the runs did not measure
-// the same workload and Force is unset.
-var ErrDifferentWorkloads = errors.New("runs measured different workloads")
+// ErrDifferentWorkloads is wrapped by Compare's error when the runs did not
+// measure the same workload and Force is unset (analysis decides).
+var ErrDifferentWorkloads = analysis.ErrDifferentWorkloads
 
 // CompareOptions configure Compare.
 type CompareOptions struct {
@@ -29,7 +27,9 @@ type CompareOptions struct {
 	Force bool
 }
 
-// Comparison is a side-by-side of several runs: a row per figure, a column per run.
+// Comparison is a side-by-side of several runs, as the renderers show it: a
+// row per figure, a column per run. The numbers and verdicts are package
+// analysis' (analysis.Compare); this adds names, labels and text.
 type Comparison struct {
 	Schema   string       `json:"schema"`
 	Runs     []CompareRun `json:"runs"`
@@ -39,18 +39,19 @@ type Comparison struct {
 	Warnings []string     `json:"warnings,omitempty"`
 
 	results []*result.Result
-	figs    []*Figures
+	an      *analysis.Comparison
 }
 
-// CompareSchema names the JSON shape of a Comparison.
-const CompareSchema = "platbench.compare/v1"
+// CompareSchema names the JSON shape of a Comparison. v2: each run's
+// figures are package analysis' (analysis.Figures).
+const CompareSchema = "platbench.compare/v2"
 
 // CompareRun is one column.
 type CompareRun struct {
-	Label    string   `json:"label"`
-	File     string   `json:"file,omitempty"`
-	Platform string   `json:"platform"` // instance, arch, CPU in one line
-	Figures  *Figures `json:"figures"`
+	Label    string            `json:"label"`
+	File     string            `json:"file,omitempty"`
+	Platform string            `json:"platform"` // instance, arch, CPU in one line
+	Figures  *analysis.Figures `json:"figures"`
 }
 
 // CompareRow is one figure across the runs.
@@ -73,62 +74,41 @@ type RowVerdict struct {
 	P     float64 `json:"p,omitempty"`
 }
 
-// Compare lines up the runs. It refuses runs of different workloads unless
-// opt.Force is set.
+// Compare lines up the runs (analysis.Compare) and names and formats every
+// figure. It refuses runs of different workloads unless opt.Force is set.
 func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
-	if len(rs) < 2 {
-		return nil, fmt.Errorf("compare needs at least two result files, got %d", len(rs))
-	}
-	if opt.Baseline < 0 || opt.Baseline >= len(rs) {
-		return nil, fmt.Errorf("baseline %d is out of range (1..%d)", opt.Baseline+1, len(rs))
-	}
-	c := &Comparison{Schema: CompareSchema, Baseline: opt.Baseline, Test: NoiseTest, results: rs}
 	file := func(i int) string {
 		if i < len(opt.Files) {
 			return opt.Files[i]
 		}
 		return fmt.Sprintf("run %d", i+1)
 	}
-	// Same workload? Name and mix must agree.
-	base := rs[opt.Baseline]
-	var diffs []string
-	for i, r := range rs {
-		if i == opt.Baseline {
-			continue
-		}
-		if r.Config.Workload.Name != base.Config.Workload.Name || mixKey(r) != mixKey(base) {
-			diffs = append(diffs, fmt.Sprintf("%s ran %q (%s)", file(i), r.Config.Workload.Name, MixString(r)))
-		}
+	an, err := analysis.Compare(rs, analysis.CompareOptions{Baseline: opt.Baseline, Force: opt.Force})
+	var we *analysis.WorkloadError
+	var re *analysis.RunError
+	switch {
+	case errors.As(err, &we):
+		return nil, fmt.Errorf("%w: %s", ErrDifferentWorkloads, workloadsText(rs, we.Baseline, we.Runs, file))
+	case errors.As(err, &re):
+		return nil, fmt.Errorf("%s: %w", file(re.Run), re.Err)
+	case err != nil:
+		return nil, err
 	}
-	if len(diffs) > 0 {
-		msg := fmt.Sprintf("%s ran %q (%s) but %s", file(opt.Baseline), base.Config.Workload.Name, MixString(base), strings.Join(diffs, ", "))
-		if !opt.Force {
-			return nil, fmt.Errorf("%w: %s; compare runs of the same workload, or pass --force to compare anyway", ErrDifferentWorkloads, msg)
-		}
-		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+msg+".")
+	c := &Comparison{Schema: CompareSchema, Baseline: opt.Baseline, Test: analysis.NoiseTest, results: rs, an: an}
+	if len(an.DifferentWorkloads) > 0 {
+		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+workloadsText(rs, an.Baseline, an.DifferentWorkloads, file)+".")
 	}
-	var sizes []string
-	for i, r := range rs {
-		if r.Dataset.LogicalBytes != base.Dataset.LogicalBytes || r.Dataset.Records != base.Dataset.Records {
-			sizes = append(sizes, fmt.Sprintf("%s: %s records, %s", file(i), units.Int(float64(r.Dataset.Records)), units.Bytes(float64(r.Dataset.LogicalBytes))))
-		}
+	if len(an.DifferentDatasets) > 0 {
+		c.Warnings = append(c.Warnings, datasetsText(rs, an.Baseline, an.DifferentDatasets, file))
 	}
-	if len(sizes) > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("Dataset sizes differ (%s: %s records, %s; %s): a dataset that fits in RAM is served from the page cache.",
-			file(opt.Baseline), units.Int(float64(base.Dataset.Records)), units.Bytes(float64(base.Dataset.LogicalBytes)), strings.Join(sizes, "; ")))
+	if an.MixedModes {
+		c.Warnings = append(c.Warnings, "Some runs were closed-loop and some fixed-rate: their latencies measure different things.")
 	}
-	modes := map[string]bool{}
 	seen := map[string]int{}
 	for i, r := range rs {
-		f, err := Compute(r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file(i), err)
-		}
-		c.figs = append(c.figs, f)
-		modes[f.Mode] = true
-		lbl := f.Label
+		lbl := Label(r)
 		seen[lbl]++
-		c.Runs = append(c.Runs, CompareRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: f})
+		c.Runs = append(c.Runs, CompareRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i]})
 	}
 	// Two runs on the same platform get their file names to tell them apart.
 	for i := range c.Runs {
@@ -140,19 +120,33 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
-	if len(modes) > 1 {
-		c.Warnings = append(c.Warnings, "Some runs were closed-loop and some fixed-rate: their latencies measure different things.")
+	for _, row := range an.Rows {
+		c.Rows = append(c.Rows, compareRow(row))
 	}
-	c.rows()
+	c.Rows = append(c.Rows, c.hostRows()...)
 	return c, nil
 }
 
-// mixKey is the op mix in a canonical order, so that the same mix written
-// in another order is the same workload.
-func mixKey(r *result.Result) string {
-	parts := strings.Split(MixString(r), ", ")
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
+// workloadsText is "a.json ran "ycsb-a" (READ 50%, UPDATE 50%) but g.json ran ...".
+func workloadsText(rs []*result.Result, base int, runs []int, file func(int) string) string {
+	diffs := make([]string, len(runs))
+	for k, i := range runs {
+		diffs[k] = fmt.Sprintf("%s ran %q (%s)", file(i), rs[i].Config.Workload.Name, MixString(rs[i]))
+	}
+	return fmt.Sprintf("%s ran %q (%s) but %s", file(base), rs[base].Config.Workload.Name, MixString(rs[base]), strings.Join(diffs, ", "))
+}
+
+func datasetsText(rs []*result.Result, base int, runs []int, file func(int) string) string {
+	size := func(i int) string {
+		d := rs[i].Dataset
+		return fmt.Sprintf("%s records, %s", units.Int(float64(d.Records)), units.Bytes(float64(d.LogicalBytes)))
+	}
+	sizes := make([]string, len(runs))
+	for k, i := range runs {
+		sizes[k] = file(i) + ": " + size(i)
+	}
+	return fmt.Sprintf("Dataset sizes differ (%s: %s; %s): a dataset that fits in RAM is served from the page cache.",
+		file(base), size(base), strings.Join(sizes, "; "))
 }
 
 func fileOrEmpty(fs []string, i int) string {
@@ -180,164 +174,93 @@ func platformLine(r *result.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-// figure describes one row: how to read it from a run, which way is better
-// and, when the run has a per-second series of it, the series for the test.
-type figure struct {
-	name   string
-	better int // +1 higher is better, -1 lower is better, 0 no direction
-	value  func(i int) (float64, bool)
-	format func(float64) string
-	series func(i int) []float64 // nil: no per-second series, no test
-	noTest string                // said instead of a test outcome when series is nil
+// compareRow names and formats one of the analysis' rows.
+func compareRow(row analysis.CompareRow) CompareRow {
+	name, format := figureName(row)
+	out := CompareRow{Figure: name, Values: row.Values, Text: make([]string, len(row.Values)), Cells: make([]RowVerdict, len(row.Values))}
+	switch row.Better {
+	case +1:
+		out.Better = "higher"
+	case -1:
+		out.Better = "lower"
+	}
+	for i, v := range row.Verdicts {
+		out.Text[i] = "-"
+		if row.Measured[i] {
+			out.Text[i] = format(row.Values[i])
+		}
+		out.Cells[i] = rowVerdict(v)
+	}
+	return out
 }
 
-func (c *Comparison) rows() {
-	n := len(c.figs)
-	window := func(i int) []result.Interval {
-		p := c.results[i].MainPhase()
-		w := c.figs[i].Window
-		var out []result.Interval
-		for _, in := range p.Intervals {
-			s := float64(in.StartNs) / 1e9
-			if s+1e-9 < w.StartS || s >= w.EndS || in.DurationNs < 5e8 {
-				continue
-			}
-			out = append(out, in)
+// figureName is a row's name and its value formatter.
+func figureName(row analysis.CompareRow) (string, func(float64) string) {
+	count := func(v float64) string { return units.Int(v) }
+	switch row.Figure {
+	case analysis.FigSustained:
+		return "Sustained throughput", units.OpsPerSec
+	case analysis.FigPeak:
+		return "Peak throughput (best 1 s)", units.OpsPerSec
+	case analysis.FigLatency:
+		if row.Op != "" {
+			return row.Op + " latency " + row.Stat, units.Latency
 		}
-		return out
+		return "Latency " + row.Stat, units.Latency
+	case analysis.FigStabilityCV:
+		return "Stability: CV of the 1 s throughput", units.Percent
+	case analysis.FigStalls:
+		return "Stalls", count
+	case analysis.FigStalledNs:
+		return "Time stalled", units.Latency
+	case analysis.FigErrors:
+		return "Errors", count
+	case analysis.FigPricePerHour:
+		return "Price per hour", units.USD
+	case analysis.FigUSDPerMillion:
+		return "Cost per million ops", units.USD
+	case analysis.FigOpsPerUSD:
+		return "Ops per dollar", count
 	}
-	wins := make([][]result.Interval, n)
-	for i := range wins {
-		wins[i] = window(i)
-	}
-	rateSeries := func(i int) []float64 {
-		var out []float64
-		for _, in := range wins[i] {
-			var k uint64
-			for _, o := range in.Ops {
-				k += o.Count
-			}
-			out = append(out, float64(k)/(float64(in.DurationNs)/1e9))
-		}
-		return out
-	}
-	var figs []figure
-	figs = append(figs,
-		figure{name: "Sustained throughput", better: +1, format: units.OpsPerSec, series: rateSeries,
-			value: func(i int) (float64, bool) { return c.figs[i].SustainedOpsPerS, c.figs[i].SustainedOpsPerS > 0 }},
-		figure{name: "Peak throughput (best 1 s)", better: +1, format: units.OpsPerSec, noTest: "single value",
-			value: func(i int) (float64, bool) { return c.figs[i].PeakOpsPerS, c.figs[i].PeakOpsPerS > 0 }},
-	)
-	// Latency rows: all ops together, then each op present in any run.
-	type pct struct {
-		name string
-		sum  func(s result.Summary) float64
-	}
-	pcts := []pct{
-		{"mean", func(s result.Summary) float64 { return s.MeanNs }},
-		{"median", func(s result.Summary) float64 { return float64(s.P50Ns) }},
-		{"p95", func(s result.Summary) float64 { return float64(s.P95Ns) }},
-		{"p99", func(s result.Summary) float64 { return float64(s.P99Ns) }},
-		{"p99.9", func(s result.Summary) float64 { return float64(s.P999Ns) }},
-		{"max", func(s result.Summary) float64 { return float64(s.MaxNs) }},
-	}
-	var ops []string
-	seenOp := map[string]bool{}
-	for _, f := range c.figs {
-		for _, o := range f.Ops {
-			if !seenOp[o.Op] {
-				seenOp[o.Op] = true
-				ops = append(ops, o.Op)
-			}
-		}
-	}
-	opSeries := func(i int, op string, get func(result.Summary) float64) []float64 {
-		var out []float64
-		for _, in := range wins[i] {
-			for _, o := range in.Ops {
-				if o.Op == op && o.Latency.Count > 0 {
-					out = append(out, get(o.Latency))
-				}
-			}
-		}
-		return out
-	}
-	// allSeries merges the ops' interval histograms; nil when the file has none.
-	allCache := make([][]result.Summary, n)
-	allSeries := func(i int, get func(result.Summary) float64) []float64 {
-		if len(c.figs[i].Ops) == 1 {
-			return opSeries(i, c.figs[i].Ops[0].Op, get)
-		}
-		if allCache[i] == nil {
-			allCache[i] = mergedIntervals(wins[i])
-		}
-		var out []float64
-		for _, s := range allCache[i] {
-			if s.Count > 0 {
-				out = append(out, get(s))
-			}
-		}
-		return out
-	}
-	for _, p := range pcts {
-		p := p
-		figs = append(figs, figure{name: "Latency " + p.name, better: -1, format: units.Latency,
-			value:  func(i int) (float64, bool) { return p.sum(c.figs[i].Latency), c.figs[i].Latency.Count > 0 },
-			series: func(i int) []float64 { return allSeries(i, p.sum) }})
-	}
-	if len(ops) > 1 || (len(ops) == 1 && len(c.figs[0].Ops) != 1) {
-		for _, op := range ops {
-			op := op
-			for _, p := range pcts {
-				p := p
-				figs = append(figs, figure{name: op + " latency " + p.name, better: -1, format: units.Latency,
-					value: func(i int) (float64, bool) {
-						for _, o := range c.figs[i].Ops {
-							if o.Op == op && o.Latency.Count > 0 {
-								return p.sum(o.Latency), true
-							}
-						}
-						return 0, false
-					},
-					series: func(i int) []float64 { return opSeries(i, op, p.sum) }})
-			}
-		}
-	}
-	figs = append(figs,
-		figure{name: "Stability: CV of the 1 s throughput", better: -1, format: units.Percent, noTest: "single value",
-			value: func(i int) (float64, bool) { return c.figs[i].Stability.CV, c.figs[i].Stability.N > 1 }},
-		figure{name: "Stalls", better: -1, format: func(v float64) string { return units.Int(v) }, noTest: "count",
-			value: func(i int) (float64, bool) { return float64(c.figs[i].Stalls.Count), true }},
-		figure{name: "Time stalled", better: -1, format: units.Latency, noTest: "single value",
-			value: func(i int) (float64, bool) { return float64(c.figs[i].Stalls.TotalNs), true }},
-		figure{name: "Errors", better: -1, format: func(v float64) string { return units.Int(v) }, noTest: "count",
-			value: func(i int) (float64, bool) { return float64(c.figs[i].ErrorTotal), true }},
-	)
-	anyCost := false
-	for _, f := range c.figs {
-		anyCost = anyCost || f.Cost != nil
-	}
-	if anyCost {
-		cost := func(i int) *Cost { return c.figs[i].Cost }
-		figs = append(figs,
-			figure{name: "Price per hour", better: -1, format: units.USD, noTest: "catalog price",
-				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.USDPerHour }) }},
-			figure{name: "Cost per million ops", better: -1, format: units.USD, series: rateSeries,
-				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.USDPerMillion }) }},
-			figure{name: "Ops per dollar", better: +1, format: func(v float64) string { return units.Int(v) }, series: rateSeries,
-				value: func(i int) (float64, bool) { return costVal(cost(i), func(c *Cost) float64 { return c.OpsPerUSD }) }},
-		)
-	}
-	figs = append(figs, c.hostFigures()...)
-	for _, fg := range figs {
-		c.Rows = append(c.Rows, c.row(fg))
-	}
+	return string(row.Figure), units.Sig3
 }
 
-// hostFigures are the machine's figures next to throughput and latency (issue
+// rowVerdict phrases a verdict: "better by 4.0x", "different" (p=0.002).
+func rowVerdict(v analysis.Verdict) RowVerdict {
+	out := RowVerdict{Ratio: v.Ratio, Noise: "-"}
+	switch v.Outcome {
+	case analysis.OutcomeNotMeasured:
+		return RowVerdict{Missing: true, Phrase: string(v.Outcome), Noise: "-"}
+	case analysis.OutcomeBaseline, analysis.OutcomeNoBaseline:
+		return RowVerdict{Phrase: string(v.Outcome), Noise: "-"}
+	case analysis.OutcomeSame:
+		out.Phrase = "same"
+	case analysis.OutcomeBetter, analysis.OutcomeWorse:
+		out.Phrase = string(v.Outcome)
+		switch {
+		case math.IsInf(v.Ratio, 0) || v.Ratio == 0:
+			out.Phrase += " (" + zeroWord(v.BaselineZero) + ")"
+		case v.Ratio >= 1:
+			out.Phrase += " by " + factor(v.Ratio)
+		default:
+			out.Phrase += " by " + factor(1/v.Ratio)
+		}
+	}
+	switch {
+	case v.NoTest != "":
+		out.Noise = "no test: " + v.NoTest
+	case v.Different:
+		out.Noise, out.P = "different", v.P
+	default:
+		out.Noise, out.P = "within noise", v.P
+	}
+	return out
+}
+
+// hostRows are the machine's figures next to throughput and latency (issue
 // 9): what the host, the load generator and the server used while they ran.
-// They explain a difference rather than rank it, so they have no direction.
-func (c *Comparison) hostFigures() []figure {
+// They explain a difference rather than rank it: no direction, no verdict.
+func (c *Comparison) hostRows() []CompareRow {
 	sums := make([]telemetry.Summary, len(c.results))
 	any := false
 	for i, r := range c.results {
@@ -347,128 +270,56 @@ func (c *Comparison) hostFigures() []figure {
 	if !any {
 		return nil
 	}
-	host := func(get func(s *telemetry.Summary) float64) func(i int) (float64, bool) {
-		return func(i int) (float64, bool) { return get(&sums[i]), sums[i].HasHost }
+	type ctx struct {
+		name   string
+		format func(float64) string
+		get    func(s *telemetry.Summary) (float64, bool)
 	}
-	figs := []figure{
-		{name: "Host CPU busy (mean)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
-		{name: "Host CPU steal (mean)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
-		{name: "Busiest core (max)", format: units.Percent, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
-		{name: "platbench CPU (cores, mean)", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
-			value: func(i int) (float64, bool) { return sums[i].SelfCoresMean, sums[i].SelfCoresMean > 0 }},
-		{name: "Host memory used (max)", format: units.Bytes, noTest: "context", value: host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
+	cores := func(v float64) string { return units.Trim1(v) }
+	host := func(get func(s *telemetry.Summary) float64) func(s *telemetry.Summary) (float64, bool) {
+		return func(s *telemetry.Summary) (float64, bool) { return get(s), s.HasHost }
 	}
+	rows := []ctx{
+		{"Host CPU busy (mean)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
+		{"Host CPU steal (mean)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
+		{"Busiest core (max)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
+		{"platbench CPU (cores, mean)", cores, func(s *telemetry.Summary) (float64, bool) { return s.SelfCoresMean, s.SelfCoresMean > 0 }},
+		{"Host memory used (max)", units.Bytes, host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
+	}
+	anyServer, anyIPC := false, false
 	for i := range sums {
-		if sums[i].HasServer {
-			figs = append(figs, figure{name: "Server CPU (cores, mean)", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
-				value: func(i int) (float64, bool) { return sums[i].ServerCoresMean, sums[i].HasServer }})
-			break
-		}
+		anyServer, anyIPC = anyServer || sums[i].HasServer, anyIPC || sums[i].HasIPC
 	}
-	for i := range sums {
-		if sums[i].HasIPC {
-			figs = append(figs, figure{name: "Instructions per cycle", format: func(v float64) string { return units.Trim1(v) }, noTest: "context",
-				value: func(i int) (float64, bool) { return sums[i].IPC, sums[i].HasIPC }})
-			break
-		}
+	if anyServer {
+		rows = append(rows, ctx{"Server CPU (cores, mean)", cores, func(s *telemetry.Summary) (float64, bool) { return s.ServerCoresMean, s.HasServer }})
 	}
-	return figs
-}
-
-func costVal(c *Cost, get func(*Cost) float64) (float64, bool) {
-	if c == nil {
-		return 0, false
+	if anyIPC {
+		rows = append(rows, ctx{"Instructions per cycle", cores, func(s *telemetry.Summary) (float64, bool) { return s.IPC, s.HasIPC }})
 	}
-	return get(c), true
-}
-
-// row evaluates one figure for every run against the baseline.
-func (c *Comparison) row(fg figure) CompareRow {
-	n := len(c.figs)
-	row := CompareRow{Figure: fg.name, Values: make([]float64, n), Text: make([]string, n), Cells: make([]RowVerdict, n)}
-	switch fg.better {
-	case +1:
-		row.Better = "higher"
-	case -1:
-		row.Better = "lower"
-	}
-	ok := make([]bool, n)
-	for i := 0; i < n; i++ {
-		row.Values[i], ok[i] = fg.value(i)
-		if ok[i] {
-			row.Text[i] = fg.format(row.Values[i])
-		} else {
-			row.Text[i] = "-"
-			row.Cells[i] = RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
-		}
-	}
-	b := c.Baseline
-	var baseSeries []float64
-	if fg.series != nil && ok[b] {
-		baseSeries = fg.series(b)
-	}
-	for i := 0; i < n; i++ {
-		if !ok[i] {
-			continue
-		}
-		if i == b {
-			row.Cells[i] = RowVerdict{Phrase: "baseline", Noise: "-"}
-			continue
-		}
-		if !ok[b] {
-			row.Cells[i] = RowVerdict{Phrase: "no baseline value", Noise: "-"}
-			continue
-		}
-		v := ratioVerdict(row.Values[b], row.Values[i], fg.better)
-		switch {
-		case fg.series == nil:
-			v.Noise = "no test: " + fg.noTest
-		default:
-			w := welchTest(fg.series(i), baseSeries)
-			if w.Skipped != "" {
-				v.Noise = "no test: " + w.Skipped
-			} else {
-				v.P = w.P
-				if w.Different {
-					v.Noise = "different"
-				} else {
-					v.Noise = "within noise"
-				}
+	out := make([]CompareRow, len(rows))
+	for k, cr := range rows {
+		row := CompareRow{Figure: cr.name, Values: make([]float64, len(sums)), Text: make([]string, len(sums)), Cells: make([]RowVerdict, len(sums))}
+		_, okBase := cr.get(&sums[c.Baseline])
+		for i := range sums {
+			v, ok := cr.get(&sums[i])
+			switch {
+			case ok && !okBase:
+				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Phrase: "no baseline value", Noise: "-"}
+			case !ok:
+				row.Text[i], row.Cells[i] = "-", RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
+			case i == c.Baseline:
+				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Phrase: "baseline", Noise: "-"}
+			default:
+				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Noise: "no test: context"}
 			}
 		}
-		row.Cells[i] = v
+		out[k] = row
 	}
-	return row
+	return out
 }
 
-// ratioVerdict phrases run value v against baseline b: "better by 4.0x".
-func ratioVerdict(b, v float64, better int) RowVerdict {
-	if better == 0 {
-		return RowVerdict{Phrase: ""}
-	}
-	if b == v {
-		return RowVerdict{Ratio: 1, Phrase: "same"}
-	}
-	if b == 0 || v == 0 {
-		// No finite ratio: say only the direction.
-		good := (better > 0) == (v > b)
-		if good {
-			return RowVerdict{Ratio: math.Inf(1), Phrase: "better (" + zeroWord(b, v) + ")"}
-		}
-		return RowVerdict{Ratio: 0, Phrase: "worse (" + zeroWord(b, v) + ")"}
-	}
-	r := v / b
-	if better < 0 {
-		r = b / v
-	}
-	if r >= 1 {
-		return RowVerdict{Ratio: r, Phrase: "better by " + factor(r)}
-	}
-	return RowVerdict{Ratio: r, Phrase: "worse by " + factor(1/r)}
-}
-
-func zeroWord(b, v float64) string {
-	if b == 0 {
+func zeroWord(baselineZero bool) string {
+	if baselineZero {
 		return "baseline had none"
 	}
 	return "none"
@@ -483,34 +334,4 @@ func factor(r float64) string {
 		return fmt.Sprintf("%.1fx", r)
 	}
 	return fmt.Sprintf("%.0fx", r)
-}
-
-// mergedIntervals summarises all ops of each interval by merging their
-// histograms; an interval without histograms gives an empty summary.
-func mergedIntervals(ins []result.Interval) []result.Summary {
-	out := make([]result.Summary, len(ins))
-	h := result.NewHist()
-	for i, in := range ins {
-		h.Reset()
-		okAll := len(in.Ops) > 0
-		for _, o := range in.Ops {
-			if o.Count == 0 {
-				continue
-			}
-			if o.Hist == "" {
-				okAll = false
-				break
-			}
-			oh, err := hdr.Decode([]byte(o.Hist))
-			if err != nil {
-				okAll = false
-				break
-			}
-			h.Merge(oh)
-		}
-		if okAll {
-			out[i] = result.Summarize(h)
-		}
-	}
-	return out
 }

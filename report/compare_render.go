@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"math"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -68,7 +69,7 @@ func (c *Comparison) runsTable() *table {
 	t := &table{head: []string{"run", "file", "platform", "target", "workload", "mode"}}
 	for i, r := range c.Runs {
 		res := c.results[i]
-		f := c.figs[i]
+		f := r.Figures
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
 			mode = "fixed rate " + units.OpsPerSec(f.RateOpsPerS)
@@ -78,7 +79,7 @@ func (c *Comparison) runsTable() *table {
 			lbl += " (baseline)"
 		}
 		t.add(lbl, r.File, r.Platform, strings.TrimSpace(res.Target.Kind+" "+res.Target.Version),
-			strings.TrimSpace(f.Workload+" ("+f.Mix+")"), mode+", "+units.Seconds(f.DurationS))
+			strings.TrimSpace(res.Config.Workload.Name+" ("+MixString(res)+")"), mode+", "+units.Seconds(float64(f.DurationNs)/1e9))
 	}
 	return t
 }
@@ -141,72 +142,68 @@ func (c *Comparison) title() string {
 // WriteCompareHTML writes one self-contained page with the side-by-side
 // table and charts that overlay the runs.
 func WriteCompareHTML(w io.Writer, c *Comparison) error {
-	b := &svgBuf{}
-	b.Grow(256 << 10)
-	pageHead(b, "platbench: "+c.title())
-	b.s(`<header><h1>`, html.EscapeString(c.title()), `</h1><p class="lead">`,
-		html.EscapeString(fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.figs[0].Workload), orDash(c.figs[0].Mix), len(c.Runs), c.Runs[c.Baseline].Label)),
-		`</p></header><main>`)
-	for _, wn := range c.Warnings {
-		b.s(`<p class="note"><strong>Warning:</strong> `, html.EscapeString(wn), `</p>`)
+	chs, err := c.charts()
+	if err != nil {
+		return err
 	}
-	b.s(`<section id="runs"><h2>Runs</h2>`)
-	htmlTable(b, c.runsTable())
-	b.s(`</section><section id="comparison"><h2>Side by side</h2><p class="note">`, html.EscapeString("Noise test: "+c.Test+"."), `</p>`)
-	c.htmlCompareTable(b)
-	b.s(`</section>`)
-	b.s(SweepCompareHTML(c.results)) // overlaid rate-sweep curves, when the runs were sweeps
-	b.s(`<section id="charts"><h2>Charts</h2>`)
-	for _, ch := range c.charts() {
+	sweep, err := sweepCompareHTML(c.results)
+	if err != nil {
+		return err
+	}
+	page := struct {
+		Head                    headView
+		Title, Lead, Test, Tool string
+		Warnings                []string
+		Runs, Side              tableView
+		Sweep                   template.HTML
+		Charts                  []template.HTML
+	}{
+		Head: newHead("platbench: " + c.title()), Title: c.title(), Test: c.Test, Tool: c.results[0].Tool.Name,
+		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name),
+			orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
+		Warnings: c.Warnings, Runs: viewOf(c.runsTable()), Side: c.sideView(), Sweep: sweep,
+	}
+	for _, ch := range chs {
 		if ch.has() {
-			ch.render(b)
+			page.Charts = append(page.Charts, chartHTML(ch))
 		}
 	}
-	b.s(`</section></main>`)
-	pageFoot(b, c.results[0].Tool.Name)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writePage(w, "compare", page)
 }
 
-func (c *Comparison) htmlCompareTable(b *svgBuf) {
-	t := c.compareTable()
-	b.s(`<div class="tw"><table><thead><tr>`)
-	for i, h := range t.head {
-		b.s(`<th`, alignAttr(t, i), `>`, html.EscapeString(h), `</th>`)
-	}
-	b.s(`</tr></thead><tbody>`)
-	for _, row := range c.Rows {
-		b.s(`<tr><th>`, html.EscapeString(row.Figure), `</th>`)
-		for _, v := range row.Text {
-			b.s(`<td class="num">`, html.EscapeString(v), `</td>`)
-		}
+// sideView is the side-by-side table with each verdict coloured: only what
+// the noise test found different, or, for figures without a test, a
+// difference beyond 5%.
+func (c *Comparison) sideView() tableView {
+	v := viewOf(c.compareTable())
+	for k, row := range c.Rows {
+		cells := v.Rows[k][1+len(c.Runs):]
+		n := 0
 		for i := range c.Runs {
 			if i == c.Baseline {
 				continue
 			}
-			v := row.Cells[i]
+			vd := row.Cells[i]
 			cls := "same"
-			// Colour only what the noise test found different, or, for
-			// figures without a test, a difference beyond 5%.
-			shown := v.Noise == "different" ||
-				(strings.HasPrefix(v.Noise, "no test") && (v.Ratio > 1.05 || v.Ratio < 1/1.05))
+			shown := vd.Noise == "different" ||
+				(strings.HasPrefix(vd.Noise, "no test") && (vd.Ratio > 1.05 || vd.Ratio < 1/1.05))
 			switch {
 			case !shown:
-			case strings.HasPrefix(v.Phrase, "better"):
+			case strings.HasPrefix(vd.Phrase, "better"):
 				cls = "better"
-			case strings.HasPrefix(v.Phrase, "worse"):
+			case strings.HasPrefix(vd.Phrase, "worse"):
 				cls = "worse"
 			}
-			b.s(`<td class="`, cls, `">`, html.EscapeString(verdictText(v)), `</td>`)
+			cells[n].Class = cls
+			n++
 		}
-		b.s(`</tr>`)
 	}
-	b.s(`</tbody></table></div>`)
+	return v
 }
 
 // charts overlay the runs: throughput per second, the latency distribution
 // of all ops, and each op's p99 per second.
-func (c *Comparison) charts() []*chart {
+func (c *Comparison) charts() ([]*chart, error) {
 	tp := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the phase", yLabel: "ops/s"}
 	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops", x: xPercentile, y: yLatency,
@@ -215,15 +212,13 @@ func (c *Comparison) charts() []*chart {
 	seen := map[string]bool{}
 	for i, r := range c.results {
 		p := r.MainPhase()
-		one := throughput1s(p, c.figs[i], nil, i, "")
+		one := throughput1s(p, c.an.Runs[i].Analysis, nil, i, "")
 		s := one.series[0]
 		s.name = c.Runs[i].Label
 		tp.series = append(tp.series, s)
-		h := result.NewHist()
-		for _, o := range p.Ops {
-			if oh, err := result.DecodeHist(o.Hist); err == nil {
-				h.Merge(oh)
-			}
+		h, err := p.MergedHist(0, len(p.Intervals), result.HistLatency)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Runs[i].Label, err)
 		}
 		xs, ys := percentileCurve(h)
 		dist.series = append(dist.series, series{name: c.Runs[i].Label, color: i, xs: xs, ys: ys})
@@ -239,9 +234,11 @@ func (c *Comparison) charts() []*chart {
 		ch := &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second", x: xSeconds, y: yLatency,
 			xLabel: "time since the start of the phase", yLabel: "latency (log)"}
 		for i, r := range c.results {
+			p := r.MainPhase()
+			_, full := analysis.ThroughputSeries(p, "")
 			s := series{name: c.Runs[i].Label, color: i}
-			for _, in := range r.MainPhase().Intervals {
-				if in.DurationNs < 5e8 {
+			for j, in := range p.Intervals {
+				if !full[j] {
 					continue
 				}
 				for _, o := range in.Ops {
@@ -255,5 +252,5 @@ func (c *Comparison) charts() []*chart {
 		}
 		out = append(out, ch)
 	}
-	return out
+	return out, nil
 }

@@ -3,32 +3,39 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
-func TestRatioVerdict(t *testing.T) {
+// TestVerdictPhrases: how each verdict of the analysis reads.
+func TestVerdictPhrases(t *testing.T) {
 	cases := []struct {
-		base, v float64
-		better  int
-		want    string
+		v    analysis.Verdict
+		want string
 	}{
-		{100, 400, +1, "better by 4.0x"}, // throughput up
-		{100, 77, +1, "worse by 1.3x"},   // throughput down
-		{3.7, 0.9, -1, "better by 4.1x"}, // latency down (the i3.metal table)
-		{37.3, 4.6, -1, "better by 8.1x"},
-		{1, 1.3, -1, "worse by 1.3x"}, // latency up
-		{5, 5, -1, "same"},
-		{3, 0, -1, "better (none)"},             // errors gone
-		{0, 3, -1, "worse (baseline had none)"}, // errors appeared
-		{100, 102, +1, "better by 1.02x"},
+		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 4}, "better by 4.0x"},
+		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.77}, "worse by 1.3x"},
+		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 1.02}, "better by 1.02x"},
+		{analysis.Verdict{Outcome: analysis.OutcomeSame, Ratio: 1}, "same"},
+		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: math.Inf(1)}, "better (none)"},
+		{analysis.Verdict{Outcome: analysis.OutcomeWorse, BaselineZero: true}, "worse (baseline had none)"},
+		{analysis.Verdict{Outcome: analysis.OutcomeNotMeasured}, "not measured"},
 	}
 	for _, c := range cases {
-		if got := ratioVerdict(c.base, c.v, c.better).Phrase; got != c.want {
-			t.Errorf("base %v, run %v, better %+d: %q, want %q", c.base, c.v, c.better, got, c.want)
+		if got := rowVerdict(c.v).Phrase; got != c.want {
+			t.Errorf("%+v: %q, want %q", c.v, got, c.want)
 		}
+	}
+	v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 2, Different: true, P: 0.0004})
+	if verdictText(v) != "better by 2.0x, different (p<0.001)" {
+		t.Errorf("verdict text %q", verdictText(v))
+	}
+	if v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, NoTest: analysis.NoTestCount}); v.Noise != "no test: count" {
+		t.Errorf("noise %q", v.Noise)
 	}
 }
 

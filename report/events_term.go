@@ -2,10 +2,8 @@ package report
 
 import (
 	"fmt"
-	"html"
+	"html/template"
 	"io"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/internal/units"
@@ -19,7 +17,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 	if r == nil || len(r.Events) == 0 {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nFault events\n")
 	for i, ev := range r.Events {
 		fmt.Fprintf(ew, "  [%d] %s  %s %s", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
@@ -44,7 +42,7 @@ func WriteEventsText(w io.Writer, r *result.Result, imps []result.EventImpact) e
 			fmt.Fprintf(ew, "      %s\n", line)
 		}
 		if len(im.ErrorsByClass) > 0 {
-			fmt.Fprintf(ew, "      errors by class: %s\n", evClassList(im.ErrorsByClass))
+			fmt.Fprintf(ew, "      errors by class: %s\n", classList(im.ErrorsByClass))
 		}
 		fmt.Fprintf(ew, "      %s\n", im.Verdict)
 	}
@@ -77,13 +75,14 @@ func evTable(im *result.EventImpact) *table {
 
 const evDefinitions = "window = from the event to recovery, in whole 1 s intervals; recovered = 1 s throughput within 10% of the level before for 3 s"
 
-// WriteEventsMarkdown writes the fault events and their cost as Markdown.
-func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpact) error {
+// writeEventsMarkdown writes the fault events and their cost as a Markdown
+// section of the report.
+func writeEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpact) {
 	if r == nil || len(r.Events) == 0 {
-		return nil
+		return
 	}
-	ew := &anErrWriter{w: w}
-	fmt.Fprintf(ew, "\n## Fault events\n")
+	fmt.Fprintf(w, "\n### Fault events\n")
+	ew := w
 	for i, ev := range r.Events {
 		fmt.Fprintf(ew, "\n**[%d] %s: %s %s**", i+1, units.Seconds(float64(ev.AtNs)/1e9), ev.Kind, evClip(ev.Arg, 100))
 		if ev.Error != "" {
@@ -98,33 +97,42 @@ func WriteEventsMarkdown(w io.Writer, r *result.Result, imps []result.EventImpac
 			}
 		}
 	}
-	fmt.Fprintf(ew, "\n%s.\n", upperFirstEv(evDefinitions))
-	return ew.err
+	fmt.Fprintf(ew, "\n%s.\n", upperFirst(evDefinitions))
 }
 
-// EventsSectionHTML returns the HTML section of the fault events and their
-// cost ("" when the run had no events). The HTML report can insert it after
-// the charts, which mark the events on their time axis.
-func EventsSectionHTML(r *result.Result, imps []result.EventImpact) string {
+// eventsSectionHTML is the HTML section of the fault events and their cost
+// ("" when the run had no events). The HTML report puts it after the charts,
+// which mark the events on their time axis.
+func eventsSectionHTML(r *result.Result, imps []result.EventImpact) (template.HTML, error) {
 	if r == nil || len(r.Events) == 0 {
-		return ""
+		return "", nil
 	}
-	b := &svgBuf{}
-	b.s(`<section id="events"><h2>Fault events</h2>`)
+	type eventView struct {
+		N            int
+		Title, Error string
+		Measured     bool
+		Verdict      string
+		Table        *tableView
+	}
+	data := struct {
+		Events      []eventView
+		Definitions string
+	}{Definitions: upperFirst(evDefinitions)}
 	for i, ev := range r.Events {
-		b.s(`<h3>[`, strconv.Itoa(i+1), `] `, html.EscapeString(units.Seconds(float64(ev.AtNs)/1e9)+": "+ev.Kind+" "+evClip(ev.Arg, 100)), `</h3>`)
+		v := eventView{N: i + 1, Title: units.Seconds(float64(ev.AtNs)/1e9) + ": " + ev.Kind + " " + evClip(ev.Arg, 100)}
 		if ev.Error != "" {
-			b.s(`<p class="note">failed: `, html.EscapeString(evOneLine(ev.Error)), `</p>`)
+			v.Error = evOneLine(ev.Error)
 		}
 		if im := evFind(imps, i); im != nil {
-			b.s(`<p>`, html.EscapeString(im.Verdict), `</p>`)
+			v.Measured, v.Verdict = true, im.Verdict
 			if im.BaselineOpsPerS > 0 {
-				htmlTable(b, evTable(im))
+				t := viewOf(evTable(im))
+				v.Table = &t
 			}
 		}
+		data.Events = append(data.Events, v)
 	}
-	b.s(`<p class="note">`, html.EscapeString(upperFirstEv(evDefinitions)), `.</p></section>`)
-	return b.String()
+	return execute("events", data)
 }
 
 func evFind(imps []result.EventImpact, i int) *result.EventImpact {
@@ -136,31 +144,11 @@ func evFind(imps []result.EventImpact, i int) *result.EventImpact {
 	return nil
 }
 
-func upperFirstEv(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 func evRatio(v, base float64) string {
 	if base <= 0 || v <= 0 {
 		return ""
 	}
 	return "x" + units.Sig3(v/base)
-}
-
-func evClassList(m map[string]uint64) string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", k, units.Int(float64(m[k])))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func evOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

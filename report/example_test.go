@@ -31,6 +31,6 @@ func ExampleCompare() {
 		}
 	}
 	// Output:
-	// Sustained throughput: 18,632 op/s -> 24,432 op/s: better by 1.3x, different
+	// Sustained throughput: 19,112 op/s -> 25,059 op/s: better by 1.3x, different
 	// Latency p99: 5.28 ms -> 2.08 ms: better by 2.5x, different
 }

@@ -1,22 +1,20 @@
 package report
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/platbench/platbench/report/internal/synth"
 	"github.com/platbench/platbench/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files and fixtures in testdata/")
 
 // fixtures are the result files the golden tests render. They are written by
-// -update from package synth and read back through result.Read, so the
+// -update from synthResult (synth_test.go) and read back through result.Read, so the
 // goldens also exercise decoding. internal/cli's tests use them too.
-var fixtures = map[string]synth.Options{
+var fixtures = map[string]synthOptions{
 	// A closed-loop run on an i3.16xlarge with errors and host telemetry.
 	"i3-16xlarge": {Seconds: 40, Instance: "i3.16xlarge", Seed: 1, Errors: true, Host: true, IntervalHists: true, Events: true},
 	// The same workload on i3.metal: faster, lower latency.
@@ -38,7 +36,7 @@ func loadFixture(t testing.TB, name string) *result.Result {
 		if !ok {
 			t.Fatalf("no fixture %s", name)
 		}
-		if err := result.Write(path, synth.Result(o)); err != nil {
+		if err := result.Write(path, synthResult(o)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,12 +70,4 @@ func golden(t *testing.T, name string, got []byte) {
 		os.WriteFile(out, got, 0o644)
 		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update accepts)", name, out)
 	}
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

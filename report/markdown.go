@@ -12,18 +12,20 @@ import (
 // WriteMarkdown writes the report's tables as GitHub-flavoured Markdown,
 // ready to paste into a document.
 func WriteMarkdown(w io.Writer, r *result.Result) error {
-	f, err := Compute(r)
+	u, err := newRun(r)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## platbench: %s\n\n", f.Label)
-	fmt.Fprintf(bw, "%s\n", headline(r, f))
-	for i, s := range sections(r, f) {
+	fmt.Fprintf(bw, "## platbench: %s\n\n", u.label)
+	fmt.Fprintf(bw, "%s\n", headline(u))
+	for i, s := range sections(u) {
 		if i == 1 {
+			// After the throughput: the sweep's steps and the fault events' cost.
 			if err := WriteSweepMarkdown(bw, r); err != nil {
 				return err
 			}
+			writeEventsMarkdown(bw, r, u.events)
 		}
 		fmt.Fprintf(bw, "\n### %s\n\n", s.title)
 		for _, n := range s.notes {
@@ -31,9 +33,9 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 		}
 		s.t.markdown(bw)
 	}
-	if len(f.Notes) > 0 {
+	if notes := u.notes(); len(notes) > 0 {
 		fmt.Fprintf(bw, "\n### Notes\n\n")
-		for _, n := range f.Notes {
+		for _, n := range notes {
 			fmt.Fprintf(bw, "- %s\n", n)
 		}
 	}
@@ -41,12 +43,13 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 }
 
 // headline is the one-sentence summary at the top of every report.
-func headline(r *result.Result, f *Figures) string {
+func headline(u *run) string {
+	f, a := u.f, u.a
 	s := fmt.Sprintf("%s (%s) on %s: sustained %s, peak %s, latency p99 %s over %s",
-		orDash(f.Workload), orDash(f.Mix), orDash(r.Target.Kind), units.OpsPerSec(f.SustainedOpsPerS), units.OpsPerSec(f.PeakOpsPerS),
-		units.Latency(float64(f.Latency.P99Ns)), units.Seconds(f.DurationS))
-	if f.ErrorTotal > 0 {
-		s += fmt.Sprintf(", %s errors", units.Int(float64(f.ErrorTotal)))
+		orDash(u.r.Config.Workload.Name), orDash(MixString(u.r)), orDash(u.r.Target.Kind), units.OpsPerSec(a.Steady.SustainedOpsPerS), units.OpsPerSec(a.Steady.PeakOpsPerS),
+		units.Latency(float64(f.Latency.P99Ns)), units.Seconds(float64(f.DurationNs)/1e9))
+	if f.Errors > 0 {
+		s += fmt.Sprintf(", %s errors", units.Int(float64(f.Errors)))
 	}
 	return s + "."
 }

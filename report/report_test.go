@@ -181,33 +181,36 @@ func TestNoErrorsChartWithoutErrors(t *testing.T) {
 	}
 }
 
-func TestFiguresFromAnalysis(t *testing.T) {
-	r := analysed(t, "i3-16xlarge")
-	f, err := Compute(r)
+// TestRawFileGoesThroughAnalysis: a file without an analysis is reported
+// with the analysis package's figures, as an analysed one, not with figures
+// of its own.
+func TestRawFileGoesThroughAnalysis(t *testing.T) {
+	raw := loadFixture(t, "i3-16xlarge")
+	an := analysed(t, "i3-16xlarge")
+	var a, b bytes.Buffer
+	if err := WriteMarkdown(&a, raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&b, an); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Errorf("the raw file reports other figures than the analysed one")
+	}
+	u, err := newRun(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := r.Analysis
-	if f.SustainedOpsPerS != a.Steady.SustainedOpsPerS || f.PeakOpsPerS != a.Steady.PeakOpsPerS {
-		t.Errorf("sustained/peak %v/%v, analysis says %v/%v", f.SustainedOpsPerS, f.PeakOpsPerS, a.Steady.SustainedOpsPerS, a.Steady.PeakOpsPerS)
-	}
-	if a.SteadyState.WarmupNs > 0 && f.Window.StartS <= 0 {
-		t.Errorf("analysis trimmed %d ns of warm-up, the report's window starts at %v", a.SteadyState.WarmupNs, f.Window.StartS)
-	}
-	if f.Stalls.Count != a.Stalls.Count {
-		t.Errorf("stalls %d, analysis %d", f.Stalls.Count, a.Stalls.Count)
-	}
-	raw, err := Compute(loadFixture(t, "i3-16xlarge"))
-	if err != nil {
-		t.Fatal(err)
+	if raw.Analysis != nil {
+		t.Error("reporting a raw file changed it")
 	}
 	// The synthetic run ramps up over its first tenth: trimming it raises the sustained figure.
-	if !(f.SustainedOpsPerS > raw.SustainedOpsPerS) {
-		t.Errorf("steady sustained %v should exceed the whole-phase %v of a run with a ramp", f.SustainedOpsPerS, raw.SustainedOpsPerS)
+	if !(u.a.Steady.SustainedOpsPerS > u.a.Raw.SustainedOpsPerS) || u.a.SteadyState.WarmupNs == 0 {
+		t.Errorf("steady sustained %v should exceed the whole-phase %v of a run with a ramp", u.a.Steady.SustainedOpsPerS, u.a.Raw.SustainedOpsPerS)
 	}
-	// The raw fallback finds the two synthetic stalls of half a second.
-	if raw.Stalls.Count != 2 || raw.Stalls.LongestNs != 500e6 {
-		t.Errorf("raw stalls %+v, want 2 of 500 ms", raw.Stalls)
+	// The one stall rule finds the two synthetic stalls of half a second.
+	if st := u.a.Stalls; st.Count != 2 || st.LongestNs != 500e6 {
+		t.Errorf("stalls %+v, want 2 of 500 ms", st)
 	}
 }
 
@@ -263,5 +266,40 @@ func TestDecimateKeepsExtremes(t *testing.T) {
 	}
 	if !sawZero || !sawPeak {
 		t.Errorf("zero kept %v, peak kept %v", sawZero, sawPeak)
+	}
+}
+
+// TestPageCacheVerdictText: the sentence of each case of the analysis'
+// page-cache verdict, with the sizes in binary units.
+func TestPageCacheVerdictText(t *testing.T) {
+	base := result.PageCache{LogicalBytes: 1e9, DiskBytes: 1.2e9, HostRAMBytes: 24 << 30, Target: "embedded", Reads: true}
+	cases := []struct {
+		edit func(pc *result.PageCache)
+		want []string
+	}{
+		{func(pc *result.PageCache) { pc.Case, pc.FitsInRAM = result.PageCacheFits, true },
+			[]string{"fits in this host's RAM (24.0 GiB)", "1.12 GiB on disk", "served from the page cache"}},
+		{func(pc *result.PageCache) { pc.Case, pc.Reads = result.PageCacheFits, false }, []string{"no reads"}},
+		{func(pc *result.PageCache) {
+			pc.Case, pc.DiskBytes, pc.HostRAMBytes, pc.LoadHostRAM = result.PageCacheExceeds, 250e9, 122e9, true
+		}, []string{"is 2.0x the load generator's", "at most 49% of it", "most reads reach the storage"}},
+		{func(pc *result.PageCache) { pc.Case = result.PageCacheDirectIO }, []string{"bypasses the page cache"}},
+		{func(pc *result.PageCache) { pc.Case, pc.Target = result.PageCacheInMemory, "redis" }, []string{"redis is an in-memory store"}},
+		{func(pc *result.PageCache) { pc.Case = result.PageCacheRAMUnknown }, []string{"is unknown"}},
+		{func(pc *result.PageCache) { pc.Case, pc.PageCacheBytes = result.PageCacheFits, 3<<30 }, []string{"The page cache held 3.00 GiB"}},
+		{func(pc *result.PageCache) { pc.Verdict = "an older file's own sentence" }, []string{"an older file's own sentence"}},
+	}
+	for _, c := range cases {
+		pc := base
+		c.edit(&pc)
+		got := pageCacheVerdict(&pc)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("case %q: %q lacks %q", pc.Case, got, w)
+			}
+		}
+	}
+	if pageCacheVerdict(nil) != "" {
+		t.Error("no verdict, yet a sentence")
 	}
 }

@@ -116,23 +116,46 @@ func (b *svgBuf) s(parts ...string) {
 	}
 }
 
-// render writes the chart as a <figure> with a legend and an inline SVG.
-func (c *chart) render(b *svgBuf) {
-	xmin, xmax, ymin, ymax := c.bounds()
-	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
-	X := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
-	var Y func(y float64) float64
+// plot maps data to viewBox coordinates inside the chart's padding.
+type plot struct {
+	xmin, xmax, ymin, ymax float64
+	pw, ph                 float64 // plot area width and height
+	X, Y                   func(float64) float64
+}
+
+func (c *chart) plot() *plot {
+	p := &plot{pw: float64(chartW - padLeft - padRight), ph: float64(chartH - padTop - padBot)}
+	p.xmin, p.xmax, p.ymin, p.ymax = c.bounds()
+	p.X = func(x float64) float64 { return padLeft + (x-p.xmin)/(p.xmax-p.xmin)*p.pw }
 	if c.y == yLatency {
-		lmin, lmax := math.Log10(ymin), math.Log10(ymax)
-		Y = func(y float64) float64 {
-			if y < ymin {
-				y = ymin
+		lmin, lmax := math.Log10(p.ymin), math.Log10(p.ymax)
+		p.Y = func(y float64) float64 {
+			if y < p.ymin {
+				y = p.ymin
 			}
-			return padTop + ph - (math.Log10(y)-lmin)/(lmax-lmin)*ph
+			return padTop + p.ph - (math.Log10(y)-lmin)/(lmax-lmin)*p.ph
 		}
 	} else {
-		Y = func(y float64) float64 { return padTop + ph - (y-ymin)/(ymax-ymin)*ph }
+		p.Y = func(y float64) float64 { return padTop + p.ph - (y-p.ymin)/(p.ymax-p.ymin)*p.ph }
 	}
+	return p
+}
+
+// seriesClass is a series' CSS classes after prefix ("sw", "series").
+func seriesClass(prefix string, s *series) string {
+	cls := prefix + " c" + strconv.Itoa(s.color%8)
+	if s.dashed {
+		cls += " dashed"
+	}
+	if s.bars && prefix == "series" {
+		cls += " bars"
+	}
+	return cls
+}
+
+// render writes the chart as a <figure> with a legend and an inline SVG.
+func (c *chart) render(b *svgBuf) {
+	p := c.plot()
 	n := 0
 	for _, s := range c.series {
 		if len(s.xs) > 0 {
@@ -140,16 +163,40 @@ func (c *chart) render(b *svgBuf) {
 		}
 	}
 	b.s(`<figure class="chart-box" id="`, html.EscapeString(c.id), `"><figcaption>`, html.EscapeString(c.title), `</figcaption>`)
-	b.s(`<ul class="legend">`)
-	for _, s := range c.series {
-		if len(s.xs) == 0 {
+	c.legend(b)
+	b.s(`<svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
+		`" role="img" aria-label="`, html.EscapeString(c.title), `" preserveAspectRatio="xMidYMid meet">`)
+	c.drawBands(b, p) // shaded bands under everything
+	c.grid(b, p.xmin, p.xmax, p.ymin, p.ymax, p.X, p.Y)
+	for i := range c.series {
+		if len(c.series[i].xs) > 0 {
+			drawSeries(b, p, &c.series[i])
+		}
+	}
+	for _, t := range c.ticks {
+		if t < p.xmin || t > p.xmax {
 			continue
 		}
-		cls := "sw c" + strconv.Itoa(s.color%8)
-		if s.dashed {
-			cls += " dashed"
+		b.s(`<path class="tick" d="M`)
+		b.f(p.X(t))
+		b.s(" ")
+		b.f(padTop + p.ph)
+		b.s(`v-10"/>`)
+	}
+	c.drawMarks(b, p)
+	b.s(`</svg>`)
+	if c.note != "" {
+		b.s(`<p class="note">`, html.EscapeString(c.note), `</p>`)
+	}
+	b.s(`</figure>`)
+}
+
+func (c *chart) legend(b *svgBuf) {
+	b.s(`<ul class="legend">`)
+	for i := range c.series {
+		if s := &c.series[i]; len(s.xs) > 0 {
+			b.s(`<li><span class="`, seriesClass("sw", s), `"></span>`, html.EscapeString(s.name), `</li>`)
 		}
-		b.s(`<li><span class="`, cls, `"></span>`, html.EscapeString(s.name), `</li>`)
 	}
 	for _, bd := range c.bands {
 		b.s(`<li><span class="sw band"></span>`, html.EscapeString(bd.label), `</li>`)
@@ -161,11 +208,11 @@ func (c *chart) render(b *svgBuf) {
 		b.s(`<li><span class="sw mark"></span>fault event</li>`)
 	}
 	b.s(`</ul>`)
-	b.s(`<svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
-		`" role="img" aria-label="`, html.EscapeString(c.title), `" preserveAspectRatio="xMidYMid meet">`)
-	// Shaded bands under everything.
+}
+
+func (c *chart) drawBands(b *svgBuf, p *plot) {
 	for _, bd := range c.bands {
-		x0, x1 := X(math.Max(bd.x0, xmin)), X(math.Min(bd.x1, xmax))
+		x0, x1 := p.X(math.Max(bd.x0, p.xmin)), p.X(math.Min(bd.x1, p.xmax))
 		if x1 <= x0 {
 			continue
 		}
@@ -176,101 +223,81 @@ func (c *chart) render(b *svgBuf) {
 		b.s(`" width="`)
 		b.f(x1 - x0)
 		b.s(`" height="`)
-		b.f(ph)
+		b.f(p.ph)
 		b.s(`"><title>`, html.EscapeString(bd.label), `</title></rect>`)
 	}
-	c.grid(b, xmin, xmax, ymin, ymax, X, Y)
-	for _, s := range c.series {
-		if len(s.xs) == 0 {
-			continue
+}
+
+// drawSeries writes one series as a path: a line, or columns from the x axis.
+func drawSeries(b *svgBuf, p *plot, s *series) {
+	xs, ys := decimate(s.xs, s.ys, maxPoints)
+	b.s(`<path class="`, seriesClass("series", s), `" data-points="`, strconv.Itoa(len(xs)), `" d="`)
+	if s.bars {
+		// One column per point; width of one step of the series.
+		wpx := math.Max(1, p.pw/float64(max(1, len(s.xs))))
+		if len(s.xs) > 1 {
+			wpx = math.Max(1, (p.X(s.xs[1])-p.X(s.xs[0]))*0.8)
 		}
-		xs, ys := decimate(s.xs, s.ys, maxPoints)
-		cls := "series c" + strconv.Itoa(s.color%8)
-		if s.dashed {
-			cls += " dashed"
-		}
-		if s.bars {
-			cls += " bars"
-		}
-		b.s(`<path class="`, cls, `" data-points="`, strconv.Itoa(len(xs)), `" d="`)
-		if s.bars {
-			// One column per point; width of one step of the series.
-			wpx := math.Max(1, pw/float64(max(1, len(s.xs))))
-			if len(s.xs) > 1 {
-				wpx = math.Max(1, (X(s.xs[1])-X(s.xs[0]))*0.8)
+		for i := range xs {
+			if ys[i] <= 0 {
+				continue
 			}
-			for i := range xs {
-				if ys[i] <= 0 {
-					continue
-				}
+			b.s("M")
+			b.f(p.X(xs[i]))
+			b.s(" ")
+			b.f(p.Y(p.ymin))
+			b.s("v")
+			b.f(p.Y(ys[i]) - p.Y(p.ymin))
+			b.s("h")
+			b.f(wpx)
+			b.s("v")
+			b.f(p.Y(p.ymin) - p.Y(ys[i]))
+			b.s("z")
+		}
+	} else {
+		for i := range xs {
+			if i == 0 {
 				b.s("M")
-				b.f(X(xs[i]))
-				b.s(" ")
-				b.f(Y(ymin))
-				b.s("v")
-				b.f(Y(ys[i]) - Y(ymin))
-				b.s("h")
-				b.f(wpx)
-				b.s("v")
-				b.f(Y(ymin) - Y(ys[i]))
-				b.s("z")
+			} else {
+				b.s("L")
 			}
-		} else {
-			for i := range xs {
-				if i == 0 {
-					b.s("M")
-				} else {
-					b.s("L")
-				}
-				b.f(X(xs[i]))
-				b.s(" ")
-				b.f(Y(ys[i]))
-			}
-			if len(xs) == 1 { // a single point still shows
-				b.s("h2")
-			}
+			b.f(p.X(xs[i]))
+			b.s(" ")
+			b.f(p.Y(ys[i]))
 		}
-		b.s(`"><title>`, html.EscapeString(s.name), `</title></path>`)
-	}
-	for _, t := range c.ticks {
-		if t < xmin || t > xmax {
-			continue
+		if len(xs) == 1 { // a single point still shows
+			b.s("h2")
 		}
-		b.s(`<path class="tick" d="M`)
-		b.f(X(t))
-		b.s(" ")
-		b.f(padTop + ph)
-		b.s(`v-10"/>`)
 	}
+	b.s(`"><title>`, html.EscapeString(s.name), `</title></path>`)
+}
+
+// drawMarks writes the fault events as labelled vertical lines.
+func (c *chart) drawMarks(b *svgBuf, p *plot) {
 	lastX, row := math.Inf(-1), 0
 	for _, m := range c.marks {
-		if m.x < xmin || m.x > xmax {
+		if m.x < p.xmin || m.x > p.xmax {
 			continue
 		}
 		// Labels of events close together go on successive rows.
-		if X(m.x)-lastX < 120 {
+		if p.X(m.x)-lastX < 120 {
 			row = (row + 1) % 4
 		} else {
 			row = 0
 		}
-		lastX = X(m.x)
+		lastX = p.X(m.x)
 		b.s(`<path class="mark" d="M`)
-		b.f(X(m.x))
+		b.f(p.X(m.x))
 		b.s(" ")
 		b.f(padTop)
 		b.s("V")
-		b.f(padTop + ph)
+		b.f(padTop + p.ph)
 		b.s(`"><title>`, html.EscapeString(m.label), `</title></path><text class="ml" x="`)
-		b.f(X(m.x) + 3)
+		b.f(p.X(m.x) + 3)
 		b.s(`" y="`)
 		b.f(padTop + 11 + 13*float64(row))
 		b.s(`">`, html.EscapeString(m.label), `</text>`)
 	}
-	b.s(`</svg>`)
-	if c.note != "" {
-		b.s(`<p class="note">`, html.EscapeString(c.note), `</p>`)
-	}
-	b.s(`</figure>`)
 }
 
 // bounds are the data ranges, padded to readable limits.
@@ -334,7 +361,6 @@ func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
 
 // grid draws the axes, grid lines and tick labels.
 func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float64) float64) {
-	bottom := float64(chartH - padBot)
 	// y ticks
 	var yt []float64
 	switch c.y {
@@ -361,19 +387,30 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 		xt = timeTicks(xmin, xmax)
 	}
 	for _, v := range xt {
-		x := X(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(x)
-		b.s(" ")
-		b.f(padTop)
-		b.s("V")
-		b.f(bottom)
-		b.s(`"/><text class="xl" x="`)
-		b.f(x)
-		b.s(`" y="`)
-		b.f(bottom + 16)
-		b.s(`">`, html.EscapeString(c.xTick(v)), `</text>`)
+		xGrid(b, X(v), c.xTick(v))
 	}
+	axes(b, c.xLabel, c.yLabel)
+}
+
+// xGrid draws a vertical grid line at x with its label under the axis.
+func xGrid(b *svgBuf, x float64, label string) {
+	bottom := float64(chartH - padBot)
+	b.s(`<path class="grid" d="M`)
+	b.f(x)
+	b.s(" ")
+	b.f(padTop)
+	b.s("V")
+	b.f(bottom)
+	b.s(`"/><text class="xl" x="`)
+	b.f(x)
+	b.s(`" y="`)
+	b.f(bottom + 16)
+	b.s(`">`, html.EscapeString(label), `</text>`)
+}
+
+// axes draws the two axes and their labels.
+func axes(b *svgBuf, xLabel, yLabel string) {
+	bottom := float64(chartH - padBot)
 	b.s(`<path class="axis" d="M`)
 	b.f(padLeft)
 	b.s(" ")
@@ -387,10 +424,10 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 	b.f(padLeft + (chartW-padLeft-padRight)/2)
 	b.s(`" y="`)
 	b.f(chartH - 4)
-	b.s(`">`, html.EscapeString(c.xLabel), `</text>`)
+	b.s(`">`, html.EscapeString(xLabel), `</text>`)
 	b.s(`<text class="al" transform="rotate(-90)" x="`)
 	b.f(-(padTop + (bottom-padTop)/2))
-	b.s(`" y="14">`, html.EscapeString(c.yLabel), `</text>`)
+	b.s(`" y="14">`, html.EscapeString(yLabel), `</text>`)
 }
 
 func (c *chart) yTick(v float64) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"math"
 	"strconv"
@@ -78,7 +79,7 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	if sw == nil {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nRate sweep (%s, %s steps)\n", sw.Mode, time.Duration(sw.StepNs))
 	var b strings.Builder
 	sweepTable(sw).text(&b)
@@ -97,7 +98,7 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	if sw == nil {
 		return nil
 	}
-	ew := &anErrWriter{w: w}
+	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
 	sweepTable(sw).markdown(ew)
 	fmt.Fprintln(ew)
@@ -106,50 +107,48 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	return ew.err
 }
 
-// SweepCurve is one platform's curve in an overlay.
-type SweepCurve struct {
+// sweepCurve is one platform's curve in an overlay.
+type sweepCurve struct {
 	Label string
 	Sweep *result.Sweep
 }
 
-// SweepSectionHTML returns the HTML section of r's sweep: the curve and the
-// table ("" when r has no sweep). The HTML report calls it after the
+// sweepSectionHTML is the HTML section of r's sweep: the curve and the
+// table ("" when r has no sweep). The HTML report puts it after the
 // throughput table; its styles are the report's (figure.chart-box, svg.chart).
-func SweepSectionHTML(r *result.Result) string {
+func sweepSectionHTML(r *result.Result) (template.HTML, error) {
 	if r == nil || r.Sweep == nil || len(r.Sweep.Steps) == 0 {
-		return ""
+		return "", nil
 	}
 	b := &svgBuf{}
-	b.s(`<section id="sweep"><h2>Rate sweep</h2><p class="lead">`, html.EscapeString(r.Sweep.Verdict), `</p>`)
-	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []SweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
-	htmlTable(b, sweepTable(r.Sweep))
+	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []sweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
 	var rs strings.Builder
 	swReasons(&rs, r.Sweep, "")
+	var reasons []string
 	if rs.Len() > 0 {
-		b.s(`<ul class="note">`)
-		for _, line := range strings.Split(strings.TrimSpace(rs.String()), "\n") {
-			b.s(`<li>`, html.EscapeString(line), `</li>`)
-		}
-		b.s(`</ul>`)
+		reasons = strings.Split(strings.TrimSpace(rs.String()), "\n")
 	}
-	b.s(`<p class="note">`, html.EscapeString(sweepObjective(r.Sweep)), `</p></section>`)
-	return b.String()
+	return execute("sweep", struct {
+		Verdict, Objective string
+		SVG                template.HTML
+		Table              tableView
+		Reasons            []string
+	}{r.Sweep.Verdict, sweepObjective(r.Sweep), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), reasons})
 }
 
-// SweepCompareHTML overlays the p99 curves of several results (compare);
-// results without a sweep are left out. "" when fewer than one has a sweep.
-func SweepCompareHTML(rs []*result.Result) string {
-	var cs []SweepCurve
+// sweepCompareHTML overlays the p99 curves of several results (compare);
+// results without a sweep are left out. "" when none has a sweep.
+func sweepCompareHTML(rs []*result.Result) (template.HTML, error) {
+	var cs []sweepCurve
 	for _, r := range rs {
 		if r != nil && r.Sweep != nil && len(r.Sweep.Steps) > 0 {
-			cs = append(cs, SweepCurve{Label: Label(r), Sweep: r.Sweep})
+			cs = append(cs, sweepCurve{Label: Label(r), Sweep: r.Sweep})
 		}
 	}
 	if len(cs) == 0 {
-		return ""
+		return "", nil
 	}
 	b := &svgBuf{}
-	b.s(`<section id="sweep"><h2>Rate sweeps</h2>`)
 	writeSweepSVG(b, "sweep-compare", "p99 latency against sustained throughput", cs, false)
 	t := &table{head: []string{"run", "highest rate meeting the objective", "p99 there"}, right: []bool{false, true, true}}
 	for _, c := range cs {
@@ -160,45 +159,43 @@ func SweepCompareHTML(rs []*result.Result) string {
 			t.add(c.Label, "none", "")
 		}
 	}
-	htmlTable(b, t)
-	b.s(`</section>`)
-	return b.String()
+	return execute("sweep-compare", struct {
+		SVG   template.HTML
+		Table tableView
+	}{template.HTML(b.String()), viewOf(t)})
 }
 
-// writeSweepSVG draws the curves: with all=true one result's p50, p99 and
-// p99.9; otherwise each curve's p99 in its own colour.
-func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
-	type line struct {
-		name   string
-		color  int
-		xs, ys []float64
+// sweepLine is one curve of the sweep chart.
+type sweepLine struct {
+	name   string
+	color  int
+	xs, ys []float64
+}
+
+// sweepLines are the curves: with all=true one result's p50, p99 and p99.9;
+// otherwise each result's p99. obj is the objective's p99 (0: none) and
+// bests the (throughput, p99) of each result's best step.
+func sweepLines(cs []sweepCurve, all bool) (lines []sweepLine, obj float64, bests [][2]float64) {
+	type stat struct {
+		name string
+		f    func(result.SweepStep) int64
 	}
-	var lines []line
-	var obj float64
-	var bests [][2]float64
-	for ci, c := range cs {
-		get := []struct {
-			name string
-			f    func(result.SweepStep) int64
-		}{{"p99", func(s result.SweepStep) int64 { return s.P99Ns }}}
-		if all {
-			get = []struct {
-				name string
-				f    func(result.SweepStep) int64
-			}{
-				{"p50", func(s result.SweepStep) int64 { return s.P50Ns }},
-				{"p99", func(s result.SweepStep) int64 { return s.P99Ns }},
-				{"p99.9", func(s result.SweepStep) int64 { return s.P999Ns }},
-			}
+	get := []stat{{"p99", func(s result.SweepStep) int64 { return s.P99Ns }}}
+	if all {
+		get = []stat{
+			{"p50", func(s result.SweepStep) int64 { return s.P50Ns }},
+			{"p99", func(s result.SweepStep) int64 { return s.P99Ns }},
+			{"p99.9", func(s result.SweepStep) int64 { return s.P999Ns }},
 		}
+	}
+	for ci, c := range cs {
 		for gi, g := range get {
-			l := line{name: g.name, color: gi}
+			l := sweepLine{name: g.name, color: gi}
 			if !all {
 				l.name, l.color = c.Label+" p99", ci
 			}
 			// Steps in order of sustained throughput: find-max runs them out of order.
-			idx := sweepOrder(c.Sweep.Steps)
-			for _, i := range idx {
+			for _, i := range sweepOrder(c.Sweep.Steps) {
 				st := c.Sweep.Steps[i]
 				if v := g.f(st); v > 0 {
 					l.xs = append(l.xs, st.SustainedOpsPerS)
@@ -215,7 +212,12 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 			bests = append(bests, [2]float64{st.SustainedOpsPerS, float64(st.P99Ns)})
 		}
 	}
-	// Bounds: x from 0, y log decades around every value and the objective.
+	return lines, obj, bests
+}
+
+// sweepPlot is the chart's scale: x from 0, y in log decades around every
+// value and the objective.
+func sweepPlot(lines []sweepLine, obj float64) *plot {
 	xmax, ymin, ymax := 0.0, math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		for i := range l.xs {
@@ -229,17 +231,23 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 	if math.IsInf(ymin, 0) {
 		ymin, ymax = 1e3, 1e6
 	}
-	xmax = niceCeil(math.Max(xmax, 1) * 1.05)
-	ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
-	ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
-	if ymax <= ymin {
-		ymax = ymin * 10
+	p := &plot{pw: float64(chartW - padLeft - padRight), ph: float64(chartH - padTop - padBot)}
+	p.xmax = niceCeil(math.Max(xmax, 1) * 1.05)
+	p.ymin = math.Pow(10, math.Floor(math.Log10(math.Max(ymin, 1))))
+	p.ymax = math.Pow(10, math.Ceil(math.Log10(math.Max(ymax, 1))))
+	if p.ymax <= p.ymin {
+		p.ymax = p.ymin * 10
 	}
-	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBot)
-	X := func(x float64) float64 { return padLeft + x/xmax*pw }
-	lmin, lmax := math.Log10(ymin), math.Log10(ymax)
-	Y := func(y float64) float64 { return padTop + ph - (math.Log10(math.Max(y, ymin))-lmin)/(lmax-lmin)*ph }
+	p.X = func(x float64) float64 { return padLeft + x/p.xmax*p.pw }
+	lmin, lmax := math.Log10(p.ymin), math.Log10(p.ymax)
+	p.Y = func(y float64) float64 { return padTop + p.ph - (math.Log10(math.Max(y, p.ymin))-lmin)/(lmax-lmin)*p.ph }
+	return p
+}
 
+// writeSweepSVG draws the curves (sweepLines) as a chart figure.
+func writeSweepSVG(b *svgBuf, id, title string, cs []sweepCurve, all bool) {
+	lines, obj, bests := sweepLines(cs, all)
+	p := sweepPlot(lines, obj)
 	n := 0
 	for _, l := range lines {
 		if len(l.xs) > 0 {
@@ -257,85 +265,67 @@ func writeSweepSVG(b *svgBuf, id, title string, cs []SweepCurve, all bool) {
 	}
 	b.s(`</ul><svg class="chart" data-series="`, strconv.Itoa(n), `" viewBox="0 0 `, strconv.Itoa(chartW), ` `, strconv.Itoa(chartH),
 		`" role="img" aria-label="`, html.EscapeString(title), `" preserveAspectRatio="xMidYMid meet">`)
-	bottom := float64(chartH - padBot)
-	for v := ymin; v <= ymax*1.0001; v *= 10 {
-		y := Y(v)
-		yGrid(b, y, tickDur(v))
-	}
-	for _, v := range niceTicks(0, xmax, 6) {
-		x := X(v)
-		b.s(`<path class="grid" d="M`)
-		b.f(x)
-		b.s(" ")
-		b.f(padTop)
-		b.s("V")
-		b.f(bottom)
-		b.s(`"/><text class="xl" x="`)
-		b.f(x)
-		b.s(`" y="`)
-		b.f(bottom + 16)
-		b.s(`">`, html.EscapeString(shortNum(v)), `</text>`)
-	}
-	b.s(`<path class="axis" d="M`)
-	b.f(padLeft)
-	b.s(" ")
-	b.f(padTop)
-	b.s("V")
-	b.f(bottom)
-	b.s("H")
-	b.f(chartW - padRight)
-	b.s(`"/><text class="al" x="`)
-	b.f(padLeft + pw/2)
-	b.s(`" y="`)
-	b.f(chartH - 4)
-	b.s(`">sustained throughput (op/s)</text><text class="al" transform="rotate(-90)" x="`)
-	b.f(-(padTop + ph/2))
-	b.s(`" y="14">latency</text>`)
+	sweepAxes(b, p)
 	if obj > 0 {
 		b.s(`<path class="tick objective" stroke-dasharray="6 4" d="M`)
 		b.f(padLeft)
 		b.s(" ")
-		b.f(Y(obj))
+		b.f(p.Y(obj))
 		b.s("H")
 		b.f(chartW - padRight)
 		b.s(`"><title>objective p99 `, html.EscapeString(units.Latency(obj)), `</title></path>`)
 	}
 	for _, l := range lines {
-		if len(l.xs) == 0 {
-			continue
-		}
-		b.s(`<path class="series c`, strconv.Itoa(l.color%8), `" data-points="`, strconv.Itoa(len(l.xs)), `" d="`)
-		for i := range l.xs {
-			if i == 0 {
-				b.s("M")
-			} else {
-				b.s("L")
-			}
-			b.f(X(l.xs[i]))
-			b.s(" ")
-			b.f(Y(l.ys[i]))
-		}
-		if len(l.xs) == 1 {
-			b.s("h2")
-		}
-		b.s(`"><title>`, html.EscapeString(l.name), `</title></path>`)
-		// A dot on every step: the curve is a few measured points, not a series.
-		for i := range l.xs {
-			b.s(`<circle class="c`, strconv.Itoa(l.color%8), `" fill="currentColor" r="3" cx="`)
-			b.f(X(l.xs[i]))
-			b.s(`" cy="`)
-			b.f(Y(l.ys[i]))
-			b.s(`"/>`)
+		if len(l.xs) > 0 {
+			sweepCurveSVG(b, p, l)
 		}
 	}
-	for _, p := range bests {
+	for _, pt := range bests {
 		b.s(`<circle class="best" fill="none" stroke="currentColor" stroke-width="2" r="7" cx="`)
-		b.f(X(p[0]))
+		b.f(p.X(pt[0]))
 		b.s(`" cy="`)
-		b.f(Y(p[1]))
-		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(units.OpsPerSec(p[0])), `</title></circle>`)
+		b.f(p.Y(pt[1]))
+		b.s(`"><title>highest rate meeting the objective: `, html.EscapeString(units.OpsPerSec(pt[0])), `</title></circle>`)
 	}
 	b.s(`</svg><p class="note">Each point is one fixed-rate step, at the throughput it sustained over its steady window; the ring marks the highest rate that met the objective.</p></figure>`)
+}
+
+// sweepAxes draws the grid, the ticks and the axis labels.
+func sweepAxes(b *svgBuf, p *plot) {
+	for v := p.ymin; v <= p.ymax*1.0001; v *= 10 {
+		yGrid(b, p.Y(v), tickDur(v))
+	}
+	for _, v := range niceTicks(0, p.xmax, 6) {
+		xGrid(b, p.X(v), shortNum(v))
+	}
+	axes(b, "sustained throughput (op/s)", "latency")
+}
+
+// sweepCurveSVG draws one curve, with a dot on every step: the curve is a
+// few measured points, not a series.
+func sweepCurveSVG(b *svgBuf, p *plot, l sweepLine) {
+	b.s(`<path class="series c`, strconv.Itoa(l.color%8), `" data-points="`, strconv.Itoa(len(l.xs)), `" d="`)
+	for i := range l.xs {
+		if i == 0 {
+			b.s("M")
+		} else {
+			b.s("L")
+		}
+		b.f(p.X(l.xs[i]))
+		b.s(" ")
+		b.f(p.Y(l.ys[i]))
+	}
+	if len(l.xs) == 1 {
+		b.s("h2")
+	}
+	b.s(`"><title>`, html.EscapeString(l.name), `</title></path>`)
+	for i := range l.xs {
+		b.s(`<circle class="c`, strconv.Itoa(l.color%8), `" fill="currentColor" r="3" cx="`)
+		b.f(p.X(l.xs[i]))
+		b.s(`" cy="`)
+		b.f(p.Y(l.ys[i]))
+		b.s(`"/>`)
+	}
 }
 
 // sweepOrder is the step indexes sorted by sustained throughput.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html/template"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func sweepResult(label string, best int) *result.Result {
 }
 
 func TestSweepSectionHTML(t *testing.T) {
-	h := SweepSectionHTML(sweepResult("pebble on c6g", 2))
+	h := mustHTML(t)(sweepSectionHTML(sweepResult("pebble on c6g", 2)))
 	// Three series (p50, p99, p99.9) of three points each, an objective line and the best ring.
 	if !strings.Contains(h, `data-series="3"`) {
 		t.Errorf("want 3 series:\n%s", h)
@@ -51,7 +52,7 @@ func TestSweepSectionHTML(t *testing.T) {
 			t.Errorf("section lacks %q", w)
 		}
 	}
-	if SweepSectionHTML(&result.Result{}) != "" {
+	if mustHTML(t)(sweepSectionHTML(&result.Result{})) != "" {
 		t.Error("a result without a sweep has a sweep section")
 	}
 }
@@ -63,14 +64,14 @@ func atof(s string) float64 {
 
 func TestSweepCompareHTMLOverlays(t *testing.T) {
 	a, b := sweepResult("x86", 2), sweepResult("arm", -1)
-	h := SweepCompareHTML([]*result.Result{a, {Schema: result.SchemaVersion}, b})
+	h := mustHTML(t)(sweepCompareHTML([]*result.Result{a, {Schema: result.SchemaVersion}, b}))
 	if !strings.Contains(h, `data-series="2"`) || !strings.Contains(h, "x86 p99") || !strings.Contains(h, "arm p99") {
 		t.Errorf("want one p99 curve per platform:\n%s", h)
 	}
 	if !strings.Contains(h, "none") {
 		t.Error("a platform with no step meeting the objective is not shown as none")
 	}
-	if SweepCompareHTML([]*result.Result{{}}) != "" {
+	if mustHTML(t)(sweepCompareHTML([]*result.Result{{}})) != "" {
 		t.Error("no sweep, yet a section")
 	}
 }
@@ -119,25 +120,34 @@ func TestWriteEventsText(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteEventsMarkdown(&b, r, imps); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"## Fault events", "**[1] 10 s: kill 4242**", "| latency p99 | 1.00 ms | 2.00 s | x2000 |", "(failed: exit status 1)"} {
+	writeEventsMarkdown(&b, r, imps)
+	for _, w := range []string{"### Fault events", "**[1] 10 s: kill 4242**", "| latency p99 | 1.00 ms | 2.00 s | x2000 |", "(failed: exit status 1)"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("events markdown lacks %q:\n%s", w, b.String())
 		}
 	}
-	h := EventsSectionHTML(r, imps)
+	h := mustHTML(t)(eventsSectionHTML(r, imps))
 	for _, w := range []string{`<section id="events">`, "[2] 20 s: exec false", "failed: exit status 1", "the verdict", "<table"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("events html lacks %q:\n%s", w, h)
 		}
 	}
-	if EventsSectionHTML(&result.Result{}, nil) != "" {
+	if mustHTML(t)(eventsSectionHTML(&result.Result{}, nil)) != "" {
 		t.Error("no events, yet a section")
 	}
 	b.Reset()
 	if err := WriteEventsText(&b, &result.Result{}, nil); err != nil || b.Len() != 0 {
 		t.Errorf("no events wrote %q", b.String())
+	}
+}
+
+// mustHTML returns the HTML of a section renderer, failing the test on an error.
+func mustHTML(t *testing.T) func(template.HTML, error) string {
+	return func(h template.HTML, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(h)
 	}
 }

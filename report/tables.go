@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -19,93 +20,105 @@ type section struct {
 }
 
 // sections lists the report's tables in reading order.
-func sections(r *result.Result, f *Figures) []section {
+func sections(u *run) []section {
+	f, a := u.f, u.a
 	var out []section
-	out = append(out, throughputSection(f))
+	out = append(out, throughputSection(u))
 	out = append(out, latencySection(f, false))
 	if f.Mode == "open" && f.Service.Count > 0 {
 		out = append(out, latencySection(f, true))
 	}
-	if f.Stability.N > 0 {
+	if s := a.Steady.Stability; s.Intervals > 0 {
 		t := &table{head: []string{"intervals", "min", "max", "mean", "std dev", "CV"}, right: []bool{true, true, true, true, true, true}}
-		s := f.Stability
-		t.add(fmt.Sprint(s.N), units.OpsPerSec(s.Min), units.OpsPerSec(s.Max), units.OpsPerSec(s.Mean), units.OpsPerSec(s.StdDev), units.Percent(s.CV))
+		t.add(fmt.Sprint(s.Intervals), units.OpsPerSec(s.MinOpsPerS), units.OpsPerSec(s.MaxOpsPerS), units.OpsPerSec(s.MeanOpsPerS),
+			units.OpsPerSec(s.StdDevOpsPerS), units.Percent(s.CVPercent/100))
+		start, end := u.windowSecs()
 		out = append(out, section{id: "stability", title: "Stability of the 1 s throughput", t: t,
-			notes: []string{fmt.Sprintf("Over the steady-state window %s to %s.", units.Seconds(f.Window.StartS), units.Seconds(f.Window.EndS))}})
+			notes: []string{fmt.Sprintf("Over the steady-state window %s to %s.", units.Seconds(start), units.Seconds(end))}})
 	}
 	{
 		t := &table{head: []string{"stalls", "longest", "total stalled", "period"}, right: []bool{true, true, true, false}}
-		st := f.Stalls
-		period := st.Period
-		if period == "" {
-			period = "-"
-		}
-		t.add(fmt.Sprint(st.Count), units.Latency(float64(st.LongestNs)), units.Latency(float64(st.TotalNs)), period)
+		st := a.Stalls
+		t.add(fmt.Sprint(st.Count), units.Latency(float64(st.LongestNs)), units.Latency(float64(st.TotalNs)), periodText(st.Regulation))
 		out = append(out, section{id: "stalls", title: "Stalls", t: t,
 			notes: []string{"A stall is a fine bucket with no completion while requests were in flight."}})
 	}
-	if f.ErrorTotal > 0 {
+	if f.Errors > 0 {
 		out = append(out, errorSection(f))
 	}
-	if c := f.Cost; c != nil {
-		t := &table{head: []string{"instance", "$/hour", "nodes", "ops per $", "$ per million ops", "monthly cost"}, right: []bool{false, true, true, true, true, true}}
-		t.add(c.Instance, units.USD(c.USDPerHour), fmt.Sprint(c.Nodes), units.Int(c.OpsPerUSD), units.USD(c.USDPerMillion), units.USD(c.MonthlyUSD))
-		var notes []string
-		switch {
-		case c.PriceSource != "" && c.PriceDate != "":
-			notes = append(notes, fmt.Sprintf("Price from %s (%s).", c.PriceSource, c.PriceDate))
-		case c.PriceSource != "":
-			notes = append(notes, fmt.Sprintf("Price from %s.", c.PriceSource))
-		}
-		if c.Note != "" {
-			notes = append(notes, upperFirst(c.Note)+".")
-		}
-		if c.GBPerUSD > 0 {
-			notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3(c.GBPerUSD)))
-		}
-		out = append(out, section{id: "cost", title: "Cost", t: t, notes: notes})
+	if c := a.Cost; c != nil {
+		out = append(out, costSection(c))
 	}
-	out = append(out, platformSection(r))
-	out = append(out, runSection(r, f))
+	out = append(out, platformSection(u.r))
+	out = append(out, runSection(u))
 	return out
 }
 
-func throughputSection(f *Figures) section {
+// periodText is the stalls table's period cell: the regulation's cycle.
+func periodText(rg result.Regulation) string {
+	if !rg.Periodic {
+		return "none found"
+	}
+	return fmt.Sprintf("every %s: %s on, %s off (%d cycles)", units.Latency(float64(rg.PeriodNs)), units.Latency(float64(rg.OnNs)), units.Latency(float64(rg.OffNs)), rg.Cycles)
+}
+
+func costSection(c *result.Cost) section {
+	t := &table{head: []string{"instance", "$/hour", "nodes", "ops per $", "$ per million ops", "monthly cost"}, right: []bool{false, true, true, true, true, true}}
+	inst := c.InstanceType
+	if inst == "" {
+		inst = "-"
+	}
+	t.add(inst, units.USD(c.PricePerHourUSD), fmt.Sprint(c.Nodes), units.Int(c.OpsPerUSD), units.USD(c.USDPerMillionOps), units.USD(c.MonthlyUSD))
+	var notes []string
+	switch {
+	case c.PriceSource != "" && c.PriceDate != "":
+		notes = append(notes, fmt.Sprintf("Price from %s (%s).", c.PriceSource, c.PriceDate))
+	case c.PriceSource != "":
+		notes = append(notes, fmt.Sprintf("Price from %s.", c.PriceSource))
+	}
+	if c.Note != "" {
+		notes = append(notes, upperFirst(c.Note)+".")
+	}
+	if c.GBPerUSD > 0 {
+		notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3Grouped(c.GBPerUSD)))
+	}
+	return section{id: "cost", title: "Cost", t: t, notes: notes}
+}
+
+func throughputSection(u *run) section {
+	f, a := u.f, u.a
 	t := &table{head: []string{"figure", "value"}}
-	perOp := func(get func(o OpFigures) string) string {
-		if len(f.Ops) < 1 {
+	perOp := func(get func(o result.OpWindow) string) string {
+		if len(f.PerOp) < 1 {
 			return ""
 		}
-		parts := make([]string, len(f.Ops))
-		for i, o := range f.Ops {
-			parts[i] = o.Op + ": " + get(o)
+		parts := make([]string, len(f.PerOp))
+		for i, o := range f.PerOp {
+			parts[i] = o.Op + ": " + get(f.SteadyOp(o.Op))
 		}
 		return " [" + strings.Join(parts, ", ") + "]"
 	}
-	t.add("Op rate (sustained)", units.OpsPerSec(f.SustainedOpsPerS)+perOp(func(o OpFigures) string { return units.OpsPerSec(o.OpsPerS) }))
-	if f.PeakOpsPerS > 0 {
-		t.add("Peak (best 1 s)", units.OpsPerSec(f.PeakOpsPerS))
+	t.add("Op rate (sustained)", units.OpsPerSec(a.Steady.SustainedOpsPerS)+perOp(func(o result.OpWindow) string { return units.OpsPerSec(o.SustainedOpsPerS) }))
+	if a.Steady.PeakOpsPerS > 0 {
+		t.add("Peak (best 1 s)", units.OpsPerSec(a.Steady.PeakOpsPerS))
 	}
-	t.add("Mean over the whole phase", units.OpsPerSec(f.MeanOpsPerS))
-	var bps float64
-	for _, o := range f.Ops {
-		bps += o.BytesPerS
-	}
-	if bps > 0 {
+	t.add("Mean over the whole phase", units.OpsPerSec(a.Raw.SustainedOpsPerS))
+	if bps := a.Steady.SustainedBytesPerS; bps > 0 {
 		var parts []string
-		for _, o := range f.Ops {
-			if o.BytesPerS > 0 {
-				parts = append(parts, o.Op+": "+units.Bytes(o.BytesPerS)+"/s")
+		for _, o := range f.PerOp {
+			if w := f.SteadyOp(o.Op); w.SustainedBytesPerS > 0 {
+				parts = append(parts, o.Op+": "+units.Bytes(w.SustainedBytesPerS)+"/s")
 			}
 		}
 		t.add("Payload", units.Bytes(bps)+"/s ["+strings.Join(parts, ", ")+"]")
 	}
-	t.add("Steady-state window", fmt.Sprintf("%s to %s (%s)", units.Seconds(f.Window.StartS), units.Seconds(f.Window.EndS), f.Window.Source))
-	t.add("Completed ops", units.Int(float64(f.TotalOps)))
+	start, end := u.windowSecs()
+	t.add("Steady-state window", fmt.Sprintf("%s to %s (%s)", units.Seconds(start), units.Seconds(end), steadySource(a.SteadyState)))
+	t.add("Completed ops", units.Int(float64(f.Ops)))
 	errs := "none"
-	if f.ErrorTotal > 0 {
-		errs = fmt.Sprintf("%s (%s of attempts: %s)", units.Int(float64(f.ErrorTotal)),
-			units.Percent(float64(f.ErrorTotal)/float64(f.ErrorTotal+f.TotalOps)), classList(f.Errors))
+	if f.Errors > 0 {
+		errs = fmt.Sprintf("%s (%s of attempts: %s)", units.Int(float64(f.Errors)),
+			units.Percent(float64(f.Errors)/float64(f.Errors+f.Ops)), classList(f.ErrorsByClass))
 	}
 	t.add("Errors", errs)
 	if f.Mode == "open" {
@@ -115,8 +128,8 @@ func throughputSection(f *Figures) section {
 		}
 	}
 	var notes []string
-	if f.Window.Reason != "" {
-		notes = append(notes, "Steady state: "+f.Window.Reason)
+	if a.SteadyState.Reason != "" {
+		notes = append(notes, "Steady state: "+a.SteadyState.Reason)
 	}
 	if f.Interrupted {
 		notes = append(notes, "The phase was interrupted before its planned end.")
@@ -124,26 +137,26 @@ func throughputSection(f *Figures) section {
 	return section{id: "throughput", title: "Throughput", t: t, notes: notes}
 }
 
-func latencySection(f *Figures, service bool) section {
+func latencySection(f *analysis.Figures, service bool) section {
 	t := &table{head: []string{"op", "count", "mean", "median", "p95", "p99", "p99.9", "max"}, right: []bool{false, true, true, true, true, true, true, true}}
 	row := func(name string, s result.Summary) {
 		t.add(name, units.Int(float64(s.Count)), units.Latency(s.MeanNs), units.Latency(float64(s.P50Ns)), units.Latency(float64(s.P95Ns)),
 			units.Latency(float64(s.P99Ns)), units.Latency(float64(s.P999Ns)), units.Latency(float64(s.MaxNs)))
 	}
-	pick := func(o OpFigures) result.Summary {
+	pick := func(o analysis.OpFigures) result.Summary {
 		if service {
 			return o.Service
 		}
 		return o.Latency
 	}
-	if len(f.Ops) > 1 {
+	if len(f.PerOp) > 1 {
 		if service {
 			row("all", f.Service)
 		} else {
 			row("all", f.Latency)
 		}
 	}
-	for _, o := range f.Ops {
+	for _, o := range f.PerOp {
 		row(o.Op, pick(o))
 	}
 	s := section{id: "latency", title: "Latency", t: t}
@@ -159,20 +172,20 @@ func latencySection(f *Figures, service bool) section {
 	return s
 }
 
-func errorSection(f *Figures) section {
-	classes := classNames(f.Errors)
+func errorSection(f *analysis.Figures) section {
+	classes := classNames(f.ErrorsByClass)
 	t := &table{head: append([]string{"op"}, classes...)}
 	t.right = make([]bool, len(t.head))
 	for i := 1; i < len(t.right); i++ {
 		t.right[i] = true
 	}
-	for _, o := range f.Ops {
-		if o.ErrorTotal == 0 {
+	for _, o := range f.PerOp {
+		if o.Errors == 0 {
 			continue
 		}
 		row := []string{o.Op}
 		for _, c := range classes {
-			row = append(row, units.Int(float64(o.Errors[c])))
+			row = append(row, units.Int(float64(o.ErrorsByClass[c])))
 		}
 		t.add(row...)
 	}
@@ -213,7 +226,8 @@ func platformSection(r *result.Result) section {
 	return section{id: "platform", title: "Platform", t: t}
 }
 
-func runSection(r *result.Result, f *Figures) section {
+func runSection(u *run) section {
+	r, f := u.r, u.f
 	t := &table{head: []string{"run", ""}}
 	add := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
@@ -230,41 +244,17 @@ func runSection(r *result.Result, f *Figures) section {
 	if len(tg.Nodes) > 0 {
 		add("Nodes", fmt.Sprintf("%d (%s)", len(tg.Nodes), strings.Join(tg.Nodes, ", ")))
 	}
-	add("Workload", strings.TrimSpace(f.Workload+" ("+f.Mix+")"))
+	add("Workload", strings.TrimSpace(r.Config.Workload.Name+" ("+MixString(r)+")"))
 	mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 	if f.Mode == "open" {
 		mode = fmt.Sprintf("fixed rate %s, %d workers", units.OpsPerSec(f.RateOpsPerS), f.Concurrency)
 	}
 	add("Mode", mode)
-	add("Phase", fmt.Sprintf("%s, %s", f.Phase, units.Seconds(f.DurationS)))
-	d := r.Dataset
-	if d.Records > 0 {
-		ds := fmt.Sprintf("%s records x %s = %s", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
-		if d.DiskBytes > 0 {
-			ds += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
-		}
-		if d.HostRAMBytes > 0 {
-			ds += fmt.Sprintf("; host RAM %s", units.Bytes(float64(d.HostRAMBytes)))
-		}
-		add("Dataset", ds)
-	}
-	add("Page cache", f.PageCache)
-	if lp := r.Phase("load"); lp != nil && lp != r.MainPhase() {
-		var n, errs uint64
-		for _, o := range lp.Ops {
-			n += o.Count
-			for _, e := range o.Errors {
-				errs += e
-			}
-		}
-		ls := fmt.Sprintf("%s ops in %s", units.Int(float64(n)), units.Seconds(float64(lp.DurationNs)/1e9))
-		if lp.DurationNs > 0 {
-			ls += fmt.Sprintf(" (%s)", units.OpsPerSec(float64(n)/(float64(lp.DurationNs)/1e9)))
-		}
-		if errs > 0 {
-			ls += fmt.Sprintf(", %s errors", units.Int(float64(errs)))
-		}
-		add("Load phase", ls)
+	add("Phase", fmt.Sprintf("%s, %s", f.Phase, units.Seconds(float64(f.DurationNs)/1e9)))
+	add("Dataset", datasetLine(&r.Dataset))
+	add("Page cache", pageCacheVerdict(u.a.PageCache))
+	if u.load != nil {
+		add("Load phase", loadLine(u.load))
 	}
 	for _, e := range r.Events {
 		ev := fmt.Sprintf("at %s: %s %s", units.Seconds(float64(e.AtNs)/1e9), e.Kind, e.Arg)
@@ -280,6 +270,34 @@ func runSection(r *result.Result, f *Figures) section {
 	return section{id: "run", title: "Run", t: t}
 }
 
+// datasetLine is "1,000,000 records x 1.00 KiB = 977 MiB logical, 1.20 GiB
+// on disk; host RAM 64.0 GiB" ("" without records).
+func datasetLine(d *result.Dataset) string {
+	if d.Records == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s records x %s = %s logical", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
+	if d.DiskBytes > 0 {
+		s += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
+	}
+	if d.HostRAMBytes > 0 {
+		s += fmt.Sprintf("; host RAM %s", units.Bytes(float64(d.HostRAMBytes)))
+	}
+	return s
+}
+
+// loadLine is the load phase in a few words: ops, time, rate, errors.
+func loadLine(f *analysis.PhaseFigures) string {
+	s := fmt.Sprintf("%s ops in %s", units.Int(float64(f.Ops)), units.Seconds(float64(f.DurationNs)/1e9))
+	if f.Whole.SustainedOpsPerS > 0 {
+		s += fmt.Sprintf(" (%s)", units.OpsPerSec(f.Whole.SustainedOpsPerS))
+	}
+	if f.Errors > 0 {
+		s += fmt.Sprintf(", %s errors", units.Int(float64(f.Errors)))
+	}
+	return s
+}
+
 func classNames(m map[string]uint64) []string {
 	out := make([]string, 0, len(m))
 	for c := range m {
@@ -289,6 +307,7 @@ func classNames(m map[string]uint64) []string {
 	return out
 }
 
+// classList is "other 3, timeout 12": counts by error class.
 func classList(m map[string]uint64) string {
 	cs := classNames(m)
 	parts := make([]string, len(cs))
@@ -303,4 +322,47 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// pageCacheVerdict phrases the analysis' page-cache verdict ("" without one).
+func pageCacheVerdict(pc *result.PageCache) string {
+	if pc == nil {
+		return ""
+	}
+	b := func(n int64) string { return units.Bytes(float64(n)) }
+	ram := b(pc.HostRAMBytes)
+	what := b(pc.LogicalBytes) + " logical"
+	size := pc.LogicalBytes
+	if pc.DiskBytes > 0 {
+		what += ", " + b(pc.DiskBytes) + " on disk"
+		size = pc.DiskBytes
+	}
+	host := "this host's"
+	if pc.LoadHostRAM {
+		host = "the load generator's (the servers' RAM is not recorded; compare with theirs)"
+	}
+	var s string
+	switch pc.Case {
+	case "":
+		return pc.Verdict // a file from before the cases: its own sentence
+	case result.PageCacheDirectIO:
+		return fmt.Sprintf("Direct I/O (O_DIRECT) bypasses the page cache: the figures are the storage's, whatever the host's RAM (%s).", ram)
+	case result.PageCacheInMemory:
+		return fmt.Sprintf("The dataset (%s logical) lives in the servers' memory by design (%s is an in-memory store): the page cache does not apply.", b(pc.LogicalBytes), pc.Target)
+	case result.PageCacheRAMUnknown:
+		return fmt.Sprintf("The dataset is %s; the host's RAM is not recorded, so whether it fits in the page cache is unknown.", what)
+	case result.PageCacheFits:
+		if pc.Reads {
+			s = fmt.Sprintf("The dataset (%s) fits in %s RAM (%s): reads were likely served from the page cache, not from the storage. To measure the storage, load more data than RAM holds (more records or larger values) or drop the page cache between load and run (sync; echo 3 > /proc/sys/vm/drop_caches, as root).", what, host, ram)
+		} else {
+			s = fmt.Sprintf("The dataset (%s) fits in %s RAM (%s); this phase has no reads, so the page cache does not flatter it.", what, host, ram)
+		}
+	default:
+		s = fmt.Sprintf("The dataset (%s) is %.1fx %s RAM (%s): at most %.0f%% of it can be cached, so most reads reach the storage.",
+			what, float64(size)/float64(pc.HostRAMBytes), host, ram, 100*float64(pc.HostRAMBytes)/float64(size))
+	}
+	if pc.PageCacheBytes > 0 {
+		s += fmt.Sprintf(" The page cache held %s at the end of the run.", b(pc.PageCacheBytes))
+	}
+	return s
 }

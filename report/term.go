@@ -1,6 +1,14 @@
-// Package report renders results for people: the terminal report (in the
-// shape of the seed reports: cassandra-stress's summary lines with a per-op
-// breakdown), Markdown, HTML and CSV, and comparisons of runs.
+// Package report renders results for people, and is the only package that
+// does: the terminal report (in the shape of the seed reports:
+// cassandra-stress's summary lines with a per-op breakdown), Markdown, one
+// self-contained HTML page (html/template files and a style sheet embedded
+// from assets/, inline SVG charts), CSV and JSON; comparisons of runs; the
+// capacity plan's table.
+//
+// It computes no figure: every number comes from package analysis
+// (analysis.Figures, analysis.Compare, analysis.Plan, analysis.EventImpacts)
+// and is formatted with internal/units. A result without an analysis is
+// analysed by the same code (analysis.FiguresOf), never by a fallback here.
 package report
 
 import (
@@ -9,25 +17,33 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
-// WriteTerm prints the terminal report of a result.
+// WriteTerm prints the terminal report of a result: a summary per phase
+// (the load phase in one line), the dataset and the run's notes. The
+// analysis sections follow from WriteAnalysisText.
 func WriteTerm(w io.Writer, r *result.Result) error {
 	tw := &errWriter{w: w}
 	writeHeader(tw, r)
 	for i := range r.Phases {
 		p := &r.Phases[i]
+		f, err := analysis.PhaseFiguresOf(p)
+		if err != nil {
+			return err
+		}
 		if p.Name == "load" && r.MainPhase() != p {
-			writeLoadLine(tw, p)
+			writeLoadLine(tw, f)
 			continue
 		}
-		writePhase(tw, r, p)
+		writePhase(tw, f)
 	}
-	writeDataset(tw, r)
+	if ds := datasetLine(&r.Dataset); ds != "" {
+		fmt.Fprintf(tw, "\ndataset  : %s\n", ds)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(tw, "note: %s\n", n)
 	}
@@ -95,188 +111,86 @@ func PlatformLine(p *result.Platform) string {
 	return strings.Join(parts, " · ")
 }
 
-func writeLoadLine(w io.Writer, p *result.Phase) {
-	var n uint64
-	var p99 int64
-	for _, o := range p.Ops {
-		n += o.Count
-		if o.Latency.P99Ns > p99 {
-			p99 = o.Latency.P99Ns
-		}
+func writeLoadLine(w io.Writer, f *analysis.PhaseFigures) {
+	errs := ""
+	if f.Errors > 0 {
+		errs = fmt.Sprintf(", %s errors", units.Int(float64(f.Errors)))
 	}
-	d := time.Duration(p.DurationNs)
-	fmt.Fprintf(w, "load     : %s records in %s (%s, p99 %s, %d workers)%s\n", units.Int(float64(n)), units.Seconds(d.Seconds()), units.OpsPerSec(perSec(n, p.DurationNs)), units.Latency(float64(p99)), p.Concurrency, errSuffix(p))
+	fmt.Fprintf(w, "load     : %s records in %s (%s, p99 %s, %d workers)%s\n", units.Int(float64(f.Ops)), units.Seconds(float64(f.DurationNs)/1e9),
+		units.OpsPerSec(f.Whole.SustainedOpsPerS), units.Latency(float64(f.Latency.P99Ns)), f.Concurrency, errs)
 }
 
-func errSuffix(p *result.Phase) string {
-	var e uint64
-	for _, o := range p.Ops {
-		for _, n := range o.Errors {
-			e += n
-		}
-	}
-	if e == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %s errors", units.Int(float64(e)))
-}
-
-func perSec(n uint64, ns int64) float64 {
-	if ns <= 0 {
-		return 0
-	}
-	return float64(n) * 1e9 / float64(ns)
-}
-
-// writePhase prints the summary lines of a phase, cassandra-stress style.
-func writePhase(w io.Writer, r *result.Result, p *result.Phase) {
+// writePhase prints the summary lines of a phase, cassandra-stress style:
+// whole-phase figures, each with its per-op breakdown.
+func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	fmt.Fprintln(w)
-	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", p.Concurrency)
-	if p.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", units.OpsPerSec(p.RateOpsPerS), p.Concurrency)
+	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", f.Concurrency)
+	if f.Mode == "open" {
+		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", units.OpsPerSec(f.RateOpsPerS), f.Concurrency)
 	}
-	title := fmt.Sprintf("Results (%s phase, %s, %s)", p.Name, mode, units.Seconds(float64(p.DurationNs)/1e9))
-	if p.Interrupted {
+	title := fmt.Sprintf("Results (%s phase, %s, %s)", f.Phase, mode, units.Seconds(float64(f.DurationNs)/1e9))
+	if f.Interrupted {
 		title += " — interrupted before its end"
 	}
 	fmt.Fprintln(w, title+":")
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	var total uint64
-	for _, o := range p.Ops {
-		total += o.Count
+	whole := f.Whole
+	line := func(name, all string, per func(k int) string) {
+		fmt.Fprintf(tw, "%s\t: %s%s\n", name, all, breakdown(f, per))
 	}
-	line := func(name, all string, per func(o *result.OpTotal) string) {
-		fmt.Fprintf(tw, "%s\t: %s%s\n", name, all, breakdown(p, per))
+	line("op rate", units.OpsPerSec(whole.SustainedOpsPerS), func(k int) string { return units.OpsPerSec(whole.PerOp[k].SustainedOpsPerS) })
+	if whole.Stability.Intervals > 0 {
+		line("peak throughput (1 s)", units.OpsPerSec(whole.PeakOpsPerS), func(k int) string { return units.OpsPerSec(whole.PerOp[k].PeakOpsPerS) })
 	}
-	line("op rate", units.OpsPerSec(perSec(total, p.DurationNs)), func(o *result.OpTotal) string { return units.OpsPerSec(perSec(o.Count, p.DurationNs)) })
-	if peak, ok := peakRate(p, ""); ok {
-		line("peak throughput (1 s)", units.OpsPerSec(peak), func(o *result.OpTotal) string {
-			v, _ := peakRate(p, o.Op)
-			return units.OpsPerSec(v)
-		})
-	}
-	if bytes := totalBytes(p); bytes > 0 {
+	if whole.Bytes > 0 {
 		// Only ops that moved payload bytes: a READ whose size is not measured shows no figure.
-		moving := *p
-		moving.Ops = nil
-		for _, o := range p.Ops {
+		var parts []string
+		for _, o := range whole.PerOp {
 			if o.Bytes > 0 {
-				moving.Ops = append(moving.Ops, o)
+				parts = append(parts, o.Op+": "+units.Bytes(o.SustainedBytesPerS)+"/s")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t: %s%s\n", "bandwidth", units.Bytes(perSec(bytes, p.DurationNs))+"/s", breakdown(&moving, func(o *result.OpTotal) string { return units.Bytes(perSec(o.Bytes, p.DurationNs)) + "/s" }))
+		fmt.Fprintf(tw, "bandwidth\t: %s/s [%s]\n", units.Bytes(whole.SustainedBytesPerS), strings.Join(parts, ", "))
 	}
-	all := mergedSummary(p, false)
-	lat := func(name string, f func(s *result.Summary) float64) {
-		line(name, units.Latency(f(&all)), func(o *result.OpTotal) string { return units.Latency(f(&o.Latency)) })
+	lat := func(name string, get func(s *result.Summary) int64) {
+		line(name, units.Latency(float64(get(&f.Latency))), func(k int) string { return units.Latency(float64(get(&f.PerOp[k].Latency))) })
 	}
-	lat("latency mean", func(s *result.Summary) float64 { return s.MeanNs })
-	lat("latency median", func(s *result.Summary) float64 { return float64(s.P50Ns) })
-	lat("latency 95th percentile", func(s *result.Summary) float64 { return float64(s.P95Ns) })
-	lat("latency 99th percentile", func(s *result.Summary) float64 { return float64(s.P99Ns) })
-	lat("latency 99.9th percentile", func(s *result.Summary) float64 { return float64(s.P999Ns) })
-	lat("latency max", func(s *result.Summary) float64 { return float64(s.MaxNs) })
-	if p.Mode == "open" {
-		svc := mergedSummary(p, true)
-		line("service time median", units.Latency(float64(svc.P50Ns)), func(o *result.OpTotal) string { return units.Latency(float64(o.Service.P50Ns)) })
-		line("service time 99th percentile", units.Latency(float64(svc.P99Ns)), func(o *result.OpTotal) string { return units.Latency(float64(o.Service.P99Ns)) })
+	line("latency mean", units.Latency(f.Latency.MeanNs), func(k int) string { return units.Latency(f.PerOp[k].Latency.MeanNs) })
+	lat("latency median", func(s *result.Summary) int64 { return s.P50Ns })
+	lat("latency 95th percentile", func(s *result.Summary) int64 { return s.P95Ns })
+	lat("latency 99th percentile", func(s *result.Summary) int64 { return s.P99Ns })
+	lat("latency 99.9th percentile", func(s *result.Summary) int64 { return s.P999Ns })
+	lat("latency max", func(s *result.Summary) int64 { return s.MaxNs })
+	if f.Mode == "open" {
+		line("service time median", units.Latency(float64(f.Service.P50Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P50Ns)) })
+		line("service time 99th percentile", units.Latency(float64(f.Service.P99Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P99Ns)) })
 	}
-	line("total operations", units.Int(float64(total)), func(o *result.OpTotal) string { return units.Int(float64(o.Count)) })
-	errs := map[string]uint64{}
-	var nerr uint64
-	for _, o := range p.Ops {
-		for c, n := range o.Errors {
-			errs[c] += n
-			nerr += n
-		}
-	}
+	line("total operations", units.Int(float64(f.Ops)), func(k int) string { return units.Int(float64(f.PerOp[k].Count)) })
 	errLine := "0"
-	if nerr > 0 {
-		errLine = fmt.Sprintf("%s (%.3f%% of attempts; %s)", units.Int(float64(nerr)), 100*float64(nerr)/float64(nerr+total), classList(errs))
+	if f.Errors > 0 {
+		errLine = fmt.Sprintf("%s (%s of attempts; %s)", units.Int(float64(f.Errors)), units.Percent(float64(f.Errors)/float64(f.Errors+f.Ops)), classList(f.ErrorsByClass))
 	}
 	fmt.Fprintf(tw, "total errors\t: %s\n", errLine)
-	if p.Mode == "open" {
-		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(p.Delayed)), units.Latency(float64(p.DelayThresholdNs)))
+	if f.Mode == "open" {
+		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(f.Delayed)), units.Latency(float64(f.DelayThresholdNs)))
 	}
-	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(p.DurationNs)/1e9))
+	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()
-	if p.Mode == "closed" {
+	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
-	} else if p.Delayed > 0 {
-		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy: the rate was not met; raise --concurrency. Their queueing is included in latency (from the intended start).\n", units.Int(float64(p.Delayed)), p.Concurrency)
+	} else if f.Delayed > 0 {
+		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy: the rate was not met; raise --concurrency. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
 	}
 }
 
-// breakdown renders " [READ: x, UPDATE: y]" when there is more than one op,
-// or the one op's name for a single op type as the seeds do.
-func breakdown(p *result.Phase, per func(o *result.OpTotal) string) string {
-	if len(p.Ops) == 0 {
+// breakdown renders " [READ: x, UPDATE: y]": per(k) is op k's figure.
+func breakdown(f *analysis.PhaseFigures, per func(k int) string) string {
+	if len(f.PerOp) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(p.Ops))
-	for i := range p.Ops {
-		parts = append(parts, p.Ops[i].Op+": "+per(&p.Ops[i]))
+	parts := make([]string, len(f.PerOp))
+	for k, o := range f.PerOp {
+		parts[k] = o.Op + ": " + per(k)
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
-}
-
-func totalBytes(p *result.Phase) uint64 {
-	var b uint64
-	for _, o := range p.Ops {
-		b += o.Bytes
-	}
-	return b
-}
-
-// peakRate is the highest throughput of a full 1 s interval (all ops when op
-// is ""). Partial intervals (the last one) are left out: their rate is noise.
-func peakRate(p *result.Phase, op string) (float64, bool) {
-	best, found := 0.0, false
-	for _, iv := range p.Intervals {
-		if iv.DurationNs < int64(900*time.Millisecond) {
-			continue
-		}
-		var n uint64
-		for _, o := range iv.Ops {
-			if op == "" || o.Op == op {
-				n += o.Count
-			}
-		}
-		if v := perSec(n, iv.DurationNs); v > best || !found {
-			best, found = v, true
-		}
-	}
-	return best, found
-}
-
-// mergedSummary merges the ops' total histograms (latency, or service time)
-// into one summary for the "all ops" figure.
-func mergedSummary(p *result.Phase, service bool) result.Summary {
-	h := result.NewHist()
-	for _, o := range p.Ops {
-		enc := o.Hist
-		if service {
-			enc = o.ServiceHist
-		}
-		if oh, err := result.DecodeHist(enc); err == nil {
-			h.Merge(oh)
-		}
-	}
-	return result.Summarize(h)
-}
-
-func writeDataset(w io.Writer, r *result.Result) {
-	d := r.Dataset
-	if d.Records == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	s := fmt.Sprintf("dataset  : %s records x %s = %s logical", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
-	if d.DiskBytes > 0 {
-		s += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
-	}
-	if d.HostRAMBytes > 0 {
-		s += fmt.Sprintf("; host RAM %s", units.Bytes(float64(d.HostRAMBytes)))
-	}
-	fmt.Fprintln(w, s)
 }

@@ -20,7 +20,7 @@ type Analysis struct {
 	// PageCache compares the dataset with the host's memory; nil when the file
 	// records no dataset size.
 	PageCache *PageCache `json:"page_cache,omitempty"`
-	// Cost is present when a price is known (catalog, --platform or --price-per-hour).
+	// Cost is present when a price is known (the catalog's for the platform, or one given).
 	Cost *Cost `json:"cost,omitempty"`
 	// Notes are plain-language remarks about the analysis itself.
 	Notes []string `json:"notes,omitempty"`
@@ -30,9 +30,9 @@ type Analysis struct {
 type SteadyState struct {
 	// Method is "mser-5" (automatic, batches of 5 intervals), "mser" (automatic,
 	// batches of 1 interval, for series too short for batches of 5), "forced"
-	// (the user's --warmup) or "none" (no truncation possible or asked for).
+	// (the warm-up asked for) or "none" (no truncation possible or asked for).
 	Method string `json:"method"`
-	// Requested is the --warmup value: "auto", a duration, or "0".
+	// Requested is the warm-up asked for: "auto", a duration, or "0".
 	Requested string `json:"requested"`
 	// WarmupNs is the length trimmed from the start of the phase.
 	WarmupNs int64 `json:"warmup_ns"`
@@ -146,9 +146,29 @@ type PageCache struct {
 	// FitsInRAM is true when the dataset (on disk when known, else logical) is
 	// no larger than the host's RAM.
 	FitsInRAM bool `json:"fits_in_ram"`
-	// Verdict is the sentence the report prints.
-	Verdict string `json:"verdict"`
+	// Case is the verdict, one of the PageCache* constants; the report
+	// phrases it with the sizes above.
+	Case string `json:"case,omitempty"`
+	// Target is the target kind (named by the in-memory case).
+	Target string `json:"target,omitempty"`
+	// LoadHostRAM is true when HostRAMBytes is the load generator's RAM and
+	// the servers ran elsewhere (their RAM is not recorded).
+	LoadHostRAM bool `json:"load_host_ram,omitempty"`
+	// Reads is true when the phase read (ops the page cache can serve).
+	Reads bool `json:"reads,omitempty"`
+	// Verdict is the sentence files written before Case existed carry
+	// instead; reports show it as it is when Case is empty.
+	Verdict string `json:"verdict,omitempty"`
 }
+
+// The cases of a page-cache verdict (PageCache.Case).
+const (
+	PageCacheDirectIO   = "direct_io"   // O_DIRECT bypasses the page cache
+	PageCacheInMemory   = "in_memory"   // the target keeps its data in memory by design
+	PageCacheRAMUnknown = "ram_unknown" // the host's RAM is not recorded
+	PageCacheFits       = "fits"        // the dataset fits in RAM: see Reads
+	PageCacheExceeds    = "exceeds"     // larger than RAM: most reads reach the storage
+)
 
 // Cost normalises the steady throughput by the price of the cluster.
 type Cost struct {
@@ -156,7 +176,7 @@ type Cost struct {
 	InstanceType string `json:"instance_type,omitempty"`
 	Provider     string `json:"provider,omitempty"`
 	// PriceSource says where the price came from: the catalog entry's source,
-	// "--price-per-hour", or a user catalog file.
+	// "price per hour given" (analysis.PriceGiven), or a user catalog file.
 	PriceSource string `json:"price_source"`
 	PriceDate   string `json:"price_date,omitempty"`
 	Region      string `json:"region,omitempty"`

@@ -47,7 +47,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		if err := analyseFor(fs, r, aopt); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return flagNamed(fmt.Errorf("%s: %w", f, err))
 		}
 		rs[i] = r
 	}
@@ -58,9 +58,9 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	c, err := report.Compare(rs, report.CompareOptions{Files: files, Baseline: base, Force: *force})
 	if err != nil {
 		if errors.Is(err, report.ErrDifferentWorkloads) {
-			return usagef("%v", err)
+			return usagef("%v; compare runs of the same workload, or pass --force to compare anyway", err)
 		}
-		return err
+		return flagNamed(err)
 	}
 	return writeOut(env, *out, func(w io.Writer) error {
 		switch *format {

@@ -2,16 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"math"
 	"os"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -49,7 +46,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 		opt.MaxErrorRatio = -1 // no failures allowed
 	}
 	if err := opt.Validate(); err != nil {
-		return usagef("%v", err)
+		return usagef("%s", usererr.Render(err, flagOf))
 	}
 	var in []analysis.PlanInput
 	for _, arg := range files {
@@ -67,81 +64,14 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	rep, err := analysis.Plan(in, opt)
 	if err != nil {
-		return err
+		return flagNamed(err)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", " ")
-		return enc.Encode(rep)
+		return report.WritePlanJSON(env.Stdout, rep)
 	}
-	return writePlan(env.Stdout, rep)
+	return report.WritePlanText(env.Stdout, rep)
 }
 
-func writePlan(w io.Writer, rep *analysis.PlanReport) error {
-	fmt.Fprintf(w, "Capacity plan: %s ops/s with p99 <= %s (replication factor %d, nodes added in sets of %d)\n\n",
-		grouped(rep.ThroughputOpsPerS), time.Duration(rep.P99Ns), rep.RF, rep.Step)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tPLATFORM\tFILE\tPHASE\tMEASURED\tP99\tPER NODE\tNODES\t$/NODE-HOUR\tMONTHLY")
-	for _, r := range rep.Rows {
-		label := r.Label
-		if label == "" {
-			label = "-"
-		}
-		if !r.Feasible {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\n", r.Rank, label, r.File)
-			continue
-		}
-		measured := fmt.Sprintf("%s ops/s on %d", grouped(r.MeasuredOps), r.MeasuredNodes)
-		priceS, monthly := "-", "-"
-		if r.PriceKnown {
-			priceS = fmt.Sprintf("$%g", r.PricePerH)
-			monthly = "$" + grouped2(r.MonthlyUSD)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Rank, label, r.File, r.Phase, measured,
-			time.Duration(r.MeasuredP99Ns).Round(10*time.Microsecond), grouped(r.PerNodeOps), r.Nodes, priceS, monthly)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	var notes []string
-	for _, r := range rep.Rows {
-		if r.Reason != "" {
-			notes = append(notes, fmt.Sprintf("  %s (%s): %s", r.Label, r.File, r.Reason))
-		}
-		if r.PriceKnown && r.PriceSource != "" {
-			notes = append(notes, fmt.Sprintf("  %s price: %s", r.Label, r.PriceSource))
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "\nNotes\n%s\n", strings.Join(notes, "\n"))
-	}
-	fmt.Fprintf(w, "\nAssumptions\n")
-	for _, a := range rep.Assumptions {
-		fmt.Fprintf(w, "  - %s\n", a)
-	}
-	return nil
-}
-
-// grouped formats v rounded to a whole number with thousands separators.
-func grouped(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// grouped2 is grouped with cents.
-func grouped2(v float64) string {
-	c := math.Round(v * 100)
-	return grouped(math.Trunc(c/100)) + fmt.Sprintf(".%02d", int64(math.Abs(math.Mod(c, 100))))
-}
+// grouped2 formats v with cents and thousands separators (no currency sign).
+// Only catalog.go uses it now; it should call units.Fixed(v, 2) itself.
+func grouped2(v float64) string { return units.Fixed(v, 2) }

@@ -31,7 +31,7 @@ func TestReportFormats(t *testing.T) {
 		{"term", []string{"i3.16xlarge", "p99"}},
 		{"md", []string{"| Op rate (sustained) |", "### Latency", "| READ |"}},
 		{"html", []string{"<!DOCTYPE html>", `<svg class="chart"`, "prefers-color-scheme"}},
-		{"json", []string{`"schema": "platbench.report/v1"`, `"sustained_ops_per_s"`}},
+		{"json", []string{`"schema": "platbench.report/v2"`, `"sustained_ops_per_s"`}},
 		{"csv", []string{"phase,start_s,duration_s,op,count,ops_per_s", "\nrun,0,1,READ,"}},
 	}
 	for _, c := range cases {

@@ -1,8 +1,9 @@
-// Package synth builds deterministic synthetic results for the report
+package report
+
+// synthResult builds deterministic synthetic results for the report
 // package's tests, golden files, benchmarks and browser test. The figures are
 // made up but shaped like real runs: a warm-up ramp, noise, a few stalls,
 // per-interval latency summaries and real HDR histograms in the totals.
-package synth
 
 import (
 	"math"
@@ -16,8 +17,8 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Options shape a synthetic result. Zero values give a 60 s, two-op run.
-type Options struct {
+// synthOptions shape a synthetic result. Zero values give a 60 s, two-op run.
+type synthOptions struct {
 	Seconds  int      // run phase length; default 60
 	Ops      []string // op types; default READ, UPDATE
 	Rate     float64  // mean ops/s of the whole run at steady state; default 20000
@@ -37,8 +38,8 @@ type Options struct {
 	Events bool
 }
 
-// Result returns a complete, valid result.
-func Result(o Options) *result.Result {
+// synthResult returns a complete, valid result.
+func synthResult(o synthOptions) *result.Result {
 	if o.Seconds <= 0 {
 		o.Seconds = 60
 	}

@@ -1,0 +1,127 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/platbench/platbench/result"
+)
+
+// PhaseFigures are the figures of one phase that need no warm-up decision:
+// its facts, totals, whole-phase latency and whole-phase throughput. Every
+// phase of a report shows them (the load phase, sweep steps); the main phase
+// adds its Analysis (Figures). Numbers only: package report formats them.
+type PhaseFigures struct {
+	Phase       string  `json:"phase"`
+	Mode        string  `json:"mode"` // closed or open
+	DurationNs  int64   `json:"duration_ns"`
+	Concurrency int     `json:"concurrency"`
+	RateOpsPerS float64 `json:"rate_ops_per_s,omitempty"` // target rate of an open-loop phase
+	Interrupted bool    `json:"interrupted,omitempty"`
+	// Delayed counts open-loop ops that started more than DelayThresholdNs late.
+	Delayed          uint64 `json:"delayed,omitempty"`
+	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+
+	// Ops completed without error, Errors of every class, over the whole phase.
+	Ops           uint64            `json:"ops"`
+	Errors        uint64            `json:"errors"`
+	ErrorsByClass map[string]uint64 `json:"errors_by_class,omitempty"`
+	Bytes         uint64            `json:"bytes,omitempty"`
+
+	// Latency and Service merge every op type's histogram over the whole phase.
+	Latency result.Summary `json:"latency"`
+	Service result.Summary `json:"service"`
+	PerOp   []OpFigures    `json:"per_op"`
+
+	// Whole is the throughput over the whole phase: mean (Sustained*), peak
+	// and stability of every full interval. For the main phase it is the
+	// analysis' Raw window, so JSON leaves it out (see analysis.raw).
+	Whole result.Window `json:"-"`
+}
+
+// OpFigures is one op type over the whole phase.
+type OpFigures struct {
+	Op            string            `json:"op"`
+	Count         uint64            `json:"count"` // completed without error
+	Errors        uint64            `json:"errors"`
+	ErrorsByClass map[string]uint64 `json:"errors_by_class,omitempty"`
+	Bytes         uint64            `json:"bytes,omitempty"`
+	// Latency and Service are the op's own summaries, as the file records
+	// them (computed from its histograms when the run ended).
+	Latency result.Summary `json:"latency"`
+	Service result.Summary `json:"service"`
+}
+
+// Figures are what every report of a run shows: the main phase's figures
+// and its analysis (steady window, peak and sustained throughput, stability,
+// stalls, page cache, cost).
+type Figures struct {
+	PhaseFigures
+	Analysis *result.Analysis `json:"analysis"`
+}
+
+// SteadyOp is op's throughput over the steady window (zero when the window
+// has none of it).
+func (f *Figures) SteadyOp(op string) result.OpWindow {
+	for _, w := range f.Analysis.Steady.PerOp {
+		if w.Op == op {
+			return w
+		}
+	}
+	return result.OpWindow{Op: op}
+}
+
+// PhaseFiguresOf computes the figures of p. A histogram that does not
+// decode is an error (result.ErrMalformed).
+func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
+	f := &PhaseFigures{
+		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
+		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
+		Delayed: p.Delayed, DelayThresholdNs: p.DelayThresholdNs,
+	}
+	for _, o := range p.Ops {
+		of := OpFigures{Op: o.Op, Count: o.Count, Bytes: o.Bytes, ErrorsByClass: o.Errors, Latency: o.Latency, Service: o.Service}
+		for c, n := range o.Errors {
+			of.Errors += n
+			if f.ErrorsByClass == nil {
+				f.ErrorsByClass = map[string]uint64{}
+			}
+			f.ErrorsByClass[c] += n
+		}
+		f.Ops += o.Count
+		f.Errors += of.Errors
+		f.Bytes += o.Bytes
+		f.PerOp = append(f.PerOp, of)
+	}
+	n := len(p.Intervals)
+	var err error
+	if f.Latency, err = WindowLatency(p, 0, n, result.HistLatency); err != nil {
+		return nil, err
+	}
+	if f.Service, err = WindowLatency(p, 0, n, result.HistService); err != nil {
+		return nil, err
+	}
+	f.Whole = window(p, 0, n)
+	return f, nil
+}
+
+// FiguresOf computes the figures of r's main phase with r's analysis. A file
+// without an analysis of its main phase (written by an older platbench, or
+// raw) is analysed here with the warm-up it was run with and default options,
+// as `platbench report` does; r.Analysis is left as it is.
+func FiguresOf(r *result.Result) (*Figures, error) {
+	p := r.MainPhase()
+	if p == nil {
+		return nil, fmt.Errorf("%w: no phase to report", result.ErrMalformed)
+	}
+	pf, err := PhaseFiguresOf(p)
+	if err != nil {
+		return nil, err
+	}
+	a := r.Analysis
+	if a == nil || (a.Phase != "" && a.Phase != p.Name) {
+		if a, err = Analyze(r, Options{Warmup: r.Config.Warmup}); err != nil {
+			return nil, err
+		}
+	}
+	return &Figures{PhaseFigures: *pf, Analysis: a}, nil
+}
