@@ -113,7 +113,7 @@ func openTestFile(c *Config) (*testFile, error) {
 		if fit := (avail - freeMargin) / (1 << 20) * (1 << 20); fit+tf.fresh >= 16<<20 {
 			fix = fmt.Sprintf("a size of %s or less, or another directory", units.Bytes(float64(fit+tf.fresh)))
 		}
-		return nil, usererr.Field("size", "does not fit: the test file needs %s more in %s, %s is free and the probe keeps %s spare (fix: %s)",
+		return nil, usererr.Field("size", "does not fit: not enough free space: the test file needs %s more in %s, %s is free and the probe keeps %s spare (fix: %s)",
 			units.Bytes(float64(need)), dir, units.Bytes(float64(avail)), units.Bytes(float64(freeMargin)), fix)
 	}
 	return tf, nil
