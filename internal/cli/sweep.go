@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -22,72 +21,54 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.analysis = &analysis.Options{}
 	b.fs.StringVar(&b.analysis.Warmup, "warmup", "auto", "warm-up trimmed from each step: auto (MSER), a duration like 5s, or 0")
-	var (
-		rates   string
-		findMax bool
-		p99     string
-		start   = rateFlag{v: sweep.DefaultStart}
-		maxRate = rateFlag{v: sweep.DefaultMax}
-		step    string
-		bisect  int
-	)
+	sc := sweep.Config{Start: sweep.DefaultStart, Max: sweep.DefaultMax, Step: sweep.DefaultStep, Bisect: sweep.DefaultBisect}
+	var rates string
 	b.fs.StringVar(&rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
-	b.fs.BoolVar(&findMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
-	b.fs.StringVar(&p99, "p99", "", "latency objective: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
-	b.fs.Var(&start, "start", "first rate of --find-max (ops/s)")
-	b.fs.Var(&maxRate, "max", "highest rate --find-max tries (ops/s)")
-	b.fs.StringVar(&step, "step", "30s", "length of each step")
-	b.fs.IntVar(&bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
+	b.fs.BoolVar(&sc.FindMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
+	b.fs.Var((*units.Duration)(&sc.ObjectiveP99), "p99", "latency objective: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
+	b.fs.Var((*units.Rate)(&sc.Start), "start", "first rate of --find-max (ops/s)")
+	b.fs.Var((*units.Rate)(&sc.Max), "max", "highest rate --find-max tries (ops/s)")
+	b.fs.Var((*units.Duration)(&sc.Step), "step", "length of each step")
+	b.fs.IntVar(&sc.Bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
 	if err := parseFlags(b.fs, args); err != nil {
 		return err
 	}
 	if b.fs.NArg() > 0 {
 		return usagef("unexpected argument %q", b.fs.Arg(0))
 	}
-	set := map[string]bool{}
-	b.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, f := range []string{"rate", "duration", "ops", "start-at", "event", "shard"} {
-		if set[f] {
+		if flagSet(b.fs, f) {
 			return usagef("--%s does not apply to a sweep (fix: %s)", f, map[string]string{
 				"rate": "--rates or --find-max", "duration": "--step", "ops": "--step",
 				"start-at": "start the sweep when you want", "event": "'platbench run --rate R --event ...'",
 				"shard": "one loader per sweep"}[f])
 		}
 	}
-	cfg, err := b.config()
-	if err != nil {
-		return err
+	if sc.Bisect < 0 {
+		return usagef("--bisect %d is negative (fix: 0 for none, or a few steps such as 3)", sc.Bisect)
 	}
-	sc := sweep.Config{Bench: cfg, FindMax: findMax, Bisect: bisect, Warmup: b.analysis.Warmup, Start: start.v, Max: maxRate.v}
-	if set["bisect"] && bisect == 0 {
+	if flagSet(b.fs, "bisect") && sc.Bisect == 0 {
 		sc.Bisect = -1 // none, rather than the default
 	}
-	if bisect < 0 {
-		return usagef("--bisect %d is negative (fix: 0 for none, or a few steps such as 3)", bisect)
+	if flagSet(b.fs, "p99") && sc.ObjectiveP99 == 0 {
+		return usagef("--p99 is 0 (fix: a latency objective such as 10ms, or leave it out to judge on keeping up only)")
 	}
 	if rates != "" {
 		for _, s := range strings.Split(rates, ",") {
-			var r rateFlag
-			if err := r.Set(s); err != nil || r.v == 0 {
+			r, err := units.ParseRate(s)
+			if err != nil || r == 0 {
 				return usagef("bad --rates %q: %q is not a positive rate (e.g. 10k,20k,40k)", rates, s)
 			}
-			sc.Rates = append(sc.Rates, r.v)
+			sc.Rates = append(sc.Rates, r)
 		}
 	}
-	if p99 != "" {
-		d, err := time.ParseDuration(p99)
-		if err != nil || d <= 0 {
-			return usagef("bad --p99 %q: use a positive duration such as 10ms", p99)
-		}
-		sc.ObjectiveP99 = d
+	cfg, err := b.config(false)
+	if err != nil {
+		return err
 	}
-	d, err := time.ParseDuration(step)
-	if err != nil || d <= 0 {
-		return usagef("bad --step %q: use a positive duration such as 30s", step)
-	}
-	sc.Step = d
+	sc.Bench, sc.Warmup = cfg, b.analysis.Warmup
 	if err := sc.Validate(); err != nil {
-		return usagef("%v", err)
+		return usage(err)
 	}
 
 	bench.Version = ToolVersion()
