@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"math"
 	"time"
 
@@ -84,25 +85,17 @@ type Config struct {
 // EnsureDefaults fills every zero field that has a default (see each
 // field's doc). Fields set, even to bad values, are left for Validate.
 func (c *Config) EnsureDefaults() {
-	if c.Target == "" {
-		c.Target = DefaultTarget
-	}
+	c.Target = cmp.Or(c.Target, DefaultTarget)
 	c.Workload.EnsureDefaults()
 	if c.Runner.Duration == 0 && c.Runner.Ops == 0 {
 		c.Runner.Duration = DefaultDuration
 	}
-	if c.Runner.Concurrency == 0 {
-		c.Runner.Concurrency = DefaultConcurrency
-	}
+	c.Runner.Concurrency = cmp.Or(c.Runner.Concurrency, DefaultConcurrency)
 	if !c.Load && !c.Run {
 		c.Load, c.Run = true, true
 	}
-	if c.Shards == 0 {
-		c.Shards = 1
-	}
-	if c.Warmup == "" {
-		c.Warmup = DefaultWarmup
-	}
+	c.Shards = cmp.Or(c.Shards, 1)
+	c.Warmup = cmp.Or(c.Warmup, DefaultWarmup)
 }
 
 // Validate reports every problem of c at once (call EnsureDefaults first):

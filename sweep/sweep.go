@@ -15,6 +15,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,30 +80,14 @@ type Config struct {
 // EnsureDefaults fills every zero field that has a default.
 func (c *Config) EnsureDefaults() {
 	c.Bench.EnsureDefaults()
-	if c.Step == 0 {
-		c.Step = DefaultStep
-	}
-	if c.Start == 0 {
-		c.Start = DefaultStart
-	}
-	if c.Max == 0 {
-		c.Max = DefaultMax
-	}
-	if c.Bisect == 0 {
-		c.Bisect = DefaultBisect
-	}
-	if c.Warmup == "" {
-		c.Warmup = DefaultWarmup
-	}
-	if c.MinAchieved == 0 {
-		c.MinAchieved = DefaultMinAchieved
-	}
-	if c.MaxDelayed == 0 {
-		c.MaxDelayed = DefaultMaxDelayed
-	}
-	if c.MaxErrors == 0 {
-		c.MaxErrors = DefaultMaxErrors
-	}
+	c.Step = cmp.Or(c.Step, DefaultStep)
+	c.Start = cmp.Or(c.Start, DefaultStart)
+	c.Max = cmp.Or(c.Max, DefaultMax)
+	c.Bisect = cmp.Or(c.Bisect, DefaultBisect)
+	c.Warmup = cmp.Or(c.Warmup, DefaultWarmup)
+	c.MinAchieved = cmp.Or(c.MinAchieved, DefaultMinAchieved)
+	c.MaxDelayed = cmp.Or(c.MaxDelayed, DefaultMaxDelayed)
+	c.MaxErrors = cmp.Or(c.MaxErrors, DefaultMaxErrors)
 }
 
 // Validate reports every problem of c at once (call EnsureDefaults first):

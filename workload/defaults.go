@@ -1,9 +1,11 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/platbench/platbench/internal/usererr"
@@ -31,33 +33,15 @@ var ErrInvalid = errors.New("invalid workload")
 // constants); an empty Mix becomes YCSB A (READ=0.5, UPDATE=0.5). Fields that
 // are set, even to bad values, are left for Validate to report.
 func (s *Spec) EnsureDefaults() {
-	if s.Records == 0 {
-		s.Records = DefaultRecords
-	}
-	if s.FieldCount == 0 {
-		s.FieldCount = DefaultFieldCount
-	}
-	if s.FieldLength == 0 {
-		s.FieldLength = DefaultFieldLength
-	}
-	if s.KeyPrefix == "" {
-		s.KeyPrefix = DefaultKeyPrefix
-	}
-	if s.Distribution == "" {
-		s.Distribution = DefaultDistribution
-	}
-	if s.ZipfConstant == 0 {
-		s.ZipfConstant = DefaultZipfConstant
-	}
-	if s.HotsetFraction == 0 {
-		s.HotsetFraction = DefaultHotsetFraction
-	}
-	if s.HotOpnFraction == 0 {
-		s.HotOpnFraction = DefaultHotOpnFraction
-	}
-	if s.MaxScanLength == 0 {
-		s.MaxScanLength = DefaultMaxScanLength
-	}
+	s.Records = cmp.Or(s.Records, DefaultRecords)
+	s.FieldCount = cmp.Or(s.FieldCount, DefaultFieldCount)
+	s.FieldLength = cmp.Or(s.FieldLength, DefaultFieldLength)
+	s.KeyPrefix = cmp.Or(s.KeyPrefix, DefaultKeyPrefix)
+	s.Distribution = cmp.Or(s.Distribution, DefaultDistribution)
+	s.ZipfConstant = cmp.Or(s.ZipfConstant, DefaultZipfConstant)
+	s.HotsetFraction = cmp.Or(s.HotsetFraction, DefaultHotsetFraction)
+	s.HotOpnFraction = cmp.Or(s.HotOpnFraction, DefaultHotOpnFraction)
+	s.MaxScanLength = cmp.Or(s.MaxScanLength, DefaultMaxScanLength)
 	if len(s.Mix) == 0 {
 		s.Mix = MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}
 	}
@@ -65,15 +49,6 @@ func (s *Spec) EnsureDefaults() {
 
 // Dists lists the known key distributions in the order docs show them.
 var Dists = []Dist{DistUniform, DistZipfian, DistLatest, DistHotspot, DistSequential, DistGaussian}
-
-func knownDist(d Dist) bool {
-	for _, k := range Dists {
-		if k == d {
-			return true
-		}
-	}
-	return false
-}
 
 // Validate reports every problem of s at once, as one line that names each
 // fix; the error wraps ErrInvalid and the usererr.Error of each problem,
@@ -116,7 +91,7 @@ func (s *Spec) Problems() usererr.List {
 }
 
 func (s *Spec) distProblems(p *usererr.List) {
-	if !knownDist(s.Distribution) {
+	if !slices.Contains(Dists, s.Distribution) {
 		p.Add("distribution", "%q is unknown (fix: use one of %s)", s.Distribution, distNames())
 	}
 	if s.Distribution == DistZipfian || s.Distribution == DistLatest {

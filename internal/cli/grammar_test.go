@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/suite"
 	"github.com/platbench/platbench/workload"
@@ -77,15 +78,20 @@ func flagLeg(t *testing.T, k units.Kind, s string) (float64, bool) {
 	if err != nil {
 		t.Fatalf("%s %s: %v", flag, s, err)
 	}
+	return valueOf(cfg, k), true
+}
+
+// valueOf is the setting of kind k the legs set in a bench config.
+func valueOf(cfg bench.Config, k units.Kind) float64 {
 	switch k {
 	case units.KindCount:
-		return float64(cfg.Workload.Records), true
+		return float64(cfg.Workload.Records)
 	case units.KindSize:
-		return float64(cfg.Workload.FieldLength), true
+		return float64(cfg.Workload.FieldLength)
 	case units.KindRate:
-		return cfg.Runner.Rate, true
+		return cfg.Runner.Rate
 	}
-	return float64(cfg.Runner.Duration), true
+	return float64(cfg.Runner.Duration)
 }
 
 // workloadFileLeg: records (count) and field_length (size); a workload file
@@ -120,14 +126,5 @@ func suiteFileLeg(t *testing.T, k units.Kind, s string) (float64, bool) {
 	if err != nil || len(cells) != 1 {
 		t.Fatalf("%s: %d cells, %v", fmt.Sprintf(line, s), len(cells), err)
 	}
-	cfg := cells[0].Config
-	switch k {
-	case units.KindCount:
-		return float64(cfg.Workload.Records), true
-	case units.KindSize:
-		return float64(cfg.Workload.FieldLength), true
-	case units.KindRate:
-		return cfg.Runner.Rate, true
-	}
-	return float64(cfg.Runner.Duration), true
+	return valueOf(cells[0].Config, k), true
 }

@@ -213,13 +213,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.analysis = addAnalysisFlags(b.fs)
-	if err := parseFlags(b.fs, args); err != nil {
-		return err
-	}
-	if b.fs.NArg() > 0 {
-		return usagef("unexpected argument %q", b.fs.Arg(0))
-	}
-	cfg, err := b.config(false)
+	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err
 	}
@@ -228,28 +222,48 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 
 func runLoad(ctx context.Context, env *Env, args []string) error {
 	b := newBenchFlags(env, "load", "Run only the load phase: insert the workload's records into the target (then use 'run --no-load').")
-	if err := parseFlags(b.fs, args); err != nil {
-		return err
-	}
-	if b.fs.NArg() > 0 {
-		return usagef("unexpected argument %q", b.fs.Arg(0))
-	}
-	cfg, err := b.config(true)
+	cfg, err := b.parse(args, true)
 	if err != nil {
 		return err
 	}
 	return execute(ctx, env, b, cfg)
 }
 
+// parse parses args (flags only) into a validated bench.Config.
+func (b *benchFlags) parse(args []string, loadOnly bool) (bench.Config, error) {
+	if err := b.parseArgs(args); err != nil {
+		return bench.Config{}, err
+	}
+	return b.config(loadOnly)
+}
+
+// parseArgs parses args, which are flags only.
+func (b *benchFlags) parseArgs(args []string) error {
+	if err := parseFlags(b.fs, args); err != nil {
+		return err
+	}
+	if b.fs.NArg() > 0 {
+		return usagef("unexpected argument %q", b.fs.Arg(0))
+	}
+	return nil
+}
+
+// resultPath is --out, or a file name made of the command, the target, the
+// workload and the time; it fails before the benchmark, not after, when the
+// result cannot be written there.
+func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error) {
+	out := b.out
+	if out == "" {
+		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
+	}
+	return out, checkWritable(out)
+}
+
 // execute runs the benchmark, writes the result files and prints the report.
 func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) error {
 	bench.Version = ToolVersion()
-	out := b.out
-	if out == "" {
-		out = fmt.Sprintf("platbench-%s-%s-%s.json", sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
-	}
-	// Fail before the benchmark, not after, when the result cannot be written.
-	if err := checkWritable(out); err != nil {
+	out, err := b.resultPath("platbench", cfg)
+	if err != nil {
 		return err
 	}
 	if !b.quiet {
