@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
@@ -107,6 +108,11 @@ func (c *Config) Validate() error {
 		l.Add("shard", "%d/%d is out of range (fix: shard i of N loaders with 0 <= i < N, e.g. 0/3)", c.Shard, c.Shards)
 	}
 	l = append(l, c.Workload.Problems()...)
+	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
+		// Checked here, not only by the analysis after the run: a typo must
+		// not cost the whole benchmark.
+		l.Add("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration such as 75s, or 0)", c.Warmup)
+	}
 	if c.Run {
 		rc := &c.Runner
 		if rc.Duration < 0 {

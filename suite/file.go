@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
@@ -232,6 +233,9 @@ func (f *File) Validate() error {
 		if (w.Preset == "") == (w.File == "") {
 			l.Addf("workload %d needs exactly one of preset and file (fix: preset: ycsb-a)", i+1)
 		}
+	}
+	if (&analysis.Options{Warmup: f.Warmup}).Validate() != nil {
+		l.Add("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration such as 75s, or 0)", f.Warmup)
 	}
 	if f.Duration != nil && f.Ops != nil {
 		l.Add("duration", "and ops exclude each other (fix: one of them)")

@@ -38,6 +38,7 @@ func TestParseMalformed(t *testing.T) {
 		{"zero concurrency", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nconcurrency: 0\n", []string{"concurrency is 0"}},
 		{"zero field length", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nfield_length: 0B\n", []string{"field_length is 0"}},
 		{"zero records", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrecords: [1k, 0]\n", []string{"records is 0"}},
+		{"bad warmup", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nwarmup: soon\n", []string{`warmup "soon" is not auto, 0 or a duration`}},
 		{"duration and ops", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduration: 5s\nops: 1M\n", []string{"duration and ops exclude each other"}},
 		{"duplicate cells", "targets: [{url: embedded}, {url: 'embedded://x'}]\nworkloads: [ycsb-a]\n", []string{"two cells", "embedded.ycsb-a"}},
 		{"unquoted mix in a flow map", "targets: [{url: embedded}]\nworkloads:\n  - {preset: ycsb-a, mix: read=1,update=9}\n", []string{"line 3", "must be quoted"}},

@@ -115,6 +115,9 @@ func (c *Config) Validate() error {
 	if c.FindMax && (!(c.Start > 0) || !(c.Max >= c.Start) || math.IsInf(c.Max, 0)) {
 		l.Add("start", "%s and max %s must be rates with 0 < start <= max (fix: e.g. start 1k, max 1M)", units.Compact(c.Start), units.Compact(c.Max))
 	}
+	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
+		l.Add("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration such as 5s, or 0)", c.Warmup)
+	}
 	if c.Bisect > 20 {
 		l.Add("bisect", "%d is out of range (fix: 0 to 20)", c.Bisect)
 	}

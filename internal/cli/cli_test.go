@@ -107,6 +107,8 @@ func TestBadInputOneLineError(t *testing.T) {
 		// The library names config fields; the command line shows the flags.
 		{"bad perf scope", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--distribution "pareto" is unknown`},
 		{"every problem at once", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--perf-scope "cluster" is not process`},
+		// Before the benchmark, not after it.
+		{"bad warmup", []string{"run", "--warmup", "soon", "--out", filepath.Join(dir, "w.json")}, `--warmup "soon" is not auto, 0 or a duration`},
 		{"event after the end", []string{"run", "--duration", "5s", "--event", "90:kill:4242"}, "--event kill:4242 at 1m30s is not within the 5s run phase"},
 	}
 	for _, c := range cases {
