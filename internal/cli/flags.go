@@ -17,10 +17,11 @@ type kvFlag map[string]string
 func (k kvFlag) String() string { return "" }
 func (k kvFlag) Set(s string) error {
 	key, val, ok := strings.Cut(s, "=")
+	key = strings.TrimSpace(key)
 	if !ok || key == "" {
 		return fmt.Errorf("%q is not key=value", s)
 	}
-	k[strings.TrimSpace(key)] = strings.TrimSpace(val)
+	k[key] = strings.TrimSpace(val)
 	return nil
 }
 
