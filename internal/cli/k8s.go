@@ -23,7 +23,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	image := fs.String("image", "platbench:latest", "container image with the platbench binary at /usr/local/bin/platbench")
 	pvc := fs.String("pvc", "platbench-results", "PersistentVolumeClaim the results are written to (mounted at /results)")
 	lead := units.Duration(2 * time.Minute)
-	fs.Var(&lead, "lead", "how far in the future the loaders start their run phase together")
+	fs.Var(&lead, "lead", "how far in the future (a `duration`) the loaders start their run phase together")
 	startAt := fs.String("start-at", "", "RFC 3339 start time of the run phase (default now + --lead)")
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")

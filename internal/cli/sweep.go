@@ -73,10 +73,10 @@ func newSweepFlags(env *Env) (*benchFlags, *sweep.Config, *string) {
 	rates := new(string)
 	b.fs.StringVar(rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
 	b.fs.BoolVar(&sc.FindMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
-	b.fs.Var((*units.Duration)(&sc.ObjectiveP99), "p99", "latency objective: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
-	b.fs.Var((*units.Rate)(&sc.Start), "start", "first rate of --find-max (ops/s)")
-	b.fs.Var((*units.Rate)(&sc.Max), "max", "highest rate --find-max tries (ops/s)")
-	b.fs.Var((*units.Duration)(&sc.Step), "step", "length of each step")
+	b.fs.Var((*units.Duration)(&sc.ObjectiveP99), "p99", "latency objective, a `duration`: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
+	b.fs.Var((*units.Rate)(&sc.Start), "start", "first `rate` of --find-max (ops/s)")
+	b.fs.Var((*units.Rate)(&sc.Max), "max", "highest `rate` --find-max tries (ops/s)")
+	b.fs.Var((*units.Duration)(&sc.Step), "step", "length of each step, a `duration`")
 	b.fs.IntVar(&sc.Bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
 	return b, sc, rates
 }
