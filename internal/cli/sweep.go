@@ -98,8 +98,20 @@ func sweepConfig(b *benchFlags, sc *sweep.Config, rates string) (bench.Config, e
 	if flagSet(b.fs, "bisect") && sc.Bisect == 0 {
 		sc.Bisect = -1 // none, rather than the default
 	}
-	if flagSet(b.fs, "p99") && sc.ObjectiveP99 == 0 {
-		return bench.Config{}, usagef("--p99 is 0 (fix: a latency objective such as 10ms, or leave it out to judge on keeping up only)")
+	// A 0 the sweep would read as "not given" is an error, not the default.
+	for _, z := range []struct {
+		flag string
+		zero bool
+		fix  string
+	}{
+		{"p99", sc.ObjectiveP99 == 0, "a latency objective such as 10ms, or leave it out to judge on keeping up only"},
+		{"step", sc.Step == 0, "a step length such as 30s"},
+		{"start", sc.Start == 0, "a first rate such as 1k"},
+		{"max", sc.Max == 0, "a highest rate such as 1M"},
+	} {
+		if z.zero && flagSet(b.fs, z.flag) {
+			return bench.Config{}, usagef("--%s is 0 (fix: %s)", z.flag, z.fix)
+		}
 	}
 	if rates != "" {
 		for _, s := range strings.Split(rates, ",") {

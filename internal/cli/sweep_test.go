@@ -48,6 +48,8 @@ func TestSweepCommandBadInput(t *testing.T) {
 		{[]string{"--rates", "10k", "--step", "fast"}, `invalid value "fast" for flag -step: "fast" is not a duration`},
 		{[]string{"--find-max", "--p99", "ten"}, `invalid value "ten" for flag -p99`},
 		{[]string{"--find-max", "--p99", "0"}, "--p99 is 0"},
+		{[]string{"--find-max", "--p99", "10ms", "--start", "0"}, "--start is 0"},
+		{[]string{"--rates", "1k", "--step", "0s"}, "--step is 0"},
 		{[]string{"--rates", "10k", "--step", "1s", "--bisect", "30"}, "--step 1s is too short"}, // every problem at once
 		{[]string{"--rates", "10k", "--step", "1s", "--bisect", "30"}, "--bisect 30 is out of range"},
 		{[]string{"--find-max", "--p99", "10ms", "--start", "10k", "--max", "1k"}, "0 < start <= max"},
