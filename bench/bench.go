@@ -1,7 +1,12 @@
 // Package bench runs one benchmark end to end: open the target, load the
 // dataset, run the workload, and assemble the result file's content. It is
-// the library call behind `platbench run` and `platbench load`; it writes no
-// files and prints nothing (the CLI does both).
+// the library call behind `platbench run` and `platbench load`, and each
+// cell of a suite; it writes no files and prints nothing (the CLI does both).
+//
+// Types that matter: Config, whose defaults (the Default* constants,
+// EnsureDefaults) are those of every command, and whose Validate reports
+// every problem at once; Run; and Session (Open, Load, RunPhase, Finish)
+// for commands that run several phases against one target (sweeps).
 package bench
 
 import (
@@ -21,47 +26,15 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Config is one benchmark. It is copied into the result file.
-type Config struct {
-	// Target is the target URL. Default "embedded".
-	Target string
-	// TargetOpts are extra target options (--target-opt key=value).
-	TargetOpts map[string]string
-	// Workload is the workload, with defaults applied.
-	Workload workload.Spec
-	// Runner holds duration, op count, concurrency, rate, seed.
-	Runner runner.Config
-	// Load runs the load phase before the run phase. Default set by the CLI.
-	Load bool
-	// Run runs the run phase (false for `platbench load`).
-	Run bool
-	// Shard and Shards split the key space and the rate between loaders
-	// (shard Shard of Shards, 0-based). Default 0 of 1.
-	Shard, Shards int
-	// Label names the run in comparisons.
-	Label string
-	// StartAt, if set, is the wall-clock time the run phase starts (loaders
-	// of a distributed run agree on it).
-	StartAt time.Time
-	// Extra is recorded in the result's config as is.
-	Extra map[string]string
-	// Warmup is recorded in the config ("auto", a duration or "0").
-	Warmup string
-	// Telemetry selects what is recorded about the host, the server process
-	// and platbench itself during the run (package telemetry).
-	Telemetry telemetry.Config
-	// OnTelemetry, if set, is called with the running telemetry session
-	// (the Prometheus endpoint reads its latest samples).
-	OnTelemetry func(*telemetry.Session)
-}
-
 // Version is written into results; the CLI sets it.
 var Version = "dev"
 
-// Run runs the benchmark. On Ctrl-C (ctx cancelled) it stops the current
-// phase and still returns the result of what ran, with the phase marked
-// interrupted. A nil result comes with an error that says what to fix.
+// Run runs the benchmark (defaults applied, see Config). On Ctrl-C (ctx
+// cancelled) it stops the current phase and still returns the result of
+// what ran, with the phase marked interrupted. A nil result comes with an
+// error that says what to fix.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	cfg.EnsureDefaults()
 	s, err := Open(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -96,26 +69,14 @@ type Session struct {
 	tel  *telemetry.Session
 }
 
-// Open validates cfg, opens and sets up the target, and fingerprints the platform.
+// Open applies cfg's defaults, validates it, opens and sets up the target,
+// and fingerprints the platform.
 func Open(ctx context.Context, cfg Config) (*Session, error) {
-	if cfg.Target == "" {
-		cfg.Target = "embedded"
-	}
-	if cfg.Shards <= 0 {
-		cfg.Shards = 1
-	}
-	if cfg.Shard < 0 || cfg.Shard >= cfg.Shards {
-		return nil, fmt.Errorf("shard %d/%d is out of range (use --shard i/N with 0 <= i < N)", cfg.Shard, cfg.Shards)
-	}
-	spec := cfg.Workload
-	if err := spec.Validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Run {
-		if err := cfg.Runner.Validate(); err != nil {
-			return nil, err
-		}
-	}
+	spec := cfg.Workload
 	// Each loader of a distributed run takes its share of the total rate.
 	if cfg.Runner.Rate > 0 && cfg.Shards > 1 {
 		cfg.Runner.Rate /= float64(cfg.Shards)
@@ -149,9 +110,6 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			Warmup:      cfg.Warmup,
 			Extra:       cfg.Extra,
 		},
-	}
-	if r.Config.Concurrency == 0 {
-		r.Config.Concurrency = runner.DefaultConcurrency
 	}
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
@@ -198,9 +156,6 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	s.r.Events = append(s.r.Events, evs...)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
 }
-
-// Result is the result being built (for adding notes or config).
-func (s *Session) Result() *result.Result { return s.r }
 
 // Close stops the telemetry (if Finish did not) and closes the target
 // (dropping what Setup made unless kept).

@@ -2,7 +2,7 @@
 // by: one row per instance type with its provider, architecture, vCPUs, RAM,
 // local storage, on-demand price per hour, region, the date of the price and
 // where it came from. The list is embedded in the binary (instances.csv) and a
-// user file in the same CSV shape overrides or extends it (--catalog FILE).
+// user file in the same CSV shape overrides or extends it (Load).
 //
 // The catalog does not fetch prices: they are dated, with their source, and
 // the user is expected to override them when they matter. It knows nothing
@@ -16,10 +16,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 //go:embed instances.csv
@@ -29,11 +32,17 @@ var embedded string
 // (The DataStax report's $455.52/month for an i3.2xlarge is $0.624 x 730.)
 const HoursPerMonth = 730.0
 
-// ErrUnknown is wrapped by Lookup's error for an instance type not in the catalog.
+// ErrUnknown is wrapped by Lookup's error (a usererr.Error) for an instance
+// type not in the catalog.
 var ErrUnknown = errors.New("unknown instance type")
 
 // ErrMalformed is wrapped by every error about a catalog file that cannot be read.
 var ErrMalformed = errors.New("malformed catalog")
+
+// malformed is a user error about a catalog file that wraps ErrMalformed.
+func malformed(format string, a ...any) error {
+	return fmt.Errorf("%w %w", ErrMalformed, usererr.New(format, a...))
+}
 
 // Instance is one instance type and its on-demand price.
 type Instance struct {
@@ -105,7 +114,7 @@ func Load(userFile string) (*Catalog, error) {
 	}
 	f, err := os.Open(userFile)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read catalog %s: %w (fix: check the --catalog path)", userFile, err)
+		return nil, usererr.Field("catalog", "file %s cannot be read: %v (fix: the path of a CSV file of instance prices)", userFile, err)
 	}
 	defer f.Close()
 	u, err := Parse(f, userFile)
@@ -156,8 +165,8 @@ func (c *Catalog) Lookup(name string) (Instance, error) {
 	if strings.ContainsAny(f, " '\"") {
 		f = "'" + strings.ReplaceAll(f, "'", "") + "'"
 	}
-	return Instance{}, fmt.Errorf("%w %q: not in the catalog%s (fix: run 'platbench catalog --filter %s' to see known types, add a row with --catalog FILE, or give the price with --price-per-hour)",
-		ErrUnknown, name, hint, f)
+	return Instance{}, fmt.Errorf("%w %w", ErrUnknown, usererr.New("%q: not in the catalog%s (fix: list the known types of family %s with the catalog command, add a row in a catalog file, or give the price per hour)",
+		name, hint, f))
 }
 
 // family is the part of an instance name before its size: "i3" for "i3.9xlarge".
@@ -219,103 +228,37 @@ func Parse(r io.Reader, name string) (*Catalog, error) {
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%w %s: empty file (fix: start with the header row %s)", ErrMalformed, name, strings.Join(columns, ","))
-	}
+	col, err := parseHeader(cr, name)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %v (fix: write it as CSV with the header row %s)", ErrMalformed, name, err, strings.Join(columns, ","))
-	}
-	col := map[string]int{}
-	var probs []string
-	for i, h := range header {
-		h = key(h)
-		known := false
-		for _, c := range columns {
-			if c == h {
-				known = true
-			}
-		}
-		if !known {
-			probs = append(probs, fmt.Sprintf("unknown column %q", h))
-			continue
-		}
-		col[h] = i
-	}
-	for _, req := range columns[:3] {
-		if _, ok := col[req]; !ok {
-			probs = append(probs, fmt.Sprintf("no %s column", req))
-		}
-	}
-	if len(probs) > 0 {
-		return nil, fmt.Errorf("%w %s: header: %s (fix: the header row names columns from %s)", ErrMalformed, name, strings.Join(probs, "; "), strings.Join(columns, ","))
+		return nil, err
 	}
 	c := &Catalog{}
 	seen := map[string]int{}
+	var probs []string
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			// (FieldPos panics after a failed Read: the error has the line.)
 			probs = append(probs, err.Error())
 			if len(probs) > 10 {
 				break
 			}
 			continue
 		}
-		get := func(k string) string {
+		line, _ := cr.FieldPos(0)
+		in, bad := parseRow(func(k string) string {
 			i, ok := col[k]
 			if !ok || i >= len(rec) {
 				return ""
 			}
 			return strings.TrimSpace(rec[i])
-		}
-		in := Instance{
-			Provider:     get("provider"),
-			Type:         get("instance_type"),
-			Arch:         get("arch"),
-			LocalStorage: get("local_storage"),
-			Region:       get("region"),
-			PriceDate:    get("price_date"),
-			Source:       get("source"),
-			File:         name,
-		}
+		}, line, name)
+		probs = append(probs, bad...)
 		if in.Type == "" {
-			probs = append(probs, fmt.Sprintf("line %d: no instance_type", line))
 			continue
-		}
-		if in.Provider == "" {
-			probs = append(probs, fmt.Sprintf("line %d (%s): no provider", line, in.Type))
-		}
-		if p := get("price_per_hour_usd"); p == "" {
-			probs = append(probs, fmt.Sprintf("line %d (%s): no price_per_hour_usd", line, in.Type))
-		} else if v, err := strconv.ParseFloat(strings.TrimPrefix(p, "$"), 64); err != nil || v <= 0 || v != v || v > 1e6 {
-			probs = append(probs, fmt.Sprintf("line %d (%s): price_per_hour_usd %q is not a positive number of dollars", line, in.Type, p))
-		} else {
-			in.PricePerHourUSD = v
-		}
-		if v := get("vcpus"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				probs = append(probs, fmt.Sprintf("line %d (%s): vcpus %q is not a whole number", line, in.Type, v))
-			}
-			in.VCPUs = n
-		}
-		if v := get("ram_gib"); v != "" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 {
-				probs = append(probs, fmt.Sprintf("line %d (%s): ram_gib %q is not a number of GiB", line, in.Type, v))
-			}
-			in.RAMGiB = f
-		}
-		if a := get("aliases"); a != "" {
-			for _, s := range strings.Split(a, "|") {
-				if s = strings.TrimSpace(s); s != "" {
-					in.Aliases = append(in.Aliases, s)
-				}
-			}
 		}
 		if prev, dup := seen[key(in.Type)]; dup {
 			probs = append(probs, fmt.Sprintf("line %d: %s is already on line %d", line, in.Type, prev))
@@ -330,11 +273,93 @@ func Parse(r io.Reader, name string) (*Catalog, error) {
 			more = fmt.Sprintf("; and %d more", len(probs)-5)
 			probs = probs[:5]
 		}
-		return nil, fmt.Errorf("%w %s: %s%s (fix: correct those rows; see 'platbench catalog --help' for the format)", ErrMalformed, name, strings.Join(probs, "; "), more)
+		return nil, malformed("%s: %s%s (fix: correct those rows; the columns are %s)", name, strings.Join(probs, "; "), more, strings.Join(columns, ","))
 	}
 	if len(c.Instances) == 0 {
-		return nil, fmt.Errorf("%w %s: no rows after the header (fix: add one row per instance type)", ErrMalformed, name)
+		return nil, malformed("%s: no rows after the header (fix: add one row per instance type)", name)
 	}
 	c.reindex()
 	return c, nil
+}
+
+// parseHeader reads the header row: the index of each column.
+func parseHeader(cr *csv.Reader, name string) (map[string]int, error) {
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, malformed("%s: empty file (fix: start with the header row %s)", name, strings.Join(columns, ","))
+	}
+	if err != nil {
+		return nil, malformed("%s: %v (fix: write it as CSV with the header row %s)", name, err, strings.Join(columns, ","))
+	}
+	col := map[string]int{}
+	var probs []string
+	for i, h := range header {
+		h = key(h)
+		if !slices.Contains(columns, h) {
+			probs = append(probs, fmt.Sprintf("unknown column %q", h))
+			continue
+		}
+		col[h] = i
+	}
+	for _, req := range columns[:3] {
+		if _, ok := col[req]; !ok {
+			probs = append(probs, fmt.Sprintf("no %s column", req))
+		}
+	}
+	if len(probs) > 0 {
+		return nil, malformed("%s: header: %s (fix: the header row names columns from %s)", name, strings.Join(probs, "; "), strings.Join(columns, ","))
+	}
+	return col, nil
+}
+
+// parseRow reads one row (get returns a column's value); a row without an
+// instance type comes back with an empty Type.
+func parseRow(get func(string) string, line int, file string) (Instance, []string) {
+	in := Instance{
+		Provider:     get("provider"),
+		Type:         get("instance_type"),
+		Arch:         get("arch"),
+		LocalStorage: get("local_storage"),
+		Region:       get("region"),
+		PriceDate:    get("price_date"),
+		Source:       get("source"),
+		File:         file,
+	}
+	if in.Type == "" {
+		return in, []string{fmt.Sprintf("line %d: no instance_type", line)}
+	}
+	var probs []string
+	bad := func(format string, a ...any) {
+		probs = append(probs, fmt.Sprintf("line %d (%s): ", line, in.Type)+fmt.Sprintf(format, a...))
+	}
+	if in.Provider == "" {
+		bad("no provider")
+	}
+	if p := get("price_per_hour_usd"); p == "" {
+		bad("no price_per_hour_usd")
+	} else if v, err := strconv.ParseFloat(strings.TrimPrefix(p, "$"), 64); err != nil || v <= 0 || v != v || v > 1e6 {
+		bad("price_per_hour_usd %q is not a positive number of dollars", p)
+	} else {
+		in.PricePerHourUSD = v
+	}
+	if v := get("vcpus"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			bad("vcpus %q is not a whole number", v)
+		}
+		in.VCPUs = n
+	}
+	if v := get("ram_gib"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			bad("ram_gib %q is not a number of GiB", v)
+		}
+		in.RAMGiB = f
+	}
+	for _, a := range strings.Split(get("aliases"), "|") {
+		if a = strings.TrimSpace(a); a != "" {
+			in.Aliases = append(in.Aliases, a)
+		}
+	}
+	return in, probs
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 func TestEmbeddedCatalogIsComplete(t *testing.T) {
@@ -65,7 +67,10 @@ func TestUnknownInstanceType(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnknown", err)
 	}
 	msg := err.Error()
-	for _, s := range []string{`"i3.9xlarge"`, "did you mean i3.", "fix:", "--filter i3", "--price-per-hour", "--catalog"} {
+	if !usererr.Is(err) || strings.Contains(err.Error(), "--") {
+		t.Errorf("error %q is not a user error free of flag names", err)
+	}
+	for _, s := range []string{`unknown instance type "i3.9xlarge"`, "did you mean i3.", "fix:", "family i3", "price per hour", "catalog file"} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("error %q lacks %q", msg, s)
 		}
@@ -101,7 +106,7 @@ func TestMalformedCatalogFiles(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 			continue
 		}
-		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "my.csv") || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, ErrMalformed) || !usererr.Is(err) || !strings.Contains(err.Error(), "my.csv") || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %q should wrap ErrMalformed, name the file, give a fix, on one line", tc.name, err)
 		}
 		for _, w := range tc.want {
@@ -138,8 +143,9 @@ func TestUserFileOverridesAndExtends(t *testing.T) {
 	if got := len(c.Filter("rack")); got != 1 {
 		t.Errorf("filter rack: %d rows", got)
 	}
-	if _, err := Load(filepath.Join(dir, "missing.csv")); err == nil || !strings.Contains(err.Error(), "--catalog") {
-		t.Errorf("missing file: %v", err)
+	var ue *usererr.Error
+	if _, err := Load(filepath.Join(dir, "missing.csv")); !errors.As(err, &ue) || ue.Field != "catalog" || !strings.Contains(err.Error(), "missing.csv") {
+		t.Errorf("missing file: %v, want a user error about the catalog field", err)
 	}
 }
 
@@ -155,4 +161,30 @@ func TestMonthlyUSD(t *testing.T) {
 			t.Errorf("MonthlyUSD(%v, %d) = %v, want %v", tc.price, tc.nodes, got, tc.want)
 		}
 	}
+}
+
+// The catalog file parser never panics; a catalog it accepts has rows with a
+// type and a positive price, each findable by its type.
+func FuzzParse(f *testing.F) {
+	f.Add("provider,instance_type,price_per_hour_usd\naws,x1.large,1\n")
+	f.Add("# c\nprovider,instance_type,price_per_hour_usd,aliases,vcpus,ram_gib\naws,a,$0.5,b|c,4,16\n")
+	f.Add("provider,instance_type\naws,\"x\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, data string) {
+		c, err := Parse(strings.NewReader(data), "fuzz.csv")
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q: want one line wrapping ErrMalformed", err)
+			}
+			return
+		}
+		for _, in := range c.Instances {
+			if in.Type == "" || !(in.PricePerHourUSD > 0) {
+				t.Fatalf("accepted row %+v", in)
+			}
+			if _, err := c.Lookup(in.Type); err != nil {
+				t.Fatalf("row %q not found: %v", in.Type, err)
+			}
+		}
+	})
 }

@@ -196,8 +196,8 @@ func TestPipelinedExactBoundAndDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	f2.check(t)
-	if got := totalOps(lp); got != ks.Records() {
-		t.Errorf("load recorded %d inserts, want %d", got, ks.Records())
+	if got := totalOps(lp); got != s.Records {
+		t.Errorf("load recorded %d inserts, want %d", got, s.Records)
 	}
 }
 

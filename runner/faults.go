@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
+
+	"github.com/platbench/platbench/internal/units"
 )
 
 // ParseEvent parses a fault event: "OFFSET:KIND:ARG", where KIND is exec
@@ -19,9 +20,9 @@ func ParseEvent(s string) (Event, error) {
 	if !ok1 || !ok2 || arg == "" {
 		return Event{}, fmt.Errorf("bad event %q: use OFFSET:KIND:ARG, e.g. 60s:exec:\"CMD\" or 30s:kill:PID", s)
 	}
-	d, err := time.ParseDuration(at)
-	if err != nil || d < 0 {
-		return Event{}, fmt.Errorf("bad event %q: %q is not an offset such as 60s", s, at)
+	d, err := units.ParseDuration(at)
+	if err != nil {
+		return Event{}, fmt.Errorf("bad event %q: the offset %w", s, err)
 	}
 	ev := Event{At: d, Kind: kind, Arg: arg}
 	switch kind {

@@ -2,15 +2,15 @@ package suite
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 )
 
 func TestParseMalformed(t *testing.T) {
@@ -27,10 +27,19 @@ func TestParseMalformed(t *testing.T) {
 		{"bad rate", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrate: fast\n", []string{`"fast"`, "20k"}},
 		{"bad mix", "targets: [{url: embedded}]\nworkloads:\n  - {preset: ycsb-a, mix: read=x}\n", []string{"line 3"}},
 		{"empty", "", []string{"empty"}},
-		{"no axes", "name: x\n", []string{"no targets", "no workloads"}},
+		{"no axes", "name: x\n", []string{"targets are missing", "workloads are missing"}},
 		{"yaml null url", "targets: [{url: null}]\nworkloads: [ycsb-a]\n", []string{"has no url", `"null"`}},
 		{"preset and file", "targets: [{url: embedded}]\nworkloads: [{preset: ycsb-a, file: w.yaml}]\n", []string{"exactly one of preset and file"}},
-		{"bad duration", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduration: soon\n", []string{`"soon"`}},
+		{"bad duration", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduration: soon\n", []string{`line 3: duration "soon" is not a duration`}},
+		{"size for a count", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nconcurrency: 4KiB\n", []string{`line 3: concurrency "4KiB"`}},
+		{"negative concurrency", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nconcurrency: -3\n", []string{`concurrency "-3"`}},
+		// 0 is not silently the default.
+		{"zero duration", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduration: 0s\n", []string{"duration is 0 (fix: a positive duration"}},
+		{"zero concurrency", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nconcurrency: 0\n", []string{"concurrency is 0"}},
+		{"zero field length", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nfield_length: 0B\n", []string{"field_length is 0"}},
+		{"zero records", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrecords: [1k, 0]\n", []string{"records is 0"}},
+		{"bad warmup", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nwarmup: soon\n", []string{`warmup "soon" is not auto, 0 or a duration`}},
+		{"duration and ops", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduration: 5s\nops: 1M\n", []string{"duration and ops exclude each other"}},
 		{"duplicate cells", "targets: [{url: embedded}, {url: 'embedded://x'}]\nworkloads: [ycsb-a]\n", []string{"two cells", "embedded.ycsb-a"}},
 		{"unquoted mix in a flow map", "targets: [{url: embedded}]\nworkloads:\n  - {preset: ycsb-a, mix: read=1,update=9}\n", []string{"line 3", "must be quoted"}},
 		{"not a map", "- a\n- b\n", []string{"not a valid suite"}},
@@ -41,9 +50,8 @@ func TestParseMalformed(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var ce *target.ConfigError
-			if !errors.As(err, &ce) {
-				t.Errorf("error %q is not a config error", err)
+			if !usererr.Is(err) {
+				t.Errorf("error %q is not a user error", err)
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error has several lines: %q", err)
@@ -206,7 +214,7 @@ workloads:
 		t.Errorf("summary.json: %v\n%s", err, js)
 	}
 	var txt strings.Builder
-	if err := s.WriteText(&txt); err != nil {
+	if err := report.WriteSuiteText(&txt, s); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(txt.String(), "\n") != 11 || strings.Contains(txt.String(), " \n") {
@@ -258,4 +266,42 @@ func TestRunInterrupted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "summary.md")); err != nil {
 		t.Error(err)
 	}
+}
+
+// A suite file's problems in the cells (a workload's bad distribution) are
+// found when the matrix expands, naming the workload and the field.
+func TestCellsInvalidWorkload(t *testing.T) {
+	f, err := Parse([]byte("targets: [{url: embedded}]\nworkloads: [{preset: ycsb-a, distribution: pareto}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Cells()
+	if err == nil || !usererr.Is(err) || !strings.Contains(err.Error(), `workload 1 (ycsb-a): distribution "pareto" is unknown`) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// The suite file parser never panics, its errors are one-line user errors,
+// and a file it accepts names its axes.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"targets: [{url: embedded}]\nworkloads: [ycsb-a]\n",
+		"duration: 5s\nconcurrency: 3\nrate: 2k\nseed: 7\nload: false\nrecords: [1k, 2M]\ntargets:\n  - {url: \"null\", opts: {a: b}}\nworkloads:\n  - ds-100r\n  - {name: w, preset: ycsb-a, mix: \"read=1,update=9\"}\n",
+		"targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrecords: [10q]\n", "- a\n", "", "workloads:\n  - {preset: ycsb-a, mix: read=1,update=9}\n",
+		"field_length: 4KiB\nfield_count: 1k\nops: 1.5M\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data)
+		if err != nil {
+			if !usererr.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q: want a one-line user error", err)
+			}
+			return
+		}
+		if len(file.Targets) == 0 || len(file.Workloads) == 0 {
+			t.Fatalf("accepted a suite without axes: %+v", file)
+		}
+	})
 }

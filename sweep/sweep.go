@@ -15,6 +15,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,129 +26,123 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
 
-// Defaults.
+// Defaults of a sweep's settings (see Config).
 const (
 	DefaultStep        = 30 * time.Second
 	DefaultStart       = 1000.0
 	DefaultMax         = 10_000_000.0
 	DefaultBisect      = 3
+	DefaultWarmup      = "auto"
 	DefaultMinAchieved = 0.95  // a step must sustain 95% of its rate
 	DefaultMaxDelayed  = 0.05  // at most 5% of ops may start late for want of a worker
 	DefaultMaxErrors   = 0.001 // at most 0.1% of ops may fail
 )
 
-// Config is one sweep.
+// Config is one sweep. A zero field takes the default its doc names (see
+// EnsureDefaults).
 type Config struct {
 	// Bench is the target, workload, load phase and runner settings
-	// (concurrency, seed...). Its Runner.Rate, Duration, Ops and Events are
-	// replaced by each step's.
+	// (concurrency, seed...), with bench's defaults. Its Runner.Rate,
+	// Duration, Ops and Events are replaced by each step's.
 	Bench bench.Config
 	// Rates are the steps of a "rates" sweep, in ops/s, run in order.
+	// Default none: then FindMax must be set.
 	Rates []float64
-	// FindMax selects the doubling-then-bisection search.
+	// FindMax selects the doubling-then-bisection search. Default false.
 	FindMax bool
 	// ObjectiveP99 is the latency objective (p99 over a step's steady window).
 	// Required with FindMax; optional with Rates (0: judge on keeping up only).
 	ObjectiveP99 time.Duration
-	// Start and Max bound FindMax. Defaults 1000 and 10M ops/s.
+	// Start and Max bound FindMax, in ops/s. Defaults DefaultStart (1000) and
+	// DefaultMax (10M).
 	Start, Max float64
 	// Bisect is the number of bisection steps after the doubling. Default
-	// (0) 3; negative for none.
+	// (0) DefaultBisect (3); negative for none.
 	Bisect int
-	// Step is each step's length. Default 30 s.
+	// Step is each step's length. Default DefaultStep (30 s).
 	Step time.Duration
 	// Warmup is each step's steady-state rule: "auto" (MSER), a duration, or
-	// "0". Default "auto".
+	// "0". Default DefaultWarmup ("auto").
 	Warmup string
 	// MinAchieved, MaxDelayed and MaxErrors are the other conditions a step
-	// must meet (fractions). Defaults 0.95, 0.05, 0.001.
+	// must meet, as fractions: the share of its rate it sustains, of its ops
+	// that start late, of its ops that fail. Defaults 0.95, 0.05, 0.001.
 	MinAchieved, MaxDelayed, MaxErrors float64
 	// OnStep, if set, is called after each step (progress output).
 	OnStep func(result.SweepStep)
 }
 
-func (c *Config) ensureDefaults() {
-	if c.Step == 0 {
-		c.Step = DefaultStep
-	}
-	if c.Start == 0 {
-		c.Start = DefaultStart
-	}
-	if c.Max == 0 {
-		c.Max = DefaultMax
-	}
-	if c.Bisect == 0 {
-		c.Bisect = DefaultBisect
-	}
-	if c.Warmup == "" {
-		c.Warmup = "auto"
-	}
-	if c.MinAchieved == 0 {
-		c.MinAchieved = DefaultMinAchieved
-	}
-	if c.MaxDelayed == 0 {
-		c.MaxDelayed = DefaultMaxDelayed
-	}
-	if c.MaxErrors == 0 {
-		c.MaxErrors = DefaultMaxErrors
-	}
+// EnsureDefaults fills every zero field that has a default.
+func (c *Config) EnsureDefaults() {
+	c.Bench.EnsureDefaults()
+	c.Step = cmp.Or(c.Step, DefaultStep)
+	c.Start = cmp.Or(c.Start, DefaultStart)
+	c.Max = cmp.Or(c.Max, DefaultMax)
+	c.Bisect = cmp.Or(c.Bisect, DefaultBisect)
+	c.Warmup = cmp.Or(c.Warmup, DefaultWarmup)
+	c.MinAchieved = cmp.Or(c.MinAchieved, DefaultMinAchieved)
+	c.MaxDelayed = cmp.Or(c.MaxDelayed, DefaultMaxDelayed)
+	c.MaxErrors = cmp.Or(c.MaxErrors, DefaultMaxErrors)
 }
 
-// Validate reports every problem of c at once (after defaults).
+// Validate reports every problem of c at once (call EnsureDefaults first):
+// one usererr.Error per problem, naming its field ("rates", "step",
+// "objective_p99"...). The Bench config is validated when the sweep opens it.
 func (c *Config) Validate() error {
-	c.ensureDefaults()
-	var probs []string
+	var l usererr.List
 	switch {
 	case c.FindMax && len(c.Rates) > 0:
-		probs = append(probs, "--rates and --find-max exclude each other (fix: one of them)")
+		l.Add("rates", "and a find-max search exclude each other (fix: one of them)")
 	case !c.FindMax && len(c.Rates) == 0:
-		probs = append(probs, "no steps (fix: --rates 10k,20k,40k or --find-max --p99 10ms)")
+		l.Add("rates", "are missing: a sweep needs steps (fix: rates such as 10k,20k,40k, or a find-max search with a p99 objective)")
 	}
 	for _, r := range c.Rates {
 		if !(r > 0) || math.IsInf(r, 0) {
-			probs = append(probs, fmt.Sprintf("rate %v is not a positive rate (fix: ops/s such as 10k)", r))
+			l.Add("rates", "%v is not a positive rate (fix: ops/s such as 10k)", r)
 		}
 	}
 	if c.FindMax && c.ObjectiveP99 <= 0 {
-		probs = append(probs, "--find-max needs a latency objective (fix: --p99 10ms)")
+		l.Add("objective_p99", "is needed by a find-max search (fix: a latency objective such as 10ms)")
 	}
 	if c.ObjectiveP99 < 0 {
-		probs = append(probs, "--p99 is negative (fix: a duration such as 10ms)")
+		l.Add("objective_p99", "%s is negative (fix: a duration such as 10ms)", c.ObjectiveP99)
 	}
 	if c.FindMax && (!(c.Start > 0) || !(c.Max >= c.Start) || math.IsInf(c.Max, 0)) {
-		probs = append(probs, fmt.Sprintf("--start %v and --max %v must be rates with 0 < start <= max (fix: e.g. --start 1k --max 1M)", c.Start, c.Max))
+		l.Add("start", "%s and max %s must be rates with 0 < start <= max (fix: e.g. start 1k, max 1M)", units.Compact(c.Start), units.Compact(c.Max))
+	}
+	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
+		l.Add("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration such as 5s, or 0)", c.Warmup)
 	}
 	if c.Bisect > 20 {
-		probs = append(probs, fmt.Sprintf("--bisect %d is out of range (fix: 0 to 20)", c.Bisect))
+		l.Add("bisect", "%d is out of range (fix: 0 to 20)", c.Bisect)
 	}
 	if c.Step < 2*time.Second {
-		probs = append(probs, fmt.Sprintf("--step %s is too short to measure a steady state (fix: at least 2s; 30s or more for MSER to find a warm-up)", c.Step))
+		l.Add("step", "%s is too short to measure a steady state (fix: at least 2s; 30s or more for MSER to find a warm-up)", c.Step)
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"min achieved", c.MinAchieved}, {"max delayed", c.MaxDelayed}, {"max errors", c.MaxErrors}} {
+	}{{"min_achieved", c.MinAchieved}, {"max_delayed", c.MaxDelayed}, {"max_errors", c.MaxErrors}} {
 		if f.v < 0 || f.v > 1 || math.IsNaN(f.v) {
-			probs = append(probs, fmt.Sprintf("%s ratio %v is not within 0..1", f.name, f.v))
+			l.Add(f.name, "ratio %v is not within 0..1", f.v)
 		}
 	}
 	if len(c.Bench.Runner.Events) > 0 {
-		probs = append(probs, "fault events are not run in sweeps (fix: use 'platbench run --rate R --event ...' for one rate)")
+		l.Add("events", "cannot be run in a sweep (fix: run one fixed rate with the events instead)")
 	}
 	if c.Bench.Shards > 1 {
-		probs = append(probs, "sweeps do not split over loaders yet (fix: run the sweep from one loader, or run one 'platbench run --shard' per rate and merge)")
+		l.Add("shard", "cannot split a sweep over loaders yet (fix: run the sweep from one loader, or one fixed-rate run per loader and merge them)")
 	}
-	if len(probs) > 0 {
-		return usererr.New("%s", strings.Join(probs, "; "))
-	}
-	return nil
+	return l.Err()
 }
 
-// PhaseName is a step's phase name: "rate-<ops/s>".
+// PhaseName is a step's phase name: "rate-<ops/s>", the rate rounded to a
+// whole number.
 func PhaseName(rate float64) string {
 	return "rate-" + strconv.FormatFloat(math.Round(rate), 'f', 0, 64)
 }
@@ -156,6 +151,7 @@ func PhaseName(rate float64) string {
 // returns the result: a load phase, one phase per step and the Sweep. On
 // Ctrl-C it returns what ran, the interrupted step marked as such.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	cfg.EnsureDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -295,7 +291,7 @@ func roundRate(r float64) float64 {
 
 // Measure computes one step's figures over its steady window and judges it.
 func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, error) {
-	cfg.ensureDefaults()
+	cfg.EnsureDefaults()
 	st := result.SweepStep{Phase: p.Name, TargetOpsPerS: rate, Delayed: p.Delayed}
 	first := 0
 	if len(p.Intervals) > 0 {
@@ -368,16 +364,16 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 
 	var why []string
 	if st.SustainedOpsPerS < cfg.MinAchieved*rate {
-		why = append(why, fmt.Sprintf("sustained %.0f op/s is below %.0f%% of the rate", st.SustainedOpsPerS, cfg.MinAchieved*100))
+		why = append(why, fmt.Sprintf("sustained %s is below %s of the rate", units.OpsPerSec(st.SustainedOpsPerS), units.Percent(cfg.MinAchieved)))
 	}
 	if all > 0 && float64(p.Delayed) > cfg.MaxDelayed*float64(all) {
-		why = append(why, fmt.Sprintf("%.1f%% of ops started late for want of a free worker (raise --concurrency if the target is not saturated)", 100*float64(p.Delayed)/float64(all)))
+		why = append(why, fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(float64(p.Delayed)/float64(all))))
 	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > cfg.MaxErrors*float64(tot) {
-		why = append(why, fmt.Sprintf("%.2f%% errors", 100*float64(st.Errors)/float64(tot)))
+		why = append(why, fmt.Sprintf("%s errors", units.Percent(float64(st.Errors)/float64(tot))))
 	}
 	if cfg.ObjectiveP99 > 0 && st.P99Ns > int64(cfg.ObjectiveP99) {
-		why = append(why, fmt.Sprintf("p99 %s is over the %s objective", time.Duration(st.P99Ns).Round(time.Microsecond), cfg.ObjectiveP99))
+		why = append(why, fmt.Sprintf("p99 %s is over the %s objective", units.Latency(float64(st.P99Ns)), cfg.ObjectiveP99))
 	}
 	if p.Interrupted {
 		why = append(why, "interrupted")
@@ -402,16 +398,16 @@ func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 	case len(sw.Steps) == 0:
 		sw.Verdict = "no step ran"
 	case sw.Best < 0:
-		fix := "--rates " + shortRate(lowest(sw)/4) + ",..."
+		fix := "rates from " + units.Compact(lowest(sw)/4)
 		if cfg.FindMax {
-			fix = "--start " + shortRate(lowest(sw)/4)
+			fix = "a start at " + units.Compact(lowest(sw)/4)
 		}
-		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %.0f op/s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more --concurrency or a less busy client machine)", obj, lowest(sw), fix)
+		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(lowest(sw)), fix)
 	default:
 		b := sw.Steps[sw.Best]
-		sw.Verdict = fmt.Sprintf("highest rate that %s: %.0f op/s sustained (step %s, p99 %s)", obj, b.SustainedOpsPerS, b.Phase, time.Duration(b.P99Ns).Round(time.Microsecond))
+		sw.Verdict = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
 		if cfg.FindMax && allMet(sw) {
-			sw.Verdict += fmt.Sprintf("; every step up to --max %s met it: the limit is higher", shortRate(cfg.Max))
+			sw.Verdict += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(cfg.Max))
 		}
 	}
 	if interrupted {
@@ -436,23 +432,13 @@ func lowest(sw *result.Sweep) float64 {
 	return l
 }
 
-func shortRate(r float64) string {
-	switch {
-	case r >= 1e6 && math.Mod(r, 1e5) == 0:
-		return strconv.FormatFloat(r/1e6, 'f', -1, 64) + "M"
-	case r >= 1e3 && math.Mod(r, 100) == 0:
-		return strconv.FormatFloat(r/1e3, 'f', -1, 64) + "k"
-	}
-	return strconv.FormatFloat(math.Max(1, math.Round(r)), 'f', 0, 64)
-}
-
 func describe(cfg *Config) string {
 	if cfg.FindMax {
-		return fmt.Sprintf("find-max p99<=%s start %s max %s bisect %d step %s", cfg.ObjectiveP99, shortRate(cfg.Start), shortRate(cfg.Max), cfg.Bisect, cfg.Step)
+		return fmt.Sprintf("find-max p99<=%s start %s max %s bisect %d step %s", cfg.ObjectiveP99, units.Compact(cfg.Start), units.Compact(cfg.Max), cfg.Bisect, cfg.Step)
 	}
 	parts := make([]string, len(cfg.Rates))
 	for i, r := range cfg.Rates {
-		parts[i] = shortRate(r)
+		parts[i] = units.Compact(r)
 	}
 	s := "rates " + strings.Join(parts, ",") + " step " + cfg.Step.String()
 	if cfg.ObjectiveP99 > 0 {

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -50,7 +50,7 @@ func TestFindMaxSearch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var tried []float64
 			cfg := Config{FindMax: true, ObjectiveP99: time.Millisecond, Start: c.start, Max: c.max, Bisect: c.bisect}
-			cfg.ensureDefaults()
+			cfg.EnsureDefaults()
 			if err := findMax(context.Background(), &cfg, capacity(c.capacity, &tried)); err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestMeasureJudges(t *testing.T) {
 		reason  string
 	}{
 		{"kept up", repeat(1000, 5), time.Millisecond, 0, 0, true, ""},
-		{"fell behind", repeat(900, 5), time.Millisecond, 0, 0, false, "below 95% of the rate"},
+		{"fell behind", repeat(900, 5), time.Millisecond, 0, 0, false, "below 95.0% of the rate"},
 		{"over objective", repeat(1000, 5), 20 * time.Millisecond, 0, 0, false, "over the 10ms objective"},
 		{"delayed", repeat(1000, 5), time.Millisecond, 300, 0, false, "started late"}, // 6% > 5%
 		{"few delayed", repeat(1000, 5), time.Millisecond, 200, 0, true, ""},          // 4%
@@ -184,20 +184,21 @@ func TestConfigValidate(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"nothing", Config{}, "no steps"},
+		{"nothing", Config{}, "rates are missing: a sweep needs steps"},
 		{"both", Config{FindMax: true, Rates: []float64{1}, ObjectiveP99: time.Millisecond}, "exclude each other"},
-		{"no objective", Config{FindMax: true}, "--p99"},
+		{"no objective", Config{FindMax: true}, "objective_p99 is needed"},
 		{"bad rate", Config{Rates: []float64{-1}}, "not a positive rate"},
 		{"short step", Config{Rates: []float64{10}, Step: time.Second}, "too short"},
 		{"start above max", Config{FindMax: true, ObjectiveP99: time.Millisecond, Start: 10, Max: 5}, "0 < start <= max"},
-		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Runner: runner.Config{Events: []runner.Event{{}}}}}, "fault events"},
+		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Runner: runner.Config{Events: []runner.Event{{}}}}}, "events cannot be run in a sweep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			c.cfg.EnsureDefaults()
 			err := c.cfg.Validate()
-			var ce *target.ConfigError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %v, want a config error with %q", err, c.want)
+			var ce *usererr.Error
+			if !errors.As(err, &ce) || ce.Field == "" || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "--") {
+				t.Errorf("error %v, want a user error naming fields (not flags) with %q", err, c.want)
 			}
 		})
 	}

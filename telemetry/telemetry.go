@@ -1,26 +1,23 @@
 // Package telemetry records what the machine did during a run, so a result
-// explains itself: the platform fingerprint (telemetry/platform), host
-// figures every second (telemetry/host), perf_event counters
-// (telemetry/perf), platbench's own use and the client-bound verdict
-// (telemetry/self), and a server process on the same host
-// (telemetry/proc). A Session runs them together on one 1 s clock.
+// explains itself: host figures every second (telemetry/host), perf_event
+// counters (telemetry/perf), platbench's own use and the client-bound
+// verdict (telemetry/self), and a server process on the same host
+// (telemetry/proc). A Session runs them together on one 1 s clock; the
+// platform fingerprint is telemetry/platform's.
 //
-// Usage (internal/cli/run.go):
+// Usage (package bench, for every run):
 //
-//	res.Platform = telemetry.Fingerprint()
-//	tel, err := telemetry.Start(ctx, telemetry.Config{ServerPID: pid, ServerProcess: name})
-//	if err != nil { return err } // a bad --server-pid / --server-process / --perf-scope
-//	... load and run phases; res.Phases filled ...
-//	tel.Stop(&res) // fills res.Host, res.Counters, res.Notes, res.Dataset.PageCacheBytes
-//	telemetry.WriteHostText(os.Stdout, &res)
+//	tel, err := telemetry.Start(ctx, cfg) // a bad server pid or perf scope is a usererr.Error
+//	... load and run phases; r.Phases filled ...
+//	tel.Stop(r) // fills r.Host, r.Counters, r.Notes, r.Dataset.PageCacheBytes
 //
-// It does not decide anything about the target's figures; package analysis
-// reads the series.
+// Config is a plain struct: internal/cli binds the flags that fill it. The
+// package does not decide anything about the target's figures: package
+// analysis reads the series.
 package telemetry
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -28,25 +25,22 @@ import (
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/perf"
-	"github.com/platbench/platbench/telemetry/platform"
 	"github.com/platbench/platbench/telemetry/proc"
 	"github.com/platbench/platbench/telemetry/self"
 )
 
-// Fingerprint describes the machine this process runs on (see package platform).
-func Fingerprint() result.Platform { return platform.Fingerprint() }
-
 // Config selects what a Session records. The zero value samples the host
 // every second and counts perf events for platbench's own process.
 type Config struct {
-	// Interval is the sampling period; default 1 s.
+	// Interval is the sampling period. Default (0) 1 s.
 	Interval time.Duration
-	// ServerPID samples this local process as the target server (--server-pid).
+	// ServerPID samples this local process as the target server. Default 0:
+	// none.
 	ServerPID int
-	// ServerProcess samples the local process with this name (--server-process),
-	// matched like pgrep on /proc/*/cmdline; ignored when ServerPID is set.
+	// ServerProcess samples the local process with this name, matched like
+	// pgrep on /proc/*/cmdline; ignored when ServerPID is set. Default none.
 	ServerProcess string
-	// PerfScope is "process" (default: platbench), "server" (the server
+	// PerfScope is "process" (the default, also for "": platbench), "server" (the server
 	// process given by ServerPID or ServerProcess, as the seed reports ran
 	// perf stat on Cassandra; needs root or CAP_PERFMON), "system" (every
 	// CPU; needs privilege) or "off".
@@ -57,35 +51,28 @@ type Config struct {
 }
 
 // Validate reports every problem of the configuration at once.
-func (c *Config) Validate() error {
-	var errs []string
+func (c *Config) Validate() error { return c.Problems().Err() }
+
+// Problems lists what Validate reports, each a usererr.Error naming its
+// field: telemetry_interval, server_pid, server_process or perf_scope.
+func (c *Config) Problems() usererr.List {
+	var l usererr.List
 	if c.Interval < 0 {
-		errs = append(errs, fmt.Sprintf("telemetry interval %v is negative (fix: give a positive duration such as 1s)", c.Interval))
+		l.Add("telemetry_interval", "%v is negative (fix: a positive duration such as 1s)", c.Interval)
 	}
 	if c.ServerPID < 0 {
-		errs = append(errs, fmt.Sprintf("--server-pid %d is not a process id (fix: give the pid of the server process)", c.ServerPID))
+		l.Add("server_pid", "%d is not a process id (fix: give the pid of the server process)", c.ServerPID)
 	}
 	switch c.PerfScope {
 	case "", "process", "system", "off":
 	case "server":
 		if c.ServerPID == 0 && c.ServerProcess == "" {
-			errs = append(errs, "--perf-scope server needs the server process (fix: add --server-pid PID or --server-process NAME)")
+			l.Add("perf_scope", "server needs the server process (fix: give its pid or its process name as well)")
 		}
 	default:
-		errs = append(errs, fmt.Sprintf("--perf-scope %q is not process, server, system or off (fix: use one of those)", c.PerfScope))
+		l.Add("perf_scope", "%q is not process, server, system or off (fix: use one of those)", c.PerfScope)
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return usererr.New("%s", join(errs))
-}
-
-func join(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += "; " + x
-	}
-	return out
+	return l
 }
 
 // Session is running telemetry.

@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -13,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/telemetry/platform"
 )
 
 // startNamed runs a copy of a system binary under a unique name, so a
@@ -57,7 +57,7 @@ func TestSessionServerByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2200 * time.Millisecond)
-	res := result.Result{Platform: Fingerprint()}
+	res := result.Result{Platform: platform.Fingerprint()}
 	tel.Stop(&res)
 	if res.Host == nil || len(res.Host.Samples) < 3 {
 		t.Fatalf("host series %+v", res.Host)
@@ -114,22 +114,10 @@ func TestStartBadConfig(t *testing.T) {
 			t.Errorf("%+v: no error", cfg)
 			continue
 		}
-		var ce *target.ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "fix:") {
-			t.Errorf("%+v: %v: want a config error with a fix", cfg, err)
+		var ce *usererr.Error
+		if !errors.As(err, &ce) || ce.Field == "" || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "--") {
+			t.Errorf("%+v: %v: want a user error naming a field (not a flag) with a fix", cfg, err)
 		}
-	}
-}
-
-func TestFlagsRegister(t *testing.T) {
-	var f Flags
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	f.Register(fs)
-	if err := fs.Parse([]string{"--server-process", "redis-server", "--perf-scope", "system", "--metrics-addr", ":9100"}); err != nil {
-		t.Fatal(err)
-	}
-	if f.ServerProcess != "redis-server" || f.PerfScope != "system" || f.MetricsAddr != ":9100" || f.Interval != time.Second {
-		t.Errorf("parsed %+v", f)
 	}
 }
 

@@ -1,10 +1,14 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 // Defaults applied by EnsureDefaults. They are YCSB's core workload defaults
@@ -29,33 +33,15 @@ var ErrInvalid = errors.New("invalid workload")
 // constants); an empty Mix becomes YCSB A (READ=0.5, UPDATE=0.5). Fields that
 // are set, even to bad values, are left for Validate to report.
 func (s *Spec) EnsureDefaults() {
-	if s.Records == 0 {
-		s.Records = DefaultRecords
-	}
-	if s.FieldCount == 0 {
-		s.FieldCount = DefaultFieldCount
-	}
-	if s.FieldLength == 0 {
-		s.FieldLength = DefaultFieldLength
-	}
-	if s.KeyPrefix == "" {
-		s.KeyPrefix = DefaultKeyPrefix
-	}
-	if s.Distribution == "" {
-		s.Distribution = DefaultDistribution
-	}
-	if s.ZipfConstant == 0 {
-		s.ZipfConstant = DefaultZipfConstant
-	}
-	if s.HotsetFraction == 0 {
-		s.HotsetFraction = DefaultHotsetFraction
-	}
-	if s.HotOpnFraction == 0 {
-		s.HotOpnFraction = DefaultHotOpnFraction
-	}
-	if s.MaxScanLength == 0 {
-		s.MaxScanLength = DefaultMaxScanLength
-	}
+	s.Records = cmp.Or(s.Records, DefaultRecords)
+	s.FieldCount = cmp.Or(s.FieldCount, DefaultFieldCount)
+	s.FieldLength = cmp.Or(s.FieldLength, DefaultFieldLength)
+	s.KeyPrefix = cmp.Or(s.KeyPrefix, DefaultKeyPrefix)
+	s.Distribution = cmp.Or(s.Distribution, DefaultDistribution)
+	s.ZipfConstant = cmp.Or(s.ZipfConstant, DefaultZipfConstant)
+	s.HotsetFraction = cmp.Or(s.HotsetFraction, DefaultHotsetFraction)
+	s.HotOpnFraction = cmp.Or(s.HotOpnFraction, DefaultHotOpnFraction)
+	s.MaxScanLength = cmp.Or(s.MaxScanLength, DefaultMaxScanLength)
 	if len(s.Mix) == 0 {
 		s.Mix = MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}
 	}
@@ -64,63 +50,78 @@ func (s *Spec) EnsureDefaults() {
 // Dists lists the known key distributions in the order docs show them.
 var Dists = []Dist{DistUniform, DistZipfian, DistLatest, DistHotspot, DistSequential, DistGaussian}
 
-func knownDist(d Dist) bool {
-	for _, k := range Dists {
-		if k == d {
-			return true
-		}
+// Validate reports every problem of s at once, as one line that names each
+// fix; the error wraps ErrInvalid and the usererr.Error of each problem,
+// whose Field is the YAML name of the field ("records", "field_count").
+// Call EnsureDefaults first: Validate treats zero values as errors.
+func (s *Spec) Validate() error {
+	p := s.Problems()
+	if len(p) == 0 {
+		return nil
 	}
-	return false
+	name := s.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return fmt.Errorf("%w %s: %w", ErrInvalid, name, p.Err())
 }
 
-// Validate reports every problem of s at once, as one line that names each
-// fix. Call EnsureDefaults first: Validate treats zero values as errors.
-func (s *Spec) Validate() error {
-	var p []string
-	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+// Problems lists what Validate reports, for a caller that validates a
+// larger config and reports everything at once (bench.Config.Validate).
+func (s *Spec) Problems() usererr.List {
+	var p usererr.List
 	if s.Records == 0 {
-		add("records is 0 (fix: set records to the dataset size, e.g. 100000)")
+		p.Add("records", "is 0 (fix: set records to the dataset size, e.g. 100000)")
 	}
 	if s.Records > math.MaxInt64/2 {
-		add("records is %d, too large (fix: use at most %d)", s.Records, uint64(math.MaxInt64/2))
+		p.Add("records", "is %d, too large (fix: use at most %d)", s.Records, uint64(math.MaxInt64/2))
 	}
 	if s.FieldCount <= 0 {
-		add("field_count is %d (fix: use 1 or more fields, default %d)", s.FieldCount, DefaultFieldCount)
+		p.Add("field_count", "is %d (fix: use 1 or more fields, default %d)", s.FieldCount, DefaultFieldCount)
 	}
 	if s.FieldLength <= 0 {
-		add("field_length is %d (fix: use 1 or more bytes per field, default %d)", s.FieldLength, DefaultFieldLength)
+		p.Add("field_length", "is %d (fix: use 1 or more bytes per field, default %d)", s.FieldLength, DefaultFieldLength)
 	}
 	if s.FieldCount > 0 && s.FieldLength > 0 && int64(s.FieldCount)*int64(s.FieldLength) > 64<<20 {
-		add("record size field_count*field_length = %d bytes exceeds 64 MiB (fix: lower field_count or field_length)", int64(s.FieldCount)*int64(s.FieldLength))
+		p.Add("field_length", "x field_count = %d bytes a record exceeds 64 MiB (fix: lower field_count or field_length)", int64(s.FieldCount)*int64(s.FieldLength))
 	}
-	if !knownDist(s.Distribution) {
-		add("unknown distribution %q (fix: use one of %s)", s.Distribution, distNames())
+	s.distProblems(&p)
+	s.mixProblems(&p)
+	return p
+}
+
+func (s *Spec) distProblems(p *usererr.List) {
+	if !slices.Contains(Dists, s.Distribution) {
+		p.Add("distribution", "%q is unknown (fix: use one of %s)", s.Distribution, distNames())
 	}
 	if s.Distribution == DistZipfian || s.Distribution == DistLatest {
 		if !(s.ZipfConstant > 0 && s.ZipfConstant < 1) {
-			add("zipf_constant is %v (fix: use a value in (0, 1), YCSB uses 0.99)", s.ZipfConstant)
+			p.Add("zipf_constant", "is %v (fix: use a value in (0, 1), YCSB uses 0.99)", s.ZipfConstant)
 		}
 	}
 	if s.Distribution == DistHotspot {
 		if !(s.HotsetFraction > 0 && s.HotsetFraction < 1) {
-			add("hotset_fraction is %v (fix: use a value in (0, 1), default 0.2)", s.HotsetFraction)
+			p.Add("hotset_fraction", "is %v (fix: use a value in (0, 1), default 0.2)", s.HotsetFraction)
 		}
 		if !(s.HotOpnFraction >= 0 && s.HotOpnFraction <= 1) {
-			add("hot_opn_fraction is %v (fix: use a value in [0, 1], default 0.8)", s.HotOpnFraction)
+			p.Add("hot_opn_fraction", "is %v (fix: use a value in [0, 1], default 0.8)", s.HotOpnFraction)
 		}
 	}
+}
+
+func (s *Spec) mixProblems(p *usererr.List) {
 	if len(s.Mix) == 0 {
-		add("mix is empty (fix: give op weights, e.g. mix: read=0.5,update=0.5)")
+		p.Add("mix", "is empty (fix: give op weights, e.g. mix: read=0.5,update=0.5)")
 	}
 	var total float64
 	hasScan := false
 	for _, m := range s.Mix {
 		if m.Op >= NumOps {
-			add("mix has unknown op %d (fix: use one of %s)", m.Op, opList())
+			p.Add("mix", "has unknown op %d (fix: use one of %s)", m.Op, opList())
 			continue
 		}
 		if math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) || m.Weight < 0 {
-			add("mix weight of %s is %v (fix: use a finite weight >= 0)", m.Op, m.Weight)
+			p.Add("mix", "weight of %s is %v (fix: use a finite weight >= 0)", m.Op, m.Weight)
 			continue
 		}
 		total += m.Weight
@@ -129,19 +130,11 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if len(s.Mix) > 0 && total == 0 {
-		add("mix weights sum to 0 (fix: give at least one op a positive weight)")
+		p.Add("mix", "weights sum to 0 (fix: give at least one op a positive weight)")
 	}
 	if hasScan && s.MaxScanLength <= 0 {
-		add("max_scan_length is %d (fix: use 1 or more, default %d)", s.MaxScanLength, DefaultMaxScanLength)
+		p.Add("max_scan_length", "is %d (fix: use 1 or more, default %d)", s.MaxScanLength, DefaultMaxScanLength)
 	}
-	if len(p) == 0 {
-		return nil
-	}
-	name := s.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-	return fmt.Errorf("%w %s: %s", ErrInvalid, name, strings.Join(p, "; "))
 }
 
 func distNames() string {

@@ -85,9 +85,6 @@ func splitPoint(records, i, n uint64) uint64 {
 	return q*i + r*i/n
 }
 
-// Records is the dataset size of the whole key space (all shards).
-func (ks *Keyspace) Records() uint64 { return ks.records }
-
 // Shard returns the range [from, to) of record numbers this shard loads.
 func (ks *Keyspace) Shard() (from, to uint64) { return ks.lo, ks.hi }
 
@@ -127,9 +124,6 @@ func (ks *Keyspace) ack(n uint64) {
 	ks.acked.Store(a)
 	ks.ackMu.Unlock()
 }
-
-// Inserted is the number of run-phase inserts this shard has handed out.
-func (ks *Keyspace) Inserted() uint64 { return ks.inserts.Load() }
 
 // lastKey is the highest key number known to exist in this shard: the last
 // record loaded, or the last of the run-phase inserts that have all completed.

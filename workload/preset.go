@@ -22,7 +22,7 @@ var presets = []Spec{
 	// default); read and mixed draw from its -pop dist=gaussian(1..N) default.
 	{Name: "write", Description: "cassandra-stress write: 100% WRITE, keys in sequence, 5 fields x 34 B", Mix: MixList{{OpWrite, 1}}, Distribution: DistSequential, FieldCount: 5, FieldLength: 34},
 	{Name: "read", Description: "cassandra-stress read: 100% READ, gaussian keys, 5 fields x 34 B", Mix: MixList{{OpRead, 1}}, Distribution: DistGaussian, FieldCount: 5, FieldLength: 34},
-	{Name: "mixed", Description: "cassandra-stress mixed: READ=1,WRITE=1 (change with --mix read=3,write=1), gaussian keys", Mix: MixList{{OpRead, 1}, {OpWrite, 1}}, Distribution: DistGaussian, FieldCount: 5, FieldLength: 34},
+	{Name: "mixed", Description: "cassandra-stress mixed: READ=1,WRITE=1 (change the mix, e.g. to read=3,write=1), gaussian keys", Mix: MixList{{OpRead, 1}, {OpWrite, 1}}, Distribution: DistGaussian, FieldCount: 5, FieldLength: 34},
 	// DataStax's published ratios (seed 003): the YCSB record shape, uniform keys.
 	{Name: "ds-100w", Description: "DataStax ratio 100% write (update of loaded records), uniform", Mix: MixList{{OpUpdate, 1}}, Distribution: DistUniform},
 	{Name: "ds-100r", Description: "DataStax ratio 100% read, uniform", Mix: MixList{{OpRead, 1}}, Distribution: DistUniform},
@@ -32,8 +32,8 @@ var presets = []Spec{
 	// Kafka-protocol brokers (target kafka; docs/targets-kafka.md). 1000-byte messages as in the Redpanda report.
 	{Name: "produce", Description: "stream: 100% PRODUCE of 1000-byte messages (load phase: a 10 MB warm-up fill)", Mix: MixList{{OpProduce, 1}}, Distribution: DistUniform, Records: 10000, FieldCount: 1, FieldLength: 1000},
 	{Name: "stream", Description: "stream: PRODUCE 1000-byte messages while a consumer group reads them (end-to-end latency, lost/duplicated)", Mix: MixList{{OpProduce, 1}}, Distribution: DistUniform, Records: 10000, FieldCount: 1, FieldLength: 1000, Options: map[string]string{"consumers": "1"}},
-	{Name: "consume", Description: "stream: 100% CONSUME (load phase fills 100 MB; or --no-load --target-opt topic=NAME to read an existing topic)", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 100000, FieldCount: 1, FieldLength: 1000},
-	{Name: "backlog-drain", Description: "stream: fill 1 GB of 1000-byte messages (--records for more), then consume it as fast as possible", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 1000000, FieldCount: 1, FieldLength: 1000},
+	{Name: "consume", Description: "stream: 100% CONSUME (load phase fills 100 MB; or skip the load phase and set the target option topic=NAME to read an existing topic)", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 100000, FieldCount: 1, FieldLength: 1000},
+	{Name: "backlog-drain", Description: "stream: fill 1 GB of 1000-byte messages (more records for more), then consume it as fast as possible", Mix: MixList{{OpConsume, 1}}, Distribution: DistUniform, Records: 1000000, FieldCount: 1, FieldLength: 1000},
 	// Hazelcast CP subsystem (the seed's IAtomicReference.set of 128 KB values on a 3-member CP group).
 	{Name: "cp-reference-set", Description: "Hazelcast CP: 100% IAtomicReference.set of 131072-byte values on one reference (load phase sets it once)", Mix: MixList{{OpSet, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 131072},
 	{Name: "cp-atomic-long", Description: "Hazelcast CP: IAtomicLong 50% incrementAndGet, 50% get", Mix: MixList{{OpIncr, 0.5}, {OpGet, 0.5}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "long"}},

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 func TestEnsureDefaults(t *testing.T) {
@@ -53,7 +55,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"negative field count", func(s *Spec) { s.FieldCount = -1 }, "field_count is -1"},
 		{"negative field length", func(s *Spec) { s.FieldLength = -5 }, "field_length is -5"},
 		{"huge record", func(s *Spec) { s.FieldCount, s.FieldLength = 1000, 1<<20 }, "exceeds 64 MiB"},
-		{"unknown distribution", func(s *Spec) { s.Distribution = "zipf" }, `unknown distribution "zipf"`},
+		{"unknown distribution", func(s *Spec) { s.Distribution = "zipf" }, `distribution "zipf" is unknown`},
 		{"zipf constant 1", func(s *Spec) { s.ZipfConstant = 1 }, "zipf_constant is 1"},
 		{"zipf constant negative", func(s *Spec) { s.ZipfConstant = -0.5 }, "zipf_constant is -0.5"},
 		{"hotset fraction 1", func(s *Spec) { s.Distribution, s.HotsetFraction = DistHotspot, 1 }, "hotset_fraction is 1"},
@@ -85,7 +87,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	// Several problems at once are all reported.
 	s := Spec{Name: "bad", Distribution: "nope", Mix: MixList{{OpRead, -1}}}
 	err := s.Validate()
-	for _, w := range []string{"records is 0", "field_count is 0", "field_length is 0", "unknown distribution", "weight of READ"} {
+	for _, w := range []string{"records is 0", "field_count is 0", "field_length is 0", `distribution "nope" is unknown`, "weight of READ"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}
@@ -202,6 +204,11 @@ func TestLoadFile(t *testing.T) {
 				t.Errorf("got %s", s.Mix)
 			}
 		}},
+		{"units as on the command line", "records: 1.5M\nfield_count: 1k\nfield_length: 4KiB\nmax_scan_length: \"20k\"\n", func(t *testing.T, s Spec) {
+			if s.Records != 1_500_000 || s.FieldCount != 1000 || s.FieldLength != 4096 || s.MaxScanLength != 20000 {
+				t.Errorf("got %+v", s)
+			}
+		}},
 		{"base mix replaced", "base: ycsb-a\nmix: read=1\noptions: {value_size: \"128\"}\n", func(t *testing.T, s Spec) {
 			if MixList(s.Mix).String() != "read=1" || s.Options["value_size"] != "128" {
 				t.Errorf("got %+v", s)
@@ -226,10 +233,18 @@ func TestLoadFile(t *testing.T) {
 	}
 
 	bad := []struct{ name, body, want string }{
-		{"unknown field", "base: a\nrecrods: 10\n", `field recrods not found`},
+		{"unknown field", "base: a\nrecrods: 10\n", `line 2: unknown field "recrods"`},
 		{"unknown field line", "records: 10\n\nfoo: 1\n", "line 3"},
 		{"malformed", "records: [1,\n", "fix: correct the YAML syntax"},
-		{"wrong type", "records: many\n", "cannot unmarshal"},
+		{"wrong type", "records: many\n", `line 1: records "many" is not a non-negative whole number`},
+		{"wrong type of a plain field", "zipf_constant: many\n", "cannot unmarshal"},
+		{"not whole", "records: 1.5\n", `records "1.5" is not`},
+		{"size not a count", "field_count: 4KiB\n", `field_count "4KiB"`},
+		// 0 would silently become the default: it is an error instead.
+		{"zero records", "records: 0\n", "records is 0, which is not a value here (fix: leave records out for the default 100000"},
+		{"zero fraction", "distribution: hotspot\nhot_opn_fraction: 0.0\n", "hot_opn_fraction is 0"},
+		{"invalid after defaults", "distribution: pareto\n", `distribution "pareto" is unknown`},
+		{"not a map", "- records: 1\n", "a workload file is a map"},
 		{"unknown base", "base: ycsb-z\n", "use one of ycsb-a"},
 		{"bad mix op", "mix: read=1,fly=2\n", `unknown op "fly"`},
 		{"bad mix map", "mix:\n  - {op: read, weight: 1, extra: 2}\n", `field "extra" not known`},
@@ -245,8 +260,14 @@ func TestLoadFile(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted %q", c.body)
 			}
-			if msg := err.Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, p) || strings.Contains(msg, "\n") || strings.Count(msg, "fix:") != 1 {
+			// A units error gives examples ("e.g.") as its fix.
+			msg := err.Error()
+			fixes := strings.Count(msg, "fix:") + strings.Count(msg, "(e.g.")
+			if !strings.Contains(msg, c.want) || !strings.Contains(msg, p) || strings.Contains(msg, "\n") || fixes != 1 {
 				t.Errorf("error %q: want one line with %q, the path and one fix", err, c.want)
+			}
+			if !usererr.Is(err) {
+				t.Errorf("error %q is not a user error", err)
 			}
 		})
 	}
@@ -285,4 +306,29 @@ func TestOpJSONUsesNames(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"op":"fly","weight":2}]`), &m); err == nil {
 		t.Error("unknown op name accepted")
 	}
+}
+
+// The workload file parser never panics, and what it accepts is valid.
+func FuzzParseFile(f *testing.F) {
+	for _, s := range []string{
+		"base: ycsb-b\nrecords: 1M\nfield_length: 4KiB\n",
+		"mix: read=3,write=1\ndistribution: uniform\n",
+		"mix:\n  - {op: read, weight: 0.5}\n  - op: RMW\n    weight: 0.5\n",
+		"records: 0\n", "records: [1,\n", "- a\n", "", "records: 1\n---\nrecords: 2\n",
+		"options: {value_size: \"128\"}\nmax_scan_length: 20k\n", "base: ycsb-z\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseFile(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error on several lines: %q", err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("accepted an invalid spec %+v: %v", s, err)
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/internal/units"
 )
 
 func runCatalog(ctx context.Context, env *Env, args []string) error {
@@ -34,11 +35,11 @@ func runCatalog(ctx context.Context, env *Env, args []string) error {
 	var sizes []int
 	if *nodesList != "" {
 		for _, f := range strings.Split(*nodesList, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
+			n, err := units.ParseCount(f)
+			if err != nil || n == 0 || n > 1<<20 {
 				return usagef("--nodes %q: want positive whole numbers separated by commas, e.g. 3,6,9", *nodesList)
 			}
-			sizes = append(sizes, n)
+			sizes = append(sizes, int(n))
 		}
 	}
 	c, err := catalog.Load(*file)
@@ -84,11 +85,11 @@ func runCatalog(ctx context.Context, env *Env, args []string) error {
 		}
 		cols := ""
 		for _, n := range sizes {
-			cols += grouped2(catalog.MonthlyUSD(in.PricePerHourUSD, n)) + "\t"
+			cols += units.Fixed(catalog.MonthlyUSD(in.PricePerHourUSD, n), 2) + "\t"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\n", in.Provider, in.Type, in.Arch, in.VCPUs,
 			strconv.FormatFloat(in.RAMGiB, 'f', -1, 64), in.LocalStorage, strconv.FormatFloat(in.PricePerHourUSD, 'f', -1, 64),
-			grouped2(catalog.MonthlyUSD(in.PricePerHourUSD, 1)), cols, in.Region, in.PriceDate, src)
+			units.Fixed(catalog.MonthlyUSD(in.PricePerHourUSD, 1), 2), cols, in.Region, in.PriceDate, src)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -49,11 +49,14 @@ var commands = []command{
 }
 
 // usageError is a bad command line; Main prints it with a hint to --help.
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+// usagef is a usage error with its own message (%w keeps a wrapped user
+// error's fields for rendering as flags).
+func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
 
 // Main runs platbench with args (without the program name) and returns the exit code.
 func Main(args []string, env *Env) int {
@@ -80,12 +83,13 @@ func exitCode(env *Env, name string, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	msg := oneLine(renderError(err, fieldNamer(name)))
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(env.Stderr, "platbench %s: %s (see 'platbench %s --help')\n", name, oneLine(err.Error()), name)
+		fmt.Fprintf(env.Stderr, "platbench %s: %s (see 'platbench %s --help')\n", name, msg, name)
 		return 2
 	}
-	fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)
 	return 1
 }
 

@@ -98,7 +98,18 @@ func TestBadInputOneLineError(t *testing.T) {
 		{"malformed result", []string{"report", badResult}, "bad.json"},
 		{"not a result", []string{"report", otherJSON}, "other.json"},
 		{"missing result", []string{"report", filepath.Join(dir, "none.json")}, "none.json"},
-		{"bad shard", []string{"run", "--shard", "3/2"}, "shard"},
+		{"bad shard", []string{"run", "--shard", "3/2"}, `--shard "3/2" is not i/N`},
+		// 0 is not silently the default (it once loaded 100,000 records).
+		{"zero records", []string{"run", "--records", "0"}, "--records is 0 (fix: the dataset size"},
+		{"zero ops", []string{"run", "--ops", "0"}, "--ops is 0"},
+		{"zero duration", []string{"run", "--duration", "0"}, "--duration is 0"},
+		{"zero telemetry interval", []string{"load", "--telemetry-interval", "0s"}, "--telemetry-interval is 0"},
+		// The library names config fields; the command line shows the flags.
+		{"bad perf scope", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--distribution "pareto" is unknown`},
+		{"every problem at once", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--perf-scope "cluster" is not process`},
+		// Before the benchmark, not after it.
+		{"bad warmup", []string{"run", "--warmup", "soon", "--out", filepath.Join(dir, "w.json")}, `--warmup "soon" is not auto, 0 or a duration`},
+		{"event after the end", []string{"run", "--duration", "5s", "--event", "90:kill:4242"}, "--event kill:4242 at 1m30s is not within the 5s run phase"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

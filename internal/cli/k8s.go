@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -21,7 +22,8 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	name := fs.String("name", "platbench", "job name")
 	image := fs.String("image", "platbench:latest", "container image with the platbench binary at /usr/local/bin/platbench")
 	pvc := fs.String("pvc", "platbench-results", "PersistentVolumeClaim the results are written to (mounted at /results)")
-	lead := fs.Duration("lead", 2*time.Minute, "how far in the future the loaders start their run phase together")
+	lead := units.Duration(2 * time.Minute)
+	fs.Var(&lead, "lead", "how far in the future (a `duration`) the loaders start their run phase together")
 	startAt := fs.String("start-at", "", "RFC 3339 start time of the run phase (default now + --lead)")
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
@@ -44,7 +46,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	}
 	start := *startAt
 	if start == "" {
-		start = time.Now().Add(*lead).UTC().Format(time.RFC3339)
+		start = time.Now().Add(time.Duration(lead)).UTC().Format(time.RFC3339)
 	} else if _, err := time.Parse(time.RFC3339, start); err != nil {
 		return usagef("bad --start-at %q: use RFC 3339", start)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/suite"
 )
 
@@ -74,7 +75,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.WriteText(env.Stdout); err != nil {
+	if err := report.WriteSuiteText(env.Stdout, s); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nsummary  : %s/summary.md\n", s.OutDir)

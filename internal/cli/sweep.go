@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
@@ -18,84 +16,17 @@ import (
 )
 
 func runSweep(ctx context.Context, env *Env, args []string) error {
-	b := newBenchFlags(env, "sweep", "Run fixed-rate steps against one target (loaded once), each measured over its own steady state: the throughput-latency curve and the highest rate that meets a p99 objective.\n  platbench sweep --rates 10k,20k,40k --step 30s [run flags]\n  platbench sweep --find-max --p99 10ms [--start 1k] [--max 10M] [--step 30s] [run flags]")
-	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
-	b.analysis = &analysis.Options{}
-	b.fs.StringVar(&b.analysis.Warmup, "warmup", "auto", "warm-up trimmed from each step: auto (MSER), a duration like 5s, or 0")
-	var (
-		rates   string
-		findMax bool
-		p99     string
-		start   = rateFlag{v: sweep.DefaultStart}
-		maxRate = rateFlag{v: sweep.DefaultMax}
-		step    string
-		bisect  int
-	)
-	b.fs.StringVar(&rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
-	b.fs.BoolVar(&findMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
-	b.fs.StringVar(&p99, "p99", "", "latency objective: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
-	b.fs.Var(&start, "start", "first rate of --find-max (ops/s)")
-	b.fs.Var(&maxRate, "max", "highest rate --find-max tries (ops/s)")
-	b.fs.StringVar(&step, "step", "30s", "length of each step")
-	b.fs.IntVar(&bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
-	if err := parseFlags(b.fs, args); err != nil {
+	b, sc, rates := newSweepFlags(env)
+	if err := b.parseArgs(args); err != nil {
 		return err
 	}
-	if b.fs.NArg() > 0 {
-		return usagef("unexpected argument %q", b.fs.Arg(0))
-	}
-	set := map[string]bool{}
-	b.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, f := range []string{"rate", "duration", "ops", "start-at", "event", "shard"} {
-		if set[f] {
-			return usagef("--%s does not apply to a sweep (fix: %s)", f, map[string]string{
-				"rate": "--rates or --find-max", "duration": "--step", "ops": "--step",
-				"start-at": "start the sweep when you want", "event": "'platbench run --rate R --event ...'",
-				"shard": "one loader per sweep"}[f])
-		}
-	}
-	cfg, err := b.config()
+	cfg, err := sweepConfig(b, sc, *rates)
 	if err != nil {
 		return err
 	}
-	sc := sweep.Config{Bench: cfg, FindMax: findMax, Bisect: bisect, Warmup: b.analysis.Warmup, Start: start.v, Max: maxRate.v}
-	if set["bisect"] && bisect == 0 {
-		sc.Bisect = -1 // none, rather than the default
-	}
-	if bisect < 0 {
-		return usagef("--bisect %d is negative (fix: 0 for none, or a few steps such as 3)", bisect)
-	}
-	if rates != "" {
-		for _, s := range strings.Split(rates, ",") {
-			var r rateFlag
-			if err := r.Set(s); err != nil || r.v == 0 {
-				return usagef("bad --rates %q: %q is not a positive rate (e.g. 10k,20k,40k)", rates, s)
-			}
-			sc.Rates = append(sc.Rates, r.v)
-		}
-	}
-	if p99 != "" {
-		d, err := time.ParseDuration(p99)
-		if err != nil || d <= 0 {
-			return usagef("bad --p99 %q: use a positive duration such as 10ms", p99)
-		}
-		sc.ObjectiveP99 = d
-	}
-	d, err := time.ParseDuration(step)
-	if err != nil || d <= 0 {
-		return usagef("bad --step %q: use a positive duration such as 30s", step)
-	}
-	sc.Step = d
-	if err := sc.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-
 	bench.Version = ToolVersion()
-	out := b.out
-	if out == "" {
-		out = fmt.Sprintf("platbench-sweep-%s-%s-%s.json", sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
-	}
-	if err := checkWritable(out); err != nil {
+	out, err := b.resultPath("platbench-sweep", cfg)
+	if err != nil {
 		return err
 	}
 	if !b.quiet {
@@ -111,7 +42,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P99Ns)), ok)
 		}
 	}
-	r, err := sweep.Run(ctx, sc)
+	r, err := sweep.Run(ctx, *sc)
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
@@ -131,6 +62,75 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
+// newSweepFlags is the run flags plus the sweep's, bound to a sweep.Config
+// whose defaults are sweep's; rates is --rates as typed.
+func newSweepFlags(env *Env) (*benchFlags, *sweep.Config, *string) {
+	b := newBenchFlags(env, "sweep", "Run fixed-rate steps against one target (loaded once), each measured over its own steady state: the throughput-latency curve and the highest rate that meets a p99 objective.\n  platbench sweep --rates 10k,20k,40k --step 30s [run flags]\n  platbench sweep --find-max --p99 10ms [--start 1k] [--max 10M] [--step 30s] [run flags]")
+	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
+	b.analysis = &analysis.Options{}
+	b.fs.StringVar(&b.analysis.Warmup, "warmup", sweep.DefaultWarmup, "warm-up trimmed from each step: auto (MSER), a duration like 5s, or 0")
+	sc := &sweep.Config{Start: sweep.DefaultStart, Max: sweep.DefaultMax, Step: sweep.DefaultStep, Bisect: sweep.DefaultBisect}
+	rates := new(string)
+	b.fs.StringVar(rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
+	b.fs.BoolVar(&sc.FindMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
+	b.fs.Var((*units.Duration)(&sc.ObjectiveP99), "p99", "latency objective, a `duration`: a step meets it when its steady p99 is at most this (e.g. 10ms); required with --find-max")
+	b.fs.Var((*units.Rate)(&sc.Start), "start", "first `rate` of --find-max (ops/s)")
+	b.fs.Var((*units.Rate)(&sc.Max), "max", "highest `rate` --find-max tries (ops/s)")
+	b.fs.Var((*units.Duration)(&sc.Step), "step", "length of each step, a `duration`")
+	b.fs.IntVar(&sc.Bisect, "bisect", sweep.DefaultBisect, "bisection steps of --find-max after the doubling")
+	return b, sc, rates
+}
+
+// sweepConfig checks the parsed flags and completes sc (Bench, Rates,
+// Warmup); it returns the bench config the sweep runs with.
+func sweepConfig(b *benchFlags, sc *sweep.Config, rates string) (bench.Config, error) {
+	for _, f := range []string{"rate", "duration", "ops", "start-at", "event", "shard"} {
+		if flagSet(b.fs, f) {
+			return bench.Config{}, usagef("--%s does not apply to a sweep (fix: %s)", f, map[string]string{
+				"rate": "--rates or --find-max", "duration": "--step", "ops": "--step",
+				"start-at": "start the sweep when you want", "event": "'platbench run --rate R --event ...'",
+				"shard": "one loader per sweep"}[f])
+		}
+	}
+	if sc.Bisect < 0 {
+		return bench.Config{}, usagef("--bisect %d is negative (fix: 0 for none, or a few steps such as 3)", sc.Bisect)
+	}
+	if flagSet(b.fs, "bisect") && sc.Bisect == 0 {
+		sc.Bisect = -1 // none, rather than the default
+	}
+	// A 0 the sweep would read as "not given" is an error, not the default.
+	for _, z := range []struct {
+		flag string
+		zero bool
+		fix  string
+	}{
+		{"p99", sc.ObjectiveP99 == 0, "a latency objective such as 10ms, or leave it out to judge on keeping up only"},
+		{"step", sc.Step == 0, "a step length such as 30s"},
+		{"start", sc.Start == 0, "a first rate such as 1k"},
+		{"max", sc.Max == 0, "a highest rate such as 1M"},
+	} {
+		if z.zero && flagSet(b.fs, z.flag) {
+			return bench.Config{}, usagef("--%s is 0 (fix: %s)", z.flag, z.fix)
+		}
+	}
+	if rates != "" {
+		for _, s := range strings.Split(rates, ",") {
+			r, err := units.ParseRate(s)
+			if err != nil || r == 0 {
+				return bench.Config{}, usagef("bad --rates %q: %q is not a positive rate (e.g. 10k,20k,40k)", rates, s)
+			}
+			sc.Rates = append(sc.Rates, r)
+		}
+	}
+	cfg, err := b.config(false)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	sc.Bench, sc.Warmup = cfg, b.analysis.Warmup
+	sc.EnsureDefaults()
+	return cfg, usage(sc.Validate())
+}
+
 // printSweep is the sweep's terminal report: where it ran, the load phase,
 // then the curve as a table and the verdict.
 func printSweep(w io.Writer, r *result.Result) error {
@@ -144,7 +144,7 @@ func printSweep(w io.Writer, r *result.Result) error {
 				errs += e
 			}
 		}
-		fmt.Fprintf(w, "load     : %s records in %s", units.Int(float64(n)), time.Duration(p.DurationNs).Round(time.Millisecond))
+		fmt.Fprintf(w, "load     : %s records in %s", units.Int(float64(n)), units.Seconds(float64(p.DurationNs)/1e9))
 		if errs > 0 {
 			fmt.Fprintf(w, ", %s inserts failed (those records are missing)", units.Int(float64(errs)))
 		}

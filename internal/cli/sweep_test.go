@@ -37,16 +37,21 @@ func TestSweepCommandBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--target", "null"}, "no steps"},
-		{[]string{"--find-max"}, "--p99"},
+		{[]string{"--target", "null"}, "--rates are missing: a sweep needs steps"},
+		{[]string{"--find-max"}, "--p99 is needed by a find-max search"},
 		{[]string{"--rates", "10k,abc"}, `"abc" is not a positive rate`},
 		{[]string{"--rates", "10k,0"}, `"0" is not a positive rate`},
 		{[]string{"--rates", "10k", "--rate", "5k"}, "--rate does not apply to a sweep"},
 		{[]string{"--rates", "10k", "--duration", "10s"}, "fix: --step"},
 		{[]string{"--rates", "10k", "--event", "1s:kill:4242"}, "--event does not apply"},
 		{[]string{"--rates", "10k", "--step", "1s"}, "too short"},
-		{[]string{"--rates", "10k", "--step", "fast"}, `bad --step "fast"`},
-		{[]string{"--find-max", "--p99", "10"}, `bad --p99 "10"`},
+		{[]string{"--rates", "10k", "--step", "fast"}, `invalid value "fast" for flag -step: "fast" is not a duration`},
+		{[]string{"--find-max", "--p99", "ten"}, `invalid value "ten" for flag -p99`},
+		{[]string{"--find-max", "--p99", "0"}, "--p99 is 0"},
+		{[]string{"--find-max", "--p99", "10ms", "--start", "0"}, "--start is 0"},
+		{[]string{"--rates", "1k", "--step", "0s"}, "--step is 0"},
+		{[]string{"--rates", "10k", "--step", "1s", "--bisect", "30"}, "--step 1s is too short"}, // every problem at once
+		{[]string{"--rates", "10k", "--step", "1s", "--bisect", "30"}, "--bisect 30 is out of range"},
 		{[]string{"--find-max", "--p99", "10ms", "--start", "10k", "--max", "1k"}, "0 < start <= max"},
 		{[]string{"--rates", "1k", "--find-max", "--p99", "1ms"}, "exclude each other"},
 		{[]string{"--rates", "1k", "--bisect", "-1"}, "--bisect -1 is negative"},

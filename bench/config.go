@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"cmp"
+	"math"
+	"time"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/workload"
+)
+
+// The defaults of a benchmark: what `platbench run` and a suite cell use for
+// a setting nobody gave. EnsureDefaults applies them; the CLI and package
+// suite take theirs from here.
+const (
+	// DefaultTarget is the store built into platbench (pebble).
+	DefaultTarget = "embedded"
+	// DefaultWorkload is the preset run when none is named.
+	DefaultWorkload = "ycsb-a"
+	// DefaultDuration is the run phase's length when neither a duration nor
+	// an op count bounds it: short enough for a first try, long enough for
+	// a steady state to show.
+	DefaultDuration = 30 * time.Second
+	// DefaultConcurrency is the number of workers.
+	DefaultConcurrency = runner.DefaultConcurrency
+	// DefaultSeed is the random seed the CLI and suite give when none is
+	// asked for (Seed 0 is a seed like any other, so it is not replaced).
+	DefaultSeed = 1
+	// DefaultWarmup is the steady-state rule: detect the warm-up (MSER-5).
+	DefaultWarmup = "auto"
+)
+
+// Config is one benchmark. It is copied into the result file. A zero field
+// takes the default its doc names (see EnsureDefaults).
+type Config struct {
+	// Target is the target URL or name (see 'platbench targets'). Default
+	// DefaultTarget ("embedded").
+	Target string
+	// TargetOpts are the target's options, key=value. Default none.
+	TargetOpts map[string]string
+	// Workload is what to run: records, record shape, op mix, key
+	// distribution. Its zero fields take workload.Spec.EnsureDefaults'
+	// values (100,000 records of 10 fields x 100 bytes, YCSB A).
+	Workload workload.Spec
+	// Runner is how long and how hard:
+	//   - Duration: the run phase's length. Default DefaultDuration (30 s)
+	//     when Ops is 0 too.
+	//   - Ops: the run phase's length in operations instead. Default 0 (none).
+	//   - Concurrency: workers. Default DefaultConcurrency (16).
+	//   - Rate: the total fixed rate in ops/s over all loaders (open loop).
+	//     Default 0: closed loop, as fast as the workers go.
+	//   - Seed: the same seed gives the same op sequence. Not defaulted
+	//     here: callers give DefaultSeed (1) when the user gives none.
+	//   - Events: fault events at offsets into the run phase. Default none.
+	Runner runner.Config
+	// Load and Run choose the phases: Load inserts the dataset, Run runs the
+	// workload on it. Neither set (the zero value) means both; Load alone is
+	// `platbench load`, Run alone `platbench run --no-load`.
+	Load, Run bool
+	// Shard and Shards split the key space and the rate between loaders
+	// (shard Shard of Shards, 0-based). Default 0 of 1.
+	Shard, Shards int
+	// Label names the run in comparisons. Default none (reports use the
+	// platform).
+	Label string
+	// StartAt, if set, is the wall-clock time the run phase starts (loaders
+	// of a distributed run agree on it). Default: at once.
+	StartAt time.Time
+	// Extra is recorded in the result's config as is.
+	Extra map[string]string
+	// Warmup is the analysis' steady-state rule, recorded in the config:
+	// "auto", a duration ("75s") or "0". Default DefaultWarmup ("auto").
+	Warmup string
+	// Telemetry selects what is recorded about the host, the server process
+	// and platbench itself during the run (package telemetry). Its zero value
+	// samples the host every second and counts platbench's perf events.
+	Telemetry telemetry.Config
+	// OnTelemetry, if set, is called with the running telemetry session
+	// (the Prometheus endpoint reads its latest samples).
+	OnTelemetry func(*telemetry.Session)
+}
+
+// EnsureDefaults fills every zero field that has a default (see each
+// field's doc). Fields set, even to bad values, are left for Validate.
+func (c *Config) EnsureDefaults() {
+	c.Target = cmp.Or(c.Target, DefaultTarget)
+	c.Workload.EnsureDefaults()
+	if c.Runner.Duration == 0 && c.Runner.Ops == 0 {
+		c.Runner.Duration = DefaultDuration
+	}
+	c.Runner.Concurrency = cmp.Or(c.Runner.Concurrency, DefaultConcurrency)
+	if !c.Load && !c.Run {
+		c.Load, c.Run = true, true
+	}
+	c.Shards = cmp.Or(c.Shards, 1)
+	c.Warmup = cmp.Or(c.Warmup, DefaultWarmup)
+}
+
+// Validate reports every problem of c at once (call EnsureDefaults first):
+// one usererr.Error per problem, whose Field is the config field's name
+// ("concurrency", "records", "server_pid"; the CLI names the flag).
+func (c *Config) Validate() error {
+	var l usererr.List
+	if c.Shards < 1 || c.Shard < 0 || c.Shard >= c.Shards {
+		l.Add("shard", "%d/%d is out of range (fix: shard i of N loaders with 0 <= i < N, e.g. 0/3)", c.Shard, c.Shards)
+	}
+	l = append(l, c.Workload.Problems()...)
+	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
+		// Checked here, not only by the analysis after the run: a typo must
+		// not cost the whole benchmark.
+		l.Add("warmup", "%q is not auto, 0 or a duration (fix: auto, a duration such as 75s, or 0)", c.Warmup)
+	}
+	if c.Run {
+		rc := &c.Runner
+		if rc.Duration < 0 {
+			l.Add("duration", "%s is negative (fix: a positive duration such as 30s)", rc.Duration)
+		}
+		if rc.Duration == 0 && rc.Ops == 0 {
+			l.Add("duration", "and ops are both 0: the run phase has no end (fix: a duration such as 30s, or an op count)")
+		}
+		if rc.Concurrency < 1 {
+			l.Add("concurrency", "%d is not a number of workers (fix: 1 or more, default %d)", rc.Concurrency, DefaultConcurrency)
+		}
+		if rc.Rate < 0 || math.IsNaN(rc.Rate) || math.IsInf(rc.Rate, 0) {
+			l.Add("rate", "%v is not a rate (fix: ops/s such as 20k, or 0 for as fast as possible)", rc.Rate)
+		}
+		for _, e := range rc.Events {
+			if rc.Duration > 0 && e.At >= rc.Duration {
+				l.Add("events", "%s:%s at %s is not within the %s run phase (fix: an earlier offset, or a longer duration)", e.Kind, e.Arg, e.At, rc.Duration)
+			}
+		}
+	}
+	l = append(l, c.Telemetry.Problems()...)
+	return l.Err()
+}

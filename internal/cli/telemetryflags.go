@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"flag"
+	"time"
+
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/telemetry"
+)
+
+// telemetryFlags bind telemetry.Config (a plain struct in the library) and
+// the Prometheus endpoint's address for `run` and `load`.
+type telemetryFlags struct {
+	telemetry.Config
+	// metricsAddr is where to serve live Prometheus metrics; empty: none.
+	metricsAddr string
+}
+
+// register adds --server-pid, --server-process, --perf-scope,
+// --telemetry-interval and --metrics-addr to fs.
+func (f *telemetryFlags) register(fs *flag.FlagSet) {
+	f.Interval = time.Second
+	fs.IntVar(&f.ServerPID, "server-pid", 0, "pid of the target server on this host: record its CPU, RSS and I/O next to platbench's")
+	fs.StringVar(&f.ServerProcess, "server-process", "", "name of the target server process on this host (matched like pgrep), instead of --server-pid")
+	fs.StringVar(&f.PerfScope, "perf-scope", "process", "perf counters: process (platbench), server (the --server-pid/--server-process process), system (every CPU) or off; server and system need root or CAP_PERFMON")
+	fs.Var((*units.Duration)(&f.Interval), "telemetry-interval", "host sampling period, a `duration`")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9100")
+}

@@ -1,0 +1,165 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+)
+
+// Options are how to run a suite.
+type Options struct {
+	// OutDir receives one <cell>.json per cell, summary.md and summary.json
+	// (created). Default: the file's OutDir.
+	OutDir string
+	// OnCell is called after each cell with its summary row.
+	OnCell func(Row)
+	// Runner, if set, replaces bench.Run (tests).
+	Runner func(ctx context.Context, cfg bench.Config) (*result.Result, error)
+	// Configure, if set, may adjust each cell's config before it runs
+	// (the CLI sets progress output).
+	Configure func(c *Cell)
+}
+
+// Summary is the suite's outcome, one Row a cell; report renders it.
+type (
+	Summary = report.SuiteSummary
+	Row     = report.SuiteRow
+)
+
+// Run runs every cell in order, writing each result as it finishes and the
+// summary (summary.md, and summary.json with the rows) at the end. A cell
+// that fails is recorded and the suite goes on; Ctrl-C stops after writing
+// what ran.
+func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
+	cells, err := f.Cells()
+	if err != nil {
+		return nil, err
+	}
+	if o.OutDir == "" {
+		o.OutDir = f.OutDir()
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return nil, usererr.New("cannot create the output directory %s: %v (fix: another output directory)", o.OutDir, err)
+	}
+	run := o.Runner
+	if run == nil {
+		run = bench.Run
+	}
+	s := &Summary{Name: f.Name, OutDir: o.OutDir}
+	for i := range cells {
+		c := &cells[i]
+		if ctx.Err() != nil {
+			break
+		}
+		if o.Configure != nil {
+			o.Configure(c)
+		}
+		row := Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
+		r, err := run(ctx, c.Config)
+		if err == nil {
+			err = finishCell(r, c, o.OutDir, &row)
+		}
+		if err != nil {
+			row.Error = oneLine(err.Error())
+		}
+		s.Rows = append(s.Rows, row)
+		if o.OnCell != nil {
+			o.OnCell(row)
+		}
+	}
+	return s, writeSummary(s)
+}
+
+// writeSummary writes summary.md and summary.json into the output directory.
+func writeSummary(s *Summary) error {
+	var md bytes.Buffer
+	if err := report.WriteSuiteMarkdown(&md, s); err != nil {
+		return err
+	}
+	if err := result.WriteFileAtomic(filepath.Join(s.OutDir, "summary.md"), md.Bytes()); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return err
+	}
+	return result.WriteFileAtomic(filepath.Join(s.OutDir, "summary.json"), append(js, '\n'))
+}
+
+// finishCell analyses a cell's result, writes it and fills its row from the
+// analysis: sustained throughput and errors, and the p99 over the steady
+// window, overall and per op.
+func finishCell(r *result.Result, c *Cell, dir string, row *Row) error {
+	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
+	if err != nil {
+		return err
+	}
+	r.Analysis = a
+	row.File = c.Name + ".json"
+	if err := result.Write(filepath.Join(dir, row.File), r); err != nil {
+		return err
+	}
+	p := r.MainPhase()
+	row.Interrupted = p.Interrupted
+	row.SustainedOpsPerS = a.Steady.SustainedOpsPerS
+	row.Ops, row.Errors = a.Raw.Ops, a.Raw.Errors
+	first := a.SteadyState.WarmupIntervals
+	if row.P99Ns, err = steadyP99(p, first, p.Ops, ""); err != nil {
+		return err
+	}
+	row.OpP99Ns = map[string]int64{}
+	for _, t := range p.Ops {
+		if row.OpP99Ns[t.Op], err = steadyP99(p, first, []result.OpTotal{t}, t.Op); err != nil {
+			return err
+		}
+		row.OpOrder = append(row.OpOrder, t.Op)
+	}
+	return nil
+}
+
+// steadyP99 is the p99 of op ("" for all) over the intervals of p from
+// first on, merged by analysis.MergeIntervals. A phase without interval
+// histograms (one shorter than an interval) falls back to the worst p99 of
+// the totals given.
+//
+// analysis merges a window of all ops; for one op it is handed a copy of the
+// phase holding only that op's interval entries. A per-op window merge in
+// analysis or result (issue 14's MergedHist) should replace opOnly.
+func steadyP99(p *result.Phase, first int, totals []result.OpTotal, op string) (int64, error) {
+	q := p
+	if op != "" {
+		q = opOnly(p, op)
+	}
+	h, err := analysis.MergeIntervals(q, first, len(q.Intervals))
+	if err != nil {
+		return 0, fmt.Errorf("phase %s: %w", p.Name, err)
+	}
+	if h.TotalCount() > 0 {
+		return h.ValueAtQuantile(99), nil
+	}
+	var worst int64
+	for _, t := range totals {
+		worst = max(worst, t.Latency.P99Ns)
+	}
+	return worst, nil
+}
+
+// opOnly is a copy of p whose intervals hold only op's entries.
+func opOnly(p *result.Phase, op string) *result.Phase {
+	q := *p
+	q.Intervals = slices.Clone(p.Intervals)
+	for i := range q.Intervals {
+		q.Intervals[i].Ops = slices.DeleteFunc(slices.Clone(q.Intervals[i].Ops), func(o result.IntervalOp) bool { return o.Op != op })
+	}
+	return &q
+}
