@@ -42,17 +42,17 @@ func WriteHostText(w io.Writer, r *result.Result) {
 			wl = units.Latency(d.WriteLatencyNs)
 		}
 		fmt.Fprintf(w, "  disk %-6s read %s/s %s IOPS %s, write %s/s %s IOPS %s, busy %s mean %s max\n", d.Name,
-			units.Bytes(d.ReadBytesPerS), units.Compact(d.ReadIOPS), rl,
-			units.Bytes(d.WriteBytesPerS), units.Compact(d.WriteIOPS), wl, pct(d.BusyMean), pct(d.BusyMax))
+			units.Bytes(d.ReadBytesPerS), units.Short(d.ReadIOPS), rl,
+			units.Bytes(d.WriteBytesPerS), units.Short(d.WriteIOPS), wl, pct(d.BusyMean), pct(d.BusyMax))
 	}
 	if len(f.Disks) == 0 {
 		fmt.Fprintf(w, "  disk       no I/O\n")
 	}
 	for _, n := range f.Nets {
 		fmt.Fprintf(w, "  net %-7s rx %s/s %s pkt/s, tx %s/s %s pkt/s\n", n.Name,
-			units.Bytes(n.RxBytesPerS), units.Compact(n.RxPacketsPerS), units.Bytes(n.TxBytesPerS), units.Compact(n.TxPacketsPerS))
+			units.Bytes(n.RxBytesPerS), units.Short(n.RxPacketsPerS), units.Bytes(n.TxBytesPerS), units.Short(n.TxPacketsPerS))
 	}
-	fmt.Fprintf(w, "  kernel     %s context switches/s, %s interrupts/s\n", units.Compact(f.CtxSwitchesPerS), units.Compact(f.InterruptsPerS))
+	fmt.Fprintf(w, "  kernel     %s context switches/s, %s interrupts/s\n", units.Short(f.CtxSwitchesPerS), units.Short(f.InterruptsPerS))
 	writeHostProcs(w, f)
 	if c := f.Counters; c != nil {
 		var parts []string
@@ -63,7 +63,7 @@ func WriteHostText(w io.Writer, r *result.Result) {
 			parts = append(parts, fmt.Sprintf("%.2f CPUs utilized", c.CPUsUtilized))
 		}
 		if c.HasContextSwitches {
-			parts = append(parts, units.Compact(c.ContextSwitches)+" context switches")
+			parts = append(parts, units.Short(c.ContextSwitches)+" context switches")
 		}
 		if c.Unavailable > 0 {
 			parts = append(parts, fmt.Sprintf("%d counters not available", c.Unavailable))

@@ -21,7 +21,6 @@ import (
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/workload"
 )
 

@@ -119,8 +119,9 @@ func Trim1(v float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
 }
 
-// Compact formats a count or rate briefly: "950", "12.0k", "60.0k", "1.25M".
-func Compact(v float64) string {
+// Short formats a count or rate briefly for reading (not for typing back:
+// see Compact): "950", "12.0k", "60.0k", "1.25M".
+func Short(v float64) string {
 	switch a := math.Abs(v); {
 	case math.IsInf(v, 0) || math.IsNaN(v):
 		return "-"
@@ -132,4 +133,54 @@ func Compact(v float64) string {
 		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// Formatters added for the report package's cost and plan tables.
+
+// Cents formats dollars to the cent with thousands separators, "$10,932.48";
+// amounts below a dollar keep three significant digits, "$0.00217".
+func Cents(v float64) string {
+	if math.Abs(v) < 1 {
+		return USD(v)
+	}
+	if v < 0 {
+		return "-$" + Fixed(-v, 2)
+	}
+	return "$" + Fixed(v, 2)
+}
+
+// Price formats a unit price as a price list gives it, to the millionth of a
+// dollar and no further: "$4.992", "$0.0816", "$1".
+func Price(v float64) string {
+	return "$" + strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
+}
+
+// Sig3Grouped is Sig3 with thousands separators from 1,000 on: "7,562",
+// "12.3", "0.46".
+func Sig3Grouped(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return Int(v)
+	}
+	return Sig3(v)
+}
+
+// Compact formats a count or a rate in the shortest form ParseCount and
+// ParseRate read back as the same value, for names and settings a person may
+// type again: 500, 10k, 1.5M, 2G (a multiple of a tenth of the unit takes
+// the suffix); other values whole (rounded), and values below 1 with three
+// significant digits.
+func Compact(v float64) string {
+	a := math.Abs(v)
+	for _, u := range []struct {
+		mult float64
+		suf  string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if a >= u.mult && math.Mod(a, u.mult/10) == 0 {
+			return strconv.FormatFloat(v/u.mult, 'f', -1, 64) + u.suf
+		}
+	}
+	if a > 0 && a < 1 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
