@@ -270,11 +270,11 @@ func TestEventImpactNoBaseline(t *testing.T) {
 	}
 }
 
-func TestMergeIntervalsEqualsDirect(t *testing.T) {
+func TestMergedHistWindowEqualsDirect(t *testing.T) {
 	rate := []float64{100, 200, 300}
 	lat := []time.Duration{time.Millisecond, 2 * time.Millisecond, 10 * time.Millisecond}
 	p := evPhase(t, rate, lat, nil)
-	h, err := MergeIntervals(p, 1, 3)
+	h, err := p.MergedHist(1, 3, result.HistLatency)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package analysis
 import (
 	"slices"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/platbench/platbench/result"
 )
 
@@ -79,14 +77,4 @@ func worstSummary(p *result.Phase, kind result.HistKind, ops []string) result.Su
 		w.P99Ns, w.P999Ns, w.MaxNs = max(w.P99Ns, s.P99Ns), max(w.P999Ns, s.P999Ns), max(w.MaxNs, s.MaxNs)
 	}
 	return w
-}
-
-// MergeIntervals merges the latency histograms of every op of intervals
-// [from, to) of p.
-//
-// Deprecated: use p.MergedHist(from, to, result.HistLatency), or
-// SteadyLatency for a steady-window summary. Kept until package sweep
-// switches.
-func MergeIntervals(p *result.Phase, from, to int) (*hdr.Histogram, error) {
-	return p.MergedHist(from, to, result.HistLatency)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
@@ -114,12 +113,12 @@ func finishCell(r *result.Result, c *Cell, dir string, row *Row) error {
 	row.SustainedOpsPerS = a.Steady.SustainedOpsPerS
 	row.Ops, row.Errors = a.Raw.Ops, a.Raw.Errors
 	first := a.SteadyState.WarmupIntervals
-	if row.P99Ns, err = steadyP99(p, first, p.Ops, ""); err != nil {
+	if row.P99Ns, err = steadyP99(p, first, ""); err != nil {
 		return err
 	}
 	row.OpP99Ns = map[string]int64{}
 	for _, t := range p.Ops {
-		if row.OpP99Ns[t.Op], err = steadyP99(p, first, []result.OpTotal{t}, t.Op); err != nil {
+		if row.OpP99Ns[t.Op], err = steadyP99(p, first, t.Op); err != nil {
 			return err
 		}
 		row.OpOrder = append(row.OpOrder, t.Op)
@@ -127,39 +126,17 @@ func finishCell(r *result.Result, c *Cell, dir string, row *Row) error {
 	return nil
 }
 
-// steadyP99 is the p99 of op ("" for all) over the intervals of p from
-// first on, merged by analysis.MergeIntervals. A phase without interval
-// histograms (one shorter than an interval) falls back to the worst p99 of
-// the totals given.
-//
-// analysis merges a window of all ops; for one op it is handed a copy of the
-// phase holding only that op's interval entries. A per-op window merge in
-// analysis or result (issue 14's MergedHist) should replace opOnly.
-func steadyP99(p *result.Phase, first int, totals []result.OpTotal, op string) (int64, error) {
-	q := p
+// steadyP99 is the p99 of op ("" for all) over the steady window of p
+// (intervals from first on): analysis.SteadyLatency, whose rule for files
+// without interval histograms every report shares.
+func steadyP99(p *result.Phase, first int, op string) (int64, error) {
+	var ops []string
 	if op != "" {
-		q = opOnly(p, op)
+		ops = []string{op}
 	}
-	h, err := analysis.MergeIntervals(q, first, len(q.Intervals))
+	s, err := analysis.SteadyLatency(p, first, ops...)
 	if err != nil {
 		return 0, fmt.Errorf("phase %s: %w", p.Name, err)
 	}
-	if h.TotalCount() > 0 {
-		return h.ValueAtQuantile(99), nil
-	}
-	var worst int64
-	for _, t := range totals {
-		worst = max(worst, t.Latency.P99Ns)
-	}
-	return worst, nil
-}
-
-// opOnly is a copy of p whose intervals hold only op's entries.
-func opOnly(p *result.Phase, op string) *result.Phase {
-	q := *p
-	q.Intervals = slices.Clone(p.Intervals)
-	for i := range q.Intervals {
-		q.Intervals[i].Ops = slices.DeleteFunc(slices.Clone(q.Intervals[i].Ops), func(o result.IntervalOp) bool { return o.Op != op })
-	}
-	return &q
+	return s.P99Ns, nil
 }

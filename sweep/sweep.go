@@ -322,45 +322,36 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 		if ns > 0 {
 			st.SustainedOpsPerS = float64(st.Ops) / (float64(ns) / 1e9)
 		}
-		h, err := analysis.MergeIntervals(p, first, len(p.Intervals))
-		if err != nil {
-			return st, err
-		}
-		st.P50Ns, st.P99Ns, st.P999Ns, st.MaxNs = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max()
 	} else {
 		// No interval series (an op-bounded phase): the totals.
 		st.SteadyMethod = "none"
-		h := result.NewHist()
 		for _, o := range p.Ops {
 			st.Ops += o.Count
 			for _, n := range o.Errors {
 				st.Errors += n
 			}
-			oh, err := result.DecodeHist(o.Hist)
-			if err != nil {
-				return st, err
-			}
-			h.Merge(oh)
 		}
 		if p.DurationNs > 0 {
 			st.SustainedOpsPerS = float64(st.Ops) / (float64(p.DurationNs) / 1e9)
 		}
-		st.P50Ns, st.P99Ns, st.P999Ns, st.MaxNs = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max()
 	}
-	svc := result.NewHist()
+	lat, err := analysis.SteadyLatency(p, first)
+	if err != nil {
+		return st, err
+	}
+	st.P50Ns, st.P99Ns, st.P999Ns, st.MaxNs = lat.P50Ns, lat.P99Ns, lat.P999Ns, lat.MaxNs
+	svc, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistService)
+	if err != nil {
+		return st, err
+	}
+	st.ServiceP99Ns = svc.P99Ns
 	var all uint64
 	for _, o := range p.Ops {
 		all += o.Count
 		for _, n := range o.Errors {
 			all += n
 		}
-		oh, err := result.DecodeHist(o.ServiceHist)
-		if err != nil {
-			return st, err
-		}
-		svc.Merge(oh)
 	}
-	st.ServiceP99Ns = svc.ValueAtQuantile(99)
 
 	var why []string
 	if st.SustainedOpsPerS < cfg.MinAchieved*rate {

@@ -163,6 +163,17 @@ func TestMeasureUsesSteadyWindow(t *testing.T) {
 		_ = h.RecordValues(int64(500*time.Millisecond), 300)
 		p.Intervals[i].Ops[0] = result.IntervalOp{Op: "READ", Count: 300, Hist: result.EncodeHist(h)}
 	}
+	// The phase totals hold what the intervals hold, as in a recorded file
+	// (the whole phase's latency comes from the totals).
+	total := result.NewHist()
+	for _, iv := range p.Intervals {
+		ih, err := result.DecodeHist(iv.Ops[0].Hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total.Merge(ih)
+	}
+	p.Ops[0].Hist = result.EncodeHist(total)
 	cfg := Config{ObjectiveP99: 10 * time.Millisecond, Warmup: "5s"}
 	st, err := Measure(p, 1000, &cfg)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -136,7 +137,27 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err // fs.Parse has printed the usage
 	}
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%s", flagError(err))
 	}
 	return nil
 }
+
+// flagError rewords the flag package's messages to name flags as they are
+// typed: `invalid value "10X" for flag -size: ...` becomes `--size: ...` (our
+// value parsers quote the value themselves), and `flag provided but not
+// defined: -x` becomes `unknown flag --x`.
+func flagError(err error) string {
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		return "--" + m[1] + ": " + m[2]
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + strings.TrimPrefix(name, "-")
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + strings.TrimPrefix(name, "-") + " needs a value"
+	}
+	return msg
+}
+
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ".*" for flag -+([^:]+): (.*)$`)

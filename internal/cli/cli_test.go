@@ -79,7 +79,7 @@ func TestBadInputOneLineError(t *testing.T) {
 		want string // a phrase the error line must contain
 	}{
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
-		{"unknown flag", []string{"run", "--frob"}, "flag provided but not defined"},
+		{"unknown flag", []string{"run", "--frob"}, "unknown flag --frob"},
 		{"unknown workload", []string{"run", "--workload", "ycsb-z"}, "ycsb-z"},
 		{"unknown target", []string{"run", "--target", "mongo://x", "--out", filepath.Join(dir, "x.json")}, "unknown target"},
 		{"bad duration", []string{"run", "--duration", "ten minutes"}, "duration"},

@@ -47,7 +47,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		if err := analyseFor(fs, r, aopt); err != nil {
-			return flagNamed(fmt.Errorf("%s: %w", f, err))
+			return fmt.Errorf("%s: %w", f, err)
 		}
 		rs[i] = r
 	}
@@ -60,7 +60,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		if errors.Is(err, report.ErrDifferentWorkloads) {
 			return usagef("%v; compare runs of the same workload, or pass --force to compare anyway", err)
 		}
-		return flagNamed(err)
+		return err
 	}
 	return writeOut(env, *out, func(w io.Writer) error {
 		switch *format {

@@ -47,11 +47,27 @@ var flagOfField = map[string]string{
 	"max":           "max",
 	"bisect":        "bisect",
 	"step":          "step",
-	// analysis.Options and catalog
-	"platform":       "platform",
-	"nodes":          "nodes",
-	"price_per_hour": "price-per-hour",
-	"catalog":        "catalog",
+	// analysis.Options, analysis.PlanOptions and catalog
+	"platform":             "platform",
+	"nodes":                "nodes",
+	"price_per_hour":       "price-per-hour",
+	"catalog":              "catalog",
+	"catalog_file":         "catalog",
+	"throughput_ops_per_s": "throughput",
+	"p99":                  "p99",
+	"rf":                   "rf",
+	"max_error_ratio":      "max-error-ratio",
+	// disk.Config (probe disk)
+	"size":      "size",
+	"jobs":      "jobs",
+	"iodepth":   "iodepth",
+	"rwmixread": "rwmixread",
+	"bucket":    "bucket",
+	"engine":    "engine",
+	"throttle":  "throttle",
+	"rw":        "rw",
+	"bs":        "bs",
+	"direct":    "direct",
 }
 
 // flagName names a config field as the flag that sets it.

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +11,8 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/suite"
+	"github.com/platbench/platbench/target/embedded"
+	"github.com/platbench/platbench/target/fake"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -21,11 +25,13 @@ type grammarLeg struct {
 }
 
 // grammarLegs are the places TestSameGrammarEverywhere checks. Add a leg per
-// new place (the target options: --target-opt and URL query parameters).
+// new place a person types a value.
 var grammarLegs = []grammarLeg{
 	{"flag", flagLeg},
 	{"workload file", workloadFileLeg},
 	{"suite file", suiteFileLeg},
+	{"target option", targetOptionLeg},
+	{"target URL", targetURLLeg},
 }
 
 // A value means the same thing on the command line, in a workload file and
@@ -127,4 +133,56 @@ func suiteFileLeg(t *testing.T, k units.Kind, s string) (float64, bool) {
 		t.Fatalf("%s: %d cells, %v", fmt.Sprintf(line, s), len(cells), err)
 	}
 	return valueOf(cells[0].Config, k), true
+}
+
+// targetOptionLeg: --target-opt of the fake target (error_every, a count;
+// latency, a duration) and of the embedded store (cache, a size); a target
+// option has no rate.
+func targetOptionLeg(t *testing.T, k units.Kind, s string) (float64, bool) {
+	return targetLeg(t, k, s, false)
+}
+
+// targetURLLeg: the same options as URL query parameters.
+func targetURLLeg(t *testing.T, k units.Kind, s string) (float64, bool) {
+	return targetLeg(t, k, s, true)
+}
+
+func targetLeg(t *testing.T, k units.Kind, s string, inURL bool) (float64, bool) {
+	o, ok := map[units.Kind]struct{ target, key string }{
+		units.KindCount:    {"fake", "error_every"},
+		units.KindSize:     {"embedded", "cache"},
+		units.KindDuration: {"fake", "latency"},
+	}[k]
+	if !ok {
+		return 0, false
+	}
+	name, key := o.target, o.key
+	raw := name + "://"
+	opts := map[string]string{}
+	if inURL {
+		raw += "?" + url.Values{key: {s}}.Encode()
+	} else {
+		opts[key] = s
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch name {
+	case "embedded":
+		c, err := embedded.ParseConfig(u, opts)
+		if err != nil {
+			t.Fatalf("%s %s=%s: %v", name, key, s, err)
+		}
+		return float64(c.Cache), true
+	}
+	tg, err := fake.Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatalf("%s %s=%s: %v", name, key, s, err)
+	}
+	f := tg.(*fake.Target)
+	if k == units.KindCount {
+		return float64(f.ErrorEvery), true
+	}
+	return float64(f.Latency), true
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
-	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -19,7 +18,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 			"the steady sustained throughput of the best phase (run or sweep step) whose p99 met the\n"+
 			"objective, divided by the nodes measured; scale-out is assumed linear; nodes are added in sets\n"+
 			"of --step. RESULT=INSTANCE names the servers' instance type when the file does not.")
-	var thr rateFlag
+	var thr units.Rate
 	fs.Var(&thr, "throughput", "target throughput of the whole cluster in ops/s (e.g. 500000 or 500k)")
 	p99 := fs.Duration("p99", 0, "latency objective: p99 of every op from its intended start (e.g. 10ms)")
 	rf := fs.Int("rf", 3, "replication factor: the smallest cluster has this many nodes")
@@ -40,13 +39,13 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	if *format != "term" && *format != "json" {
 		return usagef("unknown --format %q (use term or json)", *format)
 	}
-	opt := analysis.PlanOptions{ThroughputOpsPerS: thr.v, P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
+	opt := analysis.PlanOptions{ThroughputOpsPerS: float64(thr), P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
 		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr}
 	if *maxErr == 0 {
 		opt.MaxErrorRatio = -1 // no failures allowed
 	}
 	if err := opt.Validate(); err != nil {
-		return usagef("%s", usererr.Render(err, flagOf))
+		return usage(err)
 	}
 	var in []analysis.PlanInput
 	for _, arg := range files {
@@ -64,14 +63,10 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	rep, err := analysis.Plan(in, opt)
 	if err != nil {
-		return flagNamed(err)
+		return err
 	}
 	if *format == "json" {
 		return report.WritePlanJSON(env.Stdout, rep)
 	}
 	return report.WritePlanText(env.Stdout, rep)
 }
-
-// grouped2 formats v with cents and thousands separators (no currency sign).
-// Only catalog.go uses it now; it should call units.Fixed(v, 2) itself.
-func grouped2(v float64) string { return units.Fixed(v, 2) }

@@ -99,11 +99,11 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if len(errs) > 0 {
-		return usagef("%v", joinErrs(errs))
+		return usage(errors.Join(errs...))
 	}
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
-		return err
+		return usage(err)
 	}
 	if *out == "" {
 		*out = "probe-disk-" + time.Now().Format("20060102-150405") + ".json"
@@ -133,19 +133,6 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("interrupted; the partial result is in %s", *out)
 	}
 	return nil
-}
-
-// joinErrs puts every problem on one line, separated by "; ".
-func joinErrs(errs []error) string {
-	var parts []string
-	for _, e := range errs {
-		for _, l := range strings.Split(e.Error(), "\n") {
-			if l != "" {
-				parts = append(parts, l)
-			}
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 func fmtSize(n int) string {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
-	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -44,7 +43,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if err := analyseFor(fs, r, aopt); err != nil {
-		return flagNamed(fmt.Errorf("%s: %w", files[0], err))
+		return fmt.Errorf("%s: %w", files[0], err)
 	}
 	return writeOut(env, *out, func(w io.Writer) error {
 		switch *format {
@@ -89,36 +88,6 @@ func analyseFor(fs *flag.FlagSet, r *result.Result, o *analysis.Options) error {
 	r.Analysis = a
 	return nil
 }
-
-// flagOf names the flag that sets a library config field: the field with
-// dashes (warmup -> --warmup, price_per_hour -> --price-per-hour), but for
-// the few whose flag is named otherwise.
-func flagOf(field string) string {
-	switch field {
-	case "throughput_ops_per_s":
-		return "--throughput"
-	case "catalog_file":
-		return "--catalog"
-	}
-	return "--" + strings.ReplaceAll(field, "_", "-")
-}
-
-// flagNamed renders the library's user errors in err with flag names
-// (usererr.Render); the error still unwraps to err.
-func flagNamed(err error) error {
-	if err == nil || !usererr.Is(err) {
-		return err
-	}
-	return &renderedErr{msg: usererr.Render(err, flagOf), err: err}
-}
-
-type renderedErr struct {
-	msg string
-	err error
-}
-
-func (e *renderedErr) Error() string { return e.msg }
-func (e *renderedErr) Unwrap() error { return e.err }
 
 // writeOut renders into memory first, so a failed render never leaves half a
 // file, then writes atomically to path or copies to stdout.
