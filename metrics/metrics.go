@@ -40,12 +40,6 @@ type Source interface {
 	Snapshot() Snapshot
 }
 
-// SourceFunc adapts a function to Source.
-type SourceFunc func() Snapshot
-
-// Snapshot calls f.
-func (f SourceFunc) Snapshot() Snapshot { return f() }
-
 // Snapshot is what one scrape shows.
 type Snapshot struct {
 	// Phase names the running phase ("load", "run"); counters restart with each phase.

@@ -17,6 +17,12 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
+// SourceFunc adapts a function to Source: a scripted snapshot.
+type SourceFunc func() Snapshot
+
+// Snapshot calls f.
+func (f SourceFunc) Snapshot() Snapshot { return f() }
+
 func find(mf *dto.MetricFamily, labels map[string]string) *dto.Metric {
 	for _, m := range mf.GetMetric() {
 		ok := true

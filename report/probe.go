@@ -15,8 +15,12 @@ import (
 // test's stalls and regulation verdict, then the notes.
 func WriteDiskProbe(w io.Writer, r *result.Result) {
 	x := r.Config.Extra
+	fs := x["filesystem"]
+	if x["device"] != "" {
+		fs += " on " + x["device"]
+	}
 	fmt.Fprintf(w, "disk probe of %s (%s, %s bytes, engine %s, direct=%s, jobs %s x iodepth %s)\n\n",
-		x["path"], x["filesystem"], x["size"], x["engine"], x["direct"], x["jobs"], x["iodepth"])
+		x["path"], fs, x["size"], x["engine"], x["direct"], x["jobs"], x["iodepth"])
 	t := table{head: []string{"test", "MB/s", "IOPS", "lat mean", "p50", "p99", "p99.9", "max", "bucket min..max MB/s", "errors"},
 		right: []bool{false, true, true, true, true, true, true, true, true, true}}
 	for i := range r.Phases {

@@ -240,7 +240,9 @@ func sweepPlot(lines []sweepLine, obj float64) *plot {
 	}
 	p.X = func(x float64) float64 { return padLeft + x/p.xmax*p.pw }
 	lmin, lmax := math.Log10(p.ymin), math.Log10(p.ymax)
-	p.Y = func(y float64) float64 { return padTop + p.ph - (math.Log10(math.Max(y, p.ymin))-lmin)/(lmax-lmin)*p.ph }
+	p.Y = func(y float64) float64 {
+		return padTop + p.ph - (math.Log10(math.Max(y, p.ymin))-lmin)/(lmax-lmin)*p.ph
+	}
 	return p
 }
 

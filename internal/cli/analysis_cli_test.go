@@ -57,7 +57,8 @@ func TestCatalogCommand(t *testing.T) {
 	if code, out, _ := runCLI(t, "catalog", "--catalog", path, "i3.large"); code != 0 || !strings.Contains(out, "0.1 ") || !strings.Contains(out, "["+path+"]") {
 		t.Errorf("override: exit %d\n%s", code, out)
 	}
-	// Bad files and filters: one line naming the problem and the fix.
+	// Bad files and filters: one line naming the problem and the fix, and
+	// the exit status of bad input.
 	os.WriteFile(path, []byte("provider,instance_type,price_per_hour_usd\naws,i3.large,free\n"), 0o644)
 	for _, args := range [][]string{
 		{"catalog", "--catalog", path},
@@ -65,7 +66,7 @@ func TestCatalogCommand(t *testing.T) {
 		{"catalog", "--filter", "no-such-thing"},
 	} {
 		code, _, errs := runCLI(t, args...)
-		if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "fix:") {
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "fix:") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 	}
@@ -132,7 +133,7 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"plan", big, "--p99", "10ms"}, 2, "--throughput"},
 		{[]string{"plan", big, "--throughput", "1000"}, 2, "--p99"},
 		{[]string{"plan", "--throughput", "1000", "--p99", "1ms"}, 2, "at least one result file"},
-		{[]string{"plan", big + "=i9.huge", "--throughput", "1000", "--p99", "10ms"}, 1, `unknown instance type "i9.huge"`},
+		{[]string{"plan", big + "=i9.huge", "--throughput", "1000", "--p99", "10ms"}, 2, `unknown instance type "i9.huge"`},
 		{[]string{"plan", "nothing.json", "--throughput", "1000", "--p99", "10ms"}, 1, "nothing.json"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 // Env is what a command may touch: its streams and whether stdout is a terminal.
@@ -88,6 +90,12 @@ func exitCode(env *Env, name string, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(env.Stderr, "platbench %s: %s (see 'platbench %s --help')\n", name, msg, name)
+		return 2
+	}
+	// Bad input found by the library (a target option, a workload or suite
+	// file, a config field) is bad input too: the same exit status.
+	if usererr.Is(err) {
+		fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)
 		return 2
 	}
 	fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)

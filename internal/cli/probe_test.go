@@ -69,9 +69,10 @@ func TestProbeDiskBadInput(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a result file was written for bad input")
 	}
-	// A run-time refusal (free space) is exit 1, one line, no result.
+	// A size this machine cannot hold is bad input too (exit 2), found only
+	// when the probe looks at the free space: one line, no result.
 	code, _, stderr := probeCLI("probe", "disk", dir, "--size", "1000t", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "not enough free space") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+	if code != 2 || !strings.Contains(stderr, "not enough free space") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("huge size: exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {

@@ -60,8 +60,8 @@ func TestSuiteCommandBadInput(t *testing.T) {
 	}{
 		{nil, 2, "no suite file"},
 		{[]string{"a.yaml", "b.yaml"}, 2, `unexpected argument "b.yaml"`},
-		{[]string{filepath.Join(dir, "missing.yaml")}, 1, "cannot read suite"},
-		{[]string{bad}, 1, `line 3: unknown field "concurency"`},
+		{[]string{filepath.Join(dir, "missing.yaml")}, 2, "cannot read suite"},
+		{[]string{bad}, 2, `line 3: unknown field "concurency"`},
 		{[]string{preset}, 1, "nosuch"},
 	}
 	for _, c := range cases {

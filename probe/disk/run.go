@@ -14,6 +14,7 @@ import (
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/platform"
 	"github.com/platbench/platbench/workload"
 )
@@ -214,6 +215,11 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 		"rw":         rw,
 		"bucket":     c.Bucket.String(),
 		"filesystem": tf.fsType,
+	}
+	// The whole disk under the file, as /sys/block names it (what the host
+	// telemetry's per-device figures are keyed by); overlay and tmpfs have none.
+	if dev, err := host.DeviceOf(tf.path); err == nil {
+		extra["device"] = dev
 	}
 	if bs != "" {
 		extra["bs"] = bs
