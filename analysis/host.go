@@ -8,15 +8,19 @@ import (
 	"github.com/platbench/platbench/telemetry/perf"
 )
 
-// HostFigures are the loader host's telemetry reduced for a report: means
-// over the samples unless a name says Max or End. Fractions are 0..1, rates
-// per second, sizes in bytes.
+// HostFigures are the loader host's telemetry reduced for a report (the
+// host section of a run) or a comparison (its host rows): means over the
+// samples unless a name says Max or End. Fractions are 0..1, rates per
+// second (over the samples' summed durations), sizes in bytes.
 type HostFigures struct {
 	Samples    int
 	IntervalNs int64
 
 	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
 	BusiestCoreMean, BusiestCoreMax, IRQCoreMax, Load1Max                float64
+	// CPUBusy is 1 - idle - iowait: the share the CPUs worked (waiting for
+	// I/O is idle time with a reason).
+	CPUBusy float64
 
 	MemUsedMax, PageCacheEnd, PageCacheMax, DirtyMax float64
 	RAM                                              float64 // the platform's RAM; 0 if unknown
@@ -26,8 +30,13 @@ type HostFigures struct {
 
 	CtxSwitchesPerS, InterruptsPerS float64
 
-	Self   *result.SelfUsage // platbench's own use and the client-bound verdict
-	Server *HostServer       // the server process on this host; nil when not sampled
+	Self *result.SelfUsage // platbench's own use and the client-bound verdict
+	// SelfCores is platbench's CPU time per wall-clock second (Self's
+	// CPUSeconds / WallSeconds): the cores the load generator kept busy on
+	// average; 0 without Self.
+	SelfCores float64
+
+	Server *HostServer // the server process on this host; nil when not sampled
 	// ServerMatch is how the server process was looked for ("" when it was not).
 	ServerMatch string
 
@@ -75,14 +84,20 @@ type CounterFigures struct {
 }
 
 // Host reduces r's host series and counters; ok is false when the result has
-// no host samples.
+// no host samples. Counters are recorded apart from the host sampler, so
+// they are reduced whether or not there are samples.
 func Host(r *result.Result) (HostFigures, bool) {
-	if r == nil || r.Host == nil || len(r.Host.Samples) == 0 {
+	if r == nil {
 		return HostFigures{}, false
+	}
+	if r.Host == nil || len(r.Host.Samples) == 0 {
+		return HostFigures{Counters: counterFigures(r.Counters)}, false
 	}
 	h := r.Host
 	ss := h.Samples
 	n := float64(len(ss))
+	// Rates are over the samples' summed durations, as the kernel's counters
+	// are; samples without a duration (hand-made files) count as 1 s each.
 	var secs float64
 	for _, s := range ss {
 		secs += float64(s.DurationNs) / 1e9
@@ -90,13 +105,15 @@ func Host(r *result.Result) (HostFigures, bool) {
 	if secs <= 0 {
 		secs = n
 	}
-	mean := func(f func(result.HostSample) float64) float64 {
+	sum := func(f func(result.HostSample) float64) float64 {
 		var t float64
 		for _, s := range ss {
 			t += f(s)
 		}
-		return t / n
+		return t
 	}
+	mean := func(f func(result.HostSample) float64) float64 { return sum(f) / n }
+	perSec := func(f func(result.HostSample) float64) float64 { return sum(f) / secs }
 	maxOf := func(f func(result.HostSample) float64) float64 {
 		m := math.Inf(-1)
 		for _, s := range ss {
@@ -113,6 +130,7 @@ func Host(r *result.Result) (HostFigures, bool) {
 		CPUSoftIRQ:      mean(func(s result.HostSample) float64 { return s.CPUSoftIRQ }),
 		CPUSteal:        mean(func(s result.HostSample) float64 { return s.CPUSteal }),
 		CPUIdle:         mean(func(s result.HostSample) float64 { return s.CPUIdle }),
+		CPUBusy:         mean(func(s result.HostSample) float64 { return 1 - s.CPUIdle - s.CPUIOWait }),
 		BusiestCoreMean: mean(func(s result.HostSample) float64 { return s.CPUMaxCore }),
 		BusiestCoreMax:  maxOf(func(s result.HostSample) float64 { return s.CPUMaxCore }),
 		IRQCoreMax:      maxOf(func(s result.HostSample) float64 { return s.CPUMaxCoreIRQ }),
@@ -122,16 +140,24 @@ func Host(r *result.Result) (HostFigures, bool) {
 		PageCacheMax:    maxOf(func(s result.HostSample) float64 { return float64(s.PageCacheBytes) }),
 		DirtyMax:        maxOf(func(s result.HostSample) float64 { return float64(s.DirtyBytes) }),
 		RAM:             float64(r.Platform.RAMBytes),
-		CtxSwitchesPerS: mean(func(s result.HostSample) float64 { return float64(s.CtxSwitches) / (float64(s.DurationNs) / 1e9) }),
-		InterruptsPerS:  mean(func(s result.HostSample) float64 { return float64(s.Interrupts) / (float64(s.DurationNs) / 1e9) }),
+		CtxSwitchesPerS: perSec(func(s result.HostSample) float64 { return float64(s.CtxSwitches) }),
+		InterruptsPerS:  perSec(func(s result.HostSample) float64 { return float64(s.Interrupts) }),
 		Disks:           hostDisks(ss, secs),
 		Nets:            hostNets(ss, secs),
 		Self:            h.Self,
+		SelfCores:       selfCores(h.Self),
 		Server:          hostServer(h.Server, secs),
 		ServerMatch:     h.ServerMatch,
 		Counters:        counterFigures(r.Counters),
 	}
 	return f, true
+}
+
+func selfCores(u *result.SelfUsage) float64 {
+	if u == nil || u.WallSeconds <= 0 {
+		return 0
+	}
+	return u.CPUSeconds / u.WallSeconds
 }
 
 func hostDisks(ss []result.HostSample, secs float64) []HostDisk {

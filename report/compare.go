@@ -10,7 +10,6 @@ import (
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry"
 )
 
 // ErrDifferentWorkloads is wrapped by Compare's error when the runs did not
@@ -261,11 +260,16 @@ func rowVerdict(v analysis.Verdict) RowVerdict {
 // 9): what the host, the load generator and the server used while they ran.
 // They explain a difference rather than rank it: no direction, no verdict.
 func (c *Comparison) hostRows() []CompareRow {
-	sums := make([]telemetry.Summary, len(c.results))
+	type host struct {
+		analysis.HostFigures
+		ok bool // host samples were recorded
+	}
+	sums := make([]host, len(c.results))
 	any := false
 	for i, r := range c.results {
-		sums[i] = telemetry.Summarize(r)
-		any = any || sums[i].HasHost
+		f, ok := analysis.Host(r)
+		sums[i] = host{f, ok}
+		any = any || ok
 	}
 	if !any {
 		return nil
@@ -273,28 +277,42 @@ func (c *Comparison) hostRows() []CompareRow {
 	type ctx struct {
 		name   string
 		format func(float64) string
-		get    func(s *telemetry.Summary) (float64, bool)
+		get    func(s *host) (float64, bool)
 	}
 	cores := func(v float64) string { return units.Trim1(v) }
-	host := func(get func(s *telemetry.Summary) float64) func(s *telemetry.Summary) (float64, bool) {
-		return func(s *telemetry.Summary) (float64, bool) { return get(s), s.HasHost }
+	sampled := func(get func(s *host) float64) func(s *host) (float64, bool) {
+		return func(s *host) (float64, bool) { return get(s), s.ok }
+	}
+	serverCores := func(s *host) (float64, bool) {
+		if s.Server == nil {
+			return 0, false
+		}
+		return s.Server.CoresMean, true
+	}
+	ipc := func(s *host) (float64, bool) {
+		if s.Counters == nil {
+			return 0, false
+		}
+		return s.Counters.IPC, s.Counters.HasIPC
 	}
 	rows := []ctx{
-		{"Host CPU busy (mean)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.CPUBusyMean })},
-		{"Host CPU steal (mean)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.CPUStealMean })},
-		{"Busiest core (max)", units.Percent, host(func(s *telemetry.Summary) float64 { return s.BusiestCoreMax })},
-		{"platbench CPU (cores, mean)", cores, func(s *telemetry.Summary) (float64, bool) { return s.SelfCoresMean, s.SelfCoresMean > 0 }},
-		{"Host memory used (max)", units.Bytes, host(func(s *telemetry.Summary) float64 { return float64(s.MemUsedMaxBytes) })},
+		{"Host CPU busy (mean)", units.Percent, sampled(func(s *host) float64 { return s.CPUBusy })},
+		{"Host CPU steal (mean)", units.Percent, sampled(func(s *host) float64 { return s.CPUSteal })},
+		{"Busiest core (max)", units.Percent, sampled(func(s *host) float64 { return s.BusiestCoreMax })},
+		{"platbench CPU (cores, mean)", cores, func(s *host) (float64, bool) { return s.SelfCores, s.SelfCores > 0 }},
+		{"Host memory used (max)", units.Bytes, sampled(func(s *host) float64 { return s.MemUsedMax })},
 	}
 	anyServer, anyIPC := false, false
 	for i := range sums {
-		anyServer, anyIPC = anyServer || sums[i].HasServer, anyIPC || sums[i].HasIPC
+		_, server := serverCores(&sums[i])
+		_, counted := ipc(&sums[i])
+		anyServer, anyIPC = anyServer || server, anyIPC || counted
 	}
 	if anyServer {
-		rows = append(rows, ctx{"Server CPU (cores, mean)", cores, func(s *telemetry.Summary) (float64, bool) { return s.ServerCoresMean, s.HasServer }})
+		rows = append(rows, ctx{"Server CPU (cores, mean)", cores, serverCores})
 	}
 	if anyIPC {
-		rows = append(rows, ctx{"Instructions per cycle", cores, func(s *telemetry.Summary) (float64, bool) { return s.IPC, s.HasIPC }})
+		rows = append(rows, ctx{"Instructions per cycle", cores, ipc})
 	}
 	out := make([]CompareRow, len(rows))
 	for k, cr := range rows {

@@ -75,16 +75,12 @@ func WriteHostText(w io.Writer, r *result.Result) {
 // writeHostProcs writes platbench's own line and the server process's.
 func writeHostProcs(w io.Writer, f analysis.HostFigures) {
 	if u := f.Self; u != nil {
-		cores := 0.0
-		if u.WallSeconds > 0 {
-			cores = u.CPUSeconds / u.WallSeconds
-		}
 		verdict := "not client-bound"
 		if u.ClientBound {
 			verdict = "CLIENT-BOUND"
 		}
 		fmt.Fprintf(w, "  platbench  %.2f cores mean (GOMAXPROCS %d), busiest thread %s max; GC %d cycles, %s paused (max %s); alloc %s/s: %s\n",
-			cores, u.GOMAXPROCS, units.Percent(u.MaxCoreBusy), u.NumGC, units.Latency(float64(u.GCPauseTotalNs)),
+			f.SelfCores, u.GOMAXPROCS, units.Percent(u.MaxCoreBusy), u.NumGC, units.Latency(float64(u.GCPauseTotalNs)),
 			units.Latency(float64(u.GCPauseMaxNs)), units.Bytes(u.AllocBytesPerS), verdict)
 		if u.Reason != "" {
 			fmt.Fprintf(w, "             %s\n", u.Reason)

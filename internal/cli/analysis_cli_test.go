@@ -28,11 +28,11 @@ func TestCatalogCommand(t *testing.T) {
 
 	// The DataStax report's Table 3 from the command line.
 	code, out, _ = runCLI(t, "catalog", "--nodes", "3,6,9", "i3.2xlarge")
-	if code != 0 || !regexp.MustCompile(`i3\.2xlarge .*455\.52\s+1,366\.56\s+2,733\.12\s+4,099\.68\s`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`i3\.2xlarge .*\$455\.52\s+\$1,366\.56\s+\$2,733\.12\s+\$4,099\.68\s`).MatchString(out) {
 		t.Errorf("--nodes 3,6,9: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "catalog", "--nodes", "3,6,9", "i3.16xlarge")
-	if code != 0 || !regexp.MustCompile(`3,644\.16\s+10,932\.48\s+21,864\.96\s+32,797\.44\s`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`\$3,644\.16\s+\$10,932\.48\s+\$21,864\.96\s+\$32,797\.44\s`).MatchString(out) {
 		t.Errorf("--nodes 3,6,9: exit %d\n%s", code, out)
 	}
 	if code, _, errs := runCLI(t, "catalog", "--nodes", "3,x"); code != 2 || !strings.Contains(errs, "--nodes") {

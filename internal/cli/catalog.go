@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/report"
 )
 
 func runCatalog(ctx context.Context, env *Env, args []string) error {
@@ -60,40 +58,7 @@ func runCatalog(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("no instance type matches %q (fix: a shorter --filter, e.g. a family like i3 or a provider like gcp)", strings.Join(filters, " "))
 	}
 	if *asCSV {
-		w := csv.NewWriter(env.Stdout)
-		w.Write([]string{"provider", "instance_type", "arch", "vcpus", "ram_gib", "local_storage", "price_per_hour_usd", "region", "price_date", "source", "aliases"})
-		for _, in := range rows {
-			w.Write([]string{in.Provider, in.Type, in.Arch, strconv.Itoa(in.VCPUs), strconv.FormatFloat(in.RAMGiB, 'f', -1, 64), in.LocalStorage,
-				strconv.FormatFloat(in.PricePerHourUSD, 'f', -1, 64), in.Region, in.PriceDate, in.Source, strings.Join(in.Aliases, "|")})
-		}
-		w.Flush()
-		return w.Error()
+		return report.WriteCatalogCSV(env.Stdout, rows)
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	hdr := "PROVIDER\tTYPE\tARCH\tVCPUS\tRAM GiB\tLOCAL STORAGE\t$/HOUR\t$/MONTH\t"
-	for _, n := range sizes {
-		hdr += fmt.Sprintf("%d NODES/MONTH\t", n)
-	}
-	fmt.Fprintln(tw, hdr+"REGION\tDATE\tSOURCE")
-	for _, in := range rows {
-		src := in.Source
-		if len(src) > 80 {
-			src = src[:77] + "..."
-		}
-		if in.File != "embedded" {
-			src = "[" + in.File + "] " + src
-		}
-		cols := ""
-		for _, n := range sizes {
-			cols += units.Fixed(catalog.MonthlyUSD(in.PricePerHourUSD, n), 2) + "\t"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\n", in.Provider, in.Type, in.Arch, in.VCPUs,
-			strconv.FormatFloat(in.RAMGiB, 'f', -1, 64), in.LocalStorage, strconv.FormatFloat(in.PricePerHourUSD, 'f', -1, 64),
-			units.Fixed(catalog.MonthlyUSD(in.PricePerHourUSD, 1), 2), cols, in.Region, in.PriceDate, src)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "\n%d instance types; prices are on-demand US dollars per node, dated, and not fetched: check them ('platbench catalog --csv' shows full sources).\n", len(rows))
-	return nil
+	return report.WriteCatalogText(env.Stdout, rows, sizes)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -35,11 +34,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 			if env.IsTTY {
 				fmt.Fprint(env.Stderr, "\r\033[K")
 			}
-			ok := "meets"
-			if !st.MeetsObjective {
-				ok = "fails: " + st.Reason
-			}
-			fmt.Fprintf(env.Stderr, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P99Ns)), ok)
+			report.WriteSweepStep(env.Stderr, st)
 		}
 	}
 	r, err := sweep.Run(ctx, *sc)
@@ -52,7 +47,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
-	if err := printSweep(env.Stdout, r); err != nil {
+	if err := report.WriteSweepTerm(env.Stdout, r); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
@@ -129,32 +124,4 @@ func sweepConfig(b *benchFlags, sc *sweep.Config, rates string) (bench.Config, e
 	sc.Bench, sc.Warmup = cfg, b.analysis.Warmup
 	sc.EnsureDefaults()
 	return cfg, usage(sc.Validate())
-}
-
-// printSweep is the sweep's terminal report: where it ran, the load phase,
-// then the curve as a table and the verdict.
-func printSweep(w io.Writer, r *result.Result) error {
-	fmt.Fprintf(w, "platbench %s · %s · workload %s · sweep %s\n", r.Tool.Version, r.Target.Kind, r.Config.Workload.Name, r.Config.Extra["sweep"])
-	fmt.Fprintf(w, "platform : %s\n", report.PlatformLine(&r.Platform))
-	if p := r.Phase("load"); p != nil {
-		var n, errs uint64
-		for _, o := range p.Ops {
-			n += o.Count
-			for _, e := range o.Errors {
-				errs += e
-			}
-		}
-		fmt.Fprintf(w, "load     : %s records in %s", units.Int(float64(n)), units.Seconds(float64(p.DurationNs)/1e9))
-		if errs > 0 {
-			fmt.Fprintf(w, ", %s inserts failed (those records are missing)", units.Int(float64(errs)))
-		}
-		fmt.Fprintln(w)
-	}
-	if err := report.WriteSweepText(w, r); err != nil {
-		return err
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
 }
