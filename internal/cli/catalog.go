@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/platbench/platbench/catalog"
@@ -55,7 +54,7 @@ func runCatalog(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("no instance type matches %q (fix: a shorter --filter, e.g. a family like i3 or a provider like gcp)", strings.Join(filters, " "))
+		return usagef("no instance type matches %q (fix: a shorter --filter, e.g. a family like i3 or a provider like gcp)", strings.Join(filters, " "))
 	}
 	if *asCSV {
 		return report.WriteCatalogCSV(env.Stdout, rows)
