@@ -1,0 +1,52 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A result file is user input (`platbench report`, `compare`, `plan`,
+// `merge` read files from anywhere): whatever its bytes, Decode returns a
+// result or an error, never panics; an accepted result encodes and decodes
+// again, and its histograms merge or fail with an error.
+func FuzzDecode(f *testing.F) {
+	h := NewHist()
+	_ = h.RecordValue(1000)
+	ok := Result{Schema: SchemaVersion, Phases: []Phase{{Name: "run", DurationNs: 2e9,
+		Ops:       []OpTotal{{Op: "READ", Count: 1, Hist: EncodeHist(h)}},
+		Intervals: []Interval{{StartNs: 0, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: 1, Hist: EncodeHist(h)}}}}}}}
+	b, err := json.Marshal(ok)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"schema":"platbench.result/v0","phases":[]}`))
+	f.Add([]byte(`{"schema":"` + SchemaVersion + `","phases":[{"name":"x","ops":[{"op":"READ","hist":"!!"}]}]}`))
+	seeds, _ := filepath.Glob("../report/testdata/*.result.json")
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for i := range r.Phases {
+			p := &r.Phases[i]
+			_, _ = p.MergedHist(0, len(p.Intervals), HistLatency)
+			_, _ = p.MergedHist(len(p.Intervals)/2, len(p.Intervals), HistService)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatalf("an accepted result does not encode: %v", err)
+		}
+		if _, err := Decode(bytes.NewReader(b)); err != nil {
+			t.Fatalf("an accepted result, encoded again, is refused: %v", err)
+		}
+	})
+}
