@@ -170,9 +170,9 @@ func (o *Option) reason(err error) string {
 		return "is not " + orList(o.Values)
 	case errors.As(err, &ue):
 		return map[units.Kind]string{
-			units.KindCount:    "is not a whole number (e.g. 16, 10k or 1M)",
-			units.KindSize:     "is not a size in bytes (e.g. 4096, 64KiB, 64MiB or 1.5GB)",
-			units.KindDuration: "is not a duration (e.g. 5s, 250ms, 1m30s, or 75 for seconds)",
+			units.KindCount:    "is not a whole number (10k and 1M work)",
+			units.KindSize:     "is not a size in bytes (binary units: 64KiB, 1.5GB)",
+			units.KindDuration: "is not a duration (5s, 1m30s, or 75 for seconds)",
 		}[ue.Kind]
 	}
 	return err.Error()

@@ -34,6 +34,11 @@ var Entries = []target.Entry{
 func Open(ctx context.Context, rawURL string, opts map[string]string) (target.Target, error) {
 	name := rawURL
 	u := &url.URL{Scheme: rawURL}
+	// A bare name may carry options as a query ("embedded?sync=true"), as a
+	// URL with a host does.
+	if n, q, ok := strings.Cut(rawURL, "?"); ok && !strings.Contains(n, "://") {
+		rawURL = n + "://?" + q
+	}
 	if strings.Contains(rawURL, "://") {
 		var err error
 		u, err = url.Parse(rawURL)

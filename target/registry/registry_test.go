@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/target/fake"
 )
 
 // Every declaration is sound: defaults parse (Parse panics on one that does
@@ -166,5 +168,21 @@ func TestDocsOptionTables(t *testing.T) {
 				t.Errorf("%s: docs line %d: %s also takes %v, the declaration %v", e.Name, r.line, o.Name, r.aliases, o.Aliases)
 			}
 		}
+	}
+}
+
+// A bare name takes options as a query, as a URL with a host does.
+func TestBareNameWithQuery(t *testing.T) {
+	tg, err := Open(context.Background(), "fake?latency=2ms&error_every=10", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	f, ok := tg.(*fake.Target)
+	if !ok || f.Latency != 2*time.Millisecond || f.ErrorEvery != 10 {
+		t.Fatalf("fake?latency=2ms&error_every=10 opened %+v", tg)
+	}
+	if _, err := Open(context.Background(), "fake?latency=soon", nil); err == nil || !strings.Contains(err.Error(), "latency") {
+		t.Fatalf("a bad option in a bare name's query: %v", err)
 	}
 }
