@@ -5,6 +5,8 @@
 #   auth    : requirepass            PLATBENCH_REDIS_AUTH_URL
 #   cluster : a one-node Redis Cluster owning every slot   PLATBENCH_REDIS_CLUSTER_URL
 # No persistence (--save '' --appendonly no): these are benchmarks, not stores.
+# scripts/servers/valkey.sh runs the same three instances of Valkey through
+# this script (REDIS_SERVER, REDIS_CLI, PLATBENCH_REDIS_DIR/PORT, ENV_PREFIX).
 # Usage: redis.sh install|start|stop|env
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,8 +15,12 @@ PORT=${PLATBENCH_REDIS_PORT:-16379}
 AUTH_PORT=$((PORT + 1))
 CLUSTER_PORT=$((PORT + 2))
 PASSWORD=platbench-secret
+SERVER=${REDIS_SERVER:-redis-server}
+CLI=${REDIS_CLI:-redis-cli}
+ENV_PREFIX=${ENV_PREFIX:-PLATBENCH_REDIS}
 
-need() { command -v redis-server >/dev/null && command -v redis-cli >/dev/null && command -v redis-benchmark >/dev/null; }
+need() { command -v "$SERVER" >/dev/null && command -v "$CLI" >/dev/null && { [ "$SERVER" != redis-server ] || command -v redis-benchmark >/dev/null; }; }
+redis-cli() { command "$CLI" "$@"; }
 
 start_one() { # name port extra-args...
   local name=$1 port=$2; shift 2
@@ -24,7 +30,7 @@ start_one() { # name port extra-args...
   fi
   mkdir -p "$dir/$name"
   rm -f "$dir/$name/nodes.conf"
-  ${PLATBENCH_REDIS_TASKSET:-} redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+  ${PLATBENCH_REDIS_TASKSET:-} "$SERVER" --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
     --daemonize yes --pidfile "$dir/$name.pid" --logfile "$dir/$name.log" --dir "$dir/$name" "$@"
 }
 
@@ -47,7 +53,7 @@ install)
   need
   ;;
 start)
-  need || { echo "redis.sh: redis-server not installed (fix: $0 install)" >&2; exit 1; }
+  need || { echo "redis.sh: $SERVER not installed (fix: $0 install)" >&2; exit 1; }
   mkdir -p "$dir"
   start_one plain "$PORT"
   start_one auth "$AUTH_PORT" --requirepass "$PASSWORD"
@@ -73,13 +79,13 @@ stop)
   # An instance restarted by a test (or whose pid file is gone) still holds
   # its port: stop whatever redis-server serves our ports.
   for port in "$PORT" "$AUTH_PORT" "$CLUSTER_PORT"; do
-    pkill -f "^redis-server 127.0.0.1:$port( |\$)" 2>/dev/null || true
+    pkill -f "(^|/)$(basename "$SERVER") 127.0.0.1:$port( |\$)" 2>/dev/null || true
   done
   ;;
 env)
-  echo "export PLATBENCH_REDIS_URL=redis://127.0.0.1:$PORT"
-  echo "export PLATBENCH_REDIS_AUTH_URL=redis://:$PASSWORD@127.0.0.1:$AUTH_PORT"
-  echo "export PLATBENCH_REDIS_CLUSTER_URL=redis://127.0.0.1:$CLUSTER_PORT"
+  echo "export ${ENV_PREFIX}_URL=redis://127.0.0.1:$PORT"
+  echo "export ${ENV_PREFIX}_AUTH_URL=redis://:$PASSWORD@127.0.0.1:$AUTH_PORT"
+  echo "export ${ENV_PREFIX}_CLUSTER_URL=redis://127.0.0.1:$CLUSTER_PORT"
   ;;
 *) echo "usage: $0 install|start|stop|env" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -412,9 +413,11 @@ func TestCluster(t *testing.T) {
 // by themselves when the server is back.
 func TestServerKilledMidRun(t *testing.T) {
 	serverURL(t, "PLATBENCH_REDIS_URL") // only where redis is installed
-	bin, err := exec.LookPath("redis-server")
+	// The server binary of the run (scripts/test.sh names valkey-server when
+	// it runs these tests against Valkey).
+	bin, err := exec.LookPath(cmp.Or(os.Getenv("PLATBENCH_REDIS_SERVER_BIN"), "redis-server"))
 	if err != nil {
-		t.Fatal("redis-server not on PATH: ", err)
+		t.Fatal("the server binary is not on PATH: ", err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
