@@ -24,6 +24,8 @@ const (
 	DefaultHotsetFraction = 0.2
 	DefaultHotOpnFraction = 0.8
 	DefaultMaxScanLength  = 100
+	// MaxKeyPadding bounds KeyPadding (a uint64 has at most 20 digits).
+	MaxKeyPadding = 32
 )
 
 // ErrInvalid is wrapped by every error Validate returns.
@@ -84,6 +86,9 @@ func (s *Spec) Problems() usererr.List {
 	}
 	if s.FieldCount > 0 && s.FieldLength > 0 && int64(s.FieldCount)*int64(s.FieldLength) > 64<<20 {
 		p.Add("field_length", "x field_count = %d bytes a record exceeds 64 MiB (fix: lower field_count or field_length)", int64(s.FieldCount)*int64(s.FieldLength))
+	}
+	if s.KeyPadding < 0 || s.KeyPadding > MaxKeyPadding {
+		p.Add("key_padding", "is %d (fix: use 0 to %d digits)", s.KeyPadding, MaxKeyPadding)
 	}
 	s.distProblems(&p)
 	s.mixProblems(&p)

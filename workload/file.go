@@ -59,23 +59,40 @@ var fileFields = func() []string {
 	return out
 }()
 
-// LoadFile reads a YAML workload file. Unknown fields are an error naming the
-// field and its line. `base: <preset>` starts from that preset and the file's
-// fields override it; the result has defaults filled in and is valid. A file
-// without name is named after the file.
+// LoadFile reads a workload file (see Open) and returns its Spec; what a
+// YCSB property file says beyond the workload (operationcount, the load's
+// part, the warnings) is dropped.
 func LoadFile(path string) (Spec, error) {
+	l, err := Open(path)
+	return l.Spec, err
+}
+
+// Open reads a workload file: a YAML workload file, or a YCSB CoreWorkload
+// property file (told apart by IsPropertyFile). Unknown YAML fields are an
+// error naming the field and its line. `base: <preset>` starts from that
+// preset and the file's fields override it; the result has defaults filled
+// in and is valid. A file without name is named after the file.
+func Open(path string) (Loaded, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Spec{}, fmt.Errorf("workload file: %w (fix: give a readable YAML file or a preset name)", err)
+		return Loaded{}, fmt.Errorf("workload file: %w (fix: give a readable YAML or YCSB property file, or a preset name)", err)
 	}
-	s, err := ParseFile(data)
+	var l Loaded
+	if IsPropertyFile(path, data) {
+		l, err = ParsePropertyFile(data)
+		for i, w := range l.Warnings {
+			l.Warnings[i] = "workload file " + path + ": " + w
+		}
+	} else {
+		l.Spec, err = ParseFile(data)
+	}
 	if err != nil {
-		return Spec{}, usererr.New("workload file %s: %s", path, err)
+		return Loaded{}, usererr.New("workload file %s: %s", path, err)
 	}
-	if s.Name == "" {
-		s.Name = path
+	if l.Spec.Name == "" {
+		l.Spec.Name = path
 	}
-	return s, nil
+	return l, nil
 }
 
 // ParseFile decodes a workload file's content strictly (see LoadFile), fills

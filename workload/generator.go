@@ -44,7 +44,8 @@ type Generator struct {
 	pendingN uint64
 
 	prefixLen int
-	key       []byte // prefix + up to 20 digits (+4 spare: appendDecimal's stores)
+	pad       int    // zero-pad key numbers to this many digits (0, 1: none)
+	key       []byte // prefix + padding + up to 20 digits (+4 spare: appendDecimal's stores)
 	val       []byte // 2*recordBytes random bytes; values are windows into it
 }
 
@@ -95,7 +96,8 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 	}
 
 	g.prefixLen = len(s.KeyPrefix)
-	g.key = make([]byte, 0, len(s.KeyPrefix)+24)
+	g.pad = min(max(s.KeyPadding, 0), MaxKeyPadding)
+	g.key = make([]byte, 0, len(s.KeyPrefix)+g.pad+24)
 	g.key = append(g.key, s.KeyPrefix...)
 	g.val = make([]byte, 2*g.recordBytes)
 	for i := 0; i < len(g.val); i += 8 {
@@ -238,6 +240,14 @@ func (g *Generator) setKey(req *Request, keyNum uint64) {
 		keyNum = fnvhash64(keyNum)
 	}
 	g.key = appendDecimal(g.key[:g.prefixLen], keyNum)
+	if n := len(g.key) - g.prefixLen; n < g.pad {
+		// YCSB buildKeyName: zeros between the prefix and the number.
+		g.key = g.key[:g.prefixLen+g.pad]
+		copy(g.key[g.prefixLen+g.pad-n:], g.key[g.prefixLen:g.prefixLen+n])
+		for i := g.prefixLen; i < g.prefixLen+g.pad-n; i++ {
+			g.key[i] = '0'
+		}
+	}
 	req.Key = g.key
 }
 

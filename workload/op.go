@@ -2,7 +2,8 @@
 // operation types, how keys are chosen, how big values are, and how many
 // records make up the dataset. It knows nothing about targets or timing.
 //
-// The types that matter: Spec is the workload (from Preset, LoadFile or a
+// The types that matter: Spec is the workload (from Preset, Open (a YAML
+// workload file or a YCSB property file: ParseFile, ParsePropertyFile) or a
 // literal; EnsureDefaults then Validate). Keyspace is the state one run shares
 // (insert counter, sequential cursor, zipfian constants, shard bounds).
 // Generator fills a Request per operation for one worker without allocating.

@@ -63,7 +63,7 @@ func Preset(name string) (Spec, error) {
 	for i, p := range presets {
 		names[i] = p.Name
 	}
-	return Spec{}, fmt.Errorf("unknown workload %q (fix: use one of %s, or a YAML file)", name, strings.Join(names, ", "))
+	return Spec{}, fmt.Errorf("unknown workload %q (fix: use one of %s, or a YAML or YCSB property file)", name, strings.Join(names, ", "))
 }
 
 // Presets returns copies of all presets, defaults filled in, in table order.

@@ -39,6 +39,9 @@ type Spec struct {
 	// OrderedInserts keeps key numbers in order instead of hashing them
 	// (YCSB insertorder=ordered). Default false (hashed).
 	OrderedInserts bool `yaml:"ordered_inserts" json:"ordered_inserts"`
+	// KeyPadding left-pads the key number with zeros to this many digits
+	// (YCSB zeropadding), e.g. 8: "user00000005". Default 0: no padding.
+	KeyPadding int `yaml:"key_padding,omitempty" json:"key_padding,omitempty"`
 
 	// Mix is the op proportions; weights need not sum to 1. Default YCSB A
 	// (READ=0.5, UPDATE=0.5). In YAML it is a list of {op, weight} maps, a

@@ -29,6 +29,7 @@ import (
 // files too.
 type benchFlags struct {
 	fs          *flag.FlagSet
+	stderr      io.Writer // the workload file's warnings
 	target      string
 	targetOpts  kvFlag
 	workload    string
@@ -55,12 +56,12 @@ type benchFlags struct {
 }
 
 func newBenchFlags(env *Env, name, summary string) *benchFlags {
-	b := &benchFlags{targetOpts: kvFlag{}, concurrency: bench.DefaultConcurrency}
+	b := &benchFlags{stderr: env.Stderr, targetOpts: kvFlag{}, concurrency: bench.DefaultConcurrency}
 	fs := newFlags(env, name, "[flags]", summary)
 	b.fs = fs
 	fs.StringVar(&b.target, "target", bench.DefaultTarget, "target URL or name (see 'platbench targets')")
 	fs.Var(b.targetOpts, "target-opt", "target option key=value (repeatable; see the target's docs)")
-	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name or YAML file (see 'platbench workloads')")
+	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
 	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
 	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d)", workload.DefaultRecords))
@@ -109,11 +110,18 @@ func (b *benchFlags) zeroes() usererr.List {
 }
 
 // spec is the workload with the flags' overrides. Flags override the file.
-func (b *benchFlags) spec() (workload.Spec, error) {
-	spec, err := loadWorkload(b.workload)
+// A YCSB property file's operationcount and insertstart/insertcount come
+// back in the Loaded for config, which applies them unless flags say
+// otherwise; its warnings are printed here.
+func (b *benchFlags) spec() (workload.Loaded, error) {
+	l, err := loadWorkload(b.workload)
 	if err != nil {
-		return spec, err
+		return l, err
 	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(b.stderr, "platbench: warning: %s\n", w)
+	}
+	spec := &l.Spec
 	if flagSet(b.fs, "records") {
 		spec.Records = uint64(b.records)
 	}
@@ -132,14 +140,14 @@ func (b *benchFlags) spec() (workload.Spec, error) {
 	if b.mix != "" {
 		m, err := workload.ParseMix(b.mix)
 		if err != nil {
-			return spec, usagef("bad --mix: %v", err)
+			return l, usagef("bad --mix: %v", err)
 		}
 		spec.Mix = m
 	}
 	if b.dist != "" {
 		spec.Distribution = workload.Dist(b.dist)
 	}
-	return spec, nil
+	return l, nil
 }
 
 // config turns the flags into a bench.Config with its defaults applied and
@@ -148,14 +156,14 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if err := b.zeroes().Err(); err != nil {
 		return bench.Config{}, usage(err)
 	}
-	spec, err := b.spec()
+	l, err := b.spec()
 	if err != nil {
 		return bench.Config{}, err
 	}
 	cfg := bench.Config{
 		Target:     b.target,
 		TargetOpts: map[string]string(b.targetOpts),
-		Workload:   spec,
+		Workload:   l.Spec,
 		Label:      b.label,
 		Run:        !loadOnly,
 		Load:       loadOnly || !b.noLoad,
@@ -173,6 +181,10 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Events = append(cfg.Runner.Events, ev)
 	}
+	if l.Ops > 0 && !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
+		cfg.Runner.Ops = l.Ops // YCSB operationcount
+	}
+	cfg.Shard, cfg.Shards = l.Shard, l.Shards // YCSB insertstart/insertcount
 	if b.shard != "" {
 		if cfg.Shard, cfg.Shards, err = parseShard(b.shard); err != nil {
 			return bench.Config{}, usage(err)
@@ -200,12 +212,20 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// loadWorkload resolves a preset name or a YAML file.
-func loadWorkload(name string) (workload.Spec, error) {
+// loadWorkload resolves a preset name, a YAML file or a YCSB property file:
+// a name with a path separator or a YAML extension is a file; another name
+// is a preset, or else a file of that name if there is one.
+func loadWorkload(name string) (workload.Loaded, error) {
 	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, os.PathSeparator) {
-		return workload.LoadFile(name)
+		return workload.Open(name)
 	}
-	return workload.Preset(name)
+	spec, err := workload.Preset(name)
+	if err != nil {
+		if _, serr := os.Stat(name); serr == nil {
+			return workload.Open(name)
+		}
+	}
+	return workload.Loaded{Spec: spec}, err
 }
 
 func runRun(ctx context.Context, env *Env, args []string) error {

@@ -597,3 +597,37 @@ func BenchmarkClusterDo(b *testing.B) {
 		})
 	}
 }
+
+// A YCSB property file (scans excluded: Redis has none) runs against Redis:
+// the records load, and a stream of its reads and inserts finds every key.
+func TestYCSBPropertyFile(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	l, err := workload.Open("../../examples/workloads/ycsb/workloadd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := l.Spec
+	s.Records, s.KeyPrefix = 500, "ycsbprops-"+uniq+"-"
+	tg := open(t, raw, nil)
+	ctx := context.Background()
+	if err := tg.Setup(ctx, &s); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	g := workload.NewGenerator(&s, workload.NewKeyspace(&s, 0, 1), 1, 0)
+	var r workload.Request
+	for i := range uint64(2500) {
+		if i < s.Records {
+			g.Load(&r, i)
+		} else {
+			g.Next(&r)
+		}
+		if err := w.Do(ctx, &r); err != nil {
+			t.Fatalf("op %d %s %s: %v", i, r.Op, r.Key, err)
+		}
+	}
+}
