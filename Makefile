@@ -71,3 +71,9 @@ bench-redis: build
 .PHONY: bench-overhead
 bench-overhead:
 	scripts/bench-overhead.sh
+
+# A minimal container image of the static binary (non-root, CA certificates), tagged with
+# `platbench version`, built with crane and no container engine (docs/sweeps-suites-events.md).
+.PHONY: image
+image:
+	scripts/image.sh

@@ -20,7 +20,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "k8s", "--loaders N [flags] -- RUN-FLAGS...", "Write a Kubernetes Indexed Job (YAML, to stdout or --out) running N platbench loaders, one pod per shard, results to a volume. Flags after -- are passed to 'platbench run'.")
 	loaders := fs.Int("loaders", 3, "number of loader pods (shards)")
 	name := fs.String("name", "platbench", "job name")
-	image := fs.String("image", "platbench:latest", "container image with the platbench binary at /usr/local/bin/platbench")
+	image := fs.String("image", "platbench:"+ToolVersion(), "container image with the platbench binary at /platbench, as 'make image' builds it (its tag is this version)")
 	pvc := fs.String("pvc", "platbench-results", "PersistentVolumeClaim the results are written to (mounted at /results)")
 	lead := units.Duration(2 * time.Minute)
 	fs.Var(&lead, "lead", "how far in the future (a `duration`) the loaders start their run phase together")
@@ -68,12 +68,15 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 
 // indexedJob builds the Job manifest.
 func indexedJob(name, image, pvc, cpu, mem string, n int, start string, runArgs []string) ([]byte, error) {
-	quoted := make([]string, len(runArgs))
-	for i, a := range runArgs {
-		quoted[i] = shellQuote(a)
+	// No shell in the image: Kubernetes itself expands $(JOB_COMPLETION_INDEX)
+	// in a container's command (the Job controller sets it in the pod's env);
+	// a literal "$(" in the user's flags is escaped as "$$(".
+	command := []any{"/platbench", "run", "--quiet",
+		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n), "--start-at", start,
+		"--label", "loader-$(JOB_COMPLETION_INDEX)", "--out", "/results/" + name + "-shard-$(JOB_COMPLETION_INDEX).json"}
+	for _, a := range runArgs {
+		command = append(command, strings.ReplaceAll(a, "$(", "$$("))
 	}
-	script := fmt.Sprintf(`exec platbench run --quiet --shard "${JOB_COMPLETION_INDEX}/%d" --start-at %s --label "loader-${JOB_COMPLETION_INDEX}" --out "/results/%s-shard-${JOB_COMPLETION_INDEX}.json" %s`,
-		n, start, name, strings.Join(quoted, " "))
 	res := map[string]any{"cpu": cpu, "memory": mem}
 	job := map[string]any{
 		"apiVersion": "batch/v1",
@@ -101,7 +104,7 @@ func indexedJob(name, image, pvc, cpu, mem string, n int, start string, runArgs 
 					"containers": []any{map[string]any{
 						"name":         "loader",
 						"image":        image,
-						"command":      []any{"sh", "-c", script},
+						"command":      command,
 						"resources":    map[string]any{"requests": res, "limits": res},
 						"volumeMounts": []any{map[string]any{"name": "results", "mountPath": "/results"}},
 					}},
@@ -118,11 +121,3 @@ func indexedJob(name, image, pvc, cpu, mem string, n int, start string, runArgs 
 	return append([]byte(head), body...), nil
 }
 
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=./:,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

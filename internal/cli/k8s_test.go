@@ -41,7 +41,7 @@ func TestK8sIndexedJob(t *testing.T) {
 		t.Fatalf("job spec = %+v", job.Spec)
 	}
 	script := strings.Join(job.Spec.Template.Spec.Containers[0].Command, " ")
-	for _, want := range []string{`--shard "${JOB_COMPLETION_INDEX}/4"`, "--start-at 2026-11-22T10:00:00Z", "--target cql://db:9042", "--rate 40k", "/results/"} {
+	for _, want := range []string{"/platbench run", "--shard $(JOB_COMPLETION_INDEX)/4", "--start-at 2026-11-22T10:00:00Z", "--target cql://db:9042", "--rate 40k", "/results/"} {
 		if !strings.Contains(script, want) {
 			t.Errorf("loader command lacks %q: %s", want, script)
 		}
