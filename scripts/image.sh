@@ -23,6 +23,10 @@ make -s build
 version=$(bin/platbench version | awk '{print $2; exit}')
 [ -n "$version" ] || { echo "image.sh: platbench version printed nothing" >&2; exit 1; }
 ca=/etc/ssl/certs/ca-certificates.crt
+if [ ! -f "$ca" ] && command -v apt-get >/dev/null; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ca-certificates >/dev/null
+fi
 [ -f "$ca" ] || { echo "image.sh: $ca missing (fix: apt-get install ca-certificates)" >&2; exit 1; }
 
 work=$(mktemp -d)
