@@ -46,6 +46,13 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		}
 	}
 	if cfg.Run && ctx.Err() == nil {
+		if cfg.Gate != nil {
+			at, err := cfg.Gate(ctx)
+			if err != nil {
+				return nil, err
+			}
+			cfg.StartAt = at
+		}
 		if !cfg.StartAt.IsZero() {
 			if err := sleepUntil(ctx, cfg.StartAt); err != nil {
 				return nil, err

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"time"
 
@@ -69,6 +70,11 @@ type Config struct {
 	// StartAt, if set, is the wall-clock time the run phase starts (loaders
 	// of a distributed run agree on it). Default: at once.
 	StartAt time.Time
+	// Gate, if set, is called between the load and the run phase and returns
+	// the time the run phase starts (a distributed run's rendezvous: every
+	// loader has loaded; package merge/rendezvous). It overrides StartAt.
+	// Default none.
+	Gate func(ctx context.Context) (time.Time, error) `json:"-"`
 	// Extra is recorded in the result's config as is.
 	Extra map[string]string
 	// Warmup is the analysis' steady-state rule, recorded in the config:
