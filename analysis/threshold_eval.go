@@ -156,7 +156,7 @@ func (e *thresholdEval) latency(t *Threshold, ops []string) (float64, string, er
 		kind, stat = k, s
 	}
 	if kind == "lag" && e.p.Mode != "open" {
-		return 0, "lag is measured in fixed-rate (open-loop) runs only (a closed loop sends when a worker is free)", nil
+		return 0, "lag is measured in fixed-rate (open-loop) runs only", nil
 	}
 	n := len(e.p.Intervals)
 	lat, err := SteadyLatency(e.p, e.first, ops...)
