@@ -30,7 +30,6 @@ type figureDef struct {
 	aliases []string
 	kind    string // "duration", "rate", "count", "percent", "count-or-percent"
 	perOp   bool   // may be prefixed by an op type
-	doc     string
 }
 
 // latencyStatNames are the statistics of latency figures, with aliases.
@@ -58,24 +57,15 @@ var thresholdFigures = func() []figureDef {
 		}
 	}
 	return append(out,
-		figureDef{name: "sustained", kind: "rate", perOp: true, doc: "ops/s over the steady window"},
-		figureDef{name: "peak", kind: "rate", perOp: true, doc: "best full 1 s interval of the steady window"},
-		figureDef{name: "errors", kind: "count-or-percent", perOp: true, doc: "failed operations: a count, or with % their share of all"},
-		figureDef{name: "stalls", kind: "count", doc: "stalls over the whole phase"},
-		figureDef{name: "stalled", kind: "duration", doc: "total stalled time over the whole phase"},
-		figureDef{name: "delayed", kind: "count-or-percent", doc: "open loop: operations that started late"},
-		figureDef{name: "cv", kind: "percent", doc: "coefficient of variation of the steady 1 s throughput"},
+		figureDef{name: "sustained", kind: "rate", perOp: true},
+		figureDef{name: "peak", kind: "rate", perOp: true},
+		figureDef{name: "errors", kind: "count-or-percent", perOp: true},
+		figureDef{name: "stalls", kind: "count"},
+		figureDef{name: "stalled", kind: "duration"},
+		figureDef{name: "delayed", kind: "count-or-percent"},
+		figureDef{name: "cv", kind: "percent"},
 	)
 }()
-
-// ThresholdFigureNames lists the figure names a threshold accepts, for help texts.
-func ThresholdFigureNames() []string {
-	var out []string
-	for _, d := range thresholdFigures {
-		out = append(out, d.name)
-	}
-	return out
-}
 
 var cmps = []string{"<=", ">=", "==", "!=", "<", ">"}
 
@@ -111,7 +101,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	d, op, ok := resolveFigure(lhs)
 	if !ok {
-		return bad("unknown figure %q (fix: [op.]FIGURE with FIGURE one of %s)", lhs, strings.Join(ThresholdFigureNames(), ", "))
+		return bad("unknown figure %q (fix: [op.]FIGURE with FIGURE a latency min, mean, p50, p90, p95, p99, p99.9 or max, optionally service. or lag.; or sustained, peak, errors, stalls, stalled, delayed or cv)", lhs)
 	}
 	if op != "" && !d.perOp {
 		return bad("%s is a figure of the whole run, not of one op type (fix: %s%s%s)", d.name, d.name, t.Cmp, rhs)

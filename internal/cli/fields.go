@@ -32,6 +32,7 @@ var flagOfField = map[string]string{
 	"start_at":       "start-at",
 	"events":         "event",
 	"warmup":         "warmup",
+	"threshold":      "threshold",
 	"out":            "out",
 	"server_pid":     "server-pid",
 	"server_process": "server-process",
