@@ -1,7 +1,10 @@
 package report
 
 import (
+	"strings"
+
 	"fmt"
+	"github.com/platbench/platbench/internal/usererr"
 	"html/template"
 	"io"
 
@@ -174,4 +177,33 @@ func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
 		return thresholdValue(o.Unit, o.Value) + " " + res
 	}
 	return "-"
+}
+
+// Regressions are the runs' figures worse than the baseline by more than
+// limit (a fraction) by a difference the noise test calls real
+// (analysis.Comparison.Regressions). A figure name it cannot judge is a user
+// error of field fail_on.
+func (c *Comparison) Regressions(limit float64, figures []string) ([]analysis.Regression, error) {
+	var ops []string
+	for _, f := range c.an.Runs {
+		for _, o := range f.PerOp {
+			ops = append(ops, strings.ToLower(o.Op))
+		}
+	}
+	for _, f := range figures {
+		if !analysis.RegressionFigureOK(f, ops) {
+			return nil, usererr.Field("fail_on", "%q is not a figure compare can judge (fix: sustained, a latency statistic %s, or OP.STAT such as read.p99)", f, strings.Join(analysis.LatencyStats[:], ", "))
+		}
+	}
+	return c.an.Regressions(limit, figures), nil
+}
+
+// RegressionsText is the one line that names the regressions: "b.json:
+// sustained 23% worse (p 0.001); p99 40% worse (p 0.02)".
+func (c *Comparison) RegressionsText(regs []analysis.Regression, limit float64) string {
+	parts := make([]string, len(regs))
+	for i, g := range regs {
+		parts[i] = fmt.Sprintf("%s: %s %s worse (%s)", c.Runs[g.Run].Label, g.Figure, units.Percent(g.Worse), pText(g.P))
+	}
+	return fmt.Sprintf("worse than the baseline (%s) by more than %s beyond noise: %s", c.Runs[c.Baseline].Label, units.Percent(limit), strings.Join(parts, "; "))
 }

@@ -107,3 +107,33 @@ func TestSweepThresholds(t *testing.T) {
 		t.Errorf("thresholds: %+v", r.Thresholds)
 	}
 }
+
+// compare --fail-if-worse: exit status 3 only for a difference beyond the
+// limit that the noise test calls real.
+func TestCompareFailIfWorse(t *testing.T) {
+	fx := func(n string) string { return filepath.Join("..", "..", "report", "testdata", n+".result.json") }
+	metal, i3, rerun := fx("i3-metal"), fx("i3-16xlarge"), fx("i3-16xlarge-rerun")
+	cases := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{metal, i3, "--fail-if-worse", "5%"}, 3, "sustained 23.7% worse (p<0.001)"},
+		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "sustained"}, 0, ""},
+		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "read.p99"}, 3, "read.p99"},
+		{[]string{i3, metal, "--fail-if-worse", "1%"}, 0, ""}, // the other run is better
+		{[]string{metal, i3}, 0, ""}, // no limit: no judgement
+		{[]string{rerun, i3, "--fail-if-worse", "0.5%", "--fail-on", "sustained"}, 0, ""}, // 0.8% worse, within noise
+		{[]string{metal, i3, "--fail-if-worse", "0"}, 2, "not a positive percentage"},
+		{[]string{metal, i3, "--fail-if-worse", "5%", "--fail-on", "speed"}, 2, `--fail-on "speed" is not a figure`},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := run(t, append([]string{"compare"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("compare %v: exit %d, stderr %q; want %d with %q", c.args[2:], code, stderr, c.code, c.stderr)
+		}
+		if c.code != exitUsage && !strings.Contains(stdout, "Noise test") {
+			t.Errorf("compare %v printed no comparison", c.args[2:])
+		}
+	}
+}

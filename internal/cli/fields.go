@@ -33,6 +33,7 @@ var flagOfField = map[string]string{
 	"events":         "event",
 	"warmup":         "warmup",
 	"threshold":      "threshold",
+	"fail_on":        "fail-on",
 	"out":            "out",
 	"server_pid":     "server-pid",
 	"server_process": "server-process",
