@@ -97,7 +97,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	lhs, rhs := strings.ToLower(strings.TrimSpace(s[:i])), strings.TrimSpace(s[i+len(t.Cmp):])
 	if strings.ContainsAny(rhs, "<>=!") {
-		return bad("more than one comparison (fix: one rule per --threshold)")
+		return bad("more than one comparison (fix: one rule per threshold)")
 	}
 	d, op, ok := resolveFigure(lhs)
 	if !ok {

@@ -29,13 +29,3 @@ const (
 	UnitCount    = "count"     // a number of operations or stalls
 	UnitFraction = "fraction"  // a share, 0..1 (typed as a percentage)
 )
-
-// ThresholdsPassed reports whether every outcome passed (true when there are none).
-func ThresholdsPassed(ts []ThresholdOutcome) bool {
-	for _, t := range ts {
-		if !t.Pass {
-			return false
-		}
-	}
-	return true
-}
