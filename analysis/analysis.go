@@ -6,7 +6,9 @@
 // and cost per operation from the instance catalog (Analyze); the figures
 // every report shows (FiguresOf); comparisons of runs with their verdicts and
 // noise test (Compare); the cost of fault events (EventImpacts); latency over
-// a window (WindowLatency, SteadyLatency). Plan turns several results into a
+// a window (WindowLatency, SteadyLatency); pass/fail thresholds
+// (ParseThreshold, Thresholds) and failed runs (HealthOf); regressions beyond
+// noise (Comparison.Regressions). Plan turns several results into a
 // capacity plan.
 //
 // Everything is a pure function of the file's data and the options, so an

@@ -51,6 +51,8 @@ type CompareRun struct {
 	File     string            `json:"file,omitempty"`
 	Platform string            `json:"platform"` // instance, arch, CPU in one line
 	Figures  *analysis.Figures `json:"figures"`
+	// Thresholds are the run's pass/fail rules as its file records them.
+	Thresholds []result.ThresholdOutcome `json:"thresholds,omitempty"`
 }
 
 // CompareRow is one figure across the runs.
@@ -107,7 +109,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	for i, r := range rs {
 		lbl := Label(r)
 		seen[lbl]++
-		c.Runs = append(c.Runs, CompareRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i]})
+		c.Runs = append(c.Runs, CompareRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
 	}
 	// Two runs on the same platform get their file names to tell them apart.
 	for i := range c.Runs {

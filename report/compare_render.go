@@ -92,6 +92,11 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	fmt.Fprintln(bw)
 	c.compareTable().text(bw)
 	fmt.Fprintln(bw)
+	if t := c.compareThresholdsTable(); t != nil {
+		fmt.Fprintln(bw, "Thresholds")
+		t.text(bw)
+		fmt.Fprintln(bw)
+	}
 	fmt.Fprintf(bw, "Noise test: %s.\n", c.Test)
 	for _, wn := range c.Warnings {
 		fmt.Fprintf(bw, "Warning: %s\n", wn)
@@ -106,6 +111,10 @@ func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
 	c.runsTable().markdown(bw)
 	fmt.Fprintln(bw)
 	c.compareTable().markdown(bw)
+	if t := c.compareThresholdsTable(); t != nil {
+		fmt.Fprintf(bw, "\n### Thresholds\n\n")
+		t.markdown(bw)
+	}
 	fmt.Fprintf(bw, "\nNoise test: %s.\n", c.Test)
 	for _, wn := range c.Warnings {
 		fmt.Fprintf(bw, "\n**Warning:** %s\n", wn)
@@ -155,6 +164,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 		Title, Lead, Test, Tool string
 		Warnings                []string
 		Runs, Side              tableView
+		Thresholds              *tableView
 		Sweep                   template.HTML
 		Charts                  []template.HTML
 	}{
@@ -162,6 +172,10 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name),
 			orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
 		Warnings: c.Warnings, Runs: viewOf(c.runsTable()), Side: c.sideView(), Sweep: sweep,
+	}
+	if t := c.compareThresholdsTable(); t != nil {
+		v := viewOf(t)
+		page.Thresholds = &v
 	}
 	for _, ch := range chs {
 		if ch.has() {

@@ -128,6 +128,7 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 		Label, Headline string
 		Sections        []sectionView
 		Sweep, Events   template.HTML
+		Thresholds      template.HTML
 		Charts          []template.HTML
 		Notes           []string
 		Tool            string
@@ -135,6 +136,9 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 		Notes: u.notes(), Tool: strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)}
 	for _, c := range cs {
 		page.Charts = append(page.Charts, chartHTML(c))
+	}
+	if page.Thresholds, err = thresholdsSectionHTML(r); err != nil {
+		return err
 	}
 	if page.Sweep, err = sweepSectionHTML(r); err != nil {
 		return err

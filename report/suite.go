@@ -36,6 +36,21 @@ type SuiteRow struct {
 	Error string `json:"error,omitempty"`
 	// Interrupted is true when Ctrl-C stopped the cell.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Thresholds counts the suite's pass/fail rules judged on the cell;
+	// ThresholdsFailed lists those it failed.
+	Thresholds       int      `json:"thresholds,omitempty"`
+	ThresholdsFailed []string `json:"thresholds_failed,omitempty"`
+}
+
+// ThresholdsFailed counts the cells that failed a threshold.
+func (s *SuiteSummary) ThresholdsFailed() int {
+	n := 0
+	for _, r := range s.Rows {
+		if len(r.ThresholdsFailed) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Failed counts the cells without a result.
@@ -75,6 +90,12 @@ func suiteTable(s *SuiteSummary) *table {
 		file := r.File
 		if r.Interrupted {
 			file += " (interrupted)"
+		}
+		if r.Thresholds > 0 {
+			file += fmt.Sprintf("; thresholds %d of %d passed", r.Thresholds-len(r.ThresholdsFailed), r.Thresholds)
+		}
+		if len(r.ThresholdsFailed) > 0 {
+			file += " (failed: " + strings.Join(r.ThresholdsFailed, ", ") + ")"
 		}
 		t.add(r.Cell, units.Int(r.SustainedOpsPerS), suiteP99(r), units.Int(float64(r.Errors)), file)
 	}

@@ -42,6 +42,9 @@ type Result struct {
 	Loaders []Loader `json:"loaders,omitempty"`
 	// Analysis is derived; readers may recompute it from the rest of the file.
 	Analysis *Analysis `json:"analysis,omitempty"`
+	// Thresholds are the outcomes of the run's pass/fail rules (--threshold),
+	// in the order given; absent when none was given.
+	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
 	// Notes are plain-language remarks produced during the run (client-bound, delayed ops...).
 	Notes []string `json:"notes,omitempty"`
 }

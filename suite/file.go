@@ -53,6 +53,9 @@ type File struct {
 	Distribution string `yaml:"distribution"`
 	// Records are the dataset sizes (default: each workload's own).
 	Records []units.Count `yaml:"records"`
+	// Thresholds are pass/fail rules every cell is judged by, as
+	// 'platbench run --threshold' takes them: p99<10ms, errors<0.1%.
+	Thresholds []string `yaml:"thresholds"`
 	// Targets and Workloads are the other two axes of the matrix.
 	Targets   []Target   `yaml:"targets"`
 	Workloads []Workload `yaml:"workloads"`
@@ -85,7 +88,7 @@ type Workload struct {
 
 // The fields of each map, as unknown-field errors list them.
 var (
-	fileFields     = []string{"name", "description", "out", "duration", "ops", "concurrency", "rate", "seed", "warmup", "load", "field_count", "field_length", "distribution", "records", "targets", "workloads"}
+	fileFields     = []string{"name", "description", "out", "duration", "ops", "concurrency", "rate", "seed", "warmup", "load", "field_count", "field_length", "distribution", "records", "thresholds", "targets", "workloads"}
 	targetFields   = []string{"url", "name", "opts", "label"}
 	workloadFields = []string{"name", "preset", "file", "mix", "distribution"}
 )
@@ -254,6 +257,11 @@ func (f *File) Validate() error {
 	} {
 		if z.zero {
 			l.Add(z.field, "is 0 (fix: %s, or leave it out for the default)", z.fix)
+		}
+	}
+	for _, th := range f.Thresholds {
+		if _, err := analysis.ParseThreshold(th); err != nil {
+			l.Add("thresholds", "%s", err.(*usererr.Error).Msg)
 		}
 	}
 	// Cell names must be unique: they name the result files.

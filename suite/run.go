@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,9 @@ type Options struct {
 	// Configure, if set, may adjust each cell's config before it runs
 	// (the CLI sets progress output).
 	Configure func(c *Cell)
+	// AllowErrors keeps a cell without thresholds in which no operation
+	// completed, or more than half failed, from counting as failed.
+	AllowErrors bool
 }
 
 // Summary is the suite's outcome, one Row a cell; report renders it.
@@ -54,6 +58,10 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 	if run == nil {
 		run = bench.Run
 	}
+	ths, err := analysis.ParseThresholds(f.Thresholds)
+	if err != nil {
+		return nil, err
+	}
 	s := &Summary{Name: f.Name, OutDir: o.OutDir}
 	for i := range cells {
 		c := &cells[i]
@@ -66,7 +74,12 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 		row := Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
 		r, err := run(ctx, c.Config)
 		if err == nil {
-			err = finishCell(r, c, o.OutDir, &row)
+			err = finishCell(r, c, o.OutDir, &row, ths)
+		}
+		if err == nil && len(ths) == 0 && !o.AllowErrors {
+			if h := analysis.HealthOf(r); h.RunFailed() {
+				err = errors.New(report.RunFailureText(h))
+			}
 		}
 		if err != nil {
 			row.Error = oneLine(err.Error())
@@ -98,12 +111,21 @@ func writeSummary(s *Summary) error {
 // finishCell analyses a cell's result, writes it and fills its row from the
 // analysis: sustained throughput and errors, and the p99 over the steady
 // window, overall and per op.
-func finishCell(r *result.Result, c *Cell, dir string, row *Row) error {
+func finishCell(r *result.Result, c *Cell, dir string, row *Row, ths []analysis.Threshold) error {
 	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
 	if err != nil {
 		return err
 	}
 	r.Analysis = a
+	if r.Thresholds, err = analysis.Thresholds(r, ths); err != nil {
+		return err
+	}
+	row.Thresholds = len(r.Thresholds)
+	for _, t := range r.Thresholds {
+		if !t.Pass {
+			row.ThresholdsFailed = append(row.ThresholdsFailed, t.Expr)
+		}
+	}
 	row.File = c.Name + ".json"
 	if err := result.Write(filepath.Join(dir, row.File), r); err != nil {
 		return err

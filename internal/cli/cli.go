@@ -57,6 +57,22 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
+// The exit statuses a pipeline can tell apart (README, docs/cli.md).
+const (
+	exitPassed     = 0 // the run passed (and its thresholds, if any)
+	exitFailed     = 1 // the run failed: could not start, or too many operations failed
+	exitUsage      = 2 // bad input: flags, files, options
+	exitThresholds = 3 // the run completed and a threshold failed
+)
+
+// exitError ends a command with its own exit status and one line.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
 // usagef is a usage error with its own message (%w keeps a wrapped user
 // error's fields for rendering as flags).
 func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
@@ -84,22 +100,27 @@ func Main(args []string, env *Env) int {
 
 func exitCode(env *Env, name string, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return 0
+		return exitPassed
 	}
 	msg := oneLine(renderError(err, fieldNamer(name)))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)
+		return ee.code
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(env.Stderr, "platbench %s: %s (see 'platbench %s --help')\n", name, msg, name)
-		return 2
+		return exitUsage
 	}
 	// Bad input found by the library (a target option, a workload or suite
 	// file, a config field) is bad input too: the same exit status.
 	if usererr.Is(err) {
 		fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)
-		return 2
+		return exitUsage
 	}
 	fmt.Fprintf(env.Stderr, "platbench %s: %s\n", name, msg)
-	return 1
+	return exitFailed
 }
 
 // oneLine keeps an error to one line: drivers and parsers (yaml) sometimes
@@ -138,11 +159,17 @@ func newFlags(env *Env, name, args, summary string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; --help prints usage and returns flag.ErrHelp.
+// parseFlags parses args; --help prints usage and returns flag.ErrHelp. A
+// bad flag prints no usage: its one error line ends with a hint to --help
+// (the flag package would print the whole usage first).
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
-		return err // fs.Parse has printed the usage
+		usage()
+		return err
 	}
 	if err != nil {
 		return usagef("%s", flagError(err))

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -24,6 +27,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
 	baseline := fs.String("baseline", "", "the run the others are compared to: its file name as given, its label, or its position (1 = first); default the first")
 	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
+	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a run is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and the noise test calls the difference real")
+	failOn := fs.String("fail-on", strings.Join(analysis.DefaultRegressionFigures, ","), "figures --fail-if-worse judges, comma-separated: sustained, a latency statistic (mean, median, p95, p99, p99.9, max) or OP.STAT (read.p99)")
 	aopt := addAnalysisFlags(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -39,6 +44,10 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		if sameFile(*out, f) {
 			return usagef("--out %s is one of the result files; write the comparison to another path", *out)
 		}
+	}
+	limit, err := failLimit(fs, *failIfWorse)
+	if err != nil {
+		return err
 	}
 	rs := make([]*result.Result, len(files))
 	for i, f := range files {
@@ -62,7 +71,13 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		}
 		return err
 	}
-	return writeOut(env, *out, func(w io.Writer) error {
+	var regs []analysis.Regression
+	if flagSet(fs, "fail-if-worse") {
+		if regs, err = c.Regressions(limit, strings.Split(*failOn, ",")); err != nil {
+			return usage(err)
+		}
+	}
+	err = writeOut(env, *out, func(w io.Writer) error {
 		switch *format {
 		case "md":
 			return report.WriteCompareMarkdown(w, c)
@@ -73,6 +88,26 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		}
 		return report.WriteCompareText(w, c)
 	})
+	if err == nil && len(regs) > 0 {
+		return &exitError{exitThresholds, c.RegressionsText(regs, limit)}
+	}
+	return err
+}
+
+// failLimit reads --fail-if-worse: a percentage, with or without its %.
+func failLimit(fs *flag.FlagSet, s string) (float64, error) {
+	if !flagSet(fs, "fail-if-worse") {
+		return 0, nil
+	}
+	t := strings.TrimSpace(s)
+	if !strings.HasSuffix(t, "%") {
+		t += "%"
+	}
+	v, err := units.ParsePercent(t)
+	if err != nil || v <= 0 {
+		return 0, usagef("--fail-if-worse %q is not a positive percentage (fix: e.g. 5%%)", s)
+	}
+	return v, nil
 }
 
 // pickBaseline resolves --baseline: a file as given, a run's label, or a 1-based position.

@@ -32,6 +32,8 @@ var flagOfField = map[string]string{
 	"start_at":       "start-at",
 	"events":         "event",
 	"warmup":         "warmup",
+	"threshold":      "threshold",
+	"fail_on":        "fail-on",
 	"out":            "out",
 	"server_pid":     "server-pid",
 	"server_process": "server-process",

@@ -51,6 +51,9 @@ type benchFlags struct {
 	startAt     string
 	quiet       bool
 	events      listFlag
+	thresholds  listFlag
+	ths         []analysis.Threshold // thresholds, parsed
+	allowErrors bool
 	tel         telemetryFlags
 	analysis    *analysis.Options
 }
@@ -78,6 +81,8 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
+	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
+	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
 	b.tel.register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
 	return b
@@ -198,7 +203,51 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		cfg.StartAt = t
 	}
 	cfg.EnsureDefaults()
-	return cfg, usage(cfg.Validate())
+	if err := cfg.Validate(); err != nil {
+		return cfg, usage(err)
+	}
+	if b.ths, err = analysis.ParseThresholds(b.thresholds); err != nil {
+		return cfg, usage(err)
+	}
+	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(spec)))
+}
+
+// mixOps names the op types of spec's mix.
+func mixOps(spec workload.Spec) []string {
+	out := make([]string, len(spec.Mix))
+	for i, m := range spec.Mix {
+		out[i] = m.Op.String()
+	}
+	return out
+}
+
+// judge evaluates b's thresholds on r (stored in r.Thresholds: call it
+// before writing the result).
+func (b *benchFlags) judge(r *result.Result) error {
+	var err error
+	r.Thresholds, err = analysis.Thresholds(r, b.ths)
+	return err
+}
+
+// verdict is the outcome of a run that completed: thresholds failed (exit
+// 3), or, without thresholds, a failed run (exit 1, unless --allow-errors).
+func (b *benchFlags) verdict(r *result.Result) error {
+	if len(b.ths) > 0 {
+		var failed []string
+		for _, t := range r.Thresholds {
+			if !t.Pass {
+				failed = append(failed, t.Expr)
+			}
+		}
+		if len(failed) > 0 {
+			return &exitError{exitThresholds, fmt.Sprintf("%d of %d thresholds failed: %s", len(failed), len(r.Thresholds), strings.Join(failed, ", "))}
+		}
+		return nil
+	}
+	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed() {
+		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written; --allow-errors accepts such a run)"}
+	}
+	return nil
 }
 
 // parseShard reads --shard i/N.
@@ -311,6 +360,9 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		}
 		r.Analysis = a
 	}
+	if err := b.judge(r); err != nil {
+		return err
+	}
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
@@ -327,7 +379,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the result of what ran was written")
 	}
-	return nil
+	return b.verdict(r)
 }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.
@@ -358,7 +410,13 @@ func printTerm(w io.Writer, r *result.Result) error {
 	}
 	if r.Analysis != nil {
 		fmt.Fprintln(w)
-		return report.WriteAnalysisText(w, r, r.Analysis)
+		if err := report.WriteAnalysisText(w, r, r.Analysis); err != nil {
+			return err
+		}
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(w)
+		return report.WriteThresholdsText(w, r)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/report"
@@ -16,6 +17,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file)")
 	dry := fs.Bool("dry-run", false, "list the cells and exit")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	var thresholds listFlag
+	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
+	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
 	// Flags may come before or after FILE.
 	var file string
 	rest := args
@@ -38,6 +42,10 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := analysis.ParseThresholds(thresholds); err != nil {
+		return usage(err)
+	}
+	f.Thresholds = append(f.Thresholds, thresholds...)
 	cells, err := f.Cells()
 	if err != nil {
 		return err
@@ -55,7 +63,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	bench.Version = ToolVersion()
 	n := 0
-	o := suite.Options{OutDir: dir}
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors}
 	if !*quiet {
 		o.Configure = func(c *suite.Cell) {
 			n++
@@ -84,6 +92,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	if k := s.Failed(); k > 0 {
 		return fmt.Errorf("%d of %d cells failed (see the summary)", k, len(s.Rows))
+	}
+	if k := s.ThresholdsFailed(); k > 0 {
+		return &exitError{exitThresholds, fmt.Sprintf("%d of %d cells failed a threshold (see the summary)", k, len(s.Rows))}
 	}
 	return nil
 }

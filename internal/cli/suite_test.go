@@ -82,3 +82,30 @@ func TestExampleSuiteExpands(t *testing.T) {
 		t.Errorf("example suite:\n%s", stdout)
 	}
 }
+
+// A suite's thresholds (its file's and --threshold) judge every cell: exit
+// status 3 when a cell fails one; a malformed one is bad input.
+func TestSuiteThresholds(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	yml := "name: th\nops: 2000\nconcurrency: 2\nrecords: [300]\nthresholds: [errors==0]\ntargets: [{url: 'null'}]\nworkloads: [ds-100r]\n"
+	if err := os.WriteFile(file, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "suite", "--quiet", "--out", filepath.Join(dir, "a"), file)
+	if code != 0 || !strings.Contains(stdout, "thresholds 1 of 1 passed") {
+		t.Fatalf("passing suite: exit %d %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = run(t, "suite", "--quiet", "--out", filepath.Join(dir, "b"), "--threshold", "p99<1ns", file)
+	if code != 3 || !strings.Contains(stderr, "1 of 1 cells failed a threshold") || !strings.Contains(stdout, "failed: p99<1ns") {
+		t.Fatalf("failing suite: exit %d %s\n%s", code, stderr, stdout)
+	}
+	if code, _, stderr = run(t, "suite", "--threshold", "p99<", file); code != 2 || !strings.Contains(stderr, `"p99<": no value`) {
+		t.Errorf("bad --threshold: exit %d %s", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("thresholds: [p99]\ntargets: [{url: 'null'}]\nworkloads: [ds-100r]\n"), 0o644)
+	if code, _, stderr = run(t, "suite", bad); code != 2 || !strings.Contains(stderr, `thresholds "p99": no comparison`) {
+		t.Errorf("bad thresholds in the file: exit %d %s", code, stderr)
+	}
+}

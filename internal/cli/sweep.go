@@ -44,17 +44,26 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := b.judge(r); err != nil {
+		return err
+	}
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
 	if err := report.WriteSweepTerm(env.Stdout, r); err != nil {
 		return err
 	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(env.Stdout)
+		if err := report.WriteThresholdsText(env.Stdout, r); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the result of the steps that ran was written")
 	}
-	return nil
+	return b.verdict(r)
 }
 
 // newSweepFlags is the run flags plus the sweep's, bound to a sweep.Config

@@ -20,6 +20,8 @@
 //     suffixes and an optional "/s": 5000, 20k, 1.5M/s.
 //   - Duration: Go's syntax (1m30s, 250ms, 2h) plus "d" for days, or a bare
 //     number of seconds (75, 0.5).
+//   - Percent: a non-negative number followed by %, read as a fraction:
+//     0.1% is 0.001, 50% is 0.5.
 //
 // Package units does not know about flags, files or targets; it returns
 // errors of type *Error, which name the value and show examples of the
@@ -43,6 +45,7 @@ const (
 	KindSize     Kind = "size"
 	KindRate     Kind = "rate"
 	KindDuration Kind = "duration"
+	KindPercent  Kind = "percent"
 )
 
 // Error says that a value does not follow its kind's grammar.
@@ -59,6 +62,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%q is not a size in bytes (e.g. 1000, 4KB, 64MiB, 1.5GB)", e.Input)
 	case KindRate:
 		return fmt.Sprintf("%q is not a rate in ops/s (e.g. 5000, 20k or 1.5M)", e.Input)
+	case KindPercent:
+		return fmt.Sprintf("%q is not a percentage (e.g. 0.1%%, 5%% or 100%%)", e.Input)
 	default:
 		return fmt.Sprintf("%q is not a duration (e.g. 30s, 250ms, 1m30s, 2h or 75 for seconds)", e.Input)
 	}
@@ -193,4 +198,18 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, &Error{KindDuration, s}
 	}
 	return days + d, nil
+}
+
+// ParsePercent parses a percentage with its % sign and returns it as a
+// fraction: "0.1%" is 0.001. A number without % is not a percentage.
+func ParsePercent(s string) (float64, error) {
+	t, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+	if !ok {
+		return 0, &Error{KindPercent, s}
+	}
+	f, ok := number(strings.TrimSpace(t))
+	if !ok {
+		return 0, &Error{KindPercent, s}
+	}
+	return f / 100, nil
 }

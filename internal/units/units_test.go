@@ -3,6 +3,7 @@ package units
 import (
 	"errors"
 	"flag"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +213,30 @@ func FuzzParse(f *testing.F) {
 		if v, err := ParseDuration(s); err == nil && v < 0 {
 			t.Fatalf("duration %q -> %v", s, v)
 		}
+		if v, err := ParsePercent(s); err == nil && (v < 0 || v != v) {
+			t.Fatalf("percent %q -> %v", s, v)
+		}
 	})
+}
+
+func TestParsePercent(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"0.1%", 0.001, true},
+		{"50%", 0.5, true},
+		{" 5 % ", 0.05, true},
+		{"200%", 2, true},
+		{"5", 0, false}, // a bare number is not a percentage
+		{"-1%", 0, false},
+		{"%", 0, false},
+		{"1e2%", 0, false},
+	} {
+		got, err := ParsePercent(c.in)
+		if (err == nil) != c.ok || (c.ok && math.Abs(got-c.want) > 1e-12) {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
 }

@@ -1,0 +1,209 @@
+package report
+
+import (
+	"strings"
+
+	"fmt"
+	"github.com/platbench/platbench/internal/usererr"
+	"html/template"
+	"io"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/result"
+)
+
+// thresholdValue formats a threshold's limit or value in its unit.
+func thresholdValue(unit string, v float64) string {
+	switch unit {
+	case result.UnitNs:
+		return units.Latency(v)
+	case result.UnitOpsPerS:
+		return units.OpsPerSec(v)
+	case result.UnitFraction:
+		return units.Percent(v)
+	}
+	return units.Int(v)
+}
+
+// thresholdsTitle is "Thresholds: 2 of 3 passed".
+func thresholdsTitle(ts []result.ThresholdOutcome) string {
+	n := 0
+	for _, t := range ts {
+		if t.Pass {
+			n++
+		}
+	}
+	if n == len(ts) {
+		return fmt.Sprintf("Thresholds: all %d passed", n)
+	}
+	return fmt.Sprintf("Thresholds: %d of %d failed", len(ts)-n, len(ts))
+}
+
+// thresholdsTable is a row per rule: the rule, the run's value, pass or
+// FAIL and, for a figure not measured, why.
+func thresholdsTable(ts []result.ThresholdOutcome) *table {
+	t := &table{head: []string{"threshold", "value", "result"}, right: []bool{false, true, false}}
+	for _, o := range ts {
+		v, res := "-", "FAIL"
+		if o.Measured {
+			v = thresholdValue(o.Unit, o.Value)
+		}
+		if o.Pass {
+			res = "pass"
+		} else if o.Reason != "" {
+			res += " (" + o.Reason + ")"
+		}
+		t.add(o.Expr, v, res)
+	}
+	return t
+}
+
+// thresholdsNote says where the rules were evaluated.
+func thresholdsNote(ts []result.ThresholdOutcome) string {
+	where := "the steady-state window"
+	if len(ts) > 0 && ts[0].Phase != "" && ts[0].Phase != "run" {
+		where += " of phase " + ts[0].Phase
+	}
+	return "Over " + where + "; stalls and delayed operations over the whole phase."
+}
+
+// WriteThresholdsText prints the pass/fail table of r's thresholds (nothing
+// when it has none).
+func WriteThresholdsText(w io.Writer, r *result.Result) error {
+	if len(r.Thresholds) == 0 {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%s\n", thresholdsTitle(r.Thresholds))
+	thresholdsTable(r.Thresholds).text(ew)
+	fmt.Fprintf(ew, "%s\n", thresholdsNote(r.Thresholds))
+	return ew.err
+}
+
+// writeThresholdsMarkdown is the Markdown section of the thresholds.
+func writeThresholdsMarkdown(w io.Writer, r *result.Result) {
+	if len(r.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### %s\n\n%s\n\n", thresholdsTitle(r.Thresholds), thresholdsNote(r.Thresholds))
+	thresholdsTable(r.Thresholds).markdown(w)
+}
+
+// thresholdsSectionHTML is the HTML section of the thresholds, its result
+// cells coloured as verdicts.
+func thresholdsSectionHTML(r *result.Result) (template.HTML, error) {
+	if len(r.Thresholds) == 0 {
+		return "", nil
+	}
+	v := viewOf(thresholdsTable(r.Thresholds))
+	for i, o := range r.Thresholds {
+		v.Rows[i][2].Class = map[bool]string{true: "better", false: "worse"}[o.Pass]
+	}
+	return execute("section", sectionView{ID: "thresholds", Title: thresholdsTitle(r.Thresholds),
+		Notes: []string{thresholdsNote(r.Thresholds)}, Table: v})
+}
+
+// RunFailureText is the one line that says why a run failed (see
+// analysis.RunHealth).
+func RunFailureText(h analysis.RunHealth) string {
+	all := h.Completed + h.Failed
+	switch {
+	case all == 0:
+		return "the run failed: no operation completed"
+	case h.Completed == 0:
+		return fmt.Sprintf("the run failed: all %s operations failed (%s)", units.Int(float64(all)), classList(h.ErrorsByClass))
+	}
+	return fmt.Sprintf("the run failed: %s of %s operations failed (%s)", units.Int(float64(h.Failed)), units.Int(float64(all)), classList(h.ErrorsByClass))
+}
+
+// compareThresholdsTable is a row per threshold rule of any run and a column
+// per run: the run's value and whether it passed; the last row counts them.
+// Nil when no run has thresholds.
+func (c *Comparison) compareThresholdsTable() *table {
+	var exprs []string
+	seen := map[string]bool{}
+	for _, r := range c.results {
+		for _, o := range r.Thresholds {
+			if !seen[o.Expr] {
+				seen[o.Expr] = true
+				exprs = append(exprs, o.Expr)
+			}
+		}
+	}
+	if len(exprs) == 0 {
+		return nil
+	}
+	t := &table{head: []string{"threshold"}, right: []bool{false}}
+	for _, r := range c.Runs {
+		t.head = append(t.head, r.Label)
+		t.right = append(t.right, true)
+	}
+	for _, e := range exprs {
+		row := []string{e}
+		for _, r := range c.results {
+			row = append(row, thresholdCell(r.Thresholds, e))
+		}
+		t.add(row...)
+	}
+	row := []string{"passed"}
+	for _, r := range c.results {
+		n := 0
+		for _, o := range r.Thresholds {
+			if o.Pass {
+				n++
+			}
+		}
+		row = append(row, fmt.Sprintf("%d of %d", n, len(r.Thresholds)))
+	}
+	t.add(row...)
+	return t
+}
+
+// thresholdCell is "8.4 ms pass", "61 ms FAIL", "not measured" or "-" (the
+// run has no such rule).
+func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
+	for _, o := range ts {
+		if o.Expr != expr {
+			continue
+		}
+		res := "FAIL"
+		if o.Pass {
+			res = "pass"
+		}
+		if !o.Measured {
+			return "not measured " + res
+		}
+		return thresholdValue(o.Unit, o.Value) + " " + res
+	}
+	return "-"
+}
+
+// Regressions are the runs' figures worse than the baseline by more than
+// limit (a fraction) by a difference the noise test calls real
+// (analysis.Comparison.Regressions). A figure name it cannot judge is a user
+// error of field fail_on.
+func (c *Comparison) Regressions(limit float64, figures []string) ([]analysis.Regression, error) {
+	var ops []string
+	for _, f := range c.an.Runs {
+		for _, o := range f.PerOp {
+			ops = append(ops, strings.ToLower(o.Op))
+		}
+	}
+	for _, f := range figures {
+		if !analysis.RegressionFigureOK(f, ops) {
+			return nil, usererr.Field("fail_on", "%q is not a figure compare can judge (fix: sustained, a latency statistic %s, or OP.STAT such as read.p99)", f, strings.Join(analysis.LatencyStats[:], ", "))
+		}
+	}
+	return c.an.Regressions(limit, figures), nil
+}
+
+// RegressionsText is the one line that names the regressions: "b.json:
+// sustained 23% worse (p 0.001); p99 40% worse (p 0.02)".
+func (c *Comparison) RegressionsText(regs []analysis.Regression, limit float64) string {
+	parts := make([]string, len(regs))
+	for i, g := range regs {
+		parts[i] = fmt.Sprintf("%s: %s %s worse (%s)", c.Runs[g.Run].Label, g.Figure, units.Percent(g.Worse), pText(g.P))
+	}
+	return fmt.Sprintf("worse than the baseline (%s) by more than %s beyond noise: %s", c.Runs[c.Baseline].Label, units.Percent(limit), strings.Join(parts, "; "))
+}
