@@ -209,7 +209,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if b.ths, err = analysis.ParseThresholds(b.thresholds); err != nil {
 		return cfg, usage(err)
 	}
-	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(spec)))
+	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(l.Spec)))
 }
 
 // mixOps names the op types of spec's mix.

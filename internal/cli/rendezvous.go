@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/merge"
+	"github.com/platbench/platbench/merge/rendezvous"
+	"github.com/platbench/platbench/result"
+)
+
+// rendezvousFlags: --rendezvous HOST:PORT makes a sharded run start when
+// every loader has loaded, and brings every loader's result to loader 0,
+// which writes the merged result (package merge/rendezvous).
+type rendezvousFlags struct {
+	addr    string
+	timeout time.Duration
+}
+
+func (f *rendezvousFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "rendezvous", "", "HOST:PORT of loader 0 of a --shard run: loaders start the run phase together once all have loaded, and loader 0 collects and merges every result (no shared volume); loader 0 listens on PORT")
+	fs.DurationVar(&f.timeout, "rendezvous-timeout", 30*time.Minute, "how long loader 0 waits for the others to load, and for their results")
+}
+
+// distributed is one loader's part in a rendezvous.
+type distributed struct {
+	f     rendezvousFlags
+	shard int
+	coord *rendezvous.Coordinator
+	peer  *rendezvous.Peer
+}
+
+// setupRendezvous checks the flags against cfg and, for loader 0, listens at
+// once (a port in use is found before the load phase); it sets cfg.Gate.
+func setupRendezvous(f rendezvousFlags, cfg *bench.Config) (*distributed, error) {
+	if f.addr == "" {
+		return nil, nil
+	}
+	_, port, err := net.SplitHostPort(f.addr)
+	switch {
+	case err != nil || port == "":
+		return nil, usagef("--rendezvous %q is not HOST:PORT (fix: loader 0's address, e.g. platbench-0.platbench:7070)", f.addr)
+	case cfg.Shards < 2:
+		return nil, usagef("--rendezvous needs --shard i/N with N > 1 (fix: e.g. --shard 0/3 on loader 0)")
+	case !cfg.StartAt.IsZero():
+		return nil, usagef("--rendezvous and --start-at both set the start (fix: drop --start-at)")
+	case !cfg.Run:
+		return nil, usagef("--rendezvous starts a run phase: it does not go with load alone")
+	}
+	d := &distributed{f: f, shard: cfg.Shard}
+	version := ToolVersion()
+	if cfg.Shard == 0 {
+		if d.coord, err = rendezvous.Listen(":"+port, cfg.Shards, version); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Gate = func(ctx context.Context) (time.Time, error) {
+		ctx, cancel := context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+		if d.coord != nil {
+			return d.coord.Ready(ctx)
+		}
+		p, err := rendezvous.Dial(ctx, f.addr, cfg.Shard, cfg.Shards, version)
+		if err != nil {
+			return time.Time{}, err
+		}
+		d.peer = p
+		return p.Start(ctx)
+	}
+	return d, nil
+}
+
+// finish hands this loader's outcome over: a peer sends it to loader 0 and
+// keeps its own result; loader 0 collects the others' and returns the
+// merged result (the parts that arrived, with an error naming the others).
+func (d *distributed) finish(ctx context.Context, r *result.Result, runErr error) (*result.Result, error) {
+	if d == nil {
+		return r, runErr
+	}
+	if d.peer != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := d.peer.Send(ctx, r, runErr); err != nil && runErr == nil {
+			return r, err
+		}
+		return r, runErr
+	}
+	if d.coord == nil {
+		return r, runErr
+	}
+	defer d.coord.Close()
+	if runErr != nil {
+		return r, runErr
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.f.timeout)
+	defer cancel()
+	parts, collectErr := d.coord.Collect(ctx, r)
+	merged, err := merge.Merge(parts, nil)
+	if err != nil {
+		return r, errors.Join(fmt.Errorf("merging the loaders' results: %w", err), collectErr)
+	}
+	if collectErr != nil {
+		merged.Notes = append(merged.Notes, fmt.Sprintf("merged from %d of the loaders: %v", len(parts), collectErr))
+		return merged, fmt.Errorf("a loader's result is missing (the merged result holds the others): %w", collectErr)
+	}
+	return merged, nil
+}
