@@ -18,11 +18,21 @@ var ErrMalformed = errors.New("not a valid platbench result")
 // directory, syncs it and renames it over path, so a reader never sees half a
 // result (and a full disk leaves the old file, or none, in place).
 func Write(path string, r *Result) error {
+	var b bytes.Buffer
+	if err := Encode(&b, r); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, b.Bytes())
+}
+
+// Encode writes r as the JSON of a result file (what Write puts in a file).
+func Encode(w io.Writer, r *Result) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'))
+	_, err = w.Write(append(data, '\n'))
+	return err
 }
 
 // WriteFileAtomic writes data to path through a temporary file and a rename.

@@ -3,28 +3,26 @@ package cli
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
 // runK8s writes a Kubernetes Indexed Job that runs N loaders, one pod per
-// shard: Kubernetes gives each pod its index in JOB_COMPLETION_INDEX, the
-// pods start their run phase together at --start-at, and write their results
-// to a shared volume for `platbench merge`.
+// shard, and the headless Service through which they find loader 0:
+// Kubernetes gives each pod its index in JOB_COMPLETION_INDEX; the loaders
+// meet at loader 0 (--rendezvous) once each has loaded, start their run phase
+// together, and send their results to loader 0, which prints the merged
+// result to its log (no shared volume, no start time fixed in advance).
 func runK8s(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "k8s", "--loaders N [flags] -- RUN-FLAGS...", "Write a Kubernetes Indexed Job (YAML, to stdout or --out) running N platbench loaders, one pod per shard, results to a volume. Flags after -- are passed to 'platbench run'.")
+	fs := newFlags(env, "k8s", "--loaders N [flags] -- RUN-FLAGS...", "Write a Kubernetes Indexed Job and its headless Service (YAML, to stdout or --out) running N platbench loaders, one pod per shard: they start the run phase together once all have loaded, and loader 0 prints the merged result to its log. Flags after -- are passed to 'platbench run'.")
 	loaders := fs.Int("loaders", 3, "number of loader pods (shards)")
-	name := fs.String("name", "platbench", "job name")
+	name := fs.String("name", "platbench", "job and service name (a DNS label)")
 	image := fs.String("image", "platbench:"+ToolVersion(), "container image with the platbench binary at /platbench, as 'make image' builds it (its tag is this version)")
-	pvc := fs.String("pvc", "platbench-results", "PersistentVolumeClaim the results are written to (mounted at /results)")
-	lead := units.Duration(2 * time.Minute)
-	fs.Var(&lead, "lead", "how far in the future (a `duration`) the loaders start their run phase together")
-	startAt := fs.String("start-at", "", "RFC 3339 start time of the run phase (default now + --lead)")
+	port := fs.Int("port", 7070, "port loader 0 listens on for the others")
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
@@ -41,21 +39,23 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q: put the run flags after --", fs.Arg(0))
 	}
-	if *loaders < 1 {
-		return usagef("--loaders must be at least 1")
+	if *loaders < 2 {
+		return usagef("--loaders must be at least 2 (fix: one loader needs no Job: platbench run)")
 	}
-	start := *startAt
-	if start == "" {
-		start = time.Now().Add(time.Duration(lead)).UTC().Format(time.RFC3339)
-	} else if _, err := time.Parse(time.RFC3339, start); err != nil {
-		return usagef("bad --start-at %q: use RFC 3339", start)
+	if !dnsLabel.MatchString(*name) {
+		return usagef("--name %q is not a DNS label (fix: lower-case letters, digits and '-', e.g. platbench)", *name)
+	}
+	if *port < 1 || *port > 65535 {
+		return usagef("--port %d is not a port", *port)
 	}
 	for _, a := range rest {
-		if strings.HasPrefix(a, "--shard") || strings.HasPrefix(a, "--out") || strings.HasPrefix(a, "--start-at") {
-			return usagef("%s is set by the job itself; leave it out of the run flags", a)
+		for _, f := range []string{"--shard", "--out", "--start-at", "--rendezvous", "--quiet"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return usagef("%s is set by the job itself; leave it out of the run flags", f)
+			}
 		}
 	}
-	data, err := indexedJob(*name, *image, *pvc, *cpu, *mem, *loaders, start, rest)
+	data, err := indexedJob(k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port}, rest)
 	if err != nil {
 		return err
 	}
@@ -66,58 +66,86 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	return result.WriteFileAtomic(*out, data)
 }
 
-// indexedJob builds the Job manifest.
-func indexedJob(name, image, pvc, cpu, mem string, n int, start string, runArgs []string) ([]byte, error) {
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
+
+type k8sJob struct {
+	name, image, cpu, mem string
+	n, port               int
+}
+
+// indexedJob builds the Service and the Job manifest.
+func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 	// No shell in the image: Kubernetes itself expands $(JOB_COMPLETION_INDEX)
 	// in a container's command (the Job controller sets it in the pod's env);
-	// a literal "$(" in the user's flags is escaped as "$$(".
+	// a literal "$(" in the user's flags is escaped as "$$(". Indexed Job pods
+	// are named NAME-INDEX, and with the Service as their subdomain loader 0
+	// is NAME-0.NAME.
 	command := []any{"/platbench", "run", "--quiet",
-		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n), "--start-at", start,
-		"--label", "loader-$(JOB_COMPLETION_INDEX)", "--out", "/results/" + name + "-shard-$(JOB_COMPLETION_INDEX).json"}
+		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", j.n),
+		"--rendezvous", fmt.Sprintf("%s-0.%s:%d", j.name, j.name, j.port),
+		"--label", "loader-$(JOB_COMPLETION_INDEX)", "--out", "-"}
 	for _, a := range runArgs {
 		command = append(command, strings.ReplaceAll(a, "$(", "$$("))
 	}
-	res := map[string]any{"cpu": cpu, "memory": mem}
+	res := map[string]any{"cpu": j.cpu, "memory": j.mem}
+	svc := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Service",
+		"metadata":   map[string]any{"name": j.name, "labels": map[string]any{"app": "platbench"}},
+		"spec": map[string]any{
+			"clusterIP": "None",
+			"selector":  map[string]any{"job": j.name},
+			"ports":     []any{map[string]any{"name": "rendezvous", "port": j.port}},
+			// Loader 0 must be found before it is ready: it listens before it loads.
+			"publishNotReadyAddresses": true,
+		},
+	}
 	job := map[string]any{
 		"apiVersion": "batch/v1",
 		"kind":       "Job",
-		"metadata":   map[string]any{"name": name, "labels": map[string]any{"app": "platbench"}},
+		"metadata":   map[string]any{"name": j.name, "labels": map[string]any{"app": "platbench"}},
 		"spec": map[string]any{
 			"completionMode": "Indexed",
-			"completions":    n,
-			"parallelism":    n,
+			"completions":    j.n,
+			"parallelism":    j.n,
 			"backoffLimit":   0,
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": map[string]any{"app": "platbench", "job": name}},
+				"metadata": map[string]any{"labels": map[string]any{"app": "platbench", "job": j.name}},
 				"spec": map[string]any{
 					"restartPolicy": "Never",
+					"subdomain":     j.name,
 					// One loader per node, so loaders do not share cores.
 					"affinity": map[string]any{"podAntiAffinity": map[string]any{
 						"preferredDuringSchedulingIgnoredDuringExecution": []any{map[string]any{
 							"weight": 100,
 							"podAffinityTerm": map[string]any{
 								"topologyKey":   "kubernetes.io/hostname",
-								"labelSelector": map[string]any{"matchLabels": map[string]any{"job": name}},
+								"labelSelector": map[string]any{"matchLabels": map[string]any{"job": j.name}},
 							},
 						}},
 					}},
 					"containers": []any{map[string]any{
-						"name":         "loader",
-						"image":        image,
-						"command":      command,
-						"resources":    map[string]any{"requests": res, "limits": res},
-						"volumeMounts": []any{map[string]any{"name": "results", "mountPath": "/results"}},
+						"name":      "loader",
+						"image":     j.image,
+						"command":   command,
+						"ports":     []any{map[string]any{"name": "rendezvous", "containerPort": j.port}},
+						"resources": map[string]any{"requests": res, "limits": res},
 					}},
-					"volumes": []any{map[string]any{"name": "results", "persistentVolumeClaim": map[string]any{"claimName": pvc}}},
 				},
 			},
 		},
 	}
-	body, err := yaml.Marshal(job)
-	if err != nil {
-		return nil, err
+	var b strings.Builder
+	fmt.Fprintf(&b, "# platbench: %d loaders; they start the run phase together once all have loaded.\n", j.n)
+	fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is loader 0's log:\n")
+	fmt.Fprintf(&b, "#   kubectl logs -l job-name=%s,batch.kubernetes.io/job-completion-index=0 --tail=-1 > merged.json\n", j.name)
+	for _, doc := range []any{svc, job} {
+		body, err := yaml.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("---\n")
+		b.Write(body)
 	}
-	head := fmt.Sprintf("# platbench: %d loaders, run phase starts at %s.\n# kubectl apply -f this.yaml; when the job completes, copy /results and run:\n#   platbench merge %s-shard-*.json --out merged.json\n", n, start, name)
-	return append([]byte(head), body...), nil
+	return []byte(b.String()), nil
 }
-

@@ -7,49 +7,75 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The Indexed Job is valid YAML with one completion per loader, and each pod
-// runs its own shard with the common start time and writes to the volume.
+// The manifest is a headless Service and an Indexed Job with one completion
+// per loader; each pod runs its own shard, meets loader 0 at NAME-0.NAME
+// (the pods' subdomain is the Service), and prints its result on stdout.
 func TestK8sIndexedJob(t *testing.T) {
-	code, out, stderr := run(t, "k8s", "--loaders", "4", "--start-at", "2026-11-22T10:00:00Z", "--", "--target", "cql://db:9042", "--workload", "write", "--rate", "40k")
+	code, out, stderr := run(t, "k8s", "--loaders", "4", "--name", "bench", "--", "--target", "cql://db:9042", "--workload", "write", "--rate", "40k", "--event", "$(not expanded)")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var job struct {
+	type doc struct {
 		Kind string
 		Spec struct {
+			ClusterIP      string `yaml:"clusterIP"`
+			Selector       map[string]string
 			CompletionMode string `yaml:"completionMode"`
 			Completions    int
 			Parallelism    int
 			Template       struct {
-				Spec struct {
+				Metadata struct{ Labels map[string]string }
+				Spec     struct {
+					Subdomain  string
 					Containers []struct {
 						Command []string
+						Ports   []struct {
+							ContainerPort int `yaml:"containerPort"`
+						}
 					}
-					Volumes []struct {
-						PersistentVolumeClaim struct {
-							ClaimName string `yaml:"claimName"`
-						} `yaml:"persistentVolumeClaim"`
-					}
+					Volumes []any
 				}
 			}
 		}
 	}
-	if err := yaml.Unmarshal([]byte(out), &job); err != nil {
-		t.Fatalf("not YAML: %v\n%s", err, out)
+	var docs []doc
+	dec := yaml.NewDecoder(strings.NewReader(out))
+	for {
+		var d doc
+		if err := dec.Decode(&d); err != nil {
+			break
+		}
+		docs = append(docs, d)
 	}
-	if job.Kind != "Job" || job.Spec.CompletionMode != "Indexed" || job.Spec.Completions != 4 || job.Spec.Parallelism != 4 {
+	if len(docs) != 2 || docs[0].Kind != "Service" || docs[1].Kind != "Job" {
+		t.Fatalf("want a Service and a Job, got %d documents:\n%s", len(docs), out)
+	}
+	svc, job := docs[0], docs[1]
+	if svc.Spec.ClusterIP != "None" || svc.Spec.Selector["job"] != "bench" || job.Spec.Template.Metadata.Labels["job"] != "bench" {
+		t.Errorf("the headless Service does not select the job's pods: %+v / %+v", svc.Spec, job.Spec.Template.Metadata)
+	}
+	if job.Spec.CompletionMode != "Indexed" || job.Spec.Completions != 4 || job.Spec.Parallelism != 4 || job.Spec.Template.Spec.Subdomain != "bench" {
 		t.Fatalf("job spec = %+v", job.Spec)
 	}
-	script := strings.Join(job.Spec.Template.Spec.Containers[0].Command, " ")
-	for _, want := range []string{"/platbench run", "--shard $(JOB_COMPLETION_INDEX)/4", "--start-at 2026-11-22T10:00:00Z", "--target cql://db:9042", "--rate 40k", "/results/"} {
-		if !strings.Contains(script, want) {
-			t.Errorf("loader command lacks %q: %s", want, script)
+	c := job.Spec.Template.Spec.Containers[0]
+	cmd := strings.Join(c.Command, " ")
+	for _, want := range []string{"/platbench run", "--shard $(JOB_COMPLETION_INDEX)/4", "--rendezvous bench-0.bench:7070", "--out -",
+		"--target cql://db:9042", "--rate 40k", "--event $$(not expanded)"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("loader command lacks %q: %s", want, cmd)
 		}
 	}
-	if job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "platbench-results" {
-		t.Error("results volume missing")
+	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 7070 || len(job.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("ports %+v volumes %v: want the rendezvous port and no shared volume", c.Ports, job.Spec.Template.Spec.Volumes)
 	}
-	if code, _, _ := run(t, "k8s", "--", "--shard", "0/2"); code == 0 {
-		t.Error("--shard in the run flags accepted")
+	for _, bad := range [][]string{
+		{"k8s", "--", "--shard", "0/2"},
+		{"k8s", "--", "--rendezvous=x:1"},
+		{"k8s", "--loaders", "1"},
+		{"k8s", "--name", "Not_A_Label"},
+	} {
+		if code, _, _ := run(t, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
 	}
 }

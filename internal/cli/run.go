@@ -49,6 +49,7 @@ type benchFlags struct {
 	label       string
 	shard       string
 	startAt     string
+	rdv         rendezvousFlags // run only
 	quiet       bool
 	events      listFlag
 	thresholds  listFlag
@@ -76,7 +77,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.Var(&b.concurrency, "concurrency", "workers, a `count` (concurrent requests in flight)")
 	fs.Var(&b.rate, "rate", "fixed total `rate` in ops/s (open loop, e.g. 20k); 0 = as fast as possible")
 	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
-	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory)")
+	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
 	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
@@ -280,6 +281,7 @@ func loadWorkload(name string) (workload.Loaded, error) {
 func runRun(ctx context.Context, env *Env, args []string) error {
 	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
+	b.rdv.register(b.fs)
 	b.analysis = addAnalysisFlags(b.fs)
 	cfg, err := b.parse(args, false)
 	if err != nil {
@@ -321,6 +323,9 @@ func (b *benchFlags) parseArgs(args []string) error {
 // result cannot be written there.
 func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error) {
 	out := b.out
+	if out == "-" { // the result's JSON on stdout, the report on stderr
+		return out, nil
+	}
 	if out == "" {
 		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
 	}
@@ -346,13 +351,22 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
 		}
 	}
+	dist, err := setupRendezvous(b.rdv, &cfg)
+	if err != nil {
+		return err
+	}
 	r, err := bench.Run(ctx, cfg)
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
-	if err != nil {
+	// A distributed run hands its outcome over: loader 0's r becomes the
+	// merged result. With a result in hand (a loader missing from the merge,
+	// a result that could not be sent) it is still written, then err returned.
+	r, err = dist.finish(ctx, r, err)
+	if r == nil {
 		return err
 	}
+	after := err
 	if b.analysis != nil {
 		a, err := analysis.Analyze(r, *b.analysis)
 		if err != nil {
@@ -362,6 +376,22 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	}
 	if err := b.judge(r); err != nil {
 		return err
+	}
+	if out == "-" {
+		// --out -: the result is stdout (e.g. a pod's log); the report, if
+		// any, goes to stderr.
+		if err := result.Encode(env.Stdout, r); err != nil {
+			return err
+		}
+		if !b.quiet {
+			if err := printTerm(env.Stderr, r); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			return after
+		}
+		return b.verdict(r)
 	}
 	if err := result.Write(out, r); err != nil {
 		return err
@@ -378,6 +408,9 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the result of what ran was written")
+	}
+	if after != nil {
+		return after
 	}
 	return b.verdict(r)
 }

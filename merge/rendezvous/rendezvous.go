@@ -71,9 +71,6 @@ func Listen(addr string, shards int, version string) (*Coordinator, error) {
 	return &Coordinator{ln: ln, shards: shards, version: version, peers: map[int]*peerConn{}}, nil
 }
 
-// Addr is the address the coordinator listens on.
-func (c *Coordinator) Addr() net.Addr { return c.ln.Addr() }
-
 // Ready waits until every other loader has said it is ready (ctx bounds the
 // wait), then sends them all the start time and returns it.
 func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
@@ -245,7 +242,7 @@ func Dial(ctx context.Context, addr string, shard, shards int, version string) (
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("rendezvous: loader 0 at %s did not answer: %w (fix: start loader 0 with the same --rendezvous, or check the address)", addr, err)
+			return nil, fmt.Errorf("rendezvous: loader 0 at %s did not answer: %w (fix: start loader 0, or check the address)", addr, err)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -290,9 +287,6 @@ func (p *Peer) Send(ctx context.Context, r *result.Result, failure error) error 
 	}
 	return nil
 }
-
-// Close drops the connection.
-func (p *Peer) Close() error { return p.conn.Close() }
 
 // cmpErr prefers the context's reason over the I/O error it caused.
 func cmpErr(ctx context.Context, err error) error {

@@ -25,7 +25,7 @@ func TestThreeLoaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := c0.Addr().String()
+	addr := c0.ln.Addr().String()
 	c0.Close()
 
 	starts := make([]time.Time, 3)
@@ -90,7 +90,7 @@ func TestVersionMismatch(t *testing.T) {
 	defer c.Close()
 	done := make(chan error, 1)
 	go func() {
-		p, err := Dial(ctx, c.Addr().String(), 1, 2, "v2")
+		p, err := Dial(ctx, c.ln.Addr().String(), 1, 2, "v2")
 		if err != nil {
 			done <- err
 			return
@@ -118,7 +118,7 @@ func TestPeerFailureNamed(t *testing.T) {
 	defer c.Close()
 	for shard := 1; shard <= 2; shard++ {
 		go func() {
-			p, err := Dial(ctx, c.Addr().String(), shard, 3, "v1")
+			p, err := Dial(ctx, c.ln.Addr().String(), shard, 3, "v1")
 			if err != nil {
 				t.Error(err)
 				return
