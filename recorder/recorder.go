@@ -91,6 +91,9 @@ type Shard struct {
 // Begin marks one more request in flight (for telling stalls from idleness).
 func (s *Shard) Begin() { s.started.Add(1) }
 
+// BeginN marks n more requests in flight: Begin for a batch submitted at once.
+func (s *Shard) BeginN(n int) { s.started.Add(uint64(n)) }
+
 // Record records one completed operation. Times are Now() readings:
 // intended is when the schedule wanted it to start (= start in closed loop),
 // start when it was sent, end when it completed. Only successful operations

@@ -23,7 +23,7 @@ import (
 // goroutine for sync): a shard is used by one goroutine only.
 type sink interface {
 	Now() int64
-	Begin(shard int)
+	Begin(shard, n int) // n more requests in flight
 	Record(shard int, op workload.Op, startNs, endNs int64, bytes uint64, class target.Class)
 }
 
@@ -222,7 +222,7 @@ func syncLoop(j *job, shard int, buf []byte, s sink, r *run, g *gate) {
 			return
 		}
 		write, off := j.next(&rng)
-		s.Begin(shard)
+		s.Begin(shard, 1)
 		if g != nil {
 			g.wait(start, len(buf))
 		}
@@ -257,24 +257,9 @@ func classOrOther(errno unix.Errno) target.Class {
 	return target.ClassOther
 }
 
-// runUring is the io_uring engine: one goroutine and one ring per job, with
-// IODepth requests kept in flight. Shard = job id.
+// runUring is the io_uring engine: one goroutine, one OS thread and one ring
+// per job, with IODepth requests kept in flight. Shard = job id.
 func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error {
-	rings := make([]*ring, len(jobs))
-	defer func() {
-		for _, rg := range rings {
-			if rg != nil {
-				rg.close()
-			}
-		}
-	}()
-	for i := range rings {
-		rg, err := newRing(uint32(depth))
-		if err != nil {
-			return err
-		}
-		rings[i] = rg
-	}
 	bufs, err := newBuffers(len(jobs)*depth, int(jobs[0].bs))
 	if err != nil {
 		return err
@@ -285,7 +270,19 @@ func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			uringLoop(j, rings[i], depth, bufs.mem[i*depth*int(j.bs):], s, r)
+			// One OS thread per ring, as fio has: the kernel keeps io_uring
+			// state (task work, io-wq workers for requests it cannot issue
+			// inline) per submitting thread, and a SINGLE_ISSUER ring belongs
+			// to the thread that created it.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			rg, err := newRing(uint32(depth))
+			if err != nil {
+				r.fail(err)
+				return
+			}
+			defer rg.close()
+			uringLoop(j, rg, depth, unsafe.Pointer(&bufs.mem[i*depth*int(j.bs)]), s, r)
 		}()
 	}
 	done := make(chan struct{})
@@ -301,6 +298,17 @@ func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error
 	return r.err
 }
 
+// submitter is what uringLoop drives: a real ring, or a fake in tests.
+type submitter interface {
+	// queue puts one request in the submission queue; false when it is full.
+	queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, userData uint64) bool
+	// enter passes every queued request to the kernel and waits until at
+	// least minComplete completions are ready.
+	enter(minComplete uint32) error
+	// reap moves the ready completions (at most len(dst)) into dst.
+	reap(dst []cqe) int
+}
+
 // slot is one request in flight.
 type slot struct {
 	start int64
@@ -308,24 +316,28 @@ type slot struct {
 	write bool
 }
 
-func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
-	// One OS thread per ring, as fio has: the kernel keeps io_uring state
-	// (task work, io-wq workers for requests it cannot issue inline) per
-	// submitting thread, and a goroutine wandering between threads would
-	// spread one job over several worker pools.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+// uringLoop keeps depth requests of job j in flight through rg. Each turn
+// queues a request in every free slot, submits them all and waits for at
+// least one completion in one io_uring_enter, then takes every completion
+// ready. Two clock readings per turn: one before the batch is queued (the
+// start of each request in it: none is submitted before it) and one when
+// io_uring_enter returns (the end of each request reaped after it: with
+// DEFER_TASKRUN no completion is posted before that call; without it one
+// posted while the last batch was being recorded is timed up to one turn
+// late, as fio times it). Every request is recorded with its own start.
+func uringLoop(j *job, rg submitter, depth int, base unsafe.Pointer, s sink, r *run) {
 	rng := uint64(j.id+1)*0x9E3779B97F4A7C15 | 1
 	slots := make([]slot, depth)
 	free := make([]int, depth)
 	for i := range free {
 		free[i] = i
 	}
+	done := make([]cqe, depth)
 	inflight := 0
 	stopping := false
-	base := unsafe.Pointer(&mem[0])
 	for {
 		now := s.Now()
+		queued := 0
 		for !stopping && inflight < depth {
 			if r.stopping(now) {
 				stopping = true
@@ -338,8 +350,11 @@ func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
 			}
 			free = free[:len(free)-1]
 			slots[k] = slot{start: now, off: off, write: write}
-			s.Begin(j.id)
 			inflight++
+			queued++
+		}
+		if queued > 0 {
+			s.Begin(j.id, queued)
 		}
 		if inflight == 0 {
 			return
@@ -350,27 +365,24 @@ func uringLoop(j *job, rg *ring, depth int, mem []byte, s sink, r *run) {
 			r.fail(fmt.Errorf("io_uring_enter: %w", err))
 			return
 		}
-		now = s.Now()
-		for {
-			ud, res, ok := rg.next()
-			if !ok {
-				break
-			}
-			k := int(ud)
+		end := s.Now()
+		n := rg.reap(done)
+		for _, c := range done[:n] {
+			k := int(c.userData)
 			sl := slots[k]
 			free = append(free, k)
 			inflight--
-			if res < 0 || int64(res) != j.bs {
+			if c.res < 0 || int64(c.res) != j.bs {
 				errno := unix.Errno(0)
-				if res < 0 {
-					errno = unix.Errno(-res)
+				if c.res < 0 {
+					errno = unix.Errno(-c.res)
 				}
-				s.Record(j.id, opOf(sl.write), sl.start, now, 0, classOrOther(errno))
-				r.fail(ioError(sl.write, sl.off, int(j.bs), int(res), errno))
+				s.Record(j.id, opOf(sl.write), sl.start, end, 0, classOrOther(errno))
+				r.fail(ioError(sl.write, sl.off, int(j.bs), int(c.res), errno))
 				stopping = true
 				continue
 			}
-			s.Record(j.id, opOf(sl.write), sl.start, now, uint64(res), target.ClassNone)
+			s.Record(j.id, opOf(sl.write), sl.start, end, uint64(c.res), target.ClassNone)
 		}
 	}
 }

@@ -227,6 +227,13 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 	if rw == RWRandRW {
 		extra["rwmixread"] = strconv.Itoa(c.RWMixRead)
 	}
+	if engine == EngineIOUring {
+		// The ring set-up the kernel accepts (each job's ring is made alike).
+		if rg, err := newRing(4); err == nil {
+			extra["uring_setup"] = rg.setup
+			rg.close()
+		}
+	}
 	if engine == EngineSync && why != "" {
 		extra["engine_reason"] = why
 	}
@@ -257,8 +264,8 @@ func newRecSink(rec *recorder.Recorder, n int) *recSink {
 	return s
 }
 
-func (s *recSink) Now() int64      { return s.rec.Now() }
-func (s *recSink) Begin(shard int) { s.shards[shard].Begin() }
+func (s *recSink) Now() int64         { return s.rec.Now() }
+func (s *recSink) Begin(shard, n int) { s.shards[shard].BeginN(n) }
 func (s *recSink) Record(shard int, op workload.Op, start, end int64, bytes uint64, class target.Class) {
 	s.shards[shard].Record(op, start, start, end, bytes, class)
 }

@@ -27,6 +27,11 @@ const (
 	ioringFeatSingleMmap = 1 << 0
 	ioringEnterGetEvents = 1 << 0
 
+	ioringSetupCQSize       = 1 << 3
+	ioringSetupCoopTaskrun  = 1 << 8
+	ioringSetupSingleIssuer = 1 << 12
+	ioringSetupDeferTaskrun = 1 << 13
+
 	ioringOpRead  = 22
 	ioringOpWrite = 23
 )
@@ -95,6 +100,24 @@ type ring struct {
 	cqes    unsafe.Pointer
 	entries uint32
 	pending uint32 // SQEs queued but not yet passed to io_uring_enter
+	setup   string // the setup flags the kernel accepted (setupFlags' names)
+}
+
+// setupFlags are the ring set-ups tried in turn, fio's (3.33) first: a CQ
+// ring no bigger than the SQ ring; completions run as task work only when
+// the submitter enters the kernel (COOP_TASKRUN), and with one submitting
+// thread (SINGLE_ISSUER) only when it waits for them (DEFER_TASKRUN), so an
+// io-wq worker finishing a request does not interrupt or wake the submitter
+// for each one. Older kernels refuse the newer flags with EINVAL; the next
+// set is tried. SINGLE_ISSUER ties the ring to the thread that creates it:
+// create it on the thread that will submit (runtime.LockOSThread first).
+var setupFlags = []struct {
+	flags uint32
+	name  string
+}{
+	{ioringSetupCQSize | ioringSetupCoopTaskrun | ioringSetupSingleIssuer | ioringSetupDeferTaskrun, "cqsize,coop_taskrun,single_issuer,defer_taskrun"},
+	{ioringSetupCQSize | ioringSetupCoopTaskrun, "cqsize,coop_taskrun"},
+	{0, "none"},
 }
 
 // errUringUnavailable wraps every reason io_uring cannot be used here.
@@ -102,11 +125,21 @@ var errUringUnavailable = errors.New("io_uring unavailable")
 
 func newRing(entries uint32) (*ring, error) {
 	var p uringParams
-	fd, _, errno := syscall.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	var fd uintptr
+	var errno syscall.Errno
+	setup := ""
+	for _, f := range setupFlags {
+		p = uringParams{flags: f.flags, cqEntries: entries}
+		fd, _, errno = syscall.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+		if errno != unix.EINVAL {
+			setup = f.name
+			break
+		}
+	}
 	if errno != 0 {
 		return nil, fmt.Errorf("%w: io_uring_setup: %v", errUringUnavailable, errno)
 	}
-	r := &ring{fd: int(fd), entries: p.sqEntries}
+	r := &ring{fd: int(fd), entries: p.sqEntries, setup: setup}
 	sqSize := p.sqOff.array + p.sqEntries*4
 	cqSize := p.cqOff.cqes + p.cqEntries*uint32(unsafe.Sizeof(cqe{}))
 	single := p.features&ioringFeatSingleMmap != 0
@@ -168,14 +201,16 @@ func (r *ring) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64
 	return true
 }
 
-// enter submits the queued SQEs and waits for at least minComplete completions.
+// enter submits the queued SQEs and waits for at least minComplete
+// completions. It first submits and collects what is ready without
+// blocking, through a raw system call (no hand-over of the Go scheduler's P:
+// the runtime's entersyscall/exitsyscall and its monitor's retaking of the P
+// cost more than a non-blocking io_uring_enter); only when fewer than
+// minComplete completions are ready does it wait, through an ordinary
+// system call, so that a slow device never blocks the scheduler.
 func (r *ring) enter(minComplete uint32) error {
-	flags := uintptr(0)
-	if minComplete > 0 {
-		flags = ioringEnterGetEvents
-	}
 	for {
-		n, _, errno := syscall.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), uintptr(minComplete), flags, 0, 0)
+		n, _, errno := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), 0, ioringEnterGetEvents, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
@@ -183,20 +218,36 @@ func (r *ring) enter(minComplete uint32) error {
 			return errno
 		}
 		r.pending -= uint32(n)
-		return nil
+		break
 	}
+	for r.ready() < minComplete {
+		n, _, errno := syscall.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), uintptr(minComplete), ioringEnterGetEvents, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return errno
+		}
+		r.pending -= uint32(n)
+	}
+	return nil
 }
 
-// next returns the oldest unread completion, if any, and consumes it.
-func (r *ring) next() (userData uint64, res int32, ok bool) {
+// ready is the number of completions waiting in the CQ ring.
+func (r *ring) ready() uint32 { return atomic.LoadUint32(r.cqTail) - *r.cqHead }
+
+// reap copies the completions available, oldest first and at most len(dst),
+// into dst and consumes them: one load of the tail and one store of the head
+// for the whole batch.
+func (r *ring) reap(dst []cqe) int {
 	head := *r.cqHead // only this goroutine writes the head
-	if head == atomic.LoadUint32(r.cqTail) {
-		return 0, 0, false
+	n := int(atomic.LoadUint32(r.cqTail) - head)
+	n = min(n, len(dst))
+	for i := range n {
+		dst[i] = *(*cqe)(unsafe.Add(r.cqes, uintptr((head+uint32(i))&r.cqMask)*unsafe.Sizeof(cqe{})))
 	}
-	c := (*cqe)(unsafe.Add(r.cqes, uintptr(head&r.cqMask)*unsafe.Sizeof(cqe{})))
-	userData, res = c.userData, c.res
-	atomic.StoreUint32(r.cqHead, head+1)
-	return userData, res, true
+	atomic.StoreUint32(r.cqHead, head+uint32(n))
+	return n
 }
 
 func (r *ring) close() {
