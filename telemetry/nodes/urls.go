@@ -59,7 +59,7 @@ func URLs(explicit []string, port int, targetNodes []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, usererr.Field("server_metrics_port", "is set but the target named no nodes to scrape (fix: give each node's exporter URL with server_metrics instead)")
+		return nil, usererr.Field("server_metrics_port", "is set but the target named no nodes to scrape (fix: give each node's node_exporter URL instead of a port)")
 	}
 	return out, nil
 }
