@@ -56,12 +56,12 @@ type node struct {
 	timeout  time.Duration
 	client   *http.Client
 
-	mu          sync.Mutex
-	series      result.NodeSeries
-	prev        *reading
-	prevAt      time.Time
-	lastAt      time.Time // last attempt
-	lastFailed  bool
+	mu         sync.Mutex
+	series     result.NodeSeries
+	prev       *reading
+	prevAt     time.Time
+	lastAt     time.Time // last attempt
+	lastFailed bool
 }
 
 // Start scrapes every URL (as URLs returns them; host:port reads as
