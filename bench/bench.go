@@ -128,6 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
+	tc.TargetNodes = r.Target.Nodes
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {
 		t.Close()

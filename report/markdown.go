@@ -34,6 +34,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 		}
 		s.t.markdown(bw)
 	}
+	writeNodesMarkdown(bw, r)
 	if notes := u.notes(); len(notes) > 0 {
 		fmt.Fprintf(bw, "\n### Notes\n\n")
 		for _, n := range notes {

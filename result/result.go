@@ -33,6 +33,9 @@ type Result struct {
 	Phases   []Phase     `json:"phases"`
 	// Host is the host telemetry series (package telemetry fills it; may be absent).
 	Host *HostSeries `json:"host,omitempty"`
+	// Nodes are the server nodes' telemetry from their node_exporters, one
+	// series per node (package telemetry/nodes; absent unless asked for).
+	Nodes []NodeSeries `json:"nodes,omitempty"`
 	// Counters are perf_event counters for the whole run (may be absent).
 	Counters *Counters `json:"counters,omitempty"`
 	// Events are fault events run during the run phase (kill, stop, exec...).

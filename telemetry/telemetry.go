@@ -2,14 +2,15 @@
 // explains itself: host figures every second (telemetry/host), perf_event
 // counters (telemetry/perf), platbench's own use and the client-bound
 // verdict (telemetry/self), and a server process on the same host
-// (telemetry/proc). A Session runs them together on one 1 s clock; the
+// (telemetry/proc), and the server nodes through their node_exporters
+// (telemetry/nodes). A Session runs them together on one 1 s clock; the
 // platform fingerprint is telemetry/platform's.
 //
 // Usage (package bench, for every run):
 //
 //	tel, err := telemetry.Start(ctx, cfg) // a bad server pid or perf scope is a usererr.Error
 //	... load and run phases; r.Phases filled ...
-//	tel.Stop(r) // fills r.Host, r.Counters, r.Notes, r.Dataset.PageCacheBytes
+//	tel.Stop(r) // fills r.Host, r.Counters, r.Nodes, r.Notes, r.Dataset.PageCacheBytes
 //
 // Config is a plain struct: internal/cli binds the flags that fill it. The
 // package does not decide anything about the target's figures: package
@@ -24,6 +25,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/host"
+	"github.com/platbench/platbench/telemetry/nodes"
 	"github.com/platbench/platbench/telemetry/perf"
 	"github.com/platbench/platbench/telemetry/proc"
 	"github.com/platbench/platbench/telemetry/self"
@@ -48,13 +50,24 @@ type Config struct {
 	// InProcess is true when the target runs inside platbench (the embedded
 	// store), so platbench's CPU use is not held against the client.
 	InProcess bool
+	// ServerMetrics are the server nodes' node_exporter URLs
+	// ("http://10.0.0.5:9100/metrics"; "10.0.0.5:9100" reads as that),
+	// scraped every Interval into the result's Nodes. Default none.
+	ServerMetrics []string
+	// ServerMetricsPort, when ServerMetrics is empty, scrapes
+	// http://HOST:PORT/metrics on each host of TargetNodes. Default 0: off.
+	ServerMetricsPort int
+	// TargetNodes are the target's nodes as it described itself
+	// (target.Info.Nodes); package bench fills it.
+	TargetNodes []string
 }
 
 // Validate reports every problem of the configuration at once.
 func (c *Config) Validate() error { return c.Problems().Err() }
 
 // Problems lists what Validate reports, each a usererr.Error naming its
-// field: telemetry_interval, server_pid, server_process or perf_scope.
+// field: telemetry_interval, server_pid, server_process, perf_scope,
+// server_metrics or server_metrics_port.
 func (c *Config) Problems() usererr.List {
 	var l usererr.List
 	if c.Interval < 0 {
@@ -72,7 +85,7 @@ func (c *Config) Problems() usererr.List {
 	default:
 		l.Add("perf_scope", "%q is not process, server, system or off (fix: use one of those)", c.PerfScope)
 	}
-	return l
+	return append(l, nodes.Problems(c.ServerMetrics, c.ServerMetricsPort)...)
 }
 
 // Session is running telemetry.
@@ -82,10 +95,12 @@ type Session struct {
 	perf    *perf.Session
 	base    *self.Baseline
 	server  *proc.Tracker
+	nodes   *nodes.Collector
 
 	stopOnce sync.Once
 	series   *result.HostSeries
 	counters *result.Counters
+	nodeData []result.NodeSeries
 }
 
 // Start begins recording. It fails only on a bad configuration (a server
@@ -103,6 +118,10 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	case cfg.ServerProcess != "":
 		s.server, err = proc.ByName(cfg.ServerProcess)
 	}
+	if err != nil {
+		return nil, err
+	}
+	urls, err := nodes.URLs(cfg.ServerMetrics, cfg.ServerMetricsPort, cfg.TargetNodes)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +147,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		opts = append(opts, host.WithTick(func(_ int, at time.Time) { p.Cut(at) }))
 	}
 	s.sampler = host.Start(ctx, cfg.Interval, opts...)
+	if len(urls) > 0 {
+		s.nodes = nodes.Start(ctx, urls, cfg.Interval)
+	}
 	return s, nil
 }
 
@@ -144,7 +166,7 @@ func (s *Session) Latest() (h result.HostSample, ok bool, selfSample, server *re
 }
 
 // Stop ends recording and fills r: Host (series, self use and verdict,
-// server), Counters, Notes (client-bound and host remarks) and
+// server), Counters, Nodes, Notes (client-bound and host remarks) and
 // Dataset.PageCacheBytes when unset. Call it after r.Phases is filled: the
 // verdict reads the phases' delayed counts. Stop is idempotent; later calls
 // fill r again from the same figures.
@@ -155,6 +177,9 @@ func (s *Session) Stop(r *result.Result) {
 			s.counters = s.perf.Stop()
 		}
 		s.series.Self = s.base.End(s.series.SelfSamples)
+		if s.nodes != nil {
+			s.nodeData = s.nodes.Stop()
+		}
 	})
 	if r == nil {
 		return
@@ -164,6 +189,7 @@ func (s *Session) Stop(r *result.Result) {
 	series.Self = &selfUse
 	r.Host = &series
 	r.Counters = s.counters
+	r.Nodes = s.nodeData
 	_, _, notes := self.Judge(self.Input{
 		Self: &selfUse, SelfSamples: series.SelfSamples, Host: series.Samples,
 		Phases: r.Phases, InProcess: s.cfg.InProcess,

@@ -41,6 +41,11 @@ var flagOfField = map[string]string{
 	// telemetry.Config's Interval
 	"telemetry_interval": "telemetry-interval",
 	"metrics_addr":       "metrics-addr",
+
+	// telemetry.Config's node_exporter scraping (telemetry/nodes)
+	"server_metrics":      "server-metrics",
+	"server_metrics_port": "server-metrics-port",
+
 	// sweep.Config
 	"rates":         "rates",
 	"find_max":      "find-max",

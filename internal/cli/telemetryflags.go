@@ -17,12 +17,14 @@ type telemetryFlags struct {
 }
 
 // register adds --server-pid, --server-process, --perf-scope,
-// --telemetry-interval and --metrics-addr to fs.
+// --telemetry-interval, --server-metrics, --server-metrics-port and
+// --metrics-addr to fs.
 func (f *telemetryFlags) register(fs *flag.FlagSet) {
 	f.Interval = time.Second
 	fs.IntVar(&f.ServerPID, "server-pid", 0, "pid of the target server on this host: record its CPU, RSS and I/O next to platbench's")
 	fs.StringVar(&f.ServerProcess, "server-process", "", "name of the target server process on this host (matched like pgrep), instead of --server-pid")
 	fs.StringVar(&f.PerfScope, "perf-scope", "process", "perf counters: process (platbench), server (the --server-pid/--server-process process), system (every CPU) or off; server and system need root or CAP_PERFMON")
 	fs.Var((*units.Duration)(&f.Interval), "telemetry-interval", "host sampling period, a `duration`")
+	f.registerNodes(fs)
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. :9100")
 }

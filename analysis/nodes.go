@@ -1,0 +1,383 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+
+	"github.com/platbench/platbench/result"
+)
+
+// The "what saturated" thresholds: a resource of a node saturated when its
+// per-sample figure was at or over the threshold for at least
+// SaturatedShare of the node's sampled time.
+const (
+	// SaturatedCPU is the node's CPU busy share (all cores; iowait is idle).
+	SaturatedCPU = 0.90
+	// SaturatedCore is the busiest core's busy share: one thread (or one
+	// queue) bound while the others have room.
+	SaturatedCore = 0.95
+	// SaturatedIRQCore is the irq+softirq share of one core: a core spending
+	// half its time in interrupt handling has little left for the work the
+	// network or disk queues pinned to it bring (seed 001's interrupt cores).
+	SaturatedIRQCore = 0.50
+	// SaturatedDisk is a device's busy share (iostat's %util / 100). On
+	// devices that serve many I/Os at once (NVMe, RAID) 100% busy is not yet
+	// full: read it with the latency beside it.
+	SaturatedDisk = 0.90
+	// SaturatedNet is an interface's use of its link speed (the larger of
+	// receive and transmit), checked only when the exporter reports the speed.
+	SaturatedNet = 0.90
+	// SaturatedShare is the share of the sampled time a resource must spend
+	// at or over its threshold to be called saturated, not only busy for a
+	// moment.
+	SaturatedShare = 0.5
+)
+
+// Saturation kinds (Saturation.Kind).
+const (
+	SatCPU     = "cpu"
+	SatCore    = "core"
+	SatIRQCore = "irq core"
+	SatDisk    = "disk"
+	SatNet     = "net"
+)
+
+// NodeFigures are one server node's telemetry over the run (from its
+// node_exporter), reduced as Host reduces the loader's: fractions 0..1
+// weighted by each sample's duration, rates per second of sampled time,
+// sizes in bytes. Missing samples are counted and grouped into gaps; they
+// add nothing else (the good sample after a gap spans it).
+type NodeFigures struct {
+	Node, URL  string
+	IntervalNs int64
+	Samples    int // good samples
+	Missing    int // failed scrapes
+	Gaps       []NodeGap
+	CPUs       int
+
+	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
+	CPUBusy                                                              float64 // 1 - idle - iowait
+	BusiestCoreMean, BusiestCoreMax, IRQCoreMax                          float64
+
+	MemTotal, MemUsedMax, MemAvailableMin      float64
+	PageCacheStart, PageCacheEnd, PageCacheMax float64
+	DirtyMax                                   float64
+
+	Disks []HostDisk // devices that did any I/O, most bytes first
+	Nets  []NodeNet  // interfaces that moved packets, most bytes first
+
+	// Checks are the saturation checks made, in the order cpu, core, irq
+	// core, each disk, each interface with a known speed.
+	Checks []Saturation
+	// Saturated are the checks that found the resource saturated; empty: none.
+	Saturated []Saturation
+}
+
+// NodeNet is one interface of a node over the run.
+type NodeNet struct {
+	Name                         string
+	RxBytesPerS, TxBytesPerS     float64
+	RxPacketsPerS, TxPacketsPerS float64
+	RxDrops, TxDrops             uint64  // packets dropped over the run
+	SpeedBytesPerS               float64 // link speed; 0 when unknown
+	UseMax                       float64 // highest per-sample use of the link; 0 when the speed is unknown
+	totalBytes                   uint64
+}
+
+// NodeGap is a run of failed scrapes of one node: from the first failure's
+// offset to the end of the last one's interval (offsets from the series'
+// start), how many, and the first error.
+type NodeGap struct {
+	StartNs, EndNs int64
+	Samples        int
+	Error          string
+}
+
+// Saturation is one "what saturated" check on a node.
+type Saturation struct {
+	Kind      string  // SatCPU, SatCore, SatIRQCore, SatDisk or SatNet
+	Name      string  // the device or interface (disk, net); empty otherwise
+	Threshold float64 // the per-sample figure that counts as saturated
+	Peak      float64 // the highest per-sample figure
+	Share     float64 // share of the sampled time at or over Threshold
+	Saturated bool    // Share >= SaturatedShare
+}
+
+// ClusterFigures sum up the nodes: totals of I/O rates, the mean and the
+// highest node CPU busy share, and which nodes saturated.
+type ClusterFigures struct {
+	Nodes, NodesWithGaps, Missing  int
+	CPUBusyMean, CPUBusyMax        float64
+	BusiestNode                    string
+	DiskReadBytesPerS              float64
+	DiskWriteBytesPerS             float64
+	DiskIOPS                       float64
+	NetRxBytesPerS, NetTxBytesPerS float64
+	NetDrops                       uint64
+	// SaturatedNodes counts the nodes with at least one saturated resource.
+	SaturatedNodes int
+}
+
+// Nodes reduces r's node series; ok is false when the result has none.
+func Nodes(r *result.Result) (nodes []NodeFigures, cluster ClusterFigures, ok bool) {
+	if r == nil || len(r.Nodes) == 0 {
+		return nil, cluster, false
+	}
+	for _, s := range r.Nodes {
+		nodes = append(nodes, nodeFigures(s))
+	}
+	return nodes, clusterFigures(nodes), true
+}
+
+func clusterFigures(nodes []NodeFigures) ClusterFigures {
+	c := ClusterFigures{Nodes: len(nodes)}
+	var busy float64
+	counted := 0
+	for _, n := range nodes {
+		c.Missing += n.Missing
+		if len(n.Gaps) > 0 {
+			c.NodesWithGaps++
+		}
+		if len(n.Saturated) > 0 {
+			c.SaturatedNodes++
+		}
+		for _, d := range n.Disks {
+			c.DiskReadBytesPerS += d.ReadBytesPerS
+			c.DiskWriteBytesPerS += d.WriteBytesPerS
+			c.DiskIOPS += d.ReadIOPS + d.WriteIOPS
+		}
+		for _, x := range n.Nets {
+			c.NetRxBytesPerS += x.RxBytesPerS
+			c.NetTxBytesPerS += x.TxBytesPerS
+			c.NetDrops += x.RxDrops + x.TxDrops
+		}
+		if n.Samples == 0 {
+			continue
+		}
+		counted++
+		busy += n.CPUBusy
+		if n.CPUBusy > c.CPUBusyMax || c.BusiestNode == "" {
+			c.CPUBusyMax, c.BusiestNode = n.CPUBusy, n.Node
+		}
+	}
+	if counted > 0 {
+		c.CPUBusyMean = busy / float64(counted)
+	}
+	return c
+}
+
+// nodeFigures reduces one node's series.
+func nodeFigures(s result.NodeSeries) NodeFigures {
+	f := NodeFigures{Node: s.Node, URL: s.URL, IntervalNs: s.IntervalNs}
+	var good []result.NodeSample
+	for _, x := range s.Samples {
+		if x.Missing {
+			f.Missing++
+			continue
+		}
+		good = append(good, x)
+	}
+	f.Gaps = nodeGaps(s)
+	f.Samples = len(good)
+	if len(good) == 0 {
+		return f
+	}
+	w := func(x result.NodeSample) float64 { return float64(x.DurationNs) / 1e9 }
+	var secs float64
+	for _, x := range good {
+		secs += w(x)
+	}
+	if secs <= 0 {
+		// Hand-made files without durations: 1 s each, as Host does.
+		secs, w = float64(len(good)), func(result.NodeSample) float64 { return 1 }
+	}
+	mean := func(v func(result.NodeSample) float64) float64 {
+		var t float64
+		for _, x := range good {
+			t += v(x) * w(x)
+		}
+		return t / secs
+	}
+	maxOf := func(v func(result.NodeSample) float64) float64 {
+		m := math.Inf(-1)
+		for _, x := range good {
+			m = math.Max(m, v(x))
+		}
+		return m
+	}
+	last := good[len(good)-1]
+	f.CPUs = last.CPUs
+	f.CPUUser = mean(func(x result.NodeSample) float64 { return x.CPUUser })
+	f.CPUSystem = mean(func(x result.NodeSample) float64 { return x.CPUSystem })
+	f.CPUIOWait = mean(func(x result.NodeSample) float64 { return x.CPUIOWait })
+	f.CPUIRQ = mean(func(x result.NodeSample) float64 { return x.CPUIRQ })
+	f.CPUSoftIRQ = mean(func(x result.NodeSample) float64 { return x.CPUSoftIRQ })
+	f.CPUSteal = mean(func(x result.NodeSample) float64 { return x.CPUSteal })
+	f.CPUIdle = mean(func(x result.NodeSample) float64 { return x.CPUIdle })
+	f.CPUBusy = mean(nodeBusy)
+	f.BusiestCoreMean = mean(func(x result.NodeSample) float64 { return x.CPUMaxCore })
+	f.BusiestCoreMax = maxOf(func(x result.NodeSample) float64 { return x.CPUMaxCore })
+	f.IRQCoreMax = maxOf(func(x result.NodeSample) float64 { return x.CPUMaxCoreIRQ })
+	f.MemTotal = float64(last.MemTotalBytes)
+	f.MemUsedMax = maxOf(func(x result.NodeSample) float64 { return float64(x.MemUsedBytes) })
+	f.MemAvailableMin = -maxOf(func(x result.NodeSample) float64 { return -float64(x.MemAvailableBytes) })
+	f.PageCacheStart, f.PageCacheEnd = float64(good[0].PageCacheBytes), float64(last.PageCacheBytes)
+	f.PageCacheMax = maxOf(func(x result.NodeSample) float64 { return float64(x.PageCacheBytes) })
+	f.DirtyMax = maxOf(func(x result.NodeSample) float64 { return float64(x.DirtyBytes) })
+	hs := make([]result.HostSample, len(good))
+	for i, x := range good {
+		hs[i] = result.HostSample{DurationNs: x.DurationNs, Disks: x.Disks}
+	}
+	f.Disks = hostDisks(hs, secs)
+	f.Nets = nodeNets(good, secs)
+	f.Checks = nodeChecks(good, w, secs)
+	for _, c := range f.Checks {
+		if c.Saturated {
+			f.Saturated = append(f.Saturated, c)
+		}
+	}
+	return f
+}
+
+func nodeBusy(x result.NodeSample) float64 { return 1 - x.CPUIdle - x.CPUIOWait }
+
+// nodeGaps groups consecutive failed scrapes.
+func nodeGaps(s result.NodeSeries) []NodeGap {
+	var gaps []NodeGap
+	open := false
+	for _, x := range s.Samples {
+		if !x.Missing {
+			open = false
+			continue
+		}
+		if !open {
+			gaps = append(gaps, NodeGap{StartNs: x.OffsetNs, Error: x.Error})
+			open = true
+		}
+		g := &gaps[len(gaps)-1]
+		g.Samples++
+		g.EndNs = x.OffsetNs + s.IntervalNs
+	}
+	return gaps
+}
+
+func nodeNets(good []result.NodeSample, secs float64) []NodeNet {
+	all := map[string]*NodeNet{}
+	var rx, tx, rp, tp = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+	for _, x := range good {
+		for name, n := range x.Nets {
+			a := all[name]
+			if a == nil {
+				a = &NodeNet{Name: name}
+				all[name] = a
+			}
+			rx[name] += n.RxBytes
+			tx[name] += n.TxBytes
+			rp[name] += n.RxPackets
+			tp[name] += n.TxPackets
+			a.RxDrops += n.RxDrops
+			a.TxDrops += n.TxDrops
+			if n.SpeedBytesPerS > 0 {
+				a.SpeedBytesPerS = n.SpeedBytesPerS
+				a.UseMax = math.Max(a.UseMax, netUse(x, n))
+			}
+		}
+	}
+	var out []NodeNet
+	for name, a := range all {
+		if rp[name]+tp[name] == 0 {
+			continue
+		}
+		a.RxBytesPerS, a.TxBytesPerS = float64(rx[name])/secs, float64(tx[name])/secs
+		a.RxPacketsPerS, a.TxPacketsPerS = float64(rp[name])/secs, float64(tp[name])/secs
+		a.totalBytes = rx[name] + tx[name]
+		out = append(out, *a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].totalBytes != out[j].totalBytes {
+			return out[i].totalBytes > out[j].totalBytes
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// netUse is one sample's use of the link: the larger direction over the speed.
+func netUse(x result.NodeSample, n result.NodeNetIO) float64 {
+	if n.SpeedBytesPerS <= 0 || x.DurationNs <= 0 {
+		return 0
+	}
+	return float64(max(n.RxBytes, n.TxBytes)) / (float64(x.DurationNs) / 1e9) / n.SpeedBytesPerS
+}
+
+// nodeChecks runs the saturation checks over the good samples (w weighs a
+// sample by its duration, secs is their sum).
+func nodeChecks(good []result.NodeSample, w func(result.NodeSample) float64, secs float64) []Saturation {
+	check := func(kind, name string, threshold float64, v func(result.NodeSample) (float64, bool)) (Saturation, bool) {
+		c := Saturation{Kind: kind, Name: name, Threshold: threshold}
+		seen := false
+		for _, x := range good {
+			y, ok := v(x)
+			if !ok {
+				continue
+			}
+			seen = true
+			c.Peak = math.Max(c.Peak, y)
+			if y >= threshold {
+				c.Share += w(x) / secs
+			}
+		}
+		c.Saturated = seen && c.Share >= SaturatedShare
+		return c, seen
+	}
+	always := func(f func(result.NodeSample) float64) func(result.NodeSample) (float64, bool) {
+		return func(x result.NodeSample) (float64, bool) { return f(x), true }
+	}
+	var out []Saturation
+	add := func(c Saturation, ok bool) {
+		// A device that never had I/O in flight is not worth a line.
+		if ok && (c.Kind != SatDisk || c.Peak > 0) {
+			out = append(out, c)
+		}
+	}
+	add(check(SatCPU, "", SaturatedCPU, always(nodeBusy)))
+	add(check(SatCore, "", SaturatedCore, always(func(x result.NodeSample) float64 { return x.CPUMaxCore })))
+	add(check(SatIRQCore, "", SaturatedIRQCore, always(func(x result.NodeSample) float64 { return x.CPUMaxCoreIRQ })))
+	for _, name := range sortedNames(good, func(x result.NodeSample) []string { return keys(x.Disks) }) {
+		add(check(SatDisk, name, SaturatedDisk, func(x result.NodeSample) (float64, bool) {
+			d, ok := x.Disks[name]
+			return d.BusyFraction, ok
+		}))
+	}
+	for _, name := range sortedNames(good, func(x result.NodeSample) []string { return keys(x.Nets) }) {
+		add(check(SatNet, name, SaturatedNet, func(x result.NodeSample) (float64, bool) {
+			n, ok := x.Nets[name]
+			return netUse(x, n), ok && n.SpeedBytesPerS > 0
+		}))
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// sortedNames is every name any sample has, sorted.
+func sortedNames(good []result.NodeSample, names func(result.NodeSample) []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range good {
+		for _, n := range names(x) {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

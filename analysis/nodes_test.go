@@ -1,0 +1,96 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"github.com/platbench/platbench/result"
+)
+
+// nodeSample is a one-second sample with the node's busy share split as
+// user time, the busiest core and its interrupt share, one disk and one
+// interface.
+func nodeSample(off int64, busy, core, irq, diskBusy float64, rxBytes uint64) result.NodeSample {
+	return result.NodeSample{OffsetNs: off * 1e9, DurationNs: 1e9, CPUs: 4,
+		CPUUser: busy, CPUIdle: 1 - busy, CPUMaxCore: core, CPUMaxCoreID: 2, CPUMaxCoreIRQ: irq,
+		MemTotalBytes: 8 << 30, MemUsedBytes: 2 << 30, MemAvailableBytes: 5 << 30, PageCacheBytes: (1 + off) << 30,
+		Disks: map[string]result.DiskIO{"sda": {Reads: 100, ReadBytes: 100 << 12, ReadLatencyNs: 2e5, BusyFraction: diskBusy},
+			"zram0": {}},
+		Nets: map[string]result.NodeNetIO{"eth0": {RxBytes: rxBytes, TxBytes: 1000, RxPackets: 10, TxPackets: 10, RxDrops: 1, SpeedBytesPerS: 125e6}},
+	}
+}
+
+func TestNodes(t *testing.T) {
+	missing := func(off int64, err string) result.NodeSample {
+		return result.NodeSample{OffsetNs: off * 1e9, Missing: true, Error: err, CPUMaxCoreID: -1}
+	}
+	r := &result.Result{Nodes: []result.NodeSeries{
+		// n1: its CPU is saturated in 3 of 4 seconds, and its link in 2 of 4 (119 MB/s of 125).
+		{Node: "n1:9100", IntervalNs: 1e9, Samples: []result.NodeSample{
+			nodeSample(0, 0.5, 0.6, 0.1, 0.2, 119e6), nodeSample(1, 0.95, 0.99, 0.1, 0.2, 119e6),
+			nodeSample(2, 0.95, 0.99, 0.1, 0.2, 1e6), nodeSample(3, 0.95, 0.99, 0.1, 0.2, 1e6)}},
+		// n2: one core busy on interrupts, the disk busy; the exporter was down
+		// for two scrapes, and the sample after the gap spans it (3 s).
+		{Node: "n2:9100", IntervalNs: 1e9, Samples: []result.NodeSample{
+			nodeSample(0, 0.3, 0.97, 0.7, 0.95, 1e6), missing(1, "connection refused"), missing(2, "connection refused"),
+			func() result.NodeSample { s := nodeSample(0, 0.3, 0.97, 0.7, 0.95, 3e6); s.DurationNs = 3e9; return s }()}},
+		// n3: never answered.
+		{Node: "n3:9100", IntervalNs: 1e9, Samples: []result.NodeSample{missing(0, "no answer within 500ms")}},
+	}}
+	nodes, cluster, ok := Nodes(r)
+	if !ok || len(nodes) != 3 {
+		t.Fatalf("ok %v, %d nodes", ok, len(nodes))
+	}
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	n1, n2, n3 := nodes[0], nodes[1], nodes[2]
+	near("n1 busy", n1.CPUBusy, (0.5+0.95*3)/4)
+	near("n1 busiest core max", n1.BusiestCoreMax, 0.99)
+	near("n1 page cache end", n1.PageCacheEnd, 4<<30)
+	near("n1 page cache start", n1.PageCacheStart, 1<<30)
+	if got := satKinds(n1.Saturated); got != "cpu core net:eth0" {
+		t.Errorf("n1 saturated: %s, want cpu core net:eth0", got)
+	}
+	near("n1 net use max", n1.Nets[0].UseMax, 119e6/125e6)
+	if n1.Nets[0].RxDrops != 4 || len(n1.Disks) != 1 || n1.Disks[0].Name != "sda" {
+		t.Errorf("n1 nets %+v disks %+v", n1.Nets, n1.Disks)
+	}
+	// n2: rates are over the 4 sampled seconds, fractions weighted by them.
+	near("n2 net rx", n2.Nets[0].RxBytesPerS, 4e6/4)
+	near("n2 disk read IOPS", n2.Disks[0].ReadIOPS, 200.0/4)
+	if got := satKinds(n2.Saturated); got != "core irq core disk:sda" {
+		t.Errorf("n2 saturated: %s, want core irq core disk:sda", got)
+	}
+	if n2.Missing != 2 || len(n2.Gaps) != 1 || n2.Gaps[0] != (NodeGap{StartNs: 1e9, EndNs: 3e9, Samples: 2, Error: "connection refused"}) {
+		t.Errorf("n2 missing %d gaps %+v", n2.Missing, n2.Gaps)
+	}
+	if n3.Samples != 0 || n3.Missing != 1 || len(n3.Checks) != 0 {
+		t.Errorf("n3 %+v", n3)
+	}
+	if cluster.Nodes != 3 || cluster.SaturatedNodes != 2 || cluster.NodesWithGaps != 2 || cluster.Missing != 3 || cluster.BusiestNode != "n1:9100" {
+		t.Errorf("cluster %+v", cluster)
+	}
+	near("cluster busy mean", cluster.CPUBusyMean, (n1.CPUBusy+n2.CPUBusy)/2)
+	near("cluster rx", cluster.NetRxBytesPerS, n1.Nets[0].RxBytesPerS+n2.Nets[0].RxBytesPerS)
+	if _, _, ok := Nodes(&result.Result{}); ok {
+		t.Error("a result without nodes has node figures")
+	}
+}
+
+func satKinds(ss []Saturation) string {
+	s := ""
+	for i, x := range ss {
+		if i > 0 {
+			s += " "
+		}
+		s += x.Kind
+		if x.Name != "" {
+			s += ":" + x.Name
+		}
+	}
+	return s
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/result"
+)
+
+// Bad server-metrics input is one line naming the flag, exit status 2,
+// before anything runs.
+func TestServerMetricsFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--server-metrics", "ftp://10.0.0.5:9100"}, `--server-metrics "ftp://10.0.0.5:9100" is not an http or https URL`},
+		{[]string{"--server-metrics", "http://user:pw@h:9100"}, "--server-metrics"},
+		{[]string{"--server-metrics-port", "70000"}, "--server-metrics-port 70000 is not a TCP port"},
+		// The fake target names no nodes: there is nothing to put the port on.
+		{[]string{"--target", "fake", "--duration", "1s", "--server-metrics-port", "9100"}, "--server-metrics-port is set but the target named no nodes"},
+	} {
+		args := append([]string{"run", "--quiet", "--out", filepath.Join(t.TempDir(), "r.json")}, c.args...)
+		code, _, stderr := run(t, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// --server-metrics-port puts the port on the target's nodes: the embedded
+// store is "local", so the node is this host's exporter; the run's result
+// and report carry it.
+func TestServerMetricsPortRun(t *testing.T) {
+	u, err := url.Parse(testenv.URL(t, "PLATBENCH_NODE_EXPORTER_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	code, stdout, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "1000", "--duration", "2s",
+		"--concurrency", "1", "--server-metrics-port", u.Port(), "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Nodes) != 1 || r.Nodes[0].Node != "127.0.0.1:"+u.Port() {
+		t.Fatalf("nodes %+v", r.Nodes)
+	}
+	good := 0
+	for _, s := range r.Nodes[0].Samples {
+		if !s.Missing {
+			good++
+		}
+	}
+	if good == 0 {
+		t.Errorf("no good sample: %+v", r.Nodes[0].Samples)
+	}
+	for _, want := range []string{"Server nodes", "Node 127.0.0.1:" + u.Port(), "check cpu"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
