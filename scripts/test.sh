@@ -10,6 +10,8 @@ mkdir -p .cache test-artifacts
 scripts/lint.sh
 # The container image (make image) is built and checked: tag, user, contents.
 scripts/check-image.sh
+# The Kubernetes manifests against the official schemas (no cluster needed).
+scripts/check-k8s.sh
 # Three Cassandra nodes on 127.0.0.1-3 (about 3.5 GiB, 35 s to start): the
 # CQL tests then cover token-aware routing and losing a node at RF=3.
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
