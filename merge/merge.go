@@ -84,8 +84,12 @@ func Merge(parts []*result.Result, files []string) (*result.Result, error) {
 		out.Phases = append(out.Phases, *m)
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d loaders (histograms merged, series aligned by wall clock)", len(parts)))
-	if spread := startSpread(parts); spread > 500*time.Millisecond {
-		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started up to %s apart: use --start-at so they start together", spread.Round(time.Millisecond)))
+	spread := startSpread(parts)
+	out.LoaderStartSpreadNs = int64(spread)
+	if spread > 500*time.Millisecond {
+		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started up to %s apart: a rendezvous (or one start time for all) starts them together", spread.Round(time.Millisecond)))
+	} else {
+		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started within %s of each other", spread.Round(time.Microsecond)))
 	}
 	return out, nil
 }

@@ -43,6 +43,9 @@ type Result struct {
 	Sweep  *Sweep  `json:"sweep,omitempty"` // rate sweep steps and the highest rate meeting the objective
 	// Loaders lists the loader processes of a merged result (one entry per part).
 	Loaders []Loader `json:"loaders,omitempty"`
+	// LoaderStartSpreadNs is, for a merged result, how far apart the
+	// loaders' main (run) phases started: the latest start minus the earliest.
+	LoaderStartSpreadNs int64 `json:"loader_start_spread_ns,omitempty"`
 	// Analysis is derived; readers may recompute it from the rest of the file.
 	Analysis *Analysis `json:"analysis,omitempty"`
 	// Thresholds are the outcomes of the run's pass/fail rules (--threshold),
