@@ -17,8 +17,10 @@ scripts/check-k8s.sh
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
 export PLATBENCH_CASSANDRA_NODES=${PLATBENCH_CASSANDRA_NODES:-3}
 scripts/servers.sh install
-scripts/servers.sh start
+# The trap comes first: a server that fails to start must not leave the
+# others running.
 trap 'scripts/servers.sh stop || true' EXIT
+scripts/servers.sh start
 eval "$(scripts/servers.sh env)"
 set +e
 PLATBENCH_REDIS_EXPECT=redis go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log

@@ -72,7 +72,16 @@ start_node() {
   make_tls
   sed -e "s#@DIR@#$dir#g" -e "s#@ADDR@#$addr#g" -e "s#@SEEDS@#$seeds#g" -e "s#@TLS@#$run/tls#g" \
     "$here/cassandra/cassandra.yaml.in" > "$dir/cassandra.yaml"
-  [ "$nodes" -gt 1 ] && sed -i 's/^allocate_tokens_for_local_replication_factor: 1/allocate_tokens_for_local_replication_factor: 3/' "$dir/cassandra.yaml"
+  # Each node's 16 tokens are given, interleaved evenly over the Murmur3 ring:
+  # a node that bootstraps while another's bootstrap is still gossiping would
+  # otherwise allocate the same tokens ("Bootstrap Token collision", seen in
+  # a CI run) with the deterministic allocator.
+  if [ "$nodes" -gt 1 ]; then
+    local tokens
+    tokens=$(python3 -c "n,i=$nodes,$i-1; w=2**64//(16*n); print(','.join(str(-2**63+(k*n+i)*w) for k in range(16)))")
+    sed -i -e "s/^num_tokens: .*/num_tokens: 16\ninitial_token: $tokens/" \
+      -e '/^allocate_tokens_for_local_replication_factor:/d' "$dir/cassandra.yaml"
+  fi
   local jamm; jamm=$(ls "$home"/lib/jamm-*.jar | head -1)
   local pin=()
   [ -n "${PLATBENCH_CASSANDRA_CPUS:-}" ] && pin=(taskset -c "$PLATBENCH_CASSANDRA_CPUS")
