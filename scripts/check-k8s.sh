@@ -18,6 +18,7 @@ make -s build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin/platbench k8s --loaders 3 -- --target cql://db:9042 --workload write >"$work/default.yaml"
+bin/platbench k8s --loaders 2 --pvc platbench-results -- --target null >"$work/pvc.yaml"
 bin/platbench k8s --loaders 9 --name bench-east --port 7171 --cpu 8 --memory 16Gi --image registry.example/platbench:v1 \
   -- --target kafka://b:9092 --workload produce --rate 40k --event '30s:kill:$(pidof x)' >"$work/custom.yaml"
 for f in "$work"/*.yaml; do

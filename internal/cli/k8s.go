@@ -23,6 +23,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	name := fs.String("name", "platbench", "job and service name (a DNS label)")
 	image := fs.String("image", "platbench:"+ToolVersion(), "container image with the platbench binary at /platbench, as 'make image' builds it (its tag is this version)")
 	port := fs.Int("port", 7070, "port loader 0 listens on for the others")
+	pvc := fs.String("pvc", "", "also write each loader's result to this PersistentVolumeClaim at /results (loader 0's is the merged one); every pod mounts it, so it must be ReadWriteMany when pods land on different nodes (default: none; the merged result is loader 0's log)")
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
@@ -55,7 +56,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	data, err := indexedJob(k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port}, rest)
+	data, err := indexedJob(k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port, pvc: *pvc}, rest)
 	if err != nil {
 		return err
 	}
@@ -69,8 +70,8 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
 
 type k8sJob struct {
-	name, image, cpu, mem string
-	n, port               int
+	name, image, cpu, mem, pvc string
+	n, port                    int
 }
 
 // indexedJob builds the Service and the Job manifest.
@@ -84,6 +85,9 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", j.n),
 		"--rendezvous", fmt.Sprintf("%s-0.%s:%d", j.name, j.name, j.port),
 		"--label", "loader-$(JOB_COMPLETION_INDEX)", "--out", "-"}
+	if j.pvc != "" {
+		command[len(command)-1] = "/results/" + j.name + "-shard-$(JOB_COMPLETION_INDEX).json"
+	}
 	for _, a := range runArgs {
 		command = append(command, strings.ReplaceAll(a, "$(", "$$("))
 	}
@@ -135,10 +139,20 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 			},
 		},
 	}
+	if j.pvc != "" {
+		spec := job["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+		spec["volumes"] = []any{map[string]any{"name": "results", "persistentVolumeClaim": map[string]any{"claimName": j.pvc}}}
+		c := spec["containers"].([]any)[0].(map[string]any)
+		c["volumeMounts"] = []any{map[string]any{"name": "results", "mountPath": "/results"}}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# platbench: %d loaders; they start the run phase together once all have loaded.\n", j.n)
-	fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is loader 0's log:\n")
-	fmt.Fprintf(&b, "#   kubectl logs -l job-name=%s,batch.kubernetes.io/job-completion-index=0 --tail=-1 > merged.json\n", j.name)
+	if j.pvc != "" {
+		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is %s-shard-0.json on the claim %s.\n", j.name, j.pvc)
+	} else {
+		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is loader 0's log:\n")
+		fmt.Fprintf(&b, "#   kubectl logs -l job-name=%s,batch.kubernetes.io/job-completion-index=0 --tail=-1 > merged.json\n", j.name)
+	}
 	for _, doc := range []any{svc, job} {
 		body, err := yaml.Marshal(doc)
 		if err != nil {

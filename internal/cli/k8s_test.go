@@ -68,6 +68,13 @@ func TestK8sIndexedJob(t *testing.T) {
 	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 7070 || len(job.Spec.Template.Spec.Volumes) != 0 {
 		t.Errorf("ports %+v volumes %v: want the rendezvous port and no shared volume", c.Ports, job.Spec.Template.Spec.Volumes)
 	}
+	// With --pvc, every loader also writes its result to the claim (loader
+	// 0's is the merged one).
+	code, out, stderr = run(t, "k8s", "--loaders", "2", "--pvc", "results", "--", "--target", "null")
+	if code != 0 || !strings.Contains(out, "claimName: results") || !strings.Contains(out, "mountPath: /results") ||
+		!strings.Contains(out, "/results/platbench-shard-$(JOB_COMPLETION_INDEX).json") {
+		t.Errorf("--pvc: exit %d %s\n%s", code, stderr, out)
+	}
 	for _, bad := range [][]string{
 		{"k8s", "--", "--shard", "0/2"},
 		{"k8s", "--", "--rendezvous=x:1"},
