@@ -37,6 +37,11 @@ PLATBENCH_REDIS_EXPECT=valkey PLATBENCH_REDIS_URL=$PLATBENCH_VALKEY_URL PLATBENC
   go test -count=1 ./target/redis 2>&1 | sed 's/^\(ok\|FAIL\|---\)/\1 [valkey]/' | tee -a test-artifacts/go-test.log
 valkey=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$valkey
+# A distributed run across network namespaces: three loaders and Redis, each
+# with its own address, meet by --rendezvous and merge over the network.
+scripts/check-netns.sh 2>&1 | tee -a test-artifacts/go-test.log
+netns=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$netns
 # Every fuzz test for a few seconds (parsers of user input).
 scripts/fuzz.sh 2>&1 | tee -a test-artifacts/go-test.log
 fuzz=${PIPESTATUS[0]}
