@@ -79,7 +79,7 @@ func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
 	for c.count() < c.shards-1 {
 		conn, err := c.ln.Accept()
 		if err != nil {
-			return time.Time{}, fmt.Errorf("rendezvous: waiting for loaders %s: %w", c.missing(), cmpErr(ctx, err))
+			return time.Time{}, fmt.Errorf("rendezvous: waiting for loaders %s: %w (fix: start them with loader 0's address, or allow a longer rendezvous timeout)", c.missing(), cmpErr(ctx, err))
 		}
 		if err := c.admit(ctx, conn); err != nil {
 			conn.Close()
