@@ -60,7 +60,24 @@ make_tls() {
     || die "keytool could not export $d/ca.pem"
 }
 
+# start_node starts node i and waits until it is ready. A node joining a
+# cluster can fail its first start on a loaded machine (seen in CI: "Unable
+# to contact any seeds" when the seed was busy with another node's
+# bootstrap): a fresh node (its data is new) is then started again, up to
+# three times, before giving up.
 start_node() {
+  local i=$1 attempt
+  for attempt in 1 2 3; do
+    if start_node_once "$i"; then return 0; fi
+    if [ "${PLATBENCH_CASSANDRA_KEEP_DATA:-0}" = 1 ] || [ "$i" -eq 1 ] || [ "$attempt" -eq 3 ]; then
+      die "node$i exited during startup (log: $run/node$i/logs/system.log)"
+    fi
+    echo "cassandra.sh: node$i failed to join (attempt $attempt); starting it again in 5 s" >&2
+    sleep 5
+  done
+}
+
+start_node_once() {
   local i=$1 addr dir seeds jmx
   addr=$(addr_of "$i"); dir="$run/node$i"; jmx=$((7099 + 100 * i))
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
@@ -110,8 +127,9 @@ wait_ready() {
   addr=$(addr_of "$i"); dir="$run/node$i"; deadline=$((SECONDS + timeout_s))
   while :; do
     if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
-      tail -20 "$dir/logs/stdout.log" >&2
-      die "node$i exited during startup (log: $dir/logs/system.log)"
+      grep -m3 -e "Exception encountered during startup" -e "Unable to contact" -e "collision" "$dir/logs/stdout.log" >&2 || tail -5 "$dir/logs/stdout.log" >&2
+      rm -f "$dir/pid"
+      return 1
     fi
     if (exec 3<>"/dev/tcp/$addr/9042") 2>/dev/null && \
        { [ "$i" -gt 1 ] || grep -q -e "Created default superuser role" -e "Setup task succeeded" "$dir/logs/system.log" 2>/dev/null; }; then
