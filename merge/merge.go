@@ -69,6 +69,12 @@ func Merge(parts []*result.Result, files []string) (*result.Result, error) {
 		}
 		out.Loaders = append(out.Loaders, l)
 		out.Events = append(out.Events, p.Events...)
+		// Every loader scrapes the same server nodes (--server-metrics): the
+		// first loader's series stand for the cluster; adding them would
+		// count each node once per loader.
+		if out.Nodes == nil && len(p.Nodes) > 0 {
+			out.Nodes = p.Nodes
+		}
 	}
 	for _, name := range phaseNames(parts) {
 		var ps []*result.Phase

@@ -172,3 +172,22 @@ func TestMergeRefusesMismatch(t *testing.T) {
 		t.Errorf("same shard twice: err = %v", err)
 	}
 }
+
+// Server-node series are the same cluster seen by every loader: the merged
+// result keeps one set (the first loader's that has any), not one per loader.
+func TestMergeKeepsOneSetOfServerNodes(t *testing.T) {
+	mk := func(shard string, nodes ...string) *result.Result {
+		r := &result.Result{Config: result.Config{Shard: shard}, Phases: []result.Phase{{Name: "run", Mode: "closed"}}}
+		for _, n := range nodes {
+			r.Nodes = append(r.Nodes, result.NodeSeries{Node: n})
+		}
+		return r
+	}
+	m, err := Merge([]*result.Result{mk("0/3"), mk("1/3", "db1:9100", "db2:9100"), mk("2/3", "db1:9100", "db2:9100")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Nodes) != 2 || m.Nodes[0].Node != "db1:9100" || m.Nodes[1].Node != "db2:9100" {
+		t.Errorf("merged nodes %+v, want db1 and db2 once", m.Nodes)
+	}
+}

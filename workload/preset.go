@@ -1,9 +1,10 @@
 package workload
 
 import (
-	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
 // presets is the ordered preset table `platbench workloads` prints. Add one
@@ -63,7 +64,7 @@ func Preset(name string) (Spec, error) {
 	for i, p := range presets {
 		names[i] = p.Name
 	}
-	return Spec{}, fmt.Errorf("unknown workload %q (fix: use one of %s, or a YAML or YCSB property file)", name, strings.Join(names, ", "))
+	return Spec{}, usererr.New("unknown workload %q (fix: use one of %s, or a YAML or YCSB property file)", name, strings.Join(names, ", "))
 }
 
 // Presets returns copies of all presets, defaults filled in, in table order.

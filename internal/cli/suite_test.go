@@ -62,7 +62,7 @@ func TestSuiteCommandBadInput(t *testing.T) {
 		{[]string{"a.yaml", "b.yaml"}, 2, `unexpected argument "b.yaml"`},
 		{[]string{filepath.Join(dir, "missing.yaml")}, 2, "cannot read suite"},
 		{[]string{bad}, 2, `line 3: unknown field "concurency"`},
-		{[]string{preset}, 1, "nosuch"},
+		{[]string{preset}, 2, "nosuch"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, append([]string{"suite"}, c.args...)...)
