@@ -115,6 +115,12 @@ type Verdict struct {
 	Different bool
 	P         float64
 	NoTest    string
+	// MDE and RunsNeeded are the noise test's power figures (Welch.MDE,
+	// Welch.RunsNeeded): the smallest difference these runs could have
+	// detected, as a fraction of the baseline, and how many runs of each side
+	// would detect DetectTarget.
+	MDE        float64
+	RunsNeeded int
 }
 
 // Compare lines up runs rs against rs[o.Baseline]: each run's figures
@@ -345,6 +351,7 @@ func (c *Comparison) row(fg figure) CompareRow {
 			} else {
 				w := welchTest(fg.series(i), baseSeries)
 				v.NoTest, v.P, v.Different = w.Skipped, w.P, w.Different
+				v.MDE, v.RunsNeeded = w.MDE, w.RunsNeeded
 			}
 			row.Verdicts[i] = v
 		}

@@ -11,6 +11,20 @@ const NoiseTest = "Welch t-test on the per-second values of the steady-state win
 // Alpha is the significance level of the noise test.
 const Alpha = 0.05
 
+// Power is the probability the noise test finds a true difference equal to
+// the minimum detectable effect (Welch.MDE): the usual 80%.
+const Power = 0.80
+
+// DetectTarget is the detectable difference, as a fraction of the baseline
+// mean, at or below which runs that the test finds alike are called the same
+// ("same within X%"); above it the comparison is inconclusive, and
+// Welch.RunsNeeded says how many runs of each side would bring the detectable
+// difference down to it.
+const DetectTarget = 0.05
+
+// maxRunsNeeded caps Welch.RunsNeeded: past it the answer is "more than this".
+const maxRunsNeeded = 1000
+
 // minSamples is the fewest per-second values a side needs for the test.
 const minSamples = 5
 
@@ -21,6 +35,16 @@ type Welch struct {
 	MeanA, MeanB float64
 	T, DF, P     float64
 	Different    bool   // P < Alpha
+	// MDE is the smallest difference of the means the test would find with
+	// probability Power at level Alpha (two-sided), as a fraction of the
+	// baseline's (b's) mean: (t(1-Alpha/2, DF) + t(Power, DF)) * SE / |MeanB|.
+	// 0 when it cannot be stated (a zero baseline mean, no variance).
+	MDE float64
+	// RunsNeeded is how many runs of each side, each as long as these, would
+	// bring MDE down to DetectTarget (effective sizes scale with the number of
+	// runs): 1 when MDE is already there, maxRunsNeeded+1 for "more than
+	// maxRunsNeeded", 0 without an MDE.
+	RunsNeeded int
 	Skipped      string // why the test could not run ("" when it ran)
 }
 
@@ -54,7 +78,72 @@ func welchTest(a, b []float64) Welch {
 	w.DF = (sa + sb) * (sa + sb) / (sa*sa/(w.EffA-1) + sb*sb/(w.EffB-1))
 	w.P = studentTwoSided(w.T, w.DF)
 	w.Different = w.P < Alpha
+	if mb != 0 {
+		w.MDE = mde(va, vb, w.EffA, w.EffB, mb)
+		w.RunsNeeded = runsNeeded(va, vb, len(a), len(b), ra, rb, mb)
+	}
 	return w
+}
+
+// mde is the minimum detectable effect of a Welch test with effective sizes
+// ea, eb and variances va, vb, as a fraction of baseline mean mb: the
+// difference whose t statistic clears the critical value t(1-Alpha/2) with
+// probability Power, i.e. (t(1-Alpha/2, df) + t(Power, df)) * SE.
+func mde(va, vb, ea, eb, mb float64) float64 {
+	sa, sb := va/ea, vb/eb
+	df := (sa + sb) * (sa + sb) / (sa*sa/(ea-1) + sb*sb/(eb-1))
+	tAlpha := studentQuantileTwoSided(Alpha, df)
+	tPower := studentQuantileTwoSided(2*(1-Power), df) // one-sided upper tail 1-Power
+	return (tAlpha + tPower) * math.Sqrt(sa+sb) / math.Abs(mb)
+}
+
+// runsNeeded is the smallest k such that k runs of each side, n values
+// each, with the same variances, would have mde <= DetectTarget. The lag-1
+// estimate from n values is biased low by about (1+4r)/n (Marriott and Pope
+// 1954); the effective sizes at k*n values use the corrected r with the bias
+// of k*n values, which is what the test would see on the longer series.
+func runsNeeded(va, vb float64, na, nb int, ra, rb, mb float64) int {
+	eff := func(n, k int, r float64) float64 {
+		r = math.Max(0, r)
+		r = math.Min(0.99, r+(1+4*r)/float64(n)) // the unbiased estimate
+		kn := k * n
+		return effN(kn, r-(1+4*r)/float64(kn))
+	}
+	ok := func(k int) bool { return mde(va, vb, eff(na, k, ra), eff(nb, k, rb), mb) <= DetectTarget }
+	if ok(1) {
+		return 1
+	}
+	if !ok(maxRunsNeeded) {
+		return maxRunsNeeded + 1
+	}
+	lo, hi := 1, maxRunsNeeded // !ok(lo), ok(hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// studentQuantileTwoSided is the t > 0 with P(|T| >= t) = p for Student's t
+// with df degrees of freedom, by bisection on studentTwoSided.
+func studentQuantileTwoSided(p, df float64) float64 {
+	lo, hi := 0.0, 1.0
+	for studentTwoSided(hi, df) > p && hi < 1e12 {
+		lo, hi = hi, hi*2
+	}
+	for i := 0; i < 100 && hi-lo > 1e-9*hi; i++ {
+		mid := (lo + hi) / 2
+		if studentTwoSided(mid, df) > p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }
 
 func meanVarLag1(x []float64) (mean, variance, r1 float64) {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 )
 
@@ -106,4 +107,99 @@ func naiveWelch(a, b []float64) float64 {
 	tt := (ma - mb) / math.Sqrt(sa+sb)
 	df := (sa + sb) * (sa + sb) / (sa*sa/(na-1) + sb*sb/(nb-1))
 	return studentTwoSided(tt, df)
+}
+
+// TestStudentQuantile inverts the published table values.
+func TestStudentQuantile(t *testing.T) {
+	cases := []struct{ p, df, t float64 }{
+		{0.05, 10, 2.228}, {0.05, 20, 2.086}, {0.05, 1, 12.706}, {0.4, 10, 0.879}, {0.4, 1e6, 0.8416},
+	}
+	for _, c := range cases {
+		if got := studentQuantileTwoSided(c.p, c.df); math.Abs(got-c.t) > 0.001*c.t {
+			t.Errorf("t(p=%v, df=%v) = %.4f, want %.4f", c.p, c.df, got, c.t)
+		}
+	}
+}
+
+// TestMDECalibration: the detectable difference the test reports is met at
+// the stated power. For AR(1) series like per-second throughput, the typical
+// (median) MDE of equal-mean pairs is measured; pairs whose means truly
+// differ by that much are then found different in about 80% of trials, and
+// pairs differing by half of it far less often.
+func TestMDECalibration(t *testing.T) {
+	const n, mean, rho, sd, trials = 120, 10000.0, 0.6, 500.0, 1000
+	rng := rand.New(rand.NewPCG(5, 6))
+	mdes := make([]float64, 0, trials)
+	for i := 0; i < trials; i++ {
+		mdes = append(mdes, welchTest(ar1(rng, n, mean, rho, sd), ar1(rng, n, mean, rho, sd)).MDE)
+	}
+	sort.Float64s(mdes)
+	m := mdes[trials/2]
+	power := func(diff float64) float64 {
+		found := 0
+		for i := 0; i < trials; i++ {
+			if welchTest(ar1(rng, n, mean*(1+diff), rho, sd), ar1(rng, n, mean, rho, sd)).Different {
+				found++
+			}
+		}
+		return float64(found) / trials
+	}
+	at, half := power(m), power(m/2)
+	t.Logf("median MDE %.2f%%: found %.1f%% at the MDE, %.1f%% at half of it", 100*m, 100*at, 100*half)
+	if at < 0.72 || at > 0.88 {
+		t.Errorf("a true difference equal to the reported MDE (%.2f%%) was found in %.1f%% of trials, want about %.0f%%", 100*m, 100*at, 100*Power)
+	}
+	if half > 0.45 {
+		t.Errorf("half the MDE found in %.1f%% of trials, want well below %.0f%%", 100*half, 100*Power)
+	}
+}
+
+// TestRunsNeeded: the reported number of runs brings the detectable
+// difference down to DetectTarget: a series k times as long (k runs back to
+// back) has an MDE at or below the target in most trials, k-1 times as long
+// mostly not.
+func TestRunsNeeded(t *testing.T) {
+	const n, mean, rho, sd, trials = 60, 10000.0, 0.6, 2000.0, 200
+	rng := rand.New(rand.NewPCG(7, 8))
+	ks := make([]int, 0, trials)
+	for i := 0; i < trials; i++ {
+		w := welchTest(ar1(rng, n, mean, rho, sd), ar1(rng, n, mean, rho, sd))
+		if w.MDE <= DetectTarget || w.RunsNeeded < 2 {
+			t.Fatalf("sd 20%% over 60 s: MDE %.3f, %d runs; want an inconclusive comparison", w.MDE, w.RunsNeeded)
+		}
+		ks = append(ks, w.RunsNeeded)
+	}
+	sort.Ints(ks)
+	k := ks[trials/2]
+	met := func(runs int) float64 {
+		ok := 0
+		for i := 0; i < trials; i++ {
+			if welchTest(ar1(rng, runs*n, mean, rho, sd), ar1(rng, runs*n, mean, rho, sd)).MDE <= DetectTarget {
+				ok++
+			}
+		}
+		return float64(ok) / trials
+	}
+	atK, below := met(k), met(k-1)
+	t.Logf("median runs needed %d: MDE <= %.0f%% in %.0f%% of trials with %d runs, %.0f%% with %d", k, 100*DetectTarget, 100*atK, k, 100*below, k-1)
+	if atK < 0.5 {
+		t.Errorf("%d runs of each side reach the target in only %.0f%% of trials", k, 100*atK)
+	}
+	if below > 0.5 {
+		t.Errorf("%d runs (one fewer than reported) already reach the target in %.0f%% of trials", k-1, 100*below)
+	}
+}
+
+func TestMDEEdges(t *testing.T) {
+	same := []float64{5, 5, 5, 5, 5, 5}
+	if w := welchTest(same, same); w.MDE != 0 || w.RunsNeeded != 0 {
+		t.Errorf("constant series: MDE %v, runs %d; want none", w.MDE, w.RunsNeeded)
+	}
+	zero := []float64{0, 0, 0, 0, 0, 0}
+	if w := welchTest([]float64{1, 2, 1, 2, 1, 2}, zero); w.MDE != 0 {
+		t.Errorf("zero baseline: MDE %v, want none", w.MDE)
+	}
+	if k := runsNeeded(1e12, 1e12, 5, 5, 0, 0, 1); k != maxRunsNeeded+1 {
+		t.Errorf("hopeless noise: %d runs, want %d", k, maxRunsNeeded+1)
+	}
 }
