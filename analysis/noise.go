@@ -34,7 +34,7 @@ type Welch struct {
 	EffA, EffB   float64 // effective sample sizes after the autocorrelation correction
 	MeanA, MeanB float64
 	T, DF, P     float64
-	Different    bool   // P < Alpha
+	Different    bool // P < Alpha
 	// MDE is the smallest difference of the means the test would find with
 	// probability Power at level Alpha (two-sided), as a fraction of the
 	// baseline's (b's) mean: (t(1-Alpha/2, DF) + t(Power, DF)) * SE / |MeanB|.
@@ -45,7 +45,7 @@ type Welch struct {
 	// runs): 1 when MDE is already there, maxRunsNeeded+1 for "more than
 	// maxRunsNeeded", 0 without an MDE.
 	RunsNeeded int
-	Skipped      string // why the test could not run ("" when it ran)
+	Skipped    string // why the test could not run ("" when it ran)
 }
 
 // welchTest compares the means of two autocorrelated series. Per-second
