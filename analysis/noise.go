@@ -6,7 +6,9 @@ import "math"
 // more than run-to-run noise. It is printed with every comparison.
 const NoiseTest = "Welch t-test on the per-second values of the steady-state windows, " +
 	"with each run's sample size reduced to its effective size n(1-r1)/(1+r1) for lag-1 autocorrelation r1; " +
-	"different when two-sided p < 0.05"
+	"different when two-sided p < 0.05. " +
+	"For runs it finds alike, X is the smallest difference it would find with 80% power: " +
+	"same within X% when X <= 5%, otherwise inconclusive, with the number of runs of each side that would bring X to 5%"
 
 // Alpha is the significance level of the noise test.
 const Alpha = 0.05
@@ -22,8 +24,8 @@ const Power = 0.80
 // difference down to it.
 const DetectTarget = 0.05
 
-// maxRunsNeeded caps Welch.RunsNeeded: past it the answer is "more than this".
-const maxRunsNeeded = 1000
+// MaxRunsNeeded caps Welch.RunsNeeded: past it the answer is "more than this".
+const MaxRunsNeeded = 1000
 
 // minSamples is the fewest per-second values a side needs for the test.
 const minSamples = 5
@@ -42,8 +44,8 @@ type Welch struct {
 	MDE float64
 	// RunsNeeded is how many runs of each side, each as long as these, would
 	// bring MDE down to DetectTarget (effective sizes scale with the number of
-	// runs): 1 when MDE is already there, maxRunsNeeded+1 for "more than
-	// maxRunsNeeded", 0 without an MDE.
+	// runs): 1 when MDE is already there, MaxRunsNeeded+1 for "more than
+	// MaxRunsNeeded", 0 without an MDE.
 	RunsNeeded int
 	Skipped    string // why the test could not run ("" when it ran)
 }
@@ -113,10 +115,10 @@ func runsNeeded(va, vb float64, na, nb int, ra, rb, mb float64) int {
 	if ok(1) {
 		return 1
 	}
-	if !ok(maxRunsNeeded) {
-		return maxRunsNeeded + 1
+	if !ok(MaxRunsNeeded) {
+		return MaxRunsNeeded + 1
 	}
-	lo, hi := 1, maxRunsNeeded // !ok(lo), ok(hi)
+	lo, hi := 1, MaxRunsNeeded // !ok(lo), ok(hi)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
 		if ok(mid) {

@@ -199,7 +199,7 @@ func TestMDEEdges(t *testing.T) {
 	if w := welchTest([]float64{1, 2, 1, 2, 1, 2}, zero); w.MDE != 0 {
 		t.Errorf("zero baseline: MDE %v, want none", w.MDE)
 	}
-	if k := runsNeeded(1e12, 1e12, 5, 5, 0, 0, 1); k != maxRunsNeeded+1 {
-		t.Errorf("hopeless noise: %d runs, want %d", k, maxRunsNeeded+1)
+	if k := runsNeeded(1e12, 1e12, 5, 5, 0, 0, 1); k != MaxRunsNeeded+1 {
+		t.Errorf("hopeless noise: %d runs, want %d", k, MaxRunsNeeded+1)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -70,9 +71,19 @@ type RowVerdict struct {
 	Missing bool    `json:"missing,omitempty"`
 	Ratio   float64 `json:"ratio,omitempty"` // >1 means better than the baseline
 	Phrase  string  `json:"phrase"`          // "better by 4.0x", "worse by 1.3x", "same", "baseline"
-	// Noise is the outcome of the noise test: "different", "within noise", or why it did not run.
+	// Noise is the outcome of the noise test: "different"; for runs it finds
+	// alike, "same within X%" or "inconclusive: ..." by how small a difference
+	// it could have found (Detectable), "within noise" when that cannot be
+	// stated; or why it did not run.
 	Noise string  `json:"noise"`
 	P     float64 `json:"p,omitempty"`
+	// Detectable is the smallest difference the noise test would find with
+	// 80% power (analysis.Power), as a fraction of the baseline;
+	// RunsNeeded is how many runs of each side, RunSeconds long each, would
+	// bring it to analysis.DetectTarget. Zero without a noise test.
+	Detectable float64 `json:"detectable,omitempty"`
+	RunsNeeded int     `json:"runs_needed,omitempty"`
+	RunSeconds float64 `json:"run_seconds,omitempty"`
 }
 
 // Compare lines up the runs (analysis.Compare) and names and formats every
@@ -122,7 +133,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 		}
 	}
 	for _, row := range an.Rows {
-		c.Rows = append(c.Rows, compareRow(row))
+		c.Rows = append(c.Rows, compareRow(row, an.Runs, an.Baseline))
 	}
 	c.Rows = append(c.Rows, c.hostRows()...)
 	return c, nil
@@ -175,8 +186,9 @@ func platformLine(r *result.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-// compareRow names and formats one of the analysis' rows.
-func compareRow(row analysis.CompareRow) CompareRow {
+// compareRow names and formats one of the analysis' rows; runs are the
+// figures of every run, base the baseline's index.
+func compareRow(row analysis.CompareRow, runs []*analysis.Figures, base int) CompareRow {
 	name, format := figureName(row)
 	out := CompareRow{Figure: name, Values: row.Values, Text: make([]string, len(row.Values)), Cells: make([]RowVerdict, len(row.Values))}
 	switch row.Better {
@@ -190,7 +202,9 @@ func compareRow(row analysis.CompareRow) CompareRow {
 		if row.Measured[i] {
 			out.Text[i] = format(row.Values[i])
 		}
-		out.Cells[i] = rowVerdict(v)
+		// More runs means more runs of each side, as long as the longer one.
+		secs := float64(max(runs[i].DurationNs, runs[base].DurationNs)) / 1e9
+		out.Cells[i] = rowVerdict(v, secs)
 	}
 	return out
 }
@@ -226,8 +240,9 @@ func figureName(row analysis.CompareRow) (string, func(float64) string) {
 	return string(row.Figure), units.Sig3
 }
 
-// rowVerdict phrases a verdict: "better by 4.0x", "different" (p=0.002).
-func rowVerdict(v analysis.Verdict) RowVerdict {
+// rowVerdict phrases a verdict: "better by 4.0x", "different" (p=0.002);
+// runSeconds is how long a run is, for the runs a conclusive comparison needs.
+func rowVerdict(v analysis.Verdict, runSeconds float64) RowVerdict {
 	out := RowVerdict{Ratio: v.Ratio, Noise: "-"}
 	switch v.Outcome {
 	case analysis.OutcomeNotMeasured:
@@ -253,9 +268,31 @@ func rowVerdict(v analysis.Verdict) RowVerdict {
 	case v.Different:
 		out.Noise, out.P = "different", v.P
 	default:
-		out.Noise, out.P = "within noise", v.P
+		out.Noise, out.P = powerText(v.MDE, v.RunsNeeded, runSeconds), v.P
+	}
+	if v.NoTest == "" && v.MDE > 0 {
+		out.Detectable, out.RunsNeeded, out.RunSeconds = v.MDE, v.RunsNeeded, runSeconds
 	}
 	return out
+}
+
+// powerText is what a noise test that found no difference can say: "same
+// within 2.10%" when it could have seen a difference of analysis.DetectTarget
+// or less, else "inconclusive: these runs could not see a difference smaller
+// than 12.0%; 6 runs of 2 min each would".
+func powerText(mde float64, runs int, runSeconds float64) string {
+	switch {
+	case mde <= 0:
+		return "within noise"
+	case mde <= analysis.DetectTarget:
+		return "same within " + units.Percent(mde)
+	}
+	n := strconv.Itoa(runs)
+	if runs > analysis.MaxRunsNeeded {
+		n = "more than " + strconv.Itoa(analysis.MaxRunsNeeded)
+	}
+	return fmt.Sprintf("inconclusive: these runs could not see a difference smaller than %s; %s runs of %s each would",
+		units.Percent(mde), n, units.Seconds(runSeconds))
 }
 
 // hostRows are the machine's figures next to throughput and latency (issue

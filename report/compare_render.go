@@ -20,10 +20,12 @@ func verdictText(v RowVerdict) string {
 		return v.Phrase
 	}
 	s := v.Phrase
-	switch v.Noise {
-	case "different", "within noise":
+	switch {
+	case v.Noise == "different" || v.Noise == "within noise" || strings.HasPrefix(v.Noise, "same within"):
 		s += ", " + v.Noise + " (" + pText(v.P) + ")"
-	case "", "-":
+	case strings.HasPrefix(v.Noise, "inconclusive"):
+		s += ", " + pText(v.P) + ", " + v.Noise
+	case v.Noise == "" || v.Noise == "-":
 	default:
 		s += " (" + v.Noise + ")"
 	}

@@ -26,16 +26,37 @@ func TestVerdictPhrases(t *testing.T) {
 		{analysis.Verdict{Outcome: analysis.OutcomeNotMeasured}, "not measured"},
 	}
 	for _, c := range cases {
-		if got := rowVerdict(c.v).Phrase; got != c.want {
+		if got := rowVerdict(c.v, 120).Phrase; got != c.want {
 			t.Errorf("%+v: %q, want %q", c.v, got, c.want)
 		}
 	}
-	v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 2, Different: true, P: 0.0004})
+	v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 2, Different: true, P: 0.0004}, 120)
 	if verdictText(v) != "better by 2.0x, different (p<0.001)" {
 		t.Errorf("verdict text %q", verdictText(v))
 	}
-	if v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, NoTest: analysis.NoTestCount}); v.Noise != "no test: count" {
+	if v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, NoTest: analysis.NoTestCount}, 120); v.Noise != "no test: count" {
 		t.Errorf("noise %q", v.Noise)
+	}
+	// Runs the test finds alike say how small a difference they could have seen.
+	for _, c := range []struct {
+		v    analysis.Verdict
+		want string
+	}{
+		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 1.01, P: 0.4, MDE: 0.021, RunsNeeded: 1},
+			"better by 1.01x, same within 2.10% (p=0.400)"},
+		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.97, P: 0.3, MDE: 0.12, RunsNeeded: 7},
+			"worse by 1.03x, p=0.300, inconclusive: these runs could not see a difference smaller than 12.0%; 7 runs of 2 min each would"},
+		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, P: 0.3, MDE: 3, RunsNeeded: analysis.MaxRunsNeeded + 1},
+			"worse by 2.0x, p=0.300, inconclusive: these runs could not see a difference smaller than 300%; more than 1000 runs of 2 min each would"},
+		{analysis.Verdict{Outcome: analysis.OutcomeSame, Ratio: 1, P: 1}, "same, within noise (p=1.000)"},
+	} {
+		v := rowVerdict(c.v, 120)
+		if got := verdictText(v); got != c.want {
+			t.Errorf("%+v:\n got %q\nwant %q", c.v, got, c.want)
+		}
+		if v.Detectable != c.v.MDE || v.RunsNeeded != c.v.RunsNeeded {
+			t.Errorf("%+v: JSON fields %+v", c.v, v)
+		}
 	}
 }
 
@@ -63,8 +84,8 @@ func TestCompareVerdicts(t *testing.T) {
 	if v := sus.Cells[1]; !strings.HasPrefix(v.Phrase, "better by 1.") || v.Noise != "different" {
 		t.Errorf("i3.metal sustained: %+v, want better and different", v)
 	}
-	if v := sus.Cells[2]; v.Noise != "within noise" {
-		t.Errorf("rerun sustained: %+v, want within noise", v)
+	if v := sus.Cells[2]; v.Noise == "different" || v.Detectable <= 0 || v.RunsNeeded < 1 {
+		t.Errorf("rerun sustained: %+v, want alike, with the difference it could have seen", v)
 	}
 	if sus.Cells[0].Phrase != "baseline" {
 		t.Errorf("baseline cell %+v", sus.Cells[0])

@@ -83,6 +83,43 @@ func TestGoldenCompare(t *testing.T) {
 	}
 }
 
+// TestGoldenCompareRerun: a rerun of the same platform, where the noise
+// test finds the runs alike and says how small a difference it could have
+// seen ("same within X%" or "inconclusive: ...").
+func TestGoldenCompareRerun(t *testing.T) {
+	rs := []*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-16xlarge-rerun")}
+	c, err := Compare(rs, CompareOptions{Files: []string{"i3-16xlarge.json", "i3-16xlarge-rerun.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md bytes.Buffer
+	if err := WriteCompareText(&txt, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareMarkdown(&md, c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare-rerun.txt", txt.Bytes())
+	golden(t, "compare-rerun.md", md.Bytes())
+	// HTML and JSON carry the same statements (the HTML's table is the text's).
+	var html, js bytes.Buffer
+	if err := WriteCompareHTML(&html, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareJSON(&js, c); err != nil {
+		t.Fatal(err)
+	}
+	want := "inconclusive: these runs could not see a difference smaller than 8.44%; 3 runs of 40 s each would"
+	for name, b := range map[string][]byte{"html": html.Bytes(), "json": js.Bytes()} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("%s lacks %q", name, want)
+		}
+	}
+	if !bytes.Contains(js.Bytes(), []byte(`"runs_needed": 3,`)) || !bytes.Contains(js.Bytes(), []byte(`"detectable": 0.08`)) {
+		t.Error("json lacks the detectable difference and the runs needed")
+	}
+}
+
 // TestCSVRows checks the CSV against the result: one row per interval and
 // op, and counts that add up to the op totals.
 func TestCSVRows(t *testing.T) {
