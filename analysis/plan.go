@@ -67,6 +67,16 @@ type PlanRow struct {
 	PriceSource string  `json:"price_source,omitempty"`
 	MonthlyUSD  float64 `json:"monthly_usd,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
+	// Model is how throughput grows with nodes: "linear" (one size
+	// measured) or "usl" (the Universal Scalability Law fitted to two or
+	// more sizes; Fit, Points and Curve are then set, File names every
+	// result, and the Measured fields are the largest size's).
+	Model string `json:"model"`
+	// PlannedOps is the throughput the plan expects of Nodes nodes.
+	PlannedOps float64          `json:"planned_ops_per_s,omitempty"`
+	Fit        *USLFit          `json:"usl,omitempty"`
+	Points     []PlanPoint      `json:"points,omitempty"`
+	Curve      []PlanCurvePoint `json:"curve,omitempty"`
 
 	closedLoop bool
 }
@@ -149,6 +159,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
+	rep.Rows = planScaling(rep.Rows, o)
 	class := func(r PlanRow) int {
 		switch {
 		case r.Feasible && r.PriceKnown:
@@ -173,7 +184,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 	}
 	rep.Assumptions = []string{
 		fmt.Sprintf("Per-node throughput is the sustained throughput of the steady window of each result's best phase whose p99 (every op, from the intended start) was at or below %s and that failed at most %.2g%% of its ops, divided by the nodes it measured.", o.P99, 100*o.MaxErrorRatio),
-		"Throughput scales linearly with nodes; real clusters lose some to coordination, so treat the node count as a lower bound and measure the size you pick.",
+		"A platform measured at two or more cluster sizes (results of the same instance type) is planned from Gunther's Universal Scalability Law, X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted by least squares to the best throughput of each size: σ is contention, κ the coherency cost that makes throughput peak at N* = sqrt((1−σ)/κ). A platform measured at one size is assumed to scale linearly with nodes; real clusters lose some to coordination, so treat that node count as a lower bound and measure the size you pick.",
 		fmt.Sprintf("A cluster has at least %d nodes (the replication factor) and grows in sets of %d (one node per rack or zone, for quorum).", o.RF, o.Step),
 		fmt.Sprintf("Monthly cost is the on-demand price per node-hour x nodes x %.0f h; load generators, storage volumes, network transfer and support are not included.", catalog.HoursPerMonth),
 		"Each result was measured with the replication factor and consistency level of the plan; a run with different settings does not transfer.",
@@ -257,6 +268,8 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		n += o.Step - rem
 	}
 	row.Nodes = n
+	row.Model = "linear"
+	row.PlannedOps = row.PerNodeOps * float64(n)
 	if row.Errors > 0 {
 		row.Reason = fmt.Sprintf("the measured phase had %d errors", row.Errors)
 	}

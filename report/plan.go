@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -35,6 +36,11 @@ func WritePlanText(w io.Writer, rep *analysis.PlanReport) error {
 			time.Duration(r.MeasuredP99Ns).Round(10*time.Microsecond), units.Int(r.PerNodeOps), r.Nodes, price, monthly)
 	}
 	tw.Flush()
+	for _, r := range rep.Rows {
+		if r.Fit != nil {
+			writePlanFit(ew, r)
+		}
+	}
 	var notes []string
 	for _, r := range rep.Rows {
 		if r.Reason != "" {
@@ -59,4 +65,41 @@ func WritePlanJSON(w io.Writer, rep *analysis.PlanReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(rep)
+}
+
+// writePlanFit writes the USL fit of one platform: the parameters, the
+// measured points beside the curve, and the curve at the sizes the plan
+// chose from, the chosen size marked.
+func writePlanFit(ew *errWriter, r analysis.PlanRow) {
+	f := r.Fit
+	fmt.Fprintf(ew, "\nScalability of %s (Universal Scalability Law, %d sizes)\n", orDash(r.Label), f.Sizes)
+	fmt.Fprintf(ew, "  λ %s ops/s per node, σ (contention) %s, κ (coherency) %s, R² %s\n",
+		units.Int(f.Lambda), strconv.FormatFloat(f.Sigma, 'g', 3, 64), strconv.FormatFloat(f.Kappa, 'g', 3, 64), units.Fixed(f.R2, 4))
+	switch {
+	case f.PeakNodes > 0:
+		fmt.Fprintf(ew, "  throughput peaks at N* = %s nodes (%s ops/s)\n", units.Trim1(f.PeakNodes), units.Int(f.PeakOpsPerS))
+	case f.PeakOpsPerS > 0:
+		fmt.Fprintf(ew, "  no peak (κ = 0): throughput approaches %s ops/s\n", units.Int(f.PeakOpsPerS))
+	}
+	fmt.Fprintf(ew, "  %s\n", f.Method)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  MEASURED\tNODES\tOPS/S\tFITTED\tP99\tPHASE")
+	for _, p := range r.Points {
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\n", p.File, p.Nodes, units.Int(p.OpsPerS), units.Int(p.FittedOpsPerS),
+			time.Duration(p.P99Ns).Round(10*time.Microsecond), p.Phase)
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CURVE\tNODES\tOPS/S\t")
+	for _, c := range r.Curve {
+		mark := ""
+		if c.Nodes == r.Nodes {
+			mark = "<- chosen"
+			if !r.Feasible {
+				mark = "<- peak, below the target"
+			}
+		}
+		fmt.Fprintf(tw, "  \t%d\t%s\t%s\n", c.Nodes, units.Int(c.OpsPerS), mark)
+	}
+	tw.Flush()
 }

@@ -16,8 +16,9 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 		"Capacity plan: for each measured platform, how many nodes reach --throughput while meeting the\n"+
 			"--p99 objective, and their monthly on-demand cost, ranked cheapest first. Per-node throughput is\n"+
 			"the steady sustained throughput of the best phase (run or sweep step) whose p99 met the\n"+
-			"objective, divided by the nodes measured; scale-out is assumed linear; nodes are added in sets\n"+
-			"of --step. RESULT=INSTANCE names the servers' instance type when the file does not.")
+			"objective, divided by the nodes measured. A platform measured at two or more cluster sizes is\n"+
+			"planned from the Universal Scalability Law fitted to them (contention σ, coherency κ, peak N*);\n"+
+			"with one size scale-out is assumed linear. Nodes are added in sets of --step. RESULT=INSTANCE names the servers' instance type when the file does not.")
 	var thr units.Rate
 	fs.Var(&thr, "throughput", "target throughput of the whole cluster in ops/s (e.g. 500000 or 500k)")
 	p99 := fs.Duration("p99", 0, "latency objective: p99 of every op from its intended start (e.g. 10ms)")

@@ -1,0 +1,137 @@
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+func uslPoints(l, s, k float64, ns ...float64) []USLPoint {
+	var pts []USLPoint
+	for _, n := range ns {
+		pts = append(pts, USLPoint{N: n, X: uslX(l, s, k, n)})
+	}
+	return pts
+}
+
+func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
+
+func TestFitUSLRecoversKnownParameters(t *testing.T) {
+	// λ = 20,000 ops/s per node, σ = 0.05, κ = 0.002: the peak is at
+	// N* = sqrt(0.95/0.002) = 21.79 nodes.
+	f, err := FitUSL(uslPoints(20000, 0.05, 0.002, 3, 6, 9, 12, 18, 24, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within(f.Lambda, 20000, 1e-4) || !within(f.Sigma, 0.05, 1e-3) || !within(f.Kappa, 0.002, 1e-3) || f.R2 < 0.999999 {
+		t.Errorf("fit %+v, want λ 20000 σ 0.05 κ 0.002 R² 1", f)
+	}
+	if !within(f.PeakNodes, math.Sqrt(0.95/0.002), 1e-3) || f.Sizes != 7 || !strings.Contains(f.Method, "Levenberg") {
+		t.Errorf("peak %g sizes %d method %q", f.PeakNodes, f.Sizes, f.Method)
+	}
+	// Contention only (κ = 0): the fit keeps κ at its bound.
+	f, err = FitUSL(uslPoints(5000, 0.1, 0, 1, 2, 4, 8, 16))
+	if err != nil || !within(f.Sigma, 0.1, 1e-3) || f.Kappa > 1e-7 || !within(f.PeakOpsPerS, 5000/f.Sigma, 1e-3) {
+		t.Errorf("contention-only fit %+v %v", f, err)
+	}
+}
+
+func TestFitUSLNoisy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 2))
+	var pts []USLPoint
+	for _, n := range []float64{1, 2, 4, 8, 12, 16, 24, 32, 48} {
+		for range 3 {
+			pts = append(pts, USLPoint{N: n, X: uslX(10000, 0.03, 0.0005, n) * (1 + 0.02*rng.NormFloat64())})
+		}
+	}
+	f, err := FitUSL(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2% noise on each of 27 points: the parameters within 10% (σ, λ) and
+	// 25% (κ), the peak within 10%.
+	if !within(f.Lambda, 10000, 0.1) || !within(f.Sigma, 0.03, 0.25) || !within(f.Kappa, 0.0005, 0.25) ||
+		!within(f.PeakNodes, math.Sqrt(0.97/0.0005), 0.1) || f.R2 < 0.95 {
+		t.Errorf("noisy fit %+v, want λ 10000 σ 0.03 κ 0.0005, N* %.1f", f, math.Sqrt(0.97/0.0005))
+	}
+}
+
+func TestFitUSLFewSizes(t *testing.T) {
+	// Three sizes: λ pinned through the smallest, σ and κ solved exactly.
+	f, err := FitUSL(uslPoints(20000, 0.05, 0.002, 3, 6, 12))
+	if err != nil || !within(f.Lambda, 20000, 1e-4) || !within(f.Sigma, 0.05, 1e-3) || !within(f.Kappa, 0.002, 1e-3) ||
+		!strings.Contains(f.Method, "three sizes") {
+		t.Errorf("three sizes: %+v %v", f, err)
+	}
+	// Two sizes: κ cannot be told apart, so it is 0 and σ takes the loss.
+	f, err = FitUSL(uslPoints(20000, 0.05, 0, 3, 9))
+	if err != nil || !within(f.Sigma, 0.05, 1e-3) || f.Kappa != 0 || !strings.Contains(f.Method, "κ cannot be estimated") {
+		t.Errorf("two sizes: %+v %v", f, err)
+	}
+	if _, err := FitUSL(uslPoints(20000, 0.05, 0, 3, 3)); err == nil {
+		t.Error("one size fitted")
+	}
+}
+
+func TestUSLSize(t *testing.T) {
+	f, _ := FitUSL(uslPoints(20000, 0.05, 0.002, 3, 6, 9, 12, 18, 24, 30))
+	// X(12) = 240000/(1+0.55+0.264) = 132,304; X(9) = 180000/1.544 = 116,580.
+	if n, ok := uslSize(f, 120000, 3, 3); !ok || n != 12 {
+		t.Errorf("120k: %d %v, want 12 nodes", n, ok)
+	}
+	// The peak is at 21.8 nodes: X(21) = 420000/(1+1+0.84) = 147,887 is the
+	// most a multiple of 3 reaches.
+	if n, ok := uslSize(f, 150000, 3, 3); ok || n != 21 {
+		t.Errorf("150k: %d %v, want unreachable, best 21", n, ok)
+	}
+	// Contention only: ceiling λ/σ = 400k.
+	g := &USLFit{Lambda: 20000, Sigma: 0.05}
+	// Just under it: N >= 399000*0.95/(20000-19950) = 7,581, a multiple of 3.
+	if n, ok := uslSize(g, 399000, 3, 3); !ok || n != 7581 {
+		t.Errorf("just under the ceiling: %d nodes %v", n, ok)
+	}
+	if _, ok := uslSize(g, 400000, 3, 3); ok {
+		t.Error("the ceiling itself reached")
+	}
+	// X(N) = 20000N/(1+0.05(N−1)) >= 100k at N >= 6.33 -> 9 in sets of 3.
+	if n, ok := uslSize(g, 100000, 3, 3); !ok || n != 9 {
+		t.Errorf("100k: %d %v, want 9", n, ok)
+	}
+}
+
+func TestPlanFromUSL(t *testing.T) {
+	x := func(n int) float64 { return uslX(20000, 0.05, 0.002, float64(n)) }
+	var in []PlanInput
+	for _, n := range []int{3, 6, 9, 12} {
+		in = append(in, PlanInput{File: "c" + string(rune('0'+n%10)) + ".json", Result: cluster("i3.2xlarge", n, measuredPhase("run", x(n), 5*time.Millisecond))})
+	}
+	in = append(in, PlanInput{File: "one.json", Result: cluster("i3.16xlarge", 3, measuredPhase("run", 300000, 5*time.Millisecond))})
+	rep, err := Plan(in, PlanOptions{ThroughputOpsPerS: 120000, P99: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows, want 2 (the four sizes of i3.2xlarge merged)", len(rep.Rows))
+	}
+	u := rep.Rows[0]
+	// 12 x i3.2xlarge ($0.624/h) = $5,466.24 a month, under 3 x i3.16xlarge.
+	if u.Model != "usl" || u.Fit == nil || u.Nodes != 12 || !within(u.MonthlyUSD, 12*0.624*730, 1e-9) || len(u.Points) != 4 || len(u.Curve) != 4 {
+		t.Errorf("usl row %+v", u)
+	}
+	if !within(u.Fit.Sigma, 0.05, 0.05) || !within(u.Fit.Kappa, 0.002, 0.05) || !within(u.PlannedOps, x(12), 0.01) {
+		t.Errorf("fit %+v planned %g", u.Fit, u.PlannedOps)
+	}
+	if l := rep.Rows[1]; l.Model != "linear" || !strings.Contains(l.Reason, "one cluster size measured (3 nodes)") {
+		t.Errorf("linear row %+v", l)
+	}
+	// Above the peak: no size reaches it.
+	rep, err = Plan(in[:4], PlanOptions{ThroughputOpsPerS: 200000, P99: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Rows[0]; r.Feasible || !strings.Contains(r.Reason, "above the fitted curve's peak") || r.MonthlyUSD != 0 {
+		t.Errorf("above the peak: %+v", r)
+	}
+}
