@@ -136,6 +136,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 		c.Rows = append(c.Rows, compareRow(row, an.Runs, an.Baseline))
 	}
 	c.Rows = append(c.Rows, c.hostRows()...)
+	c.Rows = append(c.Rows, c.nodeRows()...)
 	return c, nil
 }
 
@@ -355,22 +356,67 @@ func (c *Comparison) hostRows() []CompareRow {
 	}
 	out := make([]CompareRow, len(rows))
 	for k, cr := range rows {
-		row := CompareRow{Figure: cr.name, Values: make([]float64, len(sums)), Text: make([]string, len(sums)), Cells: make([]RowVerdict, len(sums))}
-		_, okBase := cr.get(&sums[c.Baseline])
-		for i := range sums {
-			v, ok := cr.get(&sums[i])
-			switch {
-			case ok && !okBase:
-				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Phrase: "no baseline value", Noise: "-"}
-			case !ok:
-				row.Text[i], row.Cells[i] = "-", RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
-			case i == c.Baseline:
-				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Phrase: "baseline", Noise: "-"}
-			default:
-				row.Values[i], row.Text[i], row.Cells[i] = v, cr.format(v), RowVerdict{Noise: "no test: context"}
-			}
+		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]) })
+	}
+	return out
+}
+
+// contextRow is a row of figures that explain rather than rank: each run's
+// value (get), no direction, no verdict, no noise test.
+func contextRow(name string, format func(float64) string, runs, baseline int, get func(i int) (float64, bool)) CompareRow {
+	row := CompareRow{Figure: name, Values: make([]float64, runs), Text: make([]string, runs), Cells: make([]RowVerdict, runs)}
+	_, okBase := get(baseline)
+	for i := 0; i < runs; i++ {
+		v, ok := get(i)
+		switch {
+		case ok && !okBase:
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Phrase: "no baseline value", Noise: "-"}
+		case !ok:
+			row.Text[i], row.Cells[i] = "-", RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
+		case i == baseline:
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Phrase: "baseline", Noise: "-"}
+		default:
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Noise: "no test: context"}
 		}
-		out[k] = row
+	}
+	return row
+}
+
+// nodeRows are the server nodes' figures (node_exporter, --server-metrics)
+// beside the client's, like hostRows: context that explains a difference,
+// with no direction and no verdict. Only when a run has node series.
+func (c *Comparison) nodeRows() []CompareRow {
+	type cluster struct {
+		analysis.ClusterFigures
+		ok bool
+	}
+	sums := make([]cluster, len(c.results))
+	any := false
+	for i, r := range c.results {
+		_, f, ok := analysis.Nodes(r)
+		sums[i] = cluster{f, ok}
+		any = any || ok
+	}
+	if !any {
+		return nil
+	}
+	rows := []struct {
+		name   string
+		format func(float64) string
+		get    func(s *cluster) float64
+	}{
+		{"Server nodes", units.Int, func(s *cluster) float64 { return float64(s.Nodes) }},
+		{"Server CPU busy (mean of nodes)", units.Percent, func(s *cluster) float64 { return s.CPUBusyMean }},
+		{"Server CPU busy (busiest node)", units.Percent, func(s *cluster) float64 { return s.CPUBusyMax }},
+		{"Server disk reads (all nodes, per s)", units.Bytes, func(s *cluster) float64 { return s.DiskReadBytesPerS }},
+		{"Server disk writes (all nodes, per s)", units.Bytes, func(s *cluster) float64 { return s.DiskWriteBytesPerS }},
+		{"Server disk IOPS (all nodes)", units.Int, func(s *cluster) float64 { return s.DiskIOPS }},
+		{"Server network in (all nodes, per s)", units.Bytes, func(s *cluster) float64 { return s.NetRxBytesPerS }},
+		{"Server nodes saturated", units.Int, func(s *cluster) float64 { return float64(s.SaturatedNodes) }},
+	}
+	out := make([]CompareRow, len(rows))
+	for k, cr := range rows {
+		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]), sums[i].ok })
 	}
 	return out
 }

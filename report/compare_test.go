@@ -145,3 +145,38 @@ func TestCompareSameMixOtherOrder(t *testing.T) {
 		t.Errorf("warnings %q", c.Warnings)
 	}
 }
+
+// The server nodes' figures stand beside the client's as context: a row per
+// cluster figure when a run has node series, "not measured" for a run
+// without, and no verdict.
+func TestCompareServerNodeRows(t *testing.T) {
+	a, b := analysed(t, "i3-16xlarge"), analysed(t, "i3-metal")
+	busy := func(idle float64) []result.NodeSample {
+		return []result.NodeSample{{DurationNs: 1e9, CPUUser: 1 - idle, CPUIdle: idle}, {OffsetNs: 1e9, DurationNs: 1e9, CPUUser: 1 - idle, CPUIdle: idle}}
+	}
+	b.Nodes = []result.NodeSeries{{Node: "db1:9100", IntervalNs: 1e9, Samples: busy(0.6)}, {Node: "db2:9100", IntervalNs: 1e9, Samples: busy(0.2)}}
+	c, err := Compare([]*result.Result{a, b}, CompareOptions{Files: []string{"a.json", "b.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := row(c, "Server nodes")
+	if n.Cells[0].Missing != true || n.Values[1] != 2 || n.Cells[1].Phrase != "no baseline value" {
+		t.Errorf("server nodes row %+v", n)
+	}
+	if r := row(c, "Server CPU busy (busiest node)"); math.Abs(r.Values[1]-0.8) > 1e-9 {
+		t.Errorf("busiest node busy %v, want 0.8", r.Values[1])
+	}
+	if r := row(c, "Server CPU busy (mean of nodes)"); math.Abs(r.Values[1]-0.6) > 1e-9 {
+		t.Errorf("mean busy %v, want 0.6", r.Values[1])
+	}
+	// Without node series in any run, no such rows.
+	c, err = Compare([]*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-metal")}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rows {
+		if strings.HasPrefix(r.Figure, "Server nodes") {
+			t.Errorf("a server-node row without node series: %s", r.Figure)
+		}
+	}
+}
