@@ -5,19 +5,22 @@ import "github.com/platbench/platbench/result"
 // DiskFigures are the headline numbers of one disk-probe test (one phase):
 // what fio reports per job, from the phase's totals and fine buckets.
 type DiskFigures struct {
-	Name         string
-	Seconds      float64
-	Reads        uint64
-	Writes       uint64
-	ReadBytes    uint64
-	WriteBytes   uint64
-	Errors       uint64
-	IOPS         float64 // completed I/Os per second over the phase
-	MBPerS       float64 // MB/s (10^6 bytes, as fio's MB/s)
-	MiBPerS      float64
-	Read, Write  result.Summary
-	PeakBucketMB float64 // best fine bucket, MB/s
-	MinBucketMB  float64 // worst fine bucket, MB/s
+	Name       string
+	Seconds    float64
+	Reads      uint64
+	Writes     uint64
+	ReadBytes  uint64
+	WriteBytes uint64
+	Errors     uint64
+	IOPS       float64 // completed I/Os per second over the phase
+	MBPerS     float64 // MB/s (10^6 bytes, as fio's MB/s)
+	// Each op's own rates, for a read/write mix (fio reports them apart).
+	ReadIOPS, WriteIOPS     float64
+	ReadMBPerS, WriteMBPerS float64
+	MiBPerS                 float64
+	Read, Write             result.Summary
+	PeakBucketMB            float64 // best fine bucket, MB/s
+	MinBucketMB             float64 // worst fine bucket, MB/s
 }
 
 // DiskPhaseFigures computes the headline numbers of a probe phase from its totals.
@@ -38,6 +41,8 @@ func DiskPhaseFigures(p *result.Phase) DiskFigures {
 	}
 	if f.Seconds > 0 {
 		f.IOPS = float64(f.Reads+f.Writes) / f.Seconds
+		f.ReadIOPS, f.WriteIOPS = float64(f.Reads)/f.Seconds, float64(f.Writes)/f.Seconds
+		f.ReadMBPerS, f.WriteMBPerS = float64(f.ReadBytes)/f.Seconds/1e6, float64(f.WriteBytes)/f.Seconds/1e6
 		f.MBPerS = float64(f.ReadBytes+f.WriteBytes) / f.Seconds / 1e6
 		f.MiBPerS = float64(f.ReadBytes+f.WriteBytes) / f.Seconds / (1 << 20)
 	}

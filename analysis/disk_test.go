@@ -28,6 +28,9 @@ func TestDiskPhaseFigures(t *testing.T) {
 	if f.IOPS != 5000 || f.Errors != 2 || f.Reads != 7000 {
 		t.Errorf("IOPS %v errors %d reads %d; want 5000, 2, 7000", f.IOPS, f.Errors, f.Reads)
 	}
+	if f.ReadIOPS != 3500 || f.WriteIOPS != 1500 || f.ReadMBPerS != 7000*4096/2.0/1e6 {
+		t.Errorf("per-op rates: read %v IOPS %v MB/s, write %v IOPS; want 3500, %v, 1500", f.ReadIOPS, f.ReadMBPerS, f.WriteIOPS, 7000*4096/2.0/1e6)
+	}
 	if want := 10000 * 4096 / 2.0 / 1e6; f.MBPerS != want {
 		t.Errorf("MB/s %v, want %v", f.MBPerS, want)
 	}

@@ -27,17 +27,17 @@ func WriteDiskProbe(w io.Writer, r *result.Result) {
 		p := &r.Phases[i]
 		f := analysis.DiskPhaseFigures(p)
 		for _, s := range []struct {
-			op       string
-			sum      result.Summary
-			n, bytes uint64
-		}{{"READ", f.Read, f.Reads, f.ReadBytes}, {"WRITE", f.Write, f.Writes, f.WriteBytes}} {
+			op         string
+			sum        result.Summary
+			mbps, iops float64
+		}{{"READ", f.Read, f.ReadMBPerS, f.ReadIOPS}, {"WRITE", f.Write, f.WriteMBPerS, f.WriteIOPS}} {
 			if s.sum.Count == 0 {
 				continue
 			}
 			name, mbps, iops := p.Name, f.MBPerS, f.IOPS
 			if f.Reads > 0 && f.Writes > 0 { // a mix: each op's own rate
 				name += " " + s.op
-				mbps, iops = float64(s.bytes)/f.Seconds/1e6, float64(s.n)/f.Seconds
+				mbps, iops = s.mbps, s.iops
 			}
 			t.add(name, units.Fixed(mbps, 1), units.Int(iops), units.Latency(s.sum.MeanNs),
 				units.Latency(float64(s.sum.P50Ns)), units.Latency(float64(s.sum.P99Ns)),

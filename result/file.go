@@ -3,16 +3,19 @@ package result
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/platbench/platbench/internal/usererr"
 )
 
-// ErrMalformed is wrapped by every error about a file that is not a valid result.
-var ErrMalformed = errors.New("not a valid platbench result")
+// ErrMalformed is wrapped by every error about a file that is not a valid
+// result. It is a user error (usererr): a result file is input a person
+// gives, so the command line treats a malformed one as bad input.
+var ErrMalformed error = &usererr.Error{Msg: "not a valid platbench result"}
 
 // Write stores r at path atomically: it writes a temporary file in the same
 // directory, syncs it and renames it over path, so a reader never sees half a
@@ -73,7 +76,7 @@ func WriteFileAtomic(path string, data []byte) error {
 func Read(path string) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read result %s: %w", path, err)
+		return nil, usererr.New("cannot read result %s: %v (fix: the path of a result file written by platbench)", path, err)
 	}
 	defer f.Close()
 	r, err := Decode(f)
@@ -92,7 +95,7 @@ func Decode(rd io.Reader) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %v (fix: a JSON result file written by platbench run, sweep, probe or merge)", ErrMalformed, err)
 	}
 	if err := r.Validate(); err != nil {
 		return nil, err
@@ -127,7 +130,7 @@ func (r *Result) Validate() error {
 		}
 	}
 	if len(probs) > 0 {
-		return fmt.Errorf("%w: %s", ErrMalformed, strings.Join(probs, "; "))
+		return fmt.Errorf("%w: %s (fix: a result file written by platbench)", ErrMalformed, strings.Join(probs, "; "))
 	}
 	return nil
 }

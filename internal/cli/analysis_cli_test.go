@@ -134,7 +134,7 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"plan", big, "--throughput", "1000"}, 2, "--p99"},
 		{[]string{"plan", "--throughput", "1000", "--p99", "1ms"}, 2, "at least one result file"},
 		{[]string{"plan", big + "=i9.huge", "--throughput", "1000", "--p99", "10ms"}, 2, `unknown instance type "i9.huge"`},
-		{[]string{"plan", "nothing.json", "--throughput", "1000", "--p99", "10ms"}, 1, "nothing.json"},
+		{[]string{"plan", "nothing.json", "--throughput", "1000", "--p99", "10ms"}, 2, "nothing.json"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

@@ -75,9 +75,9 @@ func TestReportBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, 1, "cannot read result"},
-		{"not json", []string{"report", garbage}, 1, "not a valid platbench result"},
-		{"not a result", []string{"report", other}, 1, "is not a platbench result"},
+		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, 2, "cannot read result"},
+		{"not json", []string{"report", garbage}, 2, "not a valid platbench result"},
+		{"not a result", []string{"report", other}, 2, "is not a platbench result"},
 		{"bad format", []string{"report", fixture("i3-metal"), "--format", "pdf"}, 2, `unknown --format "pdf"`},
 		{"two files", []string{"report", fixture("i3-metal"), fixture("i3-metal")}, 2, "exactly one result file"},
 		{"no file", []string{"report"}, 2, "exactly one result file"},
