@@ -17,8 +17,12 @@ type PhaseFigures struct {
 	Concurrency int     `json:"concurrency"`
 	RateOpsPerS float64 `json:"rate_ops_per_s,omitempty"` // target rate of an open-loop phase
 	Interrupted bool    `json:"interrupted,omitempty"`
-	// Delayed counts open-loop ops that started more than DelayThresholdNs late.
+	// Delayed counts open-loop ops that started more than DelayThresholdNs
+	// late because no worker or in-flight slot was free (the target held
+	// them all); LateClient those that started that late with one free (the
+	// client itself was late).
 	Delayed          uint64 `json:"delayed,omitempty"`
+	LateClient       uint64 `json:"late_client,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
 
 	// Ops completed without error, Errors of every class, over the whole phase.
@@ -30,7 +34,10 @@ type PhaseFigures struct {
 	// Latency and Service merge every op type's histogram over the whole phase.
 	Latency result.Summary `json:"latency"`
 	Service result.Summary `json:"service"`
-	PerOp   []OpFigures    `json:"per_op"`
+	// Lag is the open loop's schedule lag (intended start to send), every op
+	// type merged; empty in closed loop and in files written before it was kept.
+	Lag   result.Summary `json:"lag,omitzero"`
+	PerOp []OpFigures    `json:"per_op"`
 
 	// Whole is the throughput over the whole phase: mean (Sustained*), peak
 	// and stability of every full interval. For the main phase it is the
@@ -49,6 +56,7 @@ type OpFigures struct {
 	// them (computed from its histograms when the run ended).
 	Latency result.Summary `json:"latency"`
 	Service result.Summary `json:"service"`
+	Lag     result.Summary `json:"lag,omitzero"`
 }
 
 // Figures are what every report of a run shows: the main phase's figures
@@ -76,10 +84,13 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 	f := &PhaseFigures{
 		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
 		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
-		Delayed: p.Delayed, DelayThresholdNs: p.DelayThresholdNs,
+		Delayed: p.Delayed, LateClient: p.LateClient, DelayThresholdNs: p.DelayThresholdNs,
 	}
 	for _, o := range p.Ops {
 		of := OpFigures{Op: o.Op, Count: o.Count, Bytes: o.Bytes, ErrorsByClass: o.Errors, Latency: o.Latency, Service: o.Service}
+		if o.Lag != nil {
+			of.Lag = *o.Lag
+		}
 		for c, n := range o.Errors {
 			of.Errors += n
 			if f.ErrorsByClass == nil {
@@ -99,6 +110,11 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 	}
 	if f.Service, err = WindowLatency(p, 0, n, result.HistService); err != nil {
 		return nil, err
+	}
+	if p.Mode == "open" {
+		if f.Lag, err = WindowLatency(p, 0, n, result.HistLag); err != nil {
+			return nil, err
+		}
 	}
 	f.Whole = window(p, 0, n)
 	return f, nil

@@ -26,7 +26,7 @@ func WindowLatency(p *result.Phase, from, to int, kind result.HistKind, ops ...s
 		return result.Summary{}, err
 	}
 	whole := from <= 0 && to >= len(p.Intervals)
-	if h.TotalCount() == 0 && !whole && (kind == result.HistService || !p.HasIntervalHists()) {
+	if h.TotalCount() == 0 && !whole && (kind != result.HistLatency || !p.HasIntervalHists()) {
 		if h, err = p.MergedHist(0, len(p.Intervals), kind, ops...); err != nil {
 			return result.Summary{}, err
 		}
@@ -58,8 +58,14 @@ func worstSummary(p *result.Phase, kind result.HistKind, ops []string) result.Su
 			continue
 		}
 		s := t.Latency
-		if kind == result.HistService {
+		switch kind {
+		case result.HistService:
 			s = t.Service
+		case result.HistLag:
+			s = result.Summary{}
+			if t.Lag != nil {
+				s = *t.Lag
+			}
 		}
 		if s.Count == 0 {
 			continue

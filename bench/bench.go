@@ -85,8 +85,14 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	spec := cfg.Workload
 	// Each loader of a distributed run takes its share of the total rate.
-	if cfg.Runner.Rate > 0 && cfg.Shards > 1 {
+	if cfg.Shards > 1 {
 		cfg.Runner.Rate /= float64(cfg.Shards)
+		streams := make([]runner.Stream, len(cfg.Runner.Streams))
+		for i, st := range cfg.Runner.Streams {
+			st.Profile = st.Profile.Scale(1 / float64(cfg.Shards))
+			streams[i] = st
+		}
+		cfg.Runner.Streams = streams
 	}
 
 	t, err := registry.Open(ctx, cfg.Target, cfg.TargetOpts)

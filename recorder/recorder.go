@@ -26,9 +26,10 @@ type Config struct {
 	BucketWidth time.Duration
 	// IntervalWidth is the histogram interval. Default 1 s.
 	IntervalWidth time.Duration
-	// ServiceTime records service time separately from latency (open loop).
-	// In closed loop they are the same figure and recording it twice would
-	// only cost time on the hot path. Default false.
+	// ServiceTime records service time separately from latency, and the
+	// schedule lag (intended start to send) of every operation (open loop).
+	// In closed loop latency and service time are the same figure, the lag is
+	// 0, and recording them would only cost time on the hot path. Default false.
 	ServiceTime bool
 }
 
@@ -47,6 +48,7 @@ func (c *Config) ensureDefaults() {
 // hset is what one shard records between two interval ticks.
 type hset struct {
 	lat, svc [workload.NumOps]*counts
+	lag      [workload.NumOps]*counts // open loop: intended start to send
 	ok       [workload.NumOps]uint64
 	errs     [workload.NumOps][target.NumClasses]uint64
 	bytes    [workload.NumOps]uint64
@@ -125,6 +127,7 @@ func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64,
 		c[index(clamp(end-intended))]++
 		if s.svcTime {
 			set.svc[op][index(clamp(end-start))]++
+			set.lag[op][index(clamp(start-intended))]++
 		}
 		set.ok[op]++
 	} else {
@@ -231,6 +234,7 @@ func (s *Shard) newHists(op workload.Op) *counts {
 		set.lat[op] = new(counts)
 		if s.svcTime {
 			set.svc[op] = new(counts)
+			set.lag[op] = new(counts)
 		}
 	}
 	return s.cur.lat[op]
@@ -273,7 +277,7 @@ type Recorder struct {
 
 // opAcc accumulates one op over the whole phase.
 type opAcc struct {
-	lat, svc *hdr.Histogram
+	lat, svc, lag *hdr.Histogram
 	ok       uint64
 	errs     [target.NumClasses]uint64
 	bytes    uint64
@@ -302,6 +306,10 @@ func newShard(svcTime bool, bw int64) *Shard {
 
 // Now returns monotonic nanoseconds since Start.
 func (r *Recorder) Now() int64 { return nanotime() - r.base }
+
+// Mono turns a Now reading into the monotonic clock's own reading
+// (CLOCK_MONOTONIC, the clock of timerfd and of the Go runtime's timers).
+func (r *Recorder) Mono(t int64) int64 { return t + r.base }
 
 // StartTime is the wall-clock time of Start.
 func (r *Recorder) StartTime() time.Time { return r.startAt }
@@ -455,6 +463,7 @@ func (r *Recorder) intervalTick(at int64) {
 			set.lat[op].drainInto(r.ivHist[op], acc.lat)
 			if s.svcTime {
 				set.svc[op].drainInto(acc.svc, nil)
+				set.lag[op].drainInto(acc.lag, nil)
 			}
 		}
 		// set is now drained; reset it outside the worker's way.
@@ -521,6 +530,7 @@ func (r *Recorder) acc(op int) *opAcc {
 		r.total[op] = &opAcc{lat: result.NewHist()}
 		if r.cfg.ServiceTime { // closed loop: service time is the latency
 			r.total[op].svc = result.NewHist()
+			r.total[op].lag = result.NewHist()
 		}
 	}
 	return r.total[op]
@@ -613,6 +623,8 @@ func (r *Recorder) Stop() *result.Phase {
 		if r.cfg.ServiceTime && op != int(workload.OpConsume) {
 			t.Service = result.Summarize(a.svc)
 			t.ServiceHist = result.EncodeHist(a.svc)
+			lag := result.Summarize(a.lag)
+			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
 		} else {
 			// Closed loop: service time is the latency.
 			t.Service, t.ServiceHist = t.Latency, t.Hist

@@ -23,8 +23,8 @@ import (
 // sweepTable is one row per step.
 func sweepTable(sw *result.Sweep) *table {
 	t := &table{
-		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "delayed", "errors", "meets", "why not"},
-		right: []bool{false, true, true, true, true, true, true, true, true, false, false},
+		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "lag p99", "delayed", "client late", "errors", "meets", "why not"},
+		right: []bool{false, true, true, true, true, true, true, true, true, true, true, false, false},
 	}
 	for i, st := range sw.Steps {
 		meets := "no"
@@ -35,7 +35,7 @@ func sweepTable(sw *result.Sweep) *table {
 			meets += " *"
 		}
 		t.add(st.Phase, units.OpsPerSec(st.TargetOpsPerS), units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P50Ns)), units.Latency(float64(st.P99Ns)),
-			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason))
+			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Latency(float64(st.LagP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.LateClient)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason))
 	}
 	return t
 }

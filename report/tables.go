@@ -24,9 +24,12 @@ func sections(u *run) []section {
 	f, a := u.f, u.a
 	var out []section
 	out = append(out, throughputSection(u))
-	out = append(out, latencySection(f, false))
+	out = append(out, latencySection(f, result.HistLatency))
 	if f.Mode == "open" && f.Service.Count > 0 {
-		out = append(out, latencySection(f, true))
+		out = append(out, latencySection(f, result.HistService))
+	}
+	if f.Mode == "open" && f.Lag.Count > 0 {
+		out = append(out, latencySection(f, result.HistLag))
 	}
 	if s := a.Steady.Stability; s.Intervals > 0 {
 		t := &table{head: []string{"intervals", "min", "max", "mean", "std dev", "CV"}, right: []bool{true, true, true, true, true, true}}
@@ -124,7 +127,10 @@ func throughputSection(u *run) section {
 	if f.Mode == "open" {
 		t.add("Target rate", units.OpsPerSec(f.RateOpsPerS))
 		if f.Delayed > 0 {
-			t.add("Delayed starts", units.Int(float64(f.Delayed)))
+			t.add("Late starts: target held every worker", units.Int(float64(f.Delayed)))
+		}
+		if f.LateClient > 0 {
+			t.add("Late starts: client late", units.Int(float64(f.LateClient)))
 		}
 	}
 	var notes []string
@@ -137,22 +143,28 @@ func throughputSection(u *run) section {
 	return section{id: "throughput", title: "Throughput", t: t, notes: notes}
 }
 
-func latencySection(f *analysis.Figures, service bool) section {
+func latencySection(f *analysis.Figures, kind result.HistKind) section {
 	t := &table{head: []string{"op", "count", "mean", "median", "p95", "p99", "p99.9", "max"}, right: []bool{false, true, true, true, true, true, true, true}}
 	row := func(name string, s result.Summary) {
 		t.add(name, units.Int(float64(s.Count)), units.Latency(s.MeanNs), units.Latency(float64(s.P50Ns)), units.Latency(float64(s.P95Ns)),
 			units.Latency(float64(s.P99Ns)), units.Latency(float64(s.P999Ns)), units.Latency(float64(s.MaxNs)))
 	}
 	pick := func(o analysis.OpFigures) result.Summary {
-		if service {
+		switch kind {
+		case result.HistService:
 			return o.Service
+		case result.HistLag:
+			return o.Lag
 		}
 		return o.Latency
 	}
 	if len(f.PerOp) > 1 {
-		if service {
+		switch kind {
+		case result.HistService:
 			row("all", f.Service)
-		} else {
+		case result.HistLag:
+			row("all", f.Lag)
+		default:
 			row("all", f.Latency)
 		}
 	}
@@ -161,7 +173,10 @@ func latencySection(f *analysis.Figures, service bool) section {
 	}
 	s := section{id: "latency", title: "Latency", t: t}
 	switch {
-	case service:
+	case kind == result.HistLag:
+		s.id, s.title = "lag", "Schedule lag"
+		s.notes = []string{"From each request's intended start to its actual send: the client's own lateness plus any wait for a free worker or in-flight slot."}
+	case kind == result.HistService:
 		s.id, s.title = "service", "Service time"
 		s.notes = []string{"From the actual send to the completion: what the server took, without the queueing."}
 	case f.Mode == "open":

@@ -164,6 +164,15 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	if f.Mode == "open" {
 		line("service time median", units.Latency(float64(f.Service.P50Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P50Ns)) })
 		line("service time 99th percentile", units.Latency(float64(f.Service.P99Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P99Ns)) })
+		if f.Lag.Count > 0 {
+			lag := func(name string, get func(s *result.Summary) int64) {
+				line(name, units.Latency(float64(get(&f.Lag))), func(k int) string { return units.Latency(float64(get(&f.PerOp[k].Lag))) })
+			}
+			lag("schedule lag median", func(s *result.Summary) int64 { return s.P50Ns })
+			lag("schedule lag 99th percentile", func(s *result.Summary) int64 { return s.P99Ns })
+			lag("schedule lag 99.9th percentile", func(s *result.Summary) int64 { return s.P999Ns })
+			lag("schedule lag max", func(s *result.Summary) int64 { return s.MaxNs })
+		}
 	}
 	line("total operations", units.Int(float64(f.Ops)), func(k int) string { return units.Int(float64(f.PerOp[k].Count)) })
 	errLine := "0"
@@ -173,13 +182,19 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	fmt.Fprintf(tw, "total errors\t: %s\n", errLine)
 	if f.Mode == "open" {
 		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(f.Delayed)), units.Latency(float64(f.DelayThresholdNs)))
+		fmt.Fprintf(tw, "late starts (client)\t: %s (started more than %s late with a worker free: the client itself was late)\n", units.Int(float64(f.LateClient)), units.Latency(float64(f.DelayThresholdNs)))
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()
 	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
-	} else if f.Delayed > 0 {
-		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy: the rate was not met; raise --concurrency. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
+	} else {
+		if f.Delayed > 0 {
+			fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target: the rate was not met. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
+		}
+		if f.LateClient > 0 {
+			fmt.Fprintf(w, "note: %s operations started late although a worker was free: the load generator itself was late (its pacer, or the CPU it runs on); their lateness is included in latency and shown as schedule lag.\n", units.Int(float64(f.LateClient)))
+		}
 	}
 }
 

@@ -119,7 +119,12 @@ type SweepStep struct {
 	ServiceP99Ns int64  `json:"service_p99_ns"`
 	Ops          uint64 `json:"ops"`     // steady window, without error
 	Errors       uint64 `json:"errors"`  // steady window
-	Delayed      uint64 `json:"delayed"` // whole step
+	Delayed      uint64 `json:"delayed"` // whole step: the target held every worker
+	// LateClient counts the step's ops that started late with a worker free
+	// (the loader was late); LagP99Ns is the schedule lag p99 (intended start
+	// to send) over the whole step.
+	LateClient uint64 `json:"late_client,omitempty"`
+	LagP99Ns   int64  `json:"lag_p99_ns,omitempty"`
 	// MeetsObjective is true when the step kept up with its rate, within the
 	// delayed and error limits, and (with an objective) under the p99.
 	MeetsObjective bool `json:"meets_objective"`

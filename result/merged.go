@@ -18,11 +18,17 @@ const (
 	// (OpTotal.ServiceHist). Intervals keep no service-time histogram, so a
 	// window shorter than the whole phase has none.
 	HistService
+	// HistLag is the open loop's schedule lag: from the intended start to
+	// the actual send (OpTotal.LagHist); phase totals only, as service time.
+	HistLag
 )
 
 func (k HistKind) String() string {
-	if k == HistService {
+	switch k {
+	case HistService:
 		return "service time"
+	case HistLag:
+		return "schedule lag"
 	}
 	return "latency"
 }
@@ -92,8 +98,11 @@ func (p *Phase) totalsHave(kind HistKind, ops []string) bool {
 }
 
 func (t *OpTotal) hist(kind HistKind) string {
-	if kind == HistService {
+	switch kind {
+	case HistService:
 		return t.ServiceHist
+	case HistLag:
+		return t.LagHist
 	}
 	return t.Hist
 }

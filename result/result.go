@@ -126,8 +126,18 @@ type Phase struct {
 	DurationNs  int64     `json:"duration_ns"`
 	Interrupted bool      `json:"interrupted,omitempty"` // stopped by Ctrl-C or an error before its end
 	// Delayed counts open-loop operations that started more than DelayThresholdNs
-	// after their intended start because no worker (or in-flight slot) was free.
+	// after their intended start because no worker (or in-flight slot) was free:
+	// the target held them all. LateClient counts those that started that late
+	// although a worker or slot was free: the client itself was late (its
+	// pacer, or the CPU it runs on). Results before LateClient existed counted
+	// both kinds in Delayed.
 	Delayed          uint64 `json:"delayed,omitempty"`
+	LateClient       uint64 `json:"late_client,omitempty"`
+	// Streams are the open loop's arrival processes as typed ("20k",
+	// "read=ramp(1k, 20k, 30s)") and Arrival their spacing ("uniform" or
+	// "poisson"); RateOpsPerS is then their mean intended rate over the phase.
+	Streams []string `json:"streams,omitempty"`
+	Arrival string   `json:"arrival,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.
 	Ops []OpTotal `json:"ops"`
@@ -150,6 +160,11 @@ type OpTotal struct {
 	// Hist and ServiceHist are HDR histograms (ns), V2 compressed, base64.
 	Hist        string `json:"hist"`
 	ServiceHist string `json:"service_hist"`
+	// Lag is the open loop's schedule lag: from the intended start to the
+	// actual send (the client's own lateness plus any wait for a free worker
+	// or in-flight slot). Absent in closed loop, where it is 0 by definition.
+	Lag     *Summary `json:"lag,omitempty"`
+	LagHist string   `json:"lag_hist,omitempty"`
 }
 
 // Summary is a precomputed latency summary in nanoseconds.
@@ -171,6 +186,9 @@ type Interval struct {
 	StartNs    int64        `json:"start_ns"` // offset from the phase start
 	DurationNs int64        `json:"duration_ns"`
 	Ops        []IntervalOp `json:"ops"`
+	// IntendedOpsPerS is the open loop's intended rate over the interval
+	// (all streams), to set beside the achieved one.
+	IntendedOpsPerS float64 `json:"intended_ops_per_s,omitempty"`
 }
 
 // IntervalOp is one op type in one interval.

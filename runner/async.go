@@ -159,35 +159,43 @@ func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *wo
 	}
 }
 
-// asyncOpenLoop takes slots of the shared schedule and submits each op when
-// it is due, as long as the worker has room; latency runs from the intended
-// start, so an op that waited for room (all depth in flight) is charged for
-// the wait, and counted as delayed when it started more than threshold late.
-// Returns the number of delayed ops.
-func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
+// asyncOpenLoop submits each operation of its lane's schedule when it is
+// due, as long as the worker has room; latency runs from the intended start,
+// so an operation that waited for room (all depth in flight) is charged for
+// the wait. Between operations it waits for completions and for the next
+// one's start together: Poll with a deadline at the start, and the lane's
+// timerfd armed at the same moment so that the runtime's poller wakes on
+// time (its own timeouts are whole milliseconds). Operations due within a
+// tick of each other go out in one Flush.
+func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, sch *schedule, threshold, tick int64) lateness {
 	slp := openLoopSleeper()
 	defer slp.close()
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	var req workload.Request
-	var delayed uint64
+	var late lateness
+	var cur *arrival
 	var intended int64
 	pending, stopped := false, false
+	// freedAt is when the last wait for a free slot (all depth in flight)
+	// ended: an op that came due before it waited for the target.
+	freedAt := int64(-1 << 62)
+	var lastAt int64 = -1 << 62 // the last timed wait's end
 	for {
 		sent := false
 		for !stopped && len(st.free) > 0 {
 			if !pending {
-				n, ok := s.take()
-				if !ok {
+				if s.stop.Load() {
 					stopped = true
 					break
 				}
-				intended = int64(float64(n) * s.intervalNs)
-				if s.endNs > 0 && intended >= s.endNs {
+				cur, intended = sch.peek()
+				if (s.endNs > 0 && intended >= s.endNs) || (s.maxOps > 0 && s.issued.Add(1) > s.maxOps) {
 					s.stop.Store(true)
 					stopped = true
 					break
 				}
+				cur.advance()
 				pending = true
 			}
 			now := rec.Now()
@@ -195,9 +203,17 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 				break
 			}
 			if now-intended > threshold {
-				delayed++
+				if intended < freedAt {
+					late.slots++
+				} else {
+					late.client++
+				}
 			}
-			gen.Next(&req)
+			if cur.hasOp {
+				gen.NextOp(&req, cur.op)
+			} else {
+				gen.Next(&req)
+			}
 			st.submit(ctx, w, &req, intended, now)
 			pending = false
 			sent = true
@@ -206,23 +222,32 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			w.Flush(ctx)
 		}
 		if stopped && st.nfly == 0 {
-			return delayed
+			return late
 		}
 		wait := time.Duration(-1) // block for a completion
 		if pending && !stopped && len(st.free) > 0 {
-			wait = time.Duration(intended - rec.Now())
-			if wait <= 0 {
+			// The next op's start, but at least a tick after the last timed
+			// wait: ops due closer together than that go out together
+			// (completions, which wake the loop anyway, do not count).
+			at := max(intended, lastAt+tick)
+			lastAt = at
+			if st.nfly == 0 {
+				// Nothing in flight: sleep until the next op is due (in
+				// slices of 100 ms so that a stop is seen).
+				pause(rec, slp, min(at-rec.Now(), int64(100*time.Millisecond)))
 				continue
 			}
-		}
-		if st.nfly == 0 {
-			// Nothing in flight: sleep until the next op is due.
-			if !waitUntil(ctx, rec, intended, s, slp) {
-				stopped = true
+			if slp != nil {
+				// Wake the poller just after the deadline Poll sets.
+				slp.arm(rec.Mono(at) + pollNudge)
 			}
-			continue
+			wait = time.Duration(at - rec.Now())
 		}
+		full := len(st.free) == 0
 		w.Poll(ctx, wait, done)
+		if full {
+			freedAt = rec.Now()
+		}
 		if s.stop.Load() && pending {
 			// The phase ended while this op waited for its start: it is
 			// not sent, and the loop now only collects what is in flight
@@ -232,6 +257,11 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		}
 	}
 }
+
+// pollNudge is how long after a Poll deadline the lane's timerfd fires: the
+// deadline Poll sets is computed a little after ours, and a poller woken
+// before it would go back to sleep for a whole millisecond.
+const pollNudge = 10 * int64(time.Microsecond)
 
 // asyncLoad inserts the records [from, to) through w with depth in flight.
 func asyncLoad(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {

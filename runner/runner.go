@@ -35,7 +35,18 @@ type Config struct {
 	// target.Worker). Default 16.
 	Concurrency int
 	// Rate is the total fixed rate in ops/s (open loop); 0 means closed loop.
+	// Streams, when given, replace it.
 	Rate float64
+	// Streams are the open loop's arrival processes: a rate profile each, and
+	// optionally the one operation type a stream sends. Empty: one constant
+	// stream at Rate (if Rate > 0).
+	Streams []Stream
+	// Poisson spaces arrivals by exponential gaps (a Poisson process at the
+	// profile's rate) instead of evenly.
+	Poisson bool
+	// PaceTick is the shortest time between two wakeups of a pacer. Default
+	// DefaultPaceTick.
+	PaceTick time.Duration
 	// Seed makes the op sequence reproducible. Worker i uses Seed and i.
 	Seed int64
 	// DelayThreshold is how late an open-loop op may start before it counts
@@ -79,7 +90,16 @@ func (c *Config) ensureDefaults() {
 	if c.Phase == "" {
 		c.Phase = "run"
 	}
+	if c.PaceTick <= 0 {
+		c.PaceTick = DefaultPaceTick
+	}
+	if len(c.Streams) == 0 && c.Rate > 0 {
+		c.Streams = []Stream{{Profile: Constant(c.Rate)}}
+	}
 }
+
+// Open reports whether the run phase is an open loop (a rate was given).
+func (c *Config) Open() bool { return c.Rate > 0 || len(c.Streams) > 0 }
 
 // Validate reports every problem of c at once.
 func (c *Config) Validate() error {
@@ -92,6 +112,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Concurrency < 0 {
 		errs = append(errs, errors.New("concurrency must not be negative"))
+	}
+	for _, st := range c.Streams {
+		if st.Profile.IsZero() {
+			errs = append(errs, errors.New("an arrival stream has no rate"))
+		}
 	}
 	if c.Duration == 0 && c.Ops == 0 {
 		errs = append(errs, errors.New("give a duration or an op count"))
@@ -168,7 +193,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	open := cfg.Rate > 0
+	open := cfg.Open()
 	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
@@ -179,9 +204,6 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &sched{maxOps: cfg.Ops}
-	if open {
-		s.intervalNs = 1e9 / cfg.Rate
-	}
 	rec.Start()
 	if cfg.OnRecorder != nil {
 		cfg.OnRecorder(rec)
@@ -211,24 +233,32 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	events := startEvents(evCtx, cfg.Events, rec)
 	stopProgress := progress(ctx, cfg.Phase, rec, cfg.Progress)
 
-	delayed := make([]uint64, len(workers))
+	late := make([]lateness, len(workers))
 	var wg sync.WaitGroup
+	var pc *pacer
+	if open && depths == nil {
+		pc = newPacer(len(workers))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pc.run(runCtx, rec, newSchedule(cfg.Streams, cfg.Poisson, 0, 1, cfg.Seed), s, int64(cfg.PaceTick))
+		}()
+	}
+	threshold, tick := int64(cfg.DelayThreshold), int64(cfg.PaceTick)
 	for i, w := range workers {
 		wg.Add(1)
 		go func(i int, w target.Worker) {
 			defer wg.Done()
 			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
-			if depths != nil { // pipelined: runner/async.go
-				if open {
-					delayed[i] = asyncOpenLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, int64(cfg.DelayThreshold))
-				} else {
-					asyncClosedLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
-				}
-				return
-			}
-			if open {
-				delayed[i] = openLoop(runCtx, w, gen, rec, rec.Shard(i), s, int64(cfg.DelayThreshold))
-			} else {
+			switch {
+			case depths != nil && open: // pipelined: runner/async.go
+				sch := newSchedule(cfg.Streams, cfg.Poisson, i, len(workers), cfg.Seed)
+				late[i] = asyncOpenLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, sch, threshold, tick)
+			case depths != nil:
+				asyncClosedLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
+			case open: // runner/pacer.go
+				late[i] = pc.work(runCtx, w, gen, rec, rec.Shard(i), threshold)
+			default:
 				closedLoop(runCtx, w, gen, rec, rec.Shard(i), s)
 			}
 		}(i, w)
@@ -248,9 +278,12 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	if open {
 		p.Mode, p.RateOpsPerS = "open", cfg.Rate
 		p.DelayThresholdNs = int64(cfg.DelayThreshold)
-		for _, d := range delayed {
-			p.Delayed += d
+		var l lateness
+		for _, d := range late {
+			l.add(d)
 		}
+		p.Delayed, p.LateClient = l.slots, l.client
+		describeStreams(p, cfg)
 	}
 	p.Interrupted = ctx.Err() != nil
 	return p, evs, nil
@@ -262,19 +295,6 @@ type sched struct {
 	issued     atomic.Uint64 // ops handed out (op-count bound and open-loop slots)
 	maxOps     uint64        // 0: unbounded
 	endNs      int64         // 0: unbounded
-	intervalNs float64       // open loop: ns between intended starts
-}
-
-// take returns the next op number, or false when the phase is over.
-func (s *sched) take() (uint64, bool) {
-	if s.stop.Load() {
-		return 0, false
-	}
-	n := s.issued.Add(1) - 1
-	if s.maxOps > 0 && n >= s.maxOps {
-		return 0, false
-	}
-	return n, true
 }
 
 // claim takes the next op number for a closed-loop worker holding *left of
@@ -323,72 +343,6 @@ func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, r
 		}
 		sh.RecordBegin(op, t0, t0, t1, n, target.Classify(err))
 		gen.Next(&req)
-	}
-}
-
-// openLoop takes the next slot of the shared schedule, waits for its intended
-// start and records latency from it. A worker that is late (all workers were
-// busy) sends at once; the lateness is charged to the op's latency and the op
-// is counted as delayed. Returns the number of delayed ops.
-func openLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, threshold int64) uint64 {
-	slp := openLoopSleeper()
-	defer slp.close()
-	var req workload.Request
-	var delayed uint64
-	for {
-		n, ok := s.take()
-		if !ok {
-			return delayed
-		}
-		intended := int64(float64(n) * s.intervalNs)
-		if s.endNs > 0 && intended >= s.endNs {
-			s.stop.Store(true)
-			return delayed
-		}
-		gen.Next(&req)
-		now := rec.Now()
-		if d := intended - now; d > 0 {
-			if !waitUntil(ctx, rec, intended, s, slp) {
-				return delayed
-			}
-		} else if -d > threshold {
-			delayed++
-		}
-		sh.Begin()
-		t0 := rec.Now()
-		err := w.Do(ctx, &req)
-		sh.Record(req.Op, intended, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
-	}
-}
-
-// waitUntil sleeps until the recorder clock reaches at. Go's timers wake up
-// to a millisecond late here (measured: median lateness 0.5 ms at 10k ops/s),
-// which would be charged to every op's latency, and spinning costs a core.
-// The worker's timerfd (sleeper) wakes within microseconds and costs no CPU
-// while it waits; nanosleep(2) on a locked thread is the fallback (its p99
-// lateness reached 18-19 ms at 20k ops/s over 32 workers, against 0.3 ms
-// with timerfd). The last few microseconds are yielded away. Returns false
-// if the phase stopped meanwhile.
-func waitUntil(ctx context.Context, rec *recorder.Recorder, at int64, s *sched, slp *sleeper) bool {
-	const spin = int64(20 * time.Microsecond)
-	for {
-		d := at - rec.Now()
-		if d <= 0 {
-			return true
-		}
-		if s.stop.Load() {
-			return false
-		}
-		if d > spin {
-			// Sleep in slices of at most 100 ms so that a stop is seen.
-			n := min(d-spin, int64(100*time.Millisecond))
-			if slp == nil || slp.sleep(n) != nil {
-				ts := unix.NsecToTimespec(n)
-				unix.Nanosleep(&ts, nil)
-			}
-		} else {
-			runtime.Gosched()
-		}
 	}
 }
 

@@ -55,6 +55,26 @@ func (s *sleeper) sleep(d int64) error {
 	return s.rc.Read(s.readFn)
 }
 
+// sleepUntil waits until the monotonic clock reads abs (ns, CLOCK_MONOTONIC;
+// see recorder.Mono). A timer already past returns at once.
+func (s *sleeper) sleepUntil(abs int64) error {
+	if err := s.arm(abs); err != nil {
+		return err
+	}
+	return s.rc.Read(s.readFn)
+}
+
+// arm sets the timer to expire at abs without waiting for it. Its expiry
+// still wakes the runtime's network poller, which then runs the Go timers
+// that are due: a Poll with a read deadline at abs returns on time instead of
+// up to a millisecond late (the poller's own timeouts are whole
+// milliseconds). The expiry count left unread is harmless: a sleeper's next
+// read only ends a wait early, and every caller checks the clock again.
+func (s *sleeper) arm(abs int64) error {
+	s.spec.Value = unix.NsecToTimespec(max(abs, 1))
+	return unix.TimerfdSettime(s.fd, unix.TFD_TIMER_ABSTIME, &s.spec, nil)
+}
+
 func (s *sleeper) close() {
 	if s != nil {
 		s.f.Close()

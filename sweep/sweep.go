@@ -345,6 +345,11 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 		return st, err
 	}
 	st.ServiceP99Ns = svc.P99Ns
+	lag, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistLag)
+	if err != nil {
+		return st, err
+	}
+	st.LagP99Ns, st.LateClient = lag.P99Ns, p.LateClient
 	var all uint64
 	for _, o := range p.Ops {
 		all += o.Count
@@ -359,6 +364,9 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 	}
 	if all > 0 && float64(p.Delayed) > cfg.MaxDelayed*float64(all) {
 		why = append(why, fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(float64(p.Delayed)/float64(all))))
+	}
+	if all > 0 && float64(p.LateClient) > cfg.MaxDelayed*float64(all) {
+		why = append(why, fmt.Sprintf("%s of ops started late with a worker free: the load generator itself was late at this rate, so the step measures the loader, not the target", units.Percent(float64(p.LateClient)/float64(all))))
 	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > cfg.MaxErrors*float64(tot) {
 		why = append(why, fmt.Sprintf("%s errors", units.Percent(float64(st.Errors)/float64(tot))))

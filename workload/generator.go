@@ -138,10 +138,6 @@ func (g *Generator) below(n uint64) uint64 {
 // worker) when its worker calls Next or Load again, whether it succeeded or
 // not, as YCSB acknowledges inserts.
 func (g *Generator) Next(req *Request) {
-	if g.pending {
-		g.ks.ack(g.pendingN)
-		g.pending = false
-	}
 	op := g.ops[0]
 	if len(g.ops) > 1 {
 		u := g.float() * g.cum[len(g.cum)-1]
@@ -152,6 +148,17 @@ func (g *Generator) Next(req *Request) {
 				break
 			}
 		}
+	}
+	g.NextOp(req, op)
+}
+
+// NextOp fills req with the next operation of type op, whatever the mix says:
+// an open loop with one arrival stream per operation type picks the type
+// itself. Keys, values and scan lengths follow the workload as in Next.
+func (g *Generator) NextOp(req *Request, op Op) {
+	if g.pending {
+		g.ks.ack(g.pendingN)
+		g.pending = false
 	}
 	req.Op = op
 	req.ScanLen = 0

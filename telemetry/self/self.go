@@ -130,8 +130,46 @@ const fix = "give the load generator more cores (a bigger machine, or pin the ta
 const fixDelayed = "the workers were all waiting on the target, not short of CPU: raise --concurrency so more requests can be in flight, " +
 	"or lower --rate to what the target sustains; the latency figures already include the time requests waited"
 
+const fixClientLate = "the load generator started operations late with CPU to spare, so its wakeups were late (a busy or virtualised machine): " +
+	"give platbench cores of its own away from the target (taskset), or split the load over several machines with --shard i/N"
+
 const fixHostBusy = "the machine's CPUs were saturated, so workers may have waited for a CPU rather than for the target: " +
-	"give platbench cores of its own (taskset, or another machine), then raise --concurrency if operations still start late"
+	"give platbench cores of its own (taskset, or another machine)"
+
+// lateStarts reads the open-loop phases' late starts. Operations that started
+// late although a worker or slot was free (LateClient) mean the client was
+// late: a reason for the client-bound verdict. Operations that waited because
+// the target held every worker (Delayed) are the target's doing: a note, not
+// a client-bound verdict (their waits are in the latency, from the intended
+// start).
+func lateStarts(phases []result.Phase) (why, notes []string) {
+	for _, p := range phases {
+		var total uint64
+		for _, o := range p.Ops {
+			total += o.Count
+			for _, e := range o.Errors {
+				total += e
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		late := ""
+		if p.DelayThresholdNs > 0 {
+			late = " more than " + time.Duration(p.DelayThresholdNs).String()
+		}
+		if float64(p.LateClient)/float64(total) >= DelayedFraction {
+			why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late although a worker (or in-flight slot) was free: the load generator itself was late",
+				p.LateClient, total, 100*float64(p.LateClient)/float64(total), p.Name, late))
+		}
+		if float64(p.Delayed)/float64(total) >= DelayedFraction {
+			notes = append(notes, fmt.Sprintf("target-bound: %d of %d operations (%.2f%%) of phase %s started%s late because the target held every worker (or in-flight slot); "+
+				"the load generator kept its schedule, and the latency figures include the waits (%s)",
+				p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late, fixDelayed))
+		}
+	}
+	return why, notes
+}
 
 // Judge decides whether the client limited the run. It sets in.Self's
 // ClientBound and Reason (when in.Self is non-nil) and returns notes for
@@ -155,27 +193,9 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 		why = append(why, fmt.Sprintf("one platbench thread kept a core at >= %.0f%% busy in %d of %d seconds", 100*SaturatedCore, hot, n))
 		cpuBound = true
 	}
-	for _, p := range in.Phases {
-		if p.Delayed == 0 {
-			continue
-		}
-		var total uint64
-		for _, o := range p.Ops {
-			total += o.Count
-			for _, e := range o.Errors {
-				total += e
-			}
-		}
-		if total == 0 || float64(p.Delayed)/float64(total) < DelayedFraction {
-			continue
-		}
-		late := ""
-		if p.DelayThresholdNs > 0 {
-			late = " more than " + time.Duration(p.DelayThresholdNs).String()
-		}
-		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late because no worker (or in-flight slot) was free",
-			p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late))
-	}
+	lateWhy, heldNotes := lateStarts(in.Phases)
+	why = append(why, lateWhy...)
+	notes = append(notes, heldNotes...)
 	hostBusy := false
 	if idle, ok := medianIdle(in.Host); ok && idle < 1-SaturatedCore {
 		hostBusy = true
@@ -191,8 +211,8 @@ func Judge(in Input) (bound bool, reason string, notes []string) {
 			// been waiting for a CPU rather than for the target.
 			f = fixHostBusy
 		default:
-			// Late starts with CPU to spare: every worker was waiting on the target.
-			f = fixDelayed
+			// Late starts with CPU to spare: the pacer woke late.
+			f = fixClientLate
 		}
 		reason = "client-bound: " + strings.Join(why, "; ") + " (fix: " + f + ")"
 		notes = append([]string{reason}, notes...)

@@ -40,8 +40,8 @@ func TestJudge(t *testing.T) {
 		}
 		return s
 	}
-	openPhase := func(delayed, ok uint64) []result.Phase {
-		return []result.Phase{{Name: "run", Mode: "open", Delayed: delayed, DelayThresholdNs: 1e6,
+	openPhase := func(delayed, late, ok uint64) []result.Phase {
+		return []result.Phase{{Name: "run", Mode: "open", Delayed: delayed, LateClient: late, DelayThresholdNs: 1e6,
 			Ops: []result.OpTotal{{Op: "READ", Count: ok}}}}
 	}
 	cases := []struct {
@@ -55,11 +55,13 @@ func TestJudge(t *testing.T) {
 		{"all cores used by an in-process store is not client-bound", Input{InProcess: true, Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}}, false, "CPU-bound"},
 		{"one hot thread", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, SelfSamples: hot(10, 0.99)}, true, "kept a core"},
 		{"two hot seconds of ten is noise", Input{SelfSamples: append(hot(8, 0.2), hot(2, 1)...)}, false, ""},
-		{"delayed open-loop ops", Input{Phases: openPhase(500, 100000)}, true, "500 of 100000 operations (0.50%) of phase run started more than 1ms late"},
-		{"delayed ops with an idle client: more workers", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "raise --concurrency"},
-		{"delayed ops with a saturated client: more cores", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}, Phases: openPhase(500, 100000)}, true, "more cores"},
-		{"a few delayed ops", Input{Phases: openPhase(5, 100000)}, false, ""},
-		{"delayed ops on a saturated host: cores of its own", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 100000), Host: []result.HostSample{{CPUIdle: 0.01}}}, true, "cores of its own"},
+		{"the target held every worker: target-bound, not the client", Input{Phases: openPhase(500, 0, 100000)}, false, "target-bound: 500 of 100000 operations (0.50%) of phase run started more than 1ms late because the target held every worker"},
+		{"the target held every worker: more workers", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(500, 0, 100000)}, false, "raise --concurrency"},
+		{"the client was late", Input{Phases: openPhase(0, 500, 100000)}, true, "500 of 100000 operations (0.50%) of phase run started more than 1ms late although a worker (or in-flight slot) was free"},
+		{"the client was late with CPU to spare: cores of its own", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(0, 500, 100000)}, true, "wakeups were late"},
+		{"the client was late with its cores saturated: more cores", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}, Phases: openPhase(0, 500, 100000)}, true, "more cores"},
+		{"a few late ops", Input{Phases: openPhase(5, 5, 100000)}, false, ""},
+		{"the client was late on a saturated host: cores of its own", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(0, 500, 100000), Host: []result.HostSample{{CPUIdle: 0.01}}}, true, "cores of its own"},
 		{"saturated host is a note", Input{Host: []result.HostSample{{CPUIdle: 0.01}, {CPUIdle: 0.02}, {CPUIdle: 0.5}}}, false, "98% busy"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/workload"
+)
+
+// Stream is one arrival process of an open loop: its rate profile and, when
+// HasOp is set, the one operation type it sends (reads at 20k/s and writes at
+// 5k/s are two streams, each charged from its own schedule). Without HasOp
+// the workload's mix picks each operation.
+type Stream struct {
+	Op      workload.Op
+	HasOp   bool
+	Profile Profile
+}
+
+// String gives the stream as typed: "20k", "read=ramp(1k, 5k, 30s)".
+func (s Stream) String() string {
+	if s.HasOp {
+		return strings.ToLower(s.Op.String()) + "=" + s.Profile.String()
+	}
+	return s.Profile.String()
+}
+
+// ParseStream reads one stream: PROFILE or OP=PROFILE (see ParseProfile).
+func ParseStream(s string) (Stream, error) {
+	var st Stream
+	text := strings.TrimSpace(s)
+	if i := strings.IndexByte(text, '='); i >= 0 && !strings.Contains(text[:i], "(") {
+		name := strings.TrimSpace(text[:i])
+		op, ok := workload.ParseOp(name)
+		if !ok {
+			return Stream{}, fmt.Errorf("%q names no operation type (fix: e.g. read=20k, update=5k)", name)
+		}
+		st.Op, st.HasOp, text = op, true, text[i+1:]
+	}
+	p, err := ParseProfile(text)
+	if err != nil {
+		return Stream{}, err
+	}
+	st.Profile = p
+	return st, nil
+}
+
+// arrival is one stream's schedule within a lane: the lane's share of the
+// stream's profile, stepped in the profile's time scale (u), so that evenly
+// spaced arrivals fall at Inv(k + offset) and Poisson ones at the partial
+// sums of unit exponential gaps.
+type arrival struct {
+	prof    Profile
+	op      workload.Op
+	hasOp   bool
+	poisson bool
+	rng     *rand.Rand
+	u       float64 // arrivals so far, in the profile's scale
+	// constant, evenly spaced: intended = (k*lanes + lane) * intervalNs,
+	// exact at any k (no accumulated rounding).
+	constant   bool
+	intervalNs float64
+	lanes, k   uint64
+	lane       uint64
+	next       int64 // intended start of the next arrival, ns; MaxInt64: none
+}
+
+// newArrival is lane `lane` of `lanes` of stream st: an evenly spaced stream
+// is interleaved over the lanes (together they are evenly spaced at the full
+// rate); a Poisson stream becomes `lanes` independent Poisson streams of a
+// share each (their superposition is the full-rate Poisson process).
+func newArrival(st Stream, poisson bool, lane, lanes int, seed uint64) *arrival {
+	a := &arrival{op: st.Op, hasOp: st.HasOp, poisson: poisson, lanes: uint64(lanes), lane: uint64(lane)}
+	if r, ok := st.Profile.ConstantRate(); ok && !poisson {
+		a.constant, a.intervalNs = true, 1e9/r
+	} else {
+		a.prof = st.Profile.Scale(1 / float64(lanes))
+		a.rng = rand.New(rand.NewPCG(seed, uint64(lane)+1))
+		if !poisson {
+			a.u = float64(lane) / float64(lanes)
+		}
+	}
+	a.advance()
+	return a
+}
+
+// advance computes the next arrival's intended start.
+func (a *arrival) advance() {
+	if a.constant {
+		a.next = int64(float64(a.k*a.lanes+a.lane) * a.intervalNs)
+		a.k++
+		return
+	}
+	var t float64
+	if a.poisson {
+		a.u += a.rng.ExpFloat64()
+		t = a.prof.Inv(a.u)
+	} else {
+		t = a.prof.Inv(a.u)
+		a.u++
+	}
+	if t*1e9 >= math.MaxInt64/2 || math.IsInf(t, 1) {
+		a.next = math.MaxInt64
+		return
+	}
+	a.next = int64(t * 1e9)
+}
+
+// schedule merges a lane's streams: the earliest next arrival goes first.
+type schedule struct {
+	arr []*arrival
+}
+
+func newSchedule(streams []Stream, poisson bool, lane, lanes int, seed int64) *schedule {
+	s := &schedule{}
+	for i, st := range streams {
+		s.arr = append(s.arr, newArrival(st, poisson, lane, lanes, uint64(seed)+uint64(i)*0x9e3779b97f4a7c15))
+	}
+	return s
+}
+
+// peek returns the stream whose arrival is next and its intended start.
+func (s *schedule) peek() (*arrival, int64) {
+	best := s.arr[0]
+	for _, a := range s.arr[1:] {
+		if a.next < best.next {
+			best = a
+		}
+	}
+	return best, best.next
+}
+
+// describeStreams records an open-loop phase's arrival processes: the streams
+// as typed, their spacing, the intended rate of every interval and the mean
+// intended rate over the phase.
+func describeStreams(p *result.Phase, cfg Config) {
+	p.Arrival = "uniform"
+	if cfg.Poisson {
+		p.Arrival = "poisson"
+	}
+	cum := func(t float64) float64 {
+		n := 0.0
+		for _, st := range cfg.Streams {
+			n += st.Profile.Cum(t)
+		}
+		return n
+	}
+	for _, st := range cfg.Streams {
+		p.Streams = append(p.Streams, st.String())
+	}
+	for i := range p.Intervals {
+		iv := &p.Intervals[i]
+		if iv.DurationNs <= 0 {
+			continue
+		}
+		t0 := float64(iv.StartNs) / 1e9
+		t1 := t0 + float64(iv.DurationNs)/1e9
+		iv.IntendedOpsPerS = (cum(t1) - cum(t0)) / (t1 - t0)
+	}
+	constant, sum := true, 0.0
+	for _, st := range cfg.Streams {
+		r, ok := st.Profile.ConstantRate()
+		constant, sum = constant && ok, sum+r
+	}
+	if d := float64(p.DurationNs) / 1e9; constant {
+		p.RateOpsPerS = sum
+	} else if d > 0 {
+		p.RateOpsPerS = cum(d) / d
+	}
+}

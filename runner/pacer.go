@@ -1,0 +1,184 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// The open loop for plain (synchronous) workers. One pacer goroutine keeps
+// the schedule: it wakes when the next operation is due (at most once per
+// tick when operations come faster than that), releases every operation that
+// has come due into a queue, each with its own intended start, and wakes as
+// many idle workers as there are operations released. A worker that finishes
+// takes the next due operation without sleeping; one that finds none parks
+// until the pacer wakes it. So a fast target at a high rate costs a wakeup per
+// tick, not one per operation, and latency is still charged from each
+// operation's own intended start.
+
+// DefaultPaceTick is the shortest time between two of a pacer's wakeups.
+// Operations due within one tick of each other are released together, so a
+// released operation starts at most about a tick late on an idle machine.
+const DefaultPaceTick = 50 * time.Microsecond
+
+// due is an operation the pacer released.
+type due struct {
+	intended int64 // when the schedule wanted it to start
+	released int64 // when the pacer released it
+	a        *arrival
+	// noIdle: no worker was idle to take it when it was released (every
+	// worker was busy with the target).
+	noIdle bool
+}
+
+// lateness counts the open-loop operations that started more than the
+// threshold after their intended start, by cause.
+type lateness struct {
+	slots  uint64 // no worker or in-flight slot was free: the target held them
+	client uint64 // a worker or slot was free: the client was late (pacer, CPU)
+}
+
+func (l *lateness) add(o lateness) { l.slots += o.slots; l.client += o.client }
+
+// pacer is the shared state of a synchronous open loop.
+type pacer struct {
+	mu   sync.Mutex
+	q    []due // ring of released operations
+	head int
+	n    int
+	idle []chan struct{} // parked workers' wake channels (a stack)
+	done bool            // nothing more will be released
+	wake []chan struct{} // scratch: workers to wake after unlocking
+}
+
+func newPacer(workers int) *pacer {
+	return &pacer{q: make([]due, max(1024, 4*workers)), idle: make([]chan struct{}, 0, workers), wake: make([]chan struct{}, 0, workers)}
+}
+
+// run releases operations as they come due until the phase ends (the
+// schedule runs out, the op bound is reached, or s.stop), then tells the
+// workers. ctx ending drops what was released and not started.
+func (p *pacer) run(ctx context.Context, rec *recorder.Recorder, sch *schedule, s *sched, tick int64) {
+	slp := openLoopSleeper()
+	defer slp.close()
+	var released uint64
+	for {
+		now := rec.Now()
+		finished := s.stop.Load()
+		p.mu.Lock()
+		for !finished && p.n < len(p.q) {
+			a, at := sch.peek()
+			if at > now {
+				break
+			}
+			if (s.endNs > 0 && at >= s.endNs) || (s.maxOps > 0 && released >= s.maxOps) {
+				finished = true
+				break
+			}
+			d := due{intended: at, released: now, a: a, noIdle: len(p.idle) == 0}
+			if !d.noIdle {
+				p.wake = append(p.wake, p.idle[len(p.idle)-1])
+				p.idle = p.idle[:len(p.idle)-1]
+			}
+			p.q[(p.head+p.n)%len(p.q)] = d
+			p.n++
+			released++
+			a.advance()
+		}
+		if finished {
+			p.done = true
+			if ctx.Err() != nil {
+				p.n = 0
+			}
+			p.wake = append(p.wake, p.idle...)
+			p.idle = p.idle[:0]
+		}
+		full := p.n == len(p.q)
+		p.mu.Unlock()
+		for _, c := range p.wake {
+			c <- struct{}{}
+		}
+		p.wake = p.wake[:0]
+		if finished {
+			s.stop.Store(true)
+			return
+		}
+		// Sleep until the next operation is due, but at least a tick (a
+		// full queue waits a tick for the workers to catch up), and at most
+		// 100 ms so that a stop is seen.
+		_, next := sch.peek()
+		wait := max(next-rec.Now(), tick)
+		if full {
+			wait = tick
+		}
+		pause(rec, slp, min(wait, int64(100*time.Millisecond)))
+	}
+}
+
+// pause sleeps d ns on the sleeper's timerfd (or nanosleep without one).
+func pause(rec *recorder.Recorder, slp *sleeper, d int64) {
+	if slp != nil && slp.sleepUntil(rec.Mono(rec.Now()+d)) == nil {
+		return
+	}
+	ts := unix.NsecToTimespec(d)
+	unix.Nanosleep(&ts, nil)
+}
+
+// take hands a worker the next released operation, parking it while there is
+// none; false when the phase is over.
+func (p *pacer) take(wake chan struct{}) (due, bool) {
+	for {
+		p.mu.Lock()
+		if p.n > 0 {
+			d := p.q[p.head]
+			p.head = (p.head + 1) % len(p.q)
+			p.n--
+			p.mu.Unlock()
+			return d, true
+		}
+		if p.done {
+			p.mu.Unlock()
+			return due{}, false
+		}
+		p.idle = append(p.idle, wake)
+		p.mu.Unlock()
+		<-wake
+	}
+}
+
+// work runs released operations on w until the phase is over.
+func (p *pacer) work(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, threshold int64) lateness {
+	wake := make(chan struct{}, 1)
+	var req workload.Request
+	var late lateness
+	for {
+		d, ok := p.take(wake)
+		if !ok {
+			return late
+		}
+		if d.a.hasOp {
+			gen.NextOp(&req, d.a.op)
+		} else {
+			gen.Next(&req)
+		}
+		sh.Begin()
+		t0 := rec.Now()
+		if t0-d.intended > threshold {
+			// Late for want of a worker when none was idle at release and
+			// the wait for one is the larger part of the lateness.
+			if d.noIdle && t0-d.released >= d.released-d.intended {
+				late.slots++
+			} else {
+				late.client++
+			}
+		}
+		err := w.Do(ctx, &req)
+		sh.Record(req.Op, d.intended, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+	}
+}
