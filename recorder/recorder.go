@@ -278,9 +278,9 @@ type Recorder struct {
 // opAcc accumulates one op over the whole phase.
 type opAcc struct {
 	lat, svc, lag *hdr.Histogram
-	ok       uint64
-	errs     [target.NumClasses]uint64
-	bytes    uint64
+	ok            uint64
+	errs          [target.NumClasses]uint64
+	bytes         uint64
 }
 
 // New returns a recorder; call Start when the phase begins.

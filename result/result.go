@@ -131,14 +131,14 @@ type Phase struct {
 	// although a worker or slot was free: the client itself was late (its
 	// pacer, or the CPU it runs on). Results before LateClient existed counted
 	// both kinds in Delayed.
-	Delayed          uint64 `json:"delayed,omitempty"`
-	LateClient       uint64 `json:"late_client,omitempty"`
+	Delayed    uint64 `json:"delayed,omitempty"`
+	LateClient uint64 `json:"late_client,omitempty"`
 	// Streams are the open loop's arrival processes as typed ("20k",
 	// "read=ramp(1k, 20k, 30s)") and Arrival their spacing ("uniform" or
 	// "poisson"); RateOpsPerS is then their mean intended rate over the phase.
-	Streams []string `json:"streams,omitempty"`
-	Arrival string   `json:"arrival,omitempty"`
-	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+	Streams          []string `json:"streams,omitempty"`
+	Arrival          string   `json:"arrival,omitempty"`
+	DelayThresholdNs int64    `json:"delay_threshold_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.
 	Ops []OpTotal `json:"ops"`
 	// Intervals is the 1 s series.

@@ -291,10 +291,10 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 
 // sched is shared by the workers of a phase.
 type sched struct {
-	stop       atomic.Bool
-	issued     atomic.Uint64 // ops handed out (op-count bound and open-loop slots)
-	maxOps     uint64        // 0: unbounded
-	endNs      int64         // 0: unbounded
+	stop   atomic.Bool
+	issued atomic.Uint64 // ops handed out (op-count bound and open-loop slots)
+	maxOps uint64        // 0: unbounded
+	endNs  int64         // 0: unbounded
 }
 
 // claim takes the next op number for a closed-loop worker holding *left of
