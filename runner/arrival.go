@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/workload"
 )
@@ -170,4 +171,44 @@ func describeStreams(p *result.Phase, cfg Config) {
 	} else if d > 0 {
 		p.RateOpsPerS = cum(d) / d
 	}
+}
+
+// Streams is the open loop's arrival processes as a person types them: one
+// `[OP=]PROFILE` per Set (a repeatable flag), e.g. "20k", or "read=20k" then
+// "update=ramp(1k, 5k, 30s)". "0" alone means no rate (closed loop).
+type Streams []Stream
+
+// Set parses one stream and adds it (flag.Value).
+func (s *Streams) Set(v string) error {
+	if r, err := units.ParseRate(strings.TrimSpace(v)); err == nil && r == 0 {
+		*s = nil
+		return nil
+	}
+	st, err := ParseStream(v)
+	if err != nil {
+		return err
+	}
+	*s = append(*s, st)
+	return nil
+}
+
+// String lists the streams as typed, separated by "; ".
+func (s *Streams) String() string {
+	if s == nil {
+		return ""
+	}
+	out := make([]string, len(*s))
+	for i, st := range *s {
+		out[i] = st.String()
+	}
+	return strings.Join(out, "; ")
+}
+
+// Rate returns the constant total rate when the streams are one constant
+// stream of the workload's mix, which is how most runs are paced.
+func (s Streams) Rate() (float64, bool) {
+	if len(s) != 1 || s[0].HasOp {
+		return 0, false
+	}
+	return s[0].Profile.ConstantRate()
 }

@@ -69,42 +69,7 @@ func (p *pacer) run(ctx context.Context, rec *recorder.Recorder, sch *schedule, 
 	defer slp.close()
 	var released uint64
 	for {
-		now := rec.Now()
-		finished := s.stop.Load()
-		p.mu.Lock()
-		for !finished && p.n < len(p.q) {
-			a, at := sch.peek()
-			if at > now {
-				break
-			}
-			if (s.endNs > 0 && at >= s.endNs) || (s.maxOps > 0 && released >= s.maxOps) {
-				finished = true
-				break
-			}
-			d := due{intended: at, released: now, a: a, noIdle: len(p.idle) == 0}
-			if !d.noIdle {
-				p.wake = append(p.wake, p.idle[len(p.idle)-1])
-				p.idle = p.idle[:len(p.idle)-1]
-			}
-			p.q[(p.head+p.n)%len(p.q)] = d
-			p.n++
-			released++
-			a.advance()
-		}
-		if finished {
-			p.done = true
-			if ctx.Err() != nil {
-				p.n = 0
-			}
-			p.wake = append(p.wake, p.idle...)
-			p.idle = p.idle[:0]
-		}
-		full := p.n == len(p.q)
-		p.mu.Unlock()
-		for _, c := range p.wake {
-			c <- struct{}{}
-		}
-		p.wake = p.wake[:0]
+		finished, full := p.release(rec.Now(), sch, s, &released, ctx.Err() != nil)
 		if finished {
 			s.stop.Store(true)
 			return
@@ -119,6 +84,57 @@ func (p *pacer) run(ctx context.Context, rec *recorder.Recorder, sch *schedule, 
 		}
 		pause(rec, slp, min(wait, int64(100*time.Millisecond)))
 	}
+}
+
+// release puts every operation due by now into the queue (each with its own
+// intended start), wakes an idle worker for each, and reports whether the
+// phase is over (then the workers are told) and whether the queue is full.
+// released counts the operations so far.
+func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, cancelled bool) (finished, full bool) {
+	finished = s.stop.Load()
+	// The phase's end (its duration, or ctx) drops what was released and
+	// not started, as the workers start nothing after it; the op bound
+	// (below) lets the released ops run, so that the count is exact.
+	drop := finished || cancelled
+	p.mu.Lock()
+	for !finished && p.n < len(p.q) {
+		a, at := sch.peek()
+		if at > now {
+			break
+		}
+		if s.endNs > 0 && at >= s.endNs {
+			finished, drop = true, true
+			break
+		}
+		if s.maxOps > 0 && *released >= s.maxOps {
+			finished = true
+			break
+		}
+		d := due{intended: at, released: now, a: a, noIdle: len(p.idle) == 0}
+		if !d.noIdle {
+			p.wake = append(p.wake, p.idle[len(p.idle)-1])
+			p.idle = p.idle[:len(p.idle)-1]
+		}
+		p.q[(p.head+p.n)%len(p.q)] = d
+		p.n++
+		*released++
+		a.advance()
+	}
+	if finished {
+		p.done = true
+		if drop {
+			p.n = 0
+		}
+		p.wake = append(p.wake, p.idle...)
+		p.idle = p.idle[:0]
+	}
+	full = p.n == len(p.q)
+	p.mu.Unlock()
+	for _, c := range p.wake {
+		c <- struct{}{}
+	}
+	p.wake = p.wake[:0]
+	return finished, full
 }
 
 // pause sleeps d ns on the sleeper's timerfd (or nanosleep without one).

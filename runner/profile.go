@@ -256,7 +256,7 @@ func ParseProfile(s string) (Profile, error) {
 		return Profile{}, fmt.Errorf("rate profile %q is not one of ramp, stages, sine, bursts (fix: e.g. ramp(1k, 50k, 60s))", kind)
 	}
 	if err != nil {
-		return Profile{}, fmt.Errorf("rate profile %s: %w", text, err)
+		return Profile{}, fmt.Errorf("rate profile %q: %w", text, err)
 	}
 	p.text = text
 	return p, nil
@@ -319,7 +319,7 @@ func parseStages(args []string) (Profile, error) {
 	if !strings.Contains(args[0], ":") {
 		r, err := parseArg(args[0], 'r')
 		if err != nil {
-			return Profile{}, err
+			return Profile{}, fmt.Errorf("%q is neither a start rate nor a DURATION:RATE stage (fix: e.g. %s)", args[0], ex)
 		}
 		from, args = r, args[1:]
 		if len(args) == 0 {

@@ -42,7 +42,8 @@ type benchFlags struct {
 	mix         string
 	dist        string
 	concurrency units.Count
-	rate        units.Rate
+	rate        runner.Streams
+	poisson     bool
 	seed        int64
 	out         string
 	noLoad      bool
@@ -75,7 +76,18 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.mix, "mix", "", "op mix, e.g. read=3,write=1 (overrides the workload's)")
 	fs.StringVar(&b.dist, "distribution", "", "key distribution: uniform, zipfian, latest, hotspot, sequential, gaussian")
 	fs.Var(&b.concurrency, "concurrency", "workers, a `count` (concurrent requests in flight)")
-	fs.Var(&b.rate, "rate", "fixed total `rate` in ops/s (open loop, e.g. 20k); 0 = as fast as possible")
+	fs.Var(&b.rate, "rate", "fixed total `rate` in ops/s (open loop, e.g. 20k), or a profile: ramp(1k, 50k, 60s), stages(30s:10k, 1m:10k, 30s:0), sine(10k, 5k, 1m), bursts(50k, 10s, 5k, 50s); OP=RATE or OP=PROFILE paces one operation type on its own schedule (repeatable: --rate read=20k --rate update=5k); 0 = as fast as possible")
+	fs.Func("arrival", "how open-loop arrivals are spaced: uniform (evenly, the default) or poisson (exponential gaps, as independent users arrive)", func(v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "uniform", "even":
+			b.poisson = false
+		case "poisson":
+			b.poisson = true
+		default:
+			return fmt.Errorf("%q is not uniform or poisson", v)
+		}
+		return nil
+	})
 	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
 	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
 	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
@@ -173,9 +185,17 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		Label:      b.label,
 		Run:        !loadOnly,
 		Load:       loadOnly || !b.noLoad,
-		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops), Rate: float64(b.rate),
-			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32))},
+		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
+			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson},
 		Telemetry: b.tel.Config,
+	}
+	if r, ok := b.rate.Rate(); ok {
+		cfg.Runner.Rate = r
+	} else {
+		cfg.Runner.Streams = b.rate
+	}
+	if b.poisson && !cfg.Runner.Open() {
+		return bench.Config{}, usagef("--arrival poisson spaces a fixed rate's arrivals: give --rate too")
 	}
 	if b.analysis != nil {
 		cfg.Warmup = b.analysis.Warmup

@@ -1,0 +1,168 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target/null"
+)
+
+// The pacer with a clock the test moves: operations that come due within
+// one wakeup are released together, each keeping its own intended start, and
+// only those due by then; an idle worker is woken for each while there is one.
+func TestPacerReleasesDueOpsWithTheirOwnIntendedStarts(t *testing.T) {
+	const rate = 10000.0 // one op every 100 µs
+	p := newPacer(4)
+	sch := newSchedule([]Stream{{Profile: Constant(rate)}}, false, 0, 1, 1)
+	s := &sched{}
+	var released uint64
+	idle := make([]chan struct{}, 2)
+	for i := range idle {
+		idle[i] = make(chan struct{}, 1)
+		p.idle = append(p.idle, idle[i])
+	}
+	// Woken at 1 ms + 50 µs: ops 0..10 are due (0, 100 µs, ..., 1 ms).
+	if fin, full := p.release(1_050_000, sch, s, &released, false); fin || full {
+		t.Fatalf("finished %v full %v", fin, full)
+	}
+	if p.n != 11 || released != 11 {
+		t.Fatalf("released %d (queue %d), want the 11 ops due by 1.05 ms", released, p.n)
+	}
+	for i := range p.n {
+		d := p.q[(p.head+i)%len(p.q)]
+		if want := int64(i) * 100_000; d.intended != want || d.released != 1_050_000 {
+			t.Errorf("op %d: intended %d released %d, want intended %d released 1050000", i, d.intended, d.released, want)
+		}
+		// Two workers were idle: the first two ops woke them; the rest
+		// found none idle.
+		if d.noIdle != (i >= 2) {
+			t.Errorf("op %d: noIdle %v", i, d.noIdle)
+		}
+	}
+	for i, c := range idle {
+		select {
+		case <-c:
+		default:
+			t.Errorf("idle worker %d was not woken", i)
+		}
+	}
+	// A second wakeup 20 µs later releases nothing new.
+	p.release(1_070_000, sch, s, &released, false)
+	if released != 11 {
+		t.Errorf("released %d after a wakeup with nothing due", released)
+	}
+	// The op bound stops the schedule and tells the workers.
+	s.maxOps = 15
+	fin, _ := p.release(10_000_000, sch, s, &released, false)
+	if !fin || released != 15 || !p.done {
+		t.Errorf("finished %v, released %d, done %v: want the bound of 15 and done", fin, released, p.done)
+	}
+}
+
+// The two kinds of late start, each produced on purpose:
+//   - a target that holds every worker (200 ms per op, 2 workers, 50 op/s:
+//     8 of the 10 ops that start in 1 s wait for a worker)
+//     delays ops for want of a worker: Delayed, not LateClient;
+//   - a pacer that wakes only every 20 ms (a starved pacer, by its tick)
+//     releases ops up to 20 ms late with idle workers: LateClient, not Delayed,
+//     and the lag histogram shows the lateness (about half a tick on average).
+func TestLateStartsAreToldApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 s of runs")
+	}
+	s, ks := spec(t, "ycsb-c")
+	held, _, err := Run(context.Background(), openFake(t, "latency=200ms"), s, ks, Config{Duration: time.Second, Rate: 50, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("held: delayed %d, late client %d, ops %d", held.Delayed, held.LateClient, totalOps(held))
+	if held.Delayed < 5 || held.LateClient > held.Delayed/4 {
+		t.Errorf("target holding every worker: delayed %d, late client %d; want the waits counted as delayed", held.Delayed, held.LateClient)
+	}
+
+	starved, _, err := Run(context.Background(), &null.Target{}, s, ks, Config{Duration: time.Second, Rate: 2000, Concurrency: 8, PaceTick: 20 * time.Millisecond, DelayThreshold: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := starved.Ops[0]
+	t.Logf("starved pacer: delayed %d, late client %d, ops %d, lag p50 %v p99 %v", starved.Delayed, starved.LateClient, o.Count,
+		time.Duration(o.Lag.P50Ns), time.Duration(o.Lag.P99Ns))
+	if starved.LateClient < o.Count/2 || starved.Delayed > starved.LateClient/10 {
+		t.Errorf("starved pacer: late client %d, delayed %d of %d ops; want most ops late by the client", starved.LateClient, starved.Delayed, o.Count)
+	}
+	if o.Lag == nil || o.Lag.P50Ns < 5e6 || o.Lag.P99Ns < 15e6 {
+		t.Errorf("lag %+v: want p50 about 10 ms and p99 near 20 ms (ops released once per 20 ms tick)", o.Lag)
+	}
+	if o.Service.P99Ns > 5e6 {
+		t.Errorf("service p99 %v: the pacer's lateness leaked into service time", time.Duration(o.Service.P99Ns))
+	}
+}
+
+// A stall in the middle of a ramp is charged to exactly the operations it
+// delayed: latency from each op's intended start on the ramp's schedule,
+// checked against the hand computation (as the constant-rate test does).
+func TestStallDuringRampIsChargedToTheOpsItDelayed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 s run")
+	}
+	const stallAt, stallFor, runFor = 1.0, 0.5, 3.0
+	prof := mustProfile(t, "ramp(500, 1500, 3s)")
+	s, ks := spec(t, "ycsb-c")
+	tg := openFake(t, "stall_at=1s&stall_for=500ms")
+	p, _, err := Run(context.Background(), tg, s, ks, Config{Duration: 3 * time.Second, Streams: []Stream{{Profile: prof}}, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake's clock starts at its first op (t ≈ 0 of the phase).
+	var want []float64
+	for k := 0.0; ; k++ {
+		at := prof.Inv(k)
+		if at >= runFor {
+			break
+		}
+		lat := 0.0
+		if at >= stallAt && at < stallAt+stallFor {
+			lat = stallAt + stallFor - at
+		}
+		want = append(want, lat)
+	}
+	sort.Float64s(want)
+	wantP99 := want[int(0.99*float64(len(want)))] * 1e9
+	wantP90 := want[int(0.90*float64(len(want)))] * 1e9
+	o := p.Ops[0]
+	t.Logf("ops %d (schedule %d), latency p90 %.1f ms (hand %.1f), p99 %.1f ms (hand %.1f); intended rate per second %v",
+		o.Count, len(want), float64(o.Latency.P90Ns)/1e6, wantP90/1e6, float64(o.Latency.P99Ns)/1e6, wantP99/1e6, intendedRates(p))
+	if math.Abs(float64(o.Latency.P99Ns)-wantP99) > 40e6 || math.Abs(float64(o.Latency.P90Ns)-wantP90) > 40e6 {
+		t.Errorf("latency p90/p99 = %.1f/%.1f ms, hand computation gives %.1f/%.1f ms", float64(o.Latency.P90Ns)/1e6, float64(o.Latency.P99Ns)/1e6, wantP90/1e6, wantP99/1e6)
+	}
+	if n := totalOps(p); n > uint64(len(want)) || n < uint64(len(want))*95/100 {
+		t.Errorf("%d ops, the schedule has %d", n, len(want))
+	}
+	// The intended rate of each second is stored: the ramp's mean over it.
+	for i, iv := range p.Intervals {
+		if iv.DurationNs < 9e8 {
+			continue
+		}
+		t0 := float64(iv.StartNs) / 1e9
+		t1 := t0 + float64(iv.DurationNs)/1e9
+		want := (prof.Cum(t1) - prof.Cum(t0)) / (t1 - t0)
+		if math.Abs(iv.IntendedOpsPerS-want) > 1 {
+			t.Errorf("interval %d: intended %.1f op/s, want %.1f", i, iv.IntendedOpsPerS, want)
+		}
+	}
+	if len(p.Streams) != 1 || p.Streams[0] != "ramp(500, 1500, 3s)" || p.Arrival != "uniform" {
+		t.Errorf("streams %q arrival %q", p.Streams, p.Arrival)
+	}
+}
+
+func intendedRates(p *result.Phase) []float64 {
+	var out []float64
+	for _, iv := range p.Intervals {
+		out = append(out, math.Round(iv.IntendedOpsPerS))
+	}
+	return out
+}
