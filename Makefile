@@ -43,6 +43,12 @@ servers-start:
 servers-stop:
 	scripts/servers.sh stop
 
+# The open loop's own cost on null, one core: CPU per op and schedule lag at fixed rates beside
+# the closed loop, and the highest rate one core paces with lag p99 <= 100 µs (docs/benchmarks.md).
+.PHONY: bench-pacing
+bench-pacing: build
+	scripts/bench-pacing.sh
+
 # Side-by-side benchmarks against peers; each block is owned by its target.
 
 # CQL: platbench vs latte on one Cassandra node, clients pinned to one core (docs/benchmarks-cql.md).

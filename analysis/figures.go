@@ -24,6 +24,10 @@ type PhaseFigures struct {
 	Delayed          uint64 `json:"delayed,omitempty"`
 	LateClient       uint64 `json:"late_client,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+	// Streams and Arrival: the open loop's arrival processes as typed, and
+	// their spacing (uniform or poisson); RateOpsPerS is then their mean.
+	Streams []string `json:"streams,omitempty"`
+	Arrival string   `json:"arrival,omitempty"`
 
 	// Ops completed without error, Errors of every class, over the whole phase.
 	Ops           uint64            `json:"ops"`
@@ -85,6 +89,7 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
 		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
 		Delayed: p.Delayed, LateClient: p.LateClient, DelayThresholdNs: p.DelayThresholdNs,
+		Streams: p.Streams, Arrival: p.Arrival,
 	}
 	for _, o := range p.Ops {
 		of := OpFigures{Op: o.Op, Count: o.Count, Bytes: o.Bytes, ErrorsByClass: o.Errors, Latency: o.Latency, Service: o.Service}

@@ -86,6 +86,16 @@ func throughput1s(p *result.Phase, a *result.Analysis, ops []string, color int, 
 	all := series{name: prefix + "all ops", color: color}
 	all.xs, all.ys = perSecond(p, rates, full)
 	c.series = append(c.series, all)
+	if p.Mode == "open" && len(p.Streams) > 0 {
+		// The schedule's own rate, beside what was achieved.
+		intended := make([]float64, len(p.Intervals))
+		for i, in := range p.Intervals {
+			intended[i] = in.IntendedOpsPerS
+		}
+		s := series{name: prefix + "intended rate", color: color, dashed: true}
+		s.xs, s.ys = perSecond(p, intended, full)
+		c.series = append(c.series, s)
+	}
 	if len(ops) > 1 {
 		for k, op := range ops {
 			s := series{name: op, color: k + 1}

@@ -74,7 +74,7 @@ func (c *Comparison) runsTable() *table {
 		f := r.Figures
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
-			mode = "fixed rate " + units.OpsPerSec(f.RateOpsPerS)
+			mode = rateMode(&f.PhaseFigures)
 		}
 		lbl := r.Label
 		if i == c.Baseline {

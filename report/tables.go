@@ -262,7 +262,7 @@ func runSection(u *run) section {
 	add("Workload", strings.TrimSpace(r.Config.Workload.Name+" ("+MixString(r)+")"))
 	mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 	if f.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, %d workers", units.OpsPerSec(f.RateOpsPerS), f.Concurrency)
+		mode = fmt.Sprintf("%s, %d workers", rateMode(&f.PhaseFigures), f.Concurrency)
 	}
 	add("Mode", mode)
 	add("Phase", fmt.Sprintf("%s, %s", f.Phase, units.Seconds(float64(f.DurationNs)/1e9)))

@@ -126,7 +126,7 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	fmt.Fprintln(w)
 	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", f.Concurrency)
 	if f.Mode == "open" {
-		mode = fmt.Sprintf("fixed rate %s, up to %d requests in flight", units.OpsPerSec(f.RateOpsPerS), f.Concurrency)
+		mode = fmt.Sprintf("%s, up to %d requests in flight", rateMode(f), f.Concurrency)
 	}
 	title := fmt.Sprintf("Results (%s phase, %s, %s)", f.Phase, mode, units.Seconds(float64(f.DurationNs)/1e9))
 	if f.Interrupted {
@@ -208,4 +208,17 @@ func breakdown(f *analysis.PhaseFigures, per func(k int) string) string {
 		parts[k] = o.Op + ": " + per(k)
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
+}
+
+// rateMode names an open loop's pacing: "fixed rate 20k op/s", or its
+// streams with their mean intended rate and a Poisson spacing when used.
+func rateMode(f *analysis.PhaseFigures) string {
+	mode := "fixed rate " + units.OpsPerSec(f.RateOpsPerS)
+	if len(f.Streams) > 1 || (len(f.Streams) == 1 && f.Streams[0] != units.Compact(f.RateOpsPerS)) {
+		mode = fmt.Sprintf("rate %s (mean %s)", strings.Join(f.Streams, "; "), units.OpsPerSec(f.RateOpsPerS))
+	}
+	if f.Arrival == "poisson" {
+		mode += ", Poisson arrivals"
+	}
+	return mode
 }

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"syscall"
 	"testing"
 
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target/null"
 	"github.com/platbench/platbench/workload"
 )
@@ -80,4 +82,44 @@ func BenchmarkRunnerNullUniform(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkOpenLoopNull is the open loop's own cost per operation at fixed
+// rates, beside the closed loop in the same run: client CPU per op (user +
+// system, from getrusage: the open loop's wall time is the schedule's), the
+// schedule lag p50/p99 and allocations per op. `go test -bench OpenLoop
+// -benchtime 200000x` on one pinned core (taskset -c 1) gives the table in
+// docs/benchmarks.md; scripts/bench-pacing.sh does the same with the binary.
+func BenchmarkOpenLoopNull(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		rate float64
+	}{{"closed", 0}, {"rate=10k", 1e4}, {"rate=100k", 1e5}, {"rate=1M", 1e6}} {
+		b.Run(c.name, func(b *testing.B) {
+			s, ks := spec(b, "ycsb-a")
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuNs()
+			p, _, err := Run(context.Background(), &null.Target{}, s, ks, Config{Ops: uint64(b.N), Concurrency: 16, Rate: c.rate})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+			if c.rate > 0 {
+				lag, err := p.MergedHist(0, len(p.Intervals), result.HistLag)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(lag.ValueAtQuantile(50))/1e3, "lag-p50-µs")
+				b.ReportMetric(float64(lag.ValueAtQuantile(99))/1e3, "lag-p99-µs")
+			}
+		})
+	}
+}
+
+// cpuNs is this process's user + system CPU time so far.
+func cpuNs() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -20,6 +20,10 @@ type sleeper struct {
 	spec   unix.ItimerSpec
 	buf    [8]byte
 	readFn func(uintptr) bool
+	waitFn func(uintptr) bool
+	at     int64 // sleepUntil: the absolute expiry to arm
+	armed  bool
+	err    error
 }
 
 // newSleeper returns nil where timerfd is not available (the caller then
@@ -36,7 +40,7 @@ func newSleeper() *sleeper {
 		return nil
 	}
 	s := &sleeper{f: f, rc: rc, fd: fd}
-	s.readFn = s.read
+	s.readFn, s.waitFn = s.read, s.armThenRead
 	return s
 }
 
@@ -58,10 +62,26 @@ func (s *sleeper) sleep(d int64) error {
 // sleepUntil waits until the monotonic clock reads abs (ns, CLOCK_MONOTONIC;
 // see recorder.Mono). A timer already past returns at once.
 func (s *sleeper) sleepUntil(abs int64) error {
-	if err := s.arm(abs); err != nil {
+	s.at, s.armed, s.err = abs, false, nil
+	if err := s.rc.Read(s.waitFn); err != nil {
 		return err
 	}
-	return s.rc.Read(s.readFn)
+	return s.err
+}
+
+// armThenRead is sleepUntil's RawConn.Read callback. Its first call arms the
+// timer and asks the poller to wait, saving the read that would only say
+// EAGAIN; arming inside the callback comes after the poller has cleared any
+// old readiness, so an expiry from then on (even at once) ends the wait.
+func (s *sleeper) armThenRead(fd uintptr) bool {
+	if !s.armed {
+		s.armed = true
+		if s.err = s.arm(s.at); s.err != nil {
+			return true
+		}
+		return false
+	}
+	return s.read(fd)
 }
 
 // arm sets the timer to expire at abs without waiting for it. Its expiry
