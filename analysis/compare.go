@@ -52,6 +52,8 @@ const (
 	FigSustained      Figure = "sustained_ops_per_s" // steady window
 	FigPeak           Figure = "peak_ops_per_s"      // best full interval of the steady window
 	FigLatency        Figure = "latency"             // whole phase, from the intended start
+	FigLag            Figure = "lag"                 // open loop: intended start to send, whole phase
+	FigLateClient     Figure = "late_client"         // open loop: ops the client started late, whole phase
 	FigStabilityCV    Figure = "stability_cv"        // CV of the steady 1 s throughput, a fraction
 	FigStalls         Figure = "stalls"              // count, whole phase
 	FigStalledNs      Figure = "stalled_ns"          // total stalled time, whole phase
@@ -245,6 +247,20 @@ func (c *Comparison) figures(s *compareSeries) []figure {
 			value: func(i int) (float64, bool) { v := fs[i].Analysis.Steady.PeakOpsPerS; return v, v > 0 }},
 	}
 	out = append(out, c.latencyFigures(s)...)
+	anyLag := false
+	for _, f := range fs {
+		anyLag = anyLag || f.Lag.Count > 0
+	}
+	if anyLag {
+		// The client's own lateness, beside the latency it is part of: whole
+		// phase (intervals keep no lag histogram), so no noise test.
+		for _, k := range []int{1, 3, 5} { // median, p99, max
+			out = append(out, figure{row: CompareRow{Figure: FigLag, Stat: LatencyStats[k], Better: -1}, noTest: NoTestSingleValue,
+				value: func(i int) (float64, bool) { return latencyStat(fs[i].Lag, k), fs[i].Lag.Count > 0 }})
+		}
+		out = append(out, figure{row: head(FigLateClient, -1), noTest: NoTestCount,
+			value: func(i int) (float64, bool) { return float64(fs[i].LateClient), fs[i].Mode == "open" }})
+	}
 	out = append(out,
 		figure{row: head(FigStabilityCV, -1), noTest: NoTestSingleValue, value: func(i int) (float64, bool) {
 			st := fs[i].Analysis.Steady.Stability

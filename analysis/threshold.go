@@ -43,8 +43,9 @@ var latencyStatNames = []struct {
 
 // thresholdFigures are the figures a threshold may name. Latency
 // statistics come three ways: from the intended start (plain), service time
-// (service.p99), and lag: latency minus service time (lag.p99), the time an
-// open-loop operation waited behind the schedule.
+// (service.p99), and lag (lag.p99): the schedule lag, from the intended start
+// to the send, the time an open-loop operation waited behind the schedule
+// (whole phase; latency minus service time for files that do not keep it).
 var thresholdFigures = func() []figureDef {
 	var out []figureDef
 	for _, pre := range []string{"", "service.", "lag."} {

@@ -171,6 +171,18 @@ func (e *thresholdEval) latency(t *Threshold, ops []string) (float64, string, er
 	if kind == "service" {
 		s = svc
 	}
+	if kind == "lag" {
+		// The schedule lag as measured (intended start to send), whole phase:
+		// intervals keep no lag histogram. Files from before it was kept
+		// fall back to latency minus service time below.
+		lag, err := WindowLatency(e.p, e.first, n, result.HistLag, ops...)
+		if err != nil {
+			return 0, "", err
+		}
+		if lag.Count > 0 {
+			return summaryStat(lag, stat), "", nil
+		}
+	}
 	if s.Count == 0 || kind == "lag" && svc.Count == 0 {
 		return 0, "no operation completed in the steady window", nil
 	}

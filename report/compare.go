@@ -223,6 +223,10 @@ func figureName(row analysis.CompareRow) (string, func(float64) string) {
 			return row.Op + " latency " + row.Stat, units.Latency
 		}
 		return "Latency " + row.Stat, units.Latency
+	case analysis.FigLag:
+		return "Schedule lag " + row.Stat, units.Latency
+	case analysis.FigLateClient:
+		return "Late starts (client)", count
 	case analysis.FigStabilityCV:
 		return "Stability: CV of the 1 s throughput", units.Percent
 	case analysis.FigStalls:
