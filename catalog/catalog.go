@@ -64,6 +64,9 @@ func MonthlyUSD(pricePerHour float64, nodes int) float64 {
 	return roundCents(pricePerHour * float64(nodes) * HoursPerMonth)
 }
 
+// RoundCents rounds dollars to the cent, half away from zero, as a bill does.
+func RoundCents(x float64) float64 { return roundCents(x) }
+
 func roundCents(x float64) float64 {
 	// Round half away from zero on the value in cents; the small epsilon absorbs
 	// binary representation error (0.624*730 = 455.51999...).
