@@ -98,7 +98,8 @@ func networkCost(r *result.Result, w result.Window, b Bill, nodes int, provider 
 		if n.ClientBytesPerS == 0 && w.SustainedOpsPerS > 0 {
 			return nil, "cross-zone network transfer (the run recorded no payload bytes and no record size: measure the nodes with node_exporter)"
 		}
-		n.CrossZoneBytesPerS = n.WriteBytesPerS*float64(crossZoneCopies(rf, zones)) + n.ClientBytesPerS*away
+		n.CrossZoneCopies = crossZoneCopies(rf, zones)
+		n.CrossZoneBytesPerS = n.WriteBytesPerS*float64(n.CrossZoneCopies) + n.ClientBytesPerS*away
 	}
 	perHour := n.CrossZoneBytesPerS * 3600 / 1e9 * tr.PerGBUSD
 	return &result.CostItem{Component: result.CostNetwork, Name: catalog.CrossZone, Count: 1, PerHourUSD: perHour,

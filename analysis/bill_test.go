@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/internal/usererr"
@@ -194,5 +195,39 @@ func TestNetworkMeasuredByNodes(t *testing.T) {
 	nw := a.Cost.Items[1]
 	if nw.Network == nil || nw.Network.Basis != result.NetMeasured || !near(nw.Network.NodeTxBytesPerS, 90e6) || !near(nw.PerHourUSD, 4.32) {
 		t.Errorf("measured %+v %+v", nw, nw.Network)
+	}
+}
+
+// A plan prices the planned cluster's whole bill: the instances, a volume per
+// node, and the cross-zone traffic per op scaled to the target throughput.
+func TestPlanWholeBill(t *testing.T) {
+	// 3 x i3.2xlarge: 90k READs/s of 1000-byte records at p99 5 ms.
+	r := cluster("i3.2xlarge", 3, measuredPhase("run", 90000, 5*time.Millisecond))
+	r.Dataset.RecordBytes = 1000
+	o := PlanOptions{ThroughputOpsPerS: 500000, P99: 10 * time.Millisecond,
+		Bill: Bill{Storage: mustStorage(t, "gp3:1TiB"), Zones: 3}}
+	rep, err := Plan([]PlanInput{{File: "small.json", Result: r}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := rep.Rows[0]
+	// 18 nodes: 18 x $0.624 x 730 = $8,199.36; 18 x 1024 GiB x $0.08 = $1,474.56;
+	// reads are client payload only: 1000 B/op x 2/3 across x 500k ops/s =
+	// 333.3 MB/s = 1200 GB/h x $0.02 = $24/h = $17,520 a month.
+	if row.Nodes != 18 || len(row.Bill) != 3 {
+		t.Fatalf("row %+v", row)
+	}
+	for i, want := range []float64{8199.36, 1474.56, 17520} {
+		if row.Bill[i].MonthlyUSD != want {
+			t.Errorf("%s: $%v a month, want $%v", row.Bill[i].Component, row.Bill[i].MonthlyUSD, want)
+		}
+	}
+	if row.MonthlyUSD != 8199.36+1474.56+17520 || !strings.Contains(strings.Join(row.NotPriced, ";"), "load generators") {
+		t.Errorf("monthly %v, not priced %q", row.MonthlyUSD, row.NotPriced)
+	}
+	for _, a := range rep.Assumptions {
+		if strings.Contains(a, "are not included") {
+			t.Errorf("assumption still says the bill is the instances: %q", a)
+		}
 	}
 }

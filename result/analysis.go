@@ -269,6 +269,7 @@ type NetworkCost struct {
 	Basis              string  `json:"basis"`
 	RF                 int     `json:"rf"`
 	Zones              int     `json:"zones"`
+	CrossZoneCopies    int     `json:"cross_zone_copies,omitempty"` // RF - ceil(RF/Zones), estimated only
 	WriteBytesPerS     float64 `json:"write_bytes_per_s,omitempty"`
 	ClientBytesPerS    float64 `json:"client_bytes_per_s,omitempty"`
 	NodeTxBytesPerS    float64 `json:"node_tx_bytes_per_s,omitempty"`
