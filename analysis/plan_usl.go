@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
 )
 
 // PlanPoint is one measured cluster size of a platform planned from the USL.
