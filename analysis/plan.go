@@ -129,6 +129,7 @@ func (o *PlanOptions) Validate() error {
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
 		probs = append(probs, err)
 	}
+	o.Bill.validate(&probs)
 	return probs.Err()
 }
 

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -131,9 +132,13 @@ func sizeText(b int64) string {
 	return strconv.FormatInt(b, 10) + "B"
 }
 
-// Set implements flag.Value.
+// Set implements flag.Value. Its error does not name the field: the flag
+// or the file's key that was set says which it was.
 func (s *StorageSpec) Set(v string) error {
 	sp, err := ParseStorage(v)
+	if ue := (*usererr.Error)(nil); errors.As(err, &ue) {
+		return usererr.New("%s", ue.Msg)
+	}
 	if err != nil {
 		return err
 	}

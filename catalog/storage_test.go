@@ -108,7 +108,7 @@ func TestEmbeddedVolumesAndTransfers(t *testing.T) {
 		}
 	}
 	_, err = c.LookupVolume("gp9")
-	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "gp3") {
+	if !errors.Is(err, ErrUnknownVolume) || !strings.Contains(err.Error(), "gp3") {
 		t.Errorf("unknown volume: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	_ "embed"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,6 +56,10 @@ type Transfer struct {
 	Source    string  `json:"source"`
 	File      string  `json:"file"`
 }
+
+// ErrUnknownVolume is wrapped by LookupVolume's error (a usererr.Error) for
+// a volume type not in the catalog; it adds no text of its own.
+var ErrUnknownVolume = errors.New("")
 
 // CrossZone is the Transfer kind of traffic between zones of one region.
 const CrossZone = "cross-zone"
@@ -318,7 +323,7 @@ func (c *Catalog) LookupVolume(name string) (Volume, error) {
 	for i, v := range c.Volumes {
 		known[i] = v.Type
 	}
-	return Volume{}, fmt.Errorf("%w %w", ErrUnknown, usererr.Field("storage", "volume type %q is not in the catalog (fix: one of %s, or a volume_type row in a catalog file)", name, strings.Join(known, ", ")))
+	return Volume{}, fmt.Errorf("%w%w", ErrUnknownVolume, usererr.Field("storage", "type %q is not in the catalog (fix: one of %s, or a volume_type row in a catalog file)", name, strings.Join(known, ", ")))
 }
 
 // TransferPrice finds the price of one kind of traffic for a provider.
