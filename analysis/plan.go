@@ -294,16 +294,21 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: name the instance type of the result, or give a price per hour)")
 		return row, nil
 	}
+	return row, row.priceAt(r, bestW, o, price, cat)
+}
+
+// priceAt prices row's cluster from the chosen phase's window w.
+func (row *PlanRow) priceAt(r *result.Result, w result.Window, o PlanOptions, price Price, cat *catalog.Catalog) error {
+	pb, err := newPlanBill(r, w, o, price, cat)
+	if err != nil {
+		return err
+	}
 	row.PriceKnown = true
 	row.PricePerH = price.PerHourUSD
 	row.PriceSource = price.Source
-	pb, err := newPlanBill(r, bestW, o, price, cat)
-	if err != nil {
-		return row, err
-	}
 	row.planPrice, row.planBill = price, pb
-	row.price(n, o.ThroughputOpsPerS)
-	return row, nil
+	row.price(row.Nodes, o.ThroughputOpsPerS)
+	return nil
 }
 
 func joinReason(a, b string) string {
