@@ -134,3 +134,60 @@ func networkHow(n *result.NetworkCost) string {
 	return fmt.Sprintf("estimated: %s written x %d copies across zones (RF %d over %d zones) + %s client payload x %s = %s across",
 		rate(n.WriteBytesPerS), n.CrossZoneCopies, n.RF, n.Zones, rate(n.ClientBytesPerS), away, rate(n.CrossZoneBytesPerS))
 }
+
+// billRows are each run's monthly bill by component beside the cost
+// figures: context rows (a bill is a price, not a measurement), one per
+// component any run priced, then the total; none when only the instances
+// were priced. A comparison of runs that priced
+// different components warns, since their per-dollar figures do not compare.
+func (c *Comparison) billRows() []CompareRow {
+	bills := make([]*result.Cost, len(c.results))
+	var comps []string
+	priced := map[string][]bool{}
+	for i, r := range c.results {
+		if r.Analysis == nil || r.Analysis.Cost == nil {
+			continue
+		}
+		bills[i] = r.Analysis.Cost
+		for _, it := range billItems(bills[i]) {
+			if priced[it.Component] == nil {
+				comps = append(comps, it.Component)
+				priced[it.Component] = make([]bool, len(bills))
+			}
+			priced[it.Component][i] = true
+		}
+	}
+	if len(comps) < 2 {
+		return nil // the instances alone: the price rows say it
+	}
+	var rows []CompareRow
+	for _, comp := range comps {
+		rows = append(rows, contextRow("Bill: "+comp+" per month", units.Cents, len(bills), c.Baseline, func(i int) (float64, bool) {
+			if bills[i] == nil {
+				return 0, false
+			}
+			for _, it := range billItems(bills[i]) {
+				if it.Component == comp {
+					return it.MonthlyUSD, true
+				}
+			}
+			return 0, false
+		}))
+		var without []string
+		for i, ok := range priced[comp] {
+			if !ok && bills[i] != nil {
+				without = append(without, c.Runs[i].Label)
+			}
+		}
+		if len(without) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("The bills differ: %s priced no %s; their per-dollar figures do not compare like for like (price the same components for every run).", strings.Join(without, ", "), comp))
+		}
+	}
+	rows = append(rows, contextRow("Bill: total per month", units.Cents, len(bills), c.Baseline, func(i int) (float64, bool) {
+		if bills[i] == nil {
+			return 0, false
+		}
+		return billMonthly(bills[i]), true
+	}))
+	return rows
+}

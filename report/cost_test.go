@@ -75,3 +75,22 @@ func TestBillOfOlderFile(t *testing.T) {
 		t.Errorf("older bill:\n%s\n%q", b.String(), s.notes)
 	}
 }
+
+// A comparison shows each run's bill by component and warns when the runs
+// priced different components.
+func TestCompareBills(t *testing.T) {
+	c, err := Compare([]*result.Result{analysed(t, "i3-16xlarge"), billed(t)}, CompareOptions{Files: []string{"a.json", "b.json"}, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Bill: storage per month", "$551.52", "Bill: network per month", "Bill: loaders per month", "Bill: total per month", "$13,656.04",
+		"The bills differ:", "priced no storage"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("compare lacks %q:\n%s", w, b.String())
+		}
+	}
+}
