@@ -206,7 +206,7 @@ func (imp *importer) finish() (*Catalog, error) {
 		if len(rs) > 8 {
 			more, rs = fmt.Sprintf(" and %d more", len(rs)-8), rs[:8]
 		}
-		return nil, fmt.Errorf("%w %w", ErrMalformed, usererr.Field("region", "%s prices %d regions (%s%s) (fix: choose one, e.g. %s)", imp.name, len(imp.regions), strings.Join(rs, ", "), more, rs[0]))
+		return nil, usererr.Field("region", "is not given, and %s prices %d regions (%s%s) (fix: choose one, e.g. %s)", imp.name, len(imp.regions), strings.Join(rs, ", "), more, rs[0])
 	}
 	c := &imp.out
 	if len(c.Instances)+len(c.Volumes)+len(c.Transfers) == 0 {

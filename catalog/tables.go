@@ -334,3 +334,22 @@ func (c *Catalog) TransferPrice(provider, kind string) (Transfer, bool) {
 	}
 	return c.Transfers[i], true
 }
+
+// FilterStorage returns the volumes and transfers whose provider or type
+// contain s (case-insensitive), in catalog order.
+func (c *Catalog) FilterStorage(s string) ([]Volume, []Transfer) {
+	s = key(s)
+	var vs []Volume
+	for _, v := range c.Volumes {
+		if strings.Contains(key(v.Provider+" "+v.Type), s) {
+			vs = append(vs, v)
+		}
+	}
+	var ts []Transfer
+	for _, t := range c.Transfers {
+		if strings.Contains(key(t.Provider+" "+t.Kind), s) {
+			ts = append(ts, t)
+		}
+	}
+	return vs, ts
+}

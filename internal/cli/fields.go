@@ -67,6 +67,7 @@ var flagOfField = map[string]string{
 	"storage":              "storage",
 	"zones":                "zones",
 	"loader_instance":      "loader-instance",
+	"region":               "region",
 	// disk.Config (probe disk)
 	"size":      "size",
 	"jobs":      "jobs",
