@@ -94,3 +94,15 @@ func TestCompareBills(t *testing.T) {
 		}
 	}
 }
+
+// A network item says whether it was measured or estimated, with its figures.
+func TestNetworkHow(t *testing.T) {
+	m := &result.NetworkCost{Basis: result.NetMeasured, RF: 3, Zones: 3, NodeTxBytesPerS: 90 << 20, CrossZoneBytesPerS: 60 << 20, PerGBUSD: 0.02}
+	if got, want := networkHow(m), "measured: the nodes sent 90.0 MiB/s (node_exporter) x 2/3 to other zones = 60.0 MiB/s across"; got != want {
+		t.Errorf("measured: %q, want %q", got, want)
+	}
+	e := &result.NetworkCost{Basis: result.NetEstimated, RF: 3, Zones: 2, CrossZoneCopies: 1, WriteBytesPerS: 10 << 20, ClientBytesPerS: 20 << 20, CrossZoneBytesPerS: 20 << 20}
+	if got, want := networkHow(e), "estimated: 10.0 MiB/s written x 1 copies across zones (RF 3 over 2 zones) + 20.0 MiB/s client payload x 1/2 = 20.0 MiB/s across"; got != want {
+		t.Errorf("estimated: %q, want %q", got, want)
+	}
+}
