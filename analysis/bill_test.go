@@ -231,3 +231,31 @@ func TestPlanWholeBill(t *testing.T) {
 		}
 	}
 }
+
+// Seed 003's storage question, priced: three EBS-backed r4.2xlarge with a
+// 1,900 GiB volume each against three i3.2xlarge whose 1,900 GB NVMe is in
+// their price (docs/cost.md). By hand: r4.2xlarge $0.532 x 730 = $388.36 a
+// node; io1 1900 x $0.125 + 10000 x $0.065 = $887.50 a volume; gp2 1900 x
+// $0.10 = $190.
+func TestSeed003StorageChoice(t *testing.T) {
+	for _, tc := range []struct {
+		platform, storage string
+		want              float64
+	}{
+		{"r4.2xlarge", "io1:1900GiB:10000iops", 3*388.36 + 3*887.5},
+		{"r4.2xlarge", "gp2:1900GiB", 3*388.36 + 3*190},
+		{"i3.2xlarge", "", 1366.56},
+	} {
+		o := Options{Warmup: "0", Platform: tc.platform, Nodes: 3}
+		if tc.storage != "" {
+			o.Storage = mustStorage(t, tc.storage)
+		}
+		a, err := Analyze(insertRun(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(a.Cost.TotalMonthlyUSD, tc.want) {
+			t.Errorf("%s %s: $%v a month, want $%v", tc.platform, tc.storage, a.Cost.TotalMonthlyUSD, tc.want)
+		}
+	}
+}
