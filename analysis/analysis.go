@@ -52,6 +52,34 @@ type Options struct {
 	// Catalog, when set, is used instead of loading CatalogFile (tests, and
 	// commands that analyse many files).
 	Catalog *catalog.Catalog
+	// Bill holds the costs beyond the server instances (docs/cost.md).
+	Bill
+}
+
+// Bill is what a cost figure prices beyond the server instances; each part
+// left at its zero value is named as not priced.
+type Bill struct {
+	// Storage is each server node's block volume. Default: none.
+	Storage catalog.StorageSpec
+	// Zones is how many zones the server nodes span, for cross-zone traffic.
+	// Default 0: not priced; 1 prices it at zero.
+	Zones int
+	// RF is the replication factor the traffic estimate uses. Default: 3, or
+	// the nodes when fewer.
+	RF int
+	// LoaderInstance is the load generators' instance type. Default "": not
+	// priced. Their count is the loaders of a merged result, else 1.
+	LoaderInstance string
+}
+
+// validate adds b's problems to probs.
+func (b *Bill) validate(probs *usererr.List) {
+	if b.Zones < 0 {
+		probs.Add("zones", "%d is negative (fix: the zones the server nodes span, e.g. 3)", b.Zones)
+	}
+	if b.RF < 0 {
+		probs.Add("rf", "%d is negative (fix: the replication factor, e.g. 3)", b.RF)
+	}
 }
 
 // Validate reports every problem with o at once. Problems name the Options
@@ -68,6 +96,7 @@ func (o *Options) Validate() error {
 	if o.PricePerHour < 0 || math.IsNaN(o.PricePerHour) || math.IsInf(o.PricePerHour, 0) {
 		probs.Add("price_per_hour", "%v is not a price (fix: one node's on-demand US dollars per hour, e.g. 1.248)", o.PricePerHour)
 	}
+	o.Bill.validate(&probs)
 	return probs.Err()
 }
 

@@ -120,13 +120,16 @@ func costOf(r *result.Result, w result.Window, o Options) (*result.Cost, string,
 	}
 	c := CostOf(price, nodes, w.SustainedOpsPerS, w.SustainedBytesPerS)
 	if fromFingerprint {
-		c.Note = "instance type from this host's fingerprint (the target ran on it); "
+		c.Note = "instance type from this host's fingerprint (the target ran on it)"
 	}
-	c.Note += "on-demand price of the server nodes only: load generators, storage volumes, network transfer and support are not included"
+	if err := addBill(c, r, w, o.Bill, cat); err != nil {
+		return nil, "", err
+	}
 	return c, "", nil
 }
 
-// CostOf normalises a sustained throughput by the price of nodes nodes.
+// CostOf normalises a sustained throughput by the price of nodes nodes: a
+// bill of one item, the instances (addBill adds the rest).
 func CostOf(p Price, nodes int, opsPerS, bytesPerS float64) *result.Cost {
 	c := &result.Cost{
 		InstanceType:       p.Instance.Type,
@@ -142,13 +145,8 @@ func CostOf(p Price, nodes int, opsPerS, bytesPerS float64) *result.Cost {
 		SustainedOpsPerS:   opsPerS,
 		SustainedBytesPerS: bytesPerS,
 	}
-	if c.ClusterPerHourUSD > 0 && opsPerS > 0 {
-		opsPerHour := opsPerS * 3600
-		c.OpsPerUSD = opsPerHour / c.ClusterPerHourUSD
-		c.USDPerMillionOps = c.ClusterPerHourUSD / opsPerHour * 1e6
-	}
-	if c.ClusterPerHourUSD > 0 && bytesPerS > 0 {
-		c.GBPerUSD = bytesPerS * 3600 / 1e9 / c.ClusterPerHourUSD
-	}
+	c.Items = []result.CostItem{{Component: result.CostInstances, Name: p.Instance.Type, Count: nodes, UnitPerHourUSD: p.PerHourUSD,
+		PerHourUSD: c.ClusterPerHourUSD, MonthlyUSD: c.MonthlyUSD, Source: p.Source, Date: p.Date}}
+	totals(c)
 	return c
 }

@@ -45,6 +45,10 @@ type PlanOptions struct {
 	// CatalogFile and Catalog are as in Options.
 	CatalogFile string
 	Catalog     *catalog.Catalog
+	// Bill is the storage per node and the zones the cluster spans, priced
+	// with the instances; its RF is the plan's and its loaders are not
+	// priced (a plan does not size them).
+	Bill Bill
 }
 
 // PlanRow is the answer for one platform.
@@ -65,8 +69,13 @@ type PlanRow struct {
 	PriceKnown  bool    `json:"price_known"`
 	PricePerH   float64 `json:"price_per_hour_usd,omitempty"`
 	PriceSource string  `json:"price_source,omitempty"`
-	MonthlyUSD  float64 `json:"monthly_usd,omitempty"`
-	Reason      string  `json:"reason,omitempty"`
+	// MonthlyUSD is the whole bill of Nodes nodes: the sum of Bill.
+	MonthlyUSD float64 `json:"monthly_usd,omitempty"`
+	// Bill is the planned cluster's bill item by item (instances, storage,
+	// cross-zone traffic at the target throughput); NotPriced what it leaves out.
+	Bill      []result.CostItem `json:"bill,omitempty"`
+	NotPriced []string          `json:"not_priced,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
 	// Model is how throughput grows with nodes: "linear" (one size
 	// measured) or "usl" (the Universal Scalability Law fitted to two or
 	// more sizes; Fit, Points and Curve are then set, File names every
@@ -79,6 +88,8 @@ type PlanRow struct {
 	Curve      []PlanCurvePoint `json:"curve,omitempty"`
 
 	closedLoop bool
+	planPrice  Price
+	planBill   planBill
 }
 
 // PlanReport is a ranked capacity plan.
@@ -118,6 +129,7 @@ func (o *PlanOptions) Validate() error {
 	if _, _, err := parseWarmup(o.Warmup); err != nil {
 		probs = append(probs, err)
 	}
+	o.Bill.validate(&probs)
 	return probs.Err()
 }
 
@@ -186,7 +198,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		fmt.Sprintf("Per-node throughput is the sustained throughput of the steady window of each result's best phase whose p99 (every op, from the intended start) was at or below %s and that failed at most %.2g%% of its ops, divided by the nodes it measured.", o.P99, 100*o.MaxErrorRatio),
 		"A platform measured at two or more cluster sizes (results of the same instance type) is planned from Gunther's Universal Scalability Law, X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted by least squares to the best throughput of each size: σ is contention, κ the coherency cost that makes throughput peak at N* = sqrt((1−σ)/κ). A platform measured at one size is assumed to scale linearly with nodes; real clusters lose some to coordination, so treat that node count as a lower bound and measure the size you pick.",
 		fmt.Sprintf("A cluster has at least %d nodes (the replication factor) and grows in sets of %d (one node per rack or zone, for quorum).", o.RF, o.Step),
-		fmt.Sprintf("Monthly cost is the on-demand price per node-hour x nodes x %.0f h; load generators, storage volumes, network transfer and support are not included.", catalog.HoursPerMonth),
+		fmt.Sprintf("Monthly cost is the whole bill of the planned cluster for %.0f h: the on-demand price per node-hour x nodes, a volume per node when one is named, and cross-zone traffic at the target throughput (the chosen phase's cross-zone bytes per op x the target) when the zones are given; each row names what it does not price.", catalog.HoursPerMonth),
 		"Each result was measured with the replication factor and consistency level of the plan; a run with different settings does not transfer.",
 	}
 	return rep, nil
@@ -221,6 +233,7 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		}
 	}
 	best := -1.0
+	var bestW result.Window
 	tooManyErrors := 0
 	var lowestP99 int64 = -1
 	for i := range r.Phases {
@@ -248,7 +261,7 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 			continue
 		}
 		if p99 <= int64(o.P99) && w.SustainedOpsPerS > best {
-			best = w.SustainedOpsPerS
+			best, bestW = w.SustainedOpsPerS, w
 			row.Phase, row.MeasuredOps, row.MeasuredP99Ns, row.Errors = p.Name, w.SustainedOpsPerS, p99, w.Errors
 			row.closedLoop = p.Mode == "closed"
 		}
@@ -281,11 +294,21 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 		row.Reason = joinReason(row.Reason, "no price: the instance type is unknown (fix: name the instance type of the result, or give a price per hour)")
 		return row, nil
 	}
+	return row, row.priceAt(r, bestW, o, price, cat)
+}
+
+// priceAt prices row's cluster from the chosen phase's window w.
+func (row *PlanRow) priceAt(r *result.Result, w result.Window, o PlanOptions, price Price, cat *catalog.Catalog) error {
+	pb, err := newPlanBill(r, w, o, price, cat)
+	if err != nil {
+		return err
+	}
 	row.PriceKnown = true
 	row.PricePerH = price.PerHourUSD
 	row.PriceSource = price.Source
-	row.MonthlyUSD = catalog.MonthlyUSD(price.PerHourUSD, n)
-	return row, nil
+	row.planPrice, row.planBill = price, pb
+	row.price(row.Nodes, o.ThroughputOpsPerS)
+	return nil
 }
 
 func joinReason(a, b string) string {

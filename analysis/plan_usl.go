@@ -5,8 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/platbench/platbench/catalog"
 )
 
 // PlanPoint is one measured cluster size of a platform planned from the USL.
@@ -185,11 +183,11 @@ func uslRow(members []PlanRow, o PlanOptions) PlanRow {
 	row.PerNodeOps = row.PlannedOps / float64(n)
 	if !ok {
 		row.Feasible = false
-		row.MonthlyUSD = 0
+		row.MonthlyUSD, row.Bill = 0, nil
 		row.Reason = joinReason(row.Reason, fmt.Sprintf("the target is above the fitted curve's peak (%.0f ops/s at %d nodes): adding nodes cannot reach it", row.PlannedOps, n))
 	}
 	if row.PriceKnown && ok {
-		row.MonthlyUSD = catalog.MonthlyUSD(row.PricePerH, n)
+		row.price(n, o.ThroughputOpsPerS)
 	}
 	return row
 }

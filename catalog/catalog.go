@@ -11,12 +11,9 @@ package catalog
 
 import (
 	_ "embed"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +64,9 @@ func MonthlyUSD(pricePerHour float64, nodes int) float64 {
 	return roundCents(pricePerHour * float64(nodes) * HoursPerMonth)
 }
 
+// RoundCents rounds dollars to the cent, half away from zero, as a bill does.
+func RoundCents(x float64) float64 { return roundCents(x) }
+
 func roundCents(x float64) float64 {
 	// Round half away from zero on the value in cents; the small epsilon absorbs
 	// binary representation error (0.624*730 = 455.51999...).
@@ -80,6 +80,10 @@ func roundCents(x float64) float64 {
 // Catalog is a list of instances with a case-insensitive index on type and aliases.
 type Catalog struct {
 	Instances []Instance
+	// Volumes are block-storage volume types (volumes.csv); Transfers are
+	// network transfer prices (cross-zone traffic), one per provider and kind.
+	Volumes   []Volume
+	Transfers []Transfer
 	index     map[string]int
 }
 
@@ -92,11 +96,14 @@ var (
 // Default returns the embedded catalog: a copy of it, parsed once, that the
 // caller may change (Merge) freely.
 func Default() (*Catalog, error) {
-	defaultOnce.Do(func() { defaultCat, defaultErr = Parse(strings.NewReader(embedded), "embedded") })
+	defaultOnce.Do(func() {
+		defaultCat, defaultErr = Parse(strings.NewReader(embedded+"\n"+embeddedVolumes), "embedded")
+	})
 	if defaultErr != nil {
 		return nil, defaultErr
 	}
-	c := &Catalog{Instances: append([]Instance(nil), defaultCat.Instances...)}
+	c := &Catalog{Instances: append([]Instance(nil), defaultCat.Instances...),
+		Volumes: append([]Volume(nil), defaultCat.Volumes...), Transfers: append([]Transfer(nil), defaultCat.Transfers...)}
 	c.reindex()
 	return c, nil
 }
@@ -134,6 +141,7 @@ func (c *Catalog) Merge(u *Catalog) {
 			c.Instances = append(c.Instances, in)
 		}
 	}
+	c.mergeStorage(u)
 	c.reindex()
 }
 
@@ -214,102 +222,6 @@ func (c *Catalog) Filter(s string) []Instance {
 		return out[i].PricePerHourUSD < out[j].PricePerHourUSD
 	})
 	return out
-}
-
-// columns of a catalog file; the first three are required in a user file.
-var columns = []string{"provider", "instance_type", "price_per_hour_usd", "arch", "vcpus", "ram_gib", "local_storage", "region", "price_date", "source", "aliases"}
-
-// Parse reads a catalog in CSV form: a header row naming the columns (any
-// order; provider, instance_type and price_per_hour_usd are required), lines
-// starting with # are comments. name labels errors and each row's File.
-// Every problem in the file is reported at once.
-func Parse(r io.Reader, name string) (*Catalog, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	col, err := parseHeader(cr, name)
-	if err != nil {
-		return nil, err
-	}
-	c := &Catalog{}
-	seen := map[string]int{}
-	var probs []string
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// (FieldPos panics after a failed Read: the error has the line.)
-			probs = append(probs, err.Error())
-			if len(probs) > 10 {
-				break
-			}
-			continue
-		}
-		line, _ := cr.FieldPos(0)
-		in, bad := parseRow(func(k string) string {
-			i, ok := col[k]
-			if !ok || i >= len(rec) {
-				return ""
-			}
-			return strings.TrimSpace(rec[i])
-		}, line, name)
-		probs = append(probs, bad...)
-		if in.Type == "" {
-			continue
-		}
-		if prev, dup := seen[key(in.Type)]; dup {
-			probs = append(probs, fmt.Sprintf("line %d: %s is already on line %d", line, in.Type, prev))
-			continue
-		}
-		seen[key(in.Type)] = line
-		c.Instances = append(c.Instances, in)
-	}
-	if len(probs) > 0 {
-		more := ""
-		if len(probs) > 5 {
-			more = fmt.Sprintf("; and %d more", len(probs)-5)
-			probs = probs[:5]
-		}
-		return nil, malformed("%s: %s%s (fix: correct those rows; the columns are %s)", name, strings.Join(probs, "; "), more, strings.Join(columns, ","))
-	}
-	if len(c.Instances) == 0 {
-		return nil, malformed("%s: no rows after the header (fix: add one row per instance type)", name)
-	}
-	c.reindex()
-	return c, nil
-}
-
-// parseHeader reads the header row: the index of each column.
-func parseHeader(cr *csv.Reader, name string) (map[string]int, error) {
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, malformed("%s: empty file (fix: start with the header row %s)", name, strings.Join(columns, ","))
-	}
-	if err != nil {
-		return nil, malformed("%s: %v (fix: write it as CSV with the header row %s)", name, err, strings.Join(columns, ","))
-	}
-	col := map[string]int{}
-	var probs []string
-	for i, h := range header {
-		h = key(h)
-		if !slices.Contains(columns, h) {
-			probs = append(probs, fmt.Sprintf("unknown column %q", h))
-			continue
-		}
-		col[h] = i
-	}
-	for _, req := range columns[:3] {
-		if _, ok := col[req]; !ok {
-			probs = append(probs, fmt.Sprintf("no %s column", req))
-		}
-	}
-	if len(probs) > 0 {
-		return nil, malformed("%s: header: %s (fix: the header row names columns from %s)", name, strings.Join(probs, "; "), strings.Join(columns, ","))
-	}
-	return col, nil
 }
 
 // parseRow reads one row (get returns a column's value); a row without an

@@ -136,7 +136,7 @@ func anCost(w io.Writer, a *result.Analysis) {
 	if c == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nCost (steady sustained throughput)\n")
+	fmt.Fprintf(w, "\nCost (steady sustained throughput, over the whole bill)\n")
 	what := "node"
 	if c.InstanceType != "" {
 		what = c.InstanceType
@@ -150,6 +150,15 @@ func anCost(w io.Writer, a *result.Analysis) {
 	}
 	fmt.Fprintf(w, "  cluster     : %d x %s at %s/h = %s/h, %s/month (%.0f h) [%s]\n",
 		c.Nodes, what, units.Price(c.PricePerHourUSD), units.Price(c.ClusterPerHourUSD), units.Cents(c.MonthlyUSD), c.HoursPerMonth, src)
+	for _, it := range billItems(c) {
+		if it.Component == result.CostInstances {
+			continue
+		}
+		name, unit, how := billItemText(it)
+		fmt.Fprintf(w, "  %-12s: %d x %s at %s = %s/h, %s/month; %s [%s, %s]\n", it.Component, it.Count, name, unit,
+			units.Price(roundMicro(it.PerHourUSD)), units.Cents(it.MonthlyUSD), how, it.Source, it.Date)
+	}
+	fmt.Fprintf(w, "  bill        : %s/h, %s/month\n", units.Price(roundMicro(billPerHour(c))), units.Cents(billMonthly(c)))
 	if c.OpsPerUSD > 0 {
 		fmt.Fprintf(w, "  ops per $   : %s\n", units.Int(c.OpsPerUSD))
 		fmt.Fprintf(w, "  $ per M ops : %s\n", units.Cents(c.USDPerMillionOps))
@@ -161,6 +170,9 @@ func anCost(w io.Writer, a *result.Analysis) {
 	}
 	if c.Note != "" {
 		fmt.Fprintf(w, "  note        : %s\n", c.Note)
+	}
+	if len(c.NotPriced) > 0 {
+		fmt.Fprintf(w, "  not priced  : %s\n", strings.Join(c.NotPriced, "; "))
 	}
 }
 

@@ -78,3 +78,66 @@ func WriteCatalogCSV(w io.Writer, rows []catalog.Instance) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// WriteStorageCatalogText writes block volume types and transfer prices as
+// two tables: monthly prices per GiB, per IOPS and per MB/s above the free
+// baseline, and cross-zone transfer per GB.
+func WriteStorageCatalogText(w io.Writer, vols []catalog.Volume, trs []catalog.Transfer) error {
+	ew := &errWriter{w: w}
+	src := func(file, s string) string {
+		if r := []rune(s); len(r) > catalogSourceWidth {
+			s = string(r[:catalogSourceWidth-3]) + "..."
+		}
+		if file != "embedded" {
+			s = "[" + file + "] " + s
+		}
+		return s
+	}
+	price := func(v float64) string {
+		if v == 0 {
+			return "-"
+		}
+		return units.Price(v)
+	}
+	if len(vols) > 0 {
+		t := &table{head: []string{"provider", "volume", "per GiB-month", "per IOPS-month", "per MB/s-month", "free IOPS", "free MB/s", "region", "date", "source"},
+			right: []bool{false, false, true, true, true, true, true, false, false, false}}
+		for _, v := range vols {
+			t.add(v.Provider, v.Type, units.Price(v.PerGiBMonthUSD), price(v.PerIOPSMonthUSD), price(v.PerMBpsMonthUSD),
+				units.Int(v.FreeIOPS), units.Int(v.FreeMBps), v.Region, v.PriceDate, src(v.File, v.Source))
+		}
+		t.text(ew)
+	}
+	if len(trs) > 0 {
+		fmt.Fprintln(ew)
+		t := &table{head: []string{"provider", "transfer", "per GB", "region", "date", "source"}, right: []bool{false, false, true, false, false, false}}
+		for _, tr := range trs {
+			t.add(tr.Provider, tr.Kind, units.Price(tr.PerGBUSD), tr.Region, tr.PriceDate, src(tr.File, tr.Source))
+		}
+		t.text(ew)
+	}
+	fmt.Fprintf(ew, "\nPrices are US dollars, dated and not fetched: check them, or import a provider's price file with 'platbench catalog import FILE'. A volume is named per node as TYPE:SIZE[:IOPSiops][:MBPSMBps].\n")
+	return ew.err
+}
+
+// WriteStorageCatalogCSV writes volume and transfer rows as the tables of a
+// catalog file catalog.Parse reads (after the instance table, or alone).
+func WriteStorageCatalogCSV(w io.Writer, vols []catalog.Volume, trs []catalog.Transfer) error {
+	cw := csv.NewWriter(w)
+	exact := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	if len(vols) > 0 {
+		cw.Write([]string{"provider", "volume_type", "per_gib_month_usd", "per_iops_month_usd", "per_mbps_month_usd", "free_iops", "free_mbps", "region", "price_date", "source"})
+		for _, v := range vols {
+			cw.Write([]string{v.Provider, v.Type, exact(v.PerGiBMonthUSD), exact(v.PerIOPSMonthUSD), exact(v.PerMBpsMonthUSD), exact(v.FreeIOPS), exact(v.FreeMBps),
+				v.Region, v.PriceDate, v.Source})
+		}
+	}
+	if len(trs) > 0 {
+		cw.Write([]string{"provider", "transfer", "per_gb_usd", "region", "price_date", "source"})
+		for _, t := range trs {
+			cw.Write([]string{t.Provider, t.Kind, exact(t.PerGBUSD), t.Region, t.PriceDate, t.Source})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

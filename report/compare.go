@@ -135,6 +135,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	for _, row := range an.Rows {
 		c.Rows = append(c.Rows, compareRow(row, an.Runs, an.Baseline))
 	}
+	c.Rows = append(c.Rows, c.billRows()...)
 	c.Rows = append(c.Rows, c.hostRows()...)
 	c.Rows = append(c.Rows, c.nodeRows()...)
 	return c, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/result"
 )
 
 // WritePlanText writes a capacity plan (analysis.Plan) for a terminal: the
@@ -49,6 +50,12 @@ func WritePlanText(w io.Writer, rep *analysis.PlanReport) error {
 		if r.PriceKnown && r.PriceSource != "" {
 			notes = append(notes, fmt.Sprintf("  %s price: %s", r.Label, r.PriceSource))
 		}
+		if b := planBillText(r, rep.ThroughputOpsPerS); b != "" {
+			notes = append(notes, fmt.Sprintf("  %s bill: %s", r.Label, b))
+		}
+	}
+	if np := planNotPriced(rep); np != "" {
+		notes = append(notes, "  not priced: "+np)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(ew, "\nNotes\n%s\n", strings.Join(notes, "\n"))
@@ -102,4 +109,37 @@ func writePlanFit(ew *errWriter, r analysis.PlanRow) {
 		fmt.Fprintf(tw, "  \t%d\t%s\t%s\n", c.Nodes, units.Int(c.OpsPerS), mark)
 	}
 	tw.Flush()
+}
+
+// planBillText is a row's monthly bill item by item, when it has more than
+// the instances: "instances $8,199.36 + storage $1,474.56 (18 x gp3:1TiB) + network ... = $27,193.92".
+func planBillText(r analysis.PlanRow, target float64) string {
+	if len(r.Bill) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, it := range r.Bill {
+		what, _, _ := billItemText(it)
+		switch it.Component {
+		case result.CostInstances:
+			parts = append(parts, fmt.Sprintf("%s %s", it.Component, units.Cents(it.MonthlyUSD)))
+		case result.CostNetwork:
+			parts = append(parts, fmt.Sprintf("%s %s (%s/s across zones at the target throughput, %s per op as %s)", it.Component, units.Cents(it.MonthlyUSD),
+				units.Bytes(it.Network.CrossZoneBytesPerS), units.Bytes(it.Network.CrossZoneBytesPerS/target), it.Network.Basis))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s (%d x %s)", it.Component, units.Cents(it.MonthlyUSD), it.Count, what))
+		}
+	}
+	return strings.Join(parts, " + ") + " = " + units.Cents(r.MonthlyUSD) + " a month"
+}
+
+// planNotPriced is what the plan's bills leave out (the first priced row's:
+// every row is priced by the same options).
+func planNotPriced(rep *analysis.PlanReport) string {
+	for _, r := range rep.Rows {
+		if len(r.NotPriced) > 0 {
+			return strings.Join(r.NotPriced, "; ")
+		}
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
 )
 
 func uslPlan(feasible bool) *analysis.PlanReport {
@@ -57,5 +58,30 @@ func TestWritePlanTextUSL(t *testing.T) {
 	}
 	if r := back.Rows[0]; r.Model != "usl" || r.Nodes != 12 || r.Fit.Sigma < 0.049 || r.Fit.Sigma > 0.051 || len(r.Points) != 2 || len(r.Curve) != 4 {
 		t.Errorf("json %+v\n%s", back, b.String())
+	}
+}
+
+// A plan's bill beyond the instances is itemised in the notes, and what it
+// leaves out is named.
+func TestPlanTextBill(t *testing.T) {
+	rep := uslPlan(true)
+	row := &rep.Rows[0]
+	row.Bill = []result.CostItem{
+		{Component: result.CostInstances, Name: "i3.2xlarge", Count: 12, UnitPerHourUSD: 0.624, MonthlyUSD: 5466.24},
+		{Component: result.CostStorage, Name: "gp3:1TiB", Count: 12, UnitMonthlyUSD: 81.92, MonthlyUSD: 983.04},
+		{Component: result.CostNetwork, Name: "cross-zone", Count: 1, MonthlyUSD: 4204.8,
+			Network: &result.NetworkCost{Basis: result.NetEstimated, RF: 3, Zones: 3, CrossZoneBytesPerS: 80e6, PerGBUSD: 0.02}},
+	}
+	row.MonthlyUSD = 10654.08
+	row.NotPriced = []string{"load generators (a plan does not size them)"}
+	var b strings.Builder
+	if err := WritePlanText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"i3.2xlarge bill: instances $5,466.24 + storage $983.04 (12 x gp3:1TiB) + network $4,204.80 (76.3 MiB/s across zones at the target throughput, 667 B per op as estimated) = $10,654.08 a month",
+		"not priced: load generators"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("plan text lacks %q:\n%s", w, b.String())
+		}
 	}
 }

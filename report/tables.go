@@ -50,7 +50,7 @@ func sections(u *run) []section {
 		out = append(out, errorSection(f))
 	}
 	if c := a.Cost; c != nil {
-		out = append(out, costSection(c))
+		out = append(out, costSection(c), billSection(c))
 	}
 	out = append(out, platformSection(u.r))
 	out = append(out, runSection(u))
@@ -63,29 +63,6 @@ func periodText(rg result.Regulation) string {
 		return "none found"
 	}
 	return fmt.Sprintf("every %s: %s on, %s off (%d cycles)", units.Latency(float64(rg.PeriodNs)), units.Latency(float64(rg.OnNs)), units.Latency(float64(rg.OffNs)), rg.Cycles)
-}
-
-func costSection(c *result.Cost) section {
-	t := &table{head: []string{"instance", "$/hour", "nodes", "ops per $", "$ per million ops", "monthly cost"}, right: []bool{false, true, true, true, true, true}}
-	inst := c.InstanceType
-	if inst == "" {
-		inst = "-"
-	}
-	t.add(inst, units.USD(c.PricePerHourUSD), fmt.Sprint(c.Nodes), units.Int(c.OpsPerUSD), units.USD(c.USDPerMillionOps), units.USD(c.MonthlyUSD))
-	var notes []string
-	switch {
-	case c.PriceSource != "" && c.PriceDate != "":
-		notes = append(notes, fmt.Sprintf("Price from %s (%s).", c.PriceSource, c.PriceDate))
-	case c.PriceSource != "":
-		notes = append(notes, fmt.Sprintf("Price from %s.", c.PriceSource))
-	}
-	if c.Note != "" {
-		notes = append(notes, upperFirst(c.Note)+".")
-	}
-	if c.GBPerUSD > 0 {
-		notes = append(notes, fmt.Sprintf("%s GB per dollar.", units.Sig3Grouped(c.GBPerUSD)))
-	}
-	return section{id: "cost", title: "Cost", t: t, notes: notes}
 }
 
 func throughputSection(u *run) section {

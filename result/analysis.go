@@ -195,6 +195,84 @@ type Cost struct {
 	GBPerUSD           float64 `json:"gb_per_usd,omitempty"` // 1 GB = 1e9 bytes; byte-oriented workloads only
 	SustainedOpsPerS   float64 `json:"sustained_ops_per_s"`
 	SustainedBytesPerS float64 `json:"sustained_bytes_per_s,omitempty"`
-	// Note says what the price covers (servers only, not the load generators).
+	// Note says where the instance type came from, when not given.
 	Note string `json:"note,omitempty"`
+	// Items are the bill, one line per component (CostInstances first, then
+	// CostStorage, CostNetwork, CostLoaders when priced). OpsPerUSD,
+	// USDPerMillionOps and GBPerUSD are over TotalPerHourUSD, their sum; when
+	// only the instances are priced it equals ClusterPerHourUSD. (Files
+	// written before the items existed priced the instances alone.)
+	Items           []CostItem `json:"items,omitempty"`
+	TotalPerHourUSD float64    `json:"total_per_hour_usd,omitempty"`
+	// TotalMonthlyUSD is the sum of the items' MonthlyUSD.
+	TotalMonthlyUSD float64 `json:"total_monthly_usd,omitempty"`
+	// NotPriced names what the bill leaves out, each with how to price it
+	// when platbench can.
+	NotPriced []string `json:"not_priced,omitempty"`
+}
+
+// The components of a bill (CostItem.Component).
+const (
+	CostInstances = "instances"
+	CostStorage   = "storage"
+	CostNetwork   = "network"
+	CostLoaders   = "loaders"
+)
+
+// CostItem is one line of a bill: Count units of Name.
+type CostItem struct {
+	Component string `json:"component"`
+	// Name is the instance type, the volume (gp3:2TiB:6000iops:250MBps) or
+	// the traffic kind (cross-zone).
+	Name string `json:"name"`
+	// Count is the nodes, volumes (one per node) or loaders; 1 for network.
+	Count int `json:"count"`
+	// UnitPerHourUSD is one instance's price (instances, loaders);
+	// UnitMonthlyUSD one volume's (storage).
+	UnitPerHourUSD float64 `json:"unit_per_hour_usd,omitempty"`
+	UnitMonthlyUSD float64 `json:"unit_monthly_usd,omitempty"`
+	PerHourUSD     float64 `json:"per_hour_usd"`
+	// MonthlyUSD is the item for a 730 h month, rounded to the cent.
+	MonthlyUSD float64 `json:"monthly_usd"`
+	Source     string  `json:"source,omitempty"`
+	Date       string  `json:"date,omitempty"`
+	// Storage and Network show how the item was reached.
+	Storage *StorageCost `json:"storage,omitempty"`
+	Network *NetworkCost `json:"network,omitempty"`
+}
+
+// StorageCost is one volume's monthly price: GiB x PerGiB + IOPS x PerIOPS +
+// MBps x PerMBps, where IOPS and MBps are what is provisioned above the
+// type's included baseline.
+type StorageCost struct {
+	GiB             float64 `json:"gib"`
+	PerGiBMonthUSD  float64 `json:"per_gib_month_usd"`
+	IOPS            float64 `json:"charged_iops,omitempty"`
+	PerIOPSMonthUSD float64 `json:"per_iops_month_usd,omitempty"`
+	MBps            float64 `json:"charged_mbps,omitempty"`
+	PerMBpsMonthUSD float64 `json:"per_mbps_month_usd,omitempty"`
+}
+
+// Network cost bases (NetworkCost.Basis).
+const (
+	// NetEstimated: replication from the bytes written, plus the client's
+	// payload, by the formulas of docs/cost.md.
+	NetEstimated = "estimated"
+	// NetMeasured: the server nodes' transmitted bytes from node_exporter.
+	NetMeasured = "measured"
+)
+
+// NetworkCost is the cross-zone traffic priced. Estimated:
+// CrossZone = Write x (RF - ceil(RF/Zones)) + Client x (Zones-1)/Zones.
+// Measured: CrossZone = NodeTx x (Zones-1)/Zones.
+type NetworkCost struct {
+	Basis              string  `json:"basis"`
+	RF                 int     `json:"rf"`
+	Zones              int     `json:"zones"`
+	CrossZoneCopies    int     `json:"cross_zone_copies,omitempty"` // RF - ceil(RF/Zones), estimated only
+	WriteBytesPerS     float64 `json:"write_bytes_per_s,omitempty"`
+	ClientBytesPerS    float64 `json:"client_bytes_per_s,omitempty"`
+	NodeTxBytesPerS    float64 `json:"node_tx_bytes_per_s,omitempty"`
+	CrossZoneBytesPerS float64 `json:"cross_zone_bytes_per_s"`
+	PerGBUSD           float64 `json:"per_gb_usd"`
 }

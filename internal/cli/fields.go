@@ -64,6 +64,10 @@ var flagOfField = map[string]string{
 	"p99":                  "p99",
 	"rf":                   "rf",
 	"max_error_ratio":      "max-error-ratio",
+	"storage":              "storage",
+	"zones":                "zones",
+	"loader_instance":      "loader-instance",
+	"region":               "region",
 	// disk.Config (probe disk)
 	"size":      "size",
 	"jobs":      "jobs",

@@ -30,6 +30,8 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	maxErr := fs.Float64("max-error-ratio", 0.01, "leave out phases that failed more than this share of their ops (failures are often fast and would flatter the p99); 0 allows none")
 	warmup := fs.String("warmup", "auto", "warm-up to trim from each phase: auto (MSER-5), a duration, or 0")
 	format := fs.String("format", "term", "output format: term or json")
+	var bill analysis.Bill
+	addBillFlags(fs, &bill, false)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +43,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 		return usagef("unknown --format %q (use term or json)", *format)
 	}
 	opt := analysis.PlanOptions{ThroughputOpsPerS: float64(thr), P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
-		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr}
+		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr, Bill: bill}
 	if *maxErr == 0 {
 		opt.MaxErrorRatio = -1 // no failures allowed
 	}
