@@ -54,6 +54,9 @@ type pacer struct {
 	n    int
 	idle []chan struct{} // parked workers' wake channels (a stack)
 	done bool            // nothing more will be released
+	// wasFull: the queue was full at the end of the last release, so the
+	// ops that came due since waited for the workers, not for the pacer.
+	wasFull bool
 	wake []chan struct{} // scratch: workers to wake after unlocking
 }
 
@@ -111,6 +114,11 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 			break
 		}
 		d := due{intended: at, released: now, a: a, noIdle: len(p.idle) == 0}
+		if p.wasFull {
+			// It came due while the queue was full of ops no worker had
+			// taken: its wait so far was for a worker.
+			d.noIdle, d.released = true, at
+		}
 		if !d.noIdle {
 			p.wake = append(p.wake, p.idle[len(p.idle)-1])
 			p.idle = p.idle[:len(p.idle)-1]
@@ -129,6 +137,7 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 		p.idle = p.idle[:0]
 	}
 	full = p.n == len(p.q)
+	p.wasFull = full
 	p.mu.Unlock()
 	for _, c := range p.wake {
 		c <- struct{}{}
