@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,10 +45,14 @@ func newSleeper() *sleeper {
 	return s
 }
 
-// read consumes the expiry count; false (EAGAIN) makes the poller wait.
+// read consumes the expiry count; false (EAGAIN) makes the poller wait. The
+// read of a non-blocking timerfd never blocks, so it goes without the
+// runtime's system-call bookkeeping (entering a system call wakes the
+// runtime's sysmon thread when the program has been idle: a thread wakeup
+// per operation at low rates, measured as a fifth of the open loop's CPU).
 func (s *sleeper) read(fd uintptr) bool {
-	_, err := unix.Read(int(fd), s.buf[:])
-	return err != unix.EAGAIN
+	_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+	return errno != unix.EAGAIN
 }
 
 // sleep waits d nanoseconds (d > 0).
