@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/platbench/platbench/result"
 )
@@ -271,3 +272,62 @@ func HealthOf(r *result.Result) RunHealth {
 // RunFailed is true when no operation completed, or more than half of the
 // operations failed: a run that measured the failure, not the system.
 func (h RunHealth) RunFailed() bool { return h.Completed == 0 || h.Failed > h.Completed }
+
+// LiveWarmup is when live threshold checks (--abort-on-fail) start in a run
+// phase of the given planned length: after a forced warm-up (warmup a
+// duration), else after a fifth of the phase and at least MinLiveWarmup (a
+// phase bounded by an operation count, length 0: MinLiveWarmup). The
+// steady-state detection (MSER-5) needs the whole phase, so it cannot say
+// while the run goes on; a fifth is what it trims from most runs.
+func LiveWarmup(warmup string, phase time.Duration) (time.Duration, error) {
+	auto, forced, uerr := parseWarmup(warmup)
+	if uerr != nil {
+		return 0, uerr
+	}
+	if !auto {
+		return forced, nil
+	}
+	return max(MinLiveWarmup, phase/5), nil
+}
+
+// MinLiveWarmup is the shortest warm-up live threshold checks wait out.
+const MinLiveWarmup = 5 * time.Second
+
+// liveMinIntervals is how many full 1 s intervals a live check needs after
+// the warm-up before it may fail a run.
+const liveMinIntervals = 3
+
+// LiveThresholds evaluates ths on the intervals of a run phase so far, from
+// the warm-up on: the figures the intervals hold (latency, throughput,
+// errors); the others (service time, lag, stalls, delayed: kept for the
+// whole phase) are not measured until the end. It returns the first
+// threshold that was measured and failed, or nil. Nothing fails before
+// liveMinIntervals intervals past the warm-up.
+func LiveThresholds(name, mode string, ivs []result.Interval, warmup time.Duration, ths []Threshold) (*result.ThresholdOutcome, error) {
+	p := &result.Phase{Name: name, Mode: mode, Intervals: ivs}
+	counts := map[string]int{}
+	for _, iv := range ivs {
+		for _, o := range iv.Ops {
+			if _, ok := counts[o.Op]; !ok {
+				counts[o.Op] = len(p.Ops)
+				p.Ops = append(p.Ops, result.OpTotal{Op: o.Op})
+			}
+			t := &p.Ops[counts[o.Op]]
+			t.Count += o.Count
+		}
+	}
+	first := firstAt(p, int64(warmup))
+	if len(ivs)-first < liveMinIntervals {
+		return nil, nil
+	}
+	out, err := EvaluateThresholds(p, first, ths)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Measured && !out[i].Pass {
+			return &out[i], nil
+		}
+	}
+	return nil, nil
+}

@@ -228,3 +228,42 @@ func FuzzThreshold(f *testing.F) {
 		}
 	})
 }
+
+// Live checks: nothing fails before three intervals past the warm-up; a
+// figure the intervals hold fails the run; a figure kept for the whole phase
+// only (service time) is not measured and does not.
+func TestLiveThresholds(t *testing.T) {
+	iv := func(i int, p99 int64) result.Interval {
+		h := result.NewHist()
+		for range 100 {
+			h.RecordValue(p99)
+		}
+		return result.Interval{StartNs: int64(i) * 1e9, DurationNs: 1e9,
+			Ops: []result.IntervalOp{{Op: "READ", Count: 100, Hist: result.EncodeHist(h), Latency: result.Summarize(h)}}}
+	}
+	ths, err := ParseThresholds([]string{"service.p99<1ms", "p99<10ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ivs []result.Interval
+	for i := range 6 {
+		ivs = append(ivs, iv(i, 50e6)) // 50 ms: over the 10 ms rule
+	}
+	warm, err := LiveWarmup("2s", 0)
+	if err != nil || warm != 2*time.Second {
+		t.Fatalf("LiveWarmup(2s) = %v, %v", warm, err)
+	}
+	if o, err := LiveThresholds("run", "closed", ivs[:4], warm, ths); err != nil || o != nil {
+		t.Errorf("two intervals past the warm-up: %+v %v, want no verdict yet", o, err)
+	}
+	o, err := LiveThresholds("run", "closed", ivs, warm, ths)
+	if err != nil || o == nil || o.Expr != "p99<10ms" || !o.Measured || o.Value < 49e6 {
+		t.Fatalf("four intervals at 50 ms: %+v %v, want p99<10ms failed (service time not measured live)", o, err)
+	}
+	if w, _ := LiveWarmup("auto", 100*time.Second); w != 20*time.Second {
+		t.Errorf("auto warm-up of a 100 s run = %v, want a fifth", w)
+	}
+	if w, _ := LiveWarmup("auto", 0); w != MinLiveWarmup {
+		t.Errorf("auto warm-up of an op-bound run = %v", w)
+	}
+}

@@ -15,8 +15,11 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"sync"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
@@ -58,7 +61,11 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 				return nil, err
 			}
 		}
-		if _, err := s.RunPhase(ctx, "run", s.cfg.Runner); err != nil {
+		rc := s.cfg.Runner
+		runCtx, stop := s.abortOnFail(ctx, &rc)
+		_, err := s.RunPhase(runCtx, "run", rc)
+		stop()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -280,4 +287,56 @@ func redactOpts(o map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// abortOnFail arms the live threshold checks of cfg.AbortOnFail on the run
+// phase rc describes: once a second, from the end of the warm-up, the
+// intervals so far are checked; the first measured failure is written to
+// Result.Aborted and cancels the returned context (the phase stops and is
+// marked interrupted). stop ends the checks.
+func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.Context, func()) {
+	ths := s.cfg.AbortOnFail
+	if len(ths) == 0 {
+		return ctx, func() {}
+	}
+	warm, err := analysis.LiveWarmup(s.cfg.Warmup, rc.Duration)
+	if err != nil { // Validate refused it already
+		return ctx, func() {}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	mode := "closed"
+	if rc.Open() {
+		mode = "open"
+	}
+	prev := rc.OnRecorder
+	rc.OnRecorder = func(rec *recorder.Recorder) {
+		if prev != nil {
+			prev(rec)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := time.NewTicker(time.Second)
+			defer tk.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-runCtx.Done():
+					return
+				case <-tk.C:
+				}
+				o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+				if err != nil || o == nil {
+					continue
+				}
+				s.r.Aborted = &result.Abort{Threshold: *o, AtNs: rec.Now(), WarmupNs: int64(warm)}
+				cancel()
+				return
+			}
+		}()
+	}
+	return runCtx, func() { close(done); wg.Wait(); cancel() }
 }

@@ -57,6 +57,11 @@ type Config struct {
 	//     here: callers give DefaultSeed (1) when the user gives none.
 	//   - Events: fault events at offsets into the run phase. Default none.
 	Runner runner.Config
+	// AbortOnFail are thresholds checked every second while the run phase
+	// runs, once its warm-up is over (analysis.LiveWarmup): the first that is
+	// measured and fails stops the phase, and Result.Aborted says why.
+	// Default none.
+	AbortOnFail []analysis.Threshold
 	// Load and Run choose the phases: Load inserts the dataset, Run runs the
 	// workload on it. Neither set (the zero value) means both; Load alone is
 	// `platbench load`, Run alone `platbench run --no-load`.

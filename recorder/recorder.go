@@ -569,6 +569,14 @@ func (l Live) OpsPerSec() float64 {
 	return float64(l.Count) * 1e9 / float64(l.IntervalNs)
 }
 
+// Intervals returns a copy of the 1 s intervals closed so far (live
+// threshold checks read them while the phase runs; off the hot path).
+func (r *Recorder) Intervals() []result.Interval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]result.Interval(nil), r.intervals...)
+}
+
 // Live returns the latest snapshot.
 func (r *Recorder) Live() Live {
 	r.mu.Lock()

@@ -4,9 +4,10 @@ import (
 	"strings"
 
 	"fmt"
-	"github.com/platbench/platbench/internal/usererr"
 	"html/template"
 	"io"
+
+	"github.com/platbench/platbench/internal/usererr"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
@@ -68,6 +69,13 @@ func thresholdsNote(ts []result.ThresholdOutcome) string {
 	return "Over " + where + "; stalls and delayed operations over the whole phase."
 }
 
+// abortText is the line that says a live threshold check stopped the run.
+func abortText(a *result.Abort) string {
+	t := a.Threshold
+	return fmt.Sprintf("ABORTED: threshold %s failed %s into the run phase (%s over the intervals since the %s warm-up); the run phase was stopped there",
+		t.Expr, units.Seconds(float64(a.AtNs)/1e9), thresholdValue(t.Unit, t.Value), units.Seconds(float64(a.WarmupNs)/1e9))
+}
+
 // WriteThresholdsText prints the pass/fail table of r's thresholds (nothing
 // when it has none).
 func WriteThresholdsText(w io.Writer, r *result.Result) error {
@@ -75,6 +83,9 @@ func WriteThresholdsText(w io.Writer, r *result.Result) error {
 		return nil
 	}
 	ew := &errWriter{w: w}
+	if r.Aborted != nil {
+		fmt.Fprintf(ew, "%s\n", abortText(r.Aborted))
+	}
 	fmt.Fprintf(ew, "%s\n", thresholdsTitle(r.Thresholds))
 	thresholdsTable(r.Thresholds).text(ew)
 	fmt.Fprintf(ew, "%s\n", thresholdsNote(r.Thresholds))
@@ -87,6 +98,9 @@ func writeThresholdsMarkdown(w io.Writer, r *result.Result) {
 		return
 	}
 	fmt.Fprintf(w, "\n### %s\n\n%s\n\n", thresholdsTitle(r.Thresholds), thresholdsNote(r.Thresholds))
+	if r.Aborted != nil {
+		fmt.Fprintf(w, "**%s**\n\n", abortText(r.Aborted))
+	}
 	thresholdsTable(r.Thresholds).markdown(w)
 }
 
@@ -100,8 +114,12 @@ func thresholdsSectionHTML(r *result.Result) (template.HTML, error) {
 	for i, o := range r.Thresholds {
 		v.Rows[i][2].Class = map[bool]string{true: "better", false: "worse"}[o.Pass]
 	}
+	notes := []string{thresholdsNote(r.Thresholds)}
+	if r.Aborted != nil {
+		notes = append([]string{abortText(r.Aborted)}, notes...)
+	}
 	return execute("section", sectionView{ID: "thresholds", Title: thresholdsTitle(r.Thresholds),
-		Notes: []string{thresholdsNote(r.Thresholds)}, Table: v})
+		Notes: notes, Table: v})
 }
 
 // RunFailureText is the one line that says why a run failed (see

@@ -51,6 +51,9 @@ type Result struct {
 	// Thresholds are the outcomes of the run's pass/fail rules (--threshold),
 	// in the order given; absent when none was given.
 	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
+	// Aborted says why the run phase was stopped early by a live threshold
+	// check (--abort-on-fail); absent when it was not.
+	Aborted *Abort `json:"aborted,omitempty"`
 	// Notes are plain-language remarks produced during the run (client-bound, delayed ops...).
 	Notes []string `json:"notes,omitempty"`
 }

@@ -1,5 +1,14 @@
 package result
 
+// Abort is a run phase stopped early by a live threshold check.
+type Abort struct {
+	// Threshold is the rule that failed, with its value over the intervals
+	// from the end of the warm-up to AtNs.
+	Threshold ThresholdOutcome `json:"threshold"`
+	AtNs      int64            `json:"at_ns"`     // offset into the run phase
+	WarmupNs  int64            `json:"warmup_ns"` // the live checks' warm-up
+}
+
 // ThresholdOutcome is one --threshold rule and how the run did against it,
 // evaluated over the steady window of the main phase (the best step of a
 // sweep) when the run ended.

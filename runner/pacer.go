@@ -57,7 +57,7 @@ type pacer struct {
 	// wasFull: the queue was full at the end of the last release, so the
 	// ops that came due since waited for the workers, not for the pacer.
 	wasFull bool
-	wake []chan struct{} // scratch: workers to wake after unlocking
+	wake    []chan struct{} // scratch: workers to wake after unlocking
 }
 
 func newPacer(workers int) *pacer {

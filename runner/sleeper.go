@@ -55,15 +55,6 @@ func (s *sleeper) read(fd uintptr) bool {
 	return errno != unix.EAGAIN
 }
 
-// sleep waits d nanoseconds (d > 0).
-func (s *sleeper) sleep(d int64) error {
-	s.spec.Value = unix.NsecToTimespec(d)
-	if err := unix.TimerfdSettime(s.fd, 0, &s.spec, nil); err != nil {
-		return err
-	}
-	return s.rc.Read(s.readFn)
-}
-
 // sleepUntil waits until the monotonic clock reads abs (ns, CLOCK_MONOTONIC;
 // see recorder.Mono). A timer already past returns at once.
 func (s *sleeper) sleepUntil(abs int64) error {

@@ -137,3 +137,39 @@ func TestCompareFailIfWorse(t *testing.T) {
 		}
 	}
 }
+
+// --abort-on-fail stops the run phase at the first threshold that fails once
+// the warm-up is over: exit 3, the phase shorter than asked, the result says
+// which rule and when. A rule that holds never stops it.
+func TestAbortOnFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs of a few seconds")
+	}
+	out := filepath.Join(t.TempDir(), "a.json")
+	code, _, stderr := run(t, "run", "--target", "fake?latency=2ms", "--records", "100", "--concurrency", "2", "--duration", "30s",
+		"--warmup", "1s", "--threshold", "p99<1ms", "--threshold", "errors<1%", "--abort-on-fail", "--quiet", "--out", out)
+	if code != 3 || !strings.Contains(stderr, "thresholds failed: p99<1ms") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.MainPhase()
+	if r.Aborted == nil || r.Aborted.Threshold.Expr != "p99<1ms" || r.Aborted.WarmupNs != 1e9 || !p.Interrupted {
+		t.Fatalf("aborted %+v, interrupted %v", r.Aborted, p.Interrupted)
+	}
+	// 1 s of warm-up and three intervals after it, checked once a second:
+	// far from the 30 s asked.
+	if p.DurationNs > 15e9 || r.Aborted.AtNs < 4e9 {
+		t.Errorf("stopped at %v after a phase of %v: want soon after 4 s", r.Aborted.AtNs, p.DurationNs)
+	}
+	code, _, stderr = run(t, "run", "--target", "fake", "--records", "100", "--concurrency", "2", "--duration", "6s",
+		"--warmup", "1s", "--threshold", "p99<1h", "--abort-on-fail", "--quiet", "--out", out)
+	if r, err = result.Read(out); code != 0 || err != nil || r.Aborted != nil || r.MainPhase().Interrupted {
+		t.Fatalf("a rule that holds: exit %d (%s), aborted %+v", code, stderr, r.Aborted)
+	}
+	if code, _, stderr = run(t, "run", "--target", "fake", "--abort-on-fail", "--quiet"); code != 2 || !strings.Contains(stderr, "give at least one") {
+		t.Errorf("--abort-on-fail without a rule: exit %d: %s", code, stderr)
+	}
+}

@@ -56,6 +56,7 @@ type benchFlags struct {
 	thresholds  listFlag
 	ths         []analysis.Threshold // thresholds, parsed
 	allowErrors bool
+	abortOnFail bool // run only
 	tel         telemetryFlags
 	analysis    *analysis.Options
 }
@@ -302,10 +303,17 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.rdv.register(b.fs)
+	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.analysis = addAnalysisFlags(b.fs)
 	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err
+	}
+	if b.abortOnFail {
+		if len(b.ths) == 0 {
+			return usagef("--abort-on-fail checks the --threshold rules while the run goes on: give at least one (e.g. --threshold p99<10ms)")
+		}
+		cfg.AbortOnFail = b.ths
 	}
 	return execute(ctx, env, b, cfg)
 }
