@@ -54,6 +54,33 @@ type Sizer interface {
 	DiskBytes(ctx context.Context) (int64, error)
 }
 
+// Datasets stay put (docs/datasets.md): `platbench load` keeps what it
+// creates; `run` removes only what its own load phase created in the same
+// invocation; `run --no-load` first checks that the dataset is there.
+
+// Retainer is implemented by targets whose Close would remove what Setup
+// created: after Retain, Close keeps it (a load-only invocation, or a run
+// that loaded nothing).
+type Retainer interface {
+	Retain()
+}
+
+// DatasetChecker is implemented by targets that can tell whether the
+// dataset a workload reads is there before a run that does not load it:
+// CheckDataset (after Setup) returns a user error naming what is missing
+// (the table, the topic, the first or last of the records) and the load
+// that fixes it.
+type DatasetChecker interface {
+	CheckDataset(ctx context.Context, w *workload.Spec) error
+}
+
+// Cleaner is implemented by targets that can remove platbench's datasets,
+// and only those, for `platbench clean`: Clean (after Setup) returns what it
+// removed (table, topic, keys...), described for a person.
+type Cleaner interface {
+	Clean(ctx context.Context, w *workload.Spec) ([]string, error)
+}
+
 // Class is the class of an error returned by a Worker.
 type Class uint8
 
