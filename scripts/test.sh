@@ -12,6 +12,8 @@ scripts/lint.sh
 scripts/check-image.sh
 # The Kubernetes manifests against the official schemas (no cluster needed).
 scripts/check-k8s.sh
+# Change points against Apache Otava (pinned, in a venv under .cache).
+scripts/check-otava.sh
 # Three Cassandra nodes on 127.0.0.1-3 (about 3.5 GiB, 35 s to start): the
 # CQL tests then cover token-aware routing and losing a node at RF=3.
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
