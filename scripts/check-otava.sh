@@ -15,5 +15,5 @@ if [ ! -f "$venv/.apache-otava-$VERSION" ]; then
 fi
 export PLATBENCH_OTAVA=$venv/bin/otava
 "$PLATBENCH_OTAVA" --help >/dev/null
-go test -count=1 -run 'Otava' ./analysis ./history
+go test -count=1 -run 'Otava' ./analysis ./internal/cli
 echo "check-otava: change points equal to Apache Otava $VERSION's"
