@@ -3,7 +3,8 @@
 # `platbench history`) against Apache Otava itself: PyPI's apache-otava
 # (pinned) in a virtualenv under .cache, fed the same series as the Go
 # tests, through its own command line and CSV data source. The tests fail
-# rather than skip when CI is set. make test runs it.
+# rather than skip when CI is set; scripts/test.sh runs it after starting the
+# servers (the PostgreSQL store test needs PLATBENCH_POSTGRES_URL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=0.8.0 # apache-otava
@@ -15,5 +16,5 @@ if [ ! -f "$venv/.apache-otava-$VERSION" ]; then
 fi
 export PLATBENCH_OTAVA=$venv/bin/otava
 "$PLATBENCH_OTAVA" --help >/dev/null
-go test -count=1 -run 'Otava' ./analysis ./internal/cli
+go test -count=1 -run 'Otava' ./analysis ./internal/cli ./store/postgres
 echo "check-otava: change points equal to Apache Otava $VERSION's"

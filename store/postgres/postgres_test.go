@@ -45,27 +45,14 @@ func FuzzParseURL(f *testing.F) {
 	})
 }
 
-// freshTable empties the table so a test reads back only its own rows.
-func freshTable(t *testing.T, dsn string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+Table); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestAppendAndReadBack(t *testing.T) {
 	dsn := testenv.URL(t, "PLATBENCH_POSTGRES_URL")
-	freshTable(t, dsn)
 	r, err := result.Read("../../report/testdata/graviton-write.result.json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A label of this test's own: other tests (internal/cli's) share the table.
+	r.Label = fmt.Sprintf("append-test-%d", time.Now().UnixNano())
 	r.Thresholds = []result.ThresholdOutcome{{Expr: "p99<1s", Figure: "p99", Comparison: "<", Unit: result.UnitNs, Limit: 1e9, Value: 5e6, Measured: true, Pass: true}}
 	ctx := context.Background()
 	var want []history.Row
@@ -83,9 +70,15 @@ func TestAppendAndReadBack(t *testing.T) {
 		}
 		want = append(want, rows...)
 	}
-	got, err := Rows(ctx, dsn)
+	all, err := Rows(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []history.Row
+	for _, row := range all {
+		if row.Label == r.Label {
+			got = append(got, row)
+		}
 	}
 	if len(got) != len(want) {
 		t.Fatalf("read %d rows back, stored %d", len(got), len(want))
@@ -112,7 +105,7 @@ func TestAppendAndReadBack(t *testing.T) {
 	defer conn.Close(ctx)
 	var passed bool
 	var expr string
-	if err := conn.QueryRow(ctx, "SELECT thresholds_passed, thresholds->0->>'expr' FROM "+Table+" WHERE op = 'ALL' LIMIT 1").Scan(&passed, &expr); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT thresholds_passed, thresholds->0->>'expr' FROM "+Table+" WHERE op = 'ALL' AND label = $1 LIMIT 1", r.Label).Scan(&passed, &expr); err != nil {
 		t.Fatal(err)
 	}
 	if !passed || expr != "p99<1s" {
