@@ -105,6 +105,13 @@ var Run = func(t testing.TB, series map[string][]float64, o Options) map[string]
 		}
 		maps.Copy(all, rep)
 	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("otava printed %q for a number", s)
+		}
+		return v
+	}
 	res := map[string][]Change{}
 	for _, name := range names {
 		if _, ok := all[name]; !ok {
@@ -113,19 +120,11 @@ var Run = func(t testing.TB, series map[string][]float64, o Options) map[string]
 		res[name] = []Change{}
 		for _, g := range all[name] {
 			for _, c := range g.Changes {
-				res[name] = append(res[name], Change{Index: c.Index, MeanBefore: num(t, c.MeanBefore),
-					MeanAfter: num(t, c.MeanAfter), PValue: num(t, c.PValue)})
+				res[name] = append(res[name], Change{Index: c.Index, MeanBefore: num(c.MeanBefore),
+					MeanAfter: num(c.MeanAfter), PValue: num(c.PValue)})
 			}
 		}
 		sort.Slice(res[name], func(i, j int) bool { return res[name][i].Index < res[name][j].Index })
 	}
 	return res
-}
-
-func num(t testing.TB, s string) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("otava printed %q for a number", s)
-	}
-	return v
 }
