@@ -93,8 +93,12 @@ func historyLead(h *history.History) string {
 	for _, s := range h.Series {
 		n += len(s.Changes)
 	}
+	minChange := "none"
+	if h.Options.MinMagnitude > 0 {
+		minChange = units.Percent(h.Options.MinMagnitude)
+	}
 	return fmt.Sprintf("%d runs, %d series, %d change points (E-divisive means, as Apache Otava: window %d, p-value below %s, minimum change %s).",
-		h.Runs, len(h.Series), n, h.Options.Window, strconv.FormatFloat(h.Options.MaxPValue, 'g', -1, 64), units.Percent(h.Options.MinMagnitude))
+		h.Runs, len(h.Series), n, h.Options.Window, strconv.FormatFloat(h.Options.MaxPValue, 'g', -1, 64), minChange)
 }
 
 // WriteHistoryText writes the change points as an aligned table.
@@ -134,7 +138,7 @@ func WriteHistoryJSON(w io.Writer, h *history.History) error {
 // vertical mark at each change point.
 func historyChart(k int, s *history.Series) *chart {
 	c := &chart{id: chartID(fmt.Sprintf("history-%d-%s", k, s.Metric.Name)), title: seriesGroup(s) + ": " + metricTitle(s.Metric),
-		x: xRun, xLabel: "run", yLabel: metricTitle(s.Metric)}
+		x: xRun, xLabel: "run", yLabel: metricTitle(s.Metric), marksName: "change point"}
 	switch s.Metric.Unit {
 	case result.UnitNs:
 		c.y = yLatency

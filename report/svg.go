@@ -68,6 +68,7 @@ type chart struct {
 	ticks           []float64 // x positions marked on the axis (stalls)
 	tickLabel       string
 	marks           []mark // vertical lines across the plot (fault events)
+	marksName       string // the marks' legend entry; "" is "fault event"
 }
 
 // mark is a labelled vertical line at x.
@@ -206,7 +207,11 @@ func (c *chart) legend(b *svgBuf) {
 		b.s(`<li><span class="sw tick"></span>`, html.EscapeString(c.tickLabel), `</li>`)
 	}
 	if len(c.marks) > 0 {
-		b.s(`<li><span class="sw mark"></span>fault event</li>`)
+		name := c.marksName
+		if name == "" {
+			name = "fault event"
+		}
+		b.s(`<li><span class="sw mark"></span>`, html.EscapeString(name), `</li>`)
 	}
 	b.s(`</ul>`)
 }
