@@ -191,3 +191,42 @@ func TestRunStoreAndHistoryFromStore(t *testing.T) {
 		t.Errorf("%d series of label %s from the store, want sustained and read.p99", n, label)
 	}
 }
+
+// suite --store and sweep --store: every cell's rows, and a sweep's; a
+// suite whose store is down still writes its results and exits 1.
+func TestSuiteAndSweepStore(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	yml := "name: st\nops: 2000\nconcurrency: 2\nrecords: [300]\ntargets: [{url: 'null'}]\nworkloads: [ds-100r, ds-50-50]\n"
+	if err := os.WriteFile(file, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := "postgres://platbench@127.0.0.1:1/platbench?sslmode=disable&connect_timeout=2"
+	code, _, stderr := run(t, "suite", "--quiet", "--out", filepath.Join(dir, "down"), "--store", down, file)
+	if code != exitFailed || !strings.Contains(stderr, "rows were not stored in --store") {
+		t.Errorf("suite with a store down: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "down", "summary.md")); err != nil {
+		t.Errorf("the suite's results were not written: %v", err)
+	}
+	url := testenv.URL(t, "PLATBENCH_POSTGRES_URL")
+	label := fmt.Sprintf("suite-test-%d", os.Getpid())
+	if code, _, stderr := run(t, "suite", "--quiet", "--out", filepath.Join(dir, "up"), "--store", url, file); code != 0 {
+		t.Fatalf("suite --store: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr, _ := runFake(t, "sweep", "--rates", "500,1k", "--step", "2s", "--label", label, "--store", url); code != 0 {
+		t.Fatalf("sweep --store: exit %d: %s", code, stderr)
+	}
+	h := historyOf(t, "--store", url, "--figures", "sustained")
+	workloads := map[string]bool{}
+	for _, s := range h.Series {
+		if s.Target == "null" || s.Label == label {
+			workloads[s.Workload] = true
+		}
+	}
+	for _, w := range []string{"ds-100r", "ds-50-50", "ycsb-a"} {
+		if !workloads[w] {
+			t.Errorf("no stored series of %s (the suite's cells and the sweep): %v", w, workloads)
+		}
+	}
+}
