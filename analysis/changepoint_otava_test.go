@@ -3,14 +3,16 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/platbench/platbench/internal/otavatest"
 )
 
 // otavaSeries are the synthetic series both detectors see: known steps,
-// noise without a step, outliers, long series over several windows, and
-// small steps in large noise (where the significance test decides).
+// noise without a step, outliers, long series over several windows, small
+// steps in large noise (where the significance test decides), and whole
+// numbers with ties.
 func otavaSeries() map[string][]float64 {
 	s := map[string][]float64{
 		"stepup":     steps(1, 2, 0, [2]float64{30, 100}, [2]float64{30, 130}),
@@ -28,6 +30,21 @@ func otavaSeries() map[string][]float64 {
 		s[fmt.Sprintf("random%d", seed)] = steps(100+seed, 3, int(seed%4)*5,
 			[2]float64{float64(10 + seed*3), 50}, [2]float64{20, 50 + float64(seed)}, [2]float64{float64(30 - seed), 45})
 	}
+	// Whole numbers with ties (counts, stalls, an error rate mostly 0):
+	// which of equal q̂ values wins must match too.
+	rng := rand.New(rand.NewPCG(7, 7))
+	for k := range 10 {
+		xs := make([]float64, 10+k*6)
+		step := rng.IntN(len(xs))
+		for i := range xs {
+			xs[i] = float64(rng.IntN(3))
+			if i >= step {
+				xs[i] += float64(rng.IntN(4))
+			}
+		}
+		s[fmt.Sprintf("ties%d", k)] = xs
+	}
+	s["zeros"] = append(make([]float64, 30), 0, 0, 1, 0, 0, 0, 2, 1, 3, 2, 2, 4, 3, 2)
 	return s
 }
 
