@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,9 +167,7 @@ func Build(runs []Run, o Options) *History {
 		return cmp.Or(cmp.Compare(a.Workload, b.Workload), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Label, b.Label),
 			a.Time.Compare(b.Time), cmp.Compare(a.Source, b.Source))
 	})
-	runs = slices.CompactFunc(runs, func(a, b Run) bool {
-		return a.Workload == b.Workload && a.Target == b.Target && a.Label == b.Label && a.Time.Equal(b.Time)
-	})
+	runs = dedup(runs)
 	h.Runs = len(runs)
 	for len(runs) > 0 {
 		n := 1
@@ -183,6 +182,27 @@ func Build(runs []Run, o Options) *History {
 		runs = runs[n:]
 	}
 	return h
+}
+
+// dedup merges the runs that are one run read twice (a result file and a
+// store's rows): the same group and start time to the microsecond, which
+// is what PostgreSQL keeps. runs are sorted; the values are united.
+func dedup(runs []Run) []Run {
+	var out []Run
+	for _, r := range runs {
+		if n := len(out); n > 0 {
+			p := &out[n-1]
+			if p.Workload == r.Workload && p.Target == r.Target && p.Label == r.Label &&
+				p.Time.Truncate(time.Microsecond).Equal(r.Time.Truncate(time.Microsecond)) {
+				vals := maps.Clone(r.Values)
+				maps.Copy(vals, p.Values)
+				p.Values = vals
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func seriesOf(runs []Run, m analysis.Metric, o analysis.ChangePointOptions) Series {

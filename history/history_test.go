@@ -96,3 +96,17 @@ func TestReadFiles(t *testing.T) {
 		}
 	}
 }
+
+// A run read from its file (nanoseconds) and from a store (microseconds)
+// is one run, with the figures of both.
+func TestBuildMergesARunReadTwice(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 123456789, time.UTC)
+	runs := []Run{
+		{Time: at, Workload: "w", Target: "t", Label: "a", Source: "r.json", Values: map[string]float64{"p99.9": 3}},
+		{Time: at.Truncate(time.Microsecond), Workload: "w", Target: "t", Label: "a", Source: "r.json", Values: map[string]float64{"p99.9": 3, "cost": 2}},
+	}
+	h := Build(runs, Options{Metrics: metrics(t, "p99.9,cost")})
+	if h.Runs != 1 || len(h.Series) != 2 {
+		t.Fatalf("%d runs, %d series: %+v", h.Runs, len(h.Series), h.Series)
+	}
+}

@@ -172,23 +172,29 @@ func TestRunStoreDown(t *testing.T) {
 func TestRunStoreAndHistoryFromStore(t *testing.T) {
 	url := testenv.URL(t, "PLATBENCH_POSTGRES_URL")
 	label := fmt.Sprintf("store-test-%d", os.Getpid())
+	var files []string
 	for range 3 {
-		if code, _, stderr, _ := runFake(t, "run", "--label", label, "--store", url); code != 0 {
+		code, _, stderr, out := runFake(t, "run", "--label", label, "--store", url)
+		if code != 0 {
 			t.Fatalf("run --store: exit %d: %s", code, stderr)
 		}
+		files = append(files, out)
 	}
-	h := historyOf(t, "--store", url, "--figures", "sustained,read.p99")
-	n := 0
-	for _, s := range h.Series {
-		if s.Label == label {
-			n++
-			if len(s.Points) != 3 {
-				t.Errorf("%s: %d points from the store, want 3", s.Metric.Name, len(s.Points))
+	// From the store alone, and from the store and the files: each run once.
+	for _, args := range [][]string{{"--store", url}, append([]string{"--store", url}, files...)} {
+		h := historyOf(t, append(args, "--figures", "sustained,read.p99")...)
+		n := 0
+		for _, s := range h.Series {
+			if s.Label == label {
+				n++
+				if len(s.Points) != 3 {
+					t.Errorf("%d args: %s: %d points, want 3", len(args), s.Metric.Name, len(s.Points))
+				}
 			}
 		}
-	}
-	if n != 2 {
-		t.Errorf("%d series of label %s from the store, want sustained and read.p99", n, label)
+		if n != 2 {
+			t.Errorf("%d series of label %s, want sustained and read.p99", n, label)
+		}
 	}
 }
 
