@@ -103,3 +103,15 @@ func TestTTestTwoPoints(t *testing.T) {
 		t.Errorf("different constants: p %v, want 0", c.PValue)
 	}
 }
+
+// At p 0.01 Otava's merge hides this step (otavaSeries' "hiddenstep"); at
+// its default 0.001 the first pass is strict enough to keep it.
+func TestHiddenStep(t *testing.T) {
+	xs := []float64{1.77, 1.25, 1.46, 1.23, 4.57, 2.55, 12.85, 11.12, 11.12, 10.97, 12.22, 11.14}
+	if got := indexes(ChangePoints(xs, ChangePointOptions{MaxPValue: 0.01})); len(got) != 0 {
+		t.Errorf("p 0.01: %v, want none as Otava", got)
+	}
+	if got := indexes(ChangePoints(xs, ChangePointOptions{})); !equalInts(got, []int{6}) {
+		t.Errorf("p 0.001: %v, want [6] as Otava", got)
+	}
+}
