@@ -90,7 +90,11 @@ func ReadFiles(paths []string, ms []analysis.Metric) (runs []Run, skipped []stri
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, usererr.Field("history.results", "%v (fix: result files or directories that hold them)", err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, nil, usererr.New("%s: %v (fix: result files, or directories that hold them)", p, err)
 		}
 		if !st.IsDir() {
 			r, err := readRun(p, ms)
