@@ -97,8 +97,12 @@ func historyLead(h *history.History) string {
 	if h.Options.MinMagnitude > 0 {
 		minChange = units.Percent(h.Options.MinMagnitude)
 	}
-	return fmt.Sprintf("%d runs, %d series, %d change points (E-divisive means, as Apache Otava: window %d, p-value below %s, minimum change %s).",
-		h.Runs, len(h.Series), n, h.Options.Window, strconv.FormatFloat(h.Options.MaxPValue, 'g', -1, 64), minChange)
+	points := "change points"
+	if n == 1 {
+		points = "change point"
+	}
+	return fmt.Sprintf("%d runs, %d series, %d %s (E-divisive means, as Apache Otava: window %d, p-value below %s, minimum change %s).",
+		h.Runs, len(h.Series), n, points, h.Options.Window, strconv.FormatFloat(h.Options.MaxPValue, 'g', -1, 64), minChange)
 }
 
 // WriteHistoryText writes the change points as an aligned table.

@@ -36,7 +36,7 @@ func TestHistoryRenderers(t *testing.T) {
 	if err := WriteHistoryText(&text, h); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"16 runs, 2 series, 1 change points", "ycsb-a on cql://db:9042, label i3", "sustained throughput",
+	for _, want := range []string{"16 runs, 2 series, 1 change point ", "ycsb-a on cql://db:9042, label i3", "sustained throughput",
 		"2026-03-09T02:00:00Z", "9/16", "40,150 op/s", "30,150 op/s", "-24.9%", "<0.0001", "worse"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
