@@ -26,16 +26,22 @@ type Metric struct {
 // UnitUSDPerMillionOps is the unit of the cost metric.
 const UnitUSDPerMillionOps = "usd_per_million_ops"
 
-// DefaultHistoryMetrics are the figures `platbench history` follows unless told.
-const DefaultHistoryMetrics = "sustained,p99,lag.p99,errors,cost"
+// DefaultHistoryMetrics are the figures `platbench history` follows unless
+// told: *.p99 is the p99 of each op type.
+const DefaultHistoryMetrics = "sustained,p99,*.p99,lag.p99,errors,cost"
+
+// AnyOp is the Op of a metric that stands for one metric per op type
+// ("*.p99"); ExpandMetrics replaces it.
+const AnyOp = "*"
 
 // historyField is the config field every metric-selection error names.
 const historyField = "history.figures"
 
 // ParseMetrics parses a comma-separated selection of figures, each
 // [op.]figure as in a threshold without its comparison ("sustained,
-// read.p99, lag.p99.9, errors, cost"). Duplicates are dropped; an empty or
-// unknown name is a usererr naming it and the fix.
+// read.p99, lag.p99.9, errors, cost"), or *.figure for each op type
+// (ExpandMetrics). Duplicates are dropped; an empty or unknown name is a
+// usererr naming it and the fix.
 func ParseMetrics(s string) ([]Metric, error) {
 	var out []Metric
 	var l usererr.List
@@ -57,6 +63,19 @@ func parseMetric(name string) (Metric, error) {
 	if name == "" {
 		return Metric{}, fmt.Errorf("no figure (fix: a comma-separated list such as %s)", DefaultHistoryMetrics)
 	}
+	if rest, ok := strings.CutPrefix(name, "*."); ok {
+		m, err := parseMetric(rest)
+		switch {
+		case err != nil:
+			return Metric{}, err
+		case m.Op != "":
+			return Metric{}, fmt.Errorf("*. stands for every op type; it takes a figure without one (fix: *.%s)", m.Figure)
+		case m.Figure == "cost" || !slices.ContainsFunc(thresholdFigures, func(d figureDef) bool { return d.name == m.Figure && d.perOp }):
+			return Metric{}, fmt.Errorf("%s is a figure of the whole run, not of one op type (fix: %s)", m.Figure, m.Figure)
+		}
+		m.Name, m.Op = "*."+m.Figure, AnyOp
+		return m, nil
+	}
 	if name == "cost" {
 		return Metric{Name: "cost", Figure: "cost", Unit: UnitUSDPerMillionOps}, nil
 	}
@@ -65,7 +84,7 @@ func parseMetric(name string) (Metric, error) {
 	}
 	d, op, ok := resolveFigure(name)
 	if !ok {
-		return Metric{}, fmt.Errorf("unknown figure (fix: [op.]FIGURE with FIGURE sustained, peak, errors, a latency min, mean, p50, p90, p95, p99, p99.9 or max, optionally service. or lag.; or stalls, stalled, delayed, cv or cost)")
+		return Metric{}, fmt.Errorf("unknown figure (fix: [op.]FIGURE or *.FIGURE with FIGURE sustained, peak, errors, a latency min, mean, p50, p90, p95, p99, p99.9 or max, optionally service. or lag.; or stalls, stalled, delayed, cv or cost)")
 	}
 	if op != "" && !d.perOp {
 		return Metric{}, fmt.Errorf("%s is a figure of the whole run, not of one op type (fix: %s)", d.name, d.name)
@@ -85,6 +104,30 @@ func parseMetric(name string) (Metric, error) {
 		m.Unit = result.UnitFraction
 	}
 	return m, nil
+}
+
+// ExpandMetrics replaces each metric of every op type (AnyOp) with one
+// metric per op type of ops ("READ", "UPDATE"), named "read.p99"; one
+// named already is not repeated.
+func ExpandMetrics(ms []Metric, ops []string) []Metric {
+	var out []Metric
+	add := func(m Metric) {
+		if !slices.ContainsFunc(out, func(o Metric) bool { return o.Name == m.Name }) {
+			out = append(out, m)
+		}
+	}
+	for _, m := range ms {
+		if m.Op != AnyOp {
+			add(m)
+			continue
+		}
+		for _, op := range ops {
+			e := m
+			e.Op, e.Name = strings.ToUpper(op), strings.ToLower(op)+"."+m.Figure
+			add(e)
+		}
+	}
+	return out
 }
 
 // MetricValues are r's value of each metric, over the steady window of the

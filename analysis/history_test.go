@@ -31,7 +31,16 @@ func TestParseMetrics(t *testing.T) {
 			t.Errorf("metric %d: %+v, want %+v", i, ms[i], want[i])
 		}
 	}
-	for _, bad := range []string{"", "p99,,sustained", "bogus", "read.cost", "read.stalls", "p99<1ms"} {
+	// *.FIGURE: one metric per op type, expanded against a run's op types.
+	ms, err = ParseMetrics("*.p99,read.p99,sustained")
+	if err != nil || ms[0].Op != AnyOp || ms[0].Name != "*.p99" {
+		t.Fatalf("*.p99: %+v %v", ms, err)
+	}
+	got := ExpandMetrics(ms, []string{"READ", "UPDATE"})
+	if len(got) != 3 || got[0].Name != "read.p99" || got[0].Op != "READ" || got[1].Name != "update.p99" || got[2].Name != "sustained" {
+		t.Errorf("expanded %+v; want read.p99, update.p99, sustained (read.p99 once)", got)
+	}
+	for _, bad := range []string{"", "p99,,sustained", "bogus", "read.cost", "read.stalls", "p99<1ms", "*.cost", "*.stalls", "*.read.p99", "*."} {
 		if _, err := ParseMetrics(bad); err == nil || !usererr.Is(err) {
 			t.Errorf("%q: %v, want a user error", bad, err)
 		}

@@ -33,6 +33,8 @@ type Run struct {
 	// Values are the run's figures by metric name; a metric the run did not
 	// measure is absent.
 	Values map[string]float64
+	// Ops are the run's op types (for metrics of every op type, "*.p99").
+	Ops []string
 }
 
 // Options choose the figures and the detector's settings.
@@ -136,14 +138,21 @@ func readRun(path string, ms []analysis.Metric) (Run, error) {
 	return run, nil
 }
 
-// RunOf is r's figures for metrics ms.
+// RunOf is r's figures for metrics ms (a metric of every op type is
+// expanded to r's op types).
 func RunOf(r *result.Result, ms []analysis.Metric) (Run, error) {
+	run := Run{Time: r.StartedAt, Workload: r.Config.Workload.Name, Target: r.Config.Target, Label: r.Label,
+		Values: map[string]float64{}}
+	if p := r.MainPhase(); p != nil {
+		for _, o := range p.Ops {
+			run.Ops = append(run.Ops, o.Op)
+		}
+	}
+	ms = analysis.ExpandMetrics(ms, run.Ops)
 	vals, ok, err := analysis.MetricValues(r, ms)
 	if err != nil {
 		return Run{}, err
 	}
-	run := Run{Time: r.StartedAt, Workload: r.Config.Workload.Name, Target: r.Config.Target, Label: r.Label,
-		Values: map[string]float64{}}
 	for i, m := range ms {
 		if ok[i] {
 			run.Values[m.Name] = vals[i]
@@ -178,7 +187,15 @@ func Build(runs []Run, o Options) *History {
 		for n < len(runs) && runs[n].Workload == runs[0].Workload && runs[n].Target == runs[0].Target && runs[n].Label == runs[0].Label {
 			n++
 		}
-		for _, m := range o.Metrics {
+		var ops []string
+		for _, r := range runs[:n] {
+			for _, op := range r.Ops {
+				if !slices.Contains(ops, op) {
+					ops = append(ops, op)
+				}
+			}
+		}
+		for _, m := range analysis.ExpandMetrics(o.Metrics, ops) {
 			if s := seriesOf(runs[:n], m, cpo); len(s.Points) > 0 {
 				h.Series = append(h.Series, s)
 			}
@@ -201,6 +218,11 @@ func dedup(runs []Run) []Run {
 				vals := maps.Clone(r.Values)
 				maps.Copy(vals, p.Values)
 				p.Values = vals
+				for _, op := range r.Ops {
+					if !slices.Contains(p.Ops, op) {
+						p.Ops = append(slices.Clip(p.Ops), op)
+					}
+				}
 				continue
 			}
 		}

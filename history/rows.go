@@ -98,7 +98,12 @@ func RunsOfRows(rows []Row, ms []analysis.Metric) []Run {
 			runs = append(runs, Run{Time: row.Time, Workload: row.Workload, Target: row.Target, Label: row.Label,
 				Source: row.ResultPath, Values: map[string]float64{}})
 		}
-		for _, m := range ms {
+		var ops []string
+		if row.Op != AllOps {
+			ops = []string{row.Op}
+			runs[i].Ops = append(runs[i].Ops, row.Op)
+		}
+		for _, m := range analysis.ExpandMetrics(ms, ops) {
 			if v, ok := row.Values[m.Figure]; ok && (m.Op == "" && row.Op == AllOps || m.Op != "" && m.Op == row.Op) {
 				runs[i].Values[m.Name] = v
 			}

@@ -25,7 +25,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 			"is printed with its time, the mean before and after, the relative change and the p-value.")
 	format := fs.String("format", "term", "output format: "+strings.Join(historyFormats, ", "))
 	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
-	figures := fs.String("figures", analysis.DefaultHistoryMetrics, "figures to follow, comma-separated [op.]FIGURE: sustained, peak, errors, a latency (mean, p50, p90, p95, p99, p99.9, max; service. or lag. before it), stalls, stalled, delayed, cv, cost ($ per million ops)")
+	figures := fs.String("figures", analysis.DefaultHistoryMetrics, "figures to follow, comma-separated [op.]FIGURE (*.FIGURE: each op type): sustained, peak, errors, a latency (mean, p50, p90, p95, p99, p99.9, max; service. or lag. before it), stalls, stalled, delayed, cv, cost ($ per million ops)")
 	store := fs.String("store", "", "also read the runs stored in this PostgreSQL `URL` by run/sweep/suite --store")
 	window := fs.Int("window", analysis.DefaultChangePointOptions.Window, "the detector's sliding window, in runs (Otava's --window)")
 	pvalue := fs.Float64("pvalue", analysis.DefaultChangePointOptions.MaxPValue, "the significance level a change must reach (Otava's --p-value)")

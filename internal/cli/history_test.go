@@ -185,18 +185,18 @@ func TestRunStoreAndHistoryFromStore(t *testing.T) {
 	}
 	// From the store alone, and from the store and the files: each run once.
 	for _, args := range [][]string{{"--store", url}, append([]string{"--store", url}, files...)} {
-		h := historyOf(t, append(args, "--figures", "sustained,read.p99")...)
-		n := 0
+		h := historyOf(t, append(args, "--figures", "sustained,*.p99")...)
+		var names []string
 		for _, s := range h.Series {
 			if s.Label == label {
-				n++
+				names = append(names, s.Metric.Name)
 				if len(s.Points) != 3 {
 					t.Errorf("%d args: %s: %d points, want 3", len(args), s.Metric.Name, len(s.Points))
 				}
 			}
 		}
-		if n != 2 {
-			t.Errorf("%d series of label %s, want sustained and read.p99", n, label)
+		if fmt.Sprint(names) != "[sustained read.p99 update.p99]" {
+			t.Errorf("series of label %s: %v, want sustained and the p99 of each op type", label, names)
 		}
 	}
 }
