@@ -33,6 +33,7 @@ type xAxis uint8
 const (
 	xSeconds    xAxis = iota // linear, seconds from the phase start
 	xPercentile              // log10(1/(1-q)): 0 → 0%, 3 → 99.9%
+	xRun                     // linear, run number (history)
 )
 
 type yAxis uint8
@@ -67,6 +68,7 @@ type chart struct {
 	ticks           []float64 // x positions marked on the axis (stalls)
 	tickLabel       string
 	marks           []mark // vertical lines across the plot (fault events)
+	marksName       string // the marks' legend entry; "" is "fault event"
 }
 
 // mark is a labelled vertical line at x.
@@ -205,7 +207,11 @@ func (c *chart) legend(b *svgBuf) {
 		b.s(`<li><span class="sw tick"></span>`, html.EscapeString(c.tickLabel), `</li>`)
 	}
 	if len(c.marks) > 0 {
-		b.s(`<li><span class="sw mark"></span>fault event</li>`)
+		name := c.marksName
+		if name == "" {
+			name = "fault event"
+		}
+		b.s(`<li><span class="sw mark"></span>`, html.EscapeString(name), `</li>`)
 	}
 	b.s(`</ul>`)
 }
@@ -324,6 +330,9 @@ func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
 		xmin = 0
 		xmax = math.Max(math.Ceil(xmax), 1)
 	}
+	if c.x == xRun {
+		xmin, xmax = xmin-0.5, xmax+0.5
+	}
 	if xmax <= xmin {
 		xmax = xmin + 1
 	}
@@ -382,6 +391,12 @@ func (c *chart) grid(b *svgBuf, xmin, xmax, ymin, ymax float64, X, Y func(float6
 	if c.x == xPercentile {
 		for v := 0.0; v <= xmax; v++ {
 			xt = append(xt, v)
+		}
+	} else if c.x == xRun {
+		for _, v := range niceTicks(xmin, xmax, 10) {
+			if v == math.Trunc(v) {
+				xt = append(xt, v)
+			}
 		}
 	} else {
 		xt = timeTicks(xmin, xmax)
@@ -447,8 +462,11 @@ func (c *chart) yTick(v float64) string {
 }
 
 func (c *chart) xTick(v float64) string {
-	if c.x == xPercentile {
+	switch c.x {
+	case xPercentile:
 		return percentileLabel(v)
+	case xRun:
+		return runTick(v)
 	}
 	return shortSecs(v)
 }

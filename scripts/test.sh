@@ -22,6 +22,10 @@ scripts/servers.sh install
 trap 'scripts/servers.sh stop || true' EXIT
 scripts/servers.sh start
 eval "$(scripts/servers.sh env)"
+# Change points against Apache Otava (pinned, in a venv under .cache), also
+# Otava reading the PostgreSQL store; go test ./... below runs them again.
+scripts/check-otava.sh
+export PLATBENCH_OTAVA=$PWD/.cache/otava/bin/otava
 set +e
 PLATBENCH_REDIS_EXPECT=redis go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
 status=${PIPESTATUS[0]}

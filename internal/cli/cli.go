@@ -39,6 +39,7 @@ var commands = []command{
 	{"load", "run only the load phase of a workload", runLoad},
 	{"report", "print the report of a saved result file", runReport},
 	{"compare", "compare result files side by side, with ratios and a noise test", runCompare},
+	{"history", "the series of runs' figures over time and their change points (E-divisive, as Apache Otava)", runHistory},
 	{"workloads", "list the workload presets", runWorkloads},
 	{"targets", "list the targets platbench can drive", runTargets},
 	{"probe", "characterise a disk as IOTune and fio do (platbench probe disk PATH)", runProbe},

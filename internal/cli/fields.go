@@ -38,6 +38,11 @@ var flagOfField = map[string]string{
 	"server_pid":     "server-pid",
 	"server_process": "server-process",
 	"perf_scope":     "perf-scope",
+
+	// --store (run, sweep, suite, history) and history's --figures
+	"store":           "store",
+	"history.figures": "figures",
+
 	// telemetry.Config's Interval
 	"telemetry_interval": "telemetry-interval",
 	"metrics_addr":       "metrics-addr",

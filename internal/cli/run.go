@@ -59,6 +59,11 @@ type benchFlags struct {
 	abortOnFail bool // run only
 	tel         telemetryFlags
 	analysis    *analysis.Options
+	// --store (run and sweep): the result judged last and its file, whose
+	// rows b.stored appends (internal/cli/history.go).
+	store    string
+	last     *result.Result
+	lastPath string
 }
 
 func newBenchFlags(env *Env, name, summary string) *benchFlags {
@@ -99,6 +104,9 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
 	b.tel.register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
+	if name != "load" {
+		fs.StringVar(&b.store, "store", "", storeFlagDoc)
+	}
 	return b
 }
 
@@ -231,6 +239,9 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if b.ths, err = analysis.ParseThresholds(b.thresholds); err != nil {
 		return cfg, usage(err)
 	}
+	if err := checkStore(b.store); err != nil {
+		return cfg, err
+	}
 	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(l.Spec)))
 }
 
@@ -248,6 +259,7 @@ func mixOps(spec workload.Spec) []string {
 func (b *benchFlags) judge(r *result.Result) error {
 	var err error
 	r.Thresholds, err = analysis.Thresholds(r, b.ths)
+	b.last = r
 	return err
 }
 
@@ -315,7 +327,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		}
 		cfg.AbortOnFail = b.ths
 	}
-	return execute(ctx, env, b, cfg)
+	return b.stored(ctx, execute(ctx, env, b, cfg))
 }
 
 func runLoad(ctx context.Context, env *Env, args []string) error {
@@ -357,6 +369,7 @@ func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error)
 	if out == "" {
 		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
 	}
+	b.lastPath = out
 	return out, checkWritable(out)
 }
 

@@ -19,6 +19,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var thresholds listFlag
 	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
+	store := fs.String("store", "", storeFlagDoc)
 	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
 	// Flags may come before or after FILE.
 	var file string
@@ -37,6 +38,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	if file == "" {
 		return usagef("no suite file (fix: platbench suite FILE.yaml)")
+	}
+	if err := checkStore(*store); err != nil {
+		return err
 	}
 	f, err := suite.Load(file)
 	if err != nil {
@@ -87,6 +91,12 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nsummary  : %s/summary.md\n", s.OutDir)
+	if err := storeSuite(ctx, *store, s); err != nil {
+		if s.Failed() == 0 && s.ThresholdsFailed() == 0 && ctx.Err() == nil {
+			return &exitError{exitFailed, err.Error()}
+		}
+		fmt.Fprintf(env.Stderr, "platbench suite: %v\n", err)
+	}
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the results of the cells that ran and the summary were written")
 	}

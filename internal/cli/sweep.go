@@ -63,7 +63,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the result of the steps that ran was written")
 	}
-	return b.verdict(r)
+	return b.stored(ctx, b.verdict(r))
 }
 
 // newSweepFlags is the run flags plus the sweep's, bound to a sweep.Config
