@@ -47,6 +47,9 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		if err := s.Load(ctx); err != nil {
 			return nil, err
 		}
+		if rt, ok := s.t.(target.Retainer); ok && !cfg.Run {
+			rt.Retain() // `platbench load` keeps what it loaded
+		}
 	}
 	if cfg.Run && ctx.Err() == nil {
 		if cfg.Gate != nil {
@@ -106,9 +109,21 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Datasets stay put: a run that loads nothing works on what is there
+	// (Setup creates nothing, Close removes nothing), and checks it first.
+	dc, checks := t.(target.DatasetChecker)
+	if checks && !cfg.Load {
+		dc.UseExisting()
+	}
 	if err := t.Setup(ctx, &spec); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+	}
+	if checks && !cfg.Load && cfg.Run {
+		if err := dc.CheckDataset(ctx, &spec); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
+		}
 	}
 
 	r := &result.Result{
@@ -197,6 +212,10 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		RecordBytes:  spec.RecordBytes(),
 		LogicalBytes: spec.DatasetBytes(),
 		HostRAMBytes: r.Platform.RAMBytes,
+		Source:       result.DatasetLoaded,
+	}
+	if !cfg.Load {
+		r.Dataset.Source = result.DatasetExisting
 	}
 	if cfg.Shards > 1 {
 		// This loader's slice of the dataset.

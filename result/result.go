@@ -117,7 +117,17 @@ type Dataset struct {
 	DiskBytes      int64  `json:"disk_bytes,omitempty"` // as the target reports, when it can
 	HostRAMBytes   int64  `json:"host_ram_bytes"`
 	PageCacheBytes int64  `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
+	// Source is where the dataset came from: DatasetLoaded (this run's load
+	// phase) or DatasetExisting (an earlier load, checked before the run
+	// where the target can check).
+	Source string `json:"source,omitempty"`
 }
+
+// Dataset sources.
+const (
+	DatasetLoaded   = "loaded in this run"
+	DatasetExisting = "already there (not loaded by this run)"
+)
 
 // Phase is one timed part of a run: "load" or "run" (or a sweep step).
 type Phase struct {

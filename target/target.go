@@ -9,6 +9,7 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 
 	"github.com/platbench/platbench/internal/usererr"
@@ -65,20 +66,35 @@ type Retainer interface {
 	Retain()
 }
 
-// DatasetChecker is implemented by targets that can tell whether the
-// dataset a workload reads is there before a run that does not load it:
-// CheckDataset (after Setup) returns a user error naming what is missing
-// (the table, the topic, the first or last of the records) and the load
-// that fixes it.
+// DatasetChecker is implemented by targets that can work on a dataset that
+// is already there. UseExisting, called before Setup, makes Setup create
+// nothing (a missing keyspace, table or topic is then a MissingDataset
+// error), so Close removes nothing. CheckDataset (after Setup) checks that
+// the records a workload reads are there (the first and the last, or a
+// count) and returns a MissingDataset error naming what is missing.
 type DatasetChecker interface {
+	UseExisting()
 	CheckDataset(ctx context.Context, w *workload.Spec) error
 }
 
 // Cleaner is implemented by targets that can remove platbench's datasets,
-// and only those, for `platbench clean`: Clean (after Setup) returns what it
-// removed (table, topic, keys...), described for a person.
+// and only those, for `platbench clean`: Clean (after UseExisting and
+// Setup) returns what it removed (table, topic, keys...), described for a
+// person; nothing to remove is not an error.
 type Cleaner interface {
 	Clean(ctx context.Context, w *workload.Spec) ([]string, error)
+}
+
+// DatasetError is a dataset that is not there (or too small) for a run that
+// does not load it. It is not bad input (the command was right; the target
+// was not ready): the run fails to start.
+type DatasetError struct{ Msg string }
+
+func (e *DatasetError) Error() string { return e.Msg }
+
+// MissingDataset is a DatasetError: what is missing and the fix.
+func MissingDataset(format string, a ...any) error {
+	return &DatasetError{Msg: fmt.Sprintf(format, a...)}
 }
 
 // Class is the class of an error returned by a Worker.

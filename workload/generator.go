@@ -95,10 +95,7 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 		g.hotOpn = s.HotOpnFraction
 	}
 
-	g.prefixLen = len(s.KeyPrefix)
-	g.pad = min(max(s.KeyPadding, 0), MaxKeyPadding)
-	g.key = make([]byte, 0, len(s.KeyPrefix)+g.pad+24)
-	g.key = append(g.key, s.KeyPrefix...)
+	g.initKey(s)
 	g.val = make([]byte, 2*g.recordBytes)
 	for i := 0; i < len(g.val); i += 8 {
 		x := g.rng.Uint64()
@@ -237,6 +234,24 @@ func (g *Generator) nextKey() uint64 {
 		return g.records - 1
 	}
 	return g.below(g.records)
+}
+
+// initKey prepares the key buffer: the prefix, then the number's room.
+func (g *Generator) initKey(s *Spec) {
+	g.prefixLen = len(s.KeyPrefix)
+	g.pad = min(max(s.KeyPadding, 0), MaxKeyPadding)
+	g.key = make([]byte, 0, len(s.KeyPrefix)+g.pad+24)
+	g.key = append(g.key, s.KeyPrefix...)
+}
+
+// KeyName is the key of record keyNum as the workload's operations name it
+// (a target checking that a dataset is there, or cleaning it, reads these).
+func (s *Spec) KeyName(keyNum uint64) string {
+	g := &Generator{ordered: s.OrderedInserts}
+	g.initKey(s)
+	var req Request
+	g.setKey(&req, keyNum)
+	return string(req.Key)
 }
 
 // setKey formats keyNum as prefix + decimal, hashed unless OrderedInserts

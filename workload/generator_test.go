@@ -283,3 +283,23 @@ func TestLatestReadsOnlyCompletedInserts(t *testing.T) {
 		t.Errorf("newest completed key read %d of 2000 times, want about a fifth", hits)
 	}
 }
+
+// KeyName names a record as the generator's operations do.
+func TestKeyNameMatchesTheGenerator(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		s, err := Preset("ycsb-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Records, s.OrderedInserts, s.KeyPadding = 1000, ordered, 12
+		s.EnsureDefaults()
+		g := NewGenerator(&s, NewKeyspace(&s, 0, 1), 1, 0)
+		var req Request
+		for _, k := range []uint64{0, 1, 999} {
+			g.Load(&req, k)
+			if got := s.KeyName(k); got != string(req.Key) {
+				t.Errorf("ordered=%v: KeyName(%d) = %q, the generator's key is %q", ordered, k, got, req.Key)
+			}
+		}
+	}
+}

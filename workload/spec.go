@@ -70,3 +70,20 @@ func (s *Spec) RecordBytes() int { return s.FieldCount * s.FieldLength }
 
 // DatasetBytes is the logical dataset size: records x record size (keys excluded).
 func (s *Spec) DatasetBytes() int64 { return int64(s.Records) * int64(s.RecordBytes()) }
+
+// ReadsRecords reports whether the mix reads, updates or deletes records
+// that a load phase put there (a run without a load needs them); a mix of
+// only inserts, writes, sets and produces does not.
+func (s *Spec) ReadsRecords() bool {
+	for _, m := range s.Mix {
+		if m.Weight <= 0 {
+			continue
+		}
+		switch m.Op {
+		case OpInsert, OpProduce, OpWrite, OpSet:
+		default:
+			return true
+		}
+	}
+	return false
+}

@@ -37,6 +37,7 @@ type command struct {
 var commands = []command{
 	{"run", "load a dataset and run a workload against a target, then report", runRun},
 	{"load", "run only the load phase of a workload", runLoad},
+	{"clean", "remove platbench's datasets (and only those) from a target", runClean},
 	{"report", "print the report of a saved result file", runReport},
 	{"compare", "compare result files side by side, with ratios and a noise test", runCompare},
 	{"history", "the series of runs' figures over time and their change points (E-divisive, as Apache Otava)", runHistory},
