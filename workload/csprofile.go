@@ -19,6 +19,9 @@ type CQLProfile struct {
 	KeyspaceDef string `json:"keyspace_definition,omitempty"`
 	Table       string `json:"table"`
 	TableDef    string `json:"table_definition,omitempty"`
+	// ExtraDefs are CQL statements run before the table is created (user
+	// types), as cassandra-stress 4's extra_definitions.
+	ExtraDefs []string `json:"extra_definitions,omitempty"`
 	// Columns are the columnspec entries; columns not listed get the
 	// defaults (size uniform(4..8), population uniform(1..100B), cluster fixed(1)).
 	Columns []CSColumn  `json:"columnspec,omitempty"`
@@ -74,7 +77,7 @@ var (
 )
 
 // csProfileKeys are the top-level keys of a cassandra-stress profile.
-var csProfileKeys = []string{"specname", "keyspace", "keyspace_definition", "table", "table_definition", "columnspec", "insert", "queries", "token_range_queries"}
+var csProfileKeys = []string{"specname", "keyspace", "keyspace_definition", "table", "table_definition", "extra_definitions", "columnspec", "insert", "queries", "token_range_queries"}
 
 // IsCSProfile reports whether data is a cassandra-stress user profile (a
 // YAML map with table_definition, columnspec, or table and keyspace) rather
@@ -143,6 +146,17 @@ func (p *CQLProfile) topKey(k, v *yaml.Node) error {
 		p.Table, err = scalar(k, v)
 	case "table_definition":
 		p.TableDef, err = scalar(k, v)
+	case "extra_definitions":
+		if v.Kind != yaml.SequenceNode {
+			return csErr(v, k.Value, "is not a list (fix: write `- CREATE TYPE ...` items)")
+		}
+		for _, it := range v.Content {
+			s, err := scalar(k, it)
+			if err != nil {
+				return err
+			}
+			p.ExtraDefs = append(p.ExtraDefs, s)
+		}
 	case "columnspec":
 		err = p.columnspec(v)
 	case "insert":

@@ -132,7 +132,7 @@ func TestParseCSProfile(t *testing.T) {
 func TestCSProfileRefused(t *testing.T) {
 	base := "keyspace: ks\ntable: t\n"
 	cases := map[string]string{
-		base + "extra_definitions:\n  - x\n":                                   "line 3: extra_definitions",
+		base + "ops:\n  - x\n":                                                 "line 3: ops",
 		base + "columnspec:\n  - name: a\n    generator: x\n":                  "line 5: columnspec.generator",
 		base + "columnspec:\n  - name: a\n    size: zipf(1..3)\n":              "line 5: columnspec.size",
 		base + "insert:\n  visits: fixed(1)\n":                                 "line 4: insert.visits",

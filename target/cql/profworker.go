@@ -1,0 +1,257 @@
+package cql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+var _ target.Worker = (*profWorker)(nil)
+
+// profWorker runs a profile's operations through the driver's session
+// (prepared statements bound to worker-owned buffers). The values are
+// generated without allocating; the driver and batches allocate.
+type profWorker struct {
+	pr  *profile
+	rng uint64
+	buf []byte
+	ops []boundQuery // per pr.ops
+	ins  boundQuery
+	load boundQuery
+	cas map[string]any
+}
+
+// boundQuery is a query bound once to blobs whose contents change per op.
+type boundQuery struct {
+	st   *pstmt
+	q    *gocql.Query
+	vals []blob
+}
+
+func (pr *profile) bind(st *pstmt) boundQuery {
+	b := boundQuery{st: st, vals: make([]blob, len(st.args))}
+	args := make([]any, len(st.args))
+	for i := range b.vals {
+		args[i] = &b.vals[i]
+	}
+	b.q = pr.session.Query(st.cql, args...).Consistency(st.cl).Idempotent(!st.cas)
+	if st.serial != 0 {
+		b.q = b.q.SerialConsistency(st.serial)
+	}
+	if st.pageSize > 0 {
+		b.q = b.q.PageSize(st.pageSize)
+	}
+	return b
+}
+
+func newProfWorker(pr *profile, id int) *profWorker {
+	w := &profWorker{pr: pr, rng: mix(uint64(id) + 1), buf: make([]byte, 0, 4096), cas: map[string]any{}}
+	w.ins, w.load = pr.bind(&pr.insert), pr.bind(&pr.load)
+	for i := range pr.ops {
+		w.ops = append(w.ops, pr.bind(&pr.ops[i]))
+	}
+	return w
+}
+
+func (w *profWorker) next() uint64 { w.rng = mix(w.rng); return w.rng }
+
+// Do runs one operation: the profile's insert (the first named op), one of
+// its queries or token-range scans (the named ops after it), or, for the
+// load phase's INSERT, every row of one partition.
+func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
+	w.buf = w.buf[:0]
+	switch {
+	case req.Op == workload.OpNamed0:
+		return w.insert(ctx, req.KeyNum, false)
+	case req.Op.Named() && int(req.Op-workload.OpNamed0)-1 < len(w.ops):
+		i := int(req.Op-workload.OpNamed0) - 1
+		if i >= len(w.ops)-w.pr.ranges {
+			return w.tokenRange(ctx, &w.ops[i], req.KeyNum)
+		}
+		return w.query(ctx, &w.ops[i], req.KeyNum)
+	case req.Op == workload.OpInsert || req.Op == workload.OpWrite:
+		return w.insert(ctx, req.KeyNum, true)
+	}
+	return target.Configf("cql: op %s is not an operation of the profile (fix: use --mix with the names %v)", req.Op, w.pr.p.OpNames())
+}
+
+// Close releases nothing: the session is the target's.
+func (w *profWorker) Close() error { return nil }
+
+// fill sets the blobs of b from row (part, row); multirow statements take
+// each column from a row of their own.
+func (w *profWorker) fill(b *boundQuery, part, row, rows uint64) {
+	for i, a := range b.st.args {
+		at := len(w.buf)
+		switch a.kind {
+		case argLimit:
+			w.buf = binary.BigEndian.AppendUint32(w.buf, 100)
+		case argToken:
+			w.buf = binary.BigEndian.AppendUint64(w.buf, 0)
+		default:
+			r := row
+			if b.st.multirow {
+				r = w.next() % rows
+			}
+			w.buf = w.pr.appendValue(w.buf, a.col, part, r)
+		}
+		b.vals[i].b = w.buf[at:len(w.buf):len(w.buf)]
+	}
+}
+
+// maxBatch bounds the statements of one batch, under the server's batch
+// size limit for rows of a few hundred bytes; a visit of more rows is sent
+// as several batches.
+const maxBatch = 100
+
+type visit struct{ part, row uint64 }
+
+// insert writes the rows of one visit: partitions (insert.partitions) and,
+// in each, a run of insert.select of its rows (all rows for the load).
+func (w *profWorker) insert(ctx context.Context, keyNum uint64, all bool) error {
+	pr := w.pr
+	ins := pr.p.Insert
+	np := uint64(1)
+	if !all {
+		np = uint64(max(ins.Partitions.Sample(unit(w.next()), unit(w.next()), keyNum), 1))
+	}
+	var vs []visit
+	for i := range np {
+		part := keyNum
+		if i > 0 {
+			part = mix2(keyNum, i) % pr.records
+		}
+		rows := pr.rowsIn(part)
+		k, start := rows, uint64(0)
+		if !all {
+			sel := float64(ins.Select.Sample(unit(w.next()), unit(w.next()), keyNum)) / float64(ins.SelectDiv)
+			k = uint64(max(math.Ceil(float64(rows)*sel), 1))
+			start = w.next() % rows
+		}
+		for j := range k {
+			vs = append(vs, visit{part, (start + j) % rows})
+		}
+		if !all {
+			pr.partitions.Add(1)
+			pr.rows.Add(k)
+		}
+	}
+	st := &pr.insert
+	if all {
+		st = &pr.load
+	}
+	for len(vs) > 0 {
+		n := min(len(vs), maxBatch)
+		if st.cas { // a conditional batch holds one partition
+			n = 1
+			for n < len(vs) && n < maxBatch && vs[n].part == vs[0].part {
+				n++
+			}
+		}
+		if err := w.write(ctx, st, vs[:n]); err != nil {
+			return err
+		}
+		vs = vs[n:]
+	}
+	return nil
+}
+
+// write sends the rows as one statement or one batch.
+func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
+	pr := w.pr
+	if len(vs) == 1 && !pr.batched {
+		b := &w.ins
+		if st == &pr.load {
+			b = &w.load
+		}
+		w.fill(b, vs[0].part, vs[0].row, 1)
+		if st.cas {
+			clear(w.cas)
+			applied, err := b.q.MapScanCASContext(ctx, w.cas)
+			if err == nil && !applied {
+				pr.notApplied.Add(1)
+			}
+			return classify(err)
+		}
+		return classify(b.q.ExecContext(ctx))
+	}
+	batch := pr.session.Batch(pr.batch).Consistency(st.cl)
+	if st.serial != 0 {
+		batch = batch.SerialConsistency(st.serial)
+	}
+	for _, v := range vs {
+		b := boundQuery{st: st, vals: make([]blob, len(st.args))}
+		args := make([]any, len(st.args))
+		for i := range b.vals {
+			args[i] = &b.vals[i]
+		}
+		w.fill(&b, v.part, v.row, 1)
+		batch = batch.Query(st.cql, args...)
+	}
+	if st.cas {
+		clear(w.cas)
+		applied, iter, err := batch.MapExecCASContext(ctx, w.cas)
+		if iter != nil {
+			_ = iter.Close()
+		}
+		if err == nil && !applied {
+			pr.notApplied.Add(1)
+		}
+		return classify(err)
+	}
+	return classify(batch.ExecContext(ctx))
+}
+
+// query runs a named query on partition keyNum, reading every page, and
+// counts the rows it returns; a conditional one counts "not applied".
+func (w *profWorker) query(ctx context.Context, b *boundQuery, keyNum uint64) error {
+	pr := w.pr
+	rows := pr.rowsIn(keyNum)
+	w.fill(b, keyNum, w.next()%rows, rows)
+	if b.st.cas {
+		clear(w.cas)
+		applied, err := b.q.MapScanCASContext(ctx, w.cas)
+		if err == nil && !applied {
+			pr.notApplied.Add(1)
+		}
+		return classify(err)
+	}
+	return w.readAll(ctx, b.q)
+}
+
+func (w *profWorker) readAll(ctx context.Context, q *gocql.Query) error {
+	sc := q.IterContext(ctx).Scanner()
+	var n uint64
+	for sc.Next() {
+		n++
+	}
+	w.pr.returned.Add(n)
+	if err := sc.Err(); err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
+// tokenRange reads one of tokenSplits slices of the token ring, every page.
+func (w *profWorker) tokenRange(ctx context.Context, b *boundQuery, keyNum uint64) error {
+	i := keyNum % tokenSplits
+	const step = uint64(1) << 56 // 2^64 / tokenSplits
+	lo := int64(i*step + 1<<63) // math.MinInt64 + i*step
+	hi := int64(uint64(lo) + step)
+	if i == tokenSplits-1 {
+		hi = math.MaxInt64
+	}
+	if len(b.vals) != 2 {
+		return fmt.Errorf("cql: token-range query %s has %d markers, want 2", b.st.name, len(b.vals))
+	}
+	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(lo))
+	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(hi))
+	b.vals[0].b, b.vals[1].b = w.buf[0:8:8], w.buf[8:16:16]
+	return w.readAll(ctx, b.q)
+}
