@@ -69,9 +69,9 @@ type profile struct {
 	insert  pstmt // one row
 	load    pstmt // one row, unconditional (the load phase)
 	batch   gocql.BatchType
-	batched bool       // insert.batchtype given
-	ops     []pstmt    // the named slots after insert: queries, then token ranges
-	ranges  int        // how many of ops (at the end) are token-range scans
+	batched bool    // insert.batchtype given
+	ops     []pstmt // the named slots after insert: queries, then token ranges
+	ranges  int     // how many of ops (at the end) are token-range scans
 	session *gocql.Session
 
 	partitions, rows, returned, notApplied atomic.Uint64

@@ -18,13 +18,13 @@ var _ target.Worker = (*profWorker)(nil)
 // (prepared statements bound to worker-owned buffers). The values are
 // generated without allocating; the driver and batches allocate.
 type profWorker struct {
-	pr  *profile
-	rng uint64
-	buf []byte
-	ops []boundQuery // per pr.ops
+	pr   *profile
+	rng  uint64
+	buf  []byte
+	ops  []boundQuery // per pr.ops
 	ins  boundQuery
 	load boundQuery
-	cas map[string]any
+	cas  map[string]any
 }
 
 // boundQuery is a query bound once to blobs whose contents change per op.
@@ -242,7 +242,7 @@ func (w *profWorker) readAll(ctx context.Context, q *gocql.Query) error {
 func (w *profWorker) tokenRange(ctx context.Context, b *boundQuery, keyNum uint64) error {
 	i := keyNum % tokenSplits
 	const step = uint64(1) << 56 // 2^64 / tokenSplits
-	lo := int64(i*step + 1<<63) // math.MinInt64 + i*step
+	lo := int64(i*step + 1<<63)  // math.MinInt64 + i*step
 	hi := int64(uint64(lo) + step)
 	if i == tokenSplits-1 {
 		hi = math.MaxInt64
