@@ -31,6 +31,9 @@ type PhaseFigures struct {
 	Latency result.Summary `json:"latency"`
 	Service result.Summary `json:"service"`
 	PerOp   []OpFigures    `json:"per_op"`
+	// RowRates are a cassandra-stress profile run's partition and row
+	// rates (RowRatesOf); nil for other workloads.
+	RowRates *RowRates `json:"row_rates,omitempty"`
 
 	// Whole is the throughput over the whole phase: mean (Sustained*), peak
 	// and stability of every full interval. For the main phase it is the

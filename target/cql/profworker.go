@@ -78,7 +78,7 @@ func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	case req.Op == workload.OpInsert || req.Op == workload.OpWrite:
 		return w.insert(ctx, req.KeyNum, true)
 	}
-	return target.Configf("cql: op %s is not an operation of the profile (fix: use --mix with the names %v)", req.Op, w.pr.p.OpNames())
+	return target.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, w.pr.p.OpNames())
 }
 
 // Close releases nothing: the session is the target's.
