@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/result"
@@ -21,5 +22,20 @@ func TestNameOps(t *testing.T) {
 	}
 	if _, ok := p.Buckets.Counts["insert"]; !ok || len(p.Buckets.Counts) != 2 {
 		t.Errorf("buckets %v", p.Buckets.Counts)
+	}
+}
+
+func TestProfileNeedsCQLTarget(t *testing.T) {
+	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: workload.OpNamed0, Weight: 1}}}
+	spec.EnsureDefaults()
+	cfg := Config{Target: "embedded://", Workload: spec}
+	cfg.EnsureDefaults()
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "cassandra-stress profile") {
+		t.Fatalf("Validate = %v", err)
+	}
+	cfg.Target = "cql://127.0.0.1:9042"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate with a CQL target = %v", err)
 	}
 }

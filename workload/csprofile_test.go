@@ -122,8 +122,8 @@ func TestParseCSProfile(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ParseMix("insert=1,simple2=9"); err == nil {
-		t.Error("an unknown query name was accepted")
+	if _, err := s.ParseMix("insert=1,simple2=9"); err == nil || !strings.Contains(err.Error(), "insert, simple1, range1, all_columns (this workload's operations)") {
+		t.Errorf("an unknown query name: %v", err)
 	}
 }
 
