@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/platbench/platbench/internal/units"
 )
 
 // CQLProfile is a cassandra-stress user profile as platbench runs it on the
@@ -49,6 +52,12 @@ type CSInsert struct {
 	SelectDiv  int64  `json:"select_divisor"`
 	BatchType  string `json:"batchtype,omitempty"`
 	Condition  string `json:"condition,omitempty"`
+	// TTLSeconds (platbench's `ttl:`, a duration) writes USING TTL; 0: the
+	// table's default_time_to_live.
+	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
+	// ClientTimestamp (platbench's `timestamp: client`) writes USING
+	// TIMESTAMP with the client's clock in microseconds.
+	ClientTimestamp bool `json:"client_timestamp,omitempty"`
 }
 
 // CSQuery is one named query: its CQL with ? markers, whether the markers
@@ -249,8 +258,19 @@ func (p *CQLProfile) insert(v *yaml.Node) error {
 			if c := strings.ToUpper(p.Insert.Condition); !strings.HasPrefix(c, "IF ") {
 				return csErr(val, "insert.condition", "%q does not start with IF (fix: e.g. IF NOT EXISTS, or IF col = ?)", s)
 			}
+		case "ttl":
+			d, err := units.ParseDuration(s)
+			if err != nil || d < time.Second || d.Seconds() > 630720000 {
+				return csErr(val, "insert.ttl", "%q is not a TTL (fix: a duration from 1s to 20 years, e.g. 1h)", s)
+			}
+			p.Insert.TTLSeconds = int64(d / time.Second)
+		case "timestamp":
+			if strings.TrimSpace(strings.ToLower(s)) != "client" {
+				return csErr(val, "insert.timestamp", "%q is not supported (fix: timestamp: client, or leave it out for the server's)", s)
+			}
+			p.Insert.ClientTimestamp = true
 		default:
-			return csErr(k, "insert."+k.Value, "is not supported (fix: insert has partitions, select, batchtype and condition)")
+			return csErr(k, "insert."+k.Value, "is not supported (fix: insert has partitions, select, batchtype, condition, and platbench's ttl and timestamp)")
 		}
 	}
 	return nil
@@ -374,6 +394,9 @@ func (p *CQLProfile) tokenRanges(v *yaml.Node) error {
 func (p *CQLProfile) check(top *yaml.Node) error {
 	if p.Keyspace == "" || p.Table == "" {
 		return csErr(top, "keyspace/table", "missing (fix: give both `keyspace:` and `table:`)")
+	}
+	if p.Insert.ClientTimestamp && p.Insert.Condition != "" {
+		return csErr(top, "insert.timestamp", "with a condition: the server refuses a client timestamp on conditional writes (fix: remove timestamp or condition)")
 	}
 	names := p.OpNames()
 	if len(names) > MaxNamed {

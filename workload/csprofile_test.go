@@ -143,6 +143,9 @@ func TestCSProfileRefused(t *testing.T) {
 		base + "queries:\n  q:\n    cql: x\n    serialConsistencyLevel: ONE\n": "line 6: queries.q.serialConsistencyLevel",
 		base + "queries:\n  q:\n    fields: samerow\n":                         "line 5: queries.q",
 		base + "token_range_queries:\n  tr:\n    split: 3\n":                   "line 5: token_range_queries.tr.split",
+		base + "insert:\n  ttl: forever\n":                                     "line 4: insert.ttl",
+		base + "insert:\n  timestamp: server\n":                                "line 4: insert.timestamp",
+		base + "insert:\n  timestamp: client\n  condition: IF NOT EXISTS\n":    "insert.timestamp",
 		"keyspace: ks\ntable_definition: x\n":                                  "line 1: keyspace/table",
 	}
 	for in, want := range cases {
@@ -150,6 +153,13 @@ func TestCSProfileRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("profile\n%s\ngave %v, want one line with %q and a fix", in, err, want)
 		}
+	}
+}
+
+func TestCSProfileInsertExtensions(t *testing.T) {
+	s, err := ParseCSProfile([]byte("keyspace: ks\ntable: t\ninsert:\n  ttl: 1h\n  timestamp: client\n"))
+	if err != nil || s.CQL.Insert.TTLSeconds != 3600 || !s.CQL.Insert.ClientTimestamp {
+		t.Fatalf("insert = %+v, %v", s.CQL, err)
 	}
 }
 

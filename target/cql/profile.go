@@ -40,6 +40,7 @@ const (
 	argColumn argKind = iota
 	argLimit          // LIMIT ?
 	argToken          // token(...) > ? / <= ?
+	argTimestamp      // USING TIMESTAMP ?: the client's clock
 )
 
 type arg struct {

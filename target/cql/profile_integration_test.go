@@ -228,3 +228,28 @@ func TestProfileDropsOnlyWhatItCreated(t *testing.T) {
 		t.Errorf("keyspace %s still there after Close", ks)
 	}
 }
+
+func TestProfileUsingTTLAndTimestamp(t *testing.T) {
+	tg, spec := openProfile(t, "profile-using.yaml", 4)
+	if !strings.Contains(tg.prof.insert.cql, "USING TTL 2 AND TIMESTAMP ?") {
+		t.Fatalf("insert %q", tg.prof.insert.cql)
+	}
+	before := time.Now().UnixMicro()
+	run(t, tg, spec, named(spec, "insert"), 4)
+	after := time.Now().UnixMicro()
+	var wt int64
+	var ttl int
+	if err := tg.session.Query("SELECT writetime(body), ttl(body) FROM "+tg.prof.p.Keyspace+".events WHERE id = ? LIMIT 1", pkOf(tg, 1)).Consistency(gocql.One).Scan(&wt, &ttl); err != nil {
+		t.Fatal(err)
+	}
+	if wt < before || wt > after || ttl < 0 || ttl > 2 {
+		t.Errorf("writetime %d not the client's clock in [%d, %d], or ttl %d not <= 2", wt, before, after, ttl)
+	}
+	q := "SELECT id FROM " + tg.prof.p.Keyspace + ".events"
+	for i := 0; count(t, tg, q) > 0; i++ {
+		if i == 100 {
+			t.Fatal("rows still there 20 s after their 2 s TTL")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

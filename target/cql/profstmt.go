@@ -27,6 +27,20 @@ func (pr *profile) insertCQL() (insert, load string, err error) {
 	}
 	where := strings.Join(keys, " = ? AND ") + " = ?"
 	cond := pr.p.Insert.Condition
+	var using []string
+	if n := pr.p.Insert.TTLSeconds; n > 0 {
+		using = append(using, fmt.Sprintf("TTL %d", n))
+	}
+	if pr.p.Insert.ClientTimestamp {
+		using = append(using, "TIMESTAMP ?")
+	}
+	use := ""
+	if len(using) > 0 {
+		use = " USING " + strings.Join(using, " AND ")
+	}
+	if pr.counter && use != "" {
+		return "", "", target.Configf("cql: profile insert.ttl or insert.timestamp on a counter table (fix: remove them; counters take neither)")
+	}
 	if pr.counter {
 		set := make([]string, len(regs))
 		for i, r := range regs {
@@ -39,16 +53,17 @@ func (pr *profile) insertCQL() (insert, load string, err error) {
 		return u, u, nil
 	}
 	all := append(append([]string{}, keys...), regs...)
-	load = fmt.Sprintf("INSERT INTO %s (%s) VALUES (?%s)", tbl, strings.Join(all, ", "), strings.Repeat(", ?", len(all)-1))
+	ins := fmt.Sprintf("INSERT INTO %s (%s) VALUES (?%s)", tbl, strings.Join(all, ", "), strings.Repeat(", ?", len(all)-1))
+	load = ins + use
 	switch {
 	case cond == "":
 		return load, load, nil
 	case strings.EqualFold(strings.Join(strings.Fields(cond), " "), "IF NOT EXISTS"):
-		return load + " IF NOT EXISTS", load, nil
+		return ins + " IF NOT EXISTS" + use, load, nil
 	case len(regs) == 0:
 		return "", "", target.Configf("cql: profile insert.condition %q needs a non-key column to update (fix: use IF NOT EXISTS)", cond)
 	}
-	return fmt.Sprintf("UPDATE %s SET %s = ? WHERE %s %s", tbl, strings.Join(regs, " = ?, "), where, cond), load, nil
+	return fmt.Sprintf("UPDATE %s%s SET %s = ? WHERE %s %s", tbl, use, strings.Join(regs, " = ?, "), where, cond), load, nil
 }
 
 func quoteIdent(s string) string {
@@ -141,6 +156,8 @@ func (pr *profile) bindArgs(ctx context.Context, st *pstmt) error {
 		switch {
 		case name == "[limit]":
 			st.args = append(st.args, arg{kind: argLimit})
+		case name == "[timestamp]":
+			st.args = append(st.args, arg{kind: argTimestamp})
 		case strings.Contains(name, "token"):
 			st.args = append(st.args, arg{kind: argToken})
 		case pr.col(b.Name) != nil:

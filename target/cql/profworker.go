@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -94,6 +95,8 @@ func (w *profWorker) fill(b *boundQuery, part, row, rows uint64) {
 			w.buf = binary.BigEndian.AppendUint32(w.buf, 100)
 		case argToken:
 			w.buf = binary.BigEndian.AppendUint64(w.buf, 0)
+		case argTimestamp:
+			w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(time.Now().UnixMicro()))
 		default:
 			r := row
 			if b.st.multirow {
