@@ -51,6 +51,7 @@ type arg struct {
 // pstmt is one prepared statement and what its markers take.
 type pstmt struct {
 	name     string
+	idx      int // its id's index on a native connection (profile.cqls)
 	cql      string
 	args     []arg
 	cl       gocql.Consistency
@@ -74,6 +75,8 @@ type profile struct {
 	ops     []pstmt // the named slots after insert: queries, then token ranges
 	ranges  int     // how many of ops (at the end) are token-range scans
 	session *gocql.Session
+	cfg     Config // the target's, with the profile's keyspace as the session's
+	native  bool   // workers use platbench's own client (driver=native)
 
 	partitions, rows, returned, notApplied atomic.Uint64
 }
@@ -114,9 +117,10 @@ func (t *Target) setupProfile(ctx context.Context, w *workload.Spec) error {
 	if err := pr.compileColumns(tm); err != nil {
 		return err
 	}
-	cfg := t.cfg
-	cfg.sessionKeyspace = p.Keyspace
-	if pr.session, err = connect(ctx, &cfg, cfg.Timeout, nil); err != nil {
+	pr.cfg = t.cfg
+	pr.cfg.sessionKeyspace = p.Keyspace
+	pr.native = t.cfg.Driver == DriverNative
+	if pr.session, err = connect(ctx, &pr.cfg, pr.cfg.Timeout, nil); err != nil {
 		return err
 	}
 	if err := pr.prepare(ctx, &t.cfg); err != nil {
@@ -292,5 +296,17 @@ func (pr *profile) summary(m map[string]string) {
 	m["profile_rows"] = fmt.Sprint(pr.rows.Load())
 	m["profile_rows_returned"] = fmt.Sprint(pr.returned.Load())
 	m["profile_lwt_not_applied"] = fmt.Sprint(pr.notApplied.Load())
-	m["profile_driver"] = "gocql (profiles run on the driver's session; see docs/targets-cql.md)"
+	m["profile_driver"] = "gocql (the Apache driver's session)"
+	if pr.native {
+		m["profile_driver"] = "native (platbench's protocol v4 client, one request at a time per worker)"
+	}
+}
+
+// cqls are the statements in native id order: load, insert, then ops.
+func (pr *profile) cqls() []string {
+	out := []string{pr.load.cql, pr.insert.cql}
+	for _, o := range pr.ops {
+		out = append(out, o.cql)
+	}
+	return out
 }

@@ -16,7 +16,7 @@ import (
 
 // openProfile sets up the profile testdata/name in a keyspace of the test's
 // own, with records partitions, and returns the target and its spec.
-func openProfile(t *testing.T, name string, records uint64) (*Target, *workload.Spec) {
+func openProfile(t *testing.T, name string, records uint64, driver string) (*Target, *workload.Spec) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -28,7 +28,7 @@ func openProfile(t *testing.T, name string, records uint64) (*Target, *workload.
 		t.Fatal(err)
 	}
 	spec.Records = records
-	tg := openTest(t, nil)
+	tg := openTest(t, map[string]string{"driver": driver})
 	t.Cleanup(func() { _ = tg.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -82,8 +82,10 @@ func pkOf(tg *Target, part uint64) []byte {
 	return pr.appendValue(nil, pr.pk[0], part, 0)
 }
 
-func TestProfileTypes(t *testing.T) {
-	tg, spec := openProfile(t, "profile-types.yaml", 20)
+func TestProfileTypes(t *testing.T) { forDrivers(t, testProfileTypes) }
+
+func testProfileTypes(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-types.yaml", 20, driver)
 	run(t, tg, spec, workload.OpInsert, 20) // the load: every row of every partition
 	ks := tg.prof.p.Keyspace
 	if n := count(t, tg, "SELECT pk, ck FROM "+ks+".alltypes"); n != 100 {
@@ -120,8 +122,10 @@ func TestProfileTypes(t *testing.T) {
 	}
 }
 
-func TestProfileWideLoggedPaging(t *testing.T) {
-	tg, spec := openProfile(t, "profile-wide.yaml", 10)
+func TestProfileWideLoggedPaging(t *testing.T) { forDrivers(t, testProfileWideLoggedPaging) }
+
+func testProfileWideLoggedPaging(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-wide.yaml", 10, driver)
 	if rows := tg.prof.rowsIn(0); rows != 200 {
 		t.Fatalf("rowsIn = %d, want 10 x 20", rows)
 	}
@@ -145,8 +149,10 @@ func TestProfileWideLoggedPaging(t *testing.T) {
 	run(t, tg, spec, named(spec, "oneday"), 10)
 }
 
-func TestProfileCounter(t *testing.T) {
-	tg, spec := openProfile(t, "profile-counter.yaml", 5)
+func TestProfileCounter(t *testing.T) { forDrivers(t, testProfileCounter) }
+
+func testProfileCounter(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-counter.yaml", 5, driver)
 	run(t, tg, spec, named(spec, "insert"), 10) // each partition twice
 	var views, clicks int64
 	if err := tg.session.Query("SELECT views, clicks FROM "+tg.prof.p.Keyspace+".hits WHERE page = ? LIMIT 1", pkOf(tg, 2)).Consistency(gocql.One).Scan(&views, &clicks); err != nil {
@@ -161,8 +167,10 @@ func TestProfileCounter(t *testing.T) {
 	}
 }
 
-func TestProfileLWT(t *testing.T) {
-	tg, spec := openProfile(t, "profile-lwt.yaml", 5)
+func TestProfileLWT(t *testing.T) { forDrivers(t, testProfileLWT) }
+
+func testProfileLWT(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-lwt.yaml", 5, driver)
 	ins := named(spec, "insert")
 	run(t, tg, spec, ins, 5)
 	if n := tg.prof.notApplied.Load(); n != 0 {
@@ -182,8 +190,10 @@ func TestProfileLWT(t *testing.T) {
 	}
 }
 
-func TestProfileTTL(t *testing.T) {
-	tg, spec := openProfile(t, "profile-ttl.yaml", 10)
+func TestProfileTTL(t *testing.T) { forDrivers(t, testProfileTTL) }
+
+func testProfileTTL(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-ttl.yaml", 10, driver)
 	run(t, tg, spec, named(spec, "insert"), 10)
 	q := "SELECT id FROM " + tg.prof.p.Keyspace + ".sessions"
 	if n := count(t, tg, q); n != 10 {
@@ -214,7 +224,11 @@ func TestProfileRefusedTable(t *testing.T) {
 }
 
 func TestProfileDropsOnlyWhatItCreated(t *testing.T) {
-	tg, _ := openProfile(t, "profile-ttl.yaml", 1)
+	forDrivers(t, testProfileDropsOnlyWhatItCreated)
+}
+
+func testProfileDropsOnlyWhatItCreated(t *testing.T, driver string) {
+	tg, _ := openProfile(t, "profile-ttl.yaml", 1, driver)
 	if !tg.createdKS {
 		t.Fatal("keyspace not marked created")
 	}
@@ -229,8 +243,10 @@ func TestProfileDropsOnlyWhatItCreated(t *testing.T) {
 	}
 }
 
-func TestProfileUsingTTLAndTimestamp(t *testing.T) {
-	tg, spec := openProfile(t, "profile-using.yaml", 4)
+func TestProfileUsingTTLAndTimestamp(t *testing.T) { forDrivers(t, testProfileUsingTTLAndTimestamp) }
+
+func testProfileUsingTTLAndTimestamp(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-using.yaml", 4, driver)
 	if !strings.Contains(tg.prof.insert.cql, "USING TTL 2 AND TIMESTAMP ?") {
 		t.Fatalf("insert %q", tg.prof.insert.cql)
 	}
@@ -251,5 +267,40 @@ func TestProfileUsingTTLAndTimestamp(t *testing.T) {
 			t.Fatal("rows still there 20 s after their 2 s TTL")
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// forDrivers runs test with platbench's own client and with the driver.
+func forDrivers(t *testing.T, test func(*testing.T, string)) {
+	for _, d := range []string{DriverNative, DriverGocql} {
+		t.Run(d, func(t *testing.T) { test(t, d) })
+	}
+}
+
+// TestProfileNativeAllocs: on platbench's client, a single-row insert of a
+// profile (a uuid key, a 64-byte blob) and a read of it do not allocate.
+func TestProfileNativeAllocs(t *testing.T) {
+	tg, spec := openProfile(t, "profile-ttl.yaml", 100, DriverNative)
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.(*profWorker).nat == nil {
+		t.Fatal("driver=native but the worker uses the driver's session")
+	}
+	req := workload.Request{Op: named(spec, "insert")}
+	ctx := context.Background()
+	if err := w.Do(ctx, &req); err != nil { // dials and prepares
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		req.KeyNum = (req.KeyNum + 1) % 100
+		if err := w.Do(ctx, &req); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per insert, want 0", allocs)
 	}
 }

@@ -125,6 +125,10 @@ func (pr *profile) prepare(ctx context.Context, c *Config) error {
 		pr.ops = append(pr.ops, pstmt{name: r.Name, cql: q, cl: c.ReadCL, pageSize: r.PageSize})
 		pr.ranges++
 	}
+	pr.load.idx, pr.insert.idx = 0, 1
+	for i := range pr.ops {
+		pr.ops[i].idx = 2 + i
+	}
 	// The load statement first: it binds every column, and gives each its type.
 	for _, st := range append([]*pstmt{&pr.load, &pr.insert}, ptrs(pr.ops)...) {
 		if err := pr.bindArgs(ctx, st); err != nil {

@@ -26,6 +26,7 @@ type profWorker struct {
 	ins  boundQuery
 	load boundQuery
 	cas  map[string]any
+	nat  *natConn // platbench's own client; nil: the driver's session
 }
 
 // boundQuery is a query bound once to blobs whose contents change per op.
@@ -35,8 +36,11 @@ type boundQuery struct {
 	vals []blob
 }
 
-func (pr *profile) bind(st *pstmt) boundQuery {
+func (pr *profile) bind(st *pstmt, native bool) boundQuery {
 	b := boundQuery{st: st, vals: make([]blob, len(st.args))}
+	if native {
+		return b
+	}
 	args := make([]any, len(st.args))
 	for i := range b.vals {
 		args[i] = &b.vals[i]
@@ -51,11 +55,14 @@ func (pr *profile) bind(st *pstmt) boundQuery {
 	return b
 }
 
-func newProfWorker(pr *profile, id int) *profWorker {
+func newProfWorker(pr *profile, id int, hosts []string) *profWorker {
 	w := &profWorker{pr: pr, rng: mix(uint64(id) + 1), buf: make([]byte, 0, 4096), cas: map[string]any{}}
-	w.ins, w.load = pr.bind(&pr.insert), pr.bind(&pr.load)
+	if pr.native {
+		w.nat = newNatConn(&pr.cfg, hosts, id, pr.cqls())
+	}
+	w.ins, w.load = pr.bind(&pr.insert, pr.native), pr.bind(&pr.load, pr.native)
 	for i := range pr.ops {
-		w.ops = append(w.ops, pr.bind(&pr.ops[i]))
+		w.ops = append(w.ops, pr.bind(&pr.ops[i], pr.native))
 	}
 	return w
 }
@@ -82,8 +89,13 @@ func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	return target.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, w.pr.p.OpNames())
 }
 
-// Close releases nothing: the session is the target's.
-func (w *profWorker) Close() error { return nil }
+// Close closes the native connection (the session is the target's).
+func (w *profWorker) Close() error {
+	if w.nat != nil {
+		w.nat.close()
+	}
+	return nil
+}
 
 // fill sets the blobs of b from row (part, row); multirow statements take
 // each column from a row of their own.
@@ -174,6 +186,11 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
 			b = &w.load
 		}
 		w.fill(b, vs[0].part, vs[0].row, 1)
+		if w.nat != nil {
+			_, _, applied, err := w.nat.execute(ctx, st, st.idx, b.vals, false)
+			w.countApplied(applied, err)
+			return err
+		}
 		if st.cas {
 			clear(w.cas)
 			applied, err := b.q.MapScanCASContext(ctx, w.cas)
@@ -183,6 +200,9 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
 			return classify(err)
 		}
 		return classify(b.q.ExecContext(ctx))
+	}
+	if w.nat != nil {
+		return w.nativeBatch(ctx, st, vs)
 	}
 	batch := pr.session.Batch(pr.batch).Consistency(st.cl)
 	if st.serial != 0 {
@@ -217,6 +237,11 @@ func (w *profWorker) query(ctx context.Context, b *boundQuery, keyNum uint64) er
 	pr := w.pr
 	rows := pr.rowsIn(keyNum)
 	w.fill(b, keyNum, w.next()%rows, rows)
+	if b.st.cas && w.nat != nil {
+		_, _, applied, err := w.nat.execute(ctx, b.st, b.st.idx, b.vals, false)
+		w.countApplied(applied, err)
+		return err
+	}
 	if b.st.cas {
 		clear(w.cas)
 		applied, err := b.q.MapScanCASContext(ctx, w.cas)
@@ -225,11 +250,22 @@ func (w *profWorker) query(ctx context.Context, b *boundQuery, keyNum uint64) er
 		}
 		return classify(err)
 	}
-	return w.readAll(ctx, b.q)
+	return w.readAll(ctx, b)
 }
 
-func (w *profWorker) readAll(ctx context.Context, q *gocql.Query) error {
-	sc := q.IterContext(ctx).Scanner()
+func (w *profWorker) readAll(ctx context.Context, b *boundQuery) error {
+	if w.nat != nil {
+		more := false
+		for {
+			n, hasMore, _, err := w.nat.execute(ctx, b.st, b.st.idx, b.vals, more)
+			w.pr.returned.Add(uint64(n))
+			if err != nil || !hasMore {
+				return err
+			}
+			more = true
+		}
+	}
+	sc := b.q.IterContext(ctx).Scanner()
 	var n uint64
 	for sc.Next() {
 		n++
@@ -256,5 +292,32 @@ func (w *profWorker) tokenRange(ctx context.Context, b *boundQuery, keyNum uint6
 	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(lo))
 	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(hi))
 	b.vals[0].b, b.vals[1].b = w.buf[0:8:8], w.buf[8:16:16]
-	return w.readAll(ctx, b.q)
+	return w.readAll(ctx, b)
+}
+
+func (w *profWorker) countApplied(applied bool, err error) {
+	if err == nil && !applied {
+		w.pr.notApplied.Add(1)
+	}
+}
+
+// nativeBatch sends the rows as one BATCH frame; each row's values are
+// generated into the worker's buffer and copied into the frame.
+func (w *profWorker) nativeBatch(ctx context.Context, st *pstmt, vs []visit) error {
+	pr := w.pr
+	if err := w.nat.batchStart(ctx, pr.batch, len(vs)); err != nil {
+		return err
+	}
+	b := &w.ins
+	if st == &pr.load {
+		b = &w.load
+	}
+	for _, v := range vs {
+		w.buf = w.buf[:0]
+		w.fill(b, v.part, v.row, 1)
+		w.nat.batchAdd(st.idx, b.vals)
+	}
+	applied, err := w.nat.batchRun(st)
+	w.countApplied(applied, err)
+	return err
 }
