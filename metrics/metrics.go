@@ -31,8 +31,8 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
-	"github.com/platbench/platbench/workload"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/workload"
 )
 
 // Source gives the live figures; Snapshot is called once per scrape, from

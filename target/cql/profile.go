@@ -37,10 +37,10 @@ type pcol struct {
 type argKind uint8
 
 const (
-	argColumn argKind = iota
-	argLimit          // LIMIT ?
-	argToken          // token(...) > ? / <= ?
-	argTimestamp      // USING TIMESTAMP ?: the client's clock
+	argColumn    argKind = iota
+	argLimit             // LIMIT ?
+	argToken             // token(...) > ? / <= ?
+	argTimestamp         // USING TIMESTAMP ?: the client's clock
 )
 
 type arg struct {
