@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -218,4 +219,28 @@ func FuzzParseCSProfile(f *testing.F) {
 			t.Fatalf("accepted profile is invalid: %v", err)
 		}
 	})
+}
+
+// TestProfileSpecJSON: a profile's spec survives the result file: the mix
+// keeps its slots, the names and the profile come back.
+func TestProfileSpecJSON(t *testing.T) {
+	l, err := Open(filepath.Join("testdata", "cs-typestest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := l.Spec
+	if s.Mix, err = s.ParseMix("insert=1,simple1=9"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Spec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.OpName(back.Mix[1].Op) != "simple1" || back.CQL == nil || back.CQL.Queries[0].CQL != s.CQL.Queries[0].CQL || back.CQL.Column("value").Size.Mean != 500 {
+		t.Errorf("round trip: mix %v names %v profile %+v", back.Mix, back.NamedOps, back.CQL)
+	}
 }
