@@ -263,8 +263,8 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	st, pr := t.stmts, t.prof
 	t.mu.Unlock()
 	if pr != nil {
-		hosts, _ := t.nodes()
-		return newProfWorker(pr, id, hosts), nil
+		hosts, rg := t.nodes()
+		return newProfWorker(pr, id, hosts, rg), nil
 	}
 	if st == nil {
 		return nil, errors.New("cql: NewWorker before Setup")

@@ -304,3 +304,37 @@ func TestProfileNativeAllocs(t *testing.T) {
 		t.Errorf("%v allocations per insert, want 0", allocs)
 	}
 }
+
+// TestProfileRoutingToken: the token platbench routes a request by is the
+// server's token of the partition, for one-column and composite keys.
+func TestProfileRoutingToken(t *testing.T) {
+	for _, name := range []string{"profile-ttl.yaml", "profile-composite.yaml"} {
+		tg, spec := openProfile(t, name, 5, DriverNative)
+		run(t, tg, spec, named(spec, "insert"), 5)
+		w, err := tg.NewWorker(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := tg.prof
+		var cols, marks []string
+		for _, c := range pr.pk {
+			cols, marks = append(cols, c.name), append(marks, c.name+" = ?")
+		}
+		q := fmt.Sprintf("SELECT token(%s) FROM %s.%s WHERE %s LIMIT 1", strings.Join(cols, ", "), pr.p.Keyspace, pr.p.Table, strings.Join(marks, " AND "))
+		for k := range uint64(5) {
+			var args []any
+			for _, c := range pr.pk {
+				args = append(args, &blob{b: pr.appendValue(nil, c, k, 0)})
+			}
+			var server int64
+			if err := tg.session.Query(q, args...).Consistency(gocql.One).Scan(&server); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			got, ok := w.(*profWorker).token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
+			if !ok || got != server {
+				t.Errorf("%s partition %d: routing token %d, server's %d", name, k, got, server)
+			}
+		}
+		w.Close()
+	}
+}

@@ -8,42 +8,73 @@ import (
 )
 
 // natConn runs a profile worker's statements on platbench's own protocol v4
-// client: one connection (to a node chosen by the worker's id, not by
-// token), one request at a time on stream 0, the statements prepared on it
+// client: a connection per node, dialled when first used, the request sent
+// to the owner of its partition's token (token_aware) or round robin, one
+// request at a time on stream 0, the statements prepared on each connection
 // once. Frames are built in a reused buffer from the values the worker
 // generated, so a single-row write of fixed-size columns allocates nothing.
 type natConn struct {
 	cfg   *Config
 	hosts []string
-	host  int
+	ring  ring
 	stmts []string // CQL in id order: the profile's load, insert, then ops
+	conns []*nconn // per host; nil until dialled or after a failure
+	cur   int      // the host of the request being built
+	rr    int
 	c     *nconn
 	frame []byte
 	page  []byte // paging state of the last page, copied out of the frame
 }
 
-func newNatConn(cfg *Config, hosts []string, id int, stmts []string) *natConn {
-	return &natConn{cfg: cfg, hosts: hosts, host: id % len(hosts), stmts: stmts, frame: make([]byte, 0, 16<<10)}
+func newNatConn(cfg *Config, hosts []string, rg ring, id int, stmts []string) *natConn {
+	return &natConn{cfg: cfg, hosts: hosts, ring: rg, rr: id, stmts: stmts, conns: make([]*nconn, len(hosts)), frame: make([]byte, 0, 16<<10)}
 }
 
+// route makes the next request go to the owner of token (token_aware),
+// or to the next node round robin when token is not known (ok false).
+func (n *natConn) route(token int64, ok bool) {
+	n.cur = -1
+	if ok && n.cfg.TokenAware && len(n.hosts) > 1 {
+		n.cur = n.ring.owner(token)
+	}
+	if n.cur < 0 {
+		n.rr++
+		n.cur = n.rr % len(n.hosts)
+	}
+}
+
+// conn returns the chosen node's connection, dialling it if needed; a node
+// that cannot be reached is skipped for the next one.
 func (n *natConn) conn(ctx context.Context) (*nconn, error) {
+	var err error
+	for i := range n.hosts {
+		h := (n.cur + i) % len(n.hosts)
+		if n.conns[h] == nil {
+			n.conns[h], err = dialNative(ctx, n.cfg, n.hosts[h], n.stmts)
+		}
+		if n.conns[h] != nil {
+			n.cur, n.c = h, n.conns[h]
+			return n.c, nil
+		}
+	}
+	return nil, err
+}
+
+func (n *natConn) closeCur() {
 	if n.c != nil {
-		return n.c, nil
+		n.c.close()
+		n.conns[n.cur], n.c = nil, nil
 	}
-	c, err := dialNative(ctx, n.cfg, n.hosts[n.host], n.stmts)
-	if err != nil {
-		n.host = (n.host + 1) % len(n.hosts) // try another node next time
-		return nil, err
-	}
-	n.c = c
-	return c, nil
 }
 
 func (n *natConn) close() {
-	if n.c != nil {
-		n.c.close()
-		n.c = nil
+	for i, c := range n.conns {
+		if c != nil {
+			c.close()
+			n.conns[i] = nil
+		}
 	}
+	n.c = nil
 }
 
 // round sends n.frame and returns the result body; an error answer is the
@@ -52,19 +83,19 @@ func (n *natConn) close() {
 func (n *natConn) round() (reader, error) {
 	h, body, err := n.c.roundTrip(n.frame, time.Now().Add(n.cfg.Timeout))
 	if err != nil {
-		n.close()
+		n.closeCur()
 		return reader{}, classify(err)
 	}
 	r := reader{b: body}
 	if h.op == opError {
 		code, _ := errorBodyView(&r)
 		if code == codeUnprepared {
-			n.close() // re-prepared on the next dial
+			n.closeCur() // re-prepared on the next dial
 		}
 		return r, serverError(code)
 	}
 	if h.op != opResult {
-		n.close()
+		n.closeCur()
 		return r, errShortFrame
 	}
 	return r, nil

@@ -25,6 +25,7 @@ type profWorker struct {
 	ops  []boundQuery // per pr.ops
 	ins  boundQuery
 	load boundQuery
+	rkey []byte // routing key scratch
 	cas  map[string]any
 	nat  *natConn // platbench's own client; nil: the driver's session
 }
@@ -55,10 +56,10 @@ func (pr *profile) bind(st *pstmt, native bool) boundQuery {
 	return b
 }
 
-func newProfWorker(pr *profile, id int, hosts []string) *profWorker {
+func newProfWorker(pr *profile, id int, hosts []string, rg ring) *profWorker {
 	w := &profWorker{pr: pr, rng: mix(uint64(id) + 1), buf: make([]byte, 0, 4096), cas: map[string]any{}}
 	if pr.native {
-		w.nat = newNatConn(&pr.cfg, hosts, id, pr.cqls())
+		w.nat = newNatConn(&pr.cfg, hosts, rg, id, pr.cqls())
 	}
 	w.ins, w.load = pr.bind(&pr.insert, pr.native), pr.bind(&pr.load, pr.native)
 	for i := range pr.ops {
@@ -74,6 +75,9 @@ func (w *profWorker) next() uint64 { w.rng = mix(w.rng); return w.rng }
 // load phase's INSERT, every row of one partition.
 func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	w.buf = w.buf[:0]
+	if w.nat != nil {
+		w.nat.route(w.token(req))
+	}
 	switch {
 	case req.Op == workload.OpNamed0:
 		return w.insert(ctx, req.KeyNum, false)
@@ -320,4 +324,28 @@ func (w *profWorker) nativeBatch(ctx context.Context, st *pstmt, vs []visit) err
 	applied, err := w.nat.batchRun(st)
 	w.countApplied(applied, err)
 	return err
+}
+
+// token is the Murmur3 token of the request's partition (the protocol's
+// routing key: the value of a one-column partition key, or each
+// component's length, value and a zero byte); not known for scans.
+func (w *profWorker) token(req *workload.Request) (int64, bool) {
+	if req.Op.Named() && int(req.Op-workload.OpNamed0)-1 >= len(w.ops)-w.pr.ranges {
+		return 0, false
+	}
+	pk := w.pr.pk
+	w.rkey = w.rkey[:0]
+	if len(pk) == 1 {
+		w.rkey = w.pr.appendValue(w.rkey, pk[0], req.KeyNum, 0)
+		return murmur3Token(w.rkey), true
+	}
+	for _, c := range pk {
+		at := len(w.rkey)
+		w.rkey = append(w.rkey, 0, 0)
+		w.rkey = w.pr.appendValue(w.rkey, c, req.KeyNum, 0)
+		n := len(w.rkey) - at - 2
+		w.rkey[at], w.rkey[at+1] = byte(n>>8), byte(n)
+		w.rkey = append(w.rkey, 0)
+	}
+	return murmur3Token(w.rkey), true
 }
