@@ -338,3 +338,39 @@ func TestProfileRoutingToken(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestProfileExistingTableKept: a profile naming an existing keyspace and
+// table (no definitions) uses them as they are, and Close leaves them.
+func TestProfileExistingTableKept(t *testing.T) {
+	ks := fmt.Sprintf("pbprof_%d_keep", os.Getpid())
+	admin := openTest(t, nil)
+	defer admin.Close()
+	for _, q := range []string{
+		"CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS " + ks + ".mine (k text PRIMARY KEY, v int)",
+	} {
+		if err := admin.session.Query(q).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { _ = admin.session.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() }()
+	spec, err := workload.ParseCSProfile([]byte("keyspace: " + ks + "\ntable: mine\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 3
+	tg := openTest(t, nil)
+	if err := tg.Setup(context.Background(), &spec); err != nil {
+		t.Fatal(err)
+	}
+	if tg.createdKS || tg.createdTbl {
+		t.Error("an existing keyspace or table marked as created")
+	}
+	run(t, tg, &spec, named(&spec, "insert"), 3)
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, admin, "SELECT k FROM "+ks+".mine"); n != 3 {
+		t.Errorf("after Close the table holds %d rows, want the 3 written", n)
+	}
+}
