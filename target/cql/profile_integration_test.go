@@ -374,3 +374,13 @@ func TestProfileExistingTableKept(t *testing.T) {
 		t.Errorf("after Close the table holds %d rows, want the 3 written", n)
 	}
 }
+
+func TestProfileBatchSplit(t *testing.T) { forDrivers(t, testProfileBatchSplit) }
+
+func testProfileBatchSplit(t *testing.T, driver string) {
+	tg, spec := openProfile(t, "profile-bigrows.yaml", 3, driver)
+	run(t, tg, spec, named(spec, "insert"), 3)
+	if n := count(t, tg, "SELECT k FROM "+tg.prof.p.Keyspace+".big"); n != 300 {
+		t.Errorf("%d rows, want 3 partitions x 100 (200 KB each, in batches under the size limit)", n)
+	}
+}

@@ -187,16 +187,18 @@ func (n *natConn) result(r *reader, cas bool) (rows int, hasMore, applied bool, 
 	return rows, hasMore, applied, r.err
 }
 
-// batchStart begins a BATCH frame of count statements.
-func (n *natConn) batchStart(ctx context.Context, typ gocql.BatchType, count int) error {
+// batchStart begins a BATCH frame; batchRun writes its statement count.
+func (n *natConn) batchStart(ctx context.Context, typ gocql.BatchType) error {
 	if _, err := n.conn(ctx); err != nil {
 		return err
 	}
 	n.frame = appendHeader(n.frame[:0], 0, opBatch)
-	n.frame = append(n.frame, byte(typ))
-	n.frame = appendShort(n.frame, count)
+	n.frame = append(n.frame, byte(typ), 0, 0)
 	return nil
 }
+
+// batchBytes is the size of the batch so far.
+func (n *natConn) batchBytes() int { return len(n.frame) }
 
 // batchAdd adds prepared statement idx with vals to the batch.
 func (n *natConn) batchAdd(idx int, vals []blob) {
@@ -205,8 +207,10 @@ func (n *natConn) batchAdd(idx int, vals []blob) {
 	n.frame = appendValues(n.frame, vals)
 }
 
-// batchRun sends the batch and reports whether a conditional one applied.
-func (n *natConn) batchRun(st *pstmt) (applied bool, err error) {
+// batchRun sends the batch of count statements and reports whether a
+// conditional one applied.
+func (n *natConn) batchRun(st *pstmt, count int) (applied bool, err error) {
+	n.frame[headerLen+1], n.frame[headerLen+2] = byte(count>>8), byte(count)
 	n.frame = appendShort(n.frame, int(st.cl))
 	if st.serial != 0 {
 		n.frame = append(n.frame, qpSerial)

@@ -173,16 +173,22 @@ func (w *profWorker) insert(ctx context.Context, keyNum uint64, all bool) error 
 				n++
 			}
 		}
-		if err := w.write(ctx, st, vs[:n]); err != nil {
+		used, err := w.write(ctx, st, vs[:n])
+		if err != nil {
 			return err
 		}
-		vs = vs[n:]
+		vs = vs[used:]
 	}
 	return nil
 }
 
-// write sends the rows as one statement or one batch.
-func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
+// maxBatchBytes bounds a batch's values, under Cassandra's default
+// batch_size_fail_threshold (50 KiB): rows beyond it go in the next batch.
+const maxBatchBytes = 40 << 10
+
+// write sends the first rows of vs as one statement or one batch and
+// returns how many it sent.
+func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) (int, error) {
 	pr := w.pr
 	if len(vs) == 1 && !pr.batched {
 		b := &w.ins
@@ -193,26 +199,34 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
 		if w.nat != nil {
 			_, _, applied, err := w.nat.execute(ctx, st, st.idx, b.vals, false)
 			w.countApplied(applied, err)
-			return err
+			return 1, err
 		}
 		if st.cas {
 			clear(w.cas)
 			applied, err := b.q.MapScanCASContext(ctx, w.cas)
-			if err == nil && !applied {
-				pr.notApplied.Add(1)
-			}
-			return classify(err)
+			w.countApplied(applied, err)
+			return 1, classify(err)
 		}
-		return classify(b.q.ExecContext(ctx))
+		return 1, classify(b.q.ExecContext(ctx))
 	}
 	if w.nat != nil {
 		return w.nativeBatch(ctx, st, vs)
 	}
+	return w.driverBatch(ctx, st, vs)
+}
+
+// driverBatch sends the rows as a batch on the driver's session.
+func (w *profWorker) driverBatch(ctx context.Context, st *pstmt, vs []visit) (int, error) {
+	pr := w.pr
 	batch := pr.session.Batch(pr.batch).Consistency(st.cl)
 	if st.serial != 0 {
 		batch = batch.SerialConsistency(st.serial)
 	}
+	used, start := 0, len(w.buf)
 	for _, v := range vs {
+		if used > 0 && len(w.buf)-start > maxBatchBytes {
+			break
+		}
 		b := boundQuery{st: st, vals: make([]blob, len(st.args))}
 		args := make([]any, len(st.args))
 		for i := range b.vals {
@@ -220,6 +234,7 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
 		}
 		w.fill(&b, v.part, v.row, 1)
 		batch = batch.Query(st.cql, args...)
+		used++
 	}
 	if st.cas {
 		clear(w.cas)
@@ -227,12 +242,10 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) error {
 		if iter != nil {
 			_ = iter.Close()
 		}
-		if err == nil && !applied {
-			pr.notApplied.Add(1)
-		}
-		return classify(err)
+		w.countApplied(applied, err)
+		return used, classify(err)
 	}
-	return classify(batch.ExecContext(ctx))
+	return used, classify(batch.ExecContext(ctx))
 }
 
 // query runs a named query on partition keyNum, reading every page, and
@@ -307,23 +320,28 @@ func (w *profWorker) countApplied(applied bool, err error) {
 
 // nativeBatch sends the rows as one BATCH frame; each row's values are
 // generated into the worker's buffer and copied into the frame.
-func (w *profWorker) nativeBatch(ctx context.Context, st *pstmt, vs []visit) error {
+func (w *profWorker) nativeBatch(ctx context.Context, st *pstmt, vs []visit) (int, error) {
 	pr := w.pr
-	if err := w.nat.batchStart(ctx, pr.batch, len(vs)); err != nil {
-		return err
+	if err := w.nat.batchStart(ctx, pr.batch); err != nil {
+		return 0, err
 	}
 	b := &w.ins
 	if st == &pr.load {
 		b = &w.load
 	}
+	used := 0
 	for _, v := range vs {
+		if used > 0 && w.nat.batchBytes() > maxBatchBytes {
+			break
+		}
 		w.buf = w.buf[:0]
 		w.fill(b, v.part, v.row, 1)
 		w.nat.batchAdd(st.idx, b.vals)
+		used++
 	}
-	applied, err := w.nat.batchRun(st)
+	applied, err := w.nat.batchRun(st, used)
 	w.countApplied(applied, err)
-	return err
+	return used, err
 }
 
 // token is the Murmur3 token of the request's partition (the protocol's
