@@ -120,6 +120,9 @@ func FiguresOf(r *result.Result) (*Figures, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rr, ok := RowRatesOf(r, p); ok {
+		pf.RowRates = &rr
+	}
 	a := r.Analysis
 	if a == nil || (a.Phase != "" && a.Phase != p.Name) {
 		if a, err = Analyze(r, Options{Warmup: r.Config.Warmup}); err != nil {
