@@ -222,7 +222,7 @@ func mixShares(r *result.Result) map[string]float64 {
 		return out
 	}
 	for _, m := range r.Config.Workload.Mix {
-		out[m.Op.String()] += m.Weight / sum
+		out[r.Config.Workload.OpName(m.Op)] += m.Weight / sum
 	}
 	return out
 }

@@ -32,6 +32,11 @@ func pageCache(r *result.Result, p *result.Phase) *result.PageCache {
 	for _, t := range p.Ops {
 		pc.Reads = pc.Reads || (readOps[t.Op] && t.Count > 0)
 	}
+	// A cassandra-stress profile's queries are named ops: they read when
+	// they returned rows.
+	if n := r.Target.Details["profile_rows_returned"]; n != "" && n != "0" && p.Name != "load" {
+		pc.Reads = true
+	}
 	size := max(d.LogicalBytes, d.DiskBytes)
 	if d.DiskBytes > 0 {
 		size = d.DiskBytes

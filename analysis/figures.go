@@ -42,6 +42,9 @@ type PhaseFigures struct {
 	// type merged; empty in closed loop and in files written before it was kept.
 	Lag   result.Summary `json:"lag,omitzero"`
 	PerOp []OpFigures    `json:"per_op"`
+	// RowRates are a cassandra-stress profile run's partition and row
+	// rates (RowRatesOf); nil for other workloads.
+	RowRates *RowRates `json:"row_rates,omitempty"`
 
 	// Whole is the throughput over the whole phase: mean (Sustained*), peak
 	// and stability of every full interval. For the main phase it is the
@@ -137,6 +140,9 @@ func FiguresOf(r *result.Result) (*Figures, error) {
 	pf, err := PhaseFiguresOf(p)
 	if err != nil {
 		return nil, err
+	}
+	if rr, ok := RowRatesOf(r, p); ok {
+		pf.RowRates = &rr
 	}
 	a := r.Analysis
 	if a == nil || (a.Phase != "" && a.Phase != p.Name) {

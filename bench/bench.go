@@ -174,6 +174,7 @@ func (s *Session) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
 	if err := failedEverything(p); err != nil && ctx.Err() == nil {
 		return err
@@ -188,6 +189,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	if err != nil {
 		return nil, err
 	}
+	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
 	s.r.Events = append(s.r.Events, evs...)
 	return &s.r.Phases[len(s.r.Phases)-1], nil

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/platbench/platbench/analysis"
@@ -119,6 +120,9 @@ func (c *Config) Validate() error {
 		l.Add("shard", "%d/%d is out of range (fix: shard i of N loaders with 0 <= i < N, e.g. 0/3)", c.Shard, c.Shards)
 	}
 	l = append(l, c.Workload.Problems()...)
+	if c.Workload.CQL != nil && !strings.HasPrefix(strings.ToLower(c.Target), "cql://") {
+		l.Add("target", "is not a CQL cluster, and the workload is a cassandra-stress profile (fix: a cql://host:9042 target, or a platbench workload)")
+	}
 	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
 		// Checked here, not only by the analysis after the run: a typo must
 		// not cost the whole benchmark.

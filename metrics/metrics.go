@@ -32,6 +32,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/workload"
 )
 
 // Source gives the live figures; Snapshot is called once per scrape, from
@@ -80,12 +81,24 @@ type HostSource interface {
 // telemetry session, either of which may be absent (before the run starts,
 // or with telemetry off). Its setters may be called while it is scraped.
 type Live struct {
-	rec  atomic.Pointer[recorder.Recorder]
-	host atomic.Pointer[HostSource]
+	rec   atomic.Pointer[recorder.Recorder]
+	host  atomic.Pointer[HostSource]
+	names atomic.Pointer[workload.Spec]
 }
+
+// SetOpNames makes the workload spec name the ops (Spec.OpName: a profile's
+// named ops by their own names).
+func (l *Live) SetOpNames(spec *workload.Spec) { l.names.Store(spec) }
 
 // SetRecorder makes r the recorder scrapes read (each phase has its own).
 func (l *Live) SetRecorder(r *recorder.Recorder) { l.rec.Store(r) }
+
+func (l *Live) opName(op workload.Op) string {
+	if s := l.names.Load(); s != nil {
+		return s.OpName(op)
+	}
+	return op.String()
+}
 
 // SetHost makes h the source of host and process figures.
 func (l *Live) SetHost(h HostSource) { l.host.Store(&h) }
@@ -99,7 +112,7 @@ func (l *Live) Snapshot() Snapshot {
 		iv := max(lv.IntervalNs, 1)
 		for _, o := range lv.Ops {
 			s.Ops = append(s.Ops, Op{
-				Op: o.Op.String(), Count: o.TotalCount, Errors: o.TotalErrors,
+				Op: l.opName(o.Op), Count: o.TotalCount, Errors: o.TotalErrors,
 				RatePerS: float64(o.Count) * 1e9 / float64(iv),
 				Latency:  []Quantile{{Q: 0.5, Ns: o.P50Ns}, {Q: 0.99, Ns: o.P99Ns}, {Q: 0.999, Ns: o.P999Ns}, {Q: 1, Ns: o.MaxNs}},
 			})

@@ -214,3 +214,17 @@ func TestLiveReadsRecorder(t *testing.T) {
 		t.Errorf("host figures without a host source: %+v", s)
 	}
 }
+
+func TestLiveNamesNamedOps(t *testing.T) {
+	var live Live
+	if got := live.opName(workload.OpNamed0 + 1); got != (workload.OpNamed0 + 1).String() {
+		t.Errorf("without names: %q", got)
+	}
+	live.SetOpNames(&workload.Spec{NamedOps: []string{"insert", "simple1"}})
+	if got := live.opName(workload.OpNamed0 + 1); got != "simple1" {
+		t.Errorf("named slot 1 is %q, want simple1", got)
+	}
+	if got := live.opName(workload.OpRead); got != "READ" {
+		t.Errorf("READ is %q", got)
+	}
+}

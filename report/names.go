@@ -96,7 +96,7 @@ func MixString(r *result.Result) string {
 	}
 	parts := make([]string, 0, len(mix))
 	for _, m := range mix {
-		parts = append(parts, fmt.Sprintf("%s %s%%", m.Op, units.Trim1(100*m.Weight/sum)))
+		parts = append(parts, fmt.Sprintf("%s %s%%", r.Config.Workload.OpName(m.Op), units.Trim1(100*m.Weight/sum)))
 	}
 	return strings.Join(parts, ", ")
 }

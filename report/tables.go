@@ -79,6 +79,10 @@ func throughputSection(u *run) section {
 		return " [" + strings.Join(parts, ", ") + "]"
 	}
 	t.add("Op rate (sustained)", units.OpsPerSec(a.Steady.SustainedOpsPerS)+perOp(func(o result.OpWindow) string { return units.OpsPerSec(o.SustainedOpsPerS) }))
+	if rr := f.RowRates; rr != nil {
+		t.add("Partition rate (whole phase)", units.Int(rr.PartitionsPerS)+"/s ("+units.Int(float64(rr.Partitions))+" partitions written)")
+		t.add("Row rate (whole phase)", units.Int(rr.RowsPerS)+"/s ("+units.Int(float64(rr.Rows))+" rows written)")
+	}
 	if a.Steady.PeakOpsPerS > 0 {
 		t.add("Peak (best 1 s)", units.OpsPerSec(a.Steady.PeakOpsPerS))
 	}

@@ -39,6 +39,9 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 			writeLoadLine(tw, f)
 			continue
 		}
+		if rr, ok := analysis.RowRatesOf(r, p); ok {
+			f.RowRates = &rr
+		}
 		writePhase(tw, f)
 	}
 	if ds := datasetLine(&r.Dataset); ds != "" {
@@ -139,6 +142,10 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 		fmt.Fprintf(tw, "%s\t: %s%s\n", name, all, breakdown(f, per))
 	}
 	line("op rate", units.OpsPerSec(whole.SustainedOpsPerS), func(k int) string { return units.OpsPerSec(whole.PerOp[k].SustainedOpsPerS) })
+	if rr := f.RowRates; rr != nil {
+		fmt.Fprintf(tw, "partition rate\t: %s/s (%s partitions written)\n", units.Int(rr.PartitionsPerS), units.Int(float64(rr.Partitions)))
+		fmt.Fprintf(tw, "row rate\t: %s/s (%s rows written)\n", units.Int(rr.RowsPerS), units.Int(float64(rr.Rows)))
+	}
 	if whole.Stability.Intervals > 0 {
 		line("peak throughput (1 s)", units.OpsPerSec(whole.PeakOpsPerS), func(k int) string { return units.OpsPerSec(whole.PerOp[k].PeakOpsPerS) })
 	}

@@ -125,6 +125,10 @@ func (s *Spec) mixProblems(p *usererr.List) {
 			p.Add("mix", "has unknown op %d (fix: use one of %s)", m.Op, opList())
 			continue
 		}
+		if m.Op.Named() && int(m.Op-OpNamed0) >= len(s.NamedOps) {
+			p.Add("mix", "names %s, which this workload does not define (fix: use the names of the profile's insert and queries)", m.Op)
+			continue
+		}
 		if math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) || m.Weight < 0 {
 			p.Add("mix", "weight of %s is %v (fix: use a finite weight >= 0)", m.Op, m.Weight)
 			continue
@@ -151,7 +155,7 @@ func distNames() string {
 }
 
 func opList() string {
-	n := make([]string, NumOps)
+	n := make([]string, OpNamed0)
 	for i := range n {
 		n[i] = Op(i).String()
 	}

@@ -67,8 +67,9 @@ func LoadFile(path string) (Spec, error) {
 	return l.Spec, err
 }
 
-// Open reads a workload file: a YAML workload file, or a YCSB CoreWorkload
-// property file (told apart by IsPropertyFile). Unknown YAML fields are an
+// Open reads a workload file: a YAML workload file, a cassandra-stress user
+// profile (IsCSProfile) or a YCSB CoreWorkload property file (told apart by
+// IsPropertyFile). Unknown YAML fields are an
 // error naming the field and its line. `base: <preset>` starts from that
 // preset and the file's fields override it; the result has defaults filled
 // in and is valid. A file without name is named after the file.
@@ -78,7 +79,9 @@ func Open(path string) (Loaded, error) {
 		return Loaded{}, fmt.Errorf("workload file: %w (fix: give a readable YAML or YCSB property file, or a preset name)", err)
 	}
 	var l Loaded
-	if IsPropertyFile(path, data) {
+	if IsCSProfile(data) {
+		l.Spec, err = ParseCSProfile(data)
+	} else if IsPropertyFile(path, data) {
 		l, err = ParsePropertyFile(data)
 		for i, w := range l.Warnings {
 			l.Warnings[i] = "workload file " + path + ": " + w

@@ -16,20 +16,32 @@ type MixList []Mix
 // ParseMix parses "read=3,write=1" or "read=0.95,update=0.05" (op names in
 // any case, "rmw" for READ-MODIFY-WRITE; weights are relative and need not
 // sum to 1). A repeated op is an error.
-func ParseMix(s string) ([]Mix, error) {
+func ParseMix(s string) ([]Mix, error) { return parseMix(s, ParseOp, opList()) }
+
+// ParseMix parses a mix as the package function does, where the names may
+// also be sp's named operations (a profile's `insert=1,simple1=9`).
+func (sp *Spec) ParseMix(s string) ([]Mix, error) {
+	names := opList()
+	if len(sp.NamedOps) > 0 {
+		names = strings.Join(sp.NamedOps, ", ") + " (this workload's operations), or " + names
+	}
+	return parseMix(s, sp.ParseOpName, names)
+}
+
+func parseMix(s string, parse func(string) (Op, bool), names string) ([]Mix, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, fmt.Errorf("empty mix (fix: give op=weight pairs, e.g. read=3,write=1)")
 	}
 	var out []Mix
 	for _, part := range strings.Split(s, ",") {
-		m, err := parseMixItem(part)
+		m, err := parseMixItem(part, parse, names)
 		if err != nil {
 			return nil, err
 		}
 		for _, prev := range out {
 			if prev.Op == m.Op {
-				return nil, fmt.Errorf("mix %q names %s twice (fix: give each op once)", s, m.Op)
+				return nil, fmt.Errorf("mix %q names %s twice (fix: give each op once)", s, strings.ToUpper(strings.TrimSpace(strings.Split(part, "=")[0])))
 			}
 		}
 		out = append(out, m)
@@ -37,18 +49,18 @@ func ParseMix(s string) ([]Mix, error) {
 	return out, nil
 }
 
-func parseMixItem(part string) (Mix, error) {
+func parseMixItem(part string, parse func(string) (Op, bool), names string) (Mix, error) {
 	name, w, ok := strings.Cut(strings.TrimSpace(part), "=")
 	if !ok {
 		return Mix{}, fmt.Errorf("mix item %q has no weight (fix: write op=weight, e.g. read=3)", strings.TrimSpace(part))
 	}
-	op, ok := ParseOp(name)
+	op, ok := parse(name)
 	if !ok {
-		return Mix{}, fmt.Errorf("mix item %q: unknown op %q (fix: use one of %s)", strings.TrimSpace(part), strings.TrimSpace(name), opList())
+		return Mix{}, fmt.Errorf("mix item %q: unknown op %q (fix: use one of %s)", strings.TrimSpace(part), strings.TrimSpace(name), names)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return Mix{}, fmt.Errorf("mix item %q: weight %q is not a number >= 0 (fix: e.g. %s=0.5)", strings.TrimSpace(part), strings.TrimSpace(w), strings.ToLower(op.String()))
+		return Mix{}, fmt.Errorf("mix item %q: weight %q is not a number >= 0 (fix: e.g. %s=0.5)", strings.TrimSpace(part), strings.TrimSpace(w), strings.ToLower(strings.TrimSpace(name)))
 	}
 	return Mix{Op: op, Weight: f}, nil
 }
@@ -86,7 +98,7 @@ func (ml *MixList) UnmarshalYAML(n *yaml.Node) error {
 			switch it.Kind {
 			case yaml.ScalarNode:
 				var err error
-				if m, err = parseMixItem(it.Value); err != nil {
+				if m, err = parseMixItem(it.Value, ParseOp, opList()); err != nil {
 					return at(it, err)
 				}
 			case yaml.MappingNode:

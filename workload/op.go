@@ -11,7 +11,10 @@
 // them and the YAML format.
 package workload
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Op is an operation type. Every target maps the ops it supports onto its own
 // calls; the recorder keeps one histogram per Op, so the set is small and fixed.
@@ -34,17 +37,57 @@ const (
 	OpGet               // get a reference
 	OpCAS               // compare-and-set
 	OpIncr              // increment a counter
-	NumOps              // number of op types; keep last
+	// OpNamed0 is the first of MaxNamed slots for operations a workload
+	// names itself (a cassandra-stress profile's insert and queries). Their
+	// names are the Spec's NamedOps; Spec.OpName turns any Op into the name
+	// a result file carries.
+	OpNamed0
+	NumOps = OpNamed0 + MaxNamed // number of op types; keep last
 )
 
-var opNames = [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "WRITE", "DELETE", "PRODUCE", "CONSUME", "SET", "GET", "CAS", "INCR"}
+// MaxNamed is the number of user-named operation slots.
+const MaxNamed = 16
 
-// String returns the upper-case name used in reports and result files.
+var opNames = func() [NumOps]string {
+	out := [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "WRITE", "DELETE", "PRODUCE", "CONSUME", "SET", "GET", "CAS", "INCR"}
+	for i := range MaxNamed {
+		out[OpNamed0+Op(i)] = "NAMED" + strconv.Itoa(i)
+	}
+	return out
+}()
+
+// String returns the upper-case name used in reports and result files; a
+// named slot's is its slot name (NAMED0...): use Spec.OpName for the
+// workload's own name.
 func (o Op) String() string {
 	if o < NumOps {
 		return opNames[o]
 	}
 	return "UNKNOWN"
+}
+
+// Named reports whether o is a user-named slot.
+func (o Op) Named() bool { return o >= OpNamed0 && o < NumOps }
+
+// OpName is the name of op in results and reports: the workload's own name
+// for a named slot (e.g. "simple1"), the built-in name otherwise.
+func (s *Spec) OpName(op Op) string {
+	if op.Named() && int(op-OpNamed0) < len(s.NamedOps) {
+		return s.NamedOps[op-OpNamed0]
+	}
+	return op.String()
+}
+
+// ParseOpName is ParseOp that knows s's named operations, which take
+// precedence over the built-in names (a profile's "insert").
+func (s *Spec) ParseOpName(name string) (Op, bool) {
+	n := strings.TrimSpace(name)
+	for i, nm := range s.NamedOps {
+		if strings.EqualFold(nm, n) {
+			return OpNamed0 + Op(i), true
+		}
+	}
+	return ParseOp(n)
 }
 
 // ParseOp turns a name (any case; "rmw" accepted) back into an Op.

@@ -60,6 +60,13 @@ type Spec struct {
 	// WriteAllFields makes updates write every field instead of one. Default false.
 	WriteAllFields bool `yaml:"write_all_fields,omitempty" json:"write_all_fields,omitempty"`
 
+	// NamedOps are the names of the named op slots (OpNamed0 + i), from a
+	// cassandra-stress profile: "insert" and its queries. See Spec.OpName.
+	NamedOps []string `yaml:"-" json:"named_ops,omitempty"`
+	// CQL is the cassandra-stress user profile the workload came from
+	// (nil for other workloads); the CQL target runs it.
+	CQL *CQLProfile `yaml:"-" json:"cql_profile,omitempty"`
+
 	// Options are target-specific settings carried with the workload
 	// (e.g. a preset's "value_size" for the CP subsystem); free-form.
 	Options map[string]string `yaml:"options,omitempty" json:"options,omitempty"`

@@ -64,7 +64,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"negative weight", func(s *Spec) { s.Mix = MixList{{OpRead, -1}} }, "mix weight of READ is -1"},
 		{"NaN weight", func(s *Spec) { s.Mix = MixList{{OpRead, math.NaN()}, {OpUpdate, 1}} }, "mix weight of READ is NaN"},
 		{"zero weights", func(s *Spec) { s.Mix = MixList{{OpRead, 0}} }, "sum to 0"},
-		{"unknown op", func(s *Spec) { s.Mix = MixList{{NumOps + 3, 1}} }, "unknown op 16"},
+		{"unknown op", func(s *Spec) { s.Mix = MixList{{NumOps + 3, 1}} }, "unknown op 32"},
 		{"scan without length", func(s *Spec) { s.Mix, s.MaxScanLength = MixList{{OpScan, 1}}, -1 }, "max_scan_length is -1"},
 	}
 	for _, c := range cases {

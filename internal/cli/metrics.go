@@ -15,6 +15,8 @@ import (
 // latest figures until ctx ends.
 func serveMetrics(ctx context.Context, addr string, cfg *bench.Config) (net.Addr, error) {
 	live := &metrics.Live{}
+	spec := cfg.Workload
+	live.SetOpNames(&spec)
 	prevRec := cfg.Runner.OnRecorder
 	cfg.Runner.OnRecorder = func(r *recorder.Recorder) {
 		live.SetRecorder(r)

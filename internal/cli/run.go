@@ -165,7 +165,7 @@ func (b *benchFlags) spec() (workload.Loaded, error) {
 		spec.FieldLength = int(min(v/int64(spec.FieldCount), math.MaxInt32))
 	}
 	if b.mix != "" {
-		m, err := workload.ParseMix(b.mix)
+		m, err := spec.ParseMix(b.mix)
 		if err != nil {
 			return l, usagef("bad --mix: %v", err)
 		}
@@ -249,7 +249,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 func mixOps(spec workload.Spec) []string {
 	out := make([]string, len(spec.Mix))
 	for i, m := range spec.Mix {
-		out[i] = m.Op.String()
+		out[i] = spec.OpName(m.Op)
 	}
 	return out
 }

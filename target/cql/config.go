@@ -88,6 +88,10 @@ type Config struct {
 	Keep bool
 	// PageSize is the page size of scans. Default 5000.
 	PageSize int
+
+	// sessionKeyspace is the keyspace a session is opened in (a profile's
+	// queries name their table without it); not an option.
+	sessionKeyspace string
 	// Coalesce is how long the driver waits to gather requests into one
 	// write on a connection (fewer syscalls per request, at most that much
 	// added latency). Default 200µs (the driver's); 0 writes each request at once.

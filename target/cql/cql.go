@@ -61,6 +61,7 @@ type Target struct {
 	createdTbl  bool // Setup created the table: Close drops it
 	releaseVers string
 
+	prof               *profile    // a cassandra-stress profile's model, when the workload is one
 	stats              nativeStats // the native workers' rare events
 	shapeN, shapeDepth int         // the native workers' shape (PipelineShape)
 	diskPerNode        string      // each node's share of DiskBytes
@@ -101,6 +102,7 @@ const ddlTimeout = time.Minute
 func connect(ctx context.Context, cfg *Config, timeout time.Duration, ev *hostEvents) (*gocql.Session, error) {
 	cc := gocql.NewCluster(cfg.Hosts...)
 	cc.Consistency = cfg.WriteCL
+	cc.Keyspace = cfg.sessionKeyspace
 	cc.Timeout = timeout
 	cc.ConnectTimeout = max(cfg.ConnectTimeout, min(timeout, ddlTimeout))
 	cc.WriteTimeout = timeout
@@ -181,6 +183,9 @@ func (t *Target) Config() Config { return t.cfg }
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if w.CQL != nil {
+		return t.setupProfile(ctx, w)
+	}
 	fields := w.FieldCount
 	if fields <= 0 {
 		fields = 10
@@ -255,8 +260,12 @@ func ddl(ctx context.Context, s *gocql.Session, q string) error {
 // NewWorker returns a worker with its own bound queries and buffers.
 func (t *Target) NewWorker(id int) (target.Worker, error) {
 	t.mu.Lock()
-	st := t.stmts
+	st, pr := t.stmts, t.prof
 	t.mu.Unlock()
+	if pr != nil {
+		hosts, rg := t.nodes()
+		return newProfWorker(pr, id, hosts, rg), nil
+	}
 	if st == nil {
 		return nil, errors.New("cql: NewWorker before Setup")
 	}
@@ -271,7 +280,7 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 // with one connection per node) share the requests in flight. The gocql
 // workers are not (the driver multiplexes one goroutine per request).
 func (t *Target) PipelineShape(concurrency int) (workers, total int) {
-	if t.cfg.Driver != DriverNative || concurrency < 1 {
+	if t.cfg.Driver != DriverNative || concurrency < 1 || t.prof != nil {
 		return 0, 0
 	}
 	workers = min(t.cfg.Conns, concurrency)
@@ -322,6 +331,9 @@ func (t *Target) Close() error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cql: dropping what Setup created: %w", err))
 		}
+	}
+	if t.prof != nil {
+		t.prof.session.Close()
 	}
 	t.session.Close()
 	t.session = nil
@@ -383,6 +395,9 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	t.mu.Lock()
 	if t.diskPerNode != "" {
 		m["cql_disk_per_node"] = t.diskPerNode
+	}
+	if t.prof != nil {
+		t.prof.summary(m)
 	}
 	if t.shapeN > 0 {
 		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node each)", t.shapeDepth, t.shapeN)

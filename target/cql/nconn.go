@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
 )
@@ -73,6 +76,12 @@ func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (
 		nc.Close()
 		return nil, err
 	}
+	if cfg.sessionKeyspace != "" {
+		if err := c.use(cfg.sessionKeyspace, deadline); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
 	for _, s := range stmts {
 		id, err := c.prepare(s, deadline)
 		if err != nil {
@@ -136,6 +145,26 @@ func (c *nconn) handshake(cfg *Config, deadline time.Time) error {
 		return fmt.Errorf("cql: STARTUP on %s: %s (%w)", c.host, msg, serverError(code))
 	}
 	return fmt.Errorf("cql: unexpected answer 0x%02X to STARTUP from %s", h.op, c.host)
+}
+
+// use makes ks the connection's keyspace (a profile's statements name
+// their table without it).
+func (c *nconn) use(ks string, deadline time.Time) error {
+	b := appendHeader(c.wbuf[:0], 0, opQuery)
+	b = appendLongString(b, `USE "`+strings.ReplaceAll(ks, `"`, `""`)+`"`)
+	b = appendShort(b, int(gocql.One))
+	b = append(b, 0)
+	finishFrame(b, 0)
+	h, body, err := c.roundTrip(b, deadline)
+	if err != nil {
+		return err
+	}
+	if h.op == opError {
+		r := reader{b: body}
+		code, msg := errorBody(&r)
+		return fmt.Errorf("cql: USE %s on %s: %s: %w", ks, c.host, msg, serverError(code))
+	}
+	return nil
 }
 
 // prepare prepares one statement and returns its id.

@@ -24,9 +24,11 @@ const (
 	opStartup      = 0x01
 	opReady        = 0x02
 	opAuthenticate = 0x03
+	opQuery        = 0x07
 	opResult       = 0x08
 	opPrepare      = 0x09
 	opExecute      = 0x0A
+	opBatch        = 0x0D
 	opAuthResponse = 0x0F
 	opAuthSuccess  = 0x10
 
@@ -40,6 +42,9 @@ const (
 
 	qpValues       = 0x01
 	qpSkipMetadata = 0x02
+	qpPageSize     = 0x04
+	qpPagingState  = 0x08
+	qpSerial       = 0x10
 
 	rowsGlobalSpec   = 0x0001
 	rowsHasMorePages = 0x0002

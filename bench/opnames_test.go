@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/workload"
+)
+
+func TestNameOps(t *testing.T) {
+	spec := workload.Spec{NamedOps: []string{"insert", "simple1"}}
+	n0, n1 := workload.OpNamed0.String(), (workload.OpNamed0 + 1).String()
+	p := result.Phase{
+		Ops:       []result.OpTotal{{Op: "READ"}, {Op: n0}, {Op: n1}},
+		Intervals: []result.Interval{{Ops: []result.IntervalOp{{Op: n1}}}},
+		Buckets:   result.Buckets{Counts: map[string][]uint32{n0: {1}, "READ": {2}}},
+	}
+	nameOps(&p, &spec)
+	if p.Ops[0].Op != "READ" || p.Ops[1].Op != "insert" || p.Ops[2].Op != "simple1" || p.Intervals[0].Ops[0].Op != "simple1" {
+		t.Errorf("ops named %+v %+v", p.Ops, p.Intervals)
+	}
+	if _, ok := p.Buckets.Counts["insert"]; !ok || len(p.Buckets.Counts) != 2 {
+		t.Errorf("buckets %v", p.Buckets.Counts)
+	}
+}
+
+func TestProfileNeedsCQLTarget(t *testing.T) {
+	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: workload.OpNamed0, Weight: 1}}}
+	spec.EnsureDefaults()
+	cfg := Config{Target: "embedded://", Workload: spec}
+	cfg.EnsureDefaults()
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "cassandra-stress profile") {
+		t.Fatalf("Validate = %v", err)
+	}
+	cfg.Target = "cql://127.0.0.1:9042"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate with a CQL target = %v", err)
+	}
+}
