@@ -16,6 +16,10 @@ import (
 // 5k/s are two streams, each charged from its own schedule). Without HasOp
 // the workload's mix picks each operation.
 type Stream struct {
+	// OpName is the operation as typed ("" for the mix): a built-in type or
+	// one of the workload's named operations (a profile's query), which
+	// Streams.Resolve turns into Op once the workload is known.
+	OpName  string
 	Op      workload.Op
 	HasOp   bool
 	Profile Profile
@@ -23,8 +27,8 @@ type Stream struct {
 
 // String gives the stream as typed: "20k", "read=ramp(1k, 5k, 30s)".
 func (s Stream) String() string {
-	if s.HasOp {
-		return strings.ToLower(s.Op.String()) + "=" + s.Profile.String()
+	if s.OpName != "" {
+		return s.OpName + "=" + s.Profile.String()
 	}
 	return s.Profile.String()
 }
@@ -35,11 +39,13 @@ func ParseStream(s string) (Stream, error) {
 	text := strings.TrimSpace(s)
 	if i := strings.IndexByte(text, '='); i >= 0 && !strings.Contains(text[:i], "(") {
 		name := strings.TrimSpace(text[:i])
-		op, ok := workload.ParseOp(name)
-		if !ok {
-			return Stream{}, fmt.Errorf("%q names no operation type (fix: e.g. read=20k, update=5k)", name)
+		if name == "" || strings.ContainsAny(name, " \t,;") {
+			return Stream{}, fmt.Errorf("%q names no operation (fix: OP=RATE, e.g. read=20k, update=5k)", name)
 		}
-		st.Op, st.HasOp, text = op, true, text[i+1:]
+		st.OpName, text = name, text[i+1:]
+		// A built-in type resolves now; a workload's named operation when
+		// the workload is known (Streams.Resolve).
+		st.Op, st.HasOp = workload.ParseOp(name)
 	}
 	p, err := ParseProfile(text)
 	if err != nil {
@@ -204,10 +210,31 @@ func (s *Streams) String() string {
 	return strings.Join(out, "; ")
 }
 
+// Resolve names each stream's operation in spec's terms: its named
+// operations (a profile's queries) first, then the built-in types. An
+// operation the workload does not know is an error listing the ones it does.
+func (s Streams) Resolve(spec *workload.Spec) error {
+	for i := range s {
+		if s[i].OpName == "" {
+			continue
+		}
+		op, ok := spec.ParseOpName(s[i].OpName)
+		if !ok {
+			known := make([]string, 0, len(spec.Mix))
+			for _, m := range spec.Mix {
+				known = append(known, strings.ToLower(spec.OpName(m.Op)))
+			}
+			return fmt.Errorf("rate %q: %q is not an operation of workload %s (fix: one of %s)", s[i].String(), s[i].OpName, spec.Name, strings.Join(known, ", "))
+		}
+		s[i].Op, s[i].HasOp = op, true
+	}
+	return nil
+}
+
 // Rate returns the constant total rate when the streams are one constant
 // stream of the workload's mix, which is how most runs are paced.
 func (s Streams) Rate() (float64, bool) {
-	if len(s) != 1 || s[0].HasOp {
+	if len(s) != 1 || s[0].OpName != "" {
 		return 0, false
 	}
 	return s[0].Profile.ConstantRate()

@@ -193,8 +193,22 @@ func TestParseProfileRefusesNonsense(t *testing.T) {
 			t.Errorf("%q: error %q, want one line containing %q", c.in, err, c.say)
 		}
 	}
-	if _, err := ParseStream("reed=1k"); err == nil || !strings.Contains(err.Error(), "names no operation") {
+	// An operation the workload does not have is refused once the workload
+	// is known; one of its named operations resolves.
+	var named Streams
+	if err := named.Set("reed=1k"); err != nil {
+		t.Fatal(err)
+	}
+	spec := workload.Spec{Name: "ycsb-a", Mix: []workload.Mix{{Op: workload.OpRead, Weight: 1}, {Op: workload.OpUpdate, Weight: 1}}}
+	if err := named.Resolve(&spec); err == nil || !strings.Contains(err.Error(), "not an operation of workload ycsb-a (fix: one of read, update)") {
 		t.Errorf("unknown op: %v", err)
+	}
+	spec.NamedOps = []string{"reed"}
+	if err := named.Resolve(&spec); err != nil || named[0].Op != workload.OpNamed0 || !named[0].HasOp {
+		t.Errorf("named op: %v %+v", err, named[0])
+	}
+	if _, err := ParseStream("=1k"); err == nil {
+		t.Error("an empty operation name was accepted")
 	}
 	var ss Streams
 	if err := ss.Set("1k"); err != nil {

@@ -117,6 +117,9 @@ func (c *Config) Validate() error {
 		if st.Profile.IsZero() {
 			errs = append(errs, errors.New("an arrival stream has no rate"))
 		}
+		if st.OpName != "" && !st.HasOp {
+			errs = append(errs, fmt.Errorf("arrival stream %s: operation %q not resolved against the workload", st, st.OpName))
+		}
 	}
 	if c.Duration == 0 && c.Ops == 0 {
 		errs = append(errs, errors.New("give a duration or an op count"))

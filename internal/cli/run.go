@@ -201,6 +201,9 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if r, ok := b.rate.Rate(); ok {
 		cfg.Runner.Rate = r
 	} else {
+		if err := b.rate.Resolve(&l.Spec); err != nil {
+			return bench.Config{}, usage(err)
+		}
 		cfg.Runner.Streams = b.rate
 	}
 	if b.poisson && !cfg.Runner.Open() {
