@@ -59,6 +59,7 @@ type Target struct {
 	stmts       *statements
 	createdKS   bool // Setup created the keyspace: Close drops it
 	createdTbl  bool // Setup created the table: Close drops it
+	existing    bool // UseExisting: Setup creates nothing (dataset.go)
 	releaseVers string
 
 	prof               *profile    // a cassandra-stress profile's model, when the workload is one
@@ -203,10 +204,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	}
 	if !c.Create {
 		if !ksExists {
-			return target.Configf("cql: keyspace %q does not exist (fix: drop create=false so that platbench creates it, or create it yourself)", c.Keyspace)
+			return t.missing("keyspace "+c.Keyspace, target.Configf("cql: keyspace %q does not exist (fix: drop create=false so that platbench creates it, or create it yourself)", c.Keyspace))
 		}
 		if _, ok := ks.Tables[c.Table]; !ok {
-			return target.Configf("cql: table %s.%s does not exist (fix: drop create=false so that platbench creates it, or create it with schema=%s's shape)", c.Keyspace, c.Table, c.Schema)
+			return t.missing("table "+c.Keyspace+"."+c.Table, target.Configf("cql: table %s.%s does not exist (fix: drop create=false so that platbench creates it, or create it with schema=%s's shape)", c.Keyspace, c.Table, c.Schema))
 		}
 	} else {
 		if !ksExists {

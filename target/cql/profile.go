@@ -139,7 +139,7 @@ func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, 
 	}
 	if !ksExists {
 		if p.KeyspaceDef == "" || !t.cfg.Create {
-			return target.Configf("cql: keyspace %q of the profile does not exist (fix: give keyspace_definition in the profile, and do not set create=false)", p.Keyspace)
+			return t.missing("keyspace "+p.Keyspace, target.Configf("cql: keyspace %q of the profile does not exist (fix: give keyspace_definition in the profile, and do not set create=false)", p.Keyspace))
 		}
 		if err := profileDDL(ctx, admin, "keyspace_definition", p.KeyspaceDef); err != nil {
 			return err
@@ -150,7 +150,7 @@ func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, 
 		return nil
 	}
 	if p.TableDef == "" || !t.cfg.Create {
-		return target.Configf("cql: table %s.%s of the profile does not exist (fix: give table_definition in the profile, and do not set create=false)", p.Keyspace, p.Table)
+		return t.missing("table "+p.Keyspace+"."+p.Table, target.Configf("cql: table %s.%s of the profile does not exist (fix: give table_definition in the profile, and do not set create=false)", p.Keyspace, p.Table))
 	}
 	for _, d := range p.ExtraDefs {
 		if err := profileDDL(ctx, admin, "extra_definitions", qualifyTable(d, p.Keyspace)); err != nil {

@@ -34,6 +34,8 @@ type Target struct {
 
 	topic   string
 	created bool // Setup created the topic: Close deletes it unless Keep
+	// existing: UseExisting was called, Setup creates no topic (dataset.go).
+	existing bool
 	group   string
 	msgSize int // bytes per message (the smallest when a range)
 	msgMax  int // largest message; == msgSize when fixed
@@ -146,6 +148,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		return nil // exists: use it as it is, never delete it
 	} else if ok && errors.Is(td.Err, kerr.TopicAuthorizationFailed) {
 		hidden = true
+	}
+	if t.existing {
+		return t.missingTopic()
 	}
 	return t.createTopic(cctx, len(md.Brokers), hidden)
 }

@@ -1,0 +1,61 @@
+package hazelcast
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
+)
+
+// Datasets stay put (target.DatasetChecker, target.Cleaner). Setup creates
+// no map (an IMap exists once used) and Close destroys nothing, so a load
+// keeps its entries; a run without a load checks the first and the last
+// record's keys first; clean destroys platbench's IMap (option map).
+
+var (
+	_ target.DatasetChecker = (*Target)(nil)
+	_ target.Cleaner        = (*Target)(nil)
+)
+
+// UseExisting is a no-op: Setup creates nothing that Close would remove.
+func (t *Target) UseExisting() {}
+
+// CheckDataset checks that the map holds the first and the last record
+// when the workload reads records from it.
+func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
+	if t.m == nil || !w.ReadsRecords() || w.Records == 0 {
+		return nil
+	}
+	for _, k := range []uint64{0, w.Records - 1} {
+		key := w.KeyName(k)
+		ok, err := t.m.ContainsKey(ctx, key)
+		if err != nil {
+			return fmt.Errorf("hazelcast: checking the dataset: %w", classify(err))
+		}
+		if !ok {
+			return target.MissingDataset("hazelcast: the dataset is not there: record %d of %d (key %q) is not in map %q (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
+				k, w.Records, key, t.cfg.Map)
+		}
+	}
+	return nil
+}
+
+// Clean destroys platbench's IMap when it holds entries.
+func (t *Target) Clean(ctx context.Context, _ *workload.Spec) ([]string, error) {
+	m, err := t.client.GetMap(ctx, t.cfg.Map)
+	if err != nil {
+		return nil, fmt.Errorf("hazelcast: map %q: %w", t.cfg.Map, classify(err))
+	}
+	n, err := m.Size(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hazelcast: map %q: %w", t.cfg.Map, classify(err))
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if err := m.Destroy(ctx); err != nil {
+		return nil, fmt.Errorf("hazelcast: destroying map %q: %w", t.cfg.Map, classify(err))
+	}
+	return []string{fmt.Sprintf("map %s (%d entries)", t.cfg.Map, n)}, nil
+}
