@@ -138,6 +138,12 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	t.group = t.cfg.Group
 	if t.group == "" {
 		t.group = "platbench-" + t.topic
+		if t.existing {
+			// A run on an earlier load reads the topic from its start in a
+			// group of its own (removed at Close), so every such run reads
+			// the same messages: consuming does not use the dataset up.
+			t.group += fmt.Sprintf("-%08x", t.run)
+		}
 	}
 	tds, err := t.admin.ListTopics(cctx, t.topic)
 	hidden := errors.Is(err, kerr.TopicAuthorizationFailed) // absent, or present and not ours to see
@@ -653,6 +659,11 @@ func (t *Target) Close() error {
 		t.mu.Unlock()
 		if t.admin == nil {
 			return
+		}
+		if t.existing && t.cfg.Group == "" && t.group != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = t.admin.DeleteGroups(ctx, t.group)
+			cancel()
 		}
 		if t.created && !t.cfg.Keep {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
