@@ -109,17 +109,20 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Datasets stay put: a run that loads nothing works on what is there
-	// (Setup creates nothing, Close removes nothing), and checks it first.
+	// Datasets stay put: a run that loads nothing but reads records works
+	// on what is there (Setup creates nothing, Close removes nothing), and
+	// checks it first. A write-only run needs no dataset: Setup may create
+	// its table or topic (and Close removes what it created).
 	dc, checks := t.(target.DatasetChecker)
-	if checks && !cfg.Load {
+	checks = checks && !cfg.Load && spec.ReadsRecords()
+	if checks {
 		dc.UseExisting()
 	}
 	if err := t.Setup(ctx, &spec); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
 	}
-	if checks && !cfg.Load && cfg.Run {
+	if checks && cfg.Run {
 		if err := dc.CheckDataset(ctx, &spec); err != nil {
 			t.Close()
 			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
