@@ -11,6 +11,8 @@
 #   CONCURRENCY=256 (platbench workers) PARTITIONS=16 CLIENT_CPU=0 BROKER_CPU=1
 #   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
 #   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
+#   RATE=N        (messages/s: both clients at this fixed rate: ProducerPerformance
+#                  --throughput N, platbench --rate N; default: as fast as possible)
 #   PLATBENCH=path (use this binary instead of building bin/platbench)
 #   REPORT_ONLY=1  (only print the table of the runs already in OUT)
 set -euo pipefail
@@ -27,6 +29,10 @@ CLIENT_CPU=${CLIENT_CPU:-0}
 BROKER_CPU=${BROKER_CPU:-1}
 PEER_PROPS=${PEER_PROPS:-}
 PB_OPTS=${PB_OPTS:-}
+RATE=${RATE:-}
+peer_rate=${RATE:--1}
+pb_rate=()
+[ -n "$RATE" ] && pb_rate=(--rate "$RATE")
 OUT=${OUT:-test-artifacts/bench-kafka}
 BROKER=127.0.0.1:9092
 mkdir -p "$OUT"
@@ -55,7 +61,7 @@ run_peer() { # $1 = rep
     --topic "$topic" --partitions "$PARTITIONS" --replication-factor 1 >/dev/null
   /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/peer-$1.time" \
     taskset -c "$CLIENT_CPU" java -Xmx1g -cp "$CP" org.apache.kafka.tools.ProducerPerformance \
-    --topic "$topic" --num-records "$MESSAGES" --record-size "$SIZE" --throughput -1 \
+    --topic "$topic" --num-records "$MESSAGES" --record-size "$SIZE" --throughput "$peer_rate" \
     --producer-props bootstrap.servers=$BROKER acks=$peer_acks compression.type=$COMPRESSION $PEER_PROPS \
     >"$OUT/peer-$1.out" 2>&1
   java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --delete --topic "$topic" >/dev/null
@@ -65,7 +71,7 @@ run_pb() { # $1 = rep
   /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/pb-$1.time" \
     taskset -c "$CLIENT_CPU" "$PB" run --quiet --no-load \
     --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS" \
-    --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" \
+    --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" "${pb_rate[@]}" \
     --out "$OUT/pb-$1.json" >"$OUT/pb-$1.out" 2>&1
 }
 
@@ -76,7 +82,7 @@ if [ -z "${REPORT_ONLY:-}" ]; then
   done
 fi
 
-python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" <<'PY'
+RATE="$RATE" python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" <<'PY'
 import json, re, statistics, sys
 out, reps, n, size, acks, comp, conc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
 def cpu(path):
@@ -110,7 +116,9 @@ for r in range(1, reps + 1):
     ivs = [sum(o["count"] for o in iv["ops"]) / (iv["duration_ns"] / 1e9) for iv in ph["intervals"] if iv["duration_ns"] >= 5e8]
     steady = statistics.median(ivs[len(ivs) // 2:]) if ivs else float("nan")
     rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c, steady))
-print(f"{n} messages x {size} B, acks={acks}, compression={comp}, platbench concurrency {conc}; medians of {reps} alternating runs")
+import os
+rate_txt = f", fixed rate {int(os.environ['RATE']):,} msg/s" if os.environ.get("RATE") else ""
+print(f"{n} messages x {size} B, acks={acks}, compression={comp}, platbench concurrency {conc}{rate_txt}; medians of {reps} alternating runs")
 print()
 print("| client | messages/s (whole run) | MB/s | steady msg/s (2nd half) | p99 latency | client CPU s per 1M messages | runs (msg/s; CPU s) |")
 print("|---|---:|---:|---:|---:|---:|---|")
