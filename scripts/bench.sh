@@ -19,6 +19,9 @@ echo "== 1. runner + recorder overhead on the null target (go test -bench; bench
 $pin go test -run '^$' -bench 'RunnerNull|BaselineLoop' -benchtime 5000000x -count 3 ./runner | tee "$OUT/runner.txt"
 go test -run '^$' -bench . -benchtime 2000000x ./recorder ./workload | tee "$OUT/recorder-workload.txt"
 
+echo "== 1b. the open loop beside the closed loop, one core: client CPU per op, schedule lag (make bench-pacing for the binary and the highest rate paced)"
+$pin go test -run '^$' -bench 'OpenLoopNull' -benchtime 200000x ./runner | tee "$OUT/open-loop.txt"
+
 echo "== 2. memory: peak RSS after 1M and after $LONG_OPS null operations (one worker)"
 rss() { # ops -> peak RSS in KiB
   /usr/bin/time -f '%M' -o "$OUT/rss.tmp" $pin $BIN run --target null --no-load --ops "$1" --concurrency 1 \
