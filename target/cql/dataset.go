@@ -50,7 +50,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 	if w.CQL != nil {
 		ks, tbl := w.CQL.Keyspace, w.CQL.Table
 		var n int
-		it := t.session.Query(fmt.Sprintf("SELECT * FROM %s.%s LIMIT 1", ks, tbl)).WithContext(ctx).Iter()
+		it := t.session.Query(fmt.Sprintf("SELECT * FROM %s.%s LIMIT 1", ks, tbl)).IterContext(ctx)
 		n = it.NumRows()
 		if err := it.Close(); err != nil {
 			return fmt.Errorf("cql: checking the dataset: %w", classify(err))
@@ -70,7 +70,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 			arg = []byte(name)
 		}
 		var got []byte
-		err := t.session.Query(q, arg).WithContext(ctx).Consistency(gocql.One).Scan(&got)
+		err := t.session.Query(q, arg).Consistency(gocql.One).ScanContext(ctx, &got)
 		if errors.Is(err, gocql.ErrNotFound) {
 			return target.MissingDataset("cql: the dataset is not there: record %d of %d (key %q) is not in %s.%s (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
 				k, w.Records, name, c.Keyspace, c.Table)
