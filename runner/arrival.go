@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/workload"
@@ -229,6 +231,26 @@ func (s Streams) Resolve(spec *workload.Spec) error {
 		s[i].Op, s[i].HasOp = op, true
 	}
 	return nil
+}
+
+// UnmarshalYAML reads a suite file's rate: one stream ("20k",
+// "ramp(1k, 50k, 60s)") or a list of them (["read=20k", "update=5k"]).
+func (s *Streams) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return s.Set(n.Value)
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: a rate is a string such as 20k or read=ramp(1k, 5k, 30s)", c.Line)
+			}
+			if err := s.Set(c.Value); err != nil {
+				return fmt.Errorf("line %d: %w", c.Line, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("line %d: rate is a rate, a profile or a list of OP=RATE (e.g. 20k, ramp(1k, 50k, 60s), [read=20k, update=5k])", n.Line)
 }
 
 // Rate returns the constant total rate when the streams are one constant

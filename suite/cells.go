@@ -9,6 +9,7 @@ import (
 
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -114,6 +115,13 @@ func (f *File) cell(base bench.Config, t Target, w Workload, spec workload.Spec,
 	cfg.Workload.Mix = slices.Clone(spec.Mix)
 	if r > 0 {
 		cfg.Workload.Records = r
+	}
+	if len(cfg.Runner.Streams) > 0 {
+		st := slices.Clone(cfg.Runner.Streams)
+		if err := runner.Streams(st).Resolve(&cfg.Workload); err != nil {
+			return Cell{}, err
+		}
+		cfg.Runner.Streams = st
 	}
 	cfg.EnsureDefaults()
 	if err := cfg.Validate(); err != nil {

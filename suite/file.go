@@ -18,6 +18,7 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -38,8 +39,10 @@ type File struct {
 	Ops *units.Count `yaml:"ops"`
 	// Concurrency is the number of workers (default 16).
 	Concurrency *units.Count `yaml:"concurrency"`
-	// Rate is a fixed total rate in ops/s (open loop); 0 or absent: closed loop.
-	Rate units.Rate `yaml:"rate"`
+	// Rate is a fixed total rate in ops/s (open loop), a rate profile, or a
+	// list of OP=RATE streams (runner.Streams, as --rate); 0 or absent:
+	// closed loop.
+	Rate runner.Streams `yaml:"rate"`
 	// Seed is the random seed (default 1).
 	Seed *int64 `yaml:"seed"`
 	// Warmup is the steady-state rule: auto (default), a duration, or 0.
@@ -292,7 +295,11 @@ func (f *File) OutDir() string {
 // settings over bench's defaults.
 func (f *File) defaults() bench.Config {
 	c := bench.Config{Run: true, Load: f.Load == nil || *f.Load, Warmup: f.Warmup}
-	c.Runner.Rate = float64(f.Rate)
+	if r, ok := f.Rate.Rate(); ok {
+		c.Runner.Rate = r
+	} else {
+		c.Runner.Streams = f.Rate // resolved against each cell's workload (cell)
+	}
 	c.Runner.Seed = bench.DefaultSeed
 	if f.Seed != nil {
 		c.Runner.Seed = *f.Seed

@@ -305,3 +305,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A suite's rate may be a profile or a list of per-operation streams, as
+// --rate; an operation a cell's workload lacks is refused with its name.
+func TestSuiteRateProfilesAndStreams(t *testing.T) {
+	f, err := Parse([]byte(`
+duration: 5s
+rate: ["read=ramp(100, 300, 2s)", update=50]  # quoted: YAML splits a flow list at commas
+targets: [{url: "null"}]
+workloads: [ycsb-a]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := f.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := cells[0].Config.Runner
+	if rc.Rate != 0 || len(rc.Streams) != 2 || !rc.Streams[0].HasOp || rc.Streams[1].String() != "update=50" || !rc.Open() {
+		t.Fatalf("runner %+v", rc)
+	}
+	f, err = Parse([]byte("duration: 5s\nrate: sacn=1k\ntargets: [{url: \"null\"}]\nworkloads: [ycsb-a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), `"sacn" is not an operation of workload ycsb-a`) {
+		t.Errorf("an operation the workload lacks: %v", err)
+	}
+	if _, err := Parse([]byte("rate: {a: 1}\ntargets: [{url: \"null\"}]\nworkloads: [ycsb-a]\n")); err == nil || !strings.Contains(err.Error(), "rate is a rate, a profile or a list") {
+		t.Errorf("a map as rate: %v", err)
+	}
+}
