@@ -157,6 +157,7 @@ type opAcc struct {
 	count, bytes uint64
 	errs         map[string]uint64
 	lat, svc     *hdr.Histogram
+	lag          *hdr.Histogram // open loop: schedule lag
 }
 
 // add counts one part's op (or one part's interval op): lat and svc are its
@@ -195,7 +196,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 	}
 	m := &result.Phase{Name: ps[0].Name, Mode: ps[0].Mode, StartedAt: t0}
-	acc := &phaseAcc{totals: map[string]*opAcc{}, ivs: map[int64]map[string]*opAcc{}, ivDur: map[int64]int64{}}
+	acc := &phaseAcc{totals: map[string]*opAcc{}, ivs: map[int64]map[string]*opAcc{}, ivDur: map[int64]int64{}, intended: map[int64]float64{}}
 	totals, ivs, ivDur := acc.totals, acc.ivs, acc.ivDur
 	width := ps[0].Buckets.WidthNs
 	m.Buckets = result.Buckets{WidthNs: width, Counts: map[string][]uint32{}}
@@ -209,6 +210,8 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		m.Concurrency += p.Concurrency
 		m.RateOpsPerS += p.RateOpsPerS
 		m.Delayed += p.Delayed
+		m.LateClient += p.LateClient
+		m.Streams, m.Arrival = p.Streams, p.Arrival // every loader takes a share of the same streams
 		m.DelayThresholdNs = p.DelayThresholdNs
 		m.Interrupted = m.Interrupted || p.Interrupted
 		if e := p.StartedAt.Add(time.Duration(p.DurationNs)); e.After(end) {
@@ -237,6 +240,10 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		t := result.OpTotal{Op: op, Count: a.count, Bytes: a.bytes, Errors: a.errs}
 		t.Latency, t.Hist = result.Summarize(a.lat), result.EncodeHist(a.lat)
 		t.Service, t.ServiceHist = result.Summarize(a.svc), result.EncodeHist(a.svc)
+		if a.lag != nil && a.lag.TotalCount() > 0 {
+			lag := result.Summarize(a.lag)
+			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
+		}
 		m.Ops = append(m.Ops, t)
 	}
 	slots := make([]int64, 0, len(ivs))
@@ -245,7 +252,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 	}
 	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
 	for _, s := range slots {
-		iv := result.Interval{StartNs: s * 1e9, DurationNs: ivDur[s]}
+		iv := result.Interval{StartNs: s * 1e9, DurationNs: ivDur[s], IntendedOpsPerS: acc.intended[s]}
 		for _, op := range order {
 			a := ivs[s][op]
 			if a == nil {
@@ -265,6 +272,8 @@ type phaseAcc struct {
 	order  []string
 	ivs    map[int64]map[string]*opAcc
 	ivDur  map[int64]int64
+	// intended is the loaders' intended rates summed per merged slot.
+	intended map[int64]float64
 }
 
 // add counts part p, whose phase started off ns after the earliest part's.
@@ -287,6 +296,11 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 			return err
 		}
 		a.add(o.Count, o.Bytes, o.Errors, lat, svc)
+		lag, err := p.MergedHist(0, n, result.HistLag, o.Op)
+		if err != nil {
+			return err
+		}
+		mergeInto(&a.lag, lag)
 	}
 	for j, iv := range p.Intervals {
 		// Interval k of a loader lands in the merged second its start falls in.
@@ -297,6 +311,7 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 		if iv.DurationNs > ivDur[slot] {
 			ivDur[slot] = iv.DurationNs
 		}
+		acc.intended[slot] += iv.IntendedOpsPerS
 		for _, o := range iv.Ops {
 			a := ivs[slot][o.Op]
 			if a == nil {

@@ -191,3 +191,40 @@ func TestMergeKeepsOneSetOfServerNodes(t *testing.T) {
 		t.Errorf("merged nodes %+v, want db1 and db2 once", m.Nodes)
 	}
 }
+
+// Open-loop loaders: the merged phase keeps every loader's schedule lag
+// (its histogram holds every op), sums their late starts and intended rates,
+// and names the streams they shared.
+func TestMergeOpenLoopLag(t *testing.T) {
+	files := runLoaders(t, 2, "null", "--workload", "ycsb-a", "--records", "2000", "--duration", "2s", "--rate", "ramp(1k, 3k, 2s)")
+	r := checkMerged(t, files)
+	p := r.MainPhase()
+	var late uint64
+	var ops int64
+	for _, f := range files {
+		part, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		late += part.MainPhase().LateClient
+		for _, o := range part.MainPhase().Ops {
+			ops += o.Lag.Count
+		}
+	}
+	var merged int64
+	for _, o := range p.Ops {
+		if o.Lag == nil || o.LagHist == "" {
+			t.Fatalf("%s: no lag in the merged phase", o.Op)
+		}
+		merged += o.Lag.Count
+	}
+	if merged != ops || p.LateClient != late {
+		t.Errorf("merged lag holds %d ops (parts %d); late client %d (parts %d)", merged, ops, p.LateClient, late)
+	}
+	if len(p.Streams) != 1 || p.Streams[0] != "ramp(1k, 3k, 2s)" || p.Arrival != "uniform" {
+		t.Errorf("streams %q arrival %q", p.Streams, p.Arrival)
+	}
+	if iv := p.Intervals[0]; iv.IntendedOpsPerS < 1000 || iv.IntendedOpsPerS > 3000 {
+		t.Errorf("first second's intended rate %.0f, want the ramp's (both loaders' shares summed)", iv.IntendedOpsPerS)
+	}
+}
