@@ -45,6 +45,7 @@ var flagOfField = map[string]string{
 	// telemetry.Config's node_exporter scraping (telemetry/nodes)
 	"server_metrics":      "server-metrics",
 	"server_metrics_port": "server-metrics-port",
+	"db_metrics":          "db-metrics",
 
 	// sweep.Config
 	"rates":         "rates",

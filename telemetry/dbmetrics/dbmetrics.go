@@ -1,0 +1,217 @@
+// Package dbmetrics records the data system's own figures during a run
+// (issue 18, part 2): every telemetry interval it reads each server node's
+// status — Redis and Valkey INFO through the target's own connection
+// (target.StatusReader) — and turns two readings into one
+// result.DBMetricsSample per node: rates of the cumulative counters
+// (commands, keyspace hits and misses, network bytes), gauges (memory,
+// clients, keys) and, per command, the calls and server-side time between
+// the readings (so time/calls is the mean server-side latency of the
+// interval, exact by difference) and the server's latency percentiles
+// (INFO latencystats, cumulative since its statistics were last reset).
+//
+// Usage (package telemetry, when the target can tell):
+//
+//	c := dbmetrics.Start(ctx, reader, time.Second, reset)
+//	... run ...
+//	m := c.Stop() // *result.DBMetrics
+//
+// Each node is read on its own goroutine with a timeout of half the
+// interval: a node that is slow or down never holds up the run or another
+// node; its sample is stored missing with the error, and the next good
+// reading spans the gap. Figures the server does not expose are listed in
+// DBMetrics.Unavailable, never stored as zero.
+package dbmetrics
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+)
+
+// DefaultInterval is the reading period when Start is given 0.
+const DefaultInterval = time.Second
+
+// Collector is a running set of node readers.
+type Collector struct {
+	src    target.StatusReader
+	reset  bool
+	resetE string
+	nodes  []*node
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	out    *result.DBMetrics
+}
+
+type node struct {
+	name     string
+	src      target.StatusReader
+	interval time.Duration
+
+	mu         sync.Mutex
+	series     result.DBMetricsSeries
+	server     string
+	prev       *reading
+	prevAt     time.Time
+	lastAt     time.Time
+	lastFailed bool
+	unavail    map[string]int // figure → readings that lacked it
+	readings   int
+}
+
+// Start reads every node src lists now and then every interval
+// (DefaultInterval when 0) until Stop. With reset, each node's statistics
+// are reset first (CONFIG RESETSTAT), so the cumulative percentiles cover
+// the recording; a node that refuses keeps its statistics, and the result
+// says so.
+func Start(ctx context.Context, src target.StatusReader, interval time.Duration, reset bool) *Collector {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &Collector{src: src, cancel: cancel, reset: reset}
+	lctx, lcancel := context.WithTimeout(ctx, interval)
+	names := src.StatusNodes(lctx)
+	if reset {
+		for _, n := range names {
+			if err := src.ResetStatus(lctx, n); err != nil {
+				c.reset, c.resetE = false, n+": "+err.Error()
+			}
+		}
+	}
+	lcancel()
+	now := time.Now()
+	// The first reading of every node is taken before Start returns, so
+	// the counters' base precedes the first operation of the run.
+	var first sync.WaitGroup
+	for _, name := range names {
+		n := &node{name: name, src: src, interval: interval, unavail: map[string]int{},
+			series: result.DBMetricsSeries{Node: name, StartedAt: now, IntervalNs: int64(interval)}}
+		c.nodes = append(c.nodes, n)
+		first.Add(1)
+		go func() {
+			defer first.Done()
+			n.read(ctx, now)
+		}()
+	}
+	first.Wait()
+	for _, n := range c.nodes {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			n.loop(ctx)
+		}()
+	}
+	return c
+}
+
+// Stop ends the reading and returns the figures. A node whose last reading
+// succeeded is read once more when at least a fifth of an interval has
+// passed; one that was failing is not waited for. Stop is idempotent.
+func (c *Collector) Stop() *result.DBMetrics {
+	c.once.Do(func() {
+		c.cancel()
+		c.wg.Wait()
+		var wg sync.WaitGroup
+		for _, n := range c.nodes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n.final()
+			}()
+		}
+		wg.Wait()
+		m := &result.DBMetrics{Source: "redis INFO", Reset: c.reset}
+		if c.resetE != "" {
+			m.Unavailable = append(m.Unavailable, "reset at the start (CONFIG RESETSTAT failed on "+c.resetE+")")
+		}
+		lacking := map[string]bool{}
+		for _, n := range c.nodes {
+			n.mu.Lock()
+			m.Nodes = append(m.Nodes, n.series)
+			if n.server != "" {
+				m.Server = n.server
+			}
+			// A figure no reading of a node had is not exposed; one that
+			// only some readings lacked (no command yet) is.
+			for f, k := range n.unavail {
+				if k == n.readings {
+					lacking[f] = true
+				}
+			}
+			n.mu.Unlock()
+		}
+		for f := range lacking {
+			m.Unavailable = append(m.Unavailable, f)
+		}
+		sort.Strings(m.Unavailable)
+		c.out = m
+	})
+	return c.out
+}
+
+func (n *node) loop(ctx context.Context) {
+	t := time.NewTicker(n.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			n.read(ctx, now)
+		}
+	}
+}
+
+func (n *node) final() {
+	n.mu.Lock()
+	skip := n.lastFailed || time.Since(n.lastAt) < n.interval/5
+	n.mu.Unlock()
+	if !skip {
+		n.read(context.Background(), time.Now())
+	}
+}
+
+// read takes one reading and appends a sample (or a missing one). A
+// reading cut short by Stop is not recorded.
+func (n *node) read(ctx context.Context, at time.Time) {
+	r, err := n.get(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	now := time.Now()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lastAt, n.lastFailed = at, err != nil
+	if err != nil {
+		n.series.Samples = append(n.series.Samples, result.DBMetricsSample{
+			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error()})
+		return
+	}
+	n.readings++
+	for _, f := range unavailable(r) {
+		n.unavail[f]++
+	}
+	n.server, n.series.Version = r.server, r.version
+	if n.prev != nil {
+		s := sample(n.prev, r, now.Sub(n.prevAt).Seconds())
+		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
+		s.DurationNs = now.Sub(n.prevAt).Nanoseconds()
+		n.series.Samples = append(n.series.Samples, s)
+	}
+	n.prev, n.prevAt = r, now
+}
+
+func (n *node) get(ctx context.Context) (*reading, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.interval/2)
+	defer cancel()
+	text, err := n.src.ReadStatus(ctx, n.name)
+	if err != nil {
+		return nil, err
+	}
+	return parseInfo(text)
+}
