@@ -57,7 +57,6 @@ type node struct {
 	server     string
 	prev       *reading
 	prevAt     time.Time
-	lastAt     time.Time
 	lastFailed bool
 	unavail    map[string]int // figure → readings that lacked it
 	readings   int
@@ -110,8 +109,9 @@ func Start(ctx context.Context, src target.StatusReader, interval time.Duration,
 }
 
 // Stop ends the reading and returns the figures. A node whose last reading
-// succeeded is read once more when at least a fifth of an interval has
-// passed; one that was failing is not waited for. Stop is idempotent.
+// succeeded is read once more, however recent that was, so the counters'
+// differences cover every command up to Stop; one that was failing is not
+// waited for. Stop is idempotent.
 func (c *Collector) Stop() *result.DBMetrics {
 	c.once.Do(func() {
 		c.cancel()
@@ -169,7 +169,7 @@ func (n *node) loop(ctx context.Context) {
 
 func (n *node) final() {
 	n.mu.Lock()
-	skip := n.lastFailed || time.Since(n.lastAt) < n.interval/5
+	skip := n.lastFailed
 	n.mu.Unlock()
 	if !skip {
 		n.read(context.Background(), time.Now())
@@ -186,7 +186,7 @@ func (n *node) read(ctx context.Context, at time.Time) {
 	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.lastAt, n.lastFailed = at, err != nil
+	n.lastFailed = err != nil
 	if err != nil {
 		n.series.Samples = append(n.series.Samples, result.DBMetricsSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error()})

@@ -2,6 +2,7 @@ package dbmetrics
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -67,11 +68,11 @@ func parseInfo(text string) (*reading, error) {
 		case name == "valkey_version":
 			r.server, r.version = "valkey", val
 		case redisCounters[name] != "":
-			if v, err := strconv.ParseFloat(val, 64); err == nil {
+			if v, ok := num(val); ok {
 				r.counters[redisCounters[name]] = v
 			}
 		case redisGauges[name] != "":
-			if v, err := strconv.ParseFloat(val, 64); err == nil {
+			if v, ok := num(val); ok {
 				r.gauges[redisGauges[name]] = v
 			}
 		case strings.HasPrefix(name, "cmdstat_"):
@@ -79,13 +80,17 @@ func parseInfo(text string) (*reading, error) {
 			cmd := strings.TrimPrefix(name, "cmdstat_")
 			if c, ok := kv["calls"]; ok {
 				r.calls[cmd] = c
-				r.timeNs[cmd] = kv["usec"] * 1e3
+				if ns := kv["usec"] * 1e3; !math.IsInf(ns, 0) {
+					r.timeNs[cmd] = ns
+				}
 			}
 		case strings.HasPrefix(name, "latency_percentiles_usec_"):
 			kv := attrs(val)
 			p := map[string]float64{}
 			for k, v := range kv {
-				p[k] = v * 1e3
+				if ns := v * 1e3; !math.IsInf(ns, 0) {
+					p[k] = ns
+				}
 			}
 			if len(p) > 0 {
 				r.pct[strings.TrimPrefix(name, "latency_percentiles_usec_")] = p
@@ -111,11 +116,18 @@ func attrs(s string) map[string]float64 {
 		if !ok {
 			continue
 		}
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f, ok := num(v); ok {
 			out[k] = f
 		}
 	}
 	return out
+}
+
+// num parses a finite number (INFO has no NaN or infinity; a body that
+// does is not trusted with one).
+func num(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 func isDigits(s string) bool {

@@ -19,7 +19,9 @@ func sample(prev, cur *reading, secs float64) result.DBMetricsSample {
 	}
 	for k, v := range cur.counters {
 		if p, ok := prev.counters[k]; ok && v >= p {
-			s.Values[k+"_per_s"] = (v - p) / secs
+			if rate := (v - p) / secs; !math.IsInf(rate, 0) {
+				s.Values[k+"_per_s"] = rate
+			}
 		}
 	}
 	for k, v := range cur.gauges {
@@ -31,7 +33,7 @@ func sample(prev, cur *reading, secs float64) result.DBMetricsSample {
 			continue
 		}
 		cs := result.DBCommandSample{Calls: uint64(c - p)}
-		if t := cur.timeNs[cmd] - prev.timeNs[cmd]; t > 0 {
+		if t := cur.timeNs[cmd] - prev.timeNs[cmd]; t > 0 && !math.IsInf(t, 0) {
 			cs.TimeNs = t
 		}
 		if pc := cur.pct[cmd]; len(pc) > 0 {

@@ -1,0 +1,73 @@
+package analysis_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/workload"
+)
+
+// A real run against a Redis server of the test's own (nobody else sends
+// it commands): the data commands the server counted by difference of INFO
+// equal the operations platbench completed, the server's time per
+// operation is positive and below the client's latency over loopback, and
+// the report shows the server's figures.
+func TestDBMetricsRealRedis(t *testing.T) {
+	requireRedis(t)
+	url, _ := privateRedis(t)
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 2000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: url, Workload: spec, Load: true, Run: true,
+		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 4, Seed: 1},
+		Telemetry: telemetry.Config{DBMetrics: "reset", PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "redis" || !f.Reset || f.Source != "redis INFO" {
+		t.Errorf("server %q reset %v source %q", f.Server, f.Reset, f.Source)
+	}
+	if f.DataCalls != f.ClientOps || f.ClientOps == 0 {
+		t.Errorf("the server counted %d data commands, platbench did %d operations", f.DataCalls, f.ClientOps)
+	}
+	if len(f.Timeline) < 2 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	for _, c := range f.Nodes[0].Commands {
+		if (c.Name == "get" || c.Name == "set") && (!c.HasMean || !c.HasPercentiles) {
+			t.Errorf("command %+v lacks its server-side time", c)
+		}
+	}
+	var txt, html bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	if err := report.WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Server-side latency beside the client's", "used_memory_bytes", "keyspace hit ratio"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if !strings.Contains(html.String(), `id="server-latency"`) {
+		t.Error("the HTML report has no server-latency chart")
+	}
+	t.Log("\n" + txt.String())
+}
