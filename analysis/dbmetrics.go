@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -17,18 +18,73 @@ type DBFigures struct {
 	Reset          bool
 	Unavailable    []string
 	Nodes          []DBNodeFigures
-	// DataCalls are the data commands the servers counted over the
-	// recording (every node; administrative commands such as INFO, CONFIG,
-	// PING, CLIENT, HELLO, AUTH, SELECT, CLUSTER, COMMAND left out), and
-	// ClientOps the operations platbench completed or failed in every
-	// phase: one command per operation gives a ratio of 1, a
-	// read-modify-write 2, other clients of the servers more.
-	DataCalls, ClientOps uint64
+	// ServerCount is what the servers counted of the client's operations
+	// over the recording, and ClientOps the operations platbench completed
+	// or failed that it counts, in every phase (CountName says what):
+	// Redis's data commands (administrative ones such as INFO, CONFIG, PING,
+	// CLIENT, HELLO, AUTH, SELECT, CLUSTER, COMMAND left out) against every
+	// operation, so one command per operation gives a ratio of 1 and a
+	// read-modify-write 2; Kafka's messages in against PRODUCE operations;
+	// Cassandra's coordinator requests against every operation. Other
+	// clients of the servers add to ServerCount.
+	ServerCount, ClientOps uint64
+	CountName              string
+	// Per says what the timeline's server time is per: "operation" (Redis:
+	// the data commands' time over the client's operations, so an
+	// operation of two commands counts both) or "request" (Kafka, Cassandra:
+	// the mean time of a request of ServerCommands).
+	Per            string
+	ServerCommands []string
 	// Timeline is the main phase's server-side time beside the client's.
 	Timeline []ServerClientPoint
 	// ServerMeanNs, ClientMeanNs and GapMeanNs are the timeline's means,
 	// weighted by the client operations of each point.
 	ServerMeanNs, ClientMeanNs, GapMeanNs float64
+}
+
+// dbSide is how one kind of server lines up with the client.
+type dbSide struct {
+	countName string
+	per       string
+	commands  []string // nil: every data command
+	clientOps []string // nil: every op
+	counter   string   // a counter value whose total is ServerCount, instead of the commands' calls
+}
+
+func dbSideOf(m *result.DBMetrics) dbSide {
+	switch m.Server {
+	case "kafka":
+		return dbSide{countName: "messages in", per: "request", commands: []string{"Produce"}, clientOps: []string{"PRODUCE"}, counter: "messages_in_per_s"}
+	case "cassandra":
+		return dbSide{countName: "coordinator requests", per: "request", commands: []string{"Read", "Write", "CASRead", "CASWrite", "RangeSlice"}}
+	}
+	return dbSide{countName: "data commands", per: "operation"}
+}
+
+// counts reports whether a command's time and calls belong to the client's
+// operations.
+func (d dbSide) counts(cmd string) bool {
+	if d.commands == nil {
+		return IsDataCommand(cmd)
+	}
+	for _, c := range d.commands {
+		if c == cmd {
+			return true
+		}
+	}
+	return false
+}
+
+func (d dbSide) clientOp(op string) bool {
+	if d.clientOps == nil {
+		return true
+	}
+	for _, o := range d.clientOps {
+		if o == op {
+			return true
+		}
+	}
+	return false
 }
 
 // DBNodeFigures are one server node's figures over its good samples.
@@ -100,25 +156,26 @@ func DB(r *result.Result) (f DBFigures, ok bool) {
 	if m == nil || len(m.Nodes) == 0 {
 		return f, false
 	}
-	f = DBFigures{Source: m.Source, Server: m.Server, Reset: m.Reset, Unavailable: m.Unavailable}
+	side := dbSideOf(m)
+	f = DBFigures{Source: m.Source, Server: m.Server, Reset: m.Reset, Unavailable: m.Unavailable,
+		CountName: side.countName, Per: side.per, ServerCommands: side.commands}
 	for _, s := range m.Nodes {
 		n := dbNode(s)
-		for _, c := range n.Commands {
-			if IsDataCommand(c.Name) {
-				f.DataCalls += c.Calls
-			}
-		}
+		f.ServerCount += serverCount(s, side)
 		f.Nodes = append(f.Nodes, n)
 	}
 	for _, p := range r.Phases {
 		for _, o := range p.Ops {
+			if !side.clientOp(o.Op) {
+				continue
+			}
 			f.ClientOps += o.Count
 			for _, e := range o.Errors {
 				f.ClientOps += e
 			}
 		}
 	}
-	f.Timeline = serverVsClient(r)
+	f.Timeline = serverVsClient(r, side)
 	var w float64
 	for _, p := range f.Timeline {
 		w += p.Ops
@@ -131,6 +188,27 @@ func DB(r *result.Result) (f DBFigures, ok bool) {
 		f.GapMeanNs = f.ClientMeanNs - f.ServerMeanNs
 	}
 	return f, true
+}
+
+// serverCount is one node's count of the client's operations over its
+// good samples: the side's counter, or the calls of its commands.
+func serverCount(s result.DBMetricsSeries, side dbSide) uint64 {
+	var n float64
+	for _, x := range s.Samples {
+		if x.Missing {
+			continue
+		}
+		if side.counter != "" {
+			n += x.Values[side.counter] * float64(x.DurationNs) / 1e9
+			continue
+		}
+		for name, c := range x.Commands {
+			if side.counts(name) {
+				n += float64(c.Calls)
+			}
+		}
+	}
+	return uint64(math.Round(n))
 }
 
 // dbNode reduces one node's series.

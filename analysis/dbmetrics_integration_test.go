@@ -45,8 +45,8 @@ func TestDBMetricsRealRedis(t *testing.T) {
 	if f.Server != "redis" || !f.Reset || f.Source != "redis INFO" {
 		t.Errorf("server %q reset %v source %q", f.Server, f.Reset, f.Source)
 	}
-	if f.DataCalls != f.ClientOps || f.ClientOps == 0 {
-		t.Errorf("the server counted %d data commands, platbench did %d operations", f.DataCalls, f.ClientOps)
+	if f.ServerCount != f.ClientOps || f.ClientOps == 0 {
+		t.Errorf("the server counted %d data commands, platbench did %d operations", f.ServerCount, f.ClientOps)
 	}
 	if len(f.Timeline) < 2 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
 		t.Errorf("timeline of %d points: server %.0f ns, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)

@@ -68,8 +68,8 @@ func TestDBTimelineByHand(t *testing.T) {
 		t.Errorf("means: server %v, client %v, gap %v", f.ServerMeanNs, f.ClientMeanNs, f.GapMeanNs)
 	}
 	// INFO is the telemetry's own: not a data command.
-	if f.DataCalls != 3002 || f.ClientOps != 3002 {
-		t.Errorf("data calls %d, client ops %d", f.DataCalls, f.ClientOps)
+	if f.ServerCount != 3002 || f.ClientOps != 3002 {
+		t.Errorf("data calls %d, client ops %d", f.ServerCount, f.ClientOps)
 	}
 	a := f.Nodes[0]
 	if a.Samples != 3 || a.Missing != 1 || len(a.Gaps) != 1 || a.Gaps[0].Error != "connection refused" {

@@ -12,14 +12,14 @@ import (
 // sample takes the client operations of every interval it overlaps, in
 // proportion to the overlap. Samples are summed over the nodes per span of
 // the first node's clock; a span without client operations is left out.
-func serverVsClient(r *result.Result) []ServerClientPoint {
+func serverVsClient(r *result.Result, side dbSide) []ServerClientPoint {
 	p := r.MainPhase()
 	if p == nil || p.StartedAt.IsZero() || len(r.DBMetrics.Nodes) == 0 {
 		return nil
 	}
 	type span struct {
-		from, to time.Time
-		serverNs float64
+		from, to        time.Time
+		serverNs, calls float64
 	}
 	var spans []span
 	ref := r.DBMetrics.Nodes[0]
@@ -43,19 +43,24 @@ func serverVsClient(r *result.Result) []ServerClientPoint {
 				continue
 			}
 			for name, c := range x.Commands {
-				if IsDataCommand(name) {
+				if side.counts(name) {
 					spans[i].serverNs += c.TimeNs
+					spans[i].calls += float64(c.Calls)
 				}
 			}
 		}
 	}
 	var out []ServerClientPoint
 	for _, sp := range spans {
-		ops, sum := clientIn(p, sp.from, sp.to)
-		if ops < 0.5 {
+		ops, sum := clientIn(p, sp.from, sp.to, side)
+		per := ops
+		if side.per == "request" {
+			per = sp.calls
+		}
+		if ops < 0.5 || per < 0.5 {
 			continue
 		}
-		pt := ServerClientPoint{AtS: sp.from.Sub(p.StartedAt).Seconds(), Ops: ops, ServerNs: sp.serverNs / ops, ClientNs: sum / ops}
+		pt := ServerClientPoint{AtS: sp.from.Sub(p.StartedAt).Seconds(), Ops: ops, ServerNs: sp.serverNs / per, ClientNs: sum / ops}
 		pt.GapNs = pt.ClientNs - pt.ServerNs
 		out = append(out, pt)
 	}
@@ -65,7 +70,7 @@ func serverVsClient(r *result.Result) []ServerClientPoint {
 // clientIn is the client operations completed in [from, to) and the sum
 // of their latencies, taking each 1 s interval in proportion to its
 // overlap with the span.
-func clientIn(p *result.Phase, from, to time.Time) (ops, latencySum float64) {
+func clientIn(p *result.Phase, from, to time.Time, side dbSide) (ops, latencySum float64) {
 	for _, in := range p.Intervals {
 		a := p.StartedAt.Add(time.Duration(in.StartNs))
 		b := a.Add(time.Duration(in.DurationNs))
@@ -75,6 +80,9 @@ func clientIn(p *result.Phase, from, to time.Time) (ops, latencySum float64) {
 		}
 		share := float64(hi.Sub(lo)) / float64(in.DurationNs)
 		for _, o := range in.Ops {
+			if !side.clientOp(o.Op) {
+				continue
+			}
 			ops += float64(o.Latency.Count) * share
 			latencySum += float64(o.Latency.Count) * o.Latency.MeanNs * share
 		}

@@ -50,8 +50,12 @@ func dbSections(r *result.Result) []section {
 	}
 	notes := []string{fmt.Sprintf("Read from each %s node (%s) every telemetry interval; rates are means over the sampled time, max the highest sample.", who, f.Source)}
 	if f.ClientOps > 0 {
-		notes = append(notes, fmt.Sprintf("The servers counted %s data commands; platbench completed or failed %s operations (%s commands per operation).",
-			units.Int(float64(f.DataCalls)), units.Int(float64(f.ClientOps)), units.Fixed(float64(f.DataCalls)/float64(f.ClientOps), 2)))
+		what := "operations"
+		if f.Server == "kafka" {
+			what = "PRODUCE operations"
+		}
+		notes = append(notes, fmt.Sprintf("The servers counted %s %s; platbench completed or failed %s %s (%s per operation).",
+			units.Int(float64(f.ServerCount)), f.CountName, units.Int(float64(f.ClientOps)), what, units.Fixed(float64(f.ServerCount)/float64(f.ClientOps), 2)))
 	}
 	if len(f.Unavailable) > 0 {
 		notes = append(notes, "Not available from this server: "+strings.Join(f.Unavailable, ", ")+".")
@@ -86,7 +90,7 @@ func serverLatencySection(f analysis.DBFigures) (section, bool) {
 		return section{}, false
 	}
 	lat := units.Latency
-	t := &table{head: []string{"", "server time per op", "client latency", "gap"}, right: []bool{false, true, true, true}}
+	t := &table{head: []string{"", "server time per " + f.Per, "client latency", "gap"}, right: []bool{false, true, true, true}}
 	t.add("mean", lat(f.ServerMeanNs), lat(f.ClientMeanNs), lat(f.GapMeanNs))
 	lo, hi := f.Timeline[0], f.Timeline[0]
 	for _, p := range f.Timeline {
@@ -99,15 +103,21 @@ func serverLatencySection(f analysis.DBFigures) (section, bool) {
 	}
 	t.add("smallest gap, at "+units.Seconds(lo.AtS), lat(lo.ServerNs), lat(lo.ClientNs), lat(lo.GapNs))
 	t.add("largest gap, at "+units.Seconds(hi.AtS), lat(hi.ServerNs), lat(hi.ClientNs), lat(hi.GapNs))
-	return section{id: "server-latency", title: "Server-side latency beside the client's", t: t, notes: []string{
-		fmt.Sprintf("Over %d samples of the main phase: the servers' time in data commands (by difference of their cumulative counters, all nodes) per operation platbench completed, and the client's mean latency of those operations. The gap is the network, the client's queueing and the server's queueing before a command runs.", len(f.Timeline))}}, true
+	what := fmt.Sprintf("Over %d samples of the main phase: the servers' time in data commands (by difference of their cumulative counters, all nodes) per operation platbench completed, and the client's mean latency of those operations. The gap is the network, the client's queueing and the server's queueing before a command runs.", len(f.Timeline))
+	if f.Per == "request" {
+		what = fmt.Sprintf("Over %d samples of the main phase: the mean time of a %s request on the servers (by difference of their cumulative counters, all nodes), and the client's mean latency of its operations. The gap is the network and the client's queueing and batching.", len(f.Timeline), strings.Join(f.ServerCommands, " or "))
+	}
+	return section{id: "server-latency", title: "Server-side latency beside the client's", t: t, notes: []string{what}}, true
 }
 
 // commandsSection lists each node's commands with their server-side time.
 func commandsSection(f analysis.DBFigures) section {
-	pctNote := "Percentiles are the server's (INFO latencystats) at the end of the recording, cumulative since its statistics were last reset"
-	if f.Reset {
-		pctNote = "Percentiles are the server's (INFO latencystats) since the start of the recording (statistics reset then, load phase included)"
+	note := "Calls and mean are by difference of the server's cumulative counters over the recording (Redis: commandstats, time spent executing the command). Percentiles are the server's (INFO latencystats) at the end of the recording, cumulative since its statistics were last reset."
+	switch {
+	case f.Source != "redis INFO":
+		note = "Calls and mean are by difference of the server's cumulative counters over the recording. Percentiles are the server's own at the end of the recording, over its recent window (the JMX histograms decay: about the last five minutes), not the run's."
+	case f.Reset:
+		note = "Calls and mean are by difference of the server's cumulative counters over the recording (Redis: commandstats, time spent executing the command). Percentiles are the server's (INFO latencystats) since the start of the recording (statistics reset then, load phase included)."
 	}
 	t := &table{head: []string{"node", "command", "calls", "calls/s", "mean", "p50", "p99", "p99.9"}, right: []bool{false, false, true, true, true, true, true, true}}
 	na := "not available"
@@ -123,8 +133,7 @@ func commandsSection(f analysis.DBFigures) section {
 			t.add(n.Node, c.Name, units.Int(float64(c.Calls)), units.Short(c.CallsPerS), mean, p50, p99, p999)
 		}
 	}
-	return section{id: "db-commands", title: "Server-side time per command", t: t, notes: []string{
-		"Calls and mean are by difference of the server's cumulative counters over the recording (Redis: commandstats, time spent executing the command). " + pctNote + "."}}
+	return section{id: "db-commands", title: "Server-side time per command", t: t, notes: []string{note}}
 }
 
 // dbValue formats a figure by its name's unit.
@@ -148,8 +157,8 @@ func serverLatencyChart(r *result.Result) *chart {
 		return nil
 	}
 	c := &chart{id: "server-latency", title: "Server-side latency beside the client's", x: xSeconds, y: yLatency,
-		xLabel: "time since the start of the main phase", yLabel: "mean per operation (log)",
-		note: "server: time in data commands per operation; gap: client minus server (network and queueing)"}
+		xLabel: "time since the start of the main phase", yLabel: "mean (log)",
+		note: "server: time on the servers per " + f.Per + "; gap: client minus server (network and queueing)"}
 	get := []func(p analysis.ServerClientPoint) float64{
 		func(p analysis.ServerClientPoint) float64 { return p.ClientNs },
 		func(p analysis.ServerClientPoint) float64 { return p.ServerNs },

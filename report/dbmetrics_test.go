@@ -39,7 +39,7 @@ func TestWriteDBMetrics(t *testing.T) {
 	writeDBMetricsMarkdown(&md, r)
 	golden(t, "dbmetrics.md", md.Bytes())
 	for _, want := range []string{"not available", "Not available from this server: latency percentiles (INFO latencystats).",
-		"3,000 data commands; platbench completed or failed 3,000 operations", "no answer", "3.00 MiB", "1.00 MiB/s"} {
+		"3,000 data commands; platbench completed or failed 3,000 operations (1.00 per operation)", "no answer", "3.00 MiB", "1.00 MiB/s"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}

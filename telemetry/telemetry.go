@@ -68,6 +68,11 @@ type Config struct {
 	// after resetting the servers' statistics with CONFIG RESETSTAT so the
 	// cumulative latency percentiles cover the run) or "off".
 	DBMetrics string
+	// DBMetricsURLs are Prometheus JMX exporter agents on the servers
+	// (Kafka, Cassandra), running with the project's rule files
+	// (scripts/servers/jmx): scraped every Interval into DBMetrics instead
+	// of the target's own status. Default none.
+	DBMetricsURLs []string
 	// Status is the target's status reader (target.StatusReader); package
 	// bench fills it when the target implements it.
 	Status target.StatusReader
@@ -78,7 +83,7 @@ func (c *Config) Validate() error { return c.Problems().Err() }
 
 // Problems lists what Validate reports, each a usererr.Error naming its
 // field: telemetry_interval, server_pid, server_process, perf_scope,
-// server_metrics, server_metrics_port or db_metrics.
+// server_metrics, server_metrics_port, db_metrics or db_metrics_url.
 func (c *Config) Problems() usererr.List {
 	var l usererr.List
 	if c.Interval < 0 {
@@ -101,6 +106,7 @@ func (c *Config) Problems() usererr.List {
 	default:
 		l.Add("db_metrics", "%q is not auto, reset or off (fix: use one of those)", c.DBMetrics)
 	}
+	l = append(l, dbmetrics.URLProblems(c.DBMetricsURLs)...)
 	return append(l, nodes.Problems(c.ServerMetrics, c.ServerMetricsPort)...)
 }
 
@@ -168,7 +174,11 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if len(urls) > 0 {
 		s.nodes = nodes.Start(ctx, urls, cfg.Interval)
 	}
-	if cfg.Status != nil && cfg.DBMetrics != "off" {
+	switch {
+	case cfg.DBMetrics == "off":
+	case len(cfg.DBMetricsURLs) > 0:
+		s.db = dbmetrics.StartJMX(ctx, append([]string(nil), cfg.DBMetricsURLs...), cfg.Interval)
+	case cfg.Status != nil:
 		s.db = dbmetrics.Start(ctx, cfg.Status, cfg.Interval, cfg.DBMetrics == "reset")
 	}
 	return s, nil

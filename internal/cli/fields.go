@@ -46,6 +46,7 @@ var flagOfField = map[string]string{
 	"server_metrics":      "server-metrics",
 	"server_metrics_port": "server-metrics-port",
 	"db_metrics":          "db-metrics",
+	"db_metrics_url":      "db-metrics-url",
 
 	// sweep.Config
 	"rates":         "rates",

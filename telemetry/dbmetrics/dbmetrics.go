@@ -16,7 +16,7 @@
 //	m := c.Stop() // *result.DBMetrics
 //
 // Each node is read on its own goroutine with a timeout of half the
-// interval: a node that is slow or down never holds up the run or another
+// interval (INFO; a whole interval for a JMX exporter): a node that is slow or down never holds up the run or another
 // node; its sample is stored missing with the error, and the next good
 // reading spans the gap. Figures the server does not expose are listed in
 // DBMetrics.Unavailable, never stored as zero.
@@ -24,6 +24,8 @@ package dbmetrics
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"sort"
 	"sync"
 	"time"
@@ -37,20 +39,27 @@ const DefaultInterval = time.Second
 
 // Collector is a running set of node readers.
 type Collector struct {
-	src    target.StatusReader
-	reset  bool
-	resetE string
-	nodes  []*node
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-	out    *result.DBMetrics
+	source  string
+	missing func(*reading) []string
+	reset   bool
+	resetE  string
+	nodes   []*node
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	once    sync.Once
+	out     *result.DBMetrics
 }
 
+// getter reads one node by its key (a node name for INFO, a URL for the
+// JMX exporter).
+type getter func(ctx context.Context, key string) (*reading, error)
+
 type node struct {
-	name     string
-	src      target.StatusReader
+	key      string
+	get      getter
+	missing  func(*reading) []string
 	interval time.Duration
+	timeout  time.Duration
 
 	mu         sync.Mutex
 	series     result.DBMetricsSeries
@@ -72,7 +81,7 @@ func Start(ctx context.Context, src target.StatusReader, interval time.Duration,
 		interval = DefaultInterval
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Collector{src: src, cancel: cancel, reset: reset}
+	c := &Collector{source: "redis INFO", cancel: cancel, reset: reset, missing: unavailable}
 	lctx, lcancel := context.WithTimeout(ctx, interval)
 	names := src.StatusNodes(lctx)
 	if reset {
@@ -83,12 +92,53 @@ func Start(ctx context.Context, src target.StatusReader, interval time.Duration,
 		}
 	}
 	lcancel()
+	get := func(ctx context.Context, node string) (*reading, error) {
+		text, err := src.ReadStatus(ctx, node)
+		if err != nil {
+			return nil, err
+		}
+		return parseInfo(text)
+	}
+	c.start(ctx, names, names, get, interval, interval/2)
+	return c
+}
+
+// StartJMX scrapes every JMX exporter URL (host:port reads as
+// http://host:port/metrics) as Start reads INFO: the agent must run with
+// the project's rule files (scripts/servers/jmx), whose names parseJMX
+// reads.
+func StartJMX(ctx context.Context, urls []string, interval time.Duration) *Collector {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &Collector{source: JMXSource, cancel: cancel, missing: unavailableJMX}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 4 * interval}}
+	names := make([]string, len(urls))
+	for i, u := range urls {
+		if nu, err := NormalizeURL(u); err == nil {
+			urls[i] = nu
+		}
+		names[i] = u
+		if p, err := url.Parse(urls[i]); err == nil && p.Host != "" {
+			names[i] = p.Host
+		}
+	}
+	get := func(ctx context.Context, u string) (*reading, error) { return getJMX(ctx, client, u) }
+	// A JMX exporter walks the server's MBeans on each scrape: half a
+	// second and more on a busy broker. It gets the whole interval.
+	c.start(ctx, names, urls, get, interval, interval)
+	return c
+}
+
+// start takes every node's first reading (before it returns, so the
+// counters' base precedes the first operation of the run), then reads each
+// every interval on its own goroutine.
+func (c *Collector) start(ctx context.Context, names, keys []string, get getter, interval, timeout time.Duration) {
 	now := time.Now()
-	// The first reading of every node is taken before Start returns, so
-	// the counters' base precedes the first operation of the run.
 	var first sync.WaitGroup
-	for _, name := range names {
-		n := &node{name: name, src: src, interval: interval, unavail: map[string]int{},
+	for i, name := range names {
+		n := &node{key: keys[i], get: get, interval: interval, timeout: timeout, unavail: map[string]int{}, missing: c.missing,
 			series: result.DBMetricsSeries{Node: name, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
 		first.Add(1)
@@ -105,7 +155,6 @@ func Start(ctx context.Context, src target.StatusReader, interval time.Duration,
 			n.loop(ctx)
 		}()
 	}
-	return c
 }
 
 // Stop ends the reading and returns the figures. A node whose last reading
@@ -125,7 +174,7 @@ func (c *Collector) Stop() *result.DBMetrics {
 			}()
 		}
 		wg.Wait()
-		m := &result.DBMetrics{Source: "redis INFO", Reset: c.reset}
+		m := &result.DBMetrics{Source: c.source, Reset: c.reset}
 		if c.resetE != "" {
 			m.Unavailable = append(m.Unavailable, "reset at the start (CONFIG RESETSTAT failed on "+c.resetE+")")
 		}
@@ -179,7 +228,7 @@ func (n *node) final() {
 // read takes one reading and appends a sample (or a missing one). A
 // reading cut short by Stop is not recorded.
 func (n *node) read(ctx context.Context, at time.Time) {
-	r, err := n.get(ctx)
+	r, err := n.fetch(ctx)
 	if ctx.Err() != nil {
 		return
 	}
@@ -193,7 +242,7 @@ func (n *node) read(ctx context.Context, at time.Time) {
 		return
 	}
 	n.readings++
-	for _, f := range unavailable(r) {
+	for _, f := range n.missing(r) {
 		n.unavail[f]++
 	}
 	n.server, n.series.Version = r.server, r.version
@@ -206,12 +255,8 @@ func (n *node) read(ctx context.Context, at time.Time) {
 	n.prev, n.prevAt = r, now
 }
 
-func (n *node) get(ctx context.Context) (*reading, error) {
-	ctx, cancel := context.WithTimeout(ctx, n.interval/2)
+func (n *node) fetch(ctx context.Context) (*reading, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
 	defer cancel()
-	text, err := n.src.ReadStatus(ctx, n.name)
-	if err != nil {
-		return nil, err
-	}
-	return parseInfo(text)
+	return n.get(ctx, n.key)
 }

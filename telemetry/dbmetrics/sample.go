@@ -3,6 +3,7 @@ package dbmetrics
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/platbench/platbench/result"
 )
@@ -68,5 +69,42 @@ func unavailable(r *reading) []string {
 		out = append(out, RedisLatencyStats)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// jmxExpected are the figures the project's rule files give, per server:
+// one a reading lacks is not exposed (an older server, a rule that no
+// longer matches).
+var jmxExpected = map[string][]string{
+	"kafka": {"bytes_in_per_s", "bytes_out_per_s", "messages_in_per_s", "under_replicated_partitions", "gc_seconds_per_s",
+		"request Produce", "request Fetch", "log flush"},
+	"cassandra": {"pending_compactions", "dropped_messages_per_s", "hints_per_s", "gc_seconds_per_s",
+		"request Read", "request Write"},
+}
+
+// unavailableJMX names what a JMX exporter reading lacks of its server's
+// figures.
+func unavailableJMX(r *reading) []string {
+	var out []string
+	for _, f := range jmxExpected[r.server] {
+		name, isCmd := strings.CutPrefix(f, "request ")
+		if f == "log flush" {
+			name, isCmd = f, true
+		}
+		switch {
+		case isCmd:
+			if _, ok := r.calls[name]; !ok {
+				out = append(out, f+" latency")
+			}
+		case strings.HasSuffix(f, "_per_s"):
+			if _, ok := r.counters[strings.TrimSuffix(f, "_per_s")]; !ok {
+				out = append(out, f)
+			}
+		default:
+			if _, ok := r.gauges[f]; !ok {
+				out = append(out, f)
+			}
+		}
+	}
 	return out
 }
