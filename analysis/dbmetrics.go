@@ -24,7 +24,8 @@ type DBFigures struct {
 	// Redis's data commands (administrative ones such as INFO, CONFIG, PING,
 	// CLIENT, HELLO, AUTH, SELECT, CLUSTER, COMMAND left out) against every
 	// operation, so one command per operation gives a ratio of 1 and a
-	// read-modify-write 2; Kafka's messages in against PRODUCE operations;
+	// read-modify-write 2; Kafka's messages in against the operations that
+	// produce (PRODUCE, WRITE, UPDATE, INSERT);
 	// Cassandra's coordinator requests against every operation. Other
 	// clients of the servers add to ServerCount.
 	ServerCount, ClientOps uint64
@@ -54,7 +55,7 @@ type dbSide struct {
 func dbSideOf(m *result.DBMetrics) dbSide {
 	switch m.Server {
 	case "kafka":
-		return dbSide{countName: "messages in", per: "request", commands: []string{"Produce"}, clientOps: []string{"PRODUCE"}, counter: "messages_in_per_s"}
+		return dbSide{countName: "messages in", per: "request", commands: []string{"Produce"}, clientOps: []string{"PRODUCE", "WRITE", "UPDATE", "INSERT"}, counter: "messages_in_per_s"}
 	case "cassandra":
 		return dbSide{countName: "coordinator requests", per: "request", commands: []string{"Read", "Write", "CASRead", "CASWrite", "RangeSlice"}}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
@@ -69,5 +70,59 @@ func TestDBMetricsRealRedis(t *testing.T) {
 	if !strings.Contains(html.String(), `id="server-latency"`) {
 		t.Error("the HTML report has no server-latency chart")
 	}
+	t.Log("\n" + txt.String())
+}
+
+// A real produce run against Kafka with the JMX exporter agent and
+// platbench's rules (scripts/servers/kafka.sh with KAFKA_JMX_PORT): the
+// broker's messages in cover every PRODUCE operation and its bytes in
+// every payload byte (other tests may share the broker: at least, not
+// exactly), and the Produce requests' server time sits below the client's
+// latency.
+func TestDBMetricsRealKafkaJMX(t *testing.T) {
+	kafka := testenv.URL(t, "PLATBENCH_KAFKA_URL")
+	jmx := testenv.URL(t, "PLATBENCH_KAFKA_JMX_URL")
+	spec, err := workload.Preset("produce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: kafka, Workload: spec, Load: true, Run: true,
+		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 8, Seed: 1},
+		Telemetry: telemetry.Config{DBMetricsURLs: []string{jmx}, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "kafka" || f.Source != "jmx_exporter" || len(f.Unavailable) != 0 {
+		t.Errorf("server %q source %q unavailable %q", f.Server, f.Source, f.Unavailable)
+	}
+	var payload uint64
+	for _, p := range r.Phases {
+		for _, o := range p.Ops {
+			payload += o.Bytes
+		}
+	}
+	var bytesIn float64
+	for _, x := range r.DBMetrics.Nodes[0].Samples {
+		if x.Missing {
+			t.Logf("missing sample at %v: %s", time.Duration(x.OffsetNs), x.Error)
+		}
+		bytesIn += x.Values["bytes_in_per_s"] * float64(x.DurationNs) / 1e9
+	}
+	if f.ClientOps == 0 || f.ServerCount < f.ClientOps || bytesIn < float64(payload) {
+		t.Errorf("the broker counted %d messages in and %.0f bytes in; platbench produced %d messages of %d bytes", f.ServerCount, bytesIn, f.ClientOps, payload)
+	}
+	if len(f.Timeline) == 0 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns per request, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	var txt bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
 	t.Log("\n" + txt.String())
 }

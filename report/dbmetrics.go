@@ -52,7 +52,7 @@ func dbSections(r *result.Result) []section {
 	if f.ClientOps > 0 {
 		what := "operations"
 		if f.Server == "kafka" {
-			what = "PRODUCE operations"
+			what = "operations that produce"
 		}
 		notes = append(notes, fmt.Sprintf("The servers counted %s %s; platbench completed or failed %s %s (%s per operation).",
 			units.Int(float64(f.ServerCount)), f.CountName, units.Int(float64(f.ClientOps)), what, units.Fixed(float64(f.ServerCount)/float64(f.ClientOps), 2)))

@@ -16,6 +16,9 @@ scripts/check-k8s.sh
 # CQL tests then cover token-aware routing and losing a node at RF=3.
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
 export PLATBENCH_CASSANDRA_NODES=${PLATBENCH_CASSANDRA_NODES:-3}
+# Kafka runs with the Prometheus JMX exporter agent and platbench's rules
+# (scripts/servers/jmx): the db-metrics test reads the broker's own figures.
+export KAFKA_JMX_PORT=${KAFKA_JMX_PORT:-19404}
 scripts/servers.sh install
 # The trap comes first: a server that fails to start must not leave the
 # others running.

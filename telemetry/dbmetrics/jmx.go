@@ -67,7 +67,7 @@ func parseJMX(body io.Reader) (*reading, error) {
 				r.timeNs[l["command"]], hasTime[l["command"]] = v*1e3, true
 			case "platbench_db_command_quantile_ms":
 				q, ok := quantileNames[l["quantile"]]
-				if !ok {
+				if !ok || math.IsInf(v*1e6, 0) {
 					continue
 				}
 				if r.pct[l["command"]] == nil {

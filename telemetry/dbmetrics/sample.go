@@ -26,7 +26,9 @@ func sample(prev, cur *reading, secs float64) result.DBMetricsSample {
 		}
 	}
 	for k, v := range cur.gauges {
-		s.Values[k] = v
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			s.Values[k] = v
+		}
 	}
 	for cmd, c := range cur.calls {
 		p := prev.calls[cmd] // a command first seen now had 0 calls before
