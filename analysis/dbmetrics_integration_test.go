@@ -126,3 +126,47 @@ func TestDBMetricsRealKafkaJMX(t *testing.T) {
 	report.WriteDBMetricsText(&txt, r)
 	t.Log("\n" + txt.String())
 }
+
+// A real run against Cassandra with the JMX exporter agent on every node
+// (scripts/servers/cassandra.sh with PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT):
+// the coordinator requests of all nodes cover every operation (the driver's
+// own queries of the system tables, and other tests in CI, add to them),
+// each node names its Read and Write latency, and the coordinator's mean
+// request time sits below the client's latency.
+func TestDBMetricsRealCassandraJMX(t *testing.T) {
+	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
+	urls := strings.Split(testenv.URL(t, "PLATBENCH_CASSANDRA_JMX_URLS"), ",")
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: cql, Workload: spec, Load: true, Run: true,
+		Runner: runner.Config{Duration: 4 * time.Second, Concurrency: 8, Seed: 1},
+		// The agent walks Cassandra's MBeans on each scrape: a second and
+		// more on a loaded machine. Two-second samples leave it time.
+		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "cassandra" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
+		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
+	}
+	if f.ClientOps == 0 || f.ServerCount < f.ClientOps {
+		t.Errorf("the coordinators counted %d requests; platbench did %d operations", f.ServerCount, f.ClientOps)
+	}
+	if len(f.Timeline) == 0 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns per request, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	var txt bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	t.Log("\n" + txt.String())
+}

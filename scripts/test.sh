@@ -17,8 +17,10 @@ scripts/check-k8s.sh
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
 export PLATBENCH_CASSANDRA_NODES=${PLATBENCH_CASSANDRA_NODES:-3}
 # Kafka runs with the Prometheus JMX exporter agent and platbench's rules
-# (scripts/servers/jmx): the db-metrics test reads the broker's own figures.
+# (scripts/servers/jmx): the db-metrics tests read the servers' own figures.
 export KAFKA_JMX_PORT=${KAFKA_JMX_PORT:-19404}
+# So do the Cassandra nodes, each on its own address and port 19500.
+export PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-19500}
 scripts/servers.sh install
 # The trap comes first: a server that fails to start must not leave the
 # others running.

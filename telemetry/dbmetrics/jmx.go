@@ -118,17 +118,27 @@ func labels(m *dto.Metric) map[string]string {
 
 // snake turns a JMX name into the result's: BytesIn → bytes_in,
 // GCSeconds → gc_seconds, UnderReplicatedPartitions →
-// under_replicated_partitions.
+// under_replicated_partitions, "Pending Native-Transport-Requests" →
+// pending_native_transport_requests.
 func snake(s string) string {
 	var b strings.Builder
 	rs := []rune(s)
-	for i, c := range rs {
-		if unicode.IsUpper(c) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
+	sep := func() {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
 			b.WriteByte('_')
+		}
+	}
+	for i, c := range rs {
+		switch {
+		case c == ' ' || c == '-' || c == '_' || c == '.':
+			sep()
+			continue
+		case unicode.IsUpper(c) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
+			sep()
 		}
 		b.WriteRune(unicode.ToLower(c))
 	}
-	return b.String()
+	return strings.TrimSuffix(b.String(), "_")
 }
 
 // getJMX scrapes one exporter.

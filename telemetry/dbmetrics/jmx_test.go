@@ -64,7 +64,8 @@ func TestParseJMXWithoutRules(t *testing.T) {
 
 func TestSnake(t *testing.T) {
 	for in, want := range map[string]string{"BytesIn": "bytes_in", "GCSeconds": "gc_seconds", "UnderReplicatedPartitions": "under_replicated_partitions",
-		"HeapUsedBytes": "heap_used_bytes", "PendingTasks": "pending_tasks", "x": "x"} {
+		"HeapUsedBytes": "heap_used_bytes", "PendingTasks": "pending_tasks", "x": "x",
+		"Pending Native-Transport-Requests": "pending_native_transport_requests", "Pending MutationStage": "pending_mutation_stage", " a--b ": "a_b"} {
 		if got := snake(in); got != want {
 			t.Errorf("snake(%q) = %q, want %q", in, got, want)
 		}
