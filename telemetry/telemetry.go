@@ -196,6 +196,16 @@ func (s *Session) Latest() (h result.HostSample, ok bool, selfSample, server *re
 	return h, ok, selfSample, server
 }
 
+// LatestDB returns each server node's most recent sample of the data
+// system's own figures (nil when they are not recorded), for the live
+// Prometheus endpoint.
+func (s *Session) LatestDB() []result.DBMetricsSeries {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	return s.db.Latest()
+}
+
 // Stop ends recording and fills r: Host (series, self use and verdict,
 // server), Counters, Nodes, Notes (client-bound and host remarks) and
 // Dataset.PageCacheBytes when unset. Call it after r.Phases is filled: the

@@ -203,6 +203,24 @@ func (c *Collector) Stop() *result.DBMetrics {
 	return c.out
 }
 
+// Latest returns each node's most recent good sample (nodes without one
+// are left out), for the live Prometheus endpoint.
+func (c *Collector) Latest() []result.DBMetricsSeries {
+	var out []result.DBMetricsSeries
+	for _, n := range c.nodes {
+		n.mu.Lock()
+		for i := len(n.series.Samples) - 1; i >= 0; i-- {
+			if x := n.series.Samples[i]; !x.Missing {
+				out = append(out, result.DBMetricsSeries{Node: n.series.Node, StartedAt: n.series.StartedAt,
+					IntervalNs: n.series.IntervalNs, Version: n.series.Version, Samples: []result.DBMetricsSample{x}})
+				break
+			}
+		}
+		n.mu.Unlock()
+	}
+	return out
+}
+
 func (n *node) loop(ctx context.Context) {
 	t := time.NewTicker(n.interval)
 	defer t.Stop()
