@@ -90,8 +90,10 @@ func TestDBMetricsRealKafkaJMX(t *testing.T) {
 	spec.EnsureDefaults()
 	r, err := bench.Run(context.Background(), bench.Config{
 		Target: kafka, Workload: spec, Load: true, Run: true,
-		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 8, Seed: 1},
-		Telemetry: telemetry.Config{DBMetricsURLs: []string{jmx}, PerfScope: "off"},
+		Runner: runner.Config{Duration: 3 * time.Second, Concurrency: 8, Seed: 1},
+		// The agent walks the broker's MBeans on each scrape: up to a second
+		// and more on a loaded machine. Two-second samples leave it time.
+		Telemetry: telemetry.Config{DBMetricsURLs: []string{jmx}, Interval: 2 * time.Second, PerfScope: "off"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -61,14 +61,13 @@ type node struct {
 	interval time.Duration
 	timeout  time.Duration
 
-	mu         sync.Mutex
-	series     result.DBMetricsSeries
-	server     string
-	prev       *reading
-	prevAt     time.Time
-	lastFailed bool
-	unavail    map[string]int // figure → readings that lacked it
-	readings   int
+	mu       sync.Mutex
+	series   result.DBMetricsSeries
+	server   string
+	prev     *reading
+	prevAt   time.Time
+	unavail  map[string]int // figure → readings that lacked it
+	readings int
 }
 
 // Start reads every node src lists now and then every interval
@@ -157,10 +156,11 @@ func (c *Collector) start(ctx context.Context, names, keys []string, get getter,
 	}
 }
 
-// Stop ends the reading and returns the figures. A node whose last reading
-// succeeded is read once more, however recent that was, so the counters'
-// differences cover every command up to Stop; one that was failing is not
-// waited for. Stop is idempotent.
+// Stop ends the reading and returns the figures. Every node is read once
+// more, however recent its last reading, so the counters' differences
+// cover every command up to Stop; a node that does not answer holds Stop
+// for at most its timeout (half an interval for INFO, one for a JMX
+// exporter). Stop is idempotent.
 func (c *Collector) Stop() *result.DBMetrics {
 	c.once.Do(func() {
 		c.cancel()
@@ -234,13 +234,12 @@ func (n *node) loop(ctx context.Context) {
 	}
 }
 
+// final is Stop's last reading. It is tried even when the node was
+// failing (bounded by the node's timeout): the counters' differences must
+// reach the end of the run, and a slow exporter often answers the next
+// time.
 func (n *node) final() {
-	n.mu.Lock()
-	skip := n.lastFailed
-	n.mu.Unlock()
-	if !skip {
-		n.read(context.Background(), time.Now())
-	}
+	n.read(context.Background(), time.Now())
 }
 
 // read takes one reading and appends a sample (or a missing one). A
@@ -253,7 +252,6 @@ func (n *node) read(ctx context.Context, at time.Time) {
 	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.lastFailed = err != nil
 	if err != nil {
 		n.series.Samples = append(n.series.Samples, result.DBMetricsSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error()})
