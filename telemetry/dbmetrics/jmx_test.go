@@ -106,11 +106,13 @@ func FuzzNormalizeURL(f *testing.F) {
 // FuzzParseJMX: any body parses or fails without a panic, and a sample of
 // it is encodable.
 func FuzzParseJMX(f *testing.F) {
-	b, err := os.ReadFile("testdata/kafka-4.3.1-jmx-1.0.1.txt")
-	if err != nil {
-		f.Fatal(err)
+	for _, n := range []string{"kafka-4.3.1-jmx-1.0.1.txt", "cassandra-5.0.9-jmx-1.0.1.txt"} {
+		b, err := os.ReadFile("testdata/" + n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
 	}
-	f.Add(string(b))
 	f.Add("platbench_db_command_count{command=\"x\"} 1e308\nplatbench_db_command_mean_ms{command=\"x\"} 1e308\nplatbench_db_counter{name=\"\"} NaN\nplatbench_db_command_quantile_ms{command=\"x\",quantile=\"99\"} 1e305\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		r, err := parseJMX(strings.NewReader(body))
@@ -122,4 +124,39 @@ func FuzzParseJMX(f *testing.F) {
 		}
 		_ = unavailableJMX(r)
 	})
+}
+
+// A real body of the agent on Cassandra 5.0.9 with cassandra.yaml: the
+// coordinator's total latency (µs) is the time, the quantiles are scaled to
+// ms by the rule, the dropped messages of every verb are summed.
+func TestParseCassandraJMX(t *testing.T) {
+	f, err := os.Open("testdata/cassandra-5.0.9-jmx-1.0.1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := parseJMX(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.server != "cassandra" {
+		t.Errorf("server %q", r.server)
+	}
+	if r.calls["Read"] != 3438 || r.timeNs["Read"] != 6036029e3 || r.calls["Write"] != 4333 || r.timeNs["Write"] != 7783975e3 {
+		t.Errorf("Read %v calls %v ns, Write %v calls %v ns", r.calls["Read"], r.timeNs["Read"], r.calls["Write"], r.timeNs["Write"])
+	}
+	if p := r.pct["Read"]; math.Abs(p["p99"]-11.864e6) > 1 || math.Abs(p["p99.9"]-17.084e6) > 1 {
+		t.Errorf("Read percentiles %v", p)
+	}
+	for _, g := range []string{"pending_compactions", "pending_native_transport_requests", "pending_mutation_stage", "load_bytes", "heap_used_bytes"} {
+		if _, ok := r.gauges[g]; !ok {
+			t.Errorf("no gauge %s in %v", g, r.gauges)
+		}
+	}
+	if _, ok := r.counters["dropped_messages"]; !ok {
+		t.Errorf("counters %v", r.counters)
+	}
+	if u := unavailableJMX(r); len(u) != 0 {
+		t.Errorf("unavailable %v", u)
+	}
 }
