@@ -155,3 +155,38 @@ func FuzzParseInfo(f *testing.F) {
 		_ = unavailable(r)
 	})
 }
+
+// The cost of one reading of a node: parsing a real INFO everything body
+// (about 200 lines) and differencing it against the previous one.
+func BenchmarkReadInfo(b *testing.B) {
+	text, err := os.ReadFile("testdata/redis-7.0.15.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prev, _ := parseInfo(string(text))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := parseInfo(string(text))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = sample(prev, r, 1)
+	}
+}
+
+// The same for a JMX exporter body with the project's Kafka rules.
+func BenchmarkReadJMX(b *testing.B) {
+	body, err := os.ReadFile("testdata/kafka-4.3.1-jmx-1.0.1.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prev, _ := parseJMX(strings.NewReader(string(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := parseJMX(strings.NewReader(string(body)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = sample(prev, r, 1)
+	}
+}
