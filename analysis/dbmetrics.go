@@ -129,7 +129,7 @@ type DBCommand struct {
 // client's own queueing and the server's queueing before a command runs
 // (Redis's command time starts when the command is executed).
 type ServerClientPoint struct {
-	AtS                       float64 // start, seconds from the main phase's start
+	AtS                       float64 // start of the span within the main phase, seconds from its start
 	Ops                       float64 // client operations in the span
 	ServerNs, ClientNs, GapNs float64
 }

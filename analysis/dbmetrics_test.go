@@ -50,7 +50,7 @@ func TestDBTimelineByHand(t *testing.T) {
 		t.Fatal("no figures")
 	}
 	want := []ServerClientPoint{
-		{AtS: -0.5, Ops: 500, ServerNs: 2e3, ClientNs: 100e3},
+		{AtS: 0, Ops: 500, ServerNs: 2e3, ClientNs: 100e3},
 		{AtS: 0.5, Ops: 1500, ServerNs: 3e3, ClientNs: 250e6 / 1500},
 		{AtS: 1.5, Ops: 1000, ServerNs: 1e3, ClientNs: 200e3},
 	}

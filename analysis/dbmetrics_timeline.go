@@ -60,7 +60,7 @@ func serverVsClient(r *result.Result, side dbSide) []ServerClientPoint {
 		if ops < 0.5 || per < 0.5 {
 			continue
 		}
-		pt := ServerClientPoint{AtS: sp.from.Sub(p.StartedAt).Seconds(), Ops: ops, ServerNs: sp.serverNs / per, ClientNs: sum / ops}
+		pt := ServerClientPoint{AtS: max(0, sp.from.Sub(p.StartedAt).Seconds()), Ops: ops, ServerNs: sp.serverNs / per, ClientNs: sum / ops}
 		pt.GapNs = pt.ClientNs - pt.ServerNs
 		out = append(out, pt)
 	}
