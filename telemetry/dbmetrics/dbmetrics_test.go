@@ -204,3 +204,37 @@ func echo(t *testing.T, addr string, n int) {
 		sent += k
 	}
 }
+
+// The target's status reader in cluster mode (every master) and with a
+// password (the target's credentials): INFO parses on every node.
+func TestRealServerClusterAndAuth(t *testing.T) {
+	for _, env := range []string{"PLATBENCH_REDIS_CLUSTER_URL", "PLATBENCH_REDIS_AUTH_URL"} {
+		t.Run(env, func(t *testing.T) {
+			u, err := url.Parse(testenv.URL(t, env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			tg, err := redis.Open(ctx, u, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			sr := tg.(target.StatusReader)
+			nodes := sr.StatusNodes(ctx)
+			if len(nodes) == 0 {
+				t.Fatal("no nodes")
+			}
+			for _, n := range nodes {
+				text, err := sr.ReadStatus(ctx, n)
+				if err != nil {
+					t.Fatalf("%s: %v", n, err)
+				}
+				r, err := parseInfo(text)
+				if err != nil || r.version == "" || len(r.counters) == 0 {
+					t.Fatalf("%s: %v %+v", n, err, r)
+				}
+			}
+		})
+	}
+}
