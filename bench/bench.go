@@ -160,6 +160,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
 	tc.TargetNodes = r.Target.Nodes
+	if sr, ok := t.(target.StatusReader); ok {
+		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
+	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {
 		t.Close()

@@ -17,6 +17,11 @@ var (
 	descThroughput = desc("platbench_throughput_ops_per_second", "Completions per second over the last closed interval.", "phase", "op")
 	descLatency    = desc("platbench_interval_latency_seconds", "Latency quantiles of the last closed interval (from the intended start in open-loop runs).", "phase", "op", "quantile")
 
+	descDBValue     = desc("platbench_db_value", "The server's own figure over its last sample (Redis INFO, the JMX exporter): rates per second (names ending _per_s) and levels, by the result's names.", "node", "name")
+	descDBCalls     = desc("platbench_db_command_calls_per_second", "Calls of a command (request type) per second on the server over its last sample.", "node", "command")
+	descDBMean      = desc("platbench_db_command_mean_seconds", "Mean server-side time of a command over the server's last sample.", "node", "command")
+	descDBQuantiles = desc("platbench_db_command_latency_seconds", "The server's own latency quantiles of a command (Redis latencystats: cumulative since its statistics were reset; JMX: its recent window).", "node", "command", "quantile")
+
 	descHostCPU = desc("platbench_host_cpu_ratio", "Share of all CPUs' time over the last sample, by mode.", "mode")
 	descDisk    = []diskDesc{
 		{desc("platbench_host_disk_reads_per_second", "Read I/Os completed per second.", "device"), func(d result.DiskIO, r rateFn) float64 { return r(d.Reads) }},
@@ -85,7 +90,8 @@ var _ prometheus.Collector = (*collector)(nil)
 
 // Describe sends every family the collector can emit.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descOps, descErrors, descThroughput, descLatency, descHostCPU} {
+	for _, d := range []*prometheus.Desc{descUp, descOps, descErrors, descThroughput, descLatency, descHostCPU,
+		descDBValue, descDBCalls, descDBMean, descDBQuantiles} {
 		ch <- d
 	}
 	for _, d := range descDisk {
@@ -125,6 +131,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if h := s.Host; h != nil {
 		collectHost(h, gauge)
 	}
+	collectDB(s.DB, gauge)
 	for _, p := range []struct {
 		role string
 		s    *result.ProcSample
@@ -164,6 +171,35 @@ func collectHost(h *result.HostSample, gauge func(*prometheus.Desc, float64, ...
 	for ifc, io := range h.Nets {
 		for _, d := range descNet {
 			gauge(d.d, d.f(io, rate), ifc)
+		}
+	}
+}
+
+// dbQuantiles maps the result's percentile keys to the label values.
+var dbQuantiles = map[string]string{"p50": "0.5", "p75": "0.75", "p95": "0.95", "p98": "0.98", "p99": "0.99", "p99.9": "0.999"}
+
+func collectDB(nodes []result.DBMetricsSeries, gauge func(*prometheus.Desc, float64, ...string)) {
+	for _, n := range nodes {
+		if len(n.Samples) == 0 {
+			continue
+		}
+		x := n.Samples[len(n.Samples)-1]
+		secs := float64(x.DurationNs) / 1e9
+		for name, v := range x.Values {
+			gauge(descDBValue, v, n.Node, name)
+		}
+		for cmd, c := range x.Commands {
+			if secs > 0 {
+				gauge(descDBCalls, float64(c.Calls)/secs, n.Node, cmd)
+			}
+			if c.Calls > 0 && c.TimeNs > 0 {
+				gauge(descDBMean, c.TimeNs/float64(c.Calls)/1e9, n.Node, cmd)
+			}
+			for k, v := range c.Percentiles {
+				if q, ok := dbQuantiles[k]; ok {
+					gauge(descDBQuantiles, v/1e9, n.Node, cmd, q)
+				}
+			}
 		}
 	}
 }

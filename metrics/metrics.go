@@ -51,6 +51,9 @@ type Snapshot struct {
 	// Self and Server are the latest samples of platbench and of the target
 	// server process (nil when absent).
 	Self, Server *result.ProcSample
+	// DB are the server nodes' latest samples of their own figures (Redis
+	// INFO, the JMX exporter): one sample each.
+	DB []result.DBMetricsSeries
 }
 
 // Op is one op type's live figures.
@@ -75,6 +78,11 @@ type Quantile struct {
 // HostSource is what telemetry.Session offers for live host figures.
 type HostSource interface {
 	Latest() (h result.HostSample, ok bool, self, server *result.ProcSample)
+}
+
+// DBSource is what telemetry.Session offers for the servers' own figures.
+type DBSource interface {
+	LatestDB() []result.DBMetricsSeries
 }
 
 // Live is the Source of a run: the running phase's recorder and the
@@ -123,6 +131,9 @@ func (l *Live) Snapshot() Snapshot {
 			s.Host, s.Self, s.Server = &hs, self, srv
 		} else {
 			s.Self, s.Server = self, srv
+		}
+		if db, ok := (*h).(DBSource); ok {
+			s.DB = db.LatestDB()
 		}
 	}
 	return s

@@ -49,6 +49,7 @@ func charts(u *run) ([]*chart, error) {
 		add(hostMem(r))
 		add(hostIO(r))
 	}
+	add(serverLatencyChart(r))
 	return out, nil
 }
 

@@ -132,7 +132,7 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 		Charts          []template.HTML
 		Notes           []string
 		Tool            string
-	}{Head: newHead("platbench: " + u.label), Label: u.label, Headline: headline(u), Sections: sectionViews(sections(u)),
+	}{Head: newHead("platbench: " + u.label), Label: u.label, Headline: headline(u), Sections: sectionViews(append(sections(u), dbSections(r)...)),
 		Notes: u.notes(), Tool: strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)}
 	for _, c := range cs {
 		page.Charts = append(page.Charts, chartHTML(c))

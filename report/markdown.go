@@ -35,6 +35,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 		s.t.markdown(bw)
 	}
 	writeNodesMarkdown(bw, r)
+	writeDBMetricsMarkdown(bw, r)
 	if notes := u.notes(); len(notes) > 0 {
 		fmt.Fprintf(bw, "\n### Notes\n\n")
 		for _, n := range notes {

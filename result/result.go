@@ -36,6 +36,9 @@ type Result struct {
 	// Nodes are the server nodes' telemetry from their node_exporters, one
 	// series per node (package telemetry/nodes; absent unless asked for).
 	Nodes []NodeSeries `json:"nodes,omitempty"`
+	// DBMetrics are the data system's own figures (Redis INFO, the JMX
+	// exporter), per node per interval (absent unless the target has them).
+	DBMetrics *DBMetrics `json:"db_metrics,omitempty"`
 	// Counters are perf_event counters for the whole run (may be absent).
 	Counters *Counters `json:"counters,omitempty"`
 	// Events are fault events run during the run phase (kill, stop, exec...).

@@ -16,6 +16,11 @@ scripts/check-k8s.sh
 # CQL tests then cover token-aware routing and losing a node at RF=3.
 # PLATBENCH_CASSANDRA_NODES=1 runs them on one node.
 export PLATBENCH_CASSANDRA_NODES=${PLATBENCH_CASSANDRA_NODES:-3}
+# Kafka runs with the Prometheus JMX exporter agent and platbench's rules
+# (scripts/servers/jmx): the db-metrics tests read the servers' own figures.
+export KAFKA_JMX_PORT=${KAFKA_JMX_PORT:-19404}
+# So do the Cassandra nodes, each on its own address and port 19500.
+export PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-19500}
 scripts/servers.sh install
 # The trap comes first: a server that fails to start must not leave the
 # others running.
@@ -38,7 +43,7 @@ race=${PIPESTATUS[0]}
 # each test checks that the server it reached says it is Valkey.
 PLATBENCH_REDIS_EXPECT=valkey PLATBENCH_REDIS_URL=$PLATBENCH_VALKEY_URL PLATBENCH_REDIS_AUTH_URL=$PLATBENCH_VALKEY_AUTH_URL \
   PLATBENCH_REDIS_CLUSTER_URL=$PLATBENCH_VALKEY_CLUSTER_URL PLATBENCH_REDIS_SERVER_BIN=$PLATBENCH_VALKEY_SERVER_BIN \
-  go test -count=1 ./target/redis 2>&1 | sed 's/^\(ok\|FAIL\|---\)/\1 [valkey]/' | tee -a test-artifacts/go-test.log
+  go test -count=1 ./target/redis ./telemetry/dbmetrics 2>&1 | sed 's/^\(ok\|FAIL\|---\)/\1 [valkey]/' | tee -a test-artifacts/go-test.log
 valkey=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$valkey
 # A distributed run across network namespaces: three loaders and Redis, each

@@ -24,6 +24,8 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/telemetry/dbmetrics"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/nodes"
 	"github.com/platbench/platbench/telemetry/perf"
@@ -60,6 +62,20 @@ type Config struct {
 	// TargetNodes are the target's nodes as it described itself
 	// (target.Info.Nodes); package bench fills it.
 	TargetNodes []string
+	// DBMetrics selects reading the servers' own figures (Redis and Valkey
+	// INFO) every Interval into the result's DBMetrics, when the target can
+	// tell (Status is set): "auto" (the default, also ""), "reset" (as auto,
+	// after resetting the servers' statistics with CONFIG RESETSTAT so the
+	// cumulative latency percentiles cover the run) or "off".
+	DBMetrics string
+	// DBMetricsURLs are Prometheus JMX exporter agents on the servers
+	// (Kafka, Cassandra), running with the project's rule files
+	// (scripts/servers/jmx): scraped every Interval into DBMetrics instead
+	// of the target's own status. Default none.
+	DBMetricsURLs []string
+	// Status is the target's status reader (target.StatusReader); package
+	// bench fills it when the target implements it.
+	Status target.StatusReader
 }
 
 // Validate reports every problem of the configuration at once.
@@ -67,7 +83,7 @@ func (c *Config) Validate() error { return c.Problems().Err() }
 
 // Problems lists what Validate reports, each a usererr.Error naming its
 // field: telemetry_interval, server_pid, server_process, perf_scope,
-// server_metrics or server_metrics_port.
+// server_metrics, server_metrics_port, db_metrics or db_metrics_url.
 func (c *Config) Problems() usererr.List {
 	var l usererr.List
 	if c.Interval < 0 {
@@ -85,6 +101,12 @@ func (c *Config) Problems() usererr.List {
 	default:
 		l.Add("perf_scope", "%q is not process, server, system or off (fix: use one of those)", c.PerfScope)
 	}
+	switch c.DBMetrics {
+	case "", "auto", "reset", "off":
+	default:
+		l.Add("db_metrics", "%q is not auto, reset or off (fix: use one of those)", c.DBMetrics)
+	}
+	l = append(l, dbmetrics.URLProblems(c.DBMetricsURLs)...)
 	return append(l, nodes.Problems(c.ServerMetrics, c.ServerMetricsPort)...)
 }
 
@@ -96,11 +118,13 @@ type Session struct {
 	base    *self.Baseline
 	server  *proc.Tracker
 	nodes   *nodes.Collector
+	db      *dbmetrics.Collector
 
 	stopOnce sync.Once
 	series   *result.HostSeries
 	counters *result.Counters
 	nodeData []result.NodeSeries
+	dbData   *result.DBMetrics
 }
 
 // Start begins recording. It fails only on a bad configuration (a server
@@ -150,6 +174,13 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if len(urls) > 0 {
 		s.nodes = nodes.Start(ctx, urls, cfg.Interval)
 	}
+	switch {
+	case cfg.DBMetrics == "off":
+	case len(cfg.DBMetricsURLs) > 0:
+		s.db = dbmetrics.StartJMX(ctx, append([]string(nil), cfg.DBMetricsURLs...), cfg.Interval)
+	case cfg.Status != nil:
+		s.db = dbmetrics.Start(ctx, cfg.Status, cfg.Interval, cfg.DBMetrics == "reset")
+	}
 	return s, nil
 }
 
@@ -163,6 +194,16 @@ func (s *Session) Latest() (h result.HostSample, ok bool, selfSample, server *re
 	h, ok = s.sampler.Latest()
 	selfSample, server = s.sampler.LatestProcs()
 	return h, ok, selfSample, server
+}
+
+// LatestDB returns each server node's most recent sample of the data
+// system's own figures (nil when they are not recorded), for the live
+// Prometheus endpoint.
+func (s *Session) LatestDB() []result.DBMetricsSeries {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	return s.db.Latest()
 }
 
 // Stop ends recording and fills r: Host (series, self use and verdict,
@@ -180,6 +221,9 @@ func (s *Session) Stop(r *result.Result) {
 		if s.nodes != nil {
 			s.nodeData = s.nodes.Stop()
 		}
+		if s.db != nil {
+			s.dbData = s.db.Stop()
+		}
 	})
 	if r == nil {
 		return
@@ -190,6 +234,7 @@ func (s *Session) Stop(r *result.Result) {
 	r.Host = &series
 	r.Counters = s.counters
 	r.Nodes = s.nodeData
+	r.DBMetrics = s.dbData
 	_, _, notes := self.Judge(self.Input{
 		Self: &selfUse, SelfSamples: series.SelfSamples, Host: series.Samples,
 		Phases: r.Phases, InProcess: s.cfg.InProcess,

@@ -50,6 +50,8 @@ var flagOfField = map[string]string{
 	// telemetry.Config's node_exporter scraping (telemetry/nodes)
 	"server_metrics":      "server-metrics",
 	"server_metrics_port": "server-metrics-port",
+	"db_metrics":          "db-metrics",
+	"db_metrics_url":      "db-metrics-url",
 
 	// sweep.Config
 	"rates":         "rates",

@@ -484,6 +484,10 @@ func printTerm(w io.Writer, r *result.Result) error {
 		fmt.Fprintln(w)
 		report.WriteNodesText(w, r)
 	}
+	if r.DBMetrics != nil {
+		fmt.Fprintln(w)
+		report.WriteDBMetricsText(w, r)
+	}
 	// Counters of the server or of the whole machine were asked for by name
 	// (as seed 000 ran perf stat on Cassandra): show them in full.
 	if c := r.Counters; c != nil && (c.Scope == "server" || c.Scope == "system") {

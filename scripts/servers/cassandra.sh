@@ -6,6 +6,12 @@
 #          superuser cassandra/cassandra); PLATBENCH_CASSANDRA_NODES=3 starts
 #          nodes on 127.0.0.1, 127.0.0.2, 127.0.0.3 (same ports, one IP each).
 #          PLATBENCH_CASSANDRA_CPUS=1 pins the JVM with taskset (benchmarks).
+#          PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=19500 adds the Prometheus JMX
+#          exporter agent with platbench's rules (scripts/servers/jmx) on each
+#          node's address and that port; env then prints
+#          PLATBENCH_CASSANDRA_JMX_URLS. PLATBENCH_CASSANDRA_ADDR_OFFSET=N puts
+#          node i on 127.0.0.(i+N) (a second cluster beside the first; use
+#          PLATBENCH_CASSANDRA_RUN for its own directory).
 #          Client TLS is on and optional: port 9042 takes plain and TLS
 #          connections; the nodes share a self-signed certificate for
 #          127.0.0.1-3 whose PEM is $run/tls/ca.pem (keytool, at start).
@@ -44,7 +50,7 @@ install() {
   touch "$home/.complete"
 }
 
-addr_of() { echo "127.0.0.$1"; }
+addr_of() { echo "127.0.0.$(($1 + ${PLATBENCH_CASSANDRA_ADDR_OFFSET:-0}))"; }
 
 # make_tls writes a self-signed keystore for every node's address, once per
 # start of the cluster (start-node keeps it).
@@ -79,7 +85,7 @@ start_node() {
 
 start_node_once() {
   local i=$1 addr dir seeds jmx
-  addr=$(addr_of "$i"); dir="$run/node$i"; jmx=$((7099 + 100 * i))
+  addr=$(addr_of "$i"); dir="$run/node$i"; jmx=$((7099 + 100 * (i + ${PLATBENCH_CASSANDRA_ADDR_OFFSET:-0})))
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
     echo "cassandra.sh: node$i already running (pid $(cat "$dir/pid"))" >&2; return 0
   fi
@@ -100,13 +106,16 @@ start_node_once() {
       -e '/^allocate_tokens_for_local_replication_factor:/d' "$dir/cassandra.yaml"
   fi
   local jamm; jamm=$(ls "$home"/lib/jamm-*.jar | head -1)
-  local pin=()
+  local pin=() agent=()
   [ -n "${PLATBENCH_CASSANDRA_CPUS:-}" ] && pin=(taskset -c "$PLATBENCH_CASSANDRA_CPUS")
+  if [ -n "${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-}" ]; then
+    agent=("-javaagent:$(bash "$here/jmx/agent.sh")=$addr:$PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:$here/jmx/cassandra.yaml")
+  fi
   # shellcheck disable=SC2046
   nohup "${pin[@]}" java -Xms"$heap" -Xmx"$heap" -Xss512k -XX:+UseG1GC -XX:+AlwaysPreTouch \
     -XX:MaxDirectMemorySize=512m -XX:-UsePerfData \
     $(grep -v '^#' "$here/cassandra/jvm17.options") \
-    -javaagent:"$jamm" \
+    -javaagent:"$jamm" "${agent[@]}" \
     -Dcassandra.config="file://$dir/cassandra.yaml" \
     -Dlogback.configurationFile="$here/cassandra/logback.xml" \
     -Dcassandra.logdir="$dir/logs" -Dcassandra.storagedir="$dir" \
@@ -174,6 +183,11 @@ case "${1:?usage: cassandra.sh install|start|stop|env|stop-node N|start-node N}"
     # The same nodes over TLS: the CA to trust.
     echo "export PLATBENCH_CQL_TLS_CA=$run/tls/ca.pem"
     # The node-loss test stops and restarts a node through this script.
-    echo "export PLATBENCH_CQL_NODECTL=$here/cassandra.sh" ;;
+    echo "export PLATBENCH_CQL_NODECTL=$here/cassandra.sh"
+    if [ -n "${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-}" ]; then
+      urls=""
+      for i in $(seq "$nodes"); do urls="$urls${urls:+,}http://$(addr_of "$i"):$PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT/metrics"; done
+      echo "export PLATBENCH_CASSANDRA_JMX_URLS=$urls"
+    fi ;;
   *) die "unknown action $1 (use install|start|stop|env|stop-node N|start-node N|pause-node N|resume-node N)" ;;
 esac

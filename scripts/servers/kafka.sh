@@ -9,6 +9,9 @@
 # Listeners: 9092 PLAINTEXT, 9093 controller, 9094 SASL_PLAINTEXT (PLAIN and
 # SCRAM-SHA-256; users admin/admin-secret (super user) and bench/bench-secret).
 # KAFKA_CPUS=1 pins the broker with taskset (benchmarks); KAFKA_HEAP (default 768m).
+# KAFKA_JMX_PORT=19404 adds the Prometheus JMX exporter agent (scripts/servers/jmx)
+# with the project's rules (jmx/kafka.yaml) on 127.0.0.1:PORT; env then prints
+# PLATBENCH_KAFKA_JMX_URL. KAFKA_JMX_RULES overrides the rule file.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 KAFKA_VERSION=4.3.1
@@ -62,10 +65,13 @@ start() {
       --add-scram 'SCRAM-SHA-256=[name=admin,password=admin-secret]' >"$RUN/format.log" 2>&1 \
       || { echo "kafka.sh: formatting $DATA failed; see $RUN/format.log" >&2; cat "$RUN/format.log" >&2; exit 1; }
   fi
-  local pin=()
+  local pin=() agent=()
   if [ -n "${KAFKA_CPUS:-}" ]; then pin=(taskset -c "$KAFKA_CPUS"); fi
+  if [ -n "${KAFKA_JMX_PORT:-}" ]; then
+    agent=("-javaagent:$(bash "$ROOT/scripts/servers/jmx/agent.sh")=127.0.0.1:$KAFKA_JMX_PORT:${KAFKA_JMX_RULES:-$ROOT/scripts/servers/jmx/kafka.yaml}")
+  fi
   : >"$LOG"
-  "${pin[@]}" java -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+  "${pin[@]}" java "${agent[@]}" -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$CONF/log4j2.properties" -Dkafka.logs.file="$LOG" \
     -cp "$LIBS/*" kafka.Kafka "$RUN/server.properties" >"$RUN/stdout.log" 2>&1 &
   echo $! >"$PIDF"
@@ -94,6 +100,7 @@ env() {
   echo "export PLATBENCH_KAFKA_URL=kafka://127.0.0.1:9092"
   echo "export PLATBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094"
   echo "export PLATBENCH_KAFKA_SCRIPT=$ROOT/scripts/servers/kafka.sh"
+  if [ -n "${KAFKA_JMX_PORT:-}" ]; then echo "export PLATBENCH_KAFKA_JMX_URL=http://127.0.0.1:$KAFKA_JMX_PORT/metrics"; fi
 }
 
 case "${1:-}" in

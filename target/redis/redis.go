@@ -163,6 +163,9 @@ type Target struct {
 	// own connection and depth commands in flight.
 	async                   bool
 	depth, inFlight, nconns int
+
+	// status are the connections INFO is read over (status.go), by node.
+	status map[string]*conn
 }
 
 var (
@@ -302,6 +305,7 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 
 // Close closes the cluster client; workers close their own connections.
 func (t *Target) Close() error {
+	t.closeStatus()
 	if t.cluster != nil {
 		return t.cluster.Close()
 	}

@@ -1,0 +1,174 @@
+package analysis_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/workload"
+)
+
+// A real run against a Redis server of the test's own (nobody else sends
+// it commands): the data commands the server counted by difference of INFO
+// equal the operations platbench completed, the server's time per
+// operation is positive and below the client's latency over loopback, and
+// the report shows the server's figures.
+func TestDBMetricsRealRedis(t *testing.T) {
+	requireRedis(t)
+	url, _ := privateRedis(t)
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 2000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: url, Workload: spec, Load: true, Run: true,
+		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 4, Seed: 1},
+		Telemetry: telemetry.Config{DBMetrics: "reset", PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "redis" || !f.Reset || f.Source != "redis INFO" {
+		t.Errorf("server %q reset %v source %q", f.Server, f.Reset, f.Source)
+	}
+	if f.ServerCount != f.ClientOps || f.ClientOps == 0 {
+		t.Errorf("the server counted %d data commands, platbench did %d operations", f.ServerCount, f.ClientOps)
+	}
+	if len(f.Timeline) < 2 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	for _, c := range f.Nodes[0].Commands {
+		if (c.Name == "get" || c.Name == "set") && (!c.HasMean || !c.HasPercentiles) {
+			t.Errorf("command %+v lacks its server-side time", c)
+		}
+	}
+	var txt, html bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	if err := report.WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Server-side latency beside the client's", "used_memory_bytes", "keyspace hit ratio"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if !strings.Contains(html.String(), `id="server-latency"`) {
+		t.Error("the HTML report has no server-latency chart")
+	}
+	t.Log("\n" + txt.String())
+}
+
+// A real produce run against Kafka with the JMX exporter agent and
+// platbench's rules (scripts/servers/kafka.sh with KAFKA_JMX_PORT): the
+// broker's messages in cover every PRODUCE operation and its bytes in
+// every payload byte (other tests may share the broker: at least, not
+// exactly), and the Produce requests' server time sits below the client's
+// latency.
+func TestDBMetricsRealKafkaJMX(t *testing.T) {
+	kafka := testenv.URL(t, "PLATBENCH_KAFKA_URL")
+	jmx := testenv.URL(t, "PLATBENCH_KAFKA_JMX_URL")
+	spec, err := workload.Preset("produce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: kafka, Workload: spec, Load: true, Run: true,
+		Runner: runner.Config{Duration: 3 * time.Second, Concurrency: 8, Seed: 1},
+		// The agent walks the broker's MBeans on each scrape: up to a second
+		// and more on a loaded machine. Two-second samples leave it time.
+		Telemetry: telemetry.Config{DBMetricsURLs: []string{jmx}, Interval: 2 * time.Second, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "kafka" || f.Source != "jmx_exporter" || len(f.Unavailable) != 0 {
+		t.Errorf("server %q source %q unavailable %q", f.Server, f.Source, f.Unavailable)
+	}
+	var payload uint64
+	for _, p := range r.Phases {
+		for _, o := range p.Ops {
+			payload += o.Bytes
+		}
+	}
+	var bytesIn float64
+	for _, x := range r.DBMetrics.Nodes[0].Samples {
+		if x.Missing {
+			t.Logf("missing sample at %v: %s", time.Duration(x.OffsetNs), x.Error)
+		}
+		bytesIn += x.Values["bytes_in_per_s"] * float64(x.DurationNs) / 1e9
+	}
+	if f.ClientOps == 0 || f.ServerCount < f.ClientOps || bytesIn < float64(payload) {
+		t.Errorf("the broker counted %d messages in and %.0f bytes in; platbench produced %d messages of %d bytes", f.ServerCount, bytesIn, f.ClientOps, payload)
+	}
+	if len(f.Timeline) == 0 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns per request, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	var txt bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	t.Log("\n" + txt.String())
+}
+
+// A real run against Cassandra with the JMX exporter agent on every node
+// (scripts/servers/cassandra.sh with PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT):
+// the coordinator requests of all nodes cover every operation (the driver's
+// own queries of the system tables, and other tests in CI, add to them),
+// each node names its Read and Write latency, and the coordinator's mean
+// request time sits below the client's latency.
+func TestDBMetricsRealCassandraJMX(t *testing.T) {
+	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
+	urls := strings.Split(testenv.URL(t, "PLATBENCH_CASSANDRA_JMX_URLS"), ",")
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: cql, Workload: spec, Load: true, Run: true,
+		Runner: runner.Config{Duration: 4 * time.Second, Concurrency: 8, Seed: 1},
+		// The agent walks Cassandra's MBeans on each scrape: a second and
+		// more on a loaded machine. Two-second samples leave it time.
+		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "cassandra" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
+		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
+	}
+	if f.ClientOps == 0 || f.ServerCount < f.ClientOps {
+		t.Errorf("the coordinators counted %d requests; platbench did %d operations", f.ServerCount, f.ClientOps)
+	}
+	if len(f.Timeline) == 0 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns per request, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	var txt bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	t.Log("\n" + txt.String())
+}
