@@ -85,3 +85,27 @@ func TestPlanTextBill(t *testing.T) {
 		}
 	}
 }
+
+// The plan's page: the ranked table, the platform's scalability chart with
+// its measured points as dots, the fitted curve, the target line and the
+// chosen size marked; the notes and assumptions.
+func TestWritePlanHTML(t *testing.T) {
+	var b strings.Builder
+	if err := WritePlanHTML(&b, uslPlan(true)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<h1>Capacity plan</h1>", "Platforms, ranked", "throughput by cluster size", `class="series c1 dots"`,
+		"fitted curve", "target throughput", "12 nodes", "Universal Scalability Law: λ", "Assumptions"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script") || strings.Contains(page, "http://") {
+		t.Error("the page is not self-contained")
+	}
+	b.Reset()
+	if err := WritePlanHTML(&b, uslPlan(false)); err != nil || !strings.Contains(b.String(), "(the peak, below the target)") {
+		t.Errorf("an infeasible plan's chart: %v", err)
+	}
+}

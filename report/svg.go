@@ -50,6 +50,7 @@ type series struct {
 	color  int // index into the palette (CSS --cN)
 	dashed bool
 	bars   bool // draw as columns from the x axis (errors)
+	dots   bool // draw each point as a dot, unjoined (measured points)
 	xs, ys []float64
 }
 
@@ -152,6 +153,9 @@ func seriesClass(prefix string, s *series) string {
 	if s.bars && prefix == "series" {
 		cls += " bars"
 	}
+	if s.dots && prefix == "series" {
+		cls += " dots"
+	}
 	return cls
 }
 
@@ -238,7 +242,15 @@ func (c *chart) drawBands(b *svgBuf, p *plot) {
 func drawSeries(b *svgBuf, p *plot, s *series) {
 	xs, ys := decimate(s.xs, s.ys, maxPoints)
 	b.s(`<path class="`, seriesClass("series", s), `" data-points="`, strconv.Itoa(len(xs)), `" d="`)
-	if s.bars {
+	if s.dots {
+		for i := range xs {
+			b.s("M")
+			b.f(p.X(xs[i]) - 4)
+			b.s(" ")
+			b.f(p.Y(ys[i]))
+			b.s("a4 4 0 1 0 8 0a4 4 0 1 0 -8 0")
+		}
+	} else if s.bars {
 		// One column per point; width of one step of the series.
 		wpx := math.Max(1, p.pw/float64(max(1, len(s.xs))))
 		if len(s.xs) > 1 {

@@ -29,7 +29,7 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	cat := fs.String("catalog", "", "CSV file overriding or extending the built-in catalog")
 	maxErr := fs.Float64("max-error-ratio", 0.01, "leave out phases that failed more than this share of their ops (failures are often fast and would flatter the p99); 0 allows none")
 	warmup := fs.String("warmup", "auto", "warm-up to trim from each phase: auto (MSER-5), a duration, or 0")
-	format := fs.String("format", "term", "output format: term or json")
+	format := fs.String("format", "term", "output format: term, json or html (a page with each platform's scalability chart)")
 	var bill analysis.Bill
 	addBillFlags(fs, &bill, false)
 	files, err := parseInterspersed(fs, args)
@@ -39,8 +39,8 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	if len(files) == 0 {
 		return usagef("plan needs at least one result file")
 	}
-	if *format != "term" && *format != "json" {
-		return usagef("unknown --format %q (use term or json)", *format)
+	if *format != "term" && *format != "json" && *format != "html" {
+		return usagef("unknown --format %q (use term, json or html)", *format)
 	}
 	opt := analysis.PlanOptions{ThroughputOpsPerS: float64(thr), P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
 		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr, Bill: bill}
@@ -68,8 +68,11 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return report.WritePlanJSON(env.Stdout, rep)
+	case "html":
+		return report.WritePlanHTML(env.Stdout, rep)
 	}
 	return report.WritePlanText(env.Stdout, rep)
 }
