@@ -36,9 +36,9 @@ type Target struct {
 	created bool // Setup created the topic: Close deletes it unless Keep
 	// existing: UseExisting was called, Setup creates no topic (dataset.go).
 	existing bool
-	group   string
-	msgSize int // bytes per message (the smallest when a range)
-	msgMax  int // largest message; == msgSize when fixed
+	group    string
+	msgSize  int // bytes per message (the smallest when a range)
+	msgMax   int // largest message; == msgSize when fixed
 	// sizeFromReq: no msg_size given, so a produce sends as many bytes as the
 	// request's value (what the runner counts as the op's bytes).
 	sizeFromReq bool
