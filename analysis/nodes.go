@@ -71,7 +71,26 @@ type NodeFigures struct {
 	Checks []Saturation
 	// Saturated are the checks that found the resource saturated; empty: none.
 	Saturated []Saturation
+	// PageCache is the node's page-cache verdict when the run read (seed
+	// 003's finding, node by node): NodeCacheServed (the node read almost
+	// nothing from its disks: its reads came from memory) or NodeCacheMissed
+	// (its disks were read: the page cache did not hold what it served);
+	// empty when the run did not read or the node was not sampled.
+	// DiskReadBytesPerS is the node's disk reads over the run, all devices.
+	PageCache         string
+	DiskReadBytesPerS float64
 }
+
+// Node page-cache verdicts (NodeFigures.PageCache).
+const (
+	NodeCacheServed = "served from memory"
+	NodeCacheMissed = "read from disk"
+)
+
+// NodeCacheMissBytesPerS is the disk read rate from which a node's reads
+// count as going to disk: a few pages a second are metadata and logs, not a
+// dataset that missed the page cache.
+const NodeCacheMissBytesPerS = 256 << 10
 
 // NodeNet is one interface of a node over the run.
 type NodeNet struct {
@@ -123,8 +142,24 @@ func Nodes(r *result.Result) (nodes []NodeFigures, cluster ClusterFigures, ok bo
 	if r == nil || len(r.Nodes) == 0 {
 		return nil, cluster, false
 	}
+	reads := false
+	if p := r.MainPhase(); p != nil && p.Name != "load" {
+		for _, t := range p.Ops {
+			reads = reads || (readOps[t.Op] && t.Count > 0)
+		}
+	}
 	for _, s := range r.Nodes {
-		nodes = append(nodes, nodeFigures(s))
+		f := nodeFigures(s)
+		for _, d := range f.Disks {
+			f.DiskReadBytesPerS += d.ReadBytesPerS
+		}
+		if reads && f.Samples > 0 {
+			f.PageCache = NodeCacheServed
+			if f.DiskReadBytesPerS >= NodeCacheMissBytesPerS {
+				f.PageCache = NodeCacheMissed
+			}
+		}
+		nodes = append(nodes, f)
 	}
 	return nodes, clusterFigures(nodes), true
 }

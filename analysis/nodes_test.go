@@ -94,3 +94,31 @@ func satKinds(ss []Saturation) string {
 	}
 	return s
 }
+
+// The page-cache verdict node by node: with reads in the run, a node whose
+// disks gave ~400 KiB/s was read from disk, one whose disks gave nothing
+// served from memory; a run without reads gets no verdict.
+func TestNodePageCache(t *testing.T) {
+	quiet := func(off int64) result.NodeSample {
+		s := nodeSample(off, 0.3, 0.4, 0.1, 0.1, 1e6)
+		s.Disks = map[string]result.DiskIO{"sda": {Writes: 10, WriteBytes: 10 << 12}}
+		return s
+	}
+	r := &result.Result{
+		Phases: []result.Phase{{Name: "run", Ops: []result.OpTotal{{Op: "READ", Count: 1000}}}},
+		Nodes: []result.NodeSeries{
+			{Node: "cold:9100", IntervalNs: 1e9, Samples: []result.NodeSample{nodeSample(0, 0.3, 0.4, 0.1, 0.1, 1e6), nodeSample(1, 0.3, 0.4, 0.1, 0.1, 1e6)}},
+			{Node: "warm:9100", IntervalNs: 1e9, Samples: []result.NodeSample{quiet(0), quiet(1)}},
+		}}
+	nodes, _, _ := Nodes(r)
+	if nodes[0].PageCache != NodeCacheMissed || nodes[0].DiskReadBytesPerS != 100<<12 {
+		t.Errorf("cold node: %q at %.0f B/s read, want read from disk at %d", nodes[0].PageCache, nodes[0].DiskReadBytesPerS, 100<<12)
+	}
+	if nodes[1].PageCache != NodeCacheServed {
+		t.Errorf("warm node: %q, want served from memory", nodes[1].PageCache)
+	}
+	r.Phases[0].Ops[0].Op = "UPDATE"
+	if nodes, _, _ := Nodes(r); nodes[0].PageCache != "" {
+		t.Errorf("a run without reads: %q", nodes[0].PageCache)
+	}
+}

@@ -50,7 +50,72 @@ func charts(u *run) ([]*chart, error) {
 		add(hostIO(r))
 	}
 	add(serverLatencyChart(r))
+	for _, c := range nodeCharts(r) {
+		add(c)
+	}
 	return out, nil
+}
+
+// nodeCharts are the server nodes' series (node_exporter), one chart per
+// figure with a line per node: CPU busy, the busiest core, disk reads and
+// writes. A missing scrape leaves a gap rather than a zero.
+func nodeCharts(r *result.Result) []*chart {
+	if len(r.Nodes) == 0 {
+		return nil
+	}
+	p := r.MainPhase()
+	off := func(s result.NodeSeries) float64 {
+		if p == nil || p.StartedAt.IsZero() || s.StartedAt.IsZero() {
+			return 0
+		}
+		return s.StartedAt.Sub(p.StartedAt).Seconds()
+	}
+	figs := []struct {
+		id, title, yLabel string
+		y                 yAxis
+		get               func(x result.NodeSample) float64
+	}{
+		{"nodes-cpu", "Server nodes: CPU busy", "share of the node's CPUs", yPercent, func(x result.NodeSample) float64 { return 1 - x.CPUIdle - x.CPUIOWait }},
+		{"nodes-core", "Server nodes: busiest core", "busy share of one core", yPercent, func(x result.NodeSample) float64 { return x.CPUMaxCore }},
+		{"nodes-disk-read", "Server nodes: disk reads", "bytes/s (all devices)", yBytes, func(x result.NodeSample) float64 { return nodeDiskRate(x, true) }},
+		{"nodes-disk-write", "Server nodes: disk writes", "bytes/s (all devices)", yBytes, func(x result.NodeSample) float64 { return nodeDiskRate(x, false) }},
+	}
+	var out []*chart
+	for _, f := range figs {
+		c := &chart{id: f.id, title: f.title, x: xSeconds, y: f.y, xLabel: "time since the start of the run phase", yLabel: f.yLabel}
+		for k, ns := range r.Nodes {
+			s := series{name: ns.Node, color: k}
+			o := off(ns)
+			for _, x := range ns.Samples {
+				if x.Missing {
+					continue
+				}
+				s.xs = append(s.xs, o+float64(x.OffsetNs+x.DurationNs)/1e9)
+				s.ys = append(s.ys, f.get(x))
+			}
+			c.series = append(c.series, s)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// nodeDiskRate is a node sample's disk read (or write) bytes per second,
+// all devices.
+func nodeDiskRate(x result.NodeSample, read bool) float64 {
+	d := float64(x.DurationNs) / 1e9
+	if d <= 0 {
+		return 0
+	}
+	var n uint64
+	for _, io := range x.Disks {
+		if read {
+			n += io.ReadBytes
+		} else {
+			n += io.WriteBytes
+		}
+	}
+	return float64(n) / d
 }
 
 var idUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)

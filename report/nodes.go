@@ -143,6 +143,14 @@ func nodeSection(n analysis.NodeFigures) section {
 	if n.Samples > 0 {
 		t.add("saturated", saturatedList(n.Saturated))
 	}
+	switch n.PageCache {
+	case analysis.NodeCacheServed:
+		t.add("page cache", fmt.Sprintf("reads served from memory: the node read %s/s from its disks (page cache %s max of %s RAM)",
+			units.Bytes(n.DiskReadBytesPerS), units.Bytes(n.PageCacheMax), units.Bytes(n.MemTotal)))
+	case analysis.NodeCacheMissed:
+		t.add("page cache", fmt.Sprintf("reads went to disk: the node read %s/s from its disks; the page cache (%s max of %s RAM) did not hold what it served",
+			units.Bytes(n.DiskReadBytesPerS), units.Bytes(n.PageCacheMax), units.Bytes(n.MemTotal)))
+	}
 	return section{id: "node-" + n.Node, title: title, t: t}
 }
 

@@ -46,3 +46,31 @@ func TestWriteNodes(t *testing.T) {
 		t.Errorf("a result without nodes wrote %q", txt.String())
 	}
 }
+
+// The HTML report draws the nodes: a chart per figure, a line per node that
+// answered, with a gap (no zero) where a scrape failed.
+func TestNodeCharts(t *testing.T) {
+	cs := nodeCharts(nodesResult())
+	if len(cs) != 4 {
+		t.Fatalf("%d node charts, want cpu, busiest core, disk reads and writes", len(cs))
+	}
+	cpu := cs[0]
+	if cpu.title != "Server nodes: CPU busy" || len(cpu.series) != 3 || cpu.series[0].name != "10.0.0.1:9100" {
+		t.Fatalf("cpu chart %q with %d series", cpu.title, len(cpu.series))
+	}
+	if n := len(cpu.series[1].xs); n != 2 {
+		t.Errorf("node 2 has %d points, want its 2 answered scrapes (the missing ones left out)", n)
+	}
+	if len(cpu.series[2].xs) != 0 {
+		t.Error("a node that never answered has points")
+	}
+	if got := cpu.series[0].ys[1]; got < 0.959 || got > 0.961 {
+		t.Errorf("node 1 busy in its 2nd second = %v, want 0.96", got)
+	}
+	if got := cs[2].series[0].ys[0]; got != 2000<<12 {
+		t.Errorf("node 1 disk reads = %v B/s, want %d", got, 2000<<12)
+	}
+	if nodeCharts(&result.Result{}) != nil {
+		t.Error("charts for a result without nodes")
+	}
+}
