@@ -62,6 +62,25 @@ func TestParseConfig(t *testing.T) {
 		{name: "all problems at once", url: "kafka://h?acks=2&msg_size=10&compression=brotli&bogus=1&linger=soon",
 			wantErr: []string{`acks="2"`, `msg_size="10"`, `compression="brotli"`, `unknown option "bogus"`, `linger="soon"`}},
 		{name: "no broker", url: "kafka://", wantErr: []string{"no broker"}},
+		{name: "transactions by size", url: "kafka://h?txn_messages=1k&txn_abort_every=10", check: func(t *testing.T, c *Config) {
+			if !c.Transactional || c.TxnMessages != 1000 || c.TxnDuration != 0 || c.TxnAbortEvery != 10 || c.TxnID != "" {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "transactional_id alone commits every 3s", url: "kafka://h?transactional_id=bench", check: func(t *testing.T, c *Config) {
+			if !c.Transactional || c.TxnDuration != 3*time.Second || c.TxnMessages != 0 || c.TxnID != "bench" {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "no transactions by default", url: "kafka://h", check: func(t *testing.T, c *Config) {
+			if c.Transactional {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "transactions need acks=all", url: "kafka://h?acks=1&txn_duration=100ms", wantErr: []string{"transactions need acks=all"}},
+		{name: "transactions need idempotence", url: "kafka://h?idempotent=false&txn_messages=5", wantErr: []string{"transactions need acks=all and the idempotent producer"}},
+		{name: "abort needs transactions", url: "kafka://h?txn_abort_every=3", wantErr: []string{"txn_abort_every=3 needs transactions"}},
+		{name: "txn_duration range", url: "kafka://h?txn_duration=1h", wantErr: []string{"txn_duration"}},
 		{name: "idempotence needs acks=all", url: "kafka://h?acks=1&idempotent=true", wantErr: []string{"idempotent=true needs acks=all"}},
 		{name: "sasl without user", url: "kafka://h?sasl=plain", wantErr: []string{"needs a user"}},
 		{name: "cert without key", url: "kafka://h?tls_cert=/x.pem", wantErr: []string{"tls_cert and tls_key"}},

@@ -44,6 +44,8 @@ type Target struct {
 
 	mu        sync.Mutex
 	producers []*kgo.Client
+	txns      []*txnProducer // producers' transactions (transactional), by client
+	txn       txnStats
 	workers   []*Worker
 	nextProd  atomic.Uint32
 	ledger    *ledger
@@ -246,8 +248,9 @@ func (t *Target) reachErr(err error) error {
 	return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
 }
 
-// producer returns the producer client for a new worker, creating it.
-func (t *Target) producer() (*kgo.Client, uint32, error) {
+// producer returns the producer client for a new worker, creating it, and
+// its transactions (nil unless transactional).
+func (t *Target) producer() (*kgo.Client, *txnProducer, uint32, error) {
 	id := t.nextProd.Add(1) - 1
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -255,13 +258,36 @@ func (t *Target) producer() (*kgo.Client, uint32, error) {
 	for len(t.producers) <= i {
 		opts := append(append([]kgo.Opt{}, t.conn...), t.cfg.producerOpts()...)
 		opts = append(opts, kgo.DefaultProduceTopic(t.topic))
+		if t.cfg.Transactional {
+			opts = append(opts, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.txnPrefix(), len(t.producers))))
+		}
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
-			return nil, 0, target.Configf("kafka: producer: %v", err)
+			return nil, nil, 0, target.Configf("kafka: producer: %v", err)
+		}
+		if t.cfg.Transactional {
+			p, err := newTxnProducer(cl)
+			if err != nil {
+				cl.Close()
+				return nil, nil, 0, fmt.Errorf("kafka: beginning a transaction: %w", err)
+			}
+			t.txns = append(t.txns, p)
 		}
 		t.producers = append(t.producers, cl)
 	}
-	return t.producers[i], id, nil
+	var tx *txnProducer
+	if t.cfg.Transactional {
+		tx = t.txns[i]
+	}
+	return t.producers[i], tx, id, nil
+}
+
+// txnPrefix is the prefix of the producers' transactional ids.
+func (t *Target) txnPrefix() string {
+	if t.cfg.TxnID != "" {
+		return t.cfg.TxnID
+	}
+	return fmt.Sprintf("platbench-%08x", t.run)
 }
 
 // consumer returns a new group member for the topic.
@@ -273,6 +299,11 @@ func (t *Target) consumer() (*kgo.Client, error) {
 	opts := append(append([]kgo.Opt{}, t.conn...),
 		kgo.ConsumeTopics(t.topic), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
 		kgo.FetchMaxWait(100*time.Millisecond))
+	if t.cfg.Transactional {
+		// Committed messages only; the markers too, so that the consumed
+		// position (and the lag) moves past them.
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, target.Configf("kafka: consumer: %v", err)
@@ -287,11 +318,14 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	if t.topic == "" {
 		return nil, errors.New("kafka: NewWorker before Setup")
 	}
-	prod, pid, err := t.producer()
+	prod, tx, pid, err := t.producer()
 	if err != nil {
 		return nil, err
 	}
-	w := newWorker(t, prod, pid)
+	w := newWorker(t, prod, tx, pid)
+	if tx != nil {
+		tx.join(w)
+	}
 	t.mu.Lock()
 	t.workers = append(t.workers, w)
 	t.mu.Unlock()
@@ -364,6 +398,10 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		})
 		now := time.Now().UnixNano()
 		fs.EachRecord(func(r *kgo.Record) {
+			if r.Attrs.IsControl() { // a transaction's marker
+				t.ledger.marker(r.Partition, r.Offset)
+				return
+			}
 			h, ok := readHeader(r.Value)
 			d := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
 			if rec && d == deliveredOurs && !backlog[h.producer] {
@@ -457,6 +495,8 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 // the run, when every worker has returned.
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
+	t.endOpenTxns()
+	t.txnSummary(out)
 	t.mu.Lock()
 	var pbytes uint64
 	var insFailed uint64
@@ -583,6 +623,19 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
 		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
+	if t.cfg.Transactional {
+		info.Details["transactional_id"] = t.txnPrefix() + "-N"
+		info.Details["isolation"] = "read_committed"
+		if t.cfg.TxnMessages > 0 {
+			info.Details["txn_messages"] = strconv.Itoa(t.cfg.TxnMessages)
+		}
+		if t.cfg.TxnDuration > 0 {
+			info.Details["txn_duration"] = t.cfg.TxnDuration.String()
+		}
+		if t.cfg.TxnAbortEvery > 0 {
+			info.Details["txn_abort_every"] = strconv.Itoa(t.cfg.TxnAbortEvery)
+		}
+	}
 	if t.msgMax > t.msgSize {
 		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)
 	}

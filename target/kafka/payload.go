@@ -134,6 +134,18 @@ func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64
 	return deliveredOurs
 }
 
+// marker records a transaction's commit or abort marker, read by a
+// read_committed consumer: it takes an offset, so the consumer's position
+// (for the lag) moves past it, but it is no message.
+func (l *ledger) marker(partition int32, offset int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for int(partition) >= len(l.maxOff) {
+		l.maxOff = append(l.maxOff, -1)
+	}
+	l.maxOff[partition] = max(l.maxOff[partition], offset)
+}
+
 // delivery is what a consumed message was to the ledger.
 type delivery uint8
 
