@@ -46,6 +46,7 @@ type Config struct {
 	Create      bool   // option create; default true: create the topic when missing
 	Keep        bool   // option keep; default false: delete the topics Setup created
 	Partitions  int    // option partitions; default 16
+	Topics      int    // option topics; default 1: with N > 1, the topics TOPIC-0 .. TOPIC-(N-1), TOPIC being the topic option or the random name
 	Replication int    // option replication_factor (or replication); default 0: min(3, brokers)
 
 	// Produce.
@@ -100,6 +101,7 @@ func (c *Config) options(consume *bool) *target.OptionSet {
 	s.String(&c.TopicPrefix, "topic_prefix", DefaultTopicPrefix, "prefix of the random topic name").FromWorkload()
 	s.Bool(&c.Create, "create", "true", "create the topic when missing; false makes a missing topic an error").FromWorkload()
 	s.Bool(&c.Keep, "keep", "false", "keep the topic that Setup created (by default Close deletes it and its consumer group)").FromWorkload()
+	s.Count(&c.Topics, "topics", "1", "topics in use: with N > 1, NAME-0 to NAME-(N-1), NAME being topic= or the random name; each worker sends its messages to them in turn, and consumers read them all").Range(1, 100000).FromWorkload()
 	s.Count(&c.Partitions, "partitions", strconv.Itoa(DefaultPartitions), "partitions of a created topic").Range(1, 1<<20).FromWorkload()
 	s.Count(&c.Replication, "replication_factor", "", "replication factor of a created topic").Range(1, 32767).
 		Computed("min(3, brokers)").Alias("replication").FromWorkload()

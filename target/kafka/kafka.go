@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,9 @@ type Target struct {
 
 	topic   string
 	created bool // Setup created the topic: Close deletes it unless Keep
+	topics  []string      // every topic in use (topics=N); topics[0] == topic
+	made    []string      // the topics Setup created, which Close deletes unless Keep
+	madeIn  time.Duration // how long creating them took, leaders known
 	group   string
 	msgSize int // bytes per message (the smallest when a range)
 	msgMax  int // largest message; == msgSize when fixed
@@ -139,6 +143,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	if t.group == "" {
 		t.group = "platbench-" + t.topic
 	}
+	if t.cfg.Topics > 1 {
+		return t.setupTopics(ctx, len(md.Brokers))
+	}
+	t.topics = []string{t.topic}
 	tds, err := t.admin.ListTopics(cctx, t.topic)
 	hidden := errors.Is(err, kerr.TopicAuthorizationFailed) // absent, or present and not ours to see
 	if err != nil && !hidden {
@@ -186,20 +194,18 @@ func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) err
 	if !t.cfg.Create {
 		return target.Configf("kafka: topic %q does not exist and create=false (fix: create it, or drop create=false)", t.topic)
 	}
-	rf := t.cfg.Replication
-	if rf == 0 {
-		rf = min(3, brokers)
+	rf, err := t.replicas(brokers)
+	if err != nil {
+		return err
 	}
-	if rf > brokers {
-		return target.Configf("kafka: replication_factor=%d but the cluster has %d broker(s) (fix: replication_factor<=%d)", rf, brokers, brokers)
-	}
+	start := time.Now()
 	resp, err := t.admin.CreateTopic(cctx, int32(t.cfg.Partitions), int16(rf), nil, t.topic)
 	if err == nil {
 		err = resp.Err
 	}
 	switch {
 	case err == nil:
-		t.created = true
+		t.created, t.made = true, []string{t.topic}
 	case errors.Is(err, kerr.TopicAlreadyExists):
 	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed):
 		what := "does not exist"
@@ -210,17 +216,8 @@ func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) err
 	default:
 		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
 	}
-	// The new topic's leaders take a moment to be known everywhere; wait for
-	// them so that the first produces do not count as errors.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		tds, err := t.admin.ListTopics(cctx, t.topic)
-		if err == nil {
-			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == t.cfg.Partitions && allLeaders(td) {
-				break
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.waitLeaders(cctx, t.topics, 10*time.Second)
+	t.madeIn = time.Since(start)
 	return nil
 }
 
@@ -297,7 +294,7 @@ func (t *Target) consumer() (*kgo.Client, error) {
 		start = kgo.NewOffset().AtEnd()
 	}
 	opts := append(append([]kgo.Opt{}, t.conn...),
-		kgo.ConsumeTopics(t.topic), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
+		kgo.ConsumeTopics(t.topics...), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
 		kgo.FetchMaxWait(100*time.Millisecond))
 	if t.cfg.Transactional {
 		// Committed messages only; the markers too, so that the consumed
@@ -399,11 +396,11 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		now := time.Now().UnixNano()
 		fs.EachRecord(func(r *kgo.Record) {
 			if r.Attrs.IsControl() { // a transaction's marker
-				t.ledger.marker(r.Partition, r.Offset)
+				t.ledger.marker(r.Topic, r.Partition, r.Offset)
 				return
 			}
 			h, ok := readHeader(r.Value)
-			d := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
+			d := t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset)
 			if rec && d == deliveredOurs && !backlog[h.producer] {
 				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
 			}
@@ -428,11 +425,11 @@ func (t *Target) noteLag(cls []*kgo.Client) {
 	var ends, starts kadm.ListedOffsets
 	var err error
 	for try := 0; try < 3; try++ {
-		if ends, err = t.admin.ListEndOffsets(ctx, t.topic); err == nil {
+		if ends, err = t.admin.ListEndOffsets(ctx, t.topics...); err == nil {
 			err = ends.Error()
 		}
 		if err == nil {
-			if starts, err = t.admin.ListStartOffsets(ctx, t.topic); err == nil {
+			if starts, err = t.admin.ListStartOffsets(ctx, t.topics...); err == nil {
 				err = starts.Error()
 			}
 		}
@@ -451,8 +448,8 @@ func (t *Target) noteLag(cls []*kgo.Client) {
 					next = so.Offset
 				}
 			}
-			if int(o.Partition) < len(t.ledger.maxOff) && t.ledger.maxOff[o.Partition] >= 0 {
-				next = t.ledger.maxOff[o.Partition] + 1
+			if n, ok := t.ledger.next(o.Topic, o.Partition); ok {
+				next = n
 			}
 			lag += max(0, o.Offset-next)
 		})
@@ -497,6 +494,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
 	t.endOpenTxns()
 	t.txnSummary(out)
+	t.topicSummary(out)
 	t.mu.Lock()
 	var pbytes uint64
 	var insFailed uint64
@@ -623,6 +621,9 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
 		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
+	if len(t.topics) > 1 {
+		info.Details["topics"] = strconv.Itoa(len(t.topics))
+	}
 	if t.cfg.Transactional {
 		info.Details["transactional_id"] = t.txnPrefix() + "-N"
 		info.Details["isolation"] = "read_committed"
@@ -677,7 +678,7 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 	var n int64
 	ds.Each(func(d kadm.DescribedLogDir) {
 		d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
-			if p.Topic == t.topic {
+			if slices.Contains(t.topics, p.Topic) {
 				n += p.Size
 			}
 		})
@@ -703,14 +704,17 @@ func (t *Target) Close() error {
 			return
 		}
 		if t.created && !t.cfg.Keep {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second+time.Duration(len(t.made))*10*time.Millisecond)
 			defer cancel()
-			resp, derr := t.admin.DeleteTopics(ctx, t.topic)
+			resp, derr := t.admin.DeleteTopics(ctx, t.made...)
 			if derr == nil {
 				derr = resp.Error()
 			}
 			if derr != nil {
 				err = fmt.Errorf("kafka: deleting topic %q: %w (fix: delete it by hand, or keep=true)", t.topic, derr)
+				if len(t.made) > 1 {
+					err = fmt.Errorf("kafka: deleting the %d topics %s..%s: %w (fix: delete them by hand, or keep=true)", len(t.made), t.made[0], t.made[len(t.made)-1], derr)
+				}
 			}
 			if t.group != "" {
 				_, _ = t.admin.DeleteGroups(ctx, t.group)

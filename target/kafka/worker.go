@@ -121,7 +121,7 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	seq := w.seq
 	w.seq++
 	putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: w.pid, seq: seq})
-	w.rec = kgo.Record{Topic: t.topic, Value: v}
+	w.rec = kgo.Record{Topic: t.topicFor(w.pid, seq), Value: v}
 	if t.cfg.Key != "none" && len(req.Key) > 0 {
 		w.key = append(w.key[:0], req.Key...)
 		w.rec.Key = w.key
@@ -185,7 +185,7 @@ func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
 	seq := w.seq
 	w.seq++
 	putHeader(v, header{sendNs: time.Now().UnixNano(), run: w.t.run, producer: w.pid, seq: seq})
-	*r = kgo.Record{Topic: w.t.topic, Value: v}
+	*r = kgo.Record{Topic: w.t.topicFor(w.pid, seq), Value: v}
 	if w.t.cfg.Key != "none" && len(req.Key) > 0 {
 		r.Key = append(kb, req.Key...)
 	}
@@ -259,11 +259,11 @@ func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
 		w.buf[w.pos] = nil
 		w.pos++
 		if r.Attrs.IsControl() { // a transaction's marker (transactional_id)
-			w.t.ledger.marker(r.Partition, r.Offset)
+			w.t.ledger.marker(r.Topic, r.Partition, r.Offset)
 			continue
 		}
 		h, ok := readHeader(r.Value)
-		if w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset) == deliveredAgain {
+		if w.t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset) == deliveredAgain {
 			continue // read before (the group rewound after a rebalance): not progress
 		}
 		req.Value = r.Value
