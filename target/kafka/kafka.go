@@ -34,7 +34,7 @@ type Target struct {
 	run   uint32 // run id written into every payload
 
 	topic   string
-	created bool // Setup created the topic: Close deletes it unless Keep
+	created bool          // Setup created the topic: Close deletes it unless Keep
 	topics  []string      // every topic in use (topics=N); topics[0] == topic
 	made    []string      // the topics Setup created, which Close deletes unless Keep
 	madeIn  time.Duration // how long creating them took, leaders known
