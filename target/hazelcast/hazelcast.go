@@ -72,8 +72,17 @@ type Config struct {
 	// CPGroup puts the CP objects in a named CP group (option cp_group);
 	// default "" is the DEFAULT group.
 	CPGroup string
-	// CP selects what SET/GET/CAS act on: "ref" or "long" (option cp). Default ref.
+	// CP selects what SET/GET/CAS act on: "ref", "long", "lock" or
+	// "semaphore" (option cp). Default ref.
 	CP string
+	// Lock and Semaphore are the name prefixes of the FencedLocks and
+	// ISemaphores (options lock, semaphore): the object of an op is
+	// PREFIX-KeyNum. Permits is each semaphore's permits (option permits).
+	Lock, Semaphore string
+	Permits         int
+	// TryTimeout is how long a CAS (tryLock, tryAcquire) waits (option
+	// try_timeout); Hold how long a lock or permit is held (option hold).
+	TryTimeout, Hold time.Duration
 	// Timeout bounds each invocation, retries included (option timeout). Default 5s.
 	Timeout time.Duration
 	// ConnectTimeout bounds connecting to the cluster at Open and
@@ -90,7 +99,12 @@ func (c *Config) options() *target.OptionSet {
 		Range(1, 100000).WithUnit("references").FromWorkload()
 	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name")
 	s.String(&c.CPGroup, "cp_group", "", "CP group of the CP objects (name@group); none is the DEFAULT group")
-	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference or the IAtomicLong", "ref", "long").FromWorkload()
+	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference, the IAtomicLong, FencedLocks or ISemaphores", "ref", "long", "lock", "semaphore").FromWorkload()
+	s.String(&c.Lock, "lock", "platbench-lock", "FencedLock name prefix (cp=lock): an op locks PREFIX-KeyNum, so --records and the key distribution set the contention")
+	s.String(&c.Semaphore, "semaphore", "platbench-sem", "ISemaphore name prefix (cp=semaphore): an op acquires a permit of PREFIX-KeyNum")
+	s.Count(&c.Permits, "permits", "1", "permits of each ISemaphore (set when this client first uses it; a semaphore that exists keeps its own)").Range(1, 1<<30).FromWorkload()
+	s.Duration(&c.TryTimeout, "try_timeout", "0", "how long a CAS (tryLock, tryAcquire) waits for the lock or a permit; not getting it counts in lock_busy").FromWorkload()
+	s.Duration(&c.Hold, "hold", "0", "how long an op holds the lock or permit before it unlocks or releases (the critical section)").FromWorkload()
 	s.Duration(&c.Timeout, "timeout", "5s", "bound of every call, the client's retries included").Positive()
 	s.Duration(&c.ConnectTimeout, "connect_timeout", "15s", "bound of connecting at Open and of reconnecting later").Positive()
 	return s
@@ -131,7 +145,7 @@ func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, err
 		cfg.User = u.User.Username()
 		cfg.Password, _ = u.User.Password()
 	}
-	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}} {
+	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}, {"lock", cfg.Lock}, {"semaphore", cfg.Semaphore}} {
 		if n.v == "" || strings.Contains(n.v, "@") {
 			s.Problem("%s=%q must be a non-empty name without '@' (fix: another name; cp_group names the CP group)", n.opt, n.v)
 		}
@@ -152,6 +166,7 @@ type Target struct {
 	m      *hz.Map
 	refs   []*hz.AtomicRef
 	long   *hz.AtomicLong
+	locks  *cpLocks // cp=lock, cp=semaphore
 	setup  bool
 	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
 
@@ -276,9 +291,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		if err != nil {
 			return err
 		}
-		t.cfg.CP, t.cfg.Refs = c.CP, c.Refs
+		t.cfg.CP, t.cfg.Refs, t.cfg.Permits, t.cfg.TryTimeout, t.cfg.Hold = c.CP, c.Refs, c.Permits, c.TryTimeout, c.Hold
 	}
-	var needRef, needLong, needMap bool
+	var needRef, needLong, needMap, needLock bool
 	for _, m := range w.Mix {
 		if m.Weight <= 0 {
 			continue
@@ -287,9 +302,15 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		case workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpDelete, workload.OpRMW:
 			needMap = true
 		case workload.OpSet, workload.OpGet, workload.OpCAS:
-			if t.cfg.CP == "long" {
+			switch t.cfg.CP {
+			case "long":
 				needLong = true
-			} else {
+			case "lock", "semaphore":
+				if m.Op == workload.OpGet {
+					return target.Configf("hazelcast: cp=%s has no GET (fix: SET locks and unlocks, or acquires and releases; CAS tries within try_timeout)", t.cfg.CP)
+				}
+				needLock = true
+			default:
 				needRef = true
 			}
 		case workload.OpIncr:
@@ -304,7 +325,13 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		needMap = true
 	}
 	t.cpOnly = !needMap
-	return t.proxies(ctx, needMap, needRef, needLong)
+	if err := t.proxies(ctx, needMap, needRef, needLong); err != nil {
+		return err
+	}
+	if needLock && t.locks == nil {
+		return t.openLocks(ctx)
+	}
+	return nil
 }
 
 func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) error {
@@ -379,6 +406,9 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 // Close shuts the client down. It does not destroy the map or CP objects:
 // a following run may read what this one loaded.
 func (t *Target) Close() error {
+	if t.locks != nil {
+		t.locks.close() // its session: what it holds is released at once
+	}
 	return t.client.Shutdown(context.Background())
 }
 
@@ -400,6 +430,8 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"refs":    strconv.Itoa(t.cfg.Refs),
 		"long":    t.cpName(t.cfg.Long),
 		"cp":      t.cfg.CP,
+		"lock":    t.cpName(t.cfg.Lock) + "-N",
+		"hold":    t.cfg.Hold.String(),
 		"timeout": t.cfg.Timeout.String(),
 		"client":  "hazelcast-go-client v1.6.0",
 	}
@@ -412,15 +444,22 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return map[string]string{
+	out := map[string]string{
 		"cas_failed":   strconv.FormatInt(t.casFailed.Load(), 10),
 		"members_left": strconv.Itoa(t.left),
 		"members_now":  strconv.Itoa(len(t.members)),
 	}
+	if t.locks != nil {
+		out["lock_busy"] = strconv.FormatInt(t.locks.busy.Load(), 10)
+		out["sessions_expired"] = strconv.FormatInt(t.locks.expired.Load(), 10)
+	}
+	return out
 }
 
 type worker struct {
 	t        *Target
+	thread   int64  // the worker's thread id in the CP session (cp=lock, semaphore)
+	name     []byte // the object name of the op
 	last     []byte // value this worker last set or read on a reference (for CAS)
 	lastLong int64
 }
@@ -442,6 +481,9 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 		if t.cpOnly {
 			r := *req
 			r.Op = workload.OpSet
+			if t.locks != nil {
+				return w.doLock(ctx, &r)
+			}
 			if t.cfg.CP == "long" || t.refs == nil {
 				return w.doLong(ctx, &r)
 			}
@@ -467,8 +509,11 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 		_, err := t.long.IncrementAndGet(ctx)
 		return classify(err)
 	case workload.OpSet, workload.OpGet, workload.OpCAS:
-		if t.cfg.CP == "long" {
+		switch t.cfg.CP {
+		case "long":
 			return w.doLong(ctx, req)
+		case "lock", "semaphore":
+			return w.doLock(ctx, req)
 		}
 		return w.doRef(ctx, req)
 	}
@@ -585,6 +630,10 @@ func (w *worker) Close() error { return nil }
 func classify(err error) error { return target.WithClass(err, classOf) }
 
 func classOf(err error) target.Class {
+	var ce *memberError
+	if errors.As(err, &ce) {
+		return cpClass(ce.className)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
 		return target.ClassTimeout
