@@ -92,11 +92,11 @@ func (m *wmsg) frame(flags uint16, content []byte) {
 	m.b = append(append(m.b, h[:]...), content...)
 }
 
-func (m *wmsg) str(s string)   { m.frame(0, []byte(s)) }
-func (m *wmsg) null()          { m.frame(flagNull, nil) }
-func (m *wmsg) begin()         { m.frame(flagBeginData, nil) }
-func (m *wmsg) end()           { m.frame(flagEndData, nil) }
-func (m *wmsg) bytes() []byte  { m.b[m.last+5] |= byte(flagFinal >> 8); return m.b }
+func (m *wmsg) str(s string)  { m.frame(0, []byte(s)) }
+func (m *wmsg) null()         { m.frame(flagNull, nil) }
+func (m *wmsg) begin()        { m.frame(flagBeginData, nil) }
+func (m *wmsg) end()          { m.frame(flagEndData, nil) }
+func (m *wmsg) bytes() []byte { m.b[m.last+5] |= byte(flagFinal >> 8); return m.b }
 func (m *wmsg) nullable(s string) {
 	if s == "" {
 		m.null()
