@@ -155,3 +155,31 @@ func TestLockHasNoGet(t *testing.T) {
 		t.Fatal("cp=lock accepted GET")
 	}
 }
+
+// longs=3 spreads INCR and cp=long's SET/GET/CAS over three counters by key
+// number; CAS compares with the last value the worker saw of that counter.
+func TestLongs(t *testing.T) {
+	ctx := context.Background()
+	tg := open(t, clusterURL(t), map[string]string{"cp": "long", "long": "longs-" + uniq, "longs": "3"})
+	if err := tg.Setup(ctx, lockSpec(3, workload.OpSet, workload.OpGet, workload.OpCAS, workload.OpIncr)); err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.longs) != 3 {
+		t.Fatalf("%d counters, want 3", len(tg.longs))
+	}
+	w, _ := tg.NewWorker(0)
+	for _, r := range []workload.Request{{Op: workload.OpSet, KeyNum: 1}, {Op: workload.OpCAS, KeyNum: 1}, {Op: workload.OpCAS, KeyNum: 1},
+		{Op: workload.OpIncr, KeyNum: 2}, {Op: workload.OpGet, KeyNum: 2}, {Op: workload.OpCAS, KeyNum: 2}} {
+		if err := w.Do(ctx, &r); err != nil {
+			t.Fatalf("%s %d: %v", r.Op, r.KeyNum, err)
+		}
+	}
+	for i, want := range []int64{0, 3, 2} {
+		if v, err := tg.longs[i].Get(ctx); err != nil || v != want {
+			t.Errorf("counter %d = %d (%v), want %d", i, v, err, want)
+		}
+	}
+	if s := tg.Summary(ctx); s["cas_failed"] != "0" {
+		t.Errorf("summary %v, want cas_failed=0", s)
+	}
+}

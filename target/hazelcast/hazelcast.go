@@ -69,6 +69,9 @@ type Config struct {
 	Refs int
 	// Long is the IAtomicLong name (option long). Default "platbench-long".
 	Long string
+	// Longs is the number of counters INCR and cp=long spread over (option
+	// longs; counter KeyNum%longs, named long-0, long-1, ... when > 1). Default 1.
+	Longs int
 	// CPGroup puts the CP objects in a named CP group (option cp_group);
 	// default "" is the DEFAULT group.
 	CPGroup string
@@ -97,7 +100,9 @@ func (c *Config) options() *target.OptionSet {
 	s.String(&c.Ref, "ref", "platbench-ref", "IAtomicReference name (a prefix when refs > 1: ref-0, ref-1, ...)")
 	s.Count(&c.Refs, "refs", "1", "number of references SET/GET/CAS spread over (reference KeyNum % refs)").
 		Range(1, 100000).WithUnit("references").FromWorkload()
-	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name")
+	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name (a prefix when longs > 1: long-0, long-1, ...)")
+	s.Count(&c.Longs, "longs", "1", "number of IAtomicLongs INCR and cp=long spread over (counter KeyNum % longs), so the key distribution sets the contention").
+		Range(1, 100000).WithUnit("counters").FromWorkload()
 	s.String(&c.CPGroup, "cp_group", "", "CP group of the CP objects (name@group); none is the DEFAULT group")
 	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference, the IAtomicLong, FencedLocks or ISemaphores", "ref", "long", "lock", "semaphore").FromWorkload()
 	s.String(&c.Lock, "lock", "platbench-lock", "FencedLock name prefix (cp=lock): an op locks PREFIX-KeyNum, so --records and the key distribution set the contention")
@@ -165,7 +170,8 @@ type Target struct {
 
 	m      *hz.Map
 	refs   []*hz.AtomicRef
-	long   *hz.AtomicLong
+	long   *hz.AtomicLong   // longs[0]
+	longs  []*hz.AtomicLong // longs=N
 	locks  *cpLocks // cp=lock, cp=semaphore
 	setup  bool
 	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
@@ -291,6 +297,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		if err != nil {
 			return err
 		}
+		t.cfg.Longs = c.Longs
 		t.cfg.CP, t.cfg.Refs, t.cfg.Permits, t.cfg.TryTimeout, t.cfg.Hold = c.CP, c.Refs, c.Permits, c.TryTimeout, c.Hold
 	}
 	var needRef, needLong, needMap, needLock bool
@@ -359,11 +366,18 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 		}
 	}
 	if needLong && t.long == nil {
-		l, err := t.client.CPSubsystem().GetAtomicLong(ctx, t.cpName(t.cfg.Long))
-		if err != nil {
-			return cpError(t.cfg, "IAtomicLong", err)
+		for i := 0; i < t.cfg.Longs; i++ {
+			name := t.cfg.Long
+			if t.cfg.Longs > 1 {
+				name += "-" + strconv.Itoa(i)
+			}
+			l, err := t.client.CPSubsystem().GetAtomicLong(ctx, t.cpName(name))
+			if err != nil {
+				return cpError(t.cfg, "IAtomicLong", err)
+			}
+			t.longs = append(t.longs, l)
 		}
-		t.long = l
+		t.long = t.longs[0]
 	}
 	// The first call on a fresh CP subsystem creates its CP group (a Raft
 	// election): wait for it here, with connect_timeout, rather than let the
@@ -375,8 +389,8 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 			return cpError(t.cfg, "IAtomicReference", err)
 		}
 	}
-	if t.long != nil {
-		if _, err := t.long.Get(wctx); err != nil {
+	for _, l := range t.longs {
+		if _, err := l.Get(wctx); err != nil {
 			return cpError(t.cfg, "IAtomicLong", err)
 		}
 	}
@@ -430,10 +444,20 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"refs":    strconv.Itoa(t.cfg.Refs),
 		"long":    t.cpName(t.cfg.Long),
 		"cp":      t.cfg.CP,
-		"lock":    t.cpName(t.cfg.Lock) + "-N",
-		"hold":    t.cfg.Hold.String(),
 		"timeout": t.cfg.Timeout.String(),
 		"client":  "hazelcast-go-client v1.6.0",
+	}
+	if t.cfg.Longs > 1 {
+		d["longs"] = strconv.Itoa(t.cfg.Longs)
+	}
+	if t.locks != nil {
+		d["object"] = t.cfg.Lock + "-N"
+		if t.cfg.CP == "semaphore" {
+			d["object"] = t.cfg.Semaphore + "-N"
+			d["permits"] = strconv.Itoa(t.cfg.Permits)
+		}
+		d["cp_group"] = t.locks.group.name
+		d["hold"], d["try_timeout"] = t.cfg.Hold.String(), t.cfg.TryTimeout.String()
 	}
 	return target.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
 		Version: version, Nodes: nodes, Details: d}
@@ -460,8 +484,8 @@ type worker struct {
 	t        *Target
 	thread   int64  // the worker's thread id in the CP session (cp=lock, semaphore)
 	name     []byte // the object name of the op
-	last     []byte // value this worker last set or read on a reference (for CAS)
-	lastLong int64
+	last     []byte  // value this worker last set or read on a reference (for CAS)
+	lastLong []int64 // per counter, the value this worker last set or read (for CAS)
 }
 
 var _ target.Worker = (*worker)(nil)
@@ -506,7 +530,7 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 		if t.long == nil {
 			return target.ErrUnsupported
 		}
-		_, err := t.long.IncrementAndGet(ctx)
+		_, err := t.longs[req.KeyNum%uint64(len(t.longs))].IncrementAndGet(ctx)
 		return classify(err)
 	case workload.OpSet, workload.OpGet, workload.OpCAS:
 		switch t.cfg.CP {
@@ -597,25 +621,30 @@ func (w *worker) remember(v []byte) {
 }
 
 func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
-	l := w.t.long
-	if l == nil {
+	longs := w.t.longs
+	if longs == nil {
 		return target.ErrUnsupported
 	}
+	if w.lastLong == nil {
+		w.lastLong = make([]int64, len(longs))
+	}
+	i := req.KeyNum % uint64(len(longs))
+	l, last := longs[i], &w.lastLong[i]
 	var err error
 	switch req.Op {
 	case workload.OpSet:
 		err = l.Set(ctx, int64(req.KeyNum))
 		if err == nil {
-			w.lastLong = int64(req.KeyNum)
+			*last = int64(req.KeyNum)
 		}
 	case workload.OpGet:
-		w.lastLong, err = l.Get(ctx)
+		*last, err = l.Get(ctx)
 	case workload.OpCAS:
 		var ok bool
-		ok, err = l.CompareAndSet(ctx, w.lastLong, w.lastLong+1)
+		ok, err = l.CompareAndSet(ctx, *last, *last+1)
 		if err == nil {
 			if ok {
-				w.lastLong++
+				*last++
 			} else {
 				w.t.casFailed.Add(1)
 			}
