@@ -172,7 +172,7 @@ type Target struct {
 	refs   []*hz.AtomicRef
 	long   *hz.AtomicLong   // longs[0]
 	longs  []*hz.AtomicLong // longs=N
-	locks  *cpLocks // cp=lock, cp=semaphore
+	locks  *cpLocks         // cp=lock, cp=semaphore
 	setup  bool
 	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
 
@@ -482,8 +482,8 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 
 type worker struct {
 	t        *Target
-	thread   int64  // the worker's thread id in the CP session (cp=lock, semaphore)
-	name     []byte // the object name of the op
+	thread   int64   // the worker's thread id in the CP session (cp=lock, semaphore)
+	name     []byte  // the object name of the op
 	last     []byte  // value this worker last set or read on a reference (for CAS)
 	lastLong []int64 // per counter, the value this worker last set or read (for CAS)
 }
