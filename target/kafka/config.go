@@ -75,6 +75,9 @@ type Config struct {
 	// Consume.
 	Consumers    int           // option consumers; background group members during produce runs (streaming); default 0, or 1 with consume=true
 	Group        string        // option group; default "platbench-" + topic
+	GroupProto   string        // option group_protocol: classic (default) | consumer (KIP-848, the broker assigns)
+	JoinAfter    time.Duration // option join_after: a background consumer joins this long into the run; 0: none
+	LeaveAfter   time.Duration // option leave_after: a background consumer leaves this long into the run; 0: none
 	Offset       string        // option offset: earliest (default) | latest
 	DrainTimeout time.Duration // option drain_timeout; after the run, how long to wait for consumers to catch up before counting lost messages; default 10s
 	PollTimeout  time.Duration // option poll_timeout; a CONSUME op that gets no message in this time fails as not_found (topic drained); default 1s
@@ -127,6 +130,9 @@ func (c *Config) options(consume *bool) *target.OptionSet {
 	s.Count(&c.Consumers, "consumers", "0", "background consumer group members during the run phase (streaming)").Range(0, 4096).FromWorkload()
 	s.Bool(consume, "consume", "false", "shorthand for consumers=1").FromWorkload()
 	s.String(&c.Group, "group", "", "consumer group").Computed("platbench-<topic>").FromWorkload()
+	s.Enum(&c.GroupProto, "group_protocol", "classic", "consumer group protocol: classic (the client-side cooperative-sticky assignor) or consumer (KIP-848, Kafka 4.0+: the broker's uniform assignor)", "classic", "consumer").FromWorkload()
+	s.Duration(&c.JoinAfter, "join_after", "0", "one more background consumer joins the group this long into the run phase; kafka.rebalance_join_ms is the time until it is assigned partitions").FromWorkload()
+	s.Duration(&c.LeaveAfter, "leave_after", "0", "one background consumer leaves the group this long into the run phase; kafka.rebalance_leave_ms is the time until the others own its partitions").FromWorkload()
 	s.Enum(&c.Offset, "offset", "earliest", "where a group without committed offsets starts (keep earliest when counting loss)", "earliest", "latest").FromWorkload()
 	s.Duration(&c.PollTimeout, "poll_timeout", "1s", "a CONSUME that gets no message in this time fails as not_found").Positive().FromWorkload()
 	s.Duration(&c.DrainTimeout, "drain_timeout", "10s", "after the run, how long background consumers may take to catch up before lost messages are counted").FromWorkload()
@@ -228,6 +234,12 @@ func (c *Config) check(s *target.OptionSet) {
 		s.Problem("tls_cert and tls_key go together (fix: give both or neither)")
 	}
 	c.checkTxn(s)
+	if c.JoinAfter > 0 && c.Consumers == 0 {
+		s.Problem("join_after needs background consumers (fix: add consumers=N)")
+	}
+	if c.LeaveAfter > 0 && c.Consumers < 2 && (c.JoinAfter == 0 || c.JoinAfter >= c.LeaveAfter) {
+		s.Problem("leave_after needs another consumer to take over the partitions (fix: consumers=2 or more, or a join_after before it)")
+	}
 	if c.Topic == "" && c.TopicPrefix == "" {
 		s.Problem("topic_prefix is empty (fix: give topic=NAME or a prefix)")
 	}

@@ -61,6 +61,8 @@ type Target struct {
 	lagAtEnd  int64
 	lagKnown  bool
 	lagErr    error
+	watch     *groupWatch // background consumers' assignments, for rebalance times
+	groupType string      // the group's protocol as the broker reports it
 	closeOnce sync.Once
 }
 
@@ -288,7 +290,7 @@ func (t *Target) txnPrefix() string {
 }
 
 // consumer returns a new group member for the topic.
-func (t *Target) consumer() (*kgo.Client, error) {
+func (t *Target) consumer(extra ...kgo.Opt) (*kgo.Client, error) {
 	start := kgo.NewOffset().AtStart()
 	if t.cfg.Offset == "latest" {
 		start = kgo.NewOffset().AtEnd()
@@ -301,7 +303,11 @@ func (t *Target) consumer() (*kgo.Client, error) {
 		// position (and the lag) moves past them.
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	}
-	cl, err := kgo.NewClient(opts...)
+	if t.cfg.GroupProto == "consumer" {
+		// KIP-848: the broker's group coordinator assigns ("uniform").
+		opts = append(opts, kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer())
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
 		return nil, target.Configf("kafka: consumer: %v", err)
 	}
@@ -340,8 +346,9 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 		return nil
 	}
 	t.mu.Lock()
+	t.watch = newGroupWatch()
 	for i := 0; i < n; i++ {
-		cl, err := t.consumer()
+		cl, err := t.consumer(t.watch.opts(i)...)
 		if err != nil {
 			t.mu.Unlock()
 			return err
@@ -368,16 +375,33 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 	t.backlog = backlog
 	t.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, cl := range bg {
+	members := make([]*member, len(bg))
+	for i, cl := range bg {
+		m := &member{cl: cl, done: make(chan struct{})}
+		members[i] = m
+		var mctx context.Context
+		mctx, m.stop = context.WithCancel(dctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.consumeLoop(dctx, cl, sink, &recording, backlog)
+			defer close(m.done)
+			t.consumeLoop(mctx, cl, sink, &recording, backlog)
+		}()
+	}
+	if t.cfg.JoinAfter > 0 || t.cfg.LeaveAfter > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.churn(ctx, dctx, members, func(cl *kgo.Client) { t.consumeLoop(dctx, cl, sink, &recording, backlog) })
 		}()
 	}
 	go func() { wg.Wait(); close(t.bgDone) }()
 	<-ctx.Done()
 	recording.Store(false)
+	t.noteGroupType()
+	t.mu.Lock()
+	bg = append([]*kgo.Client(nil), t.bg...) // with the one that joined, without the one that left
+	t.mu.Unlock()
 	t.noteLag(bg)
 	return nil
 }
@@ -495,6 +519,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	t.endOpenTxns()
 	t.txnSummary(out)
 	t.topicSummary(out)
+	t.groupSummary(out)
 	t.mu.Lock()
 	var pbytes uint64
 	var insFailed uint64
