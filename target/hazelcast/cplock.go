@@ -25,7 +25,8 @@ type cpLocks struct {
 	group raftGroup
 
 	mu      sync.Mutex
-	session int64 // 0: none yet, or expired
+	session int64         // 0: none yet, or expired
+	ttl     time.Duration // the session's time to live without a heartbeat, as the cluster said
 	hbStop  chan struct{}
 	threads atomic.Int64
 	inited  sync.Map // semaphores initialised by this client
@@ -68,7 +69,7 @@ func (l *cpLocks) sessionID(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	l.session = r.long(0)
+	l.session, l.ttl = r.long(0), time.Duration(r.long(8))*time.Millisecond
 	return l.session, nil
 }
 
@@ -134,14 +135,6 @@ func (l *cpLocks) close() {
 		_, _ = l.w.call(ctx, m)
 		cancel()
 	}
-	l.w.kill()
-}
-
-// crash stops the heartbeats and drops the connection without closing the
-// session, as a client that was killed: what it holds stays held until the
-// cluster expires the session.
-func (l *cpLocks) crash() {
-	close(l.hbStop)
 	l.w.kill()
 }
 

@@ -67,10 +67,17 @@ func TestFencedLock(t *testing.T) {
 	}
 
 	// The other client dies holding the lock: busy until the session
-	// expires, then free.
+	// expires (its time to live: 10 s on scripts/servers' cluster, 300 s by
+	// default), then free.
+	other.locks.mu.Lock()
+	ttl := other.locks.ttl
+	other.locks.mu.Unlock()
+	if ttl <= 0 || ttl > 2*time.Minute {
+		t.Fatalf("session TTL %v: the test cluster should expire sessions within seconds (member.yaml)", ttl)
+	}
 	other.locks.crash()
 	start := time.Now()
-	deadline := start.Add(60 * time.Second)
+	deadline := start.Add(2*ttl + 20*time.Second)
 	got := false
 	for !got && time.Now().Before(deadline) {
 		if err := w.Do(ctx, try); err != nil {
@@ -182,4 +189,12 @@ func TestLongs(t *testing.T) {
 	if s := tg.Summary(ctx); s["cas_failed"] != "0" {
 		t.Errorf("summary %v, want cas_failed=0", s)
 	}
+}
+
+// crash stops the heartbeats and drops the connection without closing the
+// session, as a client that was killed: what it holds stays held until the
+// cluster expires the session.
+func (l *cpLocks) crash() {
+	close(l.hbStop)
+	l.w.kill()
 }

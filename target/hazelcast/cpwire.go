@@ -20,7 +20,7 @@ import (
 // The Go client (v1.6.0) has no FencedLock, ISemaphore or CP sessions, and
 // its protocol codecs are internal to its module. cpWire speaks the few
 // messages of Hazelcast's open binary client protocol (2.x) these need, on
-// its own connection to one member: authentication, ping, CP group, CP
+// its own connection to one member: authentication, CP group, CP
 // session, FencedLock and ISemaphore. A member runs a CP call on the Raft
 // group's leader wherever the client sends it.
 //
@@ -45,7 +45,6 @@ const (
 
 	msgError         = 0
 	msgAuth          = 0x000100
-	msgPing          = 0x000B00
 	msgCreateGroup   = 0x1E0100
 	msgCreateSession = 0x1F0100
 	msgCloseSession  = 0x1F0200

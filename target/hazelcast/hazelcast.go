@@ -458,6 +458,9 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		}
 		d["cp_group"] = t.locks.group.name
 		d["hold"], d["try_timeout"] = t.cfg.Hold.String(), t.cfg.TryTimeout.String()
+		t.locks.mu.Lock()
+		d["session_ttl"] = t.locks.ttl.String()
+		t.locks.mu.Unlock()
 	}
 	return target.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
 		Version: version, Nodes: nodes, Details: d}
