@@ -9,6 +9,8 @@
 # Usage: scripts/bench-kafka.sh            (or: make bench-kafka)
 #   MESSAGES=1000000 SIZE=1000 ACKS=all COMPRESSION=none REPS=3
 #   CONCURRENCY=256 (platbench workers) PARTITIONS=16 CLIENT_CPU=0 BROKER_CPU=1
+#   TXN_MS=""     (transactions: each client commits every TXN_MS ms, ProducerPerformance's
+#                  --transactional-id/--transaction-duration-ms, platbench's txn_duration)
 #   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
 #   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
 #   RATE=N        (messages/s: both clients at this fixed rate: ProducerPerformance
@@ -33,6 +35,12 @@ RATE=${RATE:-}
 peer_rate=${RATE:--1}
 pb_rate=()
 [ -n "$RATE" ] && pb_rate=(--rate "$RATE")
+TXN_MS=${TXN_MS:-}
+PEER_TXN=()
+if [ -n "$TXN_MS" ]; then
+  PEER_TXN=(--transactional-id "pp-bench-$$" --transaction-duration-ms "$TXN_MS")
+  PB_OPTS="$PB_OPTS&txn_duration=${TXN_MS}ms"
+fi
 OUT=${OUT:-test-artifacts/bench-kafka}
 BROKER=127.0.0.1:9092
 mkdir -p "$OUT"
@@ -61,7 +69,7 @@ run_peer() { # $1 = rep
     --topic "$topic" --partitions "$PARTITIONS" --replication-factor 1 >/dev/null
   /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/peer-$1.time" \
     taskset -c "$CLIENT_CPU" java -Xmx1g -cp "$CP" org.apache.kafka.tools.ProducerPerformance \
-    --topic "$topic" --num-records "$MESSAGES" --record-size "$SIZE" --throughput "$peer_rate" \
+    --topic "$topic" --num-records "$MESSAGES" --record-size "$SIZE" --throughput "$peer_rate" "${PEER_TXN[@]}" \
     --producer-props bootstrap.servers=$BROKER acks=$peer_acks compression.type=$COMPRESSION $PEER_PROPS \
     >"$OUT/peer-$1.out" 2>&1
   java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --delete --topic "$topic" >/dev/null
@@ -82,9 +90,10 @@ if [ -z "${REPORT_ONLY:-}" ]; then
   done
 fi
 
-RATE="$RATE" python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" <<'PY'
+RATE="$RATE" python3 - "$OUT" "$REPS" "$MESSAGES" "$SIZE" "$ACKS" "$COMPRESSION" "$CONCURRENCY" "$TXN_MS" <<'PY'
 import json, re, statistics, sys
 out, reps, n, size, acks, comp, conc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+txn = f", transactions of {sys.argv[8]} ms" if sys.argv[8] else ""
 def cpu(path):
     m = re.search(r"cpu ([\d.]+) ([\d.]+) wall ([\d.]+)", open(path).read())
     return float(m.group(1)) + float(m.group(2)), float(m.group(3))
@@ -118,7 +127,7 @@ for r in range(1, reps + 1):
     rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c, steady))
 import os
 rate_txt = f", fixed rate {int(os.environ['RATE']):,} msg/s" if os.environ.get("RATE") else ""
-print(f"{n} messages x {size} B, acks={acks}, compression={comp}, platbench concurrency {conc}{rate_txt}; medians of {reps} alternating runs")
+print(f"{n} messages x {size} B, acks={acks}, compression={comp}{txn}, platbench concurrency {conc}{rate_txt}; medians of {reps} alternating runs")
 print()
 print("| client | messages/s (whole run) | MB/s | steady msg/s (2nd half) | p99 latency | client CPU s per 1M messages | runs (msg/s; CPU s) |")
 print("|---|---:|---:|---:|---:|---:|---|")

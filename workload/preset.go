@@ -38,6 +38,10 @@ var presets = []Spec{
 	// Hazelcast CP subsystem (the seed's IAtomicReference.set of 128 KB values on a 3-member CP group).
 	{Name: "cp-reference-set", Description: "Hazelcast CP: 100% IAtomicReference.set of 131072-byte values on one reference (load phase sets it once)", Mix: MixList{{OpSet, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 131072},
 	{Name: "cp-atomic-long", Description: "Hazelcast CP: IAtomicLong 50% incrementAndGet, 50% get", Mix: MixList{{OpIncr, 0.5}, {OpGet, 0.5}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "long"}},
+	// Hazelcast CP locks: the object is named after the key, so --records and --distribution set the contention (records 1: one hot lock).
+	{Name: "cp-lock", Description: "Hazelcast CP: 100% FencedLock lock+unlock (SET) on one hot lock (--records for more locks)", Mix: MixList{{OpSet, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "lock"}},
+	{Name: "cp-trylock", Description: "Hazelcast CP: 100% FencedLock tryLock(try_timeout)+unlock (CAS); not getting the lock counts in lock_busy", Mix: MixList{{OpCAS, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "lock"}},
+	{Name: "cp-semaphore", Description: "Hazelcast CP: 100% ISemaphore acquire+release of one permit (SET) on one semaphore (permits=N)", Mix: MixList{{OpSet, 1}}, Distribution: DistUniform, Records: 1, FieldCount: 1, FieldLength: 8, Options: map[string]string{"cp": "semaphore"}},
 }
 
 // presetAliases maps short names onto preset names.

@@ -69,11 +69,23 @@ type Config struct {
 	Refs int
 	// Long is the IAtomicLong name (option long). Default "platbench-long".
 	Long string
+	// Longs is the number of counters INCR and cp=long spread over (option
+	// longs; counter KeyNum%longs, named long-0, long-1, ... when > 1). Default 1.
+	Longs int
 	// CPGroup puts the CP objects in a named CP group (option cp_group);
 	// default "" is the DEFAULT group.
 	CPGroup string
-	// CP selects what SET/GET/CAS act on: "ref" or "long" (option cp). Default ref.
+	// CP selects what SET/GET/CAS act on: "ref", "long", "lock" or
+	// "semaphore" (option cp). Default ref.
 	CP string
+	// Lock and Semaphore are the name prefixes of the FencedLocks and
+	// ISemaphores (options lock, semaphore): the object of an op is
+	// PREFIX-KeyNum. Permits is each semaphore's permits (option permits).
+	Lock, Semaphore string
+	Permits         int
+	// TryTimeout is how long a CAS (tryLock, tryAcquire) waits (option
+	// try_timeout); Hold how long a lock or permit is held (option hold).
+	TryTimeout, Hold time.Duration
 	// Timeout bounds each invocation, retries included (option timeout). Default 5s.
 	Timeout time.Duration
 	// ConnectTimeout bounds connecting to the cluster at Open and
@@ -88,9 +100,16 @@ func (c *Config) options() *target.OptionSet {
 	s.String(&c.Ref, "ref", "platbench-ref", "IAtomicReference name (a prefix when refs > 1: ref-0, ref-1, ...)")
 	s.Count(&c.Refs, "refs", "1", "number of references SET/GET/CAS spread over (reference KeyNum % refs)").
 		Range(1, 100000).WithUnit("references").FromWorkload()
-	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name")
+	s.String(&c.Long, "long", "platbench-long", "IAtomicLong name (a prefix when longs > 1: long-0, long-1, ...)")
+	s.Count(&c.Longs, "longs", "1", "number of IAtomicLongs INCR and cp=long spread over (counter KeyNum % longs), so the key distribution sets the contention").
+		Range(1, 100000).WithUnit("counters").FromWorkload()
 	s.String(&c.CPGroup, "cp_group", "", "CP group of the CP objects (name@group); none is the DEFAULT group")
-	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference or the IAtomicLong", "ref", "long").FromWorkload()
+	s.Enum(&c.CP, "cp", "ref", "what SET/GET/CAS act on: the IAtomicReference, the IAtomicLong, FencedLocks or ISemaphores", "ref", "long", "lock", "semaphore").FromWorkload()
+	s.String(&c.Lock, "lock", "platbench-lock", "FencedLock name prefix (cp=lock): an op locks PREFIX-KeyNum, so --records and the key distribution set the contention")
+	s.String(&c.Semaphore, "semaphore", "platbench-sem", "ISemaphore name prefix (cp=semaphore): an op acquires a permit of PREFIX-KeyNum")
+	s.Count(&c.Permits, "permits", "1", "permits of each ISemaphore (set when this client first uses it; a semaphore that exists keeps its own)").Range(1, 1<<30).FromWorkload()
+	s.Duration(&c.TryTimeout, "try_timeout", "0", "how long a CAS (tryLock, tryAcquire) waits for the lock or a permit; not getting it counts in lock_busy").FromWorkload()
+	s.Duration(&c.Hold, "hold", "0", "how long an op holds the lock or permit before it unlocks or releases (the critical section)").FromWorkload()
 	s.Duration(&c.Timeout, "timeout", "5s", "bound of every call, the client's retries included").Positive()
 	s.Duration(&c.ConnectTimeout, "connect_timeout", "15s", "bound of connecting at Open and of reconnecting later").Positive()
 	return s
@@ -131,7 +150,7 @@ func parseConfig(u *url.URL, opts, workloadOpts map[string]string) (*Config, err
 		cfg.User = u.User.Username()
 		cfg.Password, _ = u.User.Password()
 	}
-	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}} {
+	for _, n := range []struct{ opt, v string }{{"cluster", cfg.Cluster}, {"map", cfg.Map}, {"ref", cfg.Ref}, {"long", cfg.Long}, {"lock", cfg.Lock}, {"semaphore", cfg.Semaphore}} {
 		if n.v == "" || strings.Contains(n.v, "@") {
 			s.Problem("%s=%q must be a non-empty name without '@' (fix: another name; cp_group names the CP group)", n.opt, n.v)
 		}
@@ -151,7 +170,9 @@ type Target struct {
 
 	m      *hz.Map
 	refs   []*hz.AtomicRef
-	long   *hz.AtomicLong
+	long   *hz.AtomicLong   // longs[0]
+	longs  []*hz.AtomicLong // longs=N
+	locks  *cpLocks         // cp=lock, cp=semaphore
 	setup  bool
 	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
 
@@ -276,9 +297,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		if err != nil {
 			return err
 		}
-		t.cfg.CP, t.cfg.Refs = c.CP, c.Refs
+		t.cfg.Longs = c.Longs
+		t.cfg.CP, t.cfg.Refs, t.cfg.Permits, t.cfg.TryTimeout, t.cfg.Hold = c.CP, c.Refs, c.Permits, c.TryTimeout, c.Hold
 	}
-	var needRef, needLong, needMap bool
+	var needRef, needLong, needMap, needLock bool
 	for _, m := range w.Mix {
 		if m.Weight <= 0 {
 			continue
@@ -287,9 +309,15 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		case workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpDelete, workload.OpRMW:
 			needMap = true
 		case workload.OpSet, workload.OpGet, workload.OpCAS:
-			if t.cfg.CP == "long" {
+			switch t.cfg.CP {
+			case "long":
 				needLong = true
-			} else {
+			case "lock", "semaphore":
+				if m.Op == workload.OpGet {
+					return target.Configf("hazelcast: cp=%s has no GET (fix: SET locks and unlocks, or acquires and releases; CAS tries within try_timeout)", t.cfg.CP)
+				}
+				needLock = true
+			default:
 				needRef = true
 			}
 		case workload.OpIncr:
@@ -304,7 +332,13 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		needMap = true
 	}
 	t.cpOnly = !needMap
-	return t.proxies(ctx, needMap, needRef, needLong)
+	if err := t.proxies(ctx, needMap, needRef, needLong); err != nil {
+		return err
+	}
+	if needLock && t.locks == nil {
+		return t.openLocks(ctx)
+	}
+	return nil
 }
 
 func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) error {
@@ -332,11 +366,18 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 		}
 	}
 	if needLong && t.long == nil {
-		l, err := t.client.CPSubsystem().GetAtomicLong(ctx, t.cpName(t.cfg.Long))
-		if err != nil {
-			return cpError(t.cfg, "IAtomicLong", err)
+		for i := 0; i < t.cfg.Longs; i++ {
+			name := t.cfg.Long
+			if t.cfg.Longs > 1 {
+				name += "-" + strconv.Itoa(i)
+			}
+			l, err := t.client.CPSubsystem().GetAtomicLong(ctx, t.cpName(name))
+			if err != nil {
+				return cpError(t.cfg, "IAtomicLong", err)
+			}
+			t.longs = append(t.longs, l)
 		}
-		t.long = l
+		t.long = t.longs[0]
 	}
 	// The first call on a fresh CP subsystem creates its CP group (a Raft
 	// election): wait for it here, with connect_timeout, rather than let the
@@ -348,8 +389,8 @@ func (t *Target) proxies(ctx context.Context, needMap, needRef, needLong bool) e
 			return cpError(t.cfg, "IAtomicReference", err)
 		}
 	}
-	if t.long != nil {
-		if _, err := t.long.Get(wctx); err != nil {
+	for _, l := range t.longs {
+		if _, err := l.Get(wctx); err != nil {
 			return cpError(t.cfg, "IAtomicLong", err)
 		}
 	}
@@ -379,6 +420,9 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 // Close shuts the client down. It does not destroy the map or CP objects:
 // a following run may read what this one loaded.
 func (t *Target) Close() error {
+	if t.locks != nil {
+		t.locks.close() // its session: what it holds is released at once
+	}
 	return t.client.Shutdown(context.Background())
 }
 
@@ -403,6 +447,21 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"timeout": t.cfg.Timeout.String(),
 		"client":  "hazelcast-go-client v1.6.0",
 	}
+	if t.cfg.Longs > 1 {
+		d["longs"] = strconv.Itoa(t.cfg.Longs)
+	}
+	if t.locks != nil {
+		d["object"] = t.cfg.Lock + "-N"
+		if t.cfg.CP == "semaphore" {
+			d["object"] = t.cfg.Semaphore + "-N"
+			d["permits"] = strconv.Itoa(t.cfg.Permits)
+		}
+		d["cp_group"] = t.locks.group.name
+		d["hold"], d["try_timeout"] = t.cfg.Hold.String(), t.cfg.TryTimeout.String()
+		t.locks.mu.Lock()
+		d["session_ttl"] = t.locks.ttl.String()
+		t.locks.mu.Unlock()
+	}
 	return target.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
 		Version: version, Nodes: nodes, Details: d}
 }
@@ -412,17 +471,24 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return map[string]string{
+	out := map[string]string{
 		"cas_failed":   strconv.FormatInt(t.casFailed.Load(), 10),
 		"members_left": strconv.Itoa(t.left),
 		"members_now":  strconv.Itoa(len(t.members)),
 	}
+	if t.locks != nil {
+		out["lock_busy"] = strconv.FormatInt(t.locks.busy.Load(), 10)
+		out["sessions_expired"] = strconv.FormatInt(t.locks.expired.Load(), 10)
+	}
+	return out
 }
 
 type worker struct {
 	t        *Target
-	last     []byte // value this worker last set or read on a reference (for CAS)
-	lastLong int64
+	thread   int64   // the worker's thread id in the CP session (cp=lock, semaphore)
+	name     []byte  // the object name of the op
+	last     []byte  // value this worker last set or read on a reference (for CAS)
+	lastLong []int64 // per counter, the value this worker last set or read (for CAS)
 }
 
 var _ target.Worker = (*worker)(nil)
@@ -442,6 +508,9 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 		if t.cpOnly {
 			r := *req
 			r.Op = workload.OpSet
+			if t.locks != nil {
+				return w.doLock(ctx, &r)
+			}
 			if t.cfg.CP == "long" || t.refs == nil {
 				return w.doLong(ctx, &r)
 			}
@@ -464,11 +533,14 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 		if t.long == nil {
 			return target.ErrUnsupported
 		}
-		_, err := t.long.IncrementAndGet(ctx)
+		_, err := t.longs[req.KeyNum%uint64(len(t.longs))].IncrementAndGet(ctx)
 		return classify(err)
 	case workload.OpSet, workload.OpGet, workload.OpCAS:
-		if t.cfg.CP == "long" {
+		switch t.cfg.CP {
+		case "long":
 			return w.doLong(ctx, req)
+		case "lock", "semaphore":
+			return w.doLock(ctx, req)
 		}
 		return w.doRef(ctx, req)
 	}
@@ -552,25 +624,30 @@ func (w *worker) remember(v []byte) {
 }
 
 func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
-	l := w.t.long
-	if l == nil {
+	longs := w.t.longs
+	if longs == nil {
 		return target.ErrUnsupported
 	}
+	if w.lastLong == nil {
+		w.lastLong = make([]int64, len(longs))
+	}
+	i := req.KeyNum % uint64(len(longs))
+	l, last := longs[i], &w.lastLong[i]
 	var err error
 	switch req.Op {
 	case workload.OpSet:
 		err = l.Set(ctx, int64(req.KeyNum))
 		if err == nil {
-			w.lastLong = int64(req.KeyNum)
+			*last = int64(req.KeyNum)
 		}
 	case workload.OpGet:
-		w.lastLong, err = l.Get(ctx)
+		*last, err = l.Get(ctx)
 	case workload.OpCAS:
 		var ok bool
-		ok, err = l.CompareAndSet(ctx, w.lastLong, w.lastLong+1)
+		ok, err = l.CompareAndSet(ctx, *last, *last+1)
 		if err == nil {
 			if ok {
-				w.lastLong++
+				*last++
 			} else {
 				w.t.casFailed.Add(1)
 			}
@@ -585,6 +662,10 @@ func (w *worker) Close() error { return nil }
 func classify(err error) error { return target.WithClass(err, classOf) }
 
 func classOf(err error) target.Class {
+	var ce *memberError
+	if errors.As(err, &ce) {
+		return cpClass(ce.className)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
 		return target.ClassTimeout

@@ -97,7 +97,7 @@ func TestWorkloadOptions(t *testing.T) {
 		t.Fatalf("got %+v, %v", c, err)
 	}
 	_, err = parseConfig(u, nil, map[string]string{"cp": "int"})
-	if err == nil || !strings.Contains(err.Error(), `cp="int" (from the workload's options) is not ref or long`) {
+	if err == nil || !strings.Contains(err.Error(), `cp="int" (from the workload's options) is not ref, long, lock or semaphore`) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -263,7 +263,9 @@ func BenchmarkDo(b *testing.B) {
 // cluster and restarts the cluster afterwards. Workers run IMap and CP ops;
 // member 3 is killed mid-run: the run goes on, errors (if any) are classified,
 // and the CP group keeps its 2-of-3 majority. Then member 2 is killed: the CP
-// group has lost its majority and CP ops fail as timeout/unavailable.
+// group has lost its majority and CP ops fail as timeout/unavailable. Two
+// more workers, of a cp=lock client, tryLock and unlock FencedLocks (CAS)
+// throughout, over their own connection and CP session.
 func TestZMemberKilledMidRun(t *testing.T) {
 	raw := clusterURL(t)
 	ctl := testenv.URL(t, "PLATBENCH_HAZELCAST_CTL")
@@ -282,14 +284,23 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	if err := tg.Setup(context.Background(), spec(workload.OpSet, workload.OpRead, workload.OpUpdate)); err != nil {
 		t.Fatal(err)
 	}
+	lk := open(t, raw, map[string]string{"cp": "lock", "lock": "kill-lk-" + uniq, "timeout": "3s"})
+	if err := lk.Setup(context.Background(), lockSpec(4, workload.OpCAS)); err != nil {
+		t.Fatal(err)
+	}
 	type counts struct{ byClass [target.NumClasses]int }
 	var mu sync.Mutex
 	var phase int // 0 all up, 1 member 3 killed, 2 members 2 and 3 killed
 	res := map[int]map[workload.Op]*counts{}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 6; i++ {
+		ops := []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead}
 		w, _ := tg.NewWorker(i)
+		if i >= 4 {
+			ops = []workload.Op{workload.OpCAS}
+			w, _ = lk.NewWorker(i)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -300,7 +311,7 @@ func TestZMemberKilledMidRun(t *testing.T) {
 					return
 				default:
 				}
-				op := []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead}[j%3]
+				op := ops[j%len(ops)]
 				r := &workload.Request{Op: op, KeyNum: uint64(j % 50), Key: []byte(fmt.Sprint("k", j%50)), Value: val}
 				err := w.Do(context.Background(), r)
 				c := target.Classify(err)
@@ -336,7 +347,7 @@ func TestZMemberKilledMidRun(t *testing.T) {
 		t.Errorf("phase %d: %s did not happen within 60 s", p, what)
 	}
 	allSucceeded := func(m map[workload.Op]*counts) bool {
-		for _, op := range []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead} {
+		for _, op := range []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead, workload.OpCAS} {
 			if m[op] == nil || m[op].byClass[target.ClassNone] < 3 {
 				return false
 			}
@@ -349,8 +360,11 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	waitFor(1, "3 successes of each op after one member of three was killed (the run must go on)", allSucceeded)
 	run("kill", "2")
 	setPhase(2)
-	waitFor(2, "a CP SET error after the CP group lost its majority", func(m map[workload.Op]*counts) bool {
-		return m[workload.OpSet] != nil && m[workload.OpSet].byClass[target.ClassTimeout]+m[workload.OpSet].byClass[target.ClassUnavailable] > 0
+	waitFor(2, "a CP SET and a tryLock error after the CP group lost its majority", func(m map[workload.Op]*counts) bool {
+		failed := func(op workload.Op) bool {
+			return m[op] != nil && m[op].byClass[target.ClassTimeout]+m[op].byClass[target.ClassUnavailable] > 0
+		}
+		return failed(workload.OpSet) && failed(workload.OpCAS)
 	})
 	close(stop)
 	wg.Wait()

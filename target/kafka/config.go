@@ -46,6 +46,7 @@ type Config struct {
 	Create      bool   // option create; default true: create the topic when missing
 	Keep        bool   // option keep; default false: delete the topics Setup created
 	Partitions  int    // option partitions; default 16
+	Topics      int    // option topics; default 1: with N > 1, the topics TOPIC-0 .. TOPIC-(N-1), TOPIC being the topic option or the random name
 	Replication int    // option replication_factor (or replication); default 0: min(3, brokers)
 
 	// Produce.
@@ -62,9 +63,21 @@ type Config struct {
 	Timeout    time.Duration // option timeout; produce delivery timeout, default 30s
 	SyncInsert bool          // option sync_insert; INSERTs (the load phase) wait for their ack like PRODUCE; default false: asynchronous, up to 256 in flight per worker
 
+	// Transactions (ProducerPerformance's --transactional-id and
+	// --transaction-duration-ms). On when any of TxnID, TxnMessages,
+	// TxnDuration is given; then consumers read committed messages only.
+	TxnID         string        // option transactional_id: prefix; producer client i has id PREFIX-i; default platbench-<run id>
+	TxnMessages   int           // option txn_messages: a transaction ends after this many messages (of its client)
+	TxnDuration   time.Duration // option txn_duration: a transaction ends at the first produce this long after it began; default 3s when txn_messages is not given
+	TxnAbortEvery int           // option txn_abort_every: abort every Nth transaction of a client instead of committing it (testing); default 0: never
+	Transactional bool          // computed: transactions are on
+
 	// Consume.
 	Consumers    int           // option consumers; background group members during produce runs (streaming); default 0, or 1 with consume=true
 	Group        string        // option group; default "platbench-" + topic
+	GroupProto   string        // option group_protocol: classic (default) | consumer (KIP-848, the broker assigns)
+	JoinAfter    time.Duration // option join_after: a background consumer joins this long into the run; 0: none
+	LeaveAfter   time.Duration // option leave_after: a background consumer leaves this long into the run; 0: none
 	Offset       string        // option offset: earliest (default) | latest
 	DrainTimeout time.Duration // option drain_timeout; after the run, how long to wait for consumers to catch up before counting lost messages; default 10s
 	PollTimeout  time.Duration // option poll_timeout; a CONSUME op that gets no message in this time fails as not_found (topic drained); default 1s
@@ -91,6 +104,7 @@ func (c *Config) options(consume *bool) *target.OptionSet {
 	s.String(&c.TopicPrefix, "topic_prefix", DefaultTopicPrefix, "prefix of the random topic name").FromWorkload()
 	s.Bool(&c.Create, "create", "true", "create the topic when missing; false makes a missing topic an error").FromWorkload()
 	s.Bool(&c.Keep, "keep", "false", "keep the topic that Setup created (by default Close deletes it and its consumer group)").FromWorkload()
+	s.Count(&c.Topics, "topics", "1", "topics in use: with N > 1, NAME-0 to NAME-(N-1), NAME being topic= or the random name; each worker sends its messages to them in turn, and consumers read them all").Range(1, 100000).FromWorkload()
 	s.Count(&c.Partitions, "partitions", strconv.Itoa(DefaultPartitions), "partitions of a created topic").Range(1, 1<<20).FromWorkload()
 	s.Count(&c.Replication, "replication_factor", "", "replication factor of a created topic").Range(1, 32767).
 		Computed("min(3, brokers)").Alias("replication").FromWorkload()
@@ -107,9 +121,18 @@ func (c *Config) options(consume *bool) *target.OptionSet {
 	s.Count(&c.Producers, "producers", "1", "independent producer clients (connections, buffers); worker i uses client i mod N").Range(1, 4096).FromWorkload()
 	s.Duration(&c.Timeout, "timeout", "30s", "delivery timeout of a produce: past it the produce fails as timeout").FromWorkload()
 	s.Bool(&c.SyncInsert, "sync_insert", "false", "INSERTs wait for their acknowledgement like PRODUCE").FromWorkload()
+	s.String(&c.TxnID, "transactional_id", "", "transactional producers: producer client i has the transactional id PREFIX-i. Turns transactions on; consumers then read committed messages only").
+		Computed("platbench-<run id> when txn_messages or txn_duration is given").FromWorkload()
+	s.Count(&c.TxnMessages, "txn_messages", "", "a transaction ends (commits) once its producer client has sent this many messages; turns transactions on").Range(1, 1<<30).FromWorkload()
+	s.Duration(&c.TxnDuration, "txn_duration", "", "a transaction ends at its client's first produce this long after it began (ProducerPerformance's --transaction-duration-ms); turns transactions on").
+		Range(int64(time.Millisecond), int64(5*time.Minute)).Computed("3s when transactions are on without txn_messages").FromWorkload()
+	s.Count(&c.TxnAbortEvery, "txn_abort_every", "0", "abort every Nth transaction of a producer client instead of committing it (to test read_committed consumers); its messages are counted as aborted, not lost").Range(0, 1<<30).FromWorkload()
 	s.Count(&c.Consumers, "consumers", "0", "background consumer group members during the run phase (streaming)").Range(0, 4096).FromWorkload()
 	s.Bool(consume, "consume", "false", "shorthand for consumers=1").FromWorkload()
 	s.String(&c.Group, "group", "", "consumer group").Computed("platbench-<topic>").FromWorkload()
+	s.Enum(&c.GroupProto, "group_protocol", "classic", "consumer group protocol: classic (the client-side cooperative-sticky assignor) or consumer (KIP-848, Kafka 4.0+: the broker's uniform assignor)", "classic", "consumer").FromWorkload()
+	s.Duration(&c.JoinAfter, "join_after", "0", "one more background consumer joins the group this long into the run phase; kafka.rebalance_join_ms is the time until it is assigned partitions").FromWorkload()
+	s.Duration(&c.LeaveAfter, "leave_after", "0", "one background consumer leaves the group this long into the run phase; kafka.rebalance_leave_ms is the time until the others own its partitions").FromWorkload()
 	s.Enum(&c.Offset, "offset", "earliest", "where a group without committed offsets starts (keep earliest when counting loss)", "earliest", "latest").FromWorkload()
 	s.Duration(&c.PollTimeout, "poll_timeout", "1s", "a CONSUME that gets no message in this time fails as not_found").Positive().FromWorkload()
 	s.Duration(&c.DrainTimeout, "drain_timeout", "10s", "after the run, how long background consumers may take to catch up before lost messages are counted").FromWorkload()
@@ -210,8 +233,32 @@ func (c *Config) check(s *target.OptionSet) {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		s.Problem("tls_cert and tls_key go together (fix: give both or neither)")
 	}
+	c.checkTxn(s)
+	if c.JoinAfter > 0 && c.Consumers == 0 {
+		s.Problem("join_after needs background consumers (fix: add consumers=N)")
+	}
+	if c.LeaveAfter > 0 && c.Consumers < 2 && (c.JoinAfter == 0 || c.JoinAfter >= c.LeaveAfter) {
+		s.Problem("leave_after needs another consumer to take over the partitions (fix: consumers=2 or more, or a join_after before it)")
+	}
 	if c.Topic == "" && c.TopicPrefix == "" {
 		s.Problem("topic_prefix is empty (fix: give topic=NAME or a prefix)")
+	}
+}
+
+// checkTxn settles the transaction options.
+func (c *Config) checkTxn(s *target.OptionSet) {
+	c.Transactional = c.TxnID != "" || c.TxnMessages > 0 || c.TxnDuration > 0
+	if !c.Transactional {
+		if c.TxnAbortEvery > 0 {
+			s.Problem("txn_abort_every=%d needs transactions (fix: add txn_messages=N, txn_duration=D or transactional_id=PREFIX)", c.TxnAbortEvery)
+		}
+		return
+	}
+	if c.TxnMessages == 0 && c.TxnDuration == 0 {
+		c.TxnDuration = 3 * time.Second
+	}
+	if c.Acks != "all" || !c.Idempotent {
+		s.Problem("transactions need acks=all and the idempotent producer (fix: drop acks and idempotent, or drop the transaction options)")
 	}
 }
 
@@ -282,6 +329,12 @@ func (c *Config) producerOpts() []kgo.Opt {
 	}
 	if c.Timeout > 0 {
 		o = append(o, kgo.RecordDeliveryTimeout(c.Timeout))
+	}
+	if c.Transactional {
+		// The broker aborts a transaction open longer than this; franz-go's
+		// default is 40s. The broker's transaction.max.timeout.ms (15 min by
+		// default) bounds it.
+		o = append(o, kgo.TransactionTimeout(max(time.Minute, 2*c.TxnDuration+c.Timeout)))
 	}
 	if c.Key == "none" {
 		// Records without a key go to one partition per batch, switching when

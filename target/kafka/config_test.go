@@ -62,6 +62,25 @@ func TestParseConfig(t *testing.T) {
 		{name: "all problems at once", url: "kafka://h?acks=2&msg_size=10&compression=brotli&bogus=1&linger=soon",
 			wantErr: []string{`acks="2"`, `msg_size="10"`, `compression="brotli"`, `unknown option "bogus"`, `linger="soon"`}},
 		{name: "no broker", url: "kafka://", wantErr: []string{"no broker"}},
+		{name: "transactions by size", url: "kafka://h?txn_messages=1k&txn_abort_every=10", check: func(t *testing.T, c *Config) {
+			if !c.Transactional || c.TxnMessages != 1000 || c.TxnDuration != 0 || c.TxnAbortEvery != 10 || c.TxnID != "" {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "transactional_id alone commits every 3s", url: "kafka://h?transactional_id=bench", check: func(t *testing.T, c *Config) {
+			if !c.Transactional || c.TxnDuration != 3*time.Second || c.TxnMessages != 0 || c.TxnID != "bench" {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "no transactions by default", url: "kafka://h", check: func(t *testing.T, c *Config) {
+			if c.Transactional {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{name: "transactions need acks=all", url: "kafka://h?acks=1&txn_duration=100ms", wantErr: []string{"transactions need acks=all"}},
+		{name: "transactions need idempotence", url: "kafka://h?idempotent=false&txn_messages=5", wantErr: []string{"transactions need acks=all and the idempotent producer"}},
+		{name: "abort needs transactions", url: "kafka://h?txn_abort_every=3", wantErr: []string{"txn_abort_every=3 needs transactions"}},
+		{name: "txn_duration range", url: "kafka://h?txn_duration=1h", wantErr: []string{"txn_duration"}},
 		{name: "idempotence needs acks=all", url: "kafka://h?acks=1&idempotent=true", wantErr: []string{"idempotent=true needs acks=all"}},
 		{name: "sasl without user", url: "kafka://h?sasl=plain", wantErr: []string{"needs a user"}},
 		{name: "cert without key", url: "kafka://h?tls_cert=/x.pem", wantErr: []string{"tls_cert and tls_key"}},
@@ -131,24 +150,32 @@ func TestLedgerCountsLostAndDuplicates(t *testing.T) {
 	// one message of another run and one without a header.
 	off := int64(0)
 	for s := uint64(0); s < 998; s++ {
-		l.note(header{run: 42, producer: 3, seq: s}, true, 100, 0, off)
+		l.note(header{run: 42, producer: 3, seq: s}, true, 100, "a", 0, off)
 		off++
 	}
-	l.note(header{run: 42, producer: 3, seq: 10}, true, 100, 0, off)
-	l.note(header{run: 42, producer: 3, seq: 500}, true, 100, 1, 0)
-	l.note(header{run: 41, producer: 3, seq: 1}, true, 100, 1, 1)
-	l.note(header{}, false, 5, 1, 2)
+	l.note(header{run: 42, producer: 3, seq: 10}, true, 100, "a", 0, off)
+	l.note(header{run: 42, producer: 3, seq: 500}, true, 100, "a", 1, 0)
+	l.note(header{run: 41, producer: 3, seq: 1}, true, 100, "a", 1, 1)
+	l.note(header{}, false, 5, "a", 1, 2)
 	// A consumer rewinding re-reads offsets 5..9 of partition 0: redeliveries.
 	for o := int64(5); o < 10; o++ {
-		if l.note(header{run: 42, producer: 3, seq: uint64(o)}, true, 100, 0, o) != deliveredAgain {
+		if l.note(header{run: 42, producer: 3, seq: uint64(o)}, true, 100, "a", 0, o) != deliveredAgain {
 			t.Fatal("a redelivered offset counted as a first delivery")
 		}
 	}
-	seen := l.seen[3]
-	if lost := seen.missing(&acked); lost != 2 {
-		t.Errorf("lost = %d, want 2", lost)
+	// The same partition and offset of another topic (topics=N) is new.
+	if l.note(header{run: 42, producer: 3, seq: 998}, true, 100, "b", 0, 5) != deliveredOurs {
+		t.Fatal("an offset of another topic counted as a redelivery")
 	}
-	if l.dups != 2 || l.foreign != 2 || l.redeliv != 5 || l.records != 1007 || l.bytes != 1006*100+5 {
+	l.marker("b", 0, 6) // a transaction's marker moves the position, counts nothing
+	if n, ok := l.next("b", 0); !ok || n != 7 {
+		t.Errorf("next after a marker = %d, %v; want 7", n, ok)
+	}
+	seen := l.seen[3]
+	if lost := seen.missing(&acked); lost != 1 {
+		t.Errorf("lost = %d, want 1", lost)
+	}
+	if l.dups != 2 || l.foreign != 2 || l.redeliv != 5 || l.records != 1008 || l.bytes != 1007*100+5 {
 		t.Errorf("dups=%d foreign=%d redelivered=%d records=%d bytes=%d", l.dups, l.foreign, l.redeliv, l.records, l.bytes)
 	}
 	if extra := seen.extra(&acked); extra != 0 {
@@ -183,14 +210,14 @@ func TestPerMessagePathDoesNotAllocate(t *testing.T) {
 	seq := uint64(0)
 	for ; seq < 100000; seq++ { // grow the bitmaps
 		acked.set(seq)
-		l.note(header{run: 1, producer: 2, seq: seq}, true, 1000, 0, int64(seq))
+		l.note(header{run: 1, producer: 2, seq: seq}, true, 1000, "a", 0, int64(seq))
 	}
 	seq = 0
 	allocs := testing.AllocsPerRun(10000, func() {
 		putHeader(buf, header{sendNs: 1, run: 1, producer: 2, seq: seq})
 		h, ok := readHeader(buf)
 		acked.set(seq)
-		l.note(h, ok, len(buf), 1, int64(seq))
+		l.note(h, ok, len(buf), "a", 1, int64(seq))
 		seq++
 	})
 	if allocs != 0 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,10 @@ type Target struct {
 	run   uint32 // run id written into every payload
 
 	topic   string
-	created bool // Setup created the topic: Close deletes it unless Keep
+	created bool          // Setup created the topic: Close deletes it unless Keep
+	topics  []string      // every topic in use (topics=N); topics[0] == topic
+	made    []string      // the topics Setup created, which Close deletes unless Keep
+	madeIn  time.Duration // how long creating them took, leaders known
 	// existing: UseExisting was called, Setup creates no topic (dataset.go).
 	existing bool
 	group    string
@@ -46,6 +50,8 @@ type Target struct {
 
 	mu        sync.Mutex
 	producers []*kgo.Client
+	txns      []*txnProducer // producers' transactions (transactional), by client
+	txn       txnStats
 	workers   []*Worker
 	nextProd  atomic.Uint32
 	ledger    *ledger
@@ -57,6 +63,8 @@ type Target struct {
 	lagAtEnd  int64
 	lagKnown  bool
 	lagErr    error
+	watch     *groupWatch // background consumers' assignments, for rebalance times
+	groupType string      // the group's protocol as the broker reports it
 	closeOnce sync.Once
 }
 
@@ -145,6 +153,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			t.group += fmt.Sprintf("-%08x", t.run)
 		}
 	}
+	if t.cfg.Topics > 1 {
+		return t.setupTopics(ctx, len(md.Brokers))
+	}
+	t.topics = []string{t.topic}
 	tds, err := t.admin.ListTopics(cctx, t.topic)
 	hidden := errors.Is(err, kerr.TopicAuthorizationFailed) // absent, or present and not ours to see
 	if err != nil && !hidden {
@@ -195,20 +207,18 @@ func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) err
 	if !t.cfg.Create {
 		return target.Configf("kafka: topic %q does not exist and create=false (fix: create it, or drop create=false)", t.topic)
 	}
-	rf := t.cfg.Replication
-	if rf == 0 {
-		rf = min(3, brokers)
+	rf, err := t.replicas(brokers)
+	if err != nil {
+		return err
 	}
-	if rf > brokers {
-		return target.Configf("kafka: replication_factor=%d but the cluster has %d broker(s) (fix: replication_factor<=%d)", rf, brokers, brokers)
-	}
+	start := time.Now()
 	resp, err := t.admin.CreateTopic(cctx, int32(t.cfg.Partitions), int16(rf), nil, t.topic)
 	if err == nil {
 		err = resp.Err
 	}
 	switch {
 	case err == nil:
-		t.created = true
+		t.created, t.made = true, []string{t.topic}
 	case errors.Is(err, kerr.TopicAlreadyExists):
 	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed):
 		what := "does not exist"
@@ -219,17 +229,8 @@ func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) err
 	default:
 		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
 	}
-	// The new topic's leaders take a moment to be known everywhere; wait for
-	// them so that the first produces do not count as errors.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		tds, err := t.admin.ListTopics(cctx, t.topic)
-		if err == nil {
-			if td, ok := tds[t.topic]; ok && td.Err == nil && len(td.Partitions) == t.cfg.Partitions && allLeaders(td) {
-				break
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.waitLeaders(cctx, t.topics, 10*time.Second)
+	t.madeIn = time.Since(start)
 	return nil
 }
 
@@ -257,8 +258,9 @@ func (t *Target) reachErr(err error) error {
 	return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
 }
 
-// producer returns the producer client for a new worker, creating it.
-func (t *Target) producer() (*kgo.Client, uint32, error) {
+// producer returns the producer client for a new worker, creating it, and
+// its transactions (nil unless transactional).
+func (t *Target) producer() (*kgo.Client, *txnProducer, uint32, error) {
 	id := t.nextProd.Add(1) - 1
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -266,25 +268,57 @@ func (t *Target) producer() (*kgo.Client, uint32, error) {
 	for len(t.producers) <= i {
 		opts := append(append([]kgo.Opt{}, t.conn...), t.cfg.producerOpts()...)
 		opts = append(opts, kgo.DefaultProduceTopic(t.topic))
+		if t.cfg.Transactional {
+			opts = append(opts, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.txnPrefix(), len(t.producers))))
+		}
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
-			return nil, 0, target.Configf("kafka: producer: %v", err)
+			return nil, nil, 0, target.Configf("kafka: producer: %v", err)
+		}
+		if t.cfg.Transactional {
+			p, err := newTxnProducer(cl)
+			if err != nil {
+				cl.Close()
+				return nil, nil, 0, fmt.Errorf("kafka: beginning a transaction: %w", err)
+			}
+			t.txns = append(t.txns, p)
 		}
 		t.producers = append(t.producers, cl)
 	}
-	return t.producers[i], id, nil
+	var tx *txnProducer
+	if t.cfg.Transactional {
+		tx = t.txns[i]
+	}
+	return t.producers[i], tx, id, nil
+}
+
+// txnPrefix is the prefix of the producers' transactional ids.
+func (t *Target) txnPrefix() string {
+	if t.cfg.TxnID != "" {
+		return t.cfg.TxnID
+	}
+	return fmt.Sprintf("platbench-%08x", t.run)
 }
 
 // consumer returns a new group member for the topic.
-func (t *Target) consumer() (*kgo.Client, error) {
+func (t *Target) consumer(extra ...kgo.Opt) (*kgo.Client, error) {
 	start := kgo.NewOffset().AtStart()
 	if t.cfg.Offset == "latest" {
 		start = kgo.NewOffset().AtEnd()
 	}
 	opts := append(append([]kgo.Opt{}, t.conn...),
-		kgo.ConsumeTopics(t.topic), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
+		kgo.ConsumeTopics(t.topics...), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
 		kgo.FetchMaxWait(100*time.Millisecond))
-	cl, err := kgo.NewClient(opts...)
+	if t.cfg.Transactional {
+		// Committed messages only; the markers too, so that the consumed
+		// position (and the lag) moves past them.
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	}
+	if t.cfg.GroupProto == "consumer" {
+		// KIP-848: the broker's group coordinator assigns ("uniform").
+		opts = append(opts, kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer())
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
 		return nil, target.Configf("kafka: consumer: %v", err)
 	}
@@ -298,11 +332,14 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	if t.topic == "" {
 		return nil, errors.New("kafka: NewWorker before Setup")
 	}
-	prod, pid, err := t.producer()
+	prod, tx, pid, err := t.producer()
 	if err != nil {
 		return nil, err
 	}
-	w := newWorker(t, prod, pid)
+	w := newWorker(t, prod, tx, pid)
+	if tx != nil {
+		tx.join(w)
+	}
 	t.mu.Lock()
 	t.workers = append(t.workers, w)
 	t.mu.Unlock()
@@ -320,8 +357,9 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 		return nil
 	}
 	t.mu.Lock()
+	t.watch = newGroupWatch()
 	for i := 0; i < n; i++ {
-		cl, err := t.consumer()
+		cl, err := t.consumer(t.watch.opts(i)...)
 		if err != nil {
 			t.mu.Unlock()
 			return err
@@ -348,16 +386,33 @@ func (t *Target) RunBackground(ctx context.Context, sink target.Sink) error {
 	t.backlog = backlog
 	t.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, cl := range bg {
+	members := make([]*member, len(bg))
+	for i, cl := range bg {
+		m := &member{cl: cl, done: make(chan struct{})}
+		members[i] = m
+		var mctx context.Context
+		mctx, m.stop = context.WithCancel(dctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.consumeLoop(dctx, cl, sink, &recording, backlog)
+			defer close(m.done)
+			t.consumeLoop(mctx, cl, sink, &recording, backlog)
+		}()
+	}
+	if t.cfg.JoinAfter > 0 || t.cfg.LeaveAfter > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.churn(ctx, dctx, members, func(cl *kgo.Client) { t.consumeLoop(dctx, cl, sink, &recording, backlog) })
 		}()
 	}
 	go func() { wg.Wait(); close(t.bgDone) }()
 	<-ctx.Done()
 	recording.Store(false)
+	t.noteGroupType()
+	t.mu.Lock()
+	bg = append([]*kgo.Client(nil), t.bg...) // with the one that joined, without the one that left
+	t.mu.Unlock()
 	t.noteLag(bg)
 	return nil
 }
@@ -375,8 +430,12 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		})
 		now := time.Now().UnixNano()
 		fs.EachRecord(func(r *kgo.Record) {
+			if r.Attrs.IsControl() { // a transaction's marker
+				t.ledger.marker(r.Topic, r.Partition, r.Offset)
+				return
+			}
 			h, ok := readHeader(r.Value)
-			d := t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset)
+			d := t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset)
 			if rec && d == deliveredOurs && !backlog[h.producer] {
 				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
 			}
@@ -401,11 +460,11 @@ func (t *Target) noteLag(cls []*kgo.Client) {
 	var ends, starts kadm.ListedOffsets
 	var err error
 	for try := 0; try < 3; try++ {
-		if ends, err = t.admin.ListEndOffsets(ctx, t.topic); err == nil {
+		if ends, err = t.admin.ListEndOffsets(ctx, t.topics...); err == nil {
 			err = ends.Error()
 		}
 		if err == nil {
-			if starts, err = t.admin.ListStartOffsets(ctx, t.topic); err == nil {
+			if starts, err = t.admin.ListStartOffsets(ctx, t.topics...); err == nil {
 				err = starts.Error()
 			}
 		}
@@ -424,8 +483,8 @@ func (t *Target) noteLag(cls []*kgo.Client) {
 					next = so.Offset
 				}
 			}
-			if int(o.Partition) < len(t.ledger.maxOff) && t.ledger.maxOff[o.Partition] >= 0 {
-				next = t.ledger.maxOff[o.Partition] + 1
+			if n, ok := t.ledger.next(o.Topic, o.Partition); ok {
+				next = n
 			}
 			lag += max(0, o.Offset-next)
 		})
@@ -468,6 +527,10 @@ func (t *Target) expected() (map[uint32]*bitmap, uint64) {
 // the run, when every worker has returned.
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
+	t.endOpenTxns()
+	t.txnSummary(out)
+	t.topicSummary(out)
+	t.groupSummary(out)
 	t.mu.Lock()
 	var pbytes uint64
 	var insFailed uint64
@@ -594,6 +657,22 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
 		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
+	if len(t.topics) > 1 {
+		info.Details["topics"] = strconv.Itoa(len(t.topics))
+	}
+	if t.cfg.Transactional {
+		info.Details["transactional_id"] = t.txnPrefix() + "-N"
+		info.Details["isolation"] = "read_committed"
+		if t.cfg.TxnMessages > 0 {
+			info.Details["txn_messages"] = strconv.Itoa(t.cfg.TxnMessages)
+		}
+		if t.cfg.TxnDuration > 0 {
+			info.Details["txn_duration"] = t.cfg.TxnDuration.String()
+		}
+		if t.cfg.TxnAbortEvery > 0 {
+			info.Details["txn_abort_every"] = strconv.Itoa(t.cfg.TxnAbortEvery)
+		}
+	}
 	if t.msgMax > t.msgSize {
 		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)
 	}
@@ -635,7 +714,7 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 	var n int64
 	ds.Each(func(d kadm.DescribedLogDir) {
 		d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
-			if p.Topic == t.topic {
+			if slices.Contains(t.topics, p.Topic) {
 				n += p.Size
 			}
 		})
@@ -666,14 +745,17 @@ func (t *Target) Close() error {
 			cancel()
 		}
 		if t.created && !t.cfg.Keep {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second+time.Duration(len(t.made))*10*time.Millisecond)
 			defer cancel()
-			resp, derr := t.admin.DeleteTopics(ctx, t.topic)
+			resp, derr := t.admin.DeleteTopics(ctx, t.made...)
 			if derr == nil {
 				derr = resp.Error()
 			}
 			if derr != nil {
 				err = fmt.Errorf("kafka: deleting topic %q: %w (fix: delete it by hand, or keep=true)", t.topic, derr)
+				if len(t.made) > 1 {
+					err = fmt.Errorf("kafka: deleting the %d topics %s..%s: %w (fix: delete them by hand, or keep=true)", len(t.made), t.made[0], t.made[len(t.made)-1], derr)
+				}
 			}
 			if t.group != "" {
 				_, _ = t.admin.DeleteGroups(ctx, t.group)

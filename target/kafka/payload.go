@@ -93,29 +93,49 @@ type ledger struct {
 	redeliv uint64 // offsets read again (consumer rewound to its last commit)
 	records uint64
 	bytes   uint64
-	maxOff  []int64 // per partition: highest offset consumed, -1 if none
+	maxOff  map[string][]int64 // per topic and partition: highest offset consumed, -1 if none
 }
 
-func newLedger(run uint32) *ledger { return &ledger{run: run, seen: map[uint32]*bitmap{}} }
+func newLedger(run uint32) *ledger {
+	return &ledger{run: run, seen: map[uint32]*bitmap{}, maxOff: map[string][]int64{}}
+}
+
+// slot is the highest offset consumed of a partition (the caller holds mu).
+func (l *ledger) slot(topic string, partition int32) *int64 {
+	offs := l.maxOff[topic]
+	for int(partition) >= len(offs) {
+		offs = append(offs, -1)
+		l.maxOff[topic] = offs
+	}
+	return &offs[partition]
+}
+
+// next is the offset after the highest consumed of a partition, and whether
+// one was (the caller holds mu).
+func (l *ledger) next(topic string, partition int32) (int64, bool) {
+	offs := l.maxOff[topic]
+	if int(partition) < len(offs) && offs[partition] >= 0 {
+		return offs[partition] + 1, true
+	}
+	return 0, false
+}
 
 // note records one consumed message and says what it was. A message read again at an offset
 // already consumed (a consumer group rewinding to its last commit after a
 // rebalance or a broker restart) is a redelivery, not a duplicate: duplicates
 // are the same producer sequence number at two offsets.
-func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64) delivery {
+func (l *ledger) note(h header, ok bool, size int, topic string, partition int32, offset int64) delivery {
 	l.mu.Lock()
 	l.records++
 	l.bytes += uint64(size)
 	if partition >= 0 {
-		for int(partition) >= len(l.maxOff) {
-			l.maxOff = append(l.maxOff, -1)
-		}
-		if offset <= l.maxOff[partition] {
+		m := l.slot(topic, partition)
+		if offset <= *m {
 			l.redeliv++
 			l.mu.Unlock()
 			return deliveredAgain
 		}
-		l.maxOff[partition] = offset
+		*m = offset
 	}
 	if !ok || h.run != l.run {
 		l.foreign++
@@ -132,6 +152,16 @@ func (l *ledger) note(h header, ok bool, size int, partition int32, offset int64
 	}
 	l.mu.Unlock()
 	return deliveredOurs
+}
+
+// marker records a transaction's commit or abort marker, read by a
+// read_committed consumer: it takes an offset, so the consumer's position
+// (for the lag) moves past it, but it is no message.
+func (l *ledger) marker(topic string, partition int32, offset int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.slot(topic, partition)
+	*m = max(*m, offset)
 }
 
 // delivery is what a consumed message was to the ledger.

@@ -35,6 +35,10 @@ type Worker struct {
 	acked bitmap     // sequence numbers the broker acknowledged
 	bytes uint64     // bytes of acknowledged messages
 
+	tx        *txnProducer // the client's transactions; nil without
+	pend      []uint64     // acknowledged in the open transaction (under ackMu)
+	pendBytes uint64
+
 	free        chan *kgo.Record // records of asynchronous INSERTs not in flight
 	asyncProm   func(*kgo.Record, error)
 	pending     sync.WaitGroup
@@ -54,8 +58,8 @@ var _ target.Worker = (*Worker)(nil)
 // errDrained is a CONSUME that found no message within poll_timeout.
 var errDrained = &target.Error{Class: target.ClassNotFound, Err: errors.New("kafka: no message within poll_timeout (the topic is drained)")}
 
-func newWorker(t *Target, prod *kgo.Client, pid uint32) *Worker {
-	w := &Worker{t: t, prod: prod, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
+func newWorker(t *Target, prod *kgo.Client, tx *txnProducer, pid uint32) *Worker {
+	w := &Worker{t: t, prod: prod, tx: tx, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
 		rng: uint64(pid)*0x9E3779B97F4A7C15 + 1}
 	fillValue(w.value)
 	w.prom = func(_ *kgo.Record, err error) { w.done <- err }
@@ -117,21 +121,33 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	seq := w.seq
 	w.seq++
 	putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: w.pid, seq: seq})
-	w.rec = kgo.Record{Topic: t.topic, Value: v}
+	w.rec = kgo.Record{Topic: t.topicFor(w.pid, seq), Value: v}
 	if t.cfg.Key != "none" && len(req.Key) > 0 {
 		w.key = append(w.key[:0], req.Key...)
 		w.rec.Key = w.key
 	}
+	if w.tx != nil {
+		w.tx.gate.RLock()
+		w.tx.n.Add(1)
+	}
 	w.prod.Produce(ctx, &w.rec, w.prom)
 	// The promise always runs, also when ctx ends: wait for it so that the
 	// record and buffers can be reused.
-	if err := <-w.done; err != nil {
+	err := <-w.done
+	if err == nil {
+		w.ackMu.Lock()
+		w.noteAck(seq, n)
+		w.ackMu.Unlock()
+	}
+	if w.tx != nil {
+		w.tx.gate.RUnlock()
+		if err == nil {
+			err = w.maybeEnd()
+		}
+	}
+	if err != nil {
 		return classify(err)
 	}
-	w.ackMu.Lock()
-	w.acked.set(seq)
-	w.bytes += uint64(n)
-	w.ackMu.Unlock()
 	return nil
 }
 
@@ -169,12 +185,22 @@ func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
 	seq := w.seq
 	w.seq++
 	putHeader(v, header{sendNs: time.Now().UnixNano(), run: w.t.run, producer: w.pid, seq: seq})
-	*r = kgo.Record{Topic: w.t.topic, Value: v}
+	*r = kgo.Record{Topic: w.t.topicFor(w.pid, seq), Value: v}
 	if w.t.cfg.Key != "none" && len(req.Key) > 0 {
 		r.Key = append(kb, req.Key...)
 	}
 	w.pending.Add(1)
+	if w.tx == nil {
+		w.prod.Produce(ctx, r, w.asyncProm)
+		return nil
+	}
+	w.tx.gate.RLock()
+	w.tx.n.Add(1)
 	w.prod.Produce(ctx, r, w.asyncProm)
+	w.tx.gate.RUnlock()
+	if err := w.maybeEnd(); err != nil {
+		return classify(err)
+	}
 	return nil
 }
 
@@ -187,8 +213,7 @@ func (w *Worker) asyncDone(r *kgo.Record, err error) {
 	} else {
 		h, _ := readHeader(r.Value)
 		w.ackMu.Lock()
-		w.acked.set(h.seq)
-		w.bytes += uint64(len(r.Value))
+		w.noteAck(h.seq, len(r.Value))
 		w.ackMu.Unlock()
 	}
 	w.free <- r
@@ -233,8 +258,12 @@ func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
 		r := w.buf[w.pos]
 		w.buf[w.pos] = nil
 		w.pos++
+		if r.Attrs.IsControl() { // a transaction's marker (transactional_id)
+			w.t.ledger.marker(r.Topic, r.Partition, r.Offset)
+			continue
+		}
 		h, ok := readHeader(r.Value)
-		if w.t.ledger.note(h, ok, len(r.Value), r.Partition, r.Offset) == deliveredAgain {
+		if w.t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset) == deliveredAgain {
 			continue // read before (the group rewound after a rebalance): not progress
 		}
 		req.Value = r.Value
@@ -256,11 +285,16 @@ func (w *Worker) closeConsumer() {
 // Close leaves the consumer group (the producer client is the Target's).
 func (w *Worker) Close() error {
 	w.pending.Wait() // asynchronous INSERTs still in flight
+	var err error
+	if w.tx != nil {
+		// Commit what this worker (and the others of its client) produced.
+		err = w.t.flushTxn(w.tx)
+	}
 	w.t.mu.Lock()
 	defer w.t.mu.Unlock()
 	w.finished = true
 	w.closeConsumer()
-	return nil
+	return err
 }
 
 // classify maps franz-go and broker errors onto target error classes.
