@@ -84,7 +84,8 @@ func (t *Target) Clean(ctx context.Context, _ *workload.Spec) ([]string, error) 
 	}
 	var names []string
 	for name := range tds {
-		if (t.cfg.Topic != "" && name == t.cfg.Topic) || (t.cfg.Topic == "" && strings.HasPrefix(name, t.cfg.TopicPrefix)) {
+		named := name == t.cfg.Topic || (t.cfg.Topics > 1 && strings.HasPrefix(name, t.cfg.Topic+"-"))
+		if (t.cfg.Topic != "" && named) || (t.cfg.Topic == "" && strings.HasPrefix(name, t.cfg.TopicPrefix)) {
 			names = append(names, name)
 		}
 	}

@@ -43,6 +43,10 @@ func (t *Target) setupTopics(ctx context.Context, brokers int) error {
 	if len(missing) == 0 {
 		return nil // all exist: use them as they are
 	}
+	if t.existing {
+		return target.MissingDataset("kafka: the dataset is not there: %d of the topics %s-0..%d do not exist (fix: load them first: platbench load with the same target, topic=%s and topics=%d; then run without the load phase)",
+			len(missing), base, n-1, base, n)
+	}
 	if !t.cfg.Create {
 		return target.Configf("kafka: %d of the topics %s-0..%d do not exist and create=false (fix: create them, or drop create=false)", len(missing), base, n-1)
 	}
