@@ -135,3 +135,32 @@ func TestPlanFromUSL(t *testing.T) {
 		t.Errorf("above the peak: %+v", r)
 	}
 }
+
+// A published data set with published fitted parameters: the SPEC SDM91
+// benchmark of a 16-CPU Sun SPARCcenter 2000 (script executions per hour by
+// simulated users), from Neil J. Gunther, Guerrilla Capacity Planning
+// (Springer, 2007; doi:10.1007/978-3-540-31010-5), shipped as the specsdm91
+// data set of the R package usl (CRAN; github.com/smoeding/usl), whose
+// README prints the fit of usl(throughput ~ load, specsdm91):
+// alpha (σ) 0.0277285, beta (κ) 0.0001044, gamma (λ) 89.9952330.
+func TestFitUSLPublishedSPECSDM91(t *testing.T) {
+	pts := []USLPoint{{N: 1, X: 64.9}, {N: 18, X: 995.9}, {N: 36, X: 1652.4}, {N: 72, X: 1853.2},
+		{N: 108, X: 1828.9}, {N: 144, X: 1775.0}, {N: 216, X: 1702.2}}
+	f, err := FitUSL(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+		rel       float64
+	}{{"σ", f.Sigma, 0.0277285, 1e-4}, {"κ", f.Kappa, 0.0001044, 1e-3}, {"λ", f.Lambda, 89.9952330, 1e-5}} {
+		if math.Abs(c.got-c.want) > c.rel*c.want {
+			t.Errorf("%s = %v, the published fit gives %v", c.name, c.got, c.want)
+		}
+	}
+	// N* = sqrt((1-σ)/κ): about 96.5 users.
+	if f.PeakNodes < 96 || f.PeakNodes > 97 {
+		t.Errorf("peak at %v users, want about 96.5", f.PeakNodes)
+	}
+}
