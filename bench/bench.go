@@ -11,6 +11,8 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -84,6 +86,9 @@ type Session struct {
 	ks   *workload.Keyspace
 	r    *result.Result
 	tel  *telemetry.Session
+	// loadID is the load that wrote the dataset: this run's, or the
+	// earlier one the target's mark names.
+	loadID string
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -122,10 +127,14 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
 	}
+	var loadID string
 	if checks && cfg.Run {
 		if err := dc.CheckDataset(ctx, &spec); err != nil {
 			t.Close()
 			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
+		}
+		if lm, ok := t.(target.LoadMarker); ok {
+			loadID, _ = lm.LoadMark(ctx, &spec) // no mark: the result says nothing of it
 		}
 	}
 
@@ -171,7 +180,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel}, nil
+	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}, nil
 }
 
 // Load runs the load phase.
@@ -185,7 +194,22 @@ func (s *Session) Load(ctx context.Context) error {
 	if err := failedEverything(p); err != nil && ctx.Err() == nil {
 		return err
 	}
+	if !p.Interrupted {
+		s.loadID = newLoadID(time.Now())
+		if lm, ok := s.t.(target.LoadMarker); ok {
+			if err := lm.MarkLoad(ctx, &s.spec, s.loadID); err != nil {
+				s.r.Notes = append(s.r.Notes, fmt.Sprintf("the load's id %s was not kept on the target (%v): a later run without a load cannot name the load it reads", s.loadID, err))
+			}
+		}
+	}
 	return nil
+}
+
+// newLoadID names a load: its start (UTC) and 4 random bytes.
+func newLoadID(t time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
@@ -221,6 +245,7 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		LogicalBytes: spec.DatasetBytes(),
 		HostRAMBytes: r.Platform.RAMBytes,
 		Source:       result.DatasetLoaded,
+		LoadID:       s.loadID,
 	}
 	if !cfg.Load {
 		r.Dataset.Source = result.DatasetExisting

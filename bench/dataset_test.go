@@ -60,8 +60,12 @@ func TestDatasetsStayPut(t *testing.T) {
 			if _, err := Run(ctx, cfg(false, true)); !errors.As(err, &de) {
 				t.Fatalf("run without a load on a clean target: %v, want a dataset error", err)
 			}
-			if _, err := Run(ctx, cfg(true, false)); err != nil {
+			loaded, err := Run(ctx, cfg(true, false))
+			if err != nil {
 				t.Fatalf("load: %v", err)
+			}
+			if loaded.Dataset.LoadID == "" || loaded.Dataset.Source != result.DatasetLoaded {
+				t.Fatalf("load: id %q source %q", loaded.Dataset.LoadID, loaded.Dataset.Source)
 			}
 			for i := range 2 {
 				r, err := Run(ctx, cfg(false, true))
@@ -80,6 +84,10 @@ func TestDatasetsStayPut(t *testing.T) {
 				// forms (not_found); the dataset is there when most reads find it.
 				if ok == 0 || failed > ok/4 || (c.name != "kafka" && failed > 0) || r.Dataset.Source != result.DatasetExisting {
 					t.Fatalf("run %d without a load: %d ok, %d failed, source %q", i+1, ok, failed, r.Dataset.Source)
+				}
+				// The run names the load it read, where the target keeps a mark.
+				if _, marks := map[string]bool{"kafka": true}[c.name]; !marks && r.Dataset.LoadID != loaded.Dataset.LoadID {
+					t.Errorf("run %d without a load names load %q, the load was %q", i+1, r.Dataset.LoadID, loaded.Dataset.LoadID)
 				}
 			}
 			if c.name == "embedded" {

@@ -124,6 +124,10 @@ type Dataset struct {
 	// phase) or DatasetExisting (an earlier load, checked before the run
 	// where the target can check).
 	Source string `json:"source,omitempty"`
+	// LoadID identifies the load that wrote the dataset: this run's own
+	// load phase, or the earlier load whose mark the target kept (empty
+	// when the target keeps none).
+	LoadID string `json:"load_id,omitempty"`
 }
 
 // Dataset sources.

@@ -85,6 +85,15 @@ type Cleaner interface {
 	Clean(ctx context.Context, w *workload.Spec) ([]string, error)
 }
 
+// LoadMarker is implemented by targets that can keep, beside a dataset,
+// the id of the load that wrote it: MarkLoad after a load phase, LoadMark
+// for a run without one (its result names the load it read). "" with a nil
+// error: no mark (a dataset loaded by an older platbench, or by hand).
+type LoadMarker interface {
+	MarkLoad(ctx context.Context, w *workload.Spec, id string) error
+	LoadMark(ctx context.Context, w *workload.Spec) (string, error)
+}
+
 // DatasetError is a dataset that is not there (or too small) for a run that
 // does not load it. It is not bad input (the command was right; the target
 // was not ready): the run fails to start.

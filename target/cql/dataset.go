@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -114,4 +115,48 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 		return nil, err
 	}
 	return []string{fmt.Sprintf("table %s.%s", ksName, tbl)}, nil
+}
+
+var _ target.LoadMarker = (*Target)(nil)
+
+// loadComment is the table comment that names the load that wrote it.
+const loadComment = "platbench load "
+
+// dataTable is the table a workload's records are in.
+func (t *Target) dataTable(w *workload.Spec) (ks, tbl string) {
+	if w.CQL != nil {
+		return w.CQL.Keyspace, w.CQL.Table
+	}
+	return t.cfg.Keyspace, t.cfg.Table
+}
+
+// MarkLoad writes id into the table's comment, on a table this load
+// created (a table that was there before keeps its own comment).
+func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
+	if !t.createdTbl {
+		return nil
+	}
+	ks, tbl := t.dataTable(w)
+	admin, err := t.adminSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	return ddl(ctx, admin, fmt.Sprintf("ALTER TABLE %s.%s WITH comment = '%s%s'", ks, tbl, loadComment, id))
+}
+
+// LoadMark reads the id from the table's comment ("" when it names none).
+func (t *Target) LoadMark(ctx context.Context, w *workload.Spec) (string, error) {
+	ks, tbl := t.dataTable(w)
+	var comment string
+	err := t.session.Query("SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", ks, tbl).
+		Consistency(gocql.One).ScanContext(ctx, &comment)
+	if err != nil {
+		return "", err
+	}
+	id, ok := strings.CutPrefix(comment, loadComment)
+	if !ok {
+		return "", nil
+	}
+	return id, nil
 }

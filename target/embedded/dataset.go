@@ -52,3 +52,27 @@ func (t *Target) CheckDataset(_ context.Context, w *workload.Spec) error {
 	}
 	return nil
 }
+
+var _ target.LoadMarker = (*Target)(nil)
+
+// loadKey keeps the id of the load that wrote the records of prefix:
+// outside the workload's key format, so a run never reads it.
+func loadKey(prefix string) []byte { return []byte("platbench:load:" + prefix) }
+
+// MarkLoad keeps id under loadKey.
+func (t *Target) MarkLoad(_ context.Context, w *workload.Spec, id string) error {
+	return t.db.Set(loadKey(w.KeyPrefix), []byte(id), pebble.Sync)
+}
+
+// LoadMark reads the id MarkLoad kept ("" when there is none).
+func (t *Target) LoadMark(_ context.Context, w *workload.Spec) (string, error) {
+	v, c, err := t.db.Get(loadKey(w.KeyPrefix))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return string(v), nil
+}

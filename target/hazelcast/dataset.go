@@ -59,3 +59,30 @@ func (t *Target) Clean(ctx context.Context, _ *workload.Spec) ([]string, error) 
 	}
 	return []string{fmt.Sprintf("map %s (%d entries)", t.cfg.Map, n)}, nil
 }
+
+var _ target.LoadMarker = (*Target)(nil)
+
+// loadKey keeps the id of the load that wrote the map's records: outside
+// the workload's key format, so a run never reads it.
+func loadKey(prefix string) string { return "platbench:load:" + prefix }
+
+// MarkLoad keeps id in the map under loadKey.
+func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
+	if t.m == nil {
+		return nil
+	}
+	return classify(t.m.Set(ctx, loadKey(w.KeyPrefix), id))
+}
+
+// LoadMark reads the id MarkLoad kept ("" when there is none).
+func (t *Target) LoadMark(ctx context.Context, w *workload.Spec) (string, error) {
+	if t.m == nil {
+		return "", nil
+	}
+	v, err := t.m.Get(ctx, loadKey(w.KeyPrefix))
+	if err != nil {
+		return "", classify(err)
+	}
+	id, _ := v.(string)
+	return id, nil
+}

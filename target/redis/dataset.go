@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -108,6 +109,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	if n == 0 {
 		return nil, nil
 	}
+	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err()
 	return []string{fmt.Sprintf("%d keys %s<digits> in %s", n, w.KeyPrefix, t.where())}, nil
 }
 
@@ -132,4 +134,28 @@ func (t *Target) where() string {
 		s += fmt.Sprintf(" database %d", t.cfg.DB)
 	}
 	return s
+}
+
+var _ target.LoadMarker = (*Target)(nil)
+
+// loadKey keeps the id of the load that wrote the keys of prefix: outside
+// platbench's key format, so a run never reads it.
+func loadKey(prefix string) string { return "platbench:load:" + prefix }
+
+// MarkLoad keeps id under loadKey.
+func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
+	c, done := t.admin()
+	defer done()
+	return classifyNet(c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err())
+}
+
+// LoadMark reads the id MarkLoad kept ("" when there is none).
+func (t *Target) LoadMark(ctx context.Context, w *workload.Spec) (string, error) {
+	c, done := t.admin()
+	defer done()
+	id, err := c.Get(ctx, loadKey(w.KeyPrefix)).Result()
+	if errors.Is(err, goredis.Nil) {
+		return "", nil
+	}
+	return id, err
 }
