@@ -281,10 +281,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 // cluster and pipelined paths do not.
 func (t *Target) ChecksReads() error {
 	if t.cluster != nil {
-		return usererr.Field("validate", "redis: validate is not supported in cluster mode (fix: drop validate, or use a standalone server with cluster=false)")
+		return usererr.Field("validate", "is not supported by redis in cluster mode (fix: drop validate, or use a standalone server)")
 	}
 	if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
-		return usererr.Field("validate", "redis: validate is not supported with pipeline or conns (fix: drop validate, or the pipeline and conns options)")
+		return usererr.Field("validate", "is not supported by redis with the pipeline or conns option (fix: drop validate, or those options)")
 	}
 	return nil
 }
