@@ -82,9 +82,9 @@ type DatasetChecker interface {
 // absent fails as ErrValidationMissing, one whose value is not what
 // platbench wrote as ErrValidationCorrupt. ChecksReads returns nil when the
 // target, as configured, checks reads, and a usererr naming the fix
-// otherwise.
+// otherwise. It is called before Setup.
 type ReadChecker interface {
-	ChecksReads() error
+	ChecksReads(w *workload.Spec) error
 }
 
 // Cleaner is implemented by targets that can remove platbench's datasets,

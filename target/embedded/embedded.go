@@ -147,7 +147,7 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 
 // ChecksReads: the embedded store checks every read, update and scan of a
 // checked workload.
-func (t *Target) ChecksReads() error { return nil }
+func (t *Target) ChecksReads(*workload.Spec) error { return nil }
 
 // Close closes the database and removes a temporary directory.
 func (t *Target) Close() error {

@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 	if err := tg.Setup(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	if err := tg.(target.ReadChecker).ChecksReads(); err != nil {
+	if err := tg.(target.ReadChecker).ChecksReads(spec); err != nil {
 		t.Fatal(err)
 	}
 	w, _ := tg.NewWorker(0)

@@ -279,7 +279,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 
 // ChecksReads: the standalone, unpipelined client checks reads; the
 // cluster and pipelined paths do not.
-func (t *Target) ChecksReads() error {
+func (t *Target) ChecksReads(*workload.Spec) error {
 	if t.cluster != nil {
 		return usererr.Field("validate", "is not supported by redis in cluster mode (fix: drop validate, or use a standalone server)")
 	}

@@ -22,7 +22,7 @@ func TestValidate(t *testing.T) {
 func validateMode(t *testing.T, raw, mode string) {
 	ctx := context.Background()
 	tg := open(t, raw, map[string]string{"mode": mode})
-	if err := tg.ChecksReads(); err != nil {
+	if err := tg.ChecksReads(nil); err != nil {
 		t.Fatal(err)
 	}
 	s := &workload.Spec{Name: "validate", Records: 300, FieldCount: 5, FieldLength: 30, CheckValues: true,
@@ -105,7 +105,7 @@ func validateMode(t *testing.T, raw, mode string) {
 func TestValidateRefused(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	tg := open(t, raw, map[string]string{"pipeline": "8"})
-	if err := tg.ChecksReads(); err == nil || !strings.Contains(err.Error(), "pipeline") {
+	if err := tg.ChecksReads(nil); err == nil || !strings.Contains(err.Error(), "pipeline") {
 		t.Fatalf("pipelined: %v", err)
 	}
 }
