@@ -379,5 +379,5 @@ func checksReads(t target.Target, url string, spec *workload.Spec) error {
 	if !ok {
 		return target.RefuseValidate(redact(url))
 	}
-	return rc.ChecksReads()
+	return rc.ChecksReads(spec)
 }

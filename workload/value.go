@@ -44,12 +44,9 @@ func header(field int, gen, seed uint64) uint64 {
 	return gen&0xFFFF | uint64(field&0xFF)<<16 | (seed>>40)<<24
 }
 
-// FillField writes field number field of key, generation gen, into dst
-// (len(dst) >= ValueHeader). It does not allocate.
-func FillField(dst, key []byte, field int, gen uint64) {
-	fillField(dst, keyHash(key), field, gen&0xFFFF)
-}
-
+// fillField writes field number field of the key whose hash is kh,
+// generation gen (< 1<<16), into dst (len(dst) >= ValueHeader). It does
+// not allocate.
 func fillField(dst []byte, kh uint64, field int, gen uint64) {
 	seed := fieldSeed(kh, field, gen)
 	h := header(field, gen, seed)
@@ -68,7 +65,7 @@ func fillField(dst []byte, kh uint64, field int, gen uint64) {
 	}
 }
 
-// CheckField reports whether v is a field that FillField wrote for key and
+// CheckField reports whether v is a field that fillField wrote for key and
 // field (field < 0: any field number; the header names it). It does not
 // allocate.
 func CheckField(v, key []byte, field int) bool {

@@ -101,7 +101,7 @@ func FuzzCheckRecord(f *testing.F) {
 	f.Add([]byte("junk"), []byte("user1"))
 	f.Fuzz(func(t *testing.T, v, key []byte) {
 		if CheckRecord(v, key, 10, 4) == ValueOK {
-			// Only a value FillField made checks: rebuild it and compare.
+			// Only a value fillField made checks: rebuild it and compare.
 			w := make([]byte, len(v))
 			for i := 0; i < len(v); i += 10 {
 				var h uint64
@@ -115,8 +115,15 @@ func FuzzCheckRecord(f *testing.F) {
 				fillField(w[i:i+10], keyHash(key), f, h&0xFFFF)
 			}
 			if string(w) != string(v) {
-				t.Fatalf("%q checks for %q but is not what FillField writes", v, key)
+				t.Fatalf("%q checks for %q but is not what fillField writes", v, key)
 			}
 		}
 	})
+}
+
+func TestValidateInFile(t *testing.T) {
+	s, err := ParseFile([]byte("records: 10\nvalidate: true\n"))
+	if err != nil || !s.CheckValues {
+		t.Fatalf("validate: true gave %v, %v", s.CheckValues, err)
+	}
 }

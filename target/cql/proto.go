@@ -298,16 +298,9 @@ func (r *reader) skipOption() {
 	}
 }
 
-// rowCount reads a RESULT body's kind and, for Rows, the row count (the rows
-// themselves are not decoded: the runner does not look at values). Other
-// kinds (Void for writes) count as zero rows.
-func rowCount(r *reader) (rows int, isRows bool) {
-	rows, _, isRows = rowsHead(r)
-	return rows, isRows
-}
-
-// rowsHead is rowCount that also returns the number of columns; r is left
-// at the first row.
+// rowsHead reads a RESULT body's kind and, for Rows, the row and column
+// counts, leaving r at the first row (the rows are decoded only by a
+// checked read: checkRows). Other kinds (Void for writes) are not Rows.
 func rowsHead(r *reader) (rows, cols int, isRows bool) {
 	kind := r.int()
 	if kind != resultRows {
