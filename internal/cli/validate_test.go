@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +61,37 @@ func TestValidateEmbedded(t *testing.T) {
 	code, _, stderr = run(t, "run", "--target", db, "--validate", "--field-length", "4", "--ops", "10", "--quiet", "--out", filepath.Join(dir, "f.json"))
 	if code != 2 || !strings.Contains(stderr, "--field-length") {
 		t.Errorf("4-byte fields with --validate: exit %d, %q", code, stderr)
+	}
+}
+
+// suite --validate makes every cell checked: an embedded cell runs clean, a
+// null cell fails with the refusal.
+func TestSuiteValidate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	yml := "name: v\nduration: 1s\nconcurrency: 2\nrecords: [300]\ntargets: [{url: 'embedded'}, {url: 'null'}]\nworkloads: [ycsb-a]\n"
+	if err := os.WriteFile(file, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := run(t, "suite", "--out", out, "--validate", "--quiet", file)
+	if code == 0 || !strings.Contains(stderr+stdout, "does not check reads") {
+		t.Fatalf("exit %d, want the null cell refused:\n%s\n%s", code, stderr, stdout)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "embedded*.json"))
+	if len(matches) != 1 {
+		t.Fatalf("embedded cell results: %v", matches)
+	}
+	r, err := result.Read(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Config.Workload.CheckValues {
+		t.Error("the embedded cell's workload is not checked")
+	}
+	for _, o := range r.Phases[len(r.Phases)-1].Ops {
+		if len(o.Errors) != 0 || o.Count == 0 {
+			t.Errorf("embedded cell: %s count %d errors %v", o.Op, o.Count, o.Errors)
+		}
 	}
 }
