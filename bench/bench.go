@@ -118,6 +118,10 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// on what is there (Setup creates nothing, Close removes nothing), and
 	// checks it first. A write-only run needs no dataset: Setup may create
 	// its table or topic (and Close removes what it created).
+	if err := checksReads(t, cfg.Target, &spec); err != nil {
+		t.Close()
+		return nil, err
+	}
 	dc, checks := t.(target.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
 	if checks {
@@ -391,4 +395,17 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 		}()
 	}
 	return runCtx, func() { close(done); wg.Wait(); cancel() }
+}
+
+// checksReads refuses a checked workload (validate) on a target that cannot
+// check what its reads return.
+func checksReads(t target.Target, url string, spec *workload.Spec) error {
+	if !spec.CheckValues {
+		return nil
+	}
+	rc, ok := t.(target.ReadChecker)
+	if !ok {
+		return target.RefuseValidate(redact(url))
+	}
+	return rc.ChecksReads(spec)
 }

@@ -77,6 +77,16 @@ type DatasetChecker interface {
 	CheckDataset(ctx context.Context, w *workload.Spec) error
 }
 
+// ReadChecker is implemented by targets that check what reads return when
+// the workload is checked (workload.Spec.CheckValues): a read whose record is
+// absent fails as ErrValidationMissing, one whose value is not what
+// platbench wrote as ErrValidationCorrupt. ChecksReads returns nil when the
+// target, as configured, checks reads, and a usererr naming the fix
+// otherwise. It is called before Setup.
+type ReadChecker interface {
+	ChecksReads(w *workload.Spec) error
+}
+
 // Cleaner is implemented by targets that can remove platbench's datasets,
 // and only those, for `platbench clean`: Clean (after UseExisting and
 // Setup) returns what it removed (table, topic, keys...), described for a
@@ -118,10 +128,16 @@ const (
 	ClassRejected          // auth, permission, invalid request, unknown keyspace/topic
 	ClassNotFound          // key absent where the workload expected it
 	ClassOther             // anything else
+	// ClassValidationMissing: a checked read (workload validate) found no
+	// record for a key the dataset must have.
+	ClassValidationMissing
+	// ClassValidationCorrupt: a checked read returned a value that is not
+	// what platbench wrote for its key (workload.CheckRecord).
+	ClassValidationCorrupt
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"none", "timeout", "unavailable", "overloaded", "rejected", "not_found", "other"}
+var classNames = [NumClasses]string{"none", "timeout", "unavailable", "overloaded", "rejected", "not_found", "other", "validation_missing", "validation_corrupt"}
 
 func (c Class) String() string {
 	if c < NumClasses {
@@ -147,7 +163,27 @@ var (
 	ErrTimeout     = &Error{ClassTimeout, errors.New("timed out")}
 	ErrUnavailable = &Error{ClassUnavailable, errors.New("unavailable")}
 	ErrUnsupported = errors.New("operation not supported by this target")
+
+	ErrValidationMissing = &Error{ClassValidationMissing, errors.New("checked read: no record for a key the dataset has")}
+	ErrValidationCorrupt = &Error{ClassValidationCorrupt, errors.New("checked read: the value is not what platbench wrote for its key")}
 )
+
+// Verdict is the error of a checked read's verdict (nil for ValueOK).
+func Verdict(v workload.Verdict) error {
+	switch v {
+	case workload.ValueMissing:
+		return ErrValidationMissing
+	case workload.ValueCorrupt:
+		return ErrValidationCorrupt
+	}
+	return nil
+}
+
+// RefuseValidate is the error of a target that cannot check reads, naming
+// those that can.
+func RefuseValidate(name string) error {
+	return usererr.Field("validate", "is not supported by %s, which does not check reads (fix: drop validate, or use the embedded, redis (standalone, unpipelined) or cql target)", name)
+}
 
 // Classify returns the class of err (ClassNone for nil).
 func Classify(err error) Class {

@@ -44,6 +44,39 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// BenchmarkChecked measures requests of a checked workload (validate): YCSB
+// A's mix (each update fills one checked field) and a load-phase insert
+// (every field), and the check of a loaded record.
+func BenchmarkChecked(b *testing.B) {
+	s := spec(DistUniform, 10_000_000, Mix{OpRead, 0.5}, Mix{OpUpdate, 0.5})
+	s.CheckValues = true
+	g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
+	var r Request
+	b.Run("next", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			g.Next(&r)
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		k := uint64(0)
+		for b.Loop() {
+			g.Load(&r, k)
+			k++
+		}
+	})
+	g.Load(&r, 1)
+	b.Run("check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if CheckRecord(r.Value, r.Key, s.FieldLength, s.FieldCount) != ValueOK {
+				b.Fatal("not ok")
+			}
+		}
+	})
+}
+
 // BenchmarkNewKeyspace measures the per-run setup, dominated by zeta for the
 // latest distribution (YCSB sums 1e8 terms, about a second).
 func BenchmarkNewKeyspace(b *testing.B) {

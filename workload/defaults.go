@@ -87,6 +87,12 @@ func (s *Spec) Problems() usererr.List {
 	if s.FieldCount > 0 && s.FieldLength > 0 && int64(s.FieldCount)*int64(s.FieldLength) > 64<<20 {
 		p.Add("field_length", "x field_count = %d bytes a record exceeds 64 MiB (fix: lower field_count or field_length)", int64(s.FieldCount)*int64(s.FieldLength))
 	}
+	if s.CheckValues && s.FieldLength > 0 && s.FieldLength < ValueHeader {
+		p.Add("field_length", "is %d, too short for checked values (fix: use at least %d bytes per field with validate)", s.FieldLength, ValueHeader)
+	}
+	if s.CheckValues && s.FieldCount > 256 {
+		p.Add("field_count", "is %d, too many for checked values (fix: use at most 256 fields with validate)", s.FieldCount)
+	}
 	if s.KeyPadding < 0 || s.KeyPadding > MaxKeyPadding {
 		p.Add("key_padding", "is %d (fix: use 0 to %d digits)", s.KeyPadding, MaxKeyPadding)
 	}

@@ -47,6 +47,11 @@ type Generator struct {
 	pad       int    // zero-pad key numbers to this many digits (0, 1: none)
 	key       []byte // prefix + padding + up to 20 digits (+4 spare: appendDecimal's stores)
 	val       []byte // 2*recordBytes random bytes; values are windows into it
+
+	// Checked values (Spec.CheckValues, value.go): each write fills cval.
+	validate bool
+	gen      uint64 // generation of the last checked write
+	cval     []byte // recordBytes
 }
 
 // NewGenerator returns the generator of worker (0-based) for a valid Spec s
@@ -96,6 +101,10 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 	}
 
 	g.initKey(s)
+	if s.CheckValues {
+		g.validate = true
+		g.cval = make([]byte, g.recordBytes)
+	}
 	g.val = make([]byte, 2*g.recordBytes)
 	for i := 0; i < len(g.val); i += 8 {
 		x := g.rng.Uint64()
@@ -276,6 +285,10 @@ func (g *Generator) setKey(req *Request, keyNum uint64) {
 // setValue points req.Value at fields*fieldLen bytes from a random offset of
 // the value buffer, so successive values differ without being regenerated.
 func (g *Generator) setValue(req *Request, fields int) {
+	if g.validate {
+		g.setChecked(req, fields)
+		return
+	}
 	n := fields * g.fieldLen
 	off := g.below(uint64(g.recordBytes))
 	req.Value = g.val[off : off+uint64(n) : off+uint64(n)]

@@ -115,4 +115,7 @@ type Request struct {
 	Fields   int    // writes: fields in Value (1 for a one-field UPDATE/RMW); others: fields per record (YCSB fieldcount)
 	FieldLen int    // bytes per field (YCSB fieldlength)
 	ScanLen  int    // records to read for OpScan
+	// Field is the field a one-field write (Fields == 1 < fieldcount) writes
+	// when the workload is checked (Spec.CheckValues); 0 otherwise.
+	Field int
 }

@@ -59,6 +59,10 @@ type Spec struct {
 	MaxScanLength int `yaml:"max_scan_length,omitempty" json:"max_scan_length,omitempty"`
 	// WriteAllFields makes updates write every field instead of one. Default false.
 	WriteAllFields bool `yaml:"write_all_fields,omitempty" json:"write_all_fields,omitempty"`
+	// CheckValues (validate) makes every written field checkable (value.go) and the
+	// targets check what reads return: validation_missing and
+	// validation_corrupt errors. Default false.
+	CheckValues bool `yaml:"validate,omitempty" json:"validate,omitempty"`
 
 	// NamedOps are the names of the named op slots (OpNamed0 + i), from a
 	// cassandra-stress profile: "insert" and its queries. See Spec.OpName.

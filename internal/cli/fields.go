@@ -38,6 +38,7 @@ var flagOfField = map[string]string{
 	"server_pid":     "server-pid",
 	"server_process": "server-process",
 	"perf_scope":     "perf-scope",
+	"validate":       "validate",
 
 	// --store (run, sweep, suite, history) and history's --figures
 	"store":           "store",
@@ -164,3 +165,6 @@ func usage(err error) error {
 	}
 	return &usageError{err}
 }
+
+// validateFlagDoc is --validate's help (run, load, sweep, suite).
+const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql; load the dataset with --validate too)"

@@ -57,6 +57,7 @@ type benchFlags struct {
 	ths         []analysis.Threshold // thresholds, parsed
 	allowErrors bool
 	abortOnFail bool // run only
+	validate    bool // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
@@ -101,6 +102,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
 	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
+	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
 	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
 	b.tel.register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
@@ -174,6 +176,7 @@ func (b *benchFlags) spec() (workload.Loaded, error) {
 	if b.dist != "" {
 		spec.Distribution = workload.Dist(b.dist)
 	}
+	spec.CheckValues = spec.CheckValues || b.validate
 	return l, nil
 }
 

@@ -20,6 +20,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	var thresholds listFlag
 	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
 	store := fs.String("store", "", storeFlagDoc)
+	validate := fs.Bool("validate", false, validateFlagDoc)
 	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
 	// Flags may come before or after FILE.
 	var file string
@@ -83,6 +84,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
+	if *validate {
+		o.Configure = checkValues(o.Configure)
+	}
 	s, err := suite.Run(ctx, f, o)
 	if err != nil {
 		return err
@@ -107,4 +111,15 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		return &exitError{exitThresholds, fmt.Sprintf("%d of %d cells failed a threshold (see the summary)", k, len(s.Rows))}
 	}
 	return nil
+}
+
+// checkValues makes every cell a checked workload (--validate) before
+// configure (if any) sees it.
+func checkValues(configure func(*suite.Cell)) func(*suite.Cell) {
+	return func(c *suite.Cell) {
+		c.Config.Workload.CheckValues = true
+		if configure != nil {
+			configure(c)
+		}
+	}
 }

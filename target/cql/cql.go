@@ -32,6 +32,7 @@ import (
 	"github.com/apache/cassandra-gocql-driver/v2/lz4"
 	"github.com/apache/cassandra-gocql-driver/v2/snappy"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -66,6 +67,21 @@ type Target struct {
 	stats              nativeStats // the native workers' rare events
 	shapeN, shapeDepth int         // the native workers' shape (PipelineShape)
 	diskPerNode        string      // each node's share of DiskBytes
+
+	check    bool // checked workload (validate): native workers check reads
+	fieldLen int
+}
+
+// ChecksReads: the native client checks the reads and scans of the ycsb
+// and stress schemas; the gocql driver and profile workloads do not.
+func (t *Target) ChecksReads(w *workload.Spec) error {
+	if t.cfg.Driver != DriverNative {
+		return usererr.Field("validate", "is not supported by cql with driver=%s (fix: drop validate, or use driver=native)", t.cfg.Driver)
+	}
+	if w.CQL != nil {
+		return usererr.Field("validate", "is not supported by cql for a cassandra-stress profile (fix: drop validate, or use the ycsb or stress schema)")
+	}
+	return nil
 }
 
 // Open opens a session to the cluster named by u (cql://host1,host2:9042/keyspace?opt=value)
@@ -187,6 +203,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	if w.CQL != nil {
 		return t.setupProfile(ctx, w)
 	}
+	t.check, t.fieldLen = w.CheckValues, w.FieldLength
 	fields := w.FieldCount
 	if fields <= 0 {
 		fields = 10

@@ -37,6 +37,7 @@ const (
 	kindWrite   = iota // any response but an error completes the op
 	kindRead           // a Rows result with no row is not found
 	kindRMWRead        // the read of a read-modify-write: its write follows
+	kindScan           // a scan: as kindRead, its rows carry their keys
 )
 
 // stream is one request in flight (indexed by stream id).
@@ -48,6 +49,7 @@ type stream struct {
 	tag     int32
 	seen    int64  // first time a timeout check saw it (0: not yet)
 	pending []byte // the RMW's write frame, sent when its read returns
+	key     []byte // a checked read's key (workload validate)
 }
 
 // nativeWorker: see above.
@@ -304,7 +306,7 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 	case workload.OpDelete:
 		c.wbuf = w.execKey(c.wbuf, c, int(id), stDelete, req.Key)
 	case workload.OpScan:
-		kind = kindRead
+		kind = kindScan
 		c.wbuf = w.execScan(c.wbuf, c, int(id), req)
 	case workload.OpRMW:
 		kind = kindRMWRead
@@ -318,6 +320,9 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 		return target.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller value size)", len(c.wbuf)-mark)
 	}
 	w.free = w.free[:len(w.free)-1]
+	if w.t.check && kind != kindWrite {
+		s.key = append(s.key[:0], req.Key...)
+	}
 	s.busy, s.orphan, s.kind, s.conn, s.tag, s.seen = true, false, kind, int16(ci), int32(tag), 0
 	w.hw = max(w.hw, int(id)+1)
 	w.live++
@@ -386,6 +391,9 @@ func (w *nativeWorker) execUpdate(b []byte, c *nconn, id int, req *workload.Requ
 	w.next++
 	if w.next == nf {
 		w.next = 0
+	}
+	if w.t.check { // the field the checked value was made for
+		f = req.Field % nf
 	}
 	n := req.FieldLen
 	if n <= 0 || n > len(req.Value) {
@@ -537,16 +545,7 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 		switch h.op {
 		case opResult:
 			if s.kind != kindWrite {
-				rows, isRows := rowCount(&r)
-				switch {
-				case r.err != nil:
-					opErr = &target.Error{Class: target.ClassOther, Err: r.err}
-				case !isRows:
-					opErr = &target.Error{Class: target.ClassOther, Err: errors.New("cql: a read answered without rows")}
-				case rows == 0:
-					opErr = target.ErrNotFound
-				}
-				w.lastRows = rows
+				opErr = w.readResult(&r, s)
 			}
 		case opError:
 			code, msg := errorBodyView(&r)
@@ -574,6 +573,26 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 			return n + w.failBroken(done)
 		}
 	}
+}
+
+// readResult is the outcome of a read's (or scan's) Rows result; a checked
+// workload checks the rows.
+func (w *nativeWorker) readResult(r *reader, s *stream) error {
+	rows, cols, isRows := rowsHead(r)
+	w.lastRows = rows
+	switch {
+	case r.err != nil:
+		return &target.Error{Class: target.ClassOther, Err: r.err}
+	case !isRows:
+		return &target.Error{Class: target.ClassOther, Err: errors.New("cql: a read answered without rows")}
+	case rows == 0 && w.t.check && s.kind != kindScan:
+		return target.ErrValidationMissing
+	case rows == 0:
+		return target.ErrNotFound
+	case w.t.check:
+		return target.Verdict(checkRows(r, rows, cols, s.key, s.kind == kindScan, w.t.fieldLen))
+	}
+	return nil
 }
 
 // await blocks until a response arrives, wait passes (wait > 0) or the next

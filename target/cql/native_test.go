@@ -127,7 +127,7 @@ func TestParseRowsAndErrors(t *testing.T) {
 	b = appendString(b, "org.example.Type")
 	b = appendInt(b, 2) // rows
 	r := reader{b: b}
-	if n, ok := rowCount(&r); !ok || n != 2 || r.err != nil {
+	if n, _, ok := rowsHead(&r); !ok || n != 2 || r.err != nil {
 		t.Errorf("rows with metadata: %d, %v, %v; want 2 rows", n, ok, r.err)
 	}
 
@@ -140,18 +140,18 @@ func TestParseRowsAndErrors(t *testing.T) {
 	b = appendInt(b, 0)
 	r = reader{b: b}
 	r.skipEnvelope(flagWarning)
-	if n, ok := rowCount(&r); !ok || n != 0 || r.err != nil {
+	if n, _, ok := rowsHead(&r); !ok || n != 0 || r.err != nil {
 		t.Errorf("no-metadata rows: %d, %v, %v; want 0 rows", n, ok, r.err)
 	}
 	// Void (a write) is not rows.
 	r = reader{b: appendInt(nil, 1)}
-	if _, ok := rowCount(&r); ok {
+	if _, _, ok := rowsHead(&r); ok {
 		t.Errorf("Void counted as rows")
 	}
 	// A truncated body is an error, not a panic.
 	r = reader{b: b[:len(b)-3]}
 	r.skipEnvelope(flagWarning)
-	if rowCount(&r); r.err == nil {
+	if rowsHead(&r); r.err == nil {
 		t.Errorf("truncated rows body: no error")
 	}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
 )
 
 // The CQL binary protocol, version 4 (native_protocol_v4.spec in the
@@ -297,16 +298,16 @@ func (r *reader) skipOption() {
 	}
 }
 
-// rowCount reads a RESULT body's kind and, for Rows, the row count (the rows
-// themselves are not decoded: the runner does not look at values). Other
-// kinds (Void for writes) count as zero rows.
-func rowCount(r *reader) (rows int, isRows bool) {
+// rowsHead reads a RESULT body's kind and, for Rows, the row and column
+// counts, leaving r at the first row (the rows are decoded only by a
+// checked read: checkRows). Other kinds (Void for writes) are not Rows.
+func rowsHead(r *reader) (rows, cols int, isRows bool) {
 	kind := r.int()
 	if kind != resultRows {
-		return 0, false
+		return 0, 0, false
 	}
 	flags := r.int()
-	cols := int(r.int())
+	cols = int(r.int())
 	if flags&rowsHasMorePages != 0 {
 		r.bytesView()
 	}
@@ -324,7 +325,34 @@ func rowCount(r *reader) (rows int, isRows bool) {
 			r.skipOption()
 		}
 	}
-	return int(r.int()), true
+	return int(r.int()), cols, true
+}
+
+// checkRows checks the rows of a checked read (workload validate): each
+// row's columns are the fields in order, after the key when keyCol (a
+// scan); key is the record's key otherwise. A null, short or wrong field is
+// corrupt. It does not allocate.
+func checkRows(r *reader, rows, cols int, key []byte, keyCol bool, fieldLen int) workload.Verdict {
+	first := 0
+	if keyCol {
+		first = 1
+	}
+	for range rows {
+		for c := range cols {
+			v := r.bytesView()
+			if r.err != nil {
+				return workload.ValueCorrupt
+			}
+			if c < first {
+				key = v
+				continue
+			}
+			if len(v) != fieldLen || !workload.CheckField(v, key, c-first) {
+				return workload.ValueCorrupt
+			}
+		}
+	}
+	return workload.ValueOK
 }
 
 // errorBodyView reads an ERROR body's code and message; the message

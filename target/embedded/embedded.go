@@ -66,6 +66,9 @@ func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 
 // Target is an open pebble database.
 type Target struct {
+	check                bool // checked workload (Setup)
+	fieldLen, fieldCount int
+
 	dir    string
 	temp   bool
 	keep   bool
@@ -123,6 +126,8 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 // Setup checks there is room for the dataset: pebble cannot recover from a
 // full disk mid-run, so refuse up front rather than fail halfway.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	t.check = w.CheckValues
+	t.fieldLen, t.fieldCount = w.FieldLength, w.FieldCount
 	var st unix.Statfs_t
 	if err := unix.Statfs(t.dir, &st); err != nil {
 		return nil
@@ -137,8 +142,12 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 }
 
 func (t *Target) NewWorker(id int) (target.Worker, error) {
-	return &worker{db: t.db, sync: t.sync}, nil
+	return &worker{db: t.db, sync: t.sync, check: t.check, fieldLen: t.fieldLen, fieldCount: t.fieldCount}, nil
 }
+
+// ChecksReads: the embedded store checks every read, update and scan of a
+// checked workload.
+func (t *Target) ChecksReads(*workload.Spec) error { return nil }
 
 // Close closes the database and removes a temporary directory.
 func (t *Target) Close() error {
@@ -174,6 +183,9 @@ type worker struct {
 	db   *pebble.DB
 	sync *pebble.WriteOptions
 	buf  []byte // record buffer for read-modify-write
+
+	check                bool // checked workload: reads check values
+	fieldLen, fieldCount int
 }
 
 func (w *worker) Close() error { return nil }
@@ -184,9 +196,14 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	case workload.OpRead, workload.OpGet:
 		v, c, err := w.db.Get(req.Key)
 		if err != nil {
-			return classify(err)
+			return w.classify(err)
 		}
-		_ = v
+		if w.check {
+			if err := target.Verdict(workload.CheckRecord(v, req.Key, w.fieldLen, w.fieldCount)); err != nil {
+				c.Close()
+				return err
+			}
+		}
 		return c.Close()
 	case workload.OpInsert, workload.OpWrite, workload.OpSet:
 		return classify(w.db.Set(req.Key, req.Value, w.sync))
@@ -200,19 +217,27 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	return target.ErrUnsupported
 }
 
-// update reads the record, overwrites the first len(Value) bytes (one field,
-// or all of them) and writes it back.
+// update reads the record, overwrites len(Value) bytes from field
+// req.Field (one field, or all of them from the first) and writes it back.
+// A checked workload checks the record read first.
 func (w *worker) update(req *workload.Request) error {
 	v, c, err := w.db.Get(req.Key)
 	if err != nil {
-		return classify(err)
+		return w.classify(err)
+	}
+	if w.check {
+		if err := target.Verdict(workload.CheckRecord(v, req.Key, w.fieldLen, w.fieldCount)); err != nil {
+			c.Close()
+			return err
+		}
 	}
 	w.buf = append(w.buf[:0], v...)
 	c.Close()
-	n := copy(w.buf, req.Value)
-	if n < len(req.Value) {
-		w.buf = append(w.buf, req.Value[n:]...)
+	off := req.Field * req.FieldLen
+	for len(w.buf) < off+len(req.Value) {
+		w.buf = append(w.buf, 0)
 	}
+	copy(w.buf[off:], req.Value)
 	return classify(w.db.Set(req.Key, w.buf, w.sync))
 }
 
@@ -222,11 +247,27 @@ func (w *worker) scan(req *workload.Request) error {
 		return classify(err)
 	}
 	n := 0
+	var bad error
 	for ok := it.First(); ok && n < req.ScanLen; ok = it.Next() {
-		_ = it.Value()
+		v := it.Value()
+		if w.check && bad == nil {
+			bad = target.Verdict(workload.CheckRecord(v, it.Key(), w.fieldLen, w.fieldCount))
+		}
 		n++
 	}
-	return classify(it.Close())
+	if err := it.Close(); err != nil {
+		return classify(err)
+	}
+	return bad
+}
+
+// classify is classify, but a record absent from a checked workload is
+// ErrValidationMissing.
+func (w *worker) classify(err error) error {
+	if w.check && errors.Is(err, pebble.ErrNotFound) {
+		return target.ErrValidationMissing
+	}
+	return classify(err)
 }
 
 func classify(err error) error {

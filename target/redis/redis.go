@@ -42,6 +42,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -156,6 +157,8 @@ type Target struct {
 	spec       *workload.Spec
 	fieldNames []string
 	writeAll   bool
+	check      bool // checked workload: reads check values (worker.checkedRead)
+	fieldLen   int
 
 	mu sync.Mutex
 
@@ -265,6 +268,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	}
 	t.spec = w
 	t.writeAll = w.WriteAllFields
+	t.check, t.fieldLen = w.CheckValues, w.FieldLength
 	n := w.FieldCount
 	if n <= 0 {
 		n = 1
@@ -272,6 +276,18 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	t.fieldNames = make([]string, n)
 	for i := range t.fieldNames {
 		t.fieldNames[i] = "field" + strconv.Itoa(i)
+	}
+	return nil
+}
+
+// ChecksReads: the standalone, unpipelined client checks reads; the
+// cluster and pipelined paths do not.
+func (t *Target) ChecksReads(*workload.Spec) error {
+	if t.cluster != nil {
+		return usererr.Field("validate", "is not supported by redis in cluster mode (fix: drop validate, or use a standalone server)")
+	}
+	if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
+		return usererr.Field("validate", "is not supported by redis with the pipeline or conns option (fix: drop validate, or those options)")
 	}
 	return nil
 }

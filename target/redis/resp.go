@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/workload"
 )
 
 // conn is a minimal RESP2 connection: one write buffer, one read buffer, no
@@ -35,6 +36,9 @@ type conn struct {
 	// out after between timeout/2 and timeout. They are separate because a
 	// pipelined connection reads and writes from different goroutines.
 	rdl, wdl time.Time
+	// vbuf and fbuf hold a checked read's value and field name (validate
+	// only; grown to the largest seen, then reused).
+	vbuf, fbuf []byte
 }
 
 // reply is what the worker needs to know of one reply.
@@ -335,4 +339,100 @@ func classifyNet(err error) error {
 		return &target.Error{Class: target.ClassUnavailable, Err: err}
 	}
 	return &target.Error{Class: target.ClassOther, Err: err}
+}
+
+// bulkInto reads one bulk-string reply's bytes into *dst (grown if needed,
+// then reused) and returns them; nil for a nil reply. Only checked reads
+// (validate) keep a value's bytes.
+func (c *conn) bulkInto(dst *[]byte) ([]byte, error) {
+	line, err := c.line()
+	if err != nil {
+		return nil, err
+	}
+	if line[0] == '-' {
+		return nil, serverError(line[1:])
+	}
+	n, ok := parseInt(line[1:])
+	if line[0] != '$' || !ok {
+		return nil, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
+	}
+	if n < 0 {
+		return nil, nil
+	}
+	if int64(cap(*dst)) < n+2 {
+		*dst = make([]byte, n+2)
+	}
+	b := (*dst)[:n+2]
+	if _, err := io.ReadFull(c.br, b); err != nil {
+		return nil, classifyNet(err)
+	}
+	return b[:n], nil
+}
+
+// checkedReply reads the reply of a checked read of key (GET, or HGETALL
+// when hash) and checks the value (workload.CheckRecord, CheckField). The
+// whole reply is read whatever it holds, so the stream stays in step.
+func (c *conn) checkedReply(key []byte, hash bool, fieldLen, fieldCount int) (workload.Verdict, error) {
+	if !hash {
+		v, err := c.bulkInto(&c.vbuf)
+		if err != nil {
+			return 0, err
+		}
+		return workload.CheckRecord(v, key, fieldLen, fieldCount), nil
+	}
+	line, err := c.line()
+	if err != nil {
+		return 0, err
+	}
+	if line[0] == '-' {
+		return 0, serverError(line[1:])
+	}
+	n, ok := parseInt(line[1:])
+	if line[0] != '*' || !ok {
+		return 0, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
+	}
+	if n <= 0 {
+		return workload.ValueMissing, nil
+	}
+	verdict := workload.ValueOK
+	if n != 2*int64(fieldCount) {
+		verdict = workload.ValueCorrupt
+	}
+	for i := int64(0); i+1 < n; i += 2 {
+		name, err := c.bulkInto(&c.fbuf)
+		if err != nil {
+			return 0, err
+		}
+		f := fieldNumber(name)
+		v, err := c.bulkInto(&c.vbuf)
+		if err != nil {
+			return 0, err
+		}
+		if f < 0 || f >= fieldCount || len(v) != fieldLen || !workload.CheckField(v, key, f) {
+			verdict = workload.ValueCorrupt
+		}
+	}
+	if n%2 == 1 { // not a hash reply: read the odd element too
+		if _, err := c.bulkInto(&c.vbuf); err != nil {
+			return 0, err
+		}
+		verdict = workload.ValueCorrupt
+	}
+	return verdict, nil
+}
+
+// fieldNumber is N of a hash field named fieldN, or -1.
+func fieldNumber(name []byte) int {
+	const p = "field"
+	if len(name) <= len(p) || len(name) > len(p)+6 || string(name[:len(p)]) != p {
+		return -1
+	}
+	n := 0
+	for _, ch := range name[len(p):] {
+		if ch < '0' || ch > '9' {
+			return -1
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n
 }

@@ -61,6 +61,9 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 		return err
 	}
 	w.c.wbuf = buf
+	if isRead && w.t.check {
+		return w.checkedRead(req)
+	}
 	r, err := w.c.roundTrip()
 	if err != nil && !isServerError(err) {
 		// The stream is out of step with its replies: start over.
@@ -79,6 +82,24 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 		}
 	}
 	return nil
+}
+
+// checkedRead sends the read in the write buffer and checks its reply.
+func (w *worker) checkedRead(req *workload.Request) error {
+	var v workload.Verdict
+	err := w.c.flush()
+	if err == nil {
+		w.c.refreshRead()
+		v, err = w.c.checkedReply(req.Key, w.t.cfg.Mode == "hash", w.t.fieldLen, len(w.fieldNames))
+	}
+	if err != nil {
+		if !isServerError(err) {
+			w.c.Close()
+			w.c = nil
+		}
+		return err
+	}
+	return target.Verdict(v)
 }
 
 func (w *worker) redial() error {
@@ -111,6 +132,9 @@ func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []b
 	case workload.OpUpdate:
 		if hash && !w.writeAll {
 			f := w.fieldNames[w.next()%uint64(len(w.fieldNames))]
+			if w.t.check { // the field the checked value was made for
+				f = w.fieldNames[req.Field%len(w.fieldNames)]
+			}
 			v := req.Value
 			if fl := req.FieldLen; fl > 0 && fl < len(v) {
 				v = v[:fl]
