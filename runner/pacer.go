@@ -113,13 +113,14 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 			finished = true
 			break
 		}
-		d := due{intended: at, released: now, a: a, noIdle: len(p.idle) == 0}
+		idle := len(p.idle) > 0
+		d := due{intended: at, released: now, a: a, noIdle: !idle}
 		if p.wasFull {
 			// It came due while the queue was full of ops no worker had
 			// taken: its wait so far was for a worker.
 			d.noIdle, d.released = true, at
 		}
-		if !d.noIdle {
+		if idle { // wake a worker for it, whatever its wait was for
 			p.wake = append(p.wake, p.idle[len(p.idle)-1])
 			p.idle = p.idle[:len(p.idle)-1]
 		}

@@ -166,3 +166,33 @@ func intendedRates(p *result.Phase) []float64 {
 	}
 	return out
 }
+
+// After the queue was full (every worker busy), ops released later are
+// counted as waiting for a worker, and still wake the workers that have
+// become idle (a regression: forcing their classification once also kept
+// idle workers asleep, and a 1M op/s run stalled after 1,024 ops).
+func TestPacerWakesIdleWorkersAfterAFullQueue(t *testing.T) {
+	p := newPacer(2)
+	p.q = make([]due, 4)
+	sch := newSchedule([]Stream{{Profile: Constant(1e6)}}, false, 0, 1, 1) // an op every µs
+	s := &sched{}
+	var released uint64
+	if _, full := p.release(10_000, sch, s, &released, false); !full || released != 4 {
+		t.Fatalf("released %d, full %v: want the queue of 4 full", released, full)
+	}
+	// The workers take the queue and go idle.
+	p.head, p.n = 0, 0
+	wake := []chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
+	p.idle = append(p.idle, wake...)
+	p.release(20_000, sch, s, &released, false)
+	for i, c := range wake {
+		select {
+		case <-c:
+		default:
+			t.Errorf("idle worker %d was not woken after the queue had been full", i)
+		}
+	}
+	if d := p.q[p.head]; !d.noIdle || d.released != d.intended {
+		t.Errorf("the first op released after the full queue: %+v, want it counted as waiting for a worker", d)
+	}
+}
