@@ -172,6 +172,10 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 	defer slp.close()
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
+	nudge := slp != nil
+	if tp, ok := w.(target.TimedPoller); ok && tp.PollsOnTime() {
+		nudge = false
+	}
 	var req workload.Request
 	var late lateness
 	var cur *arrival
@@ -237,7 +241,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 				pause(rec, slp, min(at-rec.Now(), int64(100*time.Millisecond)))
 				continue
 			}
-			if slp != nil {
+			if nudge {
 				// Wake the poller just after the deadline Poll sets.
 				slp.arm(rec.Mono(at) + pollNudge)
 			}

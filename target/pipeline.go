@@ -50,6 +50,14 @@ type Pipeliner interface {
 	Poll(ctx context.Context, wait time.Duration, done func(tag int, err error)) int
 }
 
+// TimedPoller is implemented by pipelined workers whose Poll with a wait
+// wakes on time by itself (their own timerfd in the runtime's poller, as the
+// native CQL worker's waiter): the runner then arms no timer of its own to
+// wake the poller at the deadline, which would only add a wakeup per wait.
+type TimedPoller interface {
+	PollsOnTime() bool
+}
+
 // Syncer runs one operation at a time through a Pipeliner: what a pipelined
 // worker's Do needs. A worker keeps one (its callback is made once, so Do
 // does not allocate) and calls Do with nothing else in flight.

@@ -100,3 +100,7 @@ func (w *waiter) close() {
 	}
 	unix.Close(w.tfd)
 }
+
+// PollsOnTime: the native worker's Poll waits on its own timerfd
+// (target.TimedPoller), so the runner's open loop arms none.
+func (w *nativeWorker) PollsOnTime() bool { return true }
