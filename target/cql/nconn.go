@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -282,10 +283,14 @@ var (
 	errPeerClosed = errors.New("cql: connection closed by the server")
 )
 
+// readOnce reads what the socket has. The socket is non-blocking, so the
+// read goes without the runtime's system-call bookkeeping (rawRead): at a
+// fixed rate the process is idle between operations, and entering a system
+// call from idle wakes the runtime's sysmon thread, a thread wakeup per call.
 func (c *nconn) readOnce(fd uintptr) bool {
-	n, err := syscall.Read(int(fd), c.rbuf[c.w:])
+	n, err := rawRead(fd, c.rbuf[c.w:])
 	for err == syscall.EINTR {
-		n, err = syscall.Read(int(fd), c.rbuf[c.w:])
+		n, err = rawRead(fd, c.rbuf[c.w:])
 	}
 	if err == syscall.EAGAIN {
 		if c.block {
@@ -302,14 +307,51 @@ func (c *nconn) readOnce(fd uintptr) bool {
 	return true
 }
 
-// flush writes the queued requests.
+// flush writes the queued requests: straight to the non-blocking socket
+// (rawWrite, see readOnce), and what the socket does not take at once, or an
+// error, through the net.Conn, which waits for room and reports failures.
 func (c *nconn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
-	_, err := c.nc.Write(c.wbuf)
+	b := c.wbuf
+	for len(b) > 0 {
+		n, err := rawWrite(uintptr(c.fd), b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break
+		}
+		b = b[n:]
+	}
+	var err error
+	if len(b) > 0 {
+		_, err = c.nc.Write(b)
+	}
 	c.wbuf = c.wbuf[:0]
 	return err
+}
+
+// rawRead and rawWrite are read(2) and write(2) on a non-blocking fd
+// without the runtime's system-call bookkeeping (they never block).
+func rawRead(fd uintptr, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+func rawWrite(fd uintptr, b []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 func (c *nconn) setReadDeadline(t time.Time) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -70,14 +71,17 @@ func (w *waiter) del(fd int) { _ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, fd,
 
 // ready polls the set without waiting; false makes the runtime's poller
 // park the goroutine until the set's fd is readable.
+// Both system calls are non-blocking, so they go without the runtime's
+// system-call bookkeeping (see nconn.readOnce).
 func (w *waiter) ready(uintptr) bool {
-	n, err := unix.EpollWait(w.epfd, w.events[:], 0)
-	if err != nil || n == 0 {
-		return err != nil && err != unix.EINTR
+	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(w.epfd), uintptr(unsafe.Pointer(&w.events[0])), uintptr(len(w.events)), 0, 0, 0)
+	n := int(r)
+	if errno != 0 || n == 0 {
+		return errno != 0 && errno != unix.EINTR
 	}
 	for _, ev := range w.events[:n] {
 		if int(ev.Fd) == w.tfd {
-			_, _ = unix.Read(w.tfd, w.tbuf[:]) // clear the expiry
+			_, _ = rawRead(uintptr(w.tfd), w.tbuf[:]) // clear the expiry
 		}
 	}
 	return true
