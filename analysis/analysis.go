@@ -141,6 +141,15 @@ func Analyze(r *result.Result, o Options) (*result.Analysis, error) {
 	a.SteadyState = ss.SteadyState
 	a.Raw = window(p, 0, len(p.Intervals))
 	a.Steady = window(p, ss.First, len(p.Intervals))
+	if a.Steady.SustainedOpsPerS == 0 && a.Raw.SustainedOpsPerS > 0 {
+		// A window in which the target served nothing is an outage, not a
+		// steady state (seed 002: MSER took 50 s of zero throughput after
+		// the members failed as the steady state): the whole phase is used.
+		a.SteadyState.Reason = fmt.Sprintf("the detected steady window (from %s) completed no operation: the target stopped serving, so there is no steady state and the whole phase is used (%s)",
+			time.Duration(ss.SteadyState.WarmupNs), ss.SteadyState.Reason)
+		a.SteadyState.Method, a.SteadyState.WarmupNs, a.SteadyState.WarmupIntervals = "none", 0, 0
+		a.Steady = a.Raw
+	}
 	if len(p.Intervals) == 0 {
 		a.Notes = append(a.Notes, "the phase has no 1 s intervals: throughput is its totals over its duration; no peak or stability")
 	}

@@ -289,3 +289,47 @@ func medianInt(xs []int) int {
 	sort.Ints(s)
 	return s[len(s)/2]
 }
+
+// Outage is a phase in which the target stopped serving: most of it
+// stalled, or a stall that ran to its end and lasted long (seed 002: the
+// members ran out of heap after 10 s and throughput was 0 for the remaining
+// 50 s of the run).
+type Outage struct {
+	PhaseNs   int64 // the phase's length
+	StalledNs int64 // every stall together
+	// EndStallNs is the stall the phase ended in (0: it ended serving),
+	// from EndStallFromNs to the end.
+	EndStallNs, EndStallFromNs int64
+}
+
+// Outage thresholds: stalled for at least half of the phase, or ended in a
+// stall of at least OutageEndShare of it and OutageEndMin.
+const (
+	OutageStalledShare = 0.5
+	OutageEndShare     = 0.2
+	OutageEndMin       = 10 * time.Second
+)
+
+// OutageOf reports whether the target stopped serving in p (nil: it did not).
+func OutageOf(p *result.Phase) *Outage {
+	_, stalled := fineBuckets(p)
+	if len(stalled) == 0 || p.DurationNs <= 0 {
+		return nil
+	}
+	w := p.Buckets.WidthNs
+	o := &Outage{PhaseNs: p.DurationNs}
+	runs := stallRuns(stalled, 0, len(stalled))
+	for _, r := range runs {
+		o.StalledNs += int64(r[1]-r[0]) * w
+	}
+	if n := len(runs); n > 0 && runs[n-1][1] == len(stalled) {
+		o.EndStallFromNs = int64(runs[n-1][0]) * w
+		o.EndStallNs = int64(runs[n-1][1]-runs[n-1][0]) * w
+	}
+	ph := float64(p.DurationNs)
+	if float64(o.StalledNs) >= OutageStalledShare*ph ||
+		(o.EndStallNs >= int64(OutageEndMin) && float64(o.EndStallNs) >= OutageEndShare*ph) {
+		return o
+	}
+	return nil
+}

@@ -248,11 +248,17 @@ type RunHealth struct {
 	Completed     uint64            // without error
 	Failed        uint64            // every class
 	ErrorsByClass map[string]uint64 // Failed by class
+	// Outage is set when the target stopped serving in the main phase
+	// (OutageOf).
+	Outage *Outage
 }
 
 // HealthOf counts r's operations (see RunHealth).
 func HealthOf(r *result.Result) RunHealth {
 	h := RunHealth{ErrorsByClass: map[string]uint64{}}
+	if p := r.MainPhase(); p != nil && p.Name != "load" {
+		h.Outage = OutageOf(p)
+	}
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		if p.Name == "load" && len(r.Phases) > 1 {
@@ -271,7 +277,9 @@ func HealthOf(r *result.Result) RunHealth {
 
 // RunFailed is true when no operation completed, or more than half of the
 // operations failed: a run that measured the failure, not the system.
-func (h RunHealth) RunFailed() bool { return h.Completed == 0 || h.Failed > h.Completed }
+func (h RunHealth) RunFailed() bool {
+	return h.Completed == 0 || h.Failed > h.Completed || h.Outage != nil
+}
 
 // LiveWarmup is when live threshold checks (--abort-on-fail) start in a run
 // phase of the given planned length: after a forced warm-up (warmup a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -53,6 +54,10 @@ func headline(u *run) string {
 		units.Latency(float64(f.Latency.P99Ns)), units.Seconds(float64(f.DurationNs)/1e9))
 	if f.Errors > 0 {
 		s += fmt.Sprintf(", %s errors", units.Int(float64(f.Errors)))
+	}
+	if o := analysis.HealthOf(u.r).Outage; o != nil {
+		// Before any figure: the figures describe an outage, not the system.
+		return "The target stopped serving: " + OutageText(o) + ". " + s + "."
 	}
 	return s + "."
 }

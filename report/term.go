@@ -29,6 +29,14 @@ import (
 func WriteTerm(w io.Writer, r *result.Result) error {
 	tw := &errWriter{w: w}
 	writeHeader(tw, r)
+	if h := analysis.HealthOf(r); h.Outage != nil {
+		// Before any figure: the figures describe an outage, not the system.
+		errs := "none"
+		if len(h.ErrorsByClass) > 0 {
+			errs = classList(h.ErrorsByClass)
+		}
+		fmt.Fprintf(tw, "\nTARGET STOPPED SERVING: %s; errors: %s\n", OutageText(h.Outage), errs)
+	}
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		f, err := analysis.PhaseFiguresOf(p)

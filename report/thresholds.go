@@ -127,6 +127,8 @@ func thresholdsSectionHTML(r *result.Result) (template.HTML, error) {
 func RunFailureText(h analysis.RunHealth) string {
 	all := h.Completed + h.Failed
 	switch {
+	case h.Outage != nil && all > 0:
+		return "the run failed: the target stopped serving: " + OutageText(h.Outage)
 	case all == 0:
 		return "the run failed: no operation completed"
 	case h.Completed == 0:
@@ -224,4 +226,15 @@ func (c *Comparison) RegressionsText(regs []analysis.Regression, limit float64) 
 		parts[i] = fmt.Sprintf("%s: %s %s worse (%s)", c.Runs[g.Run].Label, g.Figure, units.Percent(g.Worse), pText(g.P))
 	}
 	return fmt.Sprintf("worse than the baseline (%s) by more than %s beyond noise: %s", c.Runs[c.Baseline].Label, units.Percent(limit), strings.Join(parts, "; "))
+}
+
+// OutageText says for how long the target stopped serving.
+func OutageText(o *analysis.Outage) string {
+	sec := func(ns int64) string { return units.Seconds(float64(ns) / 1e9) }
+	t := fmt.Sprintf("no operation completed for %s of the %s phase (%s stalled)",
+		sec(o.StalledNs), sec(o.PhaseNs), units.Percent(float64(o.StalledNs)/float64(o.PhaseNs)))
+	if o.EndStallNs > 0 {
+		t += fmt.Sprintf("; it never came back after %s", sec(o.EndStallFromNs))
+	}
+	return t
 }

@@ -173,3 +173,25 @@ func TestAbortOnFail(t *testing.T) {
 		t.Errorf("--abort-on-fail without a rule: exit %d: %s", code, stderr)
 	}
 }
+
+// A run in which the target stopped serving is called that before any
+// figure, and fails (exit 1), even with no error counted (seed 002).
+func TestTargetStoppedServing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 5 s run")
+	}
+	out := filepath.Join(t.TempDir(), "o.json")
+	code, stdout, stderr := run(t, "run", "--target", "fake?latency=1ms&stall_at=500ms&stall_for=4s", "--records", "100",
+		"--concurrency", "2", "--duration", "3s", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "the run failed: the target stopped serving: no operation completed for") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	banner := strings.Index(stdout, "TARGET STOPPED SERVING")
+	if banner < 0 || banner > strings.Index(stdout, "op rate") {
+		t.Errorf("the outage is not named before the figures:\n%s", stdout)
+	}
+	if code, _, _ = run(t, "run", "--target", "fake?latency=1ms&stall_at=500ms&stall_for=4s", "--records", "100",
+		"--concurrency", "2", "--duration", "3s", "--out", out, "--allow-errors", "--quiet"); code != 0 {
+		t.Errorf("--allow-errors: exit %d", code)
+	}
+}
