@@ -136,24 +136,25 @@ func (p Profile) Inv(u float64) float64 {
 	return base + s.t0 + min(x, s.dur)
 }
 
-// inv solves Cum(t) = u for the sine by Newton's method from the mean-rate
-// guess; Cum is increasing (rate >= 0) so it converges.
+// inv solves Cum(t) = u for the sine by bisection: Cum is non-decreasing
+// (rate >= 0) and Cum(t) >= mean*t (1 - cos >= 0), so the root lies in
+// [0, u/mean]. (Newton's method went backwards where the rate touches 0,
+// an amplitude equal to the mean: found by FuzzParseStream.)
 func (w *sineWave) inv(u float64) float64 {
 	k := 2 * math.Pi / w.period
-	t := u / w.mean
-	for range 50 {
-		f := w.mean*t + w.amp/k*(1-math.Cos(k*t)) - u
-		r := w.mean + w.amp*math.Sin(k*t)
-		if math.Abs(f) < 1e-9 {
+	lo, hi := 0.0, u/w.mean
+	for range 200 {
+		mid := (lo + hi) / 2
+		if w.mean*mid+w.amp/k*(1-math.Cos(k*mid)) < u {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo <= 1e-12*hi {
 			break
 		}
-		step := f / max(r, w.mean*1e-3)
-		t -= step
-		if t < 0 {
-			t = 0
-		}
 	}
-	return t
+	return hi
 }
 
 // seg finds the segment t falls in.

@@ -11,14 +11,14 @@ while IFS=: read -r file fn; do
   pkg="./$(dirname "$file")"
   echo "fuzz: $pkg $fn ($FUZZTIME)"
   corpus="$pkg/testdata/fuzz/$fn"
-  before=$(ls "$corpus" 2>/dev/null | wc -l)
+  before=$( (find "$corpus" -type f 2>/dev/null || true) | wc -l)
   ok=0
   for attempt in 1 2; do
     if go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/tmp/platbench-fuzz.log 2>&1; then ok=1; break; fi
     # Go's fuzzer sometimes ends a timed run with "context deadline exceeded"
     # and no failing input (a known flake of its timed runs): that run found nothing, so it
     # is run once more; a failure that wrote an input is never retried.
-    after=$(ls "$corpus" 2>/dev/null | wc -l)
+    after=$( (find "$corpus" -type f 2>/dev/null || true) | wc -l)
     grep -q "context deadline exceeded" /tmp/platbench-fuzz.log && [ "$after" = "$before" ] || break
     echo "fuzz: $pkg $fn ended with the toolchain's 'context deadline exceeded' and no failing input: once more"
   done
