@@ -208,6 +208,9 @@ func TestMergeOpenLoopLag(t *testing.T) {
 		}
 		late += part.MainPhase().LateClient
 		for _, o := range part.MainPhase().Ops {
+			if o.Lag == nil {
+				t.Fatalf("%s: loader %s has no schedule lag", o.Op, f)
+			}
 			ops += o.Lag.Count
 		}
 	}
