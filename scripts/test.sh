@@ -56,5 +56,5 @@ scripts/fuzz.sh 2>&1 | tee -a test-artifacts/go-test.log
 fuzz=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$fuzz
 set -e
-echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -c '^FAIL' test-artifacts/go-test.log || true) failed"
+echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -cE '^FAIL[[:space:]]' test-artifacts/go-test.log || true) failed"
 exit "$status"

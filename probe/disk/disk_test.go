@@ -341,8 +341,12 @@ func TestRegulationThroughOwnThrottleLayer(t *testing.T) {
 		!near(time.Duration(rg.OffNs), 800*time.Millisecond) {
 		t.Errorf("pattern %v on / %v off every %v; want 200ms / 800ms / 1s", time.Duration(rg.OnNs), time.Duration(rg.OffNs), time.Duration(rg.PeriodNs))
 	}
-	if st.Count < 4 || !near(time.Duration(st.LongestNs), 800*time.Millisecond) {
-		t.Errorf("%d stalls, longest %v; want one ~800 ms stall per second", st.Count, time.Duration(st.LongestNs))
+	// The longest stall is one off window, stretched when the first I/Os of
+	// the next on window are late (a CI machine running three Cassandra
+	// nodes woke the reader 100 ms late once), but never a whole period:
+	// every on window lets some I/O through.
+	if longest := time.Duration(st.LongestNs); st.Count < 4 || longest < 800*time.Millisecond-tol || longest >= time.Second {
+		t.Errorf("%d stalls, longest %v; want one stall of 800 ms to under 1 s per second", st.Count, longest)
 	}
 	// The same file without the throttle layer shows no period.
 	c.Throttle = nil
