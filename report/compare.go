@@ -138,6 +138,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	c.Rows = append(c.Rows, c.billRows()...)
 	c.Rows = append(c.Rows, c.hostRows()...)
 	c.Rows = append(c.Rows, c.nodeRows()...)
+	c.Rows = append(c.Rows, c.dbRows()...)
 	return c, nil
 }
 
@@ -424,6 +425,48 @@ func (c *Comparison) nodeRows() []CompareRow {
 		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]), sums[i].ok })
 	}
 	return out
+}
+
+// dbRows are the data systems' own figures (Redis INFO, the JMX exporter:
+// analysis.DB) beside the client's, as context like nodeRows: the server-side
+// time per operation or request over the main phase, the client's latency
+// over the same seconds and the gap between them (network, client
+// queueing), and how many operations the servers counted per operation
+// platbench completed. Only when a run has them.
+func (c *Comparison) dbRows() []CompareRow {
+	type db struct {
+		analysis.DBFigures
+		ok bool
+	}
+	figs := make([]db, len(c.results))
+	var per, count string
+	for i, r := range c.results {
+		f, ok := analysis.DB(r)
+		figs[i] = db{f, ok}
+		if ok && per == "" {
+			per, count = f.Per, f.CountName
+		}
+	}
+	if per == "" {
+		return nil
+	}
+	timed := func(get func(f *db) float64) func(i int) (float64, bool) {
+		return func(i int) (float64, bool) { return get(&figs[i]), figs[i].ok && len(figs[i].Timeline) > 0 }
+	}
+	rows := []CompareRow{
+		contextRow("Server-side time per "+per+" (mean, main phase)", units.Latency, len(figs), c.Baseline,
+			timed(func(f *db) float64 { return f.ServerMeanNs })),
+		contextRow("Client latency, same seconds (mean)", units.Latency, len(figs), c.Baseline,
+			timed(func(f *db) float64 { return f.ClientMeanNs })),
+		contextRow("Gap: network and client queueing (mean)", units.Latency, len(figs), c.Baseline,
+			timed(func(f *db) float64 { return f.GapMeanNs })),
+		contextRow("Server "+count+" per client op", func(v float64) string { return fmt.Sprintf("%.2f", v) }, len(figs), c.Baseline,
+			func(i int) (float64, bool) {
+				f := &figs[i]
+				return float64(f.ServerCount) / float64(max(f.ClientOps, 1)), f.ok && f.ClientOps > 0
+			}),
+	}
+	return rows
 }
 
 func zeroWord(baselineZero bool) string {

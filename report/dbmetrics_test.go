@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
@@ -56,5 +57,49 @@ func TestWriteDBMetrics(t *testing.T) {
 	WriteDBMetricsText(&txt, &result.Result{})
 	if txt.Len() != 0 {
 		t.Errorf("a result without db metrics wrote %q", txt.String())
+	}
+}
+
+// The data system's own figures stand beside the client's in compare, as
+// context: the server-side time per command, the client's latency over the
+// same seconds and the gap, and the commands counted per operation; "not
+// measured" for a run without them, and no rows when no run has them.
+func TestCompareDBRows(t *testing.T) {
+	analyse := func(r *result.Result) *result.Result {
+		a, err := analysis.Analyze(r, analysis.Options{Warmup: "none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Analysis = a
+		return r
+	}
+	a, b := analyse(dbMetricsResult()), analyse(dbMetricsResult())
+	a.DBMetrics = nil
+	c, err := Compare([]*result.Result{a, b}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := analysis.DB(b)
+	if want.ServerMeanNs <= 0 || want.GapMeanNs <= 0 {
+		t.Fatalf("fixture gives no timeline: %+v", want)
+	}
+	srv := row(c, "Server-side time per operation (mean, main phase)")
+	if !srv.Cells[0].Missing || srv.Values[1] != want.ServerMeanNs || srv.Cells[1].Phrase != "no baseline value" {
+		t.Errorf("server time row %+v, want %v for run 2", srv, want.ServerMeanNs)
+	}
+	if g := row(c, "Gap: network and client queueing (mean)"); g.Values[1] != want.ClientMeanNs-want.ServerMeanNs {
+		t.Errorf("gap row %+v", g)
+	}
+	if n := row(c, "Server data commands per client op"); n.Text[1] != "1.00" {
+		t.Errorf("commands per op row %+v, want 1.00 (3,000 commands, 3,000 ops)", n)
+	}
+	b.DBMetrics = nil
+	if c, err = Compare([]*result.Result{a, b}, CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rows {
+		if strings.HasPrefix(r.Figure, "Server-side") || strings.HasPrefix(r.Figure, "Gap:") {
+			t.Errorf("a data-system row without db metrics: %s", r.Figure)
+		}
 	}
 }
