@@ -56,6 +56,10 @@ func dbSideOf(m *result.DBMetrics) dbSide {
 	switch m.Server {
 	case "kafka":
 		return dbSide{countName: "messages in", per: "request", commands: []string{"Produce"}, clientOps: []string{"PRODUCE", "WRITE", "UPDATE", "INSERT"}, counter: "messages_in_per_s"}
+	case "hazelcast":
+		// The members' IMap statistics: each counts the operations on the
+		// partitions it owns, so the members add up to the cluster's.
+		return dbSide{countName: "map operations", per: "request", commands: []string{"get", "set", "put", "remove"}}
 	case "cassandra":
 		return dbSide{countName: "coordinator requests", per: "request", commands: []string{"Read", "Write", "CASRead", "CASWrite", "RangeSlice"}}
 	}

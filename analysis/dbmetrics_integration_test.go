@@ -3,9 +3,12 @@ package analysis_test
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
@@ -177,4 +180,91 @@ func TestDBMetricsRealCassandraJMX(t *testing.T) {
 	var txt bytes.Buffer
 	report.WriteDBMetricsText(&txt, r)
 	t.Log("\n" + txt.String())
+}
+
+// A real run against the 3-member Hazelcast with the JMX exporter agent on
+// every member (scripts/servers/hazelcast.sh with
+// PLATBENCH_HAZELCAST_JMX_PORT): the members' map operations, read by the
+// test itself from the exporters before the run and once the members have
+// published their last statistics after it, cover every operation platbench
+// did (other tests of the cluster in CI add to them); the run's own samples
+// count operations on every member (each owns a share of the partitions);
+// and the members' mean time per map operation sits below the client's
+// latency.
+func TestDBMetricsRealHazelcastJMX(t *testing.T) {
+	hz := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
+	urls := strings.Split(testenv.URL(t, "PLATBENCH_HAZELCAST_JMX_URLS"), ",")
+	before := hazelcastMapOps(t, urls)
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: hz, Workload: spec, Load: true, Run: true,
+		Runner:    runner.Config{Duration: 4 * time.Second, Concurrency: 4, Seed: 1},
+		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	if f.Server != "hazelcast" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
+		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
+	}
+	// The members publish their statistics once a second
+	// (scripts/servers/hazelcast/member.yaml): the run's last second reaches
+	// the exporters after it.
+	time.Sleep(2500 * time.Millisecond)
+	if after := hazelcastMapOps(t, urls); f.ClientOps == 0 || after-before < float64(f.ClientOps) {
+		t.Errorf("the members counted %.0f map operations during the run; platbench did %d operations", after-before, f.ClientOps)
+	}
+	if f.ServerCount == 0 || f.ServerCount > uint64(hazelcastMapOps(t, urls)-before) {
+		t.Errorf("the run's samples counted %d map operations, more than the members did", f.ServerCount)
+	}
+	for _, n := range f.Nodes {
+		var calls uint64
+		for _, c := range n.Commands {
+			calls += c.Calls
+		}
+		if calls == 0 {
+			t.Errorf("member %s counted no map operation: %+v", n.Node, n.Commands)
+		}
+	}
+	if len(f.Timeline) == 0 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
+		t.Errorf("timeline of %d points: server %.0f ns per request, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)
+	}
+	var txt bytes.Buffer
+	report.WriteDBMetricsText(&txt, r)
+	t.Log("\n" + txt.String())
+}
+
+// hazelcastMapOps is the members' map operations (every
+// platbench_db_command_count series), summed over the exporters.
+func hazelcastMapOps(t *testing.T, urls []string) float64 {
+	t.Helper()
+	var sum float64
+	for _, u := range urls {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p expfmt.TextParser
+		fams, err := p.TextToMetricFamilies(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if f := fams["platbench_db_command_count"]; f != nil {
+			for _, m := range f.Metric {
+				sum += m.GetUntyped().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+	}
+	return sum
 }

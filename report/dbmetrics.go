@@ -57,6 +57,9 @@ func dbSections(r *result.Result) []section {
 		notes = append(notes, fmt.Sprintf("The servers counted %s %s; platbench completed or failed %s %s (%s per operation).",
 			units.Int(float64(f.ServerCount)), f.CountName, units.Int(float64(f.ClientOps)), what, units.Fixed(float64(f.ServerCount)/float64(f.ClientOps), 2)))
 	}
+	if f.Server == "hazelcast" {
+		notes = append(notes, "Hazelcast members publish their statistics once per metrics collection period (5 s by default; set metrics collection-frequency-seconds: 1 to match the samples): the last period of a run reaches the exporters after the run, so the count can fall short by that much.")
+	}
 	if len(f.Unavailable) > 0 {
 		notes = append(notes, "Not available from this server: "+strings.Join(f.Unavailable, ", ")+".")
 	}

@@ -21,6 +21,8 @@ export PLATBENCH_CASSANDRA_NODES=${PLATBENCH_CASSANDRA_NODES:-3}
 export KAFKA_JMX_PORT=${KAFKA_JMX_PORT:-19404}
 # So do the Cassandra nodes, each on its own address and port 19500.
 export PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-19500}
+# And the Hazelcast members, member N on port 19510+N.
+export PLATBENCH_HAZELCAST_JMX_PORT=${PLATBENCH_HAZELCAST_JMX_PORT:-19510}
 scripts/servers.sh install
 # The trap comes first: a server that fails to start must not leave the
 # others running.

@@ -6,6 +6,10 @@
 # Usage: hazelcast.sh install | start | stop | env | kill N | restart
 #   kill N   SIGKILLs member N (1..3): the tests' member-loss scenario
 #   restart  stop then start: a fresh cluster with a whole CP group
+# PLATBENCH_HAZELCAST_JMX_PORT=19510 adds the Prometheus JMX exporter agent
+# (scripts/servers/jmx) with the project's rules (jmx/hazelcast.yaml) to each
+# member, member N on 127.0.0.1:PORT+N; env then prints
+# PLATBENCH_HAZELCAST_JMX_URLS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 VERSION=5.4.0
@@ -28,8 +32,12 @@ start_member() {
     echo "hazelcast.sh: port $port is taken by a process this script did not start (fix: stop it, or run '$0 stop')" >&2; return 1
   fi
   mkdir -p "$dir"
+  local agent=()
+  if [ -n "${PLATBENCH_HAZELCAST_JMX_PORT:-}" ]; then
+    agent=("-javaagent:$(bash "$root/scripts/servers/jmx/agent.sh")=127.0.0.1:$((PLATBENCH_HAZELCAST_JMX_PORT + n)):$root/scripts/servers/jmx/hazelcast.yaml")
+  fi
   # setsid: the member survives the shell that started it (go test, make).
-  setsid ${PLATBENCH_HAZELCAST_TASKSET:-} java "${JAVA_OPTS[@]}" \
+  setsid ${PLATBENCH_HAZELCAST_TASKSET:-} java "${JAVA_OPTS[@]}" "${agent[@]}" \
     -Dhazelcast.config="$conf" -Dhz.port="$port" -Dhz.cluster="$CLUSTER" \
     -cp "$jar" com.hazelcast.core.server.HazelcastMemberStarter >"$dir/member$n.log" 2>&1 </dev/null &
   echo $! >"$dir/member$n.pid"
@@ -89,6 +97,10 @@ restart)
 env)
   echo "export PLATBENCH_HAZELCAST_URL=hazelcast://127.0.0.1:5701,127.0.0.1:5702,127.0.0.1:5703?cluster=$CLUSTER"
   echo "export PLATBENCH_HAZELCAST_CTL=$root/scripts/servers/hazelcast.sh"
+  if [ -n "${PLATBENCH_HAZELCAST_JMX_PORT:-}" ]; then
+    p=$PLATBENCH_HAZELCAST_JMX_PORT
+    echo "export PLATBENCH_HAZELCAST_JMX_URLS=http://127.0.0.1:$((p + 1))/metrics,http://127.0.0.1:$((p + 2))/metrics,http://127.0.0.1:$((p + 3))/metrics"
+  fi
   ;;
 *) echo "usage: $0 install|start|stop|env|kill N|restart" >&2; exit 2 ;;
 esac

@@ -23,7 +23,7 @@ const JMXSource = "jmx_exporter"
 
 // errNoPlatbenchRules is a body without the names the project's rule files
 // give (scripts/servers/jmx/*.yaml).
-var errNoPlatbenchRules = errors.New("the body has no platbench_db_* metrics: is the JMX exporter agent running with platbench's rules (scripts/servers/jmx/kafka.yaml or cassandra.yaml)?")
+var errNoPlatbenchRules = errors.New("the body has no platbench_db_* metrics: is the JMX exporter agent running with platbench's rules (scripts/servers/jmx/kafka.yaml, cassandra.yaml or hazelcast.yaml)?")
 
 // quantileNames maps the rule files' quantile labels (from the JMX
 // attributes 50thPercentile, 99thPercentile, 999thPercentile) to the
@@ -60,11 +60,14 @@ func parseJMX(body io.Reader) (*reading, error) {
 			case "platbench_db_gauge":
 				r.gauges[snake(l["name"])] += v
 			case "platbench_db_command_count":
-				r.calls[l["command"]] = v
+				// Series of one command that differ in other labels (one
+				// per Hazelcast map) add up.
+				r.calls[l["command"]] += v
 			case "platbench_db_command_mean_ms":
 				means[l["command"]] = v
 			case "platbench_db_command_time_us":
-				r.timeNs[l["command"]], hasTime[l["command"]] = v*1e3, true
+				r.timeNs[l["command"]] += v * 1e3
+				hasTime[l["command"]] = true
 			case "platbench_db_command_quantile_ms":
 				q, ok := quantileNames[l["quantile"]]
 				if !ok || math.IsInf(v*1e6, 0) {

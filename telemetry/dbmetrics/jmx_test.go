@@ -106,7 +106,7 @@ func FuzzNormalizeURL(f *testing.F) {
 // FuzzParseJMX: any body parses or fails without a panic, and a sample of
 // it is encodable.
 func FuzzParseJMX(f *testing.F) {
-	for _, n := range []string{"kafka-4.3.1-jmx-1.0.1.txt", "cassandra-5.0.9-jmx-1.0.1.txt"} {
+	for _, n := range []string{"kafka-4.3.1-jmx-1.0.1.txt", "cassandra-5.0.9-jmx-1.0.1.txt", "hazelcast-5.4.0-jmx-1.0.1.txt"} {
 		b, err := os.ReadFile("testdata/" + n)
 		if err != nil {
 			f.Fatal(err)
@@ -158,5 +158,39 @@ func TestParseCassandraJMX(t *testing.T) {
 	}
 	if u := unavailableJMX(r); len(u) != 0 {
 		t.Errorf("unavailable %v", u)
+	}
+}
+
+// A real body of the agent on a Hazelcast 5.4.0 member with hazelcast.yaml:
+// the maps' operation counts and total latency (ms in Hazelcast, µs by the
+// rule), the entries the member owns, its queues and the JVM's GC.
+func TestParseHazelcastJMX(t *testing.T) {
+	f, err := os.Open("testdata/hazelcast-5.4.0-jmx-1.0.1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := parseJMX(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.server != "hazelcast" {
+		t.Errorf("server %q", r.server)
+	}
+	if r.calls["get"] != 729 || r.timeNs["get"] != 90e6 || r.calls["set"] != 1729 || r.timeNs["set"] != 671e6 {
+		t.Errorf("get %v calls %v ns, set %v calls %v ns", r.calls["get"], r.timeNs["get"], r.calls["set"], r.timeNs["set"])
+	}
+	if r.gauges["map_owned_entry_count"] != 1001 || r.gauges["operation_queue_size"] != 6 || r.counters["gc_seconds"] != 0.098 {
+		t.Errorf("gauges %v counters %v", r.gauges, r.counters)
+	}
+	if u := unavailableJMX(r); len(u) != 0 {
+		t.Errorf("unavailable %v", u)
+	}
+	// Two maps' series of one command add up.
+	two := "platbench_db_server{server=\"hazelcast\"} 1\n" +
+		"platbench_db_command_count{command=\"get\",map=\"a\"} 10\nplatbench_db_command_count{command=\"get\",map=\"b\"} 5\n" +
+		"platbench_db_command_time_us{command=\"get\",map=\"a\"} 1000\nplatbench_db_command_time_us{command=\"get\",map=\"b\"} 500\n"
+	if r, err = parseJMX(strings.NewReader(two)); err != nil || r.calls["get"] != 15 || r.timeNs["get"] != 1.5e6 {
+		t.Errorf("two maps: %v calls, %v ns, %v", r.calls["get"], r.timeNs["get"], err)
 	}
 }

@@ -82,6 +82,8 @@ var jmxExpected = map[string][]string{
 		"request Produce", "request Fetch", "log flush"},
 	"cassandra": {"pending_compactions", "dropped_messages_per_s", "hints_per_s", "gc_seconds_per_s",
 		"request Read", "request Write"},
+	"hazelcast": {"map_owned_entry_count", "pending_invocations", "operation_queue_size", "gc_seconds_per_s",
+		"request get", "request set"},
 }
 
 // unavailableJMX names what a JMX exporter reading lacks of its server's
