@@ -23,6 +23,11 @@ export KAFKA_JMX_PORT=${KAFKA_JMX_PORT:-19404}
 export PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-19500}
 # And the Hazelcast members, member N on port 19510+N.
 export PLATBENCH_HAZELCAST_JMX_PORT=${PLATBENCH_HAZELCAST_JMX_PORT:-19510}
+# One node_exporter per Cassandra node, on the node's address.
+if [ -z "${PLATBENCH_NODE_EXPORTER_ADDRS:-}" ]; then
+  PLATBENCH_NODE_EXPORTER_ADDRS=$(for i in $(seq 1 "$PLATBENCH_CASSANDRA_NODES"); do printf '127.0.0.%d ' "$i"; done)
+  export PLATBENCH_NODE_EXPORTER_ADDRS
+fi
 scripts/servers.sh install
 # The trap comes first: a server that fails to start must not leave the
 # others running.

@@ -68,3 +68,45 @@ func TestServerMetricsPortRun(t *testing.T) {
 		}
 	}
 }
+
+// --server-metrics-port on the CQL target: one node series per Cassandra
+// node the driver discovered, each read from the node_exporter on the
+// node's own address (scripts/test.sh starts one per node), with good
+// samples, and the report's per-node table names each.
+func TestServerMetricsPortCassandra(t *testing.T) {
+	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
+	port := testenv.URL(t, "PLATBENCH_NODE_EXPORTER_PORT")
+	urls := strings.Split(testenv.URL(t, "PLATBENCH_NODE_EXPORTER_URLS"), ",")
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := run(t, "run", "--target", cql, "--records", "500", "--duration", "2s",
+		"--concurrency", "2", "--server-metrics-port", port, "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Target.Nodes) > len(urls) {
+		t.Skipf("%d Cassandra nodes, %d node_exporters (PLATBENCH_NODE_EXPORTER_ADDRS)", len(r.Target.Nodes), len(urls))
+	}
+	if len(r.Nodes) != len(r.Target.Nodes) {
+		t.Fatalf("%d node series for the target's nodes %v: %+v", len(r.Nodes), r.Target.Nodes, r.Nodes)
+	}
+	for _, s := range r.Nodes {
+		host, _, _ := strings.Cut(s.Node, ":")
+		found := false
+		for _, n := range r.Target.Nodes {
+			found = found || strings.HasPrefix(n, host+":") || n == host
+		}
+		good := 0
+		for _, x := range s.Samples {
+			if !x.Missing {
+				good++
+			}
+		}
+		if !found || good == 0 || !strings.Contains(stdout, "Node "+s.Node) {
+			t.Errorf("node series %s: a target node %v, %d good samples, in the report %v", s.Node, found, good, strings.Contains(stdout, "Node "+s.Node))
+		}
+	}
+}
