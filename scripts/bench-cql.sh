@@ -18,7 +18,11 @@
 #      same session, as a baseline for platbench's own CQL client; default 1),
 #      WARMUP (s of unmeasured mixed load before the first run, default 20),
 #      RATE (op/s: every client runs at this fixed rate instead of full speed;
-#      platbench --rate, latte -r; default unset).
+#      platbench --rate, latte -r; default unset),
+#      TELEMETRY (1: also run platbench's read with server telemetry on — the
+#      node's node_exporter and the JMX exporter agent scraped every second —
+#      alternating with the run without it, to show what the scraping costs
+#      the loader; default 0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
@@ -28,6 +32,7 @@ ROWS=${ROWS:-100000}
 CONNS=${CONNS:-1}
 REPS=${REPS:-3}
 GOCQL=${GOCQL:-1}
+TELEMETRY=${TELEMETRY:-0}
 WARMUP=${WARMUP:-20}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -46,8 +51,17 @@ fi
 
 # A fresh node pinned to SERVER_CPU.
 scripts/servers/cassandra.sh stop
+telopts=()
+if [ "$TELEMETRY" = 1 ]; then
+  # The agent in the node's JVM (scraped only by the telemetry runs) and a
+  # node_exporter on the node's address, pinned with the server.
+  export PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT=${PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT:-19500}
+  scripts/servers/node_exporter.sh install
+  taskset -c "$SERVER_CPU" scripts/servers/node_exporter.sh start
+  telopts=(--server-metrics-port "${PLATBENCH_NODE_EXPORTER_PORT:-19100}" --db-metrics-url "127.0.0.1:$PLATBENCH_CASSANDRA_JMX_EXPORTER_PORT")
+fi
 PLATBENCH_CASSANDRA_CPUS=$SERVER_CPU scripts/servers/cassandra.sh start
-trap 'scripts/servers/cassandra.sh stop' EXIT
+trap 'scripts/servers/cassandra.sh stop; [ "$TELEMETRY" != 1 ] || scripts/servers/node_exporter.sh stop' EXIT
 url=cql://cassandra:cassandra@127.0.0.1:9042
 lauth=(--user cassandra --password cassandra)
 
@@ -152,9 +166,19 @@ for r in $(seq "$REPS"); do
   "$latte" schema "$OUT/latte-write.rn" "${lauth[@]}" 127.0.0.1 > "$OUT/latte-write-schema-$r.log" 2>&1
   measure "latte-write-$r" "$latte" run "$OUT/latte-write.rn" "${lopts[@]}" -d "${DURATION}s" \
     -o "$OUT/latte-write-$r.json" 127.0.0.1
-  for drv in native $([ "$GOCQL" = 1 ] && echo gocql); do
-    tool=platbench; [ "$drv" = native ] || tool=platbench_$drv
-    measure "$tool-read-$r" "$pb" run "${pbopts[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_read \
+  # With TELEMETRY=1 the runs with and without it alternate (A B B A ...).
+  variants="native"
+  if [ "$TELEMETRY" = 1 ]; then
+    if [ $((r % 2)) = 1 ]; then variants="native telemetry"; else variants="telemetry native"; fi
+  fi
+  [ "$GOCQL" != 1 ] || variants="$variants gocql"
+  for v in $variants; do
+    tool=platbench; drv=$v; extra=()
+    case $v in
+    gocql) tool=platbench_gocql ;;
+    telemetry) tool=platbench_telemetry; drv=native; extra=("${telopts[@]}") ;;
+    esac
+    measure "$tool-read-$r" "$pb" run "${pbopts[@]}" "${extra[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_read \
       --target-opt keep=true --target-opt create=false --workload read --distribution uniform --no-load \
       --duration "${DURATION}s" --out "$OUT/$tool-read-$r.json"
   done
@@ -195,6 +219,8 @@ def latte(name):
 rows_out = []
 for wl in ("write", "read"):
     tools = [("platbench", platbench)] + ([("platbench_gocql", platbench)] if gocql else []) + [("latte", latte)]
+    if os.path.exists(f"{out}/platbench_telemetry-{wl}-1.time"):
+        tools.insert(1, ("platbench_telemetry", platbench))
     for tool, parse in tools:
         runs = []
         for r in range(1, reps + 1):
