@@ -123,6 +123,13 @@ func TestParseCSProfile(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// The mix prints with the profile's names, and reads back the same.
+	if got := s.MixString(); got != "insert=1,simple1=9" {
+		t.Errorf("MixString = %q", got)
+	}
+	if back, err := s.ParseMix(s.MixString()); err != nil || MixList(back).String() != MixList(m).String() {
+		t.Errorf("ParseMix(MixString) = %v, %v; want %v", back, err, m)
+	}
 	if _, err := s.ParseMix("insert=1,simple2=9"); err == nil || !strings.Contains(err.Error(), "insert, simple1, range1, all_columns (this workload's operations)") {
 		t.Errorf("an unknown query name: %v", err)
 	}

@@ -66,13 +66,21 @@ func parseMixItem(part string, parse func(string) (Op, bool), names string) (Mix
 }
 
 // String formats the mix as ParseMix reads it, e.g. "read=0.5,update=0.5".
-func (ml MixList) String() string {
+// A named operation (a profile's query) prints as its slot: Spec.MixString
+// prints its name.
+func (ml MixList) String() string { return ml.format(Op.String) }
+
+// MixString formats s's mix with its operations' names, as
+// Spec.ParseOpName reads them: "insert=1,simple1=9" for a profile.
+func (s *Spec) MixString() string { return s.Mix.format(s.OpName) }
+
+func (ml MixList) format(name func(Op) string) string {
 	var b strings.Builder
 	for i, m := range ml {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strings.ToLower(m.Op.String()))
+		b.WriteString(strings.ToLower(name(m.Op)))
 		b.WriteByte('=')
 		b.WriteString(strconv.FormatFloat(m.Weight, 'g', -1, 64))
 	}

@@ -62,7 +62,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if *dry {
 		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
 		for _, c := range cells {
-			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.Mix, units.Int(float64(c.Records)))
+			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)))
 		}
 		return nil
 	}
