@@ -2,6 +2,7 @@ package cql
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -382,5 +383,44 @@ func testProfileBatchSplit(t *testing.T, driver string) {
 	run(t, tg, spec, named(spec, "insert"), 3)
 	if n := count(t, tg, "SELECT k FROM "+tg.prof.p.Keyspace+".big"); n != 300 {
 		t.Errorf("%d rows, want 3 partitions x 100 (200 KB each, in batches under the size limit)", n)
+	}
+}
+
+// A top-level tuple column: platbench's own client binds the encoded tuple
+// as one value, and the server stores a tuple of three elements (read back
+// as JSON); the Apache driver path refuses it at Setup with the fix.
+func TestProfileTopLevelTuple(t *testing.T) {
+	tg, spec := openProfile(t, "profile-tuple.yaml", 10, DriverNative)
+	run(t, tg, spec, workload.OpInsert, 10)
+	var js string
+	if err := tg.session.Query("SELECT JSON pos FROM "+tg.prof.p.Keyspace+".points WHERE id = ?", pkOf(tg, 3)).Consistency(gocql.One).Scan(&js); err != nil {
+		t.Fatal(err)
+	}
+	var row struct {
+		Pos []any `json:"pos"`
+	}
+	if err := json.Unmarshal([]byte(js), &row); err != nil || len(row.Pos) != 3 {
+		t.Errorf("pos read back as %s (%v); want a tuple of 3", js, err)
+	}
+	run(t, tg, spec, named(spec, "byid"), 10)
+	if got := tg.prof.returned.Load(); got != 10 {
+		t.Errorf("reads by id returned %d rows, want 10", got)
+	}
+
+	data, err := os.ReadFile(filepath.Join("testdata", "profile-tuple.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := fmt.Sprintf("pbprof_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	s, err := workload.ParseCSProfile([]byte(strings.ReplaceAll(string(data), "pbprof", ks)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Records = 10
+	g := openTest(t, map[string]string{"driver": DriverGocql})
+	defer g.Close()
+	err = g.Setup(context.Background(), &s)
+	if err == nil || !strings.Contains(err.Error(), "top-level tuple") || !strings.Contains(err.Error(), "driver=native") {
+		t.Errorf("driver=gocql Setup = %v; want the top-level tuple refused with the fix", err)
 	}
 }

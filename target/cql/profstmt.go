@@ -166,9 +166,11 @@ func (pr *profile) bindArgs(ctx context.Context, st *pstmt) error {
 			st.args = append(st.args, arg{kind: argToken})
 		case pr.col(b.Name) != nil:
 			c := pr.col(b.Name)
-			if _, tuple := b.TypeInfo.(gocql.TupleTypeInfo); tuple {
-				// The driver expects a top-level tuple's elements as separate values.
-				return target.Configf("cql: profile table %s: column %s is a top-level tuple, which platbench's driver path cannot bind (fix: use a UDT, or a tuple inside a collection)", pr.p.Table, c.name)
+			if _, tuple := b.TypeInfo.(gocql.TupleTypeInfo); tuple && !pr.native {
+				// The Apache driver expects a top-level tuple's elements as
+				// separate values; platbench's own client binds the
+				// encoded tuple as one.
+				return target.Configf("cql: profile table %s: column %s is a top-level tuple, which the Apache driver path (driver=gocql) cannot bind (fix: driver=native, or a UDT, or a tuple inside a collection)", pr.p.Table, c.name)
 			}
 			if c.typ == nil {
 				if c.typ, err = compileType(c.name, b.TypeInfo); err != nil {
