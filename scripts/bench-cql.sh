@@ -22,7 +22,12 @@
 #      TELEMETRY (1: also run platbench's read with server telemetry on — the
 #      node's node_exporter and the JMX exporter agent scraped every second —
 #      alternating with the run without it, to show what the scraping costs
-#      the loader; default 0).
+#      the loader; default 0),
+#      PROFILE (1: also a user profile with clustering rows and a set<text>,
+#      scripts/bench/cql-events.yaml, against latte running the equivalent
+#      script scripts/bench/latte-events.rn on the same schema: inserts of one
+#      row and reads of one row by primary key; PARTS partitions of 10 rows,
+#      default 10000; default 0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
@@ -33,6 +38,8 @@ CONNS=${CONNS:-1}
 REPS=${REPS:-3}
 GOCQL=${GOCQL:-1}
 TELEMETRY=${TELEMETRY:-0}
+PROFILE=${PROFILE:-0}
+PARTS=${PARTS:-10000}
 WARMUP=${WARMUP:-20}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -186,6 +193,27 @@ for r in $(seq "$REPS"); do
     -o "$OUT/latte-read-$r.json" 127.0.0.1
 done
 
+if [ "$PROFILE" = 1 ]; then
+  prof=$PWD/scripts/bench/cql-events.yaml lev=$PWD/scripts/bench/latte-events.rn
+  profopts=(--quiet --target "$url" --target-opt conns="$CONNS" --concurrency "$CONC" --records "$PARTS"
+            --workload "$prof" --target-opt keep=true --distribution uniform)
+  [ -z "$RATE" ] || profopts+=(--rate "$RATE")
+  taskset -c "$CLIENT_CPU" "$pb" load "${profopts[@]}" > "$OUT/pb-profile-load.log" 2>&1 || { tail "$OUT/pb-profile-load.log" >&2; exit 1; }
+  "$latte" schema "$lev" "${lauth[@]}" -P parts="$PARTS" 127.0.0.1 > "$OUT/latte-profile-schema.log" 2>&1
+  taskset -c "$CLIENT_CPU" "$latte" load "$lev" "${lauth[@]}" -P parts="$PARTS" -q 127.0.0.1 > "$OUT/latte-profile-load.log" 2>&1
+  for r in $(seq "$REPS"); do
+    for wl in write read; do
+      mix=insert=1 fn=insert; [ "$wl" = write ] || { mix=byrow=1; fn=read; }
+      pbrun() { measure "platbench-profile-$wl-$r" "$pb" run "${profopts[@]}" --mix "$mix" --no-load --warmup 0 \
+        --duration "${DURATION}s" --out "$OUT/platbench-profile-$wl-$r.json"; }
+      lrun() { measure "latte-profile-$wl-$r" "$latte" run "$lev" "${lopts[@]}" -P parts="$PARTS" -f "$fn" -d "${DURATION}s" \
+        -o "$OUT/latte-profile-$wl-$r.json" 127.0.0.1; }
+      # A B B A: the server warms up for whoever runs second.
+      if [ $((r % 2)) = 1 ]; then pbrun; lrun; else lrun; pbrun; fi
+    done
+  done
+fi
+
 RATE="$RATE" python3 - "$OUT" "$REPS" "$CONC" "$CONNS" "$DURATION" "$ROWS" "$GOCQL" <<'EOF'
 import json, os, sys, statistics
 out, reps, conc, conns, dur, rows = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
@@ -216,20 +244,26 @@ def latte(name):
     v = v["value"] if isinstance(v, dict) else v
     return res["cycle_count"], res["elapsed_time_s"], float(v), res["error_count"]
 
+def summarize(tool, wl, parse):
+    runs = []
+    for r in range(1, reps + 1):
+        name = f"{tool}-{wl}-{r}"
+        ops, secs, p99, errs = parse(name)
+        wall, c = cpu(name)
+        runs.append((ops / secs, p99, c / ops * 1e6, ops / c, errs, ops, c))
+    med = lambda k: statistics.median(x[k] for x in runs)
+    return (wl, tool, med(0), med(1), med(2), med(3), sum(x[4] for x in runs), runs)
+
 rows_out = []
 for wl in ("write", "read"):
     tools = [("platbench", platbench)] + ([("platbench_gocql", platbench)] if gocql else []) + [("latte", latte)]
     if os.path.exists(f"{out}/platbench_telemetry-{wl}-1.time"):
         tools.insert(1, ("platbench_telemetry", platbench))
-    for tool, parse in tools:
-        runs = []
-        for r in range(1, reps + 1):
-            name = f"{tool}-{wl}-{r}"
-            ops, secs, p99, errs = parse(name)
-            wall, c = cpu(name)
-            runs.append((ops / secs, p99, c / ops * 1e6, ops / c, errs, ops, c))
-        med = lambda k: statistics.median(x[k] for x in runs)
-        rows_out.append((wl, tool, med(0), med(1), med(2), med(3), sum(x[4] for x in runs), runs))
+    rows_out += [summarize(tool, wl, parse) for tool, parse in tools]
+# The user profile (PROFILE=1): platbench's profile against latte's script.
+for wl in ("profile-write", "profile-read"):
+    if os.path.exists(f"{out}/platbench-{wl}-1.time"):
+        rows_out += [summarize(tool, wl, parse) for tool, parse in (("platbench", platbench), ("latte", latte))]
 
 rate = os.environ.get("RATE") or ""
 pace = f"fixed rate {rate} op/s" if rate else "full speed"
