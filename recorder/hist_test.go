@@ -31,7 +31,7 @@ func TestCountsMatchHdr(t *testing.T) {
 		if err := ref.RecordValue(v); err != nil {
 			t.Fatal(err)
 		}
-		c[index(v)]++
+		c.add(v)
 		if index(valueAt(index(v))) != index(v) {
 			t.Fatalf("valueAt(index(%d)) = %d is in another bucket", v, valueAt(index(v)))
 		}
@@ -86,5 +86,37 @@ func BenchmarkRecordBegin(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		t0 := r.Now()
 		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+	}
+}
+
+// BenchmarkIntervalTick: the collector's once-a-second work in an open loop
+// (latency, service time and schedule lag of two op types in every shard,
+// values over three octaves), which holds the only P of a one-core loader
+// while it runs: its time is schedule lag for the operations due meanwhile.
+func BenchmarkIntervalTick(b *testing.B) {
+	r := New(Config{Shards: 2, ServiceTime: true, BucketWidth: 20 * time.Millisecond})
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func() {
+		for _, s := range r.shards {
+			for i := 0; i < 2000; i++ {
+				op := workload.OpRead
+				if i%2 == 1 {
+					op = workload.OpUpdate
+				}
+				v := 20_000 + rng.Int64N(140_000)
+				s.Record(op, 0, v/10, v, 100, target.ClassNone)
+			}
+		}
+	}
+	b.ReportAllocs()
+	var at int64
+	for b.Loop() {
+		b.StopTimer()
+		fill()
+		at += int64(time.Second)
+		b.StartTimer()
+		r.mu.Lock()
+		r.intervalTick(at)
+		r.mu.Unlock()
 	}
 }

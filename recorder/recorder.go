@@ -124,10 +124,10 @@ func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64,
 		if c == nil {
 			c = s.newHists(op)
 		}
-		c[index(clamp(end-intended))]++
+		c.add(clamp(end - intended))
 		if s.svcTime {
-			set.svc[op][index(clamp(end-start))]++
-			set.lag[op][index(clamp(start-intended))]++
+			set.svc[op].add(clamp(end - start))
+			set.lag[op].add(clamp(start - intended))
 		}
 		set.ok[op]++
 	} else {
@@ -270,7 +270,7 @@ type Recorder struct {
 	outst      []bool
 	inflightAt []bool // requests in flight at each bucket's end
 	scratch    *hset
-	ivHist     [workload.NumOps]*hdr.Histogram
+	ivCounts   [workload.NumOps]*counts // an interval's latencies of every shard, merged
 	live       Live
 	stopped    bool
 }
@@ -435,11 +435,6 @@ func (r *Recorder) bucketTick() {
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
-	for op := range r.ivHist {
-		if r.ivHist[op] != nil {
-			r.ivHist[op].Reset()
-		}
-	}
 	var ok, bytes [workload.NumOps]uint64
 	var errs [workload.NumOps][target.NumClasses]uint64
 	for _, s := range r.allShards() {
@@ -457,10 +452,10 @@ func (r *Recorder) intervalTick(at int64) {
 				continue
 			}
 			acc := r.acc(op)
-			if r.ivHist[op] == nil {
-				r.ivHist[op] = result.NewHist()
+			if r.ivCounts[op] == nil {
+				r.ivCounts[op] = new(counts)
 			}
-			set.lat[op].drainInto(r.ivHist[op], acc.lat)
+			set.lat[op].moveInto(r.ivCounts[op])
 			if s.svcTime {
 				set.svc[op].drainInto(acc.svc, nil)
 				set.lag[op].drainInto(acc.lag, nil)
@@ -492,9 +487,12 @@ func (r *Recorder) intervalTick(at int64) {
 			acc.errs[c] += errs[op][c]
 		}
 		io := result.IntervalOp{Op: workload.Op(op).String(), Count: ok[op], Errors: errMap, Bytes: bytes[op]}
-		if h := r.ivHist[op]; h != nil && h.TotalCount() > 0 {
-			io.Latency = result.Summarize(h)
-			io.Hist = result.EncodeHist(h)
+		if c := r.ivCounts[op]; c != nil && ok[op] > 0 {
+			// Summarized and encoded from the merged counts in one pass
+			// each, then added to the phase's histogram.
+			io.Latency = result.SummarizeCounts(c.n[:])
+			io.Hist = result.EncodeCounts(c.n[:])
+			c.drainInto(acc.lat, nil)
 		}
 		iv.Ops = append(iv.Ops, io)
 		lo := LiveOp{Op: workload.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}

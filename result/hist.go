@@ -34,7 +34,27 @@ func EncodeHist(h *hdr.Histogram) string {
 	}
 	e := encoders.Get().(*histEncoder)
 	defer encoders.Put(e)
-	return e.encode(h)
+	snap := h.Export()
+	return encodeCounts(e, snap.Counts, snap.SignificantFigures, snap.LowestTrackableValue, snap.HighestTrackableValue)
+}
+
+// EncodeCounts is EncodeHist for the counts array of a histogram with
+// NewHist's layout (the recorder keeps its own, without an hdr.Histogram),
+// byte for byte what EncodeHist writes for the same counts.
+func EncodeCounts(c []uint64) string {
+	var any bool
+	for _, n := range c {
+		if n != 0 {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return ""
+	}
+	e := encoders.Get().(*histEncoder)
+	defer encoders.Put(e)
+	return encodeCounts(e, c, HistSigFigs, HistLowestNs, HistHighestNs)
 }
 
 // The V2 cookies of HdrHistogram's encoding (hdr_encoding.go).
@@ -54,9 +74,7 @@ var encoders = sync.Pool{New: func() any {
 	return e
 }}
 
-func (e *histEncoder) encode(h *hdr.Histogram) string {
-	snap := h.Export()
-	counts := snap.Counts
+func encodeCounts[T int64 | uint64](e *histEncoder, counts []T, sigFigs, lowest, highest int64) string {
 	n := len(counts)
 	for n > 0 && counts[n-1] == 0 {
 		n--
@@ -66,7 +84,7 @@ func (e *histEncoder) encode(h *hdr.Histogram) string {
 	e.raw.Write(make([]byte, 40)) // header, filled below
 	var tmp [binary.MaxVarintLen64]byte
 	for i := 0; i < n; {
-		c := counts[i]
+		c := int64(counts[i])
 		i++
 		if c == 0 {
 			zeros := int64(1)
@@ -84,9 +102,9 @@ func (e *histEncoder) encode(h *hdr.Histogram) string {
 	binary.BigEndian.PutUint32(raw[0:], uint32(v2EncodingCookie))
 	binary.BigEndian.PutUint32(raw[4:], uint32(len(raw)-40))
 	binary.BigEndian.PutUint32(raw[8:], 1) // normalizing index offset, as hdrhistogram-go writes it
-	binary.BigEndian.PutUint32(raw[12:], uint32(snap.SignificantFigures))
-	binary.BigEndian.PutUint64(raw[16:], uint64(snap.LowestTrackableValue))
-	binary.BigEndian.PutUint64(raw[24:], uint64(snap.HighestTrackableValue))
+	binary.BigEndian.PutUint32(raw[12:], uint32(sigFigs))
+	binary.BigEndian.PutUint64(raw[16:], uint64(lowest))
+	binary.BigEndian.PutUint64(raw[24:], uint64(highest))
 	binary.BigEndian.PutUint64(raw[32:], math.Float64bits(1.0))
 
 	e.zbuf.Reset()
@@ -113,11 +131,103 @@ func DecodeHist(s string) (*hdr.Histogram, error) {
 	return h, nil
 }
 
-// Summarize computes the summary every report shows.
+// Summarize computes the summary every report shows. A histogram with
+// NewHist's layout (every histogram platbench makes or decodes from its own
+// files) is summarized in one pass over its counts (SummarizeCounts); the
+// hdr methods walk every count once per figure (eleven walks).
 func Summarize(h *hdr.Histogram) Summary {
 	if h == nil || h.TotalCount() == 0 {
 		return Summary{}
 	}
+	if h.LowestTrackableValue() == HistLowestNs && h.SignificantFigures() == HistSigFigs {
+		return summarizeCounts(h.Export().Counts)
+	}
+	return summarizeHdr(h)
+}
+
+// SummarizeCounts is Summarize for the counts array of a histogram with
+// NewHist's layout (the recorder keeps its own): every figure equal to what
+// the hdr methods give for the same counts, in one pass.
+func SummarizeCounts(c []uint64) Summary { return summarizeCounts(c) }
+
+// The layout of NewHist's counts (lowest 1, 3 significant figures): 2048
+// sub-buckets of width 1 in bucket 0, then 1024 per bucket b >= 1 of width
+// 2^b. countsLow and countsWidth are the lowest value of index i and the
+// width of its range.
+const subHalfMag = 10
+
+func countsLow(i int) int64 {
+	if i < 2<<subHalfMag {
+		return int64(i)
+	}
+	b := i>>subHalfMag - 1
+	return int64(i-b<<subHalfMag) << uint(b)
+}
+
+func countsWidth(i int) int64 {
+	if i < 2<<subHalfMag {
+		return 1
+	}
+	return 1 << uint(i>>subHalfMag-1)
+}
+
+// summarizeCounts follows hdrhistogram-go's definitions exactly: Min the
+// lowest value of the first non-empty index, Max the highest of the last,
+// quantile q the highest value of the first index where the running count
+// reaches int64(q/100*total+0.5), Mean and StdDev over each index's median
+// value (lowest + width/2), summed in index order as hdr does.
+func summarizeCounts[T int64 | uint64](c []T) Summary {
+	var total int64
+	first, last := -1, -1
+	var sum int64
+	for i, n := range c {
+		if n == 0 {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		total += int64(n)
+		sum += int64(n) * (countsLow(i) + countsWidth(i)>>1)
+	}
+	if total == 0 {
+		return Summary{}
+	}
+	mean := float64(sum) / float64(total)
+	qs := [...]float64{50, 90, 95, 99, 99.9}
+	var at [len(qs)]int64
+	var vals [len(qs)]int64
+	for k, q := range qs {
+		at[k] = int64(q/100*float64(total) + 0.5)
+	}
+	var run int64
+	var geo float64
+	k := 0
+	for i := first; i <= last; i++ {
+		n := int64(c[i])
+		if n == 0 {
+			continue
+		}
+		run += n
+		for k < len(qs) && run >= at[k] {
+			vals[k] = countsLow(i) + countsWidth(i) - 1
+			k++
+		}
+		d := float64(countsLow(i)+countsWidth(i)>>1) - mean
+		geo += d * d * float64(n)
+	}
+	return Summary{
+		Count: total, MinNs: countsLow(first), MeanNs: finite(mean),
+		P50Ns: vals[0], P90Ns: vals[1], P95Ns: vals[2], P99Ns: vals[3], P999Ns: vals[4],
+		MaxNs:    countsLow(last) + countsWidth(last) - 1,
+		StdDevNs: finite(math.Sqrt(geo / float64(total))),
+	}
+}
+
+// summarizeHdr is Summarize through the hdr methods, for a histogram of
+// another layout.
+func summarizeHdr(h *hdr.Histogram) Summary {
 	return Summary{
 		Count:    h.TotalCount(),
 		MinNs:    h.Min(),
