@@ -74,6 +74,11 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, err
 		}
 	}
+	if cfg.Verify && ctx.Err() == nil {
+		if err := s.Verify(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return s.Finish(ctx)
 }
 
@@ -89,6 +94,10 @@ type Session struct {
 	// loadID is the load that wrote the dataset: this run's, or the
 	// earlier one the target's mark names.
 	loadID string
+	// acks records the acknowledged writes when the run is verified; rt
+	// is then the target the runner drives (t, its workers recording).
+	acks *ackLog
+	rt   target.Target
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -184,12 +193,17 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}, nil
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	if cfg.Verify {
+		s.acks = newAckLog(spec.Records)
+		s.rt = withAcks(t, s.acks)
+	}
+	return s, nil
 }
 
 // Load runs the load phase.
 func (s *Session) Load(ctx context.Context) error {
-	p, err := runner.Load(ctx, s.t, &s.spec, s.ks, s.cfg.Runner)
+	p, err := runner.Load(ctx, s.rt, &s.spec, s.ks, s.cfg.Runner)
 	if err != nil {
 		return err
 	}
@@ -219,7 +233,7 @@ func newLoadID(t time.Time) string {
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
 func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
 	rc.Phase = name
-	p, evs, err := runner.Run(ctx, s.t, &s.spec, s.ks, rc)
+	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err
 	}
