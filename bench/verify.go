@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -44,14 +45,18 @@ func ParseSample(s string) (Sample, error) {
 		}
 		return Sample{Fraction: f}, nil
 	}
-	return Sample{}, usererr.Field("verify_sample", "%q is not all, a count of keys or a fraction (fix: e.g. 10k, 10%% or 0.1)", s)
+	return Sample{}, usererr.Field("verify_sample", "%s", sampleMsg(s))
+}
+
+func sampleMsg(s string) string {
+	return fmt.Sprintf("%q is not all, a count of keys or a fraction (fix: e.g. 10k, 10%% or 0.1)", s)
 }
 
 // Set implements flag.Value.
 func (s *Sample) Set(v string) error {
 	p, err := ParseSample(v)
 	if err != nil {
-		return err
+		return errors.New(sampleMsg(v)) // the flag package names the flag
 	}
 	*s = p
 	return nil
