@@ -169,7 +169,7 @@ func usage(err error) error {
 }
 
 // validateFlagDoc is --validate's help (run, load, sweep, suite).
-const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql; load the dataset with --validate too)"
+const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql, hazelcast IMap; load the dataset with --validate too)"
 
 // verifyFlagDoc and verifySampleFlagDoc are the help of run's --verify and
 // --verify-sample (docs/validation.md).
