@@ -37,7 +37,8 @@ var Version = "dev"
 // Run runs the benchmark (defaults applied, see Config). On Ctrl-C (ctx
 // cancelled) it stops the current phase and still returns the result of
 // what ran, with the phase marked interrupted. A nil result comes with an
-// error that says what to fix.
+// error that says what to fix; a verification (Config.Verify) that could not
+// complete returns the result and its error.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	cfg.EnsureDefaults()
 	s, err := Open(ctx, cfg)
@@ -74,12 +75,17 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, err
 		}
 	}
+	var verr error
 	if cfg.Verify && ctx.Err() == nil {
-		if err := s.Verify(ctx); err != nil {
-			return nil, err
-		}
+		verr = s.Verify(ctx)
 	}
-	return s.Finish(ctx)
+	r, err := s.Finish(ctx)
+	if err == nil && verr != nil {
+		// The result of what ran is kept, with the verification's error.
+		r.Notes = append(r.Notes, "the verification of acknowledged writes did not complete: "+verr.Error())
+		return r, verr
+	}
+	return r, err
 }
 
 // Session is an open target with a result being built: the steps of Run, for
