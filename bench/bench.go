@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
@@ -135,6 +136,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// its table or topic (and Close removes what it created).
 	if err := checksReads(t, cfg.Target, &spec); err != nil {
 		t.Close()
+		var ue *usererr.Error
+		if cfg.Verify && errors.As(err, &ue) && ue.Field == "validate" {
+			// --verify implies --validate: name the one the user asked for.
+			return nil, &usererr.Error{Field: "verify", Msg: ue.Msg + " (verify reads back with checked reads)"}
+		}
 		return nil, err
 	}
 	dc, checks := t.(target.DatasetChecker)
