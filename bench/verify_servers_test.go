@@ -1,7 +1,12 @@
 package bench
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
 	"slices"
 	"testing"
 
@@ -15,7 +20,8 @@ import (
 // --verify against the real servers: a dataset loaded (and kept), then a
 // verified run of reads, updates and inserts finds every acknowledged
 // write; another client (a connection of its own) then overwrites one
-// acknowledged key and deletes another, and `platbench verify` of the
+// acknowledged key and deletes another (Redis: a RESP client of its own,
+// SET and DEL), and `platbench verify` of the
 // result finds exactly those: one wrong, one missing. CQL runs at RF=3 and
 // QUORUM on the test cluster.
 func TestVerifyServers(t *testing.T) {
@@ -71,7 +77,11 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 	}
 	t.Logf("clean run: %d acknowledged keys read back at %q, none lost", v.Checked, v.Consistency)
 	wrong, gone := firstKeys(v)
-	tamper(t, url, opts, spec, wrong, gone)
+	if strings.HasPrefix(url, "redis://") {
+		redisTamper(t, url, spec.KeyName(wrong), spec.KeyName(gone))
+	} else {
+		tamper(t, url, opts, spec, wrong, gone)
+	}
 	v2, err := VerifyResult(ctx, r, VerifyConfig{Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +131,33 @@ func tamper(t *testing.T, url string, opts map[string]string, spec workload.Spec
 	} {
 		if err := w.Do(ctx, &req); err != nil {
 			t.Fatalf("another client's %s of %s: %v", req.Op, req.Key, err)
+		}
+	}
+}
+
+// redisTamper is another client speaking RESP itself (as redis-cli): SET of
+// a string platbench never writes over key wrong, DEL of key gone, in the
+// URL's database.
+func redisTamper(t *testing.T, raw, wrong, gone string) {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReader(c)
+	for _, cmd := range [][]string{{"SELECT", strings.TrimPrefix(u.Path, "/")}, {"DEL", wrong}, {"SET", wrong, "another client's value"}, {"DEL", gone}} {
+		fmt.Fprintf(c, "*%d\r\n", len(cmd))
+		for _, a := range cmd {
+			fmt.Fprintf(c, "$%d\r\n%s\r\n", len(a), a)
+		}
+		line, err := rd.ReadString('\n')
+		if err != nil || strings.HasPrefix(line, "-") {
+			t.Fatalf("%v: %q %v", cmd, line, err)
 		}
 	}
 }
