@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/internal/testenv"
