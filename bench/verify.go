@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	neturl "net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -138,6 +139,9 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	}
 	for k, val := range cfg.TargetOpts {
 		opts[k] = val
+	}
+	if err := redacted(url, opts); err != nil {
+		return nil, err
 	}
 	spec := r.Config.Workload
 	spec.CheckValues = true
@@ -290,4 +294,20 @@ func (ix *rangeIndex) key(i uint64) uint64 {
 		return 0
 	}
 	return ix.rs[r][0] + i - ix.cum[r]
+}
+
+// redacted refuses a target whose password the result file did not keep
+// (redact, redactOpts): connecting with "xxxxx" would only fail to log in.
+func redacted(raw string, opts map[string]string) error {
+	if u, err := neturl.Parse(raw); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p == "xxxxx" {
+			return usererr.Field("target", "%s: the result keeps no password (fix: give the target URL with its password)", raw)
+		}
+	}
+	for k, v := range opts {
+		if v == "xxxxx" {
+			return usererr.Field("target_opts", "%s: the result keeps no secret (fix: give the option %s=... again)", k, k)
+		}
+	}
+	return nil
 }

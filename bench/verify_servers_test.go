@@ -82,7 +82,10 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 	} else {
 		tamper(t, url, opts, spec, wrong, gone)
 	}
-	v2, err := VerifyResult(ctx, r, VerifyConfig{Concurrency: 4})
+	if _, err := VerifyResult(ctx, r, VerifyConfig{}); strings.Contains(url, ":cassandra@") && err == nil {
+		t.Fatal("verified with the result's redacted password")
+	}
+	v2, err := VerifyResult(ctx, r, VerifyConfig{Target: url, Concurrency: 4}) // the result keeps no password
 	if err != nil {
 		t.Fatal(err)
 	}
