@@ -66,7 +66,7 @@ func TestVerifyTruncate(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.Close()
-	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Concurrency: 4})
+	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Target: u, Concurrency: 4}) // the result keeps no password
 	if err != nil {
 		t.Fatal(err)
 	}
