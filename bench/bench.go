@@ -136,12 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// its table or topic (and Close removes what it created).
 	if err := checksReads(t, cfg.Target, &spec); err != nil {
 		t.Close()
-		var ue *usererr.Error
-		if cfg.Verify && errors.As(err, &ue) && ue.Field == "validate" {
-			// --verify implies --validate: name the one the user asked for.
-			return nil, &usererr.Error{Field: "verify", Msg: ue.Msg + " (verify reads back with checked reads)"}
-		}
-		return nil, err
+		return nil, verifyRefused(err, cfg.Verify)
 	}
 	dc, checks := t.(target.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
@@ -206,10 +201,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.OnTelemetry(tel)
 	}
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
-	if cfg.Verify {
-		s.acks = newAckLog(spec.Records)
-		s.rt = withAcks(t, s.acks)
-	}
+	s.recordAcks()
 	return s, nil
 }
 
@@ -434,4 +426,14 @@ func checksReads(t target.Target, url string, spec *workload.Spec) error {
 		return target.RefuseValidate(redact(url))
 	}
 	return rc.ChecksReads(spec)
+}
+
+// verifyRefused names --verify in the refusal of a checked workload when
+// the user asked for verify (which implies validate).
+func verifyRefused(err error, verify bool) error {
+	var ue *usererr.Error
+	if verify && errors.As(err, &ue) && ue.Field == "validate" {
+		return &usererr.Error{Field: "verify", Msg: ue.Msg + " (verify reads back with checked reads)"}
+	}
+	return err
 }

@@ -93,6 +93,15 @@ const verifyAttempts = 3
 // maxExamples bounds the key numbers a verification keeps as examples.
 const maxExamples = 10
 
+// recordAcks makes the record of acknowledged writes of a verified run and
+// the target the runner drives, whose workers keep it.
+func (s *Session) recordAcks() {
+	if s.cfg.Verify {
+		s.acks = newAckLog(s.spec.Records)
+		s.rt = withAcks(s.t, s.acks)
+	}
+}
+
 // Verify reads back the acknowledged writes of this session's phases (the
 // record its workers kept: Config.Verify) and stores the outcome in the
 // result (Result.Verification).
