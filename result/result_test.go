@@ -148,7 +148,7 @@ func TestVerificationValidate(t *testing.T) {
 		"reversed":   {Version: 1, Acked: [][2]uint64{{5, 3}}, AckedKeys: 0},
 		"overlap":    {Version: 1, Acked: [][2]uint64{{0, 5}, {3, 8}}, AckedKeys: 10},
 		"count":      {Version: 1, Acked: [][2]uint64{{0, 5}}, AckedKeys: 6},
-		"checked":    {Version: 1, Acked: [][2]uint64{{0, 5}}, AckedKeys: 5, Checked: 6},
+		"checked":    {Version: 1, Acked: [][2]uint64{{0, 5}}, AckedKeys: 5, Checked: 2, Missing: 2, Wrong: 1},
 		"no version": {Acked: [][2]uint64{{0, 5}}, AckedKeys: 5},
 	} {
 		r := base()
