@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	neturl "net/url"
 	"slices"
 	"sort"
@@ -194,11 +195,18 @@ func verifyKeys(ctx context.Context, t target.Target, spec *workload.Spec, v *re
 	ks := workload.NewKeyspace(spec, 0, 1)
 	var st verifyState
 	var wg sync.WaitGroup
+	ws := make([]target.Worker, 0, n)
 	for i := range n {
 		w, err := t.NewWorker(i)
 		if err != nil {
+			for _, w := range ws {
+				w.Close()
+			}
 			return fmt.Errorf("verify: worker %d: %w", i, err)
 		}
+		ws = append(ws, w)
+	}
+	for i, w := range ws {
 		from, to := want*uint64(i)/uint64(n), want*uint64(i+1)/uint64(n)
 		wg.Add(1)
 		go func() {
@@ -208,7 +216,7 @@ func verifyKeys(ctx context.Context, t target.Target, spec *workload.Spec, v *re
 			var req workload.Request
 			for j := from; j < to && ctx.Err() == nil; j++ {
 				// Evenly spread over the acknowledged keys when sampled.
-				k := ix.key(j * v.AckedKeys / max(want, 1))
+				k := ix.key(spread(j, v.AckedKeys, want))
 				st.check(ctx, w, g, &req, k)
 			}
 		}()
@@ -220,6 +228,14 @@ func verifyKeys(ctx context.Context, t target.Target, spec *workload.Spec, v *re
 		return fmt.Errorf("verification interrupted after %d of %d keys: %w", v.Checked, want, err)
 	}
 	return nil
+}
+
+// spread is j*n/want without overflow: the j-th of want keys evenly
+// spread over n (j < want <= n).
+func spread(j, n, want uint64) uint64 {
+	hi, lo := bits.Mul64(j, n)
+	q, _ := bits.Div64(hi, lo, max(want, 1))
+	return q
 }
 
 // verifyState is what the verification's workers found.

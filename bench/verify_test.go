@@ -80,6 +80,9 @@ func TestParseSample(t *testing.T) {
 			t.Errorf("ParseSample(%q) accepted", in)
 		}
 	}
+	if got := spread(3, 1<<62, 4); got != 3<<60 {
+		t.Errorf("spread over 2^62 keys = %d, want %d", got, uint64(3)<<60)
+	}
 	if got := (Sample{Fraction: 0.1}).of(25); got != 3 {
 		t.Errorf("10%% of 25 = %d, want 3", got)
 	}
