@@ -9,7 +9,7 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Acknowledged writes (--verify, docs/validation.md).
+// Acknowledged writes (--verify, docs/workloads.md, "Acknowledged writes, read back").
 //
 // An ackLog is the per-run record of what the target acknowledged: two bits
 // per key number (written: a write of the key completed without error;
@@ -25,7 +25,7 @@ import (
 // the target holds a value platbench wrote for that key (every value is a
 // function of key, field and generation: workload/value.go). A value of an
 // older generation (a later acknowledged update lost, the earlier value
-// left) checks as correct: see docs/validation.md.
+// left) checks as correct: see docs/workloads.md, "Acknowledged writes, read back".
 type ackLog struct {
 	chunks    []atomic.Pointer[ackChunk]
 	untracked atomic.Uint64

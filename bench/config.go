@@ -93,7 +93,8 @@ type Config struct {
 	// Verify, after the last phase, reads back every key whose write the
 	// target acknowledged during this invocation (or VerifySample of them)
 	// and stores what is missing or wrong in Result.Verification
-	// (docs/validation.md). It implies Workload.CheckValues. Default off.
+	// (docs/workloads.md, "Acknowledged writes, read back"). It implies
+	// Workload.CheckValues. Default off.
 	Verify       bool
 	VerifySample Sample
 	// OnTelemetry, if set, is called with the running telemetry session

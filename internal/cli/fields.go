@@ -172,7 +172,7 @@ func usage(err error) error {
 const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql, hazelcast IMap; load the dataset with --validate too)"
 
 // verifyFlagDoc and verifySampleFlagDoc are the help of run's --verify and
-// --verify-sample (docs/validation.md).
+// --verify-sample (docs/workloads.md, "Acknowledged writes, read back").
 const (
 	verifyFlagDoc       = "after the run, read back every key whose write the target acknowledged, at the run's consistency, and report those missing or wrong (exit status 1 if any); implies --validate (embedded, redis standalone, cql, hazelcast IMap); 'platbench verify RESULT' checks again later"
 	verifySampleFlagDoc = "with --verify, read back only a `sample` of the acknowledged keys: a count (10k) or a fraction (10% or 0.1), evenly spread over the keys (default all)"

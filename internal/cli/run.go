@@ -58,16 +58,16 @@ type benchFlags struct {
 	allowErrors bool
 	abortOnFail bool // run only
 	validate    bool // --validate: checked values (workload.Spec.CheckValues)
-	// --verify, --verify-sample (run only): read back the acknowledged writes.
-	verify       bool
-	verifySample bench.Sample
-	tel          telemetryFlags
-	analysis     *analysis.Options
+	tel         telemetryFlags
+	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
 	// rows b.stored appends (internal/cli/history.go).
 	store    string
 	last     *result.Result
 	lastPath string
+	// --verify, --verify-sample (run only): read back the acknowledged writes.
+	verify       bool
+	verifySample bench.Sample
 }
 
 func newBenchFlags(env *Env, name, summary string) *benchFlags {
