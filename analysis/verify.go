@@ -30,7 +30,7 @@ func VerificationOf(r *result.Result) *Verification {
 	if v == nil {
 		return nil
 	}
-	out := &Verification{AckedKeys: v.AckedKeys, Checked: v.Checked, Sampled: v.Checked < v.AckedKeys,
+	out := &Verification{AckedKeys: v.AckedKeys, Checked: v.Checked, Sampled: v.Sample != "",
 		Missing: v.Missing, Wrong: v.Wrong, Lost: v.Missing + v.Wrong, Unreadable: v.Unreadable,
 		Untracked: v.Untracked, Deleted: v.Deleted, Consistency: v.Consistency, DurationNs: v.DurationNs}
 	if read := v.Checked - min(v.Unreadable, v.Checked); read > 0 {
