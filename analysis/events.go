@@ -58,6 +58,9 @@ func EventImpacts(r *result.Result) []result.EventImpact {
 			RecoveryBandPercent: RecoveryBand * 100,
 			RecoveryHoldNs:      int64(RecoveryHold),
 		}
+		if v := VerificationOf(r); v != nil {
+			imp.AckedWritesLost = &v.Lost
+		}
 		e := intervalAt(p, ev.AtNs) // interval the event fell in
 		first := steadyStartBefore(r, p, e)
 		var base []int

@@ -251,6 +251,9 @@ type RunHealth struct {
 	// Outage is set when the target stopped serving in the main phase
 	// (OutageOf).
 	Outage *Outage
+	// LostWrites counts acknowledged writes the verification after the run
+	// found missing or wrong (VerificationOf); any fails the run.
+	LostWrites uint64
 }
 
 // HealthOf counts r's operations (see RunHealth).
@@ -258,6 +261,9 @@ func HealthOf(r *result.Result) RunHealth {
 	h := RunHealth{ErrorsByClass: map[string]uint64{}}
 	if p := r.MainPhase(); p != nil && p.Name != "load" {
 		h.Outage = OutageOf(p)
+	}
+	if v := VerificationOf(r); v != nil {
+		h.LostWrites = v.Lost
 	}
 	for i := range r.Phases {
 		p := &r.Phases[i]
@@ -278,7 +284,7 @@ func HealthOf(r *result.Result) RunHealth {
 // RunFailed is true when no operation completed, or more than half of the
 // operations failed: a run that measured the failure, not the system.
 func (h RunHealth) RunFailed() bool {
-	return h.Completed == 0 || h.Failed > h.Completed || h.Outage != nil
+	return h.Completed == 0 || h.Failed > h.Completed || h.Outage != nil || h.LostWrites > 0
 }
 
 // LiveWarmup is when live threshold checks (--abort-on-fail) start in a run

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
@@ -37,7 +38,8 @@ var Version = "dev"
 // Run runs the benchmark (defaults applied, see Config). On Ctrl-C (ctx
 // cancelled) it stops the current phase and still returns the result of
 // what ran, with the phase marked interrupted. A nil result comes with an
-// error that says what to fix.
+// error that says what to fix; a verification (Config.Verify) that could not
+// complete returns the result and its error.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	cfg.EnsureDefaults()
 	s, err := Open(ctx, cfg)
@@ -74,7 +76,17 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, err
 		}
 	}
-	return s.Finish(ctx)
+	var verr error
+	if cfg.Verify && ctx.Err() == nil {
+		verr = s.Verify(ctx)
+	}
+	r, err := s.Finish(ctx)
+	if err == nil && verr != nil {
+		// The result of what ran is kept, with the verification's error.
+		r.Notes = append(r.Notes, "the verification of acknowledged writes did not complete: "+verr.Error())
+		return r, verr
+	}
+	return r, err
 }
 
 // Session is an open target with a result being built: the steps of Run, for
@@ -89,6 +101,10 @@ type Session struct {
 	// loadID is the load that wrote the dataset: this run's, or the
 	// earlier one the target's mark names.
 	loadID string
+	// acks records the acknowledged writes when the run is verified; rt
+	// is then the target the runner drives (t, its workers recording).
+	acks *ackLog
+	rt   target.Target
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -120,7 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// its table or topic (and Close removes what it created).
 	if err := checksReads(t, cfg.Target, &spec); err != nil {
 		t.Close()
-		return nil, err
+		return nil, verifyRefused(err, cfg.Verify)
 	}
 	dc, checks := t.(target.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
@@ -184,12 +200,14 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	return &Session{cfg: cfg, spec: spec, t: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}, nil
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	s.recordAcks()
+	return s, nil
 }
 
 // Load runs the load phase.
 func (s *Session) Load(ctx context.Context) error {
-	p, err := runner.Load(ctx, s.t, &s.spec, s.ks, s.cfg.Runner)
+	p, err := runner.Load(ctx, s.rt, &s.spec, s.ks, s.cfg.Runner)
 	if err != nil {
 		return err
 	}
@@ -219,7 +237,7 @@ func newLoadID(t time.Time) string {
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
 func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
 	rc.Phase = name
-	p, evs, err := runner.Run(ctx, s.t, &s.spec, s.ks, rc)
+	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err
 	}
@@ -408,4 +426,14 @@ func checksReads(t target.Target, url string, spec *workload.Spec) error {
 		return target.RefuseValidate(redact(url))
 	}
 	return rc.ChecksReads(spec)
+}
+
+// verifyRefused names --verify in the refusal of a checked workload when
+// the user asked for verify (which implies validate).
+func verifyRefused(err error, verify bool) error {
+	var ue *usererr.Error
+	if verify && errors.As(err, &ue) && ue.Field == "validate" {
+		return &usererr.Error{Field: "verify", Msg: ue.Msg + " (verify reads back with checked reads)"}
+	}
+	return err
 }

@@ -90,6 +90,13 @@ type Config struct {
 	// and platbench itself during the run (package telemetry). Its zero value
 	// samples the host every second and counts platbench's perf events.
 	Telemetry telemetry.Config
+	// Verify, after the last phase, reads back every key whose write the
+	// target acknowledged during this invocation (or VerifySample of them)
+	// and stores what is missing or wrong in Result.Verification
+	// (docs/workloads.md, "Acknowledged writes, read back"). It implies
+	// Workload.CheckValues. Default off.
+	Verify       bool
+	VerifySample Sample
 	// OnTelemetry, if set, is called with the running telemetry session
 	// (the Prometheus endpoint reads its latest samples).
 	OnTelemetry func(*telemetry.Session)
@@ -109,6 +116,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	c.Shards = cmp.Or(c.Shards, 1)
 	c.Warmup = cmp.Or(c.Warmup, DefaultWarmup)
+	if c.Verify {
+		c.Workload.CheckValues = true // only checked values can be verified
+	}
 }
 
 // Validate reports every problem of c at once (call EnsureDefaults first):

@@ -89,6 +89,7 @@ func Merge(parts []*result.Result, files []string) (*result.Result, error) {
 		}
 		out.Phases = append(out.Phases, *m)
 	}
+	out.Verification = verification(parts)
 	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d loaders (histograms merged, series aligned by wall clock)", len(parts)))
 	spread := startSpread(parts)
 	out.LoaderStartSpreadNs = int64(spread)

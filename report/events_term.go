@@ -62,6 +62,9 @@ func evTable(im *result.EventImpact) *table {
 	}
 	t.add("latency p99", units.Latency(float64(im.BaselineP99Ns)), units.Latency(float64(im.P99Ns)), evRatio(float64(im.P99Ns), float64(im.BaselineP99Ns)))
 	t.add("errors", units.Percent(im.BaselineErrorRate), fmt.Sprintf("%s (%s)", units.Percent(im.ErrorRate), units.Int(float64(im.Errors))), "")
+	if im.AckedWritesLost != nil {
+		t.add("acknowledged writes lost", "", units.Int(float64(*im.AckedWritesLost)), "whole run, verified after it")
+	}
 	if im.LongestStallNs > 0 {
 		t.add("longest stall", "", units.Latency(float64(im.LongestStallNs)), "")
 	}

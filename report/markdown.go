@@ -55,6 +55,10 @@ func headline(u *run) string {
 	if f.Errors > 0 {
 		s += fmt.Sprintf(", %s errors", units.Int(float64(f.Errors)))
 	}
+	if v := analysis.VerificationOf(u.r); v != nil && v.Lost > 0 {
+		// Before any figure: the target did not keep what it acknowledged.
+		s = "Acknowledged writes lost: " + verificationText(v) + ". " + s
+	}
 	if o := analysis.HealthOf(u.r).Outage; o != nil {
 		// Before any figure: the figures describe an outage, not the system.
 		return "The target stopped serving: " + OutageText(o) + ". " + s + "."

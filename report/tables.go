@@ -49,6 +49,9 @@ func sections(u *run) []section {
 	if f.Errors > 0 {
 		out = append(out, errorSection(f))
 	}
+	if v := analysis.VerificationOf(u.r); v != nil {
+		out = append(out, verificationSection(v))
+	}
 	if c := a.Cost; c != nil {
 		out = append(out, costSection(c), billSection(c))
 	}

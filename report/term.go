@@ -37,6 +37,9 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(tw, "\nTARGET STOPPED SERVING: %s; errors: %s\n", OutageText(h.Outage), errs)
 	}
+	if v := analysis.VerificationOf(r); v != nil && v.Lost > 0 {
+		fmt.Fprintf(tw, "\nACKNOWLEDGED WRITES LOST: %s\n", verificationText(v))
+	}
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		f, err := analysis.PhaseFiguresOf(p)
@@ -54,6 +57,9 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 	}
 	if ds := datasetLine(&r.Dataset); ds != "" {
 		fmt.Fprintf(tw, "\ndataset  : %s\n", ds)
+	}
+	if v := analysis.VerificationOf(r); v != nil {
+		fmt.Fprintf(tw, "verified : %s\n", verificationText(v))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(tw, "note: %s\n", n)

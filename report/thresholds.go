@@ -127,6 +127,8 @@ func thresholdsSectionHTML(r *result.Result) (template.HTML, error) {
 func RunFailureText(h analysis.RunHealth) string {
 	all := h.Completed + h.Failed
 	switch {
+	case h.LostWrites > 0:
+		return "the run failed: " + lostText(h.LostWrites)
 	case h.Outage != nil && all > 0:
 		return "the run failed: the target stopped serving: " + OutageText(h.Outage)
 	case all == 0:

@@ -34,6 +34,10 @@ type EventImpact struct {
 	Errors        uint64            `json:"errors"`
 	ErrorsByClass map[string]uint64 `json:"errors_by_class,omitempty"`
 	ErrorRate     float64           `json:"error_rate"` // errors / (ops + errors), 0..1
+	// AckedWritesLost is, for a verified run (Result.Verification), the
+	// acknowledged writes found missing or wrong after the run: of the whole
+	// run, not of this event alone (nil when the run was not verified).
+	AckedWritesLost *uint64 `json:"acked_writes_lost,omitempty"`
 	// Min1sOpsPerS is the lowest full 1 s interval from the event's interval
 	// to the end of the window (at least the event's interval and the next).
 	Min1sOpsPerS float64 `json:"min_1s_ops_per_s"`

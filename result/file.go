@@ -129,6 +129,7 @@ func (r *Result) Validate() error {
 			}
 		}
 	}
+	probs = append(probs, r.Verification.problems()...)
 	if len(probs) > 0 {
 		return fmt.Errorf("%w: %s (fix: a result file written by platbench)", ErrMalformed, strings.Join(probs, "; "))
 	}

@@ -24,6 +24,12 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`{"schema":"platbench.result/v0","phases":[]}`))
+	// The verification record (`platbench verify` reads its ranges back).
+	vr := ok
+	vr.Verification = &Verification{Version: 1, Acked: [][2]uint64{{0, 10}, {20, 25}}, AckedKeys: 15, Checked: 15, Missing: 1, Wrong: 2}
+	if b, err := json.Marshal(vr); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte(`{"schema":"` + SchemaVersion + `","phases":[{"name":"x","ops":[{"op":"READ","hist":"!!"}]}]}`))
 	seeds, _ := filepath.Glob("../report/testdata/*.result.json")
 	for _, s := range seeds {
@@ -40,6 +46,13 @@ func FuzzDecode(f *testing.F) {
 			p := &r.Phases[i]
 			_, _ = p.MergedHist(0, len(p.Intervals), HistLatency)
 			_, _ = p.MergedHist(len(p.Intervals)/2, len(p.Intervals), HistService)
+		}
+		if v := r.Verification; v != nil {
+			var n uint64
+			v.Keys(func(k uint64) bool { n++; return n < 1000 })
+			if v.AckedKeys > 0 && n == 0 || v.Missing+v.Wrong > v.Checked {
+				t.Fatalf("an accepted verification does not hold together: %+v", *v)
+			}
 		}
 		b, err := json.Marshal(r)
 		if err != nil {

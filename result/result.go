@@ -57,6 +57,9 @@ type Result struct {
 	// Aborted says why the run phase was stopped early by a live threshold
 	// check (--abort-on-fail); absent when it was not.
 	Aborted *Abort `json:"aborted,omitempty"`
+	// Verification is the read-back of the acknowledged writes after the
+	// run (--verify, `platbench verify`); absent when not asked for.
+	Verification *Verification `json:"verification,omitempty"`
 	// Notes are plain-language remarks produced during the run (client-bound, delayed ops...).
 	Notes []string `json:"notes,omitempty"`
 }

@@ -137,3 +137,29 @@ func TestEncodeHistMatchesHdr(t *testing.T) {
 		t.Errorf("round trip: %v", err)
 	}
 }
+
+// A verification record whose ranges overlap, are reversed or do not add up
+// is refused: `platbench verify` would read the wrong keys.
+func TestVerificationValidate(t *testing.T) {
+	base := func() *Result {
+		return &Result{Schema: SchemaVersion, Phases: []Phase{{Name: "run"}}}
+	}
+	for name, v := range map[string]*Verification{
+		"reversed":   {Version: 1, Acked: [][2]uint64{{5, 3}}, AckedKeys: 0},
+		"overlap":    {Version: 1, Acked: [][2]uint64{{0, 5}, {3, 8}}, AckedKeys: 10},
+		"count":      {Version: 1, Acked: [][2]uint64{{0, 5}}, AckedKeys: 6},
+		"checked":    {Version: 1, Acked: [][2]uint64{{0, 5}}, AckedKeys: 5, Checked: 2, Missing: 2, Wrong: 1},
+		"no version": {Acked: [][2]uint64{{0, 5}}, AckedKeys: 5},
+	} {
+		r := base()
+		r.Verification = v
+		if r.Validate() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	r := base()
+	r.Verification = &Verification{Version: 1, Acked: [][2]uint64{{0, 5}, {7, 9}}, AckedKeys: 7, Checked: 7, Missing: 1, Wrong: 1}
+	if err := r.Validate(); err != nil {
+		t.Errorf("a sound record refused: %v", err)
+	}
+}

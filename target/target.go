@@ -182,7 +182,7 @@ func Verdict(v workload.Verdict) error {
 // RefuseValidate is the error of a target that cannot check reads, naming
 // those that can.
 func RefuseValidate(name string) error {
-	return usererr.Field("validate", "is not supported by %s, which does not check reads (fix: drop validate, or use the embedded, redis (standalone, unpipelined) or cql target)", name)
+	return usererr.Field("validate", "is not supported by %s, which does not check reads (fix: drop validate, or use the embedded, redis (standalone, unpipelined), cql or hazelcast (IMap) target)", name)
 }
 
 // Classify returns the class of err (ClassNone for nil).

@@ -208,6 +208,16 @@ func (g *Generator) Load(req *Request, keyNum uint64) {
 	g.setValue(req, g.fieldCount)
 }
 
+// ReadOf fills req with a read of record keyNum, every field: the read-back
+// of a verification (`--verify`). It does not allocate.
+func (g *Generator) ReadOf(req *Request, keyNum uint64) {
+	req.Op = OpRead
+	req.ScanLen = 0
+	req.FieldLen = g.fieldLen
+	g.setKey(req, keyNum)
+	req.Value, req.Fields, req.Field = nil, g.fieldCount, 0
+}
+
 // nextKey draws an existing key number from the distribution.
 func (g *Generator) nextKey() uint64 {
 	switch g.dist {

@@ -39,6 +39,7 @@ var commands = []command{
 	{"load", "run only the load phase of a workload", runLoad},
 	{"clean", "remove platbench's datasets (and only those) from a target", runClean},
 	{"report", "print the report of a saved result file", runReport},
+	{"verify", "read back the acknowledged writes of a run made with --verify, and report those lost", runVerify},
 	{"compare", "compare result files side by side, with ratios and a noise test", runCompare},
 	{"history", "the series of runs' figures over time and their change points (E-divisive, as Apache Otava)", runHistory},
 	{"workloads", "list the workload presets", runWorkloads},

@@ -39,6 +39,8 @@ var flagOfField = map[string]string{
 	"server_process": "server-process",
 	"perf_scope":     "perf-scope",
 	"validate":       "validate",
+	"verify":         "verify",
+	"verify_sample":  "verify-sample",
 
 	// --store (run, sweep, suite, history) and history's --figures
 	"store":           "store",
@@ -167,4 +169,11 @@ func usage(err error) error {
 }
 
 // validateFlagDoc is --validate's help (run, load, sweep, suite).
-const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql; load the dataset with --validate too)"
+const validateFlagDoc = "write values that can be checked (a function of key, field and a generation) and check every read: a missing record counts as a validation_missing error, a wrong value as validation_corrupt (embedded, redis, cql, hazelcast IMap; load the dataset with --validate too)"
+
+// verifyFlagDoc and verifySampleFlagDoc are the help of run's --verify and
+// --verify-sample (docs/workloads.md, "Acknowledged writes, read back").
+const (
+	verifyFlagDoc       = "after the run, read back every key whose write the target acknowledged, at the run's consistency, and report those missing or wrong (exit status 1 if any); implies --validate (embedded, redis standalone, cql, hazelcast IMap); 'platbench verify RESULT' checks again later"
+	verifySampleFlagDoc = "with --verify, read back only a `sample` of the acknowledged keys: a count (10k) or a fraction (10% or 0.1), evenly spread over the keys (default all)"
+)

@@ -65,6 +65,9 @@ type benchFlags struct {
 	store    string
 	last     *result.Result
 	lastPath string
+	// --verify, --verify-sample (run only): read back the acknowledged writes.
+	verify       bool
+	verifySample bench.Sample
 }
 
 func newBenchFlags(env *Env, name, summary string) *benchFlags {
@@ -176,7 +179,7 @@ func (b *benchFlags) spec() (workload.Loaded, error) {
 	if b.dist != "" {
 		spec.Distribution = workload.Dist(b.dist)
 	}
-	spec.CheckValues = spec.CheckValues || b.validate
+	spec.CheckValues = spec.CheckValues || b.validate || b.verify // only checked values can be verified
 	return l, nil
 }
 
@@ -238,6 +241,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.StartAt = t
 	}
+	cfg.Verify, cfg.VerifySample = b.verify, b.verifySample
 	cfg.EnsureDefaults()
 	if err := cfg.Validate(); err != nil {
 		return cfg, usage(err)
@@ -272,6 +276,11 @@ func (b *benchFlags) judge(r *result.Result) error {
 // verdict is the outcome of a run that completed: thresholds failed (exit
 // 3), or, without thresholds, a failed run (exit 1, unless --allow-errors).
 func (b *benchFlags) verdict(r *result.Result) error {
+	if h := analysis.HealthOf(r); h.LostWrites > 0 {
+		// Whatever the thresholds say: the target did not keep what it
+		// acknowledged.
+		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written)"}
+	}
 	if len(b.ths) > 0 {
 		var failed []string
 		for _, t := range r.Thresholds {
@@ -322,10 +331,15 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.rdv.register(b.fs)
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
+	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
+	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
 	b.analysis = addAnalysisFlags(b.fs)
 	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err
+	}
+	if flagSet(b.fs, "verify-sample") && !b.verify {
+		return usagef("--verify-sample says how many keys --verify reads back: give --verify too")
 	}
 	if b.abortOnFail {
 		if len(b.ths) == 0 {
@@ -476,6 +490,12 @@ func printTerm(w io.Writer, r *result.Result) error {
 	if len(r.Events) > 0 {
 		fmt.Fprintln(w)
 		if err := report.WriteEventsText(w, r, analysis.EventImpacts(r)); err != nil {
+			return err
+		}
+	}
+	if r.Verification != nil {
+		fmt.Fprintln(w)
+		if err := report.WriteVerificationText(w, r); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ func TestValidateEmbedded(t *testing.T) {
 	}
 
 	other := "embedded://" + filepath.Join(dir, "db2")
-	if code, _, stderr := run(t, "load", "--target", other, "--records", "500", "--quiet"); code != 0 {
+	if code, _, stderr := run(t, "load", "--target", other, "--records", "500", "--out", filepath.Join(dir, "load.json"), "--quiet"); code != 0 {
 		t.Fatalf("load: exit %d: %s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")

@@ -46,6 +46,7 @@ const (
 	KindRate     Kind = "rate"
 	KindDuration Kind = "duration"
 	KindPercent  Kind = "percent"
+	KindFraction Kind = "fraction"
 )
 
 // Error says that a value does not follow its kind's grammar.
@@ -64,6 +65,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%q is not a rate in ops/s (e.g. 5000, 20k or 1.5M)", e.Input)
 	case KindPercent:
 		return fmt.Sprintf("%q is not a percentage (e.g. 0.1%%, 5%% or 100%%)", e.Input)
+	case KindFraction:
+		return fmt.Sprintf("%q is not a fraction of a whole (e.g. 0.1 or 10%%, at most 1 or 100%%)", e.Input)
 	default:
 		return fmt.Sprintf("%q is not a duration (e.g. 30s, 250ms, 1m30s, 2h or 75 for seconds)", e.Input)
 	}
@@ -212,4 +215,20 @@ func ParsePercent(s string) (float64, error) {
 		return 0, &Error{KindPercent, s}
 	}
 	return f / 100, nil
+}
+
+// ParseFraction parses a fraction of a whole, more than 0 and at most 1: a
+// percentage ("10%") or a decimal ("0.1").
+func ParseFraction(s string) (float64, error) {
+	f, err := ParsePercent(s)
+	if err != nil {
+		var ok bool
+		if f, ok = number(strings.TrimSpace(s)); !ok {
+			return 0, &Error{KindFraction, s}
+		}
+	}
+	if !(f > 0 && f <= 1) {
+		return 0, &Error{KindFraction, s}
+	}
+	return f, nil
 }

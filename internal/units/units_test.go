@@ -216,6 +216,9 @@ func FuzzParse(f *testing.F) {
 		if v, err := ParsePercent(s); err == nil && (v < 0 || v != v) {
 			t.Fatalf("percent %q -> %v", s, v)
 		}
+		if v, err := ParseFraction(s); err == nil && !(v > 0 && v <= 1) {
+			t.Fatalf("fraction %q -> %v", s, v)
+		}
 	})
 }
 
@@ -237,6 +240,30 @@ func TestParsePercent(t *testing.T) {
 		got, err := ParsePercent(c.in)
 		if (err == nil) != c.ok || (c.ok && math.Abs(got-c.want) > 1e-12) {
 			t.Errorf("ParsePercent(%q) = %v, %v; want %v ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestParseFraction(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"10%", 0.1, true},
+		{"0.25", 0.25, true},
+		{"1", 1, true},
+		{"100%", 1, true},
+		{"0", 0, false},
+		{"0%", 0, false},
+		{"1.5", 0, false},
+		{"150%", 0, false},
+		{"-0.1", 0, false},
+		{"half", 0, false},
+	} {
+		got, err := ParseFraction(c.in)
+		if (err == nil) != c.ok || (c.ok && math.Abs(got-c.want) > 1e-12) {
+			t.Errorf("ParseFraction(%q) = %v, %v; want %v ok=%v", c.in, got, err, c.want, c.ok)
 		}
 	}
 }

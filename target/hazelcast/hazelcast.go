@@ -46,6 +46,7 @@ import (
 	"github.com/hazelcast/hazelcast-go-client/logger"
 	"github.com/hazelcast/hazelcast-go-client/types"
 
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
@@ -175,6 +176,10 @@ type Target struct {
 	locks  *cpLocks         // cp=lock, cp=semaphore
 	setup  bool
 	cpOnly bool // the workload has CP ops only: INSERT (load phase) sets CP objects
+	// check: the workload is checked (workload.Spec.CheckValues): IMap
+	// reads check the record they get (workload.CheckRecord).
+	check                bool
+	fieldLen, fieldCount int
 
 	casFailed atomic.Int64
 	mu        sync.Mutex
@@ -183,10 +188,24 @@ type Target struct {
 }
 
 var (
-	_ target.Target     = (*Target)(nil)
-	_ target.Describer  = (*Target)(nil)
-	_ target.Summarizer = (*Target)(nil)
+	_ target.Target      = (*Target)(nil)
+	_ target.Describer   = (*Target)(nil)
+	_ target.Summarizer  = (*Target)(nil)
+	_ target.ReadChecker = (*Target)(nil)
 )
+
+// ChecksReads: the IMap's reads check their record; the CP objects' do not.
+func (t *Target) ChecksReads(w *workload.Spec) error {
+	for _, m := range w.Mix {
+		switch m.Op {
+		case workload.OpSet, workload.OpGet, workload.OpCAS, workload.OpIncr:
+			if m.Weight > 0 {
+				return usererr.Field("validate", "is not supported by hazelcast for the CP subsystem's %s (fix: drop validate, or use IMap operations: READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE)", m.Op)
+			}
+		}
+	}
+	return nil
+}
 
 // Open connects to the cluster. An unreachable cluster or a wrong cluster
 // name fails here, after connect_timeout.
@@ -292,6 +311,7 @@ func (t *Target) cpName(n string) string {
 // only, the load phase's INSERTs set the references (or the counter), so
 // that GET and CAS find a value.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	t.check, t.fieldLen, t.fieldCount = w.CheckValues, w.FieldLength, w.FieldCount
 	if len(w.Options) > 0 && t.u != nil {
 		c, err := parseConfig(t.u, t.opts, w.Options)
 		if err != nil {
@@ -554,6 +574,13 @@ func (w *worker) get(ctx context.Context, req *workload.Request) error {
 	v, err := w.t.m.Get(ctx, string(req.Key))
 	if err != nil {
 		return classify(err)
+	}
+	if w.t.check {
+		b, _ := v.([]byte) // nil (absent) is missing; another type is corrupt
+		if v != nil && b == nil {
+			return target.ErrValidationCorrupt
+		}
+		return target.Verdict(workload.CheckRecord(b, req.Key, w.t.fieldLen, w.t.fieldCount))
 	}
 	if v == nil {
 		return target.ErrNotFound
