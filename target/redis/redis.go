@@ -159,6 +159,7 @@ type Target struct {
 	writeAll   bool
 	check      bool // checked workload: reads check values (worker.checkedRead)
 	fieldLen   int
+	tmpls      []*tmpl // the workload's command templates (template.go), by named op slot
 
 	mu sync.Mutex
 
@@ -265,7 +266,15 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
+		if m.Op.Named() && int(m.Op-workload.OpNamed0) >= len(w.Commands) {
+			return target.Configf("redis: op %s is not a command template of the workload (fix: give the command with --command, or choose a workload made for redis)", w.OpName(m.Op))
+		}
 	}
+	tmpls, err := compileTemplates(w.Commands)
+	if err != nil {
+		return err
+	}
+	t.tmpls = tmpls
 	t.spec = w
 	t.writeAll = w.WriteAllFields
 	t.check, t.fieldLen = w.CheckValues, w.FieldLength

@@ -119,6 +119,12 @@ func (w *worker) redial() error {
 // or empty reply means the key was not found.
 func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []byte, isRead bool, _ error) {
 	hash := w.t.cfg.Mode == "hash"
+	if op.Named() {
+		if i := int(op - workload.OpNamed0); i < len(w.t.tmpls) {
+			return w.t.tmpls[i].appendTo(buf, req, w), false, nil
+		}
+		return buf, false, target.ErrUnsupported
+	}
 	switch op {
 	case workload.OpRead, workload.OpGet:
 		if hash {
@@ -221,6 +227,9 @@ func (w *worker) doCluster(ctx context.Context, req *workload.Request) error {
 	case workload.OpIncr:
 		err = w.cc.Incr(ctx, "ctr:"+key).Err()
 	default:
+		if i := int(req.Op - workload.OpNamed0); req.Op.Named() && i < len(w.t.tmpls) {
+			return w.clusterTemplate(ctx, w.t.tmpls[i], req)
+		}
 		return target.ErrUnsupported
 	}
 	return classifyGoRedis(err)
