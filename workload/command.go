@@ -19,6 +19,9 @@ import (
 //   - __data__: a value of the workload's record size (field_count x field_length);
 //   - __score__: a random integer in [0, 2^31) (a sorted set's score);
 //   - __member__: a random 16-hex-digit name (a new sorted-set or set member).
+//
+// A placeholder may have text around it in its word: "list:__key__" keeps
+// a list per key beside the records.
 type Command struct {
 	// Name is the operation's name in results and reports. Default: the
 	// command's first word in lower case ("lpush"), numbered when two
@@ -48,10 +51,13 @@ var placeholders = map[string]ArgKind{"__key__": ArgKey, "__data__": ArgData, "_
 
 const placeholderList = "__key__, __data__, __score__ or __member__"
 
-// CommandArg is one word of a parsed template: Text is set for a literal.
+// CommandArg is one word of a parsed template: a literal (Text), or a
+// placeholder with the literal text before (Text) and after (Suffix) it in
+// its word: "list:__key__" is {ArgKey, "list:", ""}.
 type CommandArg struct {
-	Kind ArgKind
-	Text string
+	Kind   ArgKind
+	Text   string
+	Suffix string
 }
 
 // MaxCommandArgs bounds the words of one template.
@@ -75,10 +81,8 @@ func ParseCommand(s string) ([]CommandArg, error) {
 		}
 		i = next
 		a := CommandArg{Text: word}
-		if k, ok := placeholders[word]; ok && !quoted {
-			a = CommandArg{Kind: k}
-		} else if !quoted && strings.Contains(word, "__") {
-			if err := badPlaceholder(s, word); err != nil {
+		if !quoted {
+			if a, err = placeholderWord(s, word); err != nil {
 				return nil, err
 			}
 		}
@@ -130,18 +134,31 @@ func commandWord(s string, i int) (word string, quoted bool, next int, err error
 	return "", false, 0, fmt.Errorf("command %q has an unterminated %c quote (fix: close it)", clip(s), q)
 }
 
-// badPlaceholder rejects a word that looks like a placeholder but is not
-// one, or holds one inside a longer word.
-func badPlaceholder(s, word string) error {
-	for p := range placeholders {
-		if strings.Contains(word, p) {
-			return fmt.Errorf("command %q: placeholder %s inside the word %q (fix: a placeholder is a word of its own)", clip(s), p, word)
+// placeholderWord reads an unquoted word: a literal, or one placeholder
+// with the literal text around it ("list:__key__"). A word that looks like
+// a placeholder but is not one, or holds two, is an error.
+func placeholderWord(s, word string) (CommandArg, error) {
+	a := CommandArg{Text: word}
+	for p, k := range placeholders {
+		i := strings.Index(word, p)
+		if i < 0 {
+			continue
+		}
+		if a.Kind != ArgLiteral || strings.Contains(word[i+len(p):], p) {
+			return a, fmt.Errorf("command %q: the word %q has two placeholders (fix: one placeholder a word)", clip(s), word)
+		}
+		a = CommandArg{Kind: k, Text: word[:i], Suffix: word[i+len(p):]}
+	}
+	rest := a.Text + " " + a.Suffix
+	if a.Kind == ArgLiteral {
+		rest = word
+	}
+	if i := strings.Index(rest, "__"); i >= 0 {
+		if j := strings.Index(rest[i+2:], "__"); j > 0 && !strings.ContainsAny(rest[i+2:i+2+j], " _") {
+			return a, fmt.Errorf("command %q: unknown placeholder %s (fix: use %s, or quote the word to send it as it is)", clip(s), rest[i:i+4+j], placeholderList)
 		}
 	}
-	if len(word) > 4 && strings.HasPrefix(word, "__") && strings.HasSuffix(word, "__") {
-		return fmt.Errorf("command %q: unknown placeholder %s (fix: use %s, or quote the word to send it as it is)", clip(s), word, placeholderList)
-	}
-	return nil
+	return a, nil
 }
 
 // UnmarshalYAML reads a commands item: a template string, or a map of

@@ -21,22 +21,26 @@ func TestParseCommand(t *testing.T) {
 			t.Errorf("word %d: got %+v, want %+v", i, args[i], want[i])
 		}
 	}
+	if a, err := ParseCommand(`LPUSH list:__key__:x __data__`); err != nil || a[1] != (CommandArg{Kind: ArgKey, Text: "list:", Suffix: ":x"}) {
+		t.Errorf("placeholder inside a word: %+v %v", a, err)
+	}
 	// A quoted placeholder is sent as it is.
 	if a, err := ParseCommand(`SET "__key__" x`); err != nil || a[1] != (CommandArg{Text: "__key__"}) {
 		t.Errorf("quoted placeholder: %+v %v", a, err)
 	}
 	for in, msg := range map[string]string{
-		"":                   "empty",
-		"   ":                "empty",
-		"__key__ GET":        "does not start with a command name",
-		`SET "a`:             "unterminated",
-		`SET a"b`:            "quote inside a word",
-		`SET "a"b`:           "closing quote",
-		"SET key:__key__ v":  "inside the word",
-		"SET __keys__ v":     "unknown placeholder __keys__",
-		"SET a\nGET b":       "line break",
-		`"" a`:               "does not start with a command name",
-		"ZADD __key__ __x__": "unknown placeholder",
+		"":                       "empty",
+		"   ":                    "empty",
+		"__key__ GET":            "does not start with a command name",
+		`SET "a`:                 "unterminated",
+		`SET a"b`:                "quote inside a word",
+		`SET "a"b`:               "closing quote",
+		"SET a__key____data__ v": "two placeholders",
+		"SET __key____key__ v":   "two placeholders",
+		"SET __keys__ v":         "unknown placeholder __keys__",
+		"SET a\nGET b":           "line break",
+		`"" a`:                   "does not start with a command name",
+		"ZADD __key__ __x__":     "unknown placeholder",
 	} {
 		_, err := ParseCommand(in)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "fix:") {
@@ -129,8 +133,8 @@ func FuzzParseCommand(f *testing.F) {
 			t.Fatalf("parsed %q to %+v", s, args)
 		}
 		for _, a := range args {
-			if a.Kind != ArgLiteral && a.Text != "" {
-				t.Fatalf("placeholder with text: %+v", a)
+			if a.Kind == ArgLiteral && a.Suffix != "" {
+				t.Fatalf("literal with a suffix: %+v", a)
 			}
 			if utf8.ValidString(s) && !utf8.ValidString(a.Text) {
 				t.Fatalf("word %q of valid %q is not valid UTF-8", a.Text, s)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -23,7 +22,7 @@ import (
 // tmpl is one compiled template.
 type tmpl struct {
 	parts [][]byte // RESP text around the holes; parts[0] starts with the array header
-	holes []workload.ArgKind
+	holes []workload.CommandArg
 	args  []workload.CommandArg // for the cluster path (go-redis)
 }
 
@@ -60,7 +59,7 @@ func compileTemplates(cmds []workload.Command) ([]*tmpl, error) {
 				continue
 			}
 			t.parts = append(t.parts, cur)
-			t.holes = append(t.holes, a.Kind)
+			t.holes = append(t.holes, a)
 			cur = nil
 		}
 		t.parts = append(t.parts, cur)
@@ -73,40 +72,37 @@ func compileTemplates(cmds []workload.Command) ([]*tmpl, error) {
 func (t *tmpl) appendTo(buf []byte, req *workload.Request, w *worker) []byte {
 	buf = append(buf, t.parts[0]...)
 	for i, h := range t.holes {
-		switch h {
+		var d [20]byte
+		var v []byte
+		switch h.Kind {
 		case workload.ArgKey:
-			buf = appendBulk(buf, req.Key)
+			v = req.Key
 		case workload.ArgData:
-			buf = appendBulk(buf, req.Value)
+			v = req.Value
 		case workload.ArgScore:
-			buf = appendBulkUint(buf, w.next()>>33)
+			v = strconv.AppendUint(d[:0], w.next()>>33, 10)
 		case workload.ArgMember:
-			buf = appendBulkHex(buf, w.next())
+			v = appendHex(d[:0], w.next())
 		}
+		buf = append(buf, '$')
+		buf = strconv.AppendInt(buf, int64(len(h.Text)+len(v)+len(h.Suffix)), 10)
+		buf = append(buf, '\r', '\n')
+		buf = append(buf, h.Text...)
+		buf = append(buf, v...)
+		buf = append(buf, h.Suffix...)
+		buf = append(buf, '\r', '\n')
 		buf = append(buf, t.parts[i+1]...)
 	}
 	return buf
 }
 
-// appendBulkUint appends u in decimal as a bulk string.
-func appendBulkUint(b []byte, u uint64) []byte {
-	var d [20]byte
-	n := len(strconv.AppendUint(d[:0], u, 10))
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(n), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, d[:n]...)
-	return append(b, '\r', '\n')
-}
-
-// appendBulkHex appends u as 16 hex digits, a bulk string.
-func appendBulkHex(b []byte, u uint64) []byte {
+// appendHex appends u as 16 hex digits.
+func appendHex(b []byte, u uint64) []byte {
 	const hex = "0123456789abcdef"
-	b = append(b, "$16\r\n"...)
 	for s := 60; s >= 0; s -= 4 {
 		b = append(b, hex[(u>>uint(s))&15])
 	}
-	return append(b, '\r', '\n')
+	return b
 }
 
 // clusterTemplate runs a template through go-redis (cluster mode; it
@@ -114,18 +110,21 @@ func appendBulkHex(b []byte, u uint64) []byte {
 func (w *worker) clusterTemplate(ctx context.Context, t *tmpl, req *workload.Request) error {
 	args := make([]any, len(t.args))
 	for i, a := range t.args {
+		var v []byte
 		switch a.Kind {
 		case workload.ArgLiteral:
 			args[i] = a.Text
+			continue
 		case workload.ArgKey:
-			args[i] = unsafe.String(unsafe.SliceData(req.Key), len(req.Key))
+			v = req.Key
 		case workload.ArgData:
-			args[i] = req.Value
+			v = req.Value
 		case workload.ArgScore:
-			args[i] = w.next() >> 33
+			v = strconv.AppendUint(nil, w.next()>>33, 10)
 		case workload.ArgMember:
-			args[i] = string(appendBulkHex(nil, w.next())[5:21])
+			v = appendHex(nil, w.next())
 		}
+		args[i] = a.Text + string(v) + a.Suffix
 	}
 	err := w.cc.Do(ctx, args...).Err()
 	if errors.Is(err, goredis.Nil) {
