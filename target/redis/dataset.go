@@ -56,6 +56,15 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 			return target.MissingDataset("redis: the dataset is not there: record %d of %d (key %q) is missing in %s (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
 				k, w.Records, key, t.where())
 		}
+		if t.index == "" {
+			continue
+		}
+		if err := c.ZScore(ctx, t.index, key).Err(); errors.Is(err, goredis.Nil) {
+			return target.MissingDataset("redis: the scan index %s does not list record %d of %d (key %q) in %s: the dataset was loaded by a workload without SCAN (fix: load it with the scanning workload; then run without the load phase)",
+				t.index, k, w.Records, key, t.where())
+		} else if err != nil {
+			return fmt.Errorf("redis: checking the scan index: %w", classifyNet(err))
+		}
 	}
 	return nil
 }
@@ -109,7 +118,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	if n == 0 {
 		return nil, nil
 	}
-	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err()
+	_ = c.Del(ctx, loadKey(w.KeyPrefix), indexKey(w.KeyPrefix)).Err()
 	return []string{fmt.Sprintf("%d keys %s<digits> in %s", n, w.KeyPrefix, t.where())}, nil
 }
 

@@ -12,7 +12,10 @@
 //     random field (all fields when the workload's write_all_fields is set),
 //     INSERT/WRITE=HSET of every field, DELETE=DEL, RMW=HGETALL then HSET.
 //
-// SCAN (YCSB E) and CAS are not supported: Setup rejects workloads with them.
+// SCAN (YCSB E) keeps a sorted-set index of the keys, as YCSB's redis
+// binding does (scan.go). CAS is not supported: Setup rejects it. Command
+// templates (workload.Command, memtier's --command) run as operations of
+// their own (template.go).
 //
 // Pipelining (option pipeline=D, and/or conns=N): the runner drives pipelined
 // workers (async.go, target.Pipeliner): one goroutine per connection keeps D
@@ -160,6 +163,7 @@ type Target struct {
 	check      bool // checked workload: reads check values (worker.checkedRead)
 	fieldLen   int
 	tmpls      []*tmpl // the workload's command templates (template.go), by named op slot
+	index      string  // the sorted set indexing the keys when the workload scans (scan.go); "" otherwise
 
 	mu sync.Mutex
 
@@ -262,7 +266,10 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 		}
 		switch m.Op {
 		case workload.OpScan:
-			return target.Configf("redis: SCAN (YCSB workload E) is not supported: Redis has no ordered key range (YCSB's redis binding keeps a sorted-set index, which this target does not) (fix: choose a workload without SCAN)")
+			if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
+				return target.Configf("redis: SCAN (YCSB workload E) runs one request at a time: a scan reads the index, then the records it names (fix: drop the pipeline and conns options for a workload with SCAN)")
+			}
+			t.index = indexKey(w.KeyPrefix)
 		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}

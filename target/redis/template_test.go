@@ -199,4 +199,3 @@ func BenchmarkTemplate(b *testing.B) {
 	}
 	verifier(b, raw).Del(ctx, "benchlist:b"+uniq)
 }
-

@@ -24,6 +24,12 @@ type worker struct {
 	writeAll   bool
 	lastFail   time.Time // last failed dial, to pace reconnects
 	hargs      []any     // reused HSET arguments for the cluster path
+
+	// The last scan's keys (scan.go): scanKeys[scanEnds[i-1]:scanEnds[i]]
+	// is the i-th; scanFound of their records were there.
+	scanKeys  []byte
+	scanEnds  []int
+	scanFound int
 }
 
 var _ target.Worker = (*worker)(nil)
@@ -40,7 +46,12 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	if w.cc != nil {
 		return w.doCluster(ctx, req)
 	}
-	if req.Op == workload.OpRMW {
+	switch {
+	case req.Op == workload.OpScan && w.t.index != "":
+		return w.scan(req)
+	case (req.Op == workload.OpInsert || req.Op == workload.OpDelete) && w.t.index != "":
+		return w.indexed(req)
+	case req.Op == workload.OpRMW:
 		if err := w.one(req, workload.OpRead); err != nil {
 			return err
 		}
@@ -218,12 +229,23 @@ func (w *worker) doCluster(ctx context.Context, req *workload.Request) error {
 		err = w.clusterRead(ctx, key, hash)
 	case workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpSet:
 		err = w.clusterWrite(ctx, key, req, hash, req.Op == workload.OpUpdate && hash && !w.writeAll)
+		if err == nil && req.Op == workload.OpInsert && w.t.index != "" {
+			return w.clusterIndex(ctx, req)
+		}
 	case workload.OpRMW:
 		if err = w.clusterRead(ctx, key, hash); err == nil {
 			err = w.clusterWrite(ctx, key, req, hash, hash && !w.writeAll)
 		}
 	case workload.OpDelete:
 		err = w.cc.Del(ctx, key).Err()
+		if err == nil && w.t.index != "" {
+			return w.clusterIndex(ctx, req)
+		}
+	case workload.OpScan:
+		if w.t.index != "" {
+			return w.clusterScan(ctx, req)
+		}
+		return target.ErrUnsupported
 	case workload.OpIncr:
 		err = w.cc.Incr(ctx, "ctr:"+key).Err()
 	default:
