@@ -153,7 +153,8 @@ func addrs(host string) []string {
 type Target struct {
 	cfg     *Config
 	dial    dialOpts
-	cluster *goredis.ClusterClient // non-nil in cluster mode
+	cluster *goredis.ClusterClient // non-nil in cluster mode: dataset handling, INFO, scans
+	cs      clusterState           // cluster mode: the slot map (cluster.go)
 	version string
 	server  string // "redis" or "valkey"
 
@@ -245,6 +246,12 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 			t.cluster.Close()
 			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
 		}
+		topo, err := readTopology(ctx, t.dial, cfg.Addrs)
+		if err != nil {
+			t.cluster.Close()
+			return nil, err
+		}
+		t.cs.topo.Store(topo)
 	}
 	return t, nil
 }
@@ -317,13 +324,16 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 		}
 	}
 	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
-	if t.cluster != nil {
-		w.cc = t.cluster
-		return w, nil
-	}
 	t.mu.Lock()
 	async := t.async
 	t.mu.Unlock()
+	if t.cluster != nil {
+		w.cc = t.cluster
+		if async {
+			return t.newCPWorker(w), nil
+		}
+		return &cworker{base: w}, nil
+	}
 	if async {
 		return t.newPWorker(w)
 	}
@@ -357,14 +367,8 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	mode := "standalone (platbench RESP client)"
 	nodes := t.cfg.Addrs
 	if t.cluster != nil {
-		mode = "cluster (go-redis ClusterClient)"
-		nodes = nil
-		_ = t.cluster.ForEachShard(ctx, func(ctx context.Context, c *goredis.Client) error {
-			t.mu.Lock()
-			nodes = append(nodes, c.Options().Addr)
-			t.mu.Unlock()
-			return nil
-		})
+		nodes = t.cs.topo.Load().addrs
+		mode = fmt.Sprintf("cluster of %d masters (platbench RESP client, one connection per master)", len(nodes))
 	}
 	d := map[string]string{
 		"server":   t.server,

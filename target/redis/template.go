@@ -1,12 +1,8 @@
 package redis
 
 import (
-	"context"
-	"errors"
 	"strconv"
 	"strings"
-
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
@@ -103,32 +99,4 @@ func appendHex(b []byte, u uint64) []byte {
 		b = append(b, hex[(u>>uint(s))&15])
 	}
 	return b
-}
-
-// clusterTemplate runs a template through go-redis (cluster mode; it
-// allocates, as the rest of the cluster path does).
-func (w *worker) clusterTemplate(ctx context.Context, t *tmpl, req *workload.Request) error {
-	args := make([]any, len(t.args))
-	for i, a := range t.args {
-		var v []byte
-		switch a.Kind {
-		case workload.ArgLiteral:
-			args[i] = a.Text
-			continue
-		case workload.ArgKey:
-			v = req.Key
-		case workload.ArgData:
-			v = req.Value
-		case workload.ArgScore:
-			v = strconv.AppendUint(nil, w.next()>>33, 10)
-		case workload.ArgMember:
-			v = appendHex(nil, w.next())
-		}
-		args[i] = a.Text + string(v) + a.Suffix
-	}
-	err := w.cc.Do(ctx, args...).Err()
-	if errors.Is(err, goredis.Nil) {
-		return nil
-	}
-	return classifyGoRedis(err)
 }

@@ -15,9 +15,10 @@ import (
 // worker executes one request at a time on one of two paths: its own
 // connection (c) or the go-redis cluster client (cc).
 type worker struct {
-	t  *Target
-	c  *conn // own connection; nil after a network error until redialled
-	cc *goredis.ClusterClient
+	t    *Target
+	c    *conn // own connection; nil after a network error until redialled
+	cc   *goredis.ClusterClient
+	dial *dialOpts // the server this worker talks to; nil: the target's (t.dial)
 
 	rng        uint64
 	fieldNames []string
@@ -113,11 +114,18 @@ func (w *worker) checkedRead(req *workload.Request) error {
 	return target.Verdict(v)
 }
 
+func (w *worker) dialOpts() *dialOpts {
+	if w.dial != nil {
+		return w.dial
+	}
+	return &w.t.dial
+}
+
 func (w *worker) redial() error {
 	if d := time.Since(w.lastFail); d < reconnectPause {
 		time.Sleep(reconnectPause - d)
 	}
-	c, err := dial(context.Background(), &w.t.dial)
+	c, err := dial(context.Background(), w.dialOpts())
 	if err != nil {
 		w.lastFail = time.Now()
 		return err
@@ -249,9 +257,6 @@ func (w *worker) doCluster(ctx context.Context, req *workload.Request) error {
 	case workload.OpIncr:
 		err = w.cc.Incr(ctx, "ctr:"+key).Err()
 	default:
-		if i := int(req.Op - workload.OpNamed0); req.Op.Named() && i < len(w.t.tmpls) {
-			return w.clusterTemplate(ctx, w.t.tmpls[i], req)
-		}
 		return target.ErrUnsupported
 	}
 	return classifyGoRedis(err)
