@@ -146,7 +146,7 @@ func parseSlots(v any, seedHost string) (*topology, error) {
 		}
 	}
 	if len(t.addrs) == 0 {
-		return nil, errors.New("redis: CLUSTER SLOTS lists no master: the cluster serves no slot (fix: assign the slots, e.g. redis-cli --cluster create)")
+		return nil, errors.New("redis: CLUSTER SLOTS lists no master: the cluster serves no slot (fix: assign the slots to the masters, e.g. with redis-cli's cluster create)")
 	}
 	return t, nil
 }

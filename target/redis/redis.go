@@ -281,7 +281,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
 		if m.Op.Named() && int(m.Op-workload.OpNamed0) >= len(w.Commands) {
-			return target.Configf("redis: op %s is not a command template of the workload (fix: give the command with --command, or choose a workload made for redis)", w.OpName(m.Op))
+			return target.Configf("redis: op %s is not a command template of the workload (fix: give the workload that command template, or one made for redis)", w.OpName(m.Op))
 		}
 	}
 	tmpls, err := compileTemplates(w.Commands)
