@@ -1,7 +1,7 @@
 // Package redis is the Redis/Valkey target: redis://[user:pass@]host:port[/db]
 // and rediss:// (TLS). Standalone servers are driven by a small RESP2 client
 // of its own (resp.go) that does not allocate per command; Redis Cluster is
-// driven by go-redis's ClusterClient, which does.
+// driven by the same client, one connection per master (cluster.go).
 //
 // Two record layouts (option mode):
 //   - kv (default): the record is one string value; READ=GET, UPDATE/INSERT/
