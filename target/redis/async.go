@@ -255,7 +255,13 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	if !t.async {
 		return nil
 	}
-	return map[string]string{
-		"in_flight": fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth),
+	return map[string]string{"in_flight": t.inFlightText()}
+}
+
+// inFlightText describes the pipelined shape (call with t.mu held).
+func (t *Target) inFlightText() string {
+	if t.cluster != nil {
+		return fmt.Sprintf("%d ops over %d workers, each with a pipeline of up to %d per master (one goroutine each)", t.inFlight, t.nconns, t.depth)
 	}
+	return fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth)
 }

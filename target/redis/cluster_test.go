@@ -329,7 +329,7 @@ func TestClusterMoved(t *testing.T) {
 	}
 	direct(t, from).Del(ctx, key)
 	toID := direct(t, to).ClusterMyID(ctx).Val()
-	for _, a := range []string{to, from} {
+	for _, a := range append([]string{to, from}, addrs...) {
 		if err := direct(t, a).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", toID).Err(); err != nil {
 			t.Fatal(err)
 		}

@@ -382,7 +382,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	}
 	t.mu.Lock()
 	if t.async {
-		d["in_flight"] = fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth)
+		d["in_flight"] = t.inFlightText()
 	}
 	t.mu.Unlock()
 	return target.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}
