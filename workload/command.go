@@ -196,10 +196,10 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // commandDefaults names the templates that have no name and gives weight 1
-// to those without one; then, once, makes them the named op slots and adds
-// them to the mix (unless the mix names them already: --mix lpush=2,read=1).
+// to those without one (NameCommands), then adds them to the mix with their
+// weights, unless the mix names one of them already (--mix lpush=2,read=1).
 func (s *Spec) commandDefaults() {
-	if len(s.Commands) == 0 || len(s.NamedOps) > 0 {
+	if len(s.Commands) == 0 || s.CQL != nil {
 		return
 	}
 	s.NameCommands()

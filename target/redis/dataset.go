@@ -155,7 +155,10 @@ func loadKey(prefix string) string { return "platbench:load:" + prefix }
 func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
 	c, done := t.admin()
 	defer done()
-	return classifyNet(c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err())
+	if err := c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err(); err != nil {
+		return classifyNet(err)
+	}
+	return nil
 }
 
 // LoadMark reads the id MarkLoad kept ("" when there is none).
