@@ -253,50 +253,70 @@ type killWorker struct {
 	k *killer
 }
 
+type killPWorker struct {
+	target.Pipeliner
+	k *killer
+}
+
 func (k *killer) NewWorker(id int) (target.Worker, error) {
 	w, err := k.Target.NewWorker(id)
+	if p, ok := w.(target.Pipeliner); ok {
+		return &killPWorker{p, k}, err
+	}
 	return &killWorker{w, k}, err
 }
 
-func (w *killWorker) Do(ctx context.Context, r *workload.Request) error {
-	if w.k.ops.Add(1) == w.k.kill {
-		w.k.node.Process.Kill()
-		w.k.node.Wait()
+func (k *killer) count() {
+	if k.ops.Add(1) == k.kill {
+		k.node.Process.Kill()
+		k.node.Wait()
 	}
+}
+
+func (w *killWorker) Do(ctx context.Context, r *workload.Request) error {
+	w.k.count()
 	return w.Worker.Do(ctx, r)
 }
 
-// A master killed mid-run: the run goes on to its last op, the ops of the
-// dead master's slots fail as unavailable (counted), the others succeed.
+func (w *killPWorker) Submit(ctx context.Context, r *workload.Request, tag int) error {
+	w.k.count()
+	return w.Pipeliner.Submit(ctx, r, tag)
+}
+
+// A master killed mid-run, one op at a time and pipelined: the run goes on
+// to its last op, the ops of the dead master's slots fail as unavailable
+// (counted), the others succeed.
 func TestClusterNodeKilled(t *testing.T) {
 	serverURL(t, "PLATBENCH_REDIS_URL") // only where redis is installed
-	addrs, cmds := privateCluster(t)
-	ctx := context.Background()
-	tg := open(t, "redis://"+strings.Join(addrs, ","), map[string]string{"timeout": "2s"})
-	s := spec(1, 16, workload.OpSet)
-	s.EnsureDefaults()
-	if err := tg.Setup(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	k := &killer{Target: tg, kill: 300, node: cmds[2]}
-	p, _, err := runner.Run(ctx, k, s, workload.NewKeyspace(s, 0, 1), runner.Config{Ops: 900, Concurrency: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ok, unavailable, other uint64
-	for _, o := range p.Ops {
-		ok += o.Count
-		for class, n := range o.Errors {
-			if class == "unavailable" {
-				unavailable += n
-			} else {
-				other += n
+	for _, opts := range []map[string]string{{"timeout": "2s"}, {"timeout": "2s", "pipeline": "4"}} {
+		addrs, cmds := privateCluster(t)
+		ctx := context.Background()
+		tg := open(t, "redis://"+strings.Join(addrs, ","), opts)
+		s := spec(1, 16, workload.OpSet)
+		s.EnsureDefaults()
+		if err := tg.Setup(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		k := &killer{Target: tg, kill: 300, node: cmds[2]}
+		p, _, err := runner.Run(ctx, k, s, workload.NewKeyspace(s, 0, 1), runner.Config{Ops: 900, Concurrency: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok, unavailable, other uint64
+		for _, o := range p.Ops {
+			ok += o.Count
+			for class, n := range o.Errors {
+				if class == "unavailable" {
+					unavailable += n
+				} else {
+					other += n
+				}
 			}
 		}
-	}
-	t.Logf("%d ok, %d unavailable, %d other errors", ok, unavailable, other)
-	if ok+unavailable+other != 900 || unavailable == 0 || ok < 300+300 {
-		t.Errorf("%d ok, %d unavailable, %d other: want 900 ops, unavailable errors, and the other masters' ops after the kill ok", ok, unavailable, other)
+		t.Logf("%v: %d ok, %d unavailable, %d other errors", opts, ok, unavailable, other)
+		if ok+unavailable+other != 900 || unavailable == 0 || ok < 300+300 {
+			t.Errorf("%v: %d ok, %d unavailable, %d other: want 900 ops, unavailable errors, and the other masters' ops after the kill ok", opts, ok, unavailable, other)
+		}
 	}
 }
 
