@@ -26,7 +26,8 @@ import (
 // pipelined path counts the op as an error (its command is gone from the
 // buffer). An ASK reply (a slot being migrated) is counted as an error. A
 // master that is gone fails the ops of its slots as unavailable, redialled
-// at most every 100 ms per worker; the other masters' ops go on.
+// at most every 100 ms per worker, and the map is read again (a replica
+// may have taken over its slots); the other masters' ops go on.
 // go-redis's ClusterClient stays for what is not the benchmark's path:
 // dataset checks and clean, INFO per master, and scans (YCSB E), whose
 // index is a key of its own on one master.
@@ -308,11 +309,15 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 		return err
 	}
 	err = n.worker.Do(ctx, req)
-	if err != nil && isRedirect(err) {
+	switch {
+	case err == nil:
+	case isRedirect(err):
 		t.refresh()
 		if n2, err2 := w.node(w.routeKey(req)); err2 == nil && n2 != n {
 			return n2.worker.Do(ctx, req)
 		}
+	case target.Classify(err) == target.ClassUnavailable:
+		t.refresh() // a master gone: a replica may have taken its slots
 	}
 	return err
 }
@@ -347,10 +352,13 @@ func (w *cpworker) Depth() int { return w.cw.depth }
 // Submit queues req on the pipeline of its key's master.
 func (w *cpworker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	n, err := w.cw.node(w.cw.routeKey(req))
-	if err != nil {
-		return err
+	if err == nil {
+		err = n.Submit(ctx, req, tag)
 	}
-	return n.Submit(ctx, req, tag)
+	if err != nil && target.Classify(err) == target.ClassUnavailable {
+		w.cw.base.t.refresh()
+	}
+	return err
 }
 
 // Flush writes every master's queued commands.
@@ -383,9 +391,10 @@ func (w *cpworker) Poll(ctx context.Context, wait time.Duration, done func(tag i
 	return 0
 }
 
-// onDone refreshes the slot map after a MOVED or ASK reply.
+// onDone refreshes the slot map after a MOVED or ASK reply, or a master
+// that cannot be reached (a replica may have taken its slots).
 func (w *cpworker) onDone(tag int, err error) {
-	if err != nil && isRedirect(err) {
+	if err != nil && (isRedirect(err) || target.Classify(err) == target.ClassUnavailable) {
 		w.cw.base.t.refresh()
 	}
 	w.outer(tag, err)

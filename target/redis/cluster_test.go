@@ -176,15 +176,20 @@ func clusterPipelined(t *testing.T, raw string) (*Target, *cpworker) {
 }
 
 // privateCluster starts a 3-master cluster of the test's own (it kills a
-// node) that keeps serving the slots of the masters left.
-func privateCluster(t *testing.T) ([]string, []*exec.Cmd) {
+// node) that keeps serving the slots of the masters left; with replica, a
+// fourth server replicates the third master (its addrs[3], cmds[3]).
+func privateCluster(t *testing.T, replica ...bool) ([]string, []*exec.Cmd) {
 	bin, err := exec.LookPath(cmp.Or(os.Getenv("PLATBENCH_REDIS_SERVER_BIN"), "redis-server"))
 	if err != nil {
 		t.Fatal("the server binary is not on PATH: ", err)
 	}
 	var addrs []string
 	var cmds []*exec.Cmd
-	for range 3 {
+	n := 3
+	if len(replica) > 0 && replica[0] {
+		n = 4
+	}
+	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -212,8 +217,10 @@ func privateCluster(t *testing.T) ([]string, []*exec.Cmd) {
 		if i == 2 {
 			hi = 16384
 		}
-		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", i*5462, hi-1).Err(); err != nil {
-			t.Fatal(err)
+		if i < 3 {
+			if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", i*5462, hi-1).Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if i > 0 {
 			host, port, _ := net.SplitHostPort(addrs[0])
@@ -222,12 +229,25 @@ func privateCluster(t *testing.T) ([]string, []*exec.Cmd) {
 			}
 		}
 	}
+	if n == 4 {
+		for i := 0; ; i++ {
+			err := direct(t, addrs[3]).ClusterReplicate(ctx, direct(t, addrs[2]).ClusterMyID(ctx).Val()).Err()
+			if err == nil {
+				break
+			}
+			if i == 200 {
+				t.Fatalf("private cluster: CLUSTER REPLICATE: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond) // until the fourth node knows the third
+		}
+	}
 	for _, a := range addrs {
 		c := direct(t, a)
 		for i := 0; ; i++ {
 			info := c.ClusterInfo(ctx).Val()
 			nodes := c.ClusterNodes(ctx).Val()
-			if strings.Contains(info, "cluster_state:ok") && strings.Count(nodes, "master") == 3 && !strings.Contains(nodes, "handshake") {
+			if strings.Contains(info, "cluster_state:ok") && strings.Count(nodes, "master") == 3 && !strings.Contains(nodes, "handshake") &&
+				(n == 3 || (strings.Contains(nodes, "slave") && strings.Contains(direct(t, addrs[3]).Info(ctx, "replication").Val(), "master_link_status:up"))) {
 				break
 			}
 			if i == 200 {
@@ -363,4 +383,56 @@ func TestClusterMoved(t *testing.T) {
 	if got := tg.cs.topo.Load().addrs[tg.cs.topo.Load().slot[slot]]; got != to {
 		t.Errorf("the slot map says %s owns slot %d, want %s", got, slot, to)
 	}
+}
+
+// A master killed, its replica takes over its slots: the workers find the
+// new master through the slot map (read again after the errors), and the
+// keys of those slots are served again.
+func TestClusterFailover(t *testing.T) {
+	serverURL(t, "PLATBENCH_REDIS_URL")
+	addrs, cmds := privateCluster(t, true)
+	ctx := context.Background()
+	tg := open(t, "redis://"+strings.Join(addrs[:3], ","), map[string]string{"timeout": "1s"})
+	if err := tg.Setup(ctx, spec(1, 16, workload.OpSet)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var key string
+	for i := 0; key == ""; i++ { // a key of the third master
+		if k := fmt.Sprintf("fo%d-%s", i, uniq); keySlot([]byte(k)) >= 2*5462 {
+			key = k
+		}
+	}
+	r := req(workload.OpSet, key, []byte("v"), 1, 1)
+	if err := w.Do(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	cmds[2].Process.Kill()
+	cmds[2].Wait()
+	var errs int
+	for i := 0; ; i++ { // the replica's election takes a few node timeouts (1 s)
+		err := w.Do(ctx, r)
+		if err == nil {
+			break
+		}
+		errs++
+		if target.Classify(err) != target.ClassUnavailable && target.Classify(err) != target.ClassTimeout {
+			t.Fatalf("SET while the master is gone: %v, want unavailable or timeout", err)
+		}
+		if i == 600 {
+			t.Fatalf("no failover after %d attempts: %v", i, err)
+		}
+	}
+	slot := keySlot([]byte(key))
+	if got := tg.cs.topo.Load().addrs[tg.cs.topo.Load().slot[slot]]; got != addrs[3] {
+		t.Errorf("after the failover the slot map gives slot %d to %s, want the replica %s", slot, got, addrs[3])
+	}
+	if n := direct(t, addrs[3]).Exists(ctx, key).Val(); n != 1 {
+		t.Errorf("the key is not on the new master")
+	}
+	t.Logf("%d errors until the replica served the slot", errs)
 }
