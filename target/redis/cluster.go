@@ -24,7 +24,9 @@ import (
 // master). A MOVED reply refreshes the map (at most every 100 ms); the
 // one-at-a-time path sends the command again to the new owner, the
 // pipelined path counts the op as an error (its command is gone from the
-// buffer). An ASK reply (a slot being migrated) is counted as an error. A
+// buffer). After an ASK reply (a slot being migrated), the one-at-a-time
+// path sends ASKING and the command to the node named; pipelined, it is
+// counted as an error. A
 // master that is gone fails the ops of its slots as unavailable, redialled
 // at most every 100 ms per worker, and the map is read again (a replica
 // may have taken over its slots); the other masters' ops go on.
@@ -259,24 +261,40 @@ func (w *cworker) node(key []byte) (*pworker, error) {
 // (and what it has in flight).
 func (w *cworker) remap(topo *topology) {
 	w.idx = make([]int, len(topo.addrs))
-	b := w.base
 	for i, a := range topo.addrs {
-		j := 0
-		for j < len(w.nodes) && w.nodes[j].dial.addr != a {
-			j++
-		}
-		if j == len(w.nodes) {
-			o := b.t.dial
-			o.addr = a
-			n := &pworker{worker: &worker{t: b.t, rng: b.next() | 1, fieldNames: b.fieldNames, writeAll: b.writeAll, dial: &o}, depth: w.depth}
-			if w.depth > 0 {
-				n.ring = make([]pent, ringSize(w.depth))
-			}
-			w.nodes = append(w.nodes, n)
-		}
-		w.idx[i] = j
+		w.idx[i] = w.nodeAt(a)
 	}
 	w.topo = topo
+}
+
+// nodeAt is the index in w.nodes of the node at addr, added if new.
+func (w *cworker) nodeAt(addr string) int {
+	for j, n := range w.nodes {
+		if n.dial.addr == addr {
+			return j
+		}
+	}
+	b := w.base
+	o := b.t.dial
+	o.addr = addr
+	n := &pworker{worker: &worker{t: b.t, rng: b.next() | 1, fieldNames: b.fieldNames, writeAll: b.writeAll, dial: &o}, depth: w.depth}
+	if w.depth > 0 {
+		n.ring = make([]pent, ringSize(w.depth))
+	}
+	w.nodes = append(w.nodes, n)
+	return len(w.nodes) - 1
+}
+
+// askTarget is the node an ASK reply sends to ("" for any other error).
+func askTarget(err error) string {
+	var re *respError
+	if !errors.As(err, &re) || !strings.HasPrefix(re.msg, "redis: ASK ") {
+		return ""
+	}
+	if f := strings.Fields(re.msg); len(f) >= 4 {
+		return f[3]
+	}
+	return ""
 }
 
 // routeKey is the key req's command is routed by: the record's key, the
@@ -311,6 +329,12 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 	err = n.worker.Do(ctx, req)
 	switch {
 	case err == nil:
+	case askTarget(err) != "":
+		// The slot is moving: this key is at the importing node already.
+		a := w.nodes[w.nodeAt(askTarget(err))].worker
+		a.ask = true
+		err = a.Do(ctx, req)
+		a.ask = false
 	case isRedirect(err):
 		t.refresh()
 		if n2, err2 := w.node(w.routeKey(req)); err2 == nil && n2 != n {

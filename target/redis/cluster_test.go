@@ -436,3 +436,47 @@ func TestClusterFailover(t *testing.T) {
 	}
 	t.Logf("%d errors until the replica served the slot", errs)
 }
+
+// A slot being migrated: its old master answers ASK for a key it no longer
+// has, and the worker sends ASKING and the command to the importing node.
+func TestClusterAsk(t *testing.T) {
+	serverURL(t, "PLATBENCH_REDIS_URL")
+	addrs, _ := privateCluster(t)
+	ctx := context.Background()
+	tg := open(t, "redis://"+addrs[0], nil)
+	if err := tg.Setup(ctx, spec(1, 16, workload.OpSet)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	key := "ask" + uniq
+	slot := keySlot([]byte(key))
+	from := tg.cs.topo.Load().addrs[tg.cs.topo.Load().slot[slot]]
+	to := addrs[0]
+	if to == from {
+		to = addrs[1]
+	}
+	src, dst := direct(t, from), direct(t, to)
+	if err := dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", src.ClusterMyID(ctx).Val()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dst.ClusterMyID(ctx).Val()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Do(ctx, req(workload.OpSet, key, []byte("v"), 1, 1)); err != nil {
+		t.Fatalf("SET of a key of a migrating slot: %v", err)
+	}
+	// The importing node holds the key (read with ASKING on one connection).
+	pipe := dst.Pipeline()
+	pipe.Do(ctx, "ASKING")
+	ex := pipe.Exists(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil || ex.Val() != 1 {
+		t.Errorf("the key is not on the importing node %s: %v", to, err)
+	}
+	if n := src.Exists(ctx, key).Val(); n != 0 {
+		t.Errorf("the key is on the migrating node %s too", from)
+	}
+}

@@ -19,6 +19,7 @@ type worker struct {
 	c    *conn // own connection; nil after a network error until redialled
 	cc   *goredis.ClusterClient
 	dial *dialOpts // the server this worker talks to; nil: the target's (t.dial)
+	ask  bool      // cluster: send ASKING before each command (cluster.go)
 
 	rng        uint64
 	fieldNames []string
@@ -68,7 +69,12 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 			return err
 		}
 	}
-	buf, isRead, err := w.build(w.c.wbuf[:0], req, op)
+	buf := w.c.wbuf[:0]
+	if w.ask { // cluster: the slot is being imported here (ASK): ASKING first
+		buf = appendArray(buf, 1)
+		buf = appendBulkString(buf, "ASKING")
+	}
+	buf, isRead, err := w.build(buf, req, op)
 	if err != nil {
 		return err
 	}
@@ -77,6 +83,9 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 		return w.checkedRead(req)
 	}
 	r, err := w.c.roundTrip()
+	if w.ask && (err == nil || isServerError(err)) {
+		r, err = w.c.readReply() // the command's, after ASKING's
+	}
 	if err != nil && !isServerError(err) {
 		// The stream is out of step with its replies: start over.
 		w.c.Close()
