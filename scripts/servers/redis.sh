@@ -6,6 +6,9 @@
 #   cluster : a one-node Redis Cluster owning every slot   PLATBENCH_REDIS_CLUSTER_URL
 #   cluster3: a Redis Cluster of 3 masters (no replicas) on the next 3 ports,
 #             slots split in thirds   PLATBENCH_REDIS_CLUSTER3_URL (all three seeds)
+# A cluster node also listens on its port + 10000 (the cluster bus): keep
+# PLATBENCH_REDIS_PORT + 10005 below 32768, where Linux's ephemeral ports
+# begin, or a client connection may hold a bus port and the node not start.
 # No persistence (--save '' --appendonly no): these are benchmarks, not stores.
 # scripts/servers/valkey.sh runs the same three instances of Valkey through
 # this script (REDIS_SERVER, REDIS_CLI, PLATBENCH_REDIS_DIR/PORT, ENV_PREFIX).
