@@ -30,9 +30,9 @@ import (
 // master that is gone fails the ops of its slots as unavailable, redialled
 // at most every 100 ms per worker, and the map is read again (a replica
 // may have taken over its slots); the other masters' ops go on.
-// go-redis's ClusterClient stays for what is not the benchmark's path:
-// dataset checks and clean, INFO per master, and scans (YCSB E), whose
-// index is a key of its own on one master.
+// Scans (YCSB E) read the index on its master, then each record from its
+// own. go-redis's ClusterClient stays for what is not the benchmark's
+// path: dataset checks and clean, and the list of masters INFO is read from.
 
 const numSlots = 16384
 
@@ -230,7 +230,7 @@ func isRedirect(err error) bool {
 // cworker is a cluster worker: a connection per master (a plain worker,
 // or a pipeline when depth > 0), kept by address for the worker's life.
 type cworker struct {
-	base  *worker // the go-redis path (scans) and the settings
+	base  *worker // the settings, and the generator of the nodes' seeds
 	depth int     // > 0: the nodes are pipelines (cpworker)
 	topo  *topology
 	idx   []int      // topo's master i is nodes[idx[i]]
@@ -319,16 +319,24 @@ func (w *cworker) routeKey(req *workload.Request) []byte {
 // the new owner.
 func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 	t := w.base.t
-	if req.Op == workload.OpScan || (t.index != "" && (req.Op == workload.OpInsert || req.Op == workload.OpDelete)) {
-		return w.base.doCluster(ctx, req)
+	var n *pworker
+	var err error
+	switch {
+	case req.Op == workload.OpScan:
+		err = w.scan(req)
+	case t.index != "" && (req.Op == workload.OpInsert || req.Op == workload.OpDelete):
+		err = w.indexed(req)
+	default:
+		if n, err = w.node(w.routeKey(req)); err == nil {
+			err = n.worker.Do(ctx, req)
+		}
 	}
-	n, err := w.node(w.routeKey(req))
-	if err != nil {
-		return err
-	}
-	err = n.worker.Do(ctx, req)
 	switch {
 	case err == nil:
+	case n == nil: // a scan, an indexed write, or no master for the slot
+		if isRedirect(err) || target.Classify(err) == target.ClassUnavailable {
+			t.refresh()
+		}
 	case askTarget(err) != "":
 		// The slot is moving: this key is at the importing node already.
 		a := w.nodes[w.nodeAt(askTarget(err))].worker
@@ -344,6 +352,66 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 		t.refresh() // a master gone: a replica may have taken its slots
 	}
 	return err
+}
+
+// scan reads the keys from the index's master, then each record from its
+// own master: one write and its replies per master.
+func (w *cworker) scan(req *workload.Request) error {
+	ix, err := w.node(w.base.t.indexB)
+	if err != nil {
+		return err
+	}
+	x := ix.worker
+	if err := x.readIndex(req); err != nil {
+		return err
+	}
+	cmd := x.recordCmd()
+	var first error
+	start := 0
+	for _, end := range x.scanEnds {
+		key := x.scanKeys[start:end]
+		start = end
+		n, err := w.node(key)
+		if err == nil && n.worker.c == nil {
+			err = n.worker.redial()
+		}
+		if err != nil {
+			first = firstErr(first, err)
+			continue
+		}
+		c := n.worker.c
+		c.wbuf = appendArray(c.wbuf, 2)
+		c.wbuf = appendBulkString(c.wbuf, cmd)
+		c.wbuf = appendBulk(c.wbuf, key)
+		n.worker.scanPend++
+	}
+	x.scanFound = 0
+	for _, n := range w.nodes {
+		if p := n.worker.scanPend; p > 0 {
+			n.worker.scanPend = 0
+			found, err := n.worker.readRecords(p)
+			x.scanFound += found
+			first = firstErr(first, err)
+		}
+	}
+	return first
+}
+
+// indexed writes (or deletes) the record on its master, then updates the
+// index on the index's master.
+func (w *cworker) indexed(req *workload.Request) error {
+	n, err := w.node(req.Key)
+	if err != nil {
+		return err
+	}
+	if err := n.worker.one(req, req.Op); err != nil {
+		return err
+	}
+	ix, err := w.node(w.base.t.indexB)
+	if err != nil {
+		return err
+	}
+	return ix.worker.indexOnly(req)
 }
 
 // Close closes the connections to every master.

@@ -76,6 +76,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	c, done := t.admin()
 	defer done()
 	n := 0
+	_, clustered := c.(*goredis.ClusterClient)
 	clean := func(ctx context.Context, c *goredis.Client) error {
 		it := c.Scan(ctx, 0, w.KeyPrefix+"[0-9]*", 1000).Iterator()
 		var batch []string
@@ -83,7 +84,16 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 			if len(batch) == 0 {
 				return nil
 			}
-			if err := c.Unlink(ctx, batch...).Err(); err != nil {
+			if clustered { // keys of several slots: one UNLINK each, pipelined
+				if _, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+					for _, k := range batch {
+						p.Unlink(ctx, k)
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			} else if err := c.Unlink(ctx, batch...).Err(); err != nil {
 				return err
 			}
 			n += len(batch)
@@ -118,7 +128,8 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	if n == 0 {
 		return nil, nil
 	}
-	_ = c.Del(ctx, loadKey(w.KeyPrefix), indexKey(w.KeyPrefix)).Err()
+	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err() // two calls: in a cluster they may be in two slots
+	_ = c.Del(ctx, indexKey(w.KeyPrefix)).Err()
 	return []string{fmt.Sprintf("%d keys %s<digits> in %s", n, w.KeyPrefix, t.where())}, nil
 }
 

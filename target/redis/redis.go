@@ -165,6 +165,7 @@ type Target struct {
 	fieldLen   int
 	tmpls      []*tmpl // the workload's command templates (template.go), by named op slot
 	index      string  // the sorted set indexing the keys when the workload scans (scan.go); "" otherwise
+	indexB     []byte  // index, for slot routing
 
 	mu sync.Mutex
 
@@ -277,6 +278,7 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 				return target.Configf("redis: SCAN (YCSB workload E) runs one request at a time: a scan reads the index, then the records it names (fix: drop the pipeline and conns options for a workload with SCAN)")
 			}
 			t.index = indexKey(w.KeyPrefix)
+			t.indexB = []byte(t.index)
 		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
@@ -328,7 +330,6 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	async := t.async
 	t.mu.Unlock()
 	if t.cluster != nil {
-		w.cc = t.cluster
 		if async {
 			return t.newCPWorker(w), nil
 		}

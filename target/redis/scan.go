@@ -1,13 +1,9 @@
 package redis
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
-	"unsafe"
-
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
@@ -82,6 +78,34 @@ func (w *worker) lost(err error) error {
 // The keys read stay in w.scanKeys (w.scanEnds) until the next scan; a scan
 // that finds no key, or a key whose record is gone, is not_found.
 func (w *worker) scan(req *workload.Request) error {
+	if err := w.readIndex(req); err != nil {
+		return err
+	}
+	c := w.c
+	cmd := w.recordCmd()
+	start := 0
+	for _, end := range w.scanEnds {
+		c.wbuf = appendArray(c.wbuf, 2)
+		c.wbuf = appendBulkString(c.wbuf, cmd)
+		c.wbuf = appendBulk(c.wbuf, w.scanKeys[start:end])
+		start = end
+	}
+	w.scanFound = 0
+	found, err := w.readRecords(len(w.scanEnds))
+	w.scanFound = found
+	return err
+}
+
+func (w *worker) recordCmd() string {
+	if w.t.cfg.Mode == "hash" {
+		return "HGETALL"
+	}
+	return "GET"
+}
+
+// readIndex reads the keys of req's scan from the index into w.scanKeys
+// and w.scanEnds: not_found when there is none.
+func (w *worker) readIndex(req *workload.Request) error {
 	if w.c == nil {
 		if err := w.redial(); err != nil {
 			return err
@@ -110,26 +134,24 @@ func (w *worker) scan(req *workload.Request) error {
 	if len(w.scanEnds) == 0 {
 		return target.ErrNotFound
 	}
-	cmd := "GET"
-	if w.t.cfg.Mode == "hash" {
-		cmd = "HGETALL"
-	}
-	start := 0
-	for _, end := range w.scanEnds {
-		c.wbuf = appendArray(c.wbuf, 2)
-		c.wbuf = appendBulkString(c.wbuf, cmd)
-		c.wbuf = appendBulk(c.wbuf, w.scanKeys[start:end])
-		start = end
-	}
+	return nil
+}
+
+// readRecords flushes the n record reads queued in the write buffer and
+// reads their replies: how many records were there, and the first error (a
+// record gone is not_found).
+func (w *worker) readRecords(n int) (int, error) {
+	c := w.c
 	if err := c.flush(); err != nil {
-		return w.lost(err)
+		return 0, w.lost(err)
 	}
-	w.scanFound = 0
+	c.refreshRead()
+	found := 0
 	var first error
-	for range w.scanEnds {
+	for range n {
 		r, err := c.readReply()
 		if err != nil && !isServerError(err) {
-			return w.lost(err)
+			return found, w.lost(err)
 		}
 		switch {
 		case err != nil:
@@ -137,10 +159,26 @@ func (w *worker) scan(req *workload.Request) error {
 		case r.kind == '$' && r.n < 0, r.kind == '*' && r.n <= 0:
 			first = firstErr(first, target.ErrNotFound)
 		default:
-			w.scanFound++
+			found++
 		}
 	}
-	return first
+	return found, first
+}
+
+// indexOnly sends req's index update alone (cluster mode, where the index
+// is on another master than the record).
+func (w *worker) indexOnly(req *workload.Request) error {
+	if w.c == nil {
+		if err := w.redial(); err != nil {
+			return err
+		}
+	}
+	w.c.wbuf = w.appendIndex(w.c.wbuf[:0], req)
+	_, err := w.c.roundTrip()
+	if err != nil && !isServerError(err) {
+		return w.lost(err)
+	}
+	return err
 }
 
 func firstErr(a, b error) error {
@@ -193,32 +231,4 @@ func (c *conn) readKeys(keys []byte, ends []int) ([]byte, []int, error) {
 		ends = append(ends, len(keys))
 	}
 	return keys, ends, nil
-}
-
-// clusterScan is scan through go-redis (cluster mode; it allocates).
-func (w *worker) clusterScan(ctx context.Context, req *workload.Request) error {
-	keys, err := w.cc.ZRangeByScore(ctx, w.t.index, &goredis.ZRangeBy{
-		Min: strconv.FormatUint(req.KeyNum, 10), Max: "+inf", Count: int64(max(req.ScanLen, 1))}).Result()
-	if err != nil {
-		return classifyGoRedis(err)
-	}
-	if len(keys) == 0 {
-		return target.ErrNotFound
-	}
-	hash := w.t.cfg.Mode == "hash"
-	for _, k := range keys {
-		if err := w.clusterRead(ctx, k, hash); err != nil {
-			return classifyGoRedis(err)
-		}
-	}
-	return nil
-}
-
-// clusterIndex updates the index after a cluster insert or delete.
-func (w *worker) clusterIndex(ctx context.Context, req *workload.Request) error {
-	key := unsafe.String(unsafe.SliceData(req.Key), len(req.Key))
-	if req.Op == workload.OpDelete {
-		return classifyGoRedis(w.cc.ZRem(ctx, w.t.index, key).Err())
-	}
-	return classifyGoRedis(w.cc.ZAdd(ctx, w.t.index, goredis.Z{Score: float64(req.KeyNum), Member: key}).Err())
 }

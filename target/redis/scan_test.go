@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
@@ -15,8 +18,35 @@ import (
 // that follow its start key in order, inserts and deletes keep the index,
 // and a scan allocates nothing.
 func TestScan(t *testing.T) {
-	raw := serverURL(t, "PLATBENCH_REDIS_URL")
-	v := verifier(t, raw)
+	for _, env := range []string{"PLATBENCH_REDIS_URL", "PLATBENCH_REDIS_CLUSTER3_URL"} {
+		t.Run(env, func(t *testing.T) { testScan(t, serverURL(t, env)) })
+	}
+}
+
+// scanned is what the last scan of w read: keys, their ends, records found.
+func scanned(w target.Worker) ([]byte, []int, int) {
+	switch w := w.(type) {
+	case *worker:
+		return w.scanKeys, w.scanEnds, w.scanFound
+	case *cworker:
+		ix, _ := w.node(w.base.t.indexB)
+		return ix.worker.scanKeys, ix.worker.scanEnds, ix.worker.scanFound
+	}
+	return nil, nil, 0
+}
+
+// anyVerifier is verifier for a standalone server or a cluster (several seeds).
+func anyVerifier(t *testing.T, raw string) goredis.UniversalClient {
+	if !strings.Contains(raw, ",") {
+		return verifier(t, raw)
+	}
+	c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(strings.TrimPrefix(raw, "redis://"), ",")})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func testScan(t *testing.T, raw string) {
+	v := anyVerifier(t, raw)
 	ctx := context.Background()
 	for _, mode := range []string{"kv", "hash"} {
 		s, err := workload.Preset("ycsb-e")
@@ -39,11 +69,10 @@ func TestScan(t *testing.T) {
 		if err := tg.CheckDataset(ctx, &s); err != nil {
 			t.Errorf("%s: CheckDataset after the load: %v", mode, err)
 		}
-		wk, err := tg.NewWorker(0)
+		w, err := tg.NewWorker(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := wk.(*worker)
 		scan := func(from uint64, n int) []uint64 {
 			t.Helper()
 			r := &workload.Request{Op: workload.OpScan, KeyNum: from, Key: []byte(s.KeyName(from)), ScanLen: n}
@@ -52,8 +81,9 @@ func TestScan(t *testing.T) {
 			}
 			var got []uint64
 			start := 0
-			for _, end := range w.scanEnds {
-				k := string(w.scanKeys[start:end])
+			keys, ends, found := scanned(w)
+			for _, end := range ends {
+				k := string(keys[start:end])
 				start = end
 				for i := range uint64(60) {
 					if s.KeyName(i) == k {
@@ -61,8 +91,8 @@ func TestScan(t *testing.T) {
 					}
 				}
 			}
-			if w.scanFound != len(w.scanEnds) {
-				t.Errorf("%s: scan from %d found %d of its %d records", mode, from, w.scanFound, len(w.scanEnds))
+			if found != len(ends) {
+				t.Errorf("%s: scan from %d found %d of its %d records", mode, from, found, len(ends))
 			}
 			return got
 		}
