@@ -19,7 +19,6 @@ import (
 type tmpl struct {
 	parts [][]byte // RESP text around the holes; parts[0] starts with the array header
 	holes []workload.CommandArg
-	args  []workload.CommandArg // for the cluster path (go-redis)
 }
 
 // notTemplates are commands that change the connection's protocol or state,
@@ -47,7 +46,7 @@ func compileTemplates(cmds []workload.Command) ([]*tmpl, error) {
 		if why, bad := notTemplates[name]; bad {
 			return nil, target.Configf("redis: command %s (%q) cannot be a template: %s %s, which would put the pipeline's replies out of step (fix: benchmark another command)", c.Name, c.Command, name, why)
 		}
-		t := &tmpl{args: args}
+		t := &tmpl{}
 		cur := appendArray(nil, len(args))
 		for _, a := range args {
 			if a.Kind == workload.ArgLiteral {
