@@ -153,7 +153,7 @@ func addrs(host string) []string {
 type Target struct {
 	cfg     *Config
 	dial    dialOpts
-	cluster *goredis.ClusterClient // non-nil in cluster mode: dataset handling, INFO, scans
+	cluster *goredis.ClusterClient // non-nil in cluster mode: dataset checks and clean, the masters INFO is read from
 	cs      clusterState           // cluster mode: the slot map (cluster.go)
 	version string
 	server  string // "redis" or "valkey"
@@ -268,6 +268,7 @@ func infoField(info, name string) string {
 
 // Setup checks that the workload uses only ops this target maps.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	t.index, t.indexB = "", nil
 	for _, m := range w.Mix {
 		if m.Weight <= 0 {
 			continue
