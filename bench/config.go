@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +133,9 @@ func (c *Config) Validate() error {
 	l = append(l, c.Workload.Problems()...)
 	if c.Workload.CQL != nil && !strings.HasPrefix(strings.ToLower(c.Target), "cql://") {
 		l.Add("target", "is not a CQL cluster, and the workload is a cassandra-stress profile (fix: a cql://host:9042 target, or a platbench workload)")
+	}
+	if scheme, _, _ := strings.Cut(strings.ToLower(c.Target), "://"); len(c.Workload.Commands) > 0 && !slices.Contains([]string{"redis", "rediss", "valkey", "valkeys"}, scheme) {
+		l.Add("commands", "are command templates of the redis target, and the target is %s (fix: a redis://host:6379 target, or drop the commands)", c.Target)
 	}
 	if (&analysis.Options{Warmup: c.Warmup}).Validate() != nil {
 		// Checked here, not only by the analysis after the run: a typo must

@@ -49,7 +49,7 @@ race=${PIPESTATUS[0]}
 # The Redis tests again against Valkey 8 (the README says Redis and Valkey):
 # each test checks that the server it reached says it is Valkey.
 PLATBENCH_REDIS_EXPECT=valkey PLATBENCH_REDIS_URL=$PLATBENCH_VALKEY_URL PLATBENCH_REDIS_AUTH_URL=$PLATBENCH_VALKEY_AUTH_URL \
-  PLATBENCH_REDIS_CLUSTER_URL=$PLATBENCH_VALKEY_CLUSTER_URL PLATBENCH_REDIS_SERVER_BIN=$PLATBENCH_VALKEY_SERVER_BIN \
+  PLATBENCH_REDIS_CLUSTER_URL=$PLATBENCH_VALKEY_CLUSTER_URL PLATBENCH_REDIS_CLUSTER3_URL=$PLATBENCH_VALKEY_CLUSTER3_URL PLATBENCH_REDIS_SERVER_BIN=$PLATBENCH_VALKEY_SERVER_BIN \
   go test -count=1 ./target/redis ./telemetry/dbmetrics 2>&1 | sed 's/^\(ok\|FAIL\|---\)/\1 [valkey]/' | tee -a test-artifacts/go-test.log
 valkey=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$valkey

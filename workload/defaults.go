@@ -44,6 +44,7 @@ func (s *Spec) EnsureDefaults() {
 	s.HotsetFraction = cmp.Or(s.HotsetFraction, DefaultHotsetFraction)
 	s.HotOpnFraction = cmp.Or(s.HotOpnFraction, DefaultHotOpnFraction)
 	s.MaxScanLength = cmp.Or(s.MaxScanLength, DefaultMaxScanLength)
+	s.commandDefaults()
 	if len(s.Mix) == 0 {
 		s.Mix = MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}
 	}
@@ -97,6 +98,7 @@ func (s *Spec) Problems() usererr.List {
 		p.Add("key_padding", "is %d (fix: use 0 to %d digits)", s.KeyPadding, MaxKeyPadding)
 	}
 	s.distProblems(&p)
+	s.commandProblems(&p)
 	s.mixProblems(&p)
 	return p
 }
@@ -132,7 +134,7 @@ func (s *Spec) mixProblems(p *usererr.List) {
 			continue
 		}
 		if m.Op.Named() && int(m.Op-OpNamed0) >= len(s.NamedOps) {
-			p.Add("mix", "names %s, which this workload does not define (fix: use the names of the profile's insert and queries)", m.Op)
+			p.Add("mix", "names %s, which this workload does not define (fix: use the names of the profile's insert and queries, or of the commands)", m.Op)
 			continue
 		}
 		if math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) || m.Weight < 0 {

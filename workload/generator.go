@@ -30,6 +30,7 @@ type Generator struct {
 	maxScan     uint64
 	writeAll    bool
 	ordered     bool
+	namedValue  bool // named ops are command templates: they get a value (__data__)
 
 	scrambled zipfian // zipfian: ranks over 1e10 items, hashed onto records
 	recMod    divisor // x % records without a DIV
@@ -67,6 +68,7 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 		writeAll:   s.WriteAllFields,
 		ordered:    s.OrderedInserts,
 		maxScan:    uint64(max(s.MaxScanLength, 1)),
+		namedValue: len(s.Commands) > 0,
 	}
 	g.recordBytes = g.fieldCount * g.fieldLen
 	g.rng.Seed(splitmix(uint64(seed)), splitmix(uint64(seed)^splitmix(uint64(worker)+0x9E3779B97F4A7C15)))
@@ -189,7 +191,12 @@ func (g *Generator) NextOp(req *Request, op Op) {
 	case OpScan:
 		req.ScanLen = int(1 + g.below(g.maxScan))
 		req.Value, req.Fields = nil, g.fieldCount
-	default: // READ, GET, DELETE, CONSUME, INCR
+	default:
+		if op.Named() && g.namedValue { // a command template's __data__
+			g.setValue(req, g.fieldCount)
+			break
+		}
+		// READ, GET, DELETE, CONSUME, INCR
 		req.Value, req.Fields = nil, g.fieldCount
 	}
 }

@@ -70,6 +70,9 @@ type Spec struct {
 	// CQL is the cassandra-stress user profile the workload came from
 	// (nil for other workloads); the CQL target runs it.
 	CQL *CQLProfile `yaml:"-" json:"cql_profile,omitempty"`
+	// Commands are command templates (command.go), each a named operation
+	// of its own in the mix: memtier's --command. The redis target runs them.
+	Commands []Command `yaml:"commands,omitempty" json:"commands,omitempty"`
 
 	// Options are target-specific settings carried with the workload
 	// (e.g. a preset's "value_size" for the CP subsystem); free-form.

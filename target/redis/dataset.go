@@ -56,6 +56,15 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 			return target.MissingDataset("redis: the dataset is not there: record %d of %d (key %q) is missing in %s (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
 				k, w.Records, key, t.where())
 		}
+		if t.index == "" {
+			continue
+		}
+		if err := c.ZScore(ctx, t.index, key).Err(); errors.Is(err, goredis.Nil) {
+			return target.MissingDataset("redis: the scan index %s does not list record %d of %d (key %q) in %s: the dataset was loaded by a workload without SCAN (fix: load it with the scanning workload; then run without the load phase)",
+				t.index, k, w.Records, key, t.where())
+		} else if err != nil {
+			return fmt.Errorf("redis: checking the scan index: %w", classifyNet(err))
+		}
 	}
 	return nil
 }
@@ -67,6 +76,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	c, done := t.admin()
 	defer done()
 	n := 0
+	_, clustered := c.(*goredis.ClusterClient)
 	clean := func(ctx context.Context, c *goredis.Client) error {
 		it := c.Scan(ctx, 0, w.KeyPrefix+"[0-9]*", 1000).Iterator()
 		var batch []string
@@ -74,7 +84,16 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 			if len(batch) == 0 {
 				return nil
 			}
-			if err := c.Unlink(ctx, batch...).Err(); err != nil {
+			if clustered { // keys of several slots: one UNLINK each, pipelined
+				if _, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+					for _, k := range batch {
+						p.Unlink(ctx, k)
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			} else if err := c.Unlink(ctx, batch...).Err(); err != nil {
 				return err
 			}
 			n += len(batch)
@@ -109,7 +128,8 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 	if n == 0 {
 		return nil, nil
 	}
-	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err()
+	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err() // two calls: in a cluster they may be in two slots
+	_ = c.Del(ctx, indexKey(w.KeyPrefix)).Err()
 	return []string{fmt.Sprintf("%d keys %s<digits> in %s", n, w.KeyPrefix, t.where())}, nil
 }
 
@@ -146,7 +166,10 @@ func loadKey(prefix string) string { return "platbench:load:" + prefix }
 func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
 	c, done := t.admin()
 	defer done()
-	return classifyNet(c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err())
+	if err := c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err(); err != nil {
+		return classifyNet(err)
+	}
+	return nil
 }
 
 // LoadMark reads the id MarkLoad kept ("" when there is none).

@@ -1,7 +1,7 @@
 // Package redis is the Redis/Valkey target: redis://[user:pass@]host:port[/db]
 // and rediss:// (TLS). Standalone servers are driven by a small RESP2 client
 // of its own (resp.go) that does not allocate per command; Redis Cluster is
-// driven by go-redis's ClusterClient, which does.
+// driven by the same client, one connection per master (cluster.go).
 //
 // Two record layouts (option mode):
 //   - kv (default): the record is one string value; READ=GET, UPDATE/INSERT/
@@ -12,7 +12,10 @@
 //     random field (all fields when the workload's write_all_fields is set),
 //     INSERT/WRITE=HSET of every field, DELETE=DEL, RMW=HGETALL then HSET.
 //
-// SCAN (YCSB E) and CAS are not supported: Setup rejects workloads with them.
+// SCAN (YCSB E) keeps a sorted-set index of the keys, as YCSB's redis
+// binding does (scan.go). CAS is not supported: Setup rejects it. Command
+// templates (workload.Command, memtier's --command) run as operations of
+// their own (template.go).
 //
 // Pipelining (option pipeline=D, and/or conns=N): the runner drives pipelined
 // workers (async.go, target.Pipeliner): one goroutine per connection keeps D
@@ -150,7 +153,8 @@ func addrs(host string) []string {
 type Target struct {
 	cfg     *Config
 	dial    dialOpts
-	cluster *goredis.ClusterClient // non-nil in cluster mode
+	cluster *goredis.ClusterClient // non-nil in cluster mode: dataset checks and clean, the masters INFO is read from
+	cs      clusterState           // cluster mode: the slot map (cluster.go)
 	version string
 	server  string // "redis" or "valkey"
 
@@ -159,6 +163,9 @@ type Target struct {
 	writeAll   bool
 	check      bool // checked workload: reads check values (worker.checkedRead)
 	fieldLen   int
+	tmpls      []*tmpl // the workload's command templates (template.go), by named op slot
+	index      string  // the sorted set indexing the keys when the workload scans (scan.go); "" otherwise
+	indexB     []byte  // index, for slot routing
 
 	mu sync.Mutex
 
@@ -240,6 +247,12 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 			t.cluster.Close()
 			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
 		}
+		topo, err := readTopology(ctx, t.dial, cfg.Addrs)
+		if err != nil {
+			t.cluster.Close()
+			return nil, err
+		}
+		t.cs.topo.Store(topo)
 	}
 	return t, nil
 }
@@ -255,17 +268,30 @@ func infoField(info, name string) string {
 
 // Setup checks that the workload uses only ops this target maps.
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	t.index, t.indexB = "", nil
 	for _, m := range w.Mix {
 		if m.Weight <= 0 {
 			continue
 		}
 		switch m.Op {
 		case workload.OpScan:
-			return target.Configf("redis: SCAN (YCSB workload E) is not supported: Redis has no ordered key range (YCSB's redis binding keeps a sorted-set index, which this target does not) (fix: choose a workload without SCAN)")
+			if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
+				return target.Configf("redis: SCAN (YCSB workload E) runs one request at a time: a scan reads the index, then the records it names (fix: drop the pipeline and conns options for a workload with SCAN)")
+			}
+			t.index = indexKey(w.KeyPrefix)
+			t.indexB = []byte(t.index)
 		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
+		if m.Op.Named() && int(m.Op-workload.OpNamed0) >= len(w.Commands) {
+			return target.Configf("redis: op %s is not a command template of the workload (fix: give the workload that command template, or one made for redis)", w.OpName(m.Op))
+		}
 	}
+	tmpls, err := compileTemplates(w.Commands)
+	if err != nil {
+		return err
+	}
+	t.tmpls = tmpls
 	t.spec = w
 	t.writeAll = w.WriteAllFields
 	t.check, t.fieldLen = w.CheckValues, w.FieldLength
@@ -301,13 +327,15 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 		}
 	}
 	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
-	if t.cluster != nil {
-		w.cc = t.cluster
-		return w, nil
-	}
 	t.mu.Lock()
 	async := t.async
 	t.mu.Unlock()
+	if t.cluster != nil {
+		if async {
+			return t.newCPWorker(w), nil
+		}
+		return &cworker{base: w}, nil
+	}
 	if async {
 		return t.newPWorker(w)
 	}
@@ -341,14 +369,8 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	mode := "standalone (platbench RESP client)"
 	nodes := t.cfg.Addrs
 	if t.cluster != nil {
-		mode = "cluster (go-redis ClusterClient)"
-		nodes = nil
-		_ = t.cluster.ForEachShard(ctx, func(ctx context.Context, c *goredis.Client) error {
-			t.mu.Lock()
-			nodes = append(nodes, c.Options().Addr)
-			t.mu.Unlock()
-			return nil
-		})
+		nodes = t.cs.topo.Load().addrs
+		mode = fmt.Sprintf("cluster of %d masters (platbench RESP client, one connection per master)", len(nodes))
 	}
 	d := map[string]string{
 		"server":   t.server,
@@ -362,7 +384,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 	}
 	t.mu.Lock()
 	if t.async {
-		d["in_flight"] = fmt.Sprintf("%d ops over %d connections (up to %d per connection, one goroutine each)", t.inFlight, t.nconns, t.depth)
+		d["in_flight"] = t.inFlightText()
 	}
 	t.mu.Unlock()
 	return target.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}

@@ -255,13 +255,13 @@ func TestHash(t *testing.T) {
 	v.Del(ctx, key, "str-"+uniq)
 }
 
-func TestScanRejected(t *testing.T) {
+func TestScanRejectedWithPipeline(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
-	tg := open(t, raw, nil)
+	tg := open(t, raw, map[string]string{"pipeline": "4"})
 	err := tg.Setup(context.Background(), spec(10, 100, workload.OpScan, workload.OpInsert))
 	var ce *target.ConfigError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SCAN") {
-		t.Fatalf("Setup with SCAN: %v, want a config error naming SCAN", err)
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SCAN") || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("Setup with SCAN and pipeline=4: %v, want a config error naming SCAN", err)
 	}
 }
 
@@ -573,7 +573,7 @@ func BenchmarkDo(b *testing.B) {
 	}
 }
 
-// BenchmarkClusterDo measures the cluster path (go-redis ClusterClient), which allocates.
+// BenchmarkClusterDo measures the cluster path (a connection per master), which does not allocate.
 func BenchmarkClusterDo(b *testing.B) {
 	raw := serverURL(b, "PLATBENCH_REDIS_CLUSTER_URL")
 	for _, op := range []workload.Op{workload.OpRead, workload.OpUpdate} {

@@ -19,8 +19,8 @@ import (
 )
 
 // conn is a minimal RESP2 connection: one write buffer, one read buffer, no
-// per-command allocation. It is the hot path of standalone mode; go-redis
-// (used for cluster mode) allocates several objects per command.
+// per-command allocation. It is the hot path of standalone and cluster mode
+// (go-redis, which the dataset checks use, allocates several objects per command).
 //
 // Replies are parsed and discarded as they stream in: platbench needs a
 // reply's type and size, never its content, so a 128 KB value never has to

@@ -4,26 +4,30 @@ import (
 	"context"
 	"errors"
 	"time"
-	"unsafe"
-
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
-// worker executes one request at a time on one of two paths: its own
-// connection (c) or the go-redis cluster client (cc).
+// worker executes one request at a time on its own connection (c); in
+// cluster mode a cworker (cluster.go) has one per master.
 type worker struct {
-	t  *Target
-	c  *conn // own connection; nil after a network error until redialled
-	cc *goredis.ClusterClient
+	t    *Target
+	c    *conn     // own connection; nil after a network error until redialled
+	dial *dialOpts // the server this worker talks to; nil: the target's (t.dial)
+	ask  bool      // cluster: send ASKING before each command (cluster.go)
 
 	rng        uint64
 	fieldNames []string
 	writeAll   bool
 	lastFail   time.Time // last failed dial, to pace reconnects
-	hargs      []any     // reused HSET arguments for the cluster path
+
+	// The last scan's keys (scan.go): scanKeys[scanEnds[i-1]:scanEnds[i]]
+	// is the i-th; scanFound of their records were there.
+	scanKeys  []byte
+	scanEnds  []int
+	scanFound int
+	scanPend  int // cluster scans: record reads queued on this connection
 }
 
 var _ target.Worker = (*worker)(nil)
@@ -37,10 +41,12 @@ var errReplyMismatch = &target.Error{Class: target.ClassOther, Err: errors.New("
 
 // Do executes req. Standalone paths do not allocate on the steady path.
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {
-	if w.cc != nil {
-		return w.doCluster(ctx, req)
-	}
-	if req.Op == workload.OpRMW {
+	switch {
+	case req.Op == workload.OpScan && w.t.index != "":
+		return w.scan(req)
+	case (req.Op == workload.OpInsert || req.Op == workload.OpDelete) && w.t.index != "":
+		return w.indexed(req)
+	case req.Op == workload.OpRMW:
 		if err := w.one(req, workload.OpRead); err != nil {
 			return err
 		}
@@ -56,7 +62,12 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 			return err
 		}
 	}
-	buf, isRead, err := w.build(w.c.wbuf[:0], req, op)
+	buf := w.c.wbuf[:0]
+	if w.ask { // cluster: the slot is being imported here (ASK): ASKING first
+		buf = appendArray(buf, 1)
+		buf = appendBulkString(buf, "ASKING")
+	}
+	buf, isRead, err := w.build(buf, req, op)
 	if err != nil {
 		return err
 	}
@@ -65,6 +76,9 @@ func (w *worker) one(req *workload.Request, op workload.Op) error {
 		return w.checkedRead(req)
 	}
 	r, err := w.c.roundTrip()
+	if w.ask && (err == nil || isServerError(err)) {
+		r, err = w.c.readReply() // the command's, after ASKING's
+	}
 	if err != nil && !isServerError(err) {
 		// The stream is out of step with its replies: start over.
 		w.c.Close()
@@ -102,11 +116,18 @@ func (w *worker) checkedRead(req *workload.Request) error {
 	return target.Verdict(v)
 }
 
+func (w *worker) dialOpts() *dialOpts {
+	if w.dial != nil {
+		return w.dial
+	}
+	return &w.t.dial
+}
+
 func (w *worker) redial() error {
 	if d := time.Since(w.lastFail); d < reconnectPause {
 		time.Sleep(reconnectPause - d)
 	}
-	c, err := dial(context.Background(), &w.t.dial)
+	c, err := dial(context.Background(), w.dialOpts())
 	if err != nil {
 		w.lastFail = time.Now()
 		return err
@@ -119,6 +140,12 @@ func (w *worker) redial() error {
 // or empty reply means the key was not found.
 func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []byte, isRead bool, _ error) {
 	hash := w.t.cfg.Mode == "hash"
+	if op.Named() {
+		if i := int(op - workload.OpNamed0); i < len(w.t.tmpls) {
+			return w.t.tmpls[i].appendTo(buf, req, w), false, nil
+		}
+		return buf, false, target.ErrUnsupported
+	}
 	switch op {
 	case workload.OpRead, workload.OpGet:
 		if hash {
@@ -198,78 +225,4 @@ func (w *worker) Close() error {
 		return err
 	}
 	return nil
-}
-
-// doCluster is the go-redis path. It allocates (go-redis builds a command
-// object and an argument slice per call).
-func (w *worker) doCluster(ctx context.Context, req *workload.Request) error {
-	// The key is only read while the command is written, before Do returns.
-	key := unsafe.String(unsafe.SliceData(req.Key), len(req.Key))
-	hash := w.t.cfg.Mode == "hash"
-	var err error
-	switch req.Op {
-	case workload.OpRead, workload.OpGet:
-		err = w.clusterRead(ctx, key, hash)
-	case workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpSet:
-		err = w.clusterWrite(ctx, key, req, hash, req.Op == workload.OpUpdate && hash && !w.writeAll)
-	case workload.OpRMW:
-		if err = w.clusterRead(ctx, key, hash); err == nil {
-			err = w.clusterWrite(ctx, key, req, hash, hash && !w.writeAll)
-		}
-	case workload.OpDelete:
-		err = w.cc.Del(ctx, key).Err()
-	case workload.OpIncr:
-		err = w.cc.Incr(ctx, "ctr:"+key).Err()
-	default:
-		return target.ErrUnsupported
-	}
-	return classifyGoRedis(err)
-}
-
-func (w *worker) clusterRead(ctx context.Context, key string, hash bool) error {
-	if hash {
-		m, err := w.cc.HGetAll(ctx, key).Result()
-		if err == nil && len(m) == 0 {
-			return goredis.Nil
-		}
-		return err
-	}
-	return w.cc.Get(ctx, key).Err()
-}
-
-func (w *worker) clusterWrite(ctx context.Context, key string, req *workload.Request, hash, oneField bool) error {
-	if !hash {
-		return w.cc.Set(ctx, key, req.Value, 0).Err()
-	}
-	if oneField {
-		v := req.Value
-		if fl := req.FieldLen; fl > 0 && fl < len(v) {
-			v = v[:fl]
-		}
-		return w.cc.HSet(ctx, key, w.fieldNames[w.next()%uint64(len(w.fieldNames))], v).Err()
-	}
-	n := len(w.fieldNames)
-	per := len(req.Value) / n
-	w.hargs = w.hargs[:0]
-	for i, f := range w.fieldNames {
-		w.hargs = append(w.hargs, f, req.Value[i*per:(i+1)*per])
-	}
-	return w.cc.HSet(ctx, key, w.hargs...).Err()
-}
-
-func classifyGoRedis(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, goredis.Nil) {
-		return target.ErrNotFound
-	}
-	var re goredis.Error
-	if errors.As(err, &re) {
-		return serverError([]byte(re.Error()))
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &target.Error{Class: target.ClassTimeout, Err: err}
-	}
-	return classifyNet(err)
 }
