@@ -14,6 +14,7 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/workload"
@@ -147,27 +148,9 @@ func TestDBMetricsRealKafkaJMX(t *testing.T) {
 func TestDBMetricsRealCassandraJMX(t *testing.T) {
 	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_CASSANDRA_JMX_URLS"), ",")
-	spec, err := workload.Preset("ycsb-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Records = 1000
-	spec.FieldCount, spec.FieldLength = 1, 100
-	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
-		Target: cql, Workload: spec, Load: true, Run: true,
-		Runner: runner.Config{Duration: 4 * time.Second, Concurrency: 8, Seed: 1},
-		// The agent walks Cassandra's MBeans on each scrape: a second and
-		// more on a loaded machine. Two-second samples leave it time.
-		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, ok := analysis.DB(r)
-	if !ok {
-		t.Fatal("no db metrics in the result")
-	}
+	// The agent walks Cassandra's MBeans on each scrape: a second and more
+	// on a loaded machine (jmxRun's two-second samples leave it time).
+	r, f := jmxRun(t, cql, urls, 8)
 	if f.Server != "cassandra" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
 		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
 	}
@@ -195,25 +178,7 @@ func TestDBMetricsRealHazelcastJMX(t *testing.T) {
 	hz := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_HAZELCAST_JMX_URLS"), ",")
 	before := hazelcastMapOps(t, urls)
-	spec, err := workload.Preset("ycsb-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Records = 1000
-	spec.FieldCount, spec.FieldLength = 1, 100
-	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
-		Target: hz, Workload: spec, Load: true, Run: true,
-		Runner:    runner.Config{Duration: 4 * time.Second, Concurrency: 4, Seed: 1},
-		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, ok := analysis.DB(r)
-	if !ok {
-		t.Fatal("no db metrics in the result")
-	}
+	r, f := jmxRun(t, hz, urls, 4)
 	if f.Server != "hazelcast" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
 		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
 	}
@@ -267,4 +232,31 @@ func hazelcastMapOps(t *testing.T, urls []string) float64 {
 		}
 	}
 	return sum
+}
+
+// jmxRun is a 4 s YCSB A run (1,000 records of one 100-byte field, loaded
+// first) against target with concurrency workers, scraping the JMX
+// exporters at urls every two seconds, and the run's data-system figures.
+func jmxRun(t *testing.T, target string, urls []string, concurrency int) (*result.Result, analysis.DBFigures) {
+	t.Helper()
+	spec, err := workload.Preset("ycsb-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 1000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: target, Workload: spec, Load: true, Run: true,
+		Runner:    runner.Config{Duration: 4 * time.Second, Concurrency: concurrency, Seed: 1},
+		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := analysis.DB(r)
+	if !ok {
+		t.Fatal("no db metrics in the result")
+	}
+	return r, f
 }

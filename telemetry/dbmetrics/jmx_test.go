@@ -130,18 +130,7 @@ func FuzzParseJMX(f *testing.F) {
 // coordinator's total latency (µs) is the time, the quantiles are scaled to
 // ms by the rule, the dropped messages of every verb are summed.
 func TestParseCassandraJMX(t *testing.T) {
-	f, err := os.Open("testdata/cassandra-5.0.9-jmx-1.0.1.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := parseJMX(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.server != "cassandra" {
-		t.Errorf("server %q", r.server)
-	}
+	r := readJMXFile(t, "cassandra-5.0.9-jmx-1.0.1.txt", "cassandra")
 	if r.calls["Read"] != 3438 || r.timeNs["Read"] != 6036029e3 || r.calls["Write"] != 4333 || r.timeNs["Write"] != 7783975e3 {
 		t.Errorf("Read %v calls %v ns, Write %v calls %v ns", r.calls["Read"], r.timeNs["Read"], r.calls["Write"], r.timeNs["Write"])
 	}
@@ -165,18 +154,7 @@ func TestParseCassandraJMX(t *testing.T) {
 // the maps' operation counts and total latency (ms in Hazelcast, µs by the
 // rule), the entries the member owns, its queues and the JVM's GC.
 func TestParseHazelcastJMX(t *testing.T) {
-	f, err := os.Open("testdata/hazelcast-5.4.0-jmx-1.0.1.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := parseJMX(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.server != "hazelcast" {
-		t.Errorf("server %q", r.server)
-	}
+	r := readJMXFile(t, "hazelcast-5.4.0-jmx-1.0.1.txt", "hazelcast")
 	if r.calls["get"] != 729 || r.timeNs["get"] != 90e6 || r.calls["set"] != 1729 || r.timeNs["set"] != 671e6 {
 		t.Errorf("get %v calls %v ns, set %v calls %v ns", r.calls["get"], r.timeNs["get"], r.calls["set"], r.timeNs["set"])
 	}
@@ -190,7 +168,25 @@ func TestParseHazelcastJMX(t *testing.T) {
 	two := "platbench_db_server{server=\"hazelcast\"} 1\n" +
 		"platbench_db_command_count{command=\"get\",map=\"a\"} 10\nplatbench_db_command_count{command=\"get\",map=\"b\"} 5\n" +
 		"platbench_db_command_time_us{command=\"get\",map=\"a\"} 1000\nplatbench_db_command_time_us{command=\"get\",map=\"b\"} 500\n"
-	if r, err = parseJMX(strings.NewReader(two)); err != nil || r.calls["get"] != 15 || r.timeNs["get"] != 1.5e6 {
+	if r, err := parseJMX(strings.NewReader(two)); err != nil || r.calls["get"] != 15 || r.timeNs["get"] != 1.5e6 {
 		t.Errorf("two maps: %v calls, %v ns, %v", r.calls["get"], r.timeNs["get"], err)
 	}
+}
+
+// readJMXFile parses testdata/name and checks the server it names.
+func readJMXFile(t *testing.T, name, server string) *reading {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := parseJMX(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.server != server {
+		t.Errorf("%s: server %q, want %q", name, r.server, server)
+	}
+	return r
 }
