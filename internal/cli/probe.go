@@ -39,6 +39,18 @@ func runProbe(ctx context.Context, env *Env, args []string) error {
 	return runProbeDisk(ctx, env, args[1:])
 }
 
+// bindUringFlags binds the io_uring engine's modes, named and defaulted as
+// fio's options; the function it returns copies them into a Config.
+func bindUringFlags(fs *flag.FlagSet) func(*disk.Config) {
+	batchSubmit := fs.Int("iodepth-batch-submit", 1, "io_uring: requests passed per io_uring_enter (fio iodepth_batch_submit; 1 submits each as it is queued)")
+	batchComplete := fs.Int("iodepth-batch-complete-min", 1, "io_uring: completions each wait asks for (fio iodepth_batch_complete_min)")
+	registerFiles := fs.Bool("registerfiles", false, "io_uring: register the test file with each ring (fio registerfiles)")
+	fixedBufs := fs.Bool("fixedbufs", false, "io_uring: register the I/O buffers with each ring (fio fixedbufs)")
+	return func(c *disk.Config) {
+		c.BatchSubmit, c.BatchCompleteMin, c.RegisterFiles, c.FixedBufs = *batchSubmit, *batchComplete, *registerFiles, *fixedBufs
+	}
+}
+
 func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "probe disk", "PATH [flags]", probeUsage)
 	size := units.Size(10 << 30)
@@ -58,6 +70,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
 	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
 	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
+	uringModes := bindUringFlags(fs)
 	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, ON/PERIOD[@BYTES_PER_S], e.g. 200ms/1s@200m (tests the regulation detector)")
 	// PATH may come before or after the flags.
 	var pos []string
@@ -76,6 +89,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	}
 	cfg := disk.Config{Path: pos[0], Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
 		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine}
+	uringModes(&cfg)
 	bsSet := false
 	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error

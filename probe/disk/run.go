@@ -150,7 +150,7 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	rec.Start()
 	switch engine {
 	case EngineIOUring:
-		err = runUring(ctx, jobs, cfg.IODepth, s, r)
+		err = runUring(ctx, jobs, cfg.IODepth, cfg.uringOpts(), s, r)
 	default:
 		err = runSync(ctx, jobs, cfg.IODepth, s, r, newGate(cfg.Throttle))
 	}
@@ -233,6 +233,13 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 			extra["uring_setup"] = rg.setup
 			rg.close()
 		}
+	}
+	if engine == EngineIOUring {
+		// The io_uring modes used, by fio's names for them.
+		extra["iodepth_batch_submit"] = strconv.Itoa(c.BatchSubmit)
+		extra["iodepth_batch_complete_min"] = strconv.Itoa(c.BatchCompleteMin)
+		extra["registerfiles"] = strconv.FormatBool(c.RegisterFiles)
+		extra["fixedbufs"] = strconv.FormatBool(c.FixedBufs)
 	}
 	if engine == EngineSync && why != "" {
 		extra["engine_reason"] = why
