@@ -382,6 +382,11 @@ func BenchmarkEngine(b *testing.B) {
 				b.Fatal(err)
 			}
 			jobs, _ := newJobs(tf.fd, Test{RW: RWRandRead, BS: 4096}, tf.size, 1, 0)
+			bufs, err := jobBuffers(jobs, c.IODepth)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bufs.free()
 			shards := 1
 			if eng == EngineSync {
 				shards = c.IODepth
@@ -394,9 +399,9 @@ func BenchmarkEngine(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			if eng == EngineIOUring {
-				err = runUring(context.Background(), jobs, c.IODepth, c.uringOpts(), s, r)
+				err = runUring(context.Background(), jobs, c.IODepth, c.uringOpts(), bufs, s, r)
 			} else {
-				err = runSync(context.Background(), jobs, c.IODepth, s, r, nil)
+				err = runSync(context.Background(), jobs, c.IODepth, bufs, s, r, nil)
 			}
 			b.StopTimer()
 			rec.Stop()

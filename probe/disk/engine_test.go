@@ -240,6 +240,11 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					bufs, err := jobBuffers(jobs, 4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer bufs.free()
 					shards := len(jobs)
 					if eng == EngineSync {
 						shards *= 4
@@ -252,9 +257,9 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					if eng == EngineIOUring {
-						err = runUring(context.Background(), jobs, 4, m.o, s, r)
+						err = runUring(context.Background(), jobs, 4, m.o, bufs, s, r)
 					} else {
-						err = runSync(context.Background(), jobs, 4, s, r, nil)
+						err = runSync(context.Background(), jobs, 4, bufs, s, r, nil)
 					}
 					runtime.ReadMemStats(&after)
 					ph := rec.Stop()

@@ -144,15 +144,20 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	// Recorder shards hold HDR histograms of a few hundred KB each: submitters
 	// share them (the recorder maps i to i mod its shards, under a mutex)
 	// rather than each owning a set.
+	bufs, err := jobBuffers(jobs, cfg.IODepth)
+	if err != nil {
+		return nil, err
+	}
+	defer bufs.free()
 	rec := recorder.New(recorder.Config{Shards: min(shards, 2*runtime.GOMAXPROCS(0)), BucketWidth: cfg.Bucket})
 	s := newRecSink(rec, shards)
 	r := &run{deadline: int64(cfg.Duration)}
 	rec.Start()
 	switch engine {
 	case EngineIOUring:
-		err = runUring(ctx, jobs, cfg.IODepth, cfg.uringOpts(), s, r)
+		err = runUring(ctx, jobs, cfg.IODepth, cfg.uringOpts(), bufs, s, r)
 	default:
-		err = runSync(ctx, jobs, cfg.IODepth, s, r, newGate(cfg.Throttle))
+		err = runSync(ctx, jobs, cfg.IODepth, bufs, s, r, newGate(cfg.Throttle))
 	}
 	ph := rec.Stop()
 	if err != nil {
