@@ -276,6 +276,15 @@ type uringOpts struct {
 // runUring is the io_uring engine: one goroutine, one OS thread and one ring
 // per job, with IODepth requests kept in flight. Shard = job id.
 func runUring(ctx context.Context, jobs []*job, depth int, o uringOpts, bufs *buffers, s sink, r *run) error {
+	// A scheduler P for each job's thread and one for the rest (the
+	// recorder's collector, timers): the runtime's sysmon retakes the P of a
+	// thread waiting in io_uring_enter only when no other P is idle, and each
+	// retake costs a hand-off, a futex wake-up and a sysmon wake-up every
+	// 20 µs. Pinned to one CPU (GOMAXPROCS 1 by default) that was a tenth of
+	// the probe's futex calls and sysmon's naps per I/O, on the CPU under test.
+	if n := len(jobs) + 1; runtime.GOMAXPROCS(0) < n {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	}
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Add(1)
