@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/probe/disk"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
@@ -41,13 +42,22 @@ func runProbe(ctx context.Context, env *Env, args []string) error {
 
 // bindUringFlags binds the io_uring engine's modes, named and defaulted as
 // fio's options; the function it returns copies them into a Config.
-func bindUringFlags(fs *flag.FlagSet) func(*disk.Config) {
+func bindUringFlags(fs *flag.FlagSet) func(*disk.Config) error {
 	batchSubmit := fs.Int("iodepth-batch-submit", 1, "io_uring: requests passed per io_uring_enter (fio iodepth_batch_submit; 1 submits each as it is queued)")
 	batchComplete := fs.Int("iodepth-batch-complete-min", 1, "io_uring: completions each wait asks for (fio iodepth_batch_complete_min)")
 	registerFiles := fs.Bool("registerfiles", false, "io_uring: register the test file with each ring (fio registerfiles)")
 	fixedBufs := fs.Bool("fixedbufs", false, "io_uring: register the I/O buffers with each ring (fio fixedbufs)")
-	return func(c *disk.Config) {
+	return func(c *disk.Config) error {
 		c.BatchSubmit, c.BatchCompleteMin, c.RegisterFiles, c.FixedBufs = *batchSubmit, *batchComplete, *registerFiles, *fixedBufs
+		// 0 means "the default" to the library, but something else to fio
+		// (submit: the whole iodepth; complete: poll without waiting): refuse it.
+		if *batchSubmit == 0 {
+			return usererr.Field("iodepth_batch_submit", "0 is not supported (fix: 1 to submit each request as it is queued, as fio's default, or the iodepth for whole refills, which is what fio's 0 means)")
+		}
+		if *batchComplete == 0 {
+			return usererr.Field("iodepth_batch_complete_min", "0 (poll without waiting) is not supported (fix: 1, fio's default, or more)")
+		}
+		return nil
 	}
 }
 
@@ -89,11 +99,13 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	}
 	cfg := disk.Config{Path: pos[0], Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
 		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine}
-	uringModes(&cfg)
 	bsSet := false
 	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error
-	var err error
+	err := uringModes(&cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if *rw != "" {
 		t := disk.Test{RW: *rw, BS: 4 << 10}
 		if *rw == disk.RWRead || *rw == disk.RWWrite {

@@ -428,7 +428,7 @@ func (lp *uringLooper) fill(rng *uint64, depth int) error {
 		lp.slots[k] = slot{start: now, off: off, write: write}
 		lp.inflight++
 		queued++
-		if batched++; batched == lp.batch && lp.inflight < depth && !lp.stopping {
+		if batched++; batched == lp.batch && lp.inflight < depth {
 			// The last batch of the turn goes with the waiting enter.
 			if err := lp.rg.submit(); err != nil {
 				return err
