@@ -370,12 +370,12 @@ type slot struct {
 // being recorded or submitted is timed up to one turn late, as fio times
 // it). Every request is recorded with its own start.
 func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer, s sink, r *run) {
-	lp := uringLooper{j: j, rg: rg, s: s, r: r, base: base, batch: max(o.batchSubmit, 1), slots: make([]slot, depth), free: make([]int, depth)}
+	lp := uringLooper{j: j, rg: rg, s: s, r: r, base: base, batch: max(o.batchSubmit, 1),
+		slots: make([]slot, depth), free: make([]int, depth), done: make([]cqe, depth)}
 	rng := uint64(j.id+1)*0x9E3779B97F4A7C15 | 1
 	for i := range lp.free {
 		lp.free[i] = i
 	}
-	done := make([]cqe, depth)
 	for {
 		if err := lp.fill(&rng, depth); err != nil {
 			r.fail(fmt.Errorf("io_uring_enter: %w", err))
@@ -391,7 +391,7 @@ func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer
 			return
 		}
 		end := s.Now()
-		lp.complete(done[:rg.reap(done)], end)
+		lp.complete(lp.done[:rg.reap(lp.done)], end)
 	}
 }
 
@@ -405,15 +405,19 @@ type uringLooper struct {
 	batch    int
 	slots    []slot
 	free     []int
+	done     []cqe
 	inflight int
 	stopping bool
 }
 
-// fill queues a request in every free slot, submitting each batch as it fills.
+// fill queues a request in every free slot, submitting each batch as it
+// fills. A request the kernel completes inside a submitting call (issued
+// inline, e.g. from the page cache) is reaped right after it, timed by the
+// clock reading taken when the call returned, and its slot refilled.
 func (lp *uringLooper) fill(rng *uint64, depth int) error {
 	j := lp.j
 	now := lp.s.Now()
-	queued, batched := 0, 0
+	batched := 0
 	for !lp.stopping && lp.inflight < depth {
 		if lp.r.stopping(now) {
 			lp.stopping = true
@@ -427,18 +431,19 @@ func (lp *uringLooper) fill(rng *uint64, depth int) error {
 		lp.free = lp.free[:len(lp.free)-1]
 		lp.slots[k] = slot{start: now, off: off, write: write}
 		lp.inflight++
-		queued++
 		if batched++; batched == lp.batch && lp.inflight < depth {
 			// The last batch of the turn goes with the waiting enter.
+			lp.s.Begin(j.id, batched)
+			batched = 0
 			if err := lp.rg.submit(); err != nil {
 				return err
 			}
-			batched = 0
 			now = lp.s.Now()
+			lp.complete(lp.done[:lp.rg.reap(lp.done)], now)
 		}
 	}
-	if queued > 0 {
-		lp.s.Begin(j.id, queued)
+	if batched > 0 {
+		lp.s.Begin(j.id, batched)
 	}
 	return nil
 }

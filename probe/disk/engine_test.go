@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -35,6 +36,7 @@ type fakeRing struct {
 	submits  int
 	batch    int             // the submission batch uringLoop was given: submit passes exactly so many
 	minWait  int             // the completions uringLoop asks for (fewer only when fewer are in flight)
+	inline   bool            // submit completes a random part of what it submits
 	inFlight map[uint64]bool // slots (userData) in flight
 }
 
@@ -67,7 +69,20 @@ func (f *fakeRing) submit() error {
 	if len(f.pending) != f.batch {
 		f.t.Errorf("submit of %d requests; the batch is %d", len(f.pending), f.batch)
 	}
-	f.queued = append(f.queued, f.pending...)
+	if len(f.ready) != 0 {
+		f.t.Errorf("submit with %d completions not reaped", len(f.ready))
+	}
+	// With inline, the kernel completes some of the requests inside the
+	// submitting call (issued inline): the next clock reading is their end.
+	n := 0
+	if f.inline {
+		n = f.rng.IntN(len(f.pending) + 1)
+	}
+	for _, q := range f.pending[:n] {
+		q.enteredAt = f.s.clock + 1
+		f.ready = append(f.ready, q)
+	}
+	f.queued = append(f.queued, f.pending[n:]...)
 	f.pending = f.pending[:0]
 	return nil
 }
@@ -127,6 +142,9 @@ func (s *fakeSink) Record(_ int, op workload.Op, start, end int64, bytes uint64,
 	}
 	q := s.ring.reaped[s.recs]
 	s.recs++
+	if s.recs > s.begun {
+		s.t.Errorf("request %d recorded before it was marked in flight (%d recorded, %d begun)", q.serial, s.recs, s.begun)
+	}
 	if s.seen[q.serial] {
 		s.t.Errorf("request %d recorded twice", q.serial)
 	}
@@ -166,11 +184,13 @@ func TestUringLoopFakeRing(t *testing.T) {
 		{"depth 128, batches of 16, at least 16", 128, 20000, 0, uringOpts{batchSubmit: 16, completeMin: 16}},
 		{"depth 7 with a failure", 7, 5000, 1234, uringOpts{batchSubmit: 1, completeMin: 1}},
 		{"depth 7, batches of 3, with a failure", 7, 5000, 1234, uringOpts{batchSubmit: 3, completeMin: 2}},
+		{"depth 32, completions inside submits", 32, 20000, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
+		{"depth 16, batches of 4, completions inside submits, a failure", 16, 20000, 777, uringOpts{batchSubmit: 4, completeMin: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &fakeSink{t: t, seen: map[uint64]bool{}}
 			f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(1, uint64(tc.depth))), depth: tc.depth, failAt: tc.failAt, inFlight: map[uint64]bool{},
-				batch: tc.o.batchSubmit, minWait: tc.o.completeMin}
+				batch: tc.o.batchSubmit, minWait: tc.o.completeMin, inline: strings.Contains(tc.name, "inside submits")}
 			s.ring = f
 			j := &job{bs: 4096, hi: 1 << 30, rand: true, readPct: 50}
 			r := &run{deadline: 1 << 62, limit: tc.n}

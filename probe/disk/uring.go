@@ -314,6 +314,9 @@ func (r *ring) reap(dst []cqe) int {
 	head := *r.cqHead // only this goroutine writes the head
 	n := int(atomic.LoadUint32(r.cqTail) - head)
 	n = min(n, len(dst))
+	if n == 0 {
+		return 0 // no store to the head: the kernel reads it
+	}
 	for i := range n {
 		dst[i] = *(*cqe)(unsafe.Add(r.cqes, uintptr((head+uint32(i))&r.cqMask)*unsafe.Sizeof(cqe{})))
 	}
