@@ -365,10 +365,12 @@ type slot struct {
 // completions, and takes every completion ready. Clock readings: one before
 // each submission batch is queued (the start of each request in it: none is
 // submitted before it) and one when the waiting io_uring_enter returns (the
-// end of each request reaped after it: with DEFER_TASKRUN no completion is
-// posted outside that call; without it one posted while the last batch was
-// being recorded or submitted is timed up to one turn late, as fio times
-// it). Every request is recorded with its own start.
+// end of each request reaped after it: with DEFER_TASKRUN a device's
+// completion is posted only inside that call; without it one posted while
+// the last batch was being recorded is timed up to one turn late, as fio
+// times it). The clock reading after each submitting call ends the requests
+// completed inside it (issued inline) and starts the next batch. Every
+// request is recorded with its own start.
 func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer, s sink, r *run) {
 	lp := uringLooper{j: j, rg: rg, s: s, r: r, base: base, batch: max(o.batchSubmit, 1),
 		slots: make([]slot, depth), free: make([]int, depth), done: make([]cqe, depth)}
