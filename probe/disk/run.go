@@ -141,14 +141,14 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	if engine == EngineSync {
 		shards = cfg.Jobs * cfg.IODepth // one per request in flight
 	}
-	// Recorder shards hold HDR histograms of a few hundred KB each: submitters
-	// share them (the recorder maps i to i mod its shards, under a mutex)
-	// rather than each owning a set.
 	bufs, err := jobBuffers(jobs, cfg.IODepth)
 	if err != nil {
 		return nil, err
 	}
 	defer bufs.free()
+	// Recorder shards hold HDR histograms of a few hundred KB each: submitters
+	// share them (the recorder maps i to i mod its shards, under a mutex)
+	// rather than each owning a set.
 	rec := recorder.New(recorder.Config{Shards: min(shards, 2*runtime.GOMAXPROCS(0)), BucketWidth: cfg.Bucket})
 	s := newRecSink(rec, shards)
 	r := &run{deadline: int64(cfg.Duration)}
