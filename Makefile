@@ -61,10 +61,11 @@ bench-cql: build
 bench-kafka: build
 	scripts/bench-kafka.sh
 
-# Disk: platbench probe disk vs fio on the same file and settings, IOTune set (docs/benchmarks-disk.md).
+# Disk: platbench probe disk vs fio on the same file and settings (tmpfs by default: the tools' own cost),
+# IOTune set at 1x32 and 4x128 plus seed 004's job; ratios of throughput, CPU per I/O, latency (docs/benchmarks-disk.md).
 .PHONY: bench-disk
 bench-disk: build
-	scripts/bench-disk.sh
+	PLATBENCH_BIN=$(BIN) scripts/bench-disk.sh
 
 # Redis: redis-benchmark vs platbench on one Redis, same value size, connections and pipelining,
 # clients pinned to one core and the server to another (docs/benchmarks-redis.md).

@@ -19,8 +19,13 @@ func WriteDiskProbe(w io.Writer, r *result.Result) {
 	if x["device"] != "" {
 		fs += " on " + x["device"]
 	}
-	fmt.Fprintf(w, "disk probe of %s (%s, %s bytes, engine %s, direct=%s, jobs %s x iodepth %s)\n\n",
+	fmt.Fprintf(w, "disk probe of %s (%s, %s bytes, engine %s, direct=%s, jobs %s x iodepth %s)\n",
 		x["path"], fs, x["size"], x["engine"], x["direct"], x["jobs"], x["iodepth"])
+	if x["iodepth_batch_submit"] != "" { // io_uring modes, by fio's option names
+		fmt.Fprintf(w, "io_uring modes: iodepth_batch_submit=%s iodepth_batch_complete_min=%s registerfiles=%s fixedbufs=%s\n",
+			x["iodepth_batch_submit"], x["iodepth_batch_complete_min"], x["registerfiles"], x["fixedbufs"])
+	}
+	fmt.Fprintln(w)
 	t := table{head: []string{"test", "MB/s", "IOPS", "lat mean", "p50", "p99", "p99.9", "max", "bucket min..max MB/s", "errors"},
 		right: []bool{false, true, true, true, true, true, true, true, true, true}}
 	for i := range r.Phases {

@@ -23,13 +23,15 @@ func TestWriteDiskProbe(t *testing.T) {
 			Bytes: map[string][]uint64{"READ": {0, 1e6, 3e6, 4e6}, "WRITE": {0, 1e6, 1e6, 0}}},
 	}
 	var buf bytes.Buffer
-	WriteDiskProbe(&buf, &result.Result{Phases: []result.Phase{p}, Config: result.Config{Extra: map[string]string{"engine": "io_uring"}}})
+	WriteDiskProbe(&buf, &result.Result{Phases: []result.Phase{p}, Config: result.Config{Extra: map[string]string{"engine": "io_uring",
+		"iodepth_batch_submit": "1", "iodepth_batch_complete_min": "1", "registerfiles": "true", "fixedbufs": "false"}}})
 	out := buf.String()
 	for _, want := range []string{
 		"randrw-4k READ   14.3  3,500  250 µs  200 µs  1.00 ms  2.00 ms   5.00 ms",
 		"randrw-4k WRITE   6.1  1,500  1.50 ms  1.00 ms  4.00 ms  8.00 ms  12.0 ms",
 		"randrw-4k: 1 stalls (500ms buckets with I/O outstanding and none completed), longest 2.00 s",
 		"engine io_uring",
+		"io_uring modes: iodepth_batch_submit=1 iodepth_batch_complete_min=1 registerfiles=true fixedbufs=false",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("report lacks %q:\n%s", want, out)

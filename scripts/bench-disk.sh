@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Side-by-side accuracy check of `platbench probe disk` against fio (Debian
-# fio 3.33) on the same file with the same settings: the IOTune set (seq
-# 1 MiB write/read, random 4 KiB write/read), O_DIRECT, io_uring, 1 job x
-# iodepth 32, both tools pinned to the same CPUs. Runs alternate fio /
-# platbench ROUNDS times so drift of a shared disk hits both tools alike; the
-# tables compare medians and list every run.
+# Side-by-side accuracy and cost check of `platbench probe disk` against fio
+# (Debian fio 3.33) on the same file with the same settings: the IOTune set
+# (seq 1 MiB write/read, random 4 KiB write/read), O_DIRECT, io_uring, at
+# 1 job x iodepth 32 and at 4 jobs x iodepth 128 (CONFIGS), both tools pinned
+# to the same CPUs, plus seed 004's job (rw=write bs=16K direct=1 numjobs=4
+# iodepth=128) with fio's libaio and io_uring engines. Runs alternate fio /
+# platbench ROUNDS times so drift hits both tools alike; the tables compare
+# medians: throughput, CPU per I/O (user+sys of the whole process, io_uring
+# worker threads included, from /usr/bin/time) and latency percentiles
+# (platbench's per-I/O latency against fio's lat, queued to completion seen,
+# and clat, submitted to completion seen).
 #
 # Three settings (MODES, default "tmpfs": it isolates the tools' own cost):
 #   disk    the file system of DIR as it is
@@ -13,25 +18,30 @@
 #           rate is fixed and any difference is the tools' (root only)
 #   tmpfs   a file in memory (tmpfs accepts O_DIRECT since Linux 6.6): no
 #           device at all, the tools' own per-I/O cost (root only)
-# Writes test-artifacts/bench-disk/{MODE-*.json,summary.md}.
+# Writes test-artifacts/bench-disk/{MODE-*.json,MODE-*.time,summary.md}.
 #
 # Environment: DIR (default .cache/bench-disk), SIZE (1G), RUNTIME (10 s per
-# run), ROUNDS (3), IODEPTH (32), CPUS (taskset list for both tools, default
-# 1), PLATBENCH_BIN (a prebuilt binary; default: build bin/platbench).
+# run), ROUNDS (3), CONFIGS ("1x32 4x128": JOBSxIODEPTH), SEED004 (1: run
+# seed 004's job; 0: skip), CPUS (taskset list for both tools, default 1),
+# PB_ARGS (extra probe flags, e.g. "--registerfiles --fixedbufs"), FIO_ARGS
+# (extra fio flags), PLATBENCH_BIN (a prebuilt binary; default: build bin/platbench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${DIR:-.cache/bench-disk}
 SIZE=${SIZE:-1G}
 RUNTIME=${RUNTIME:-10}
 ROUNDS=${ROUNDS:-3}
-IODEPTH=${IODEPTH:-32}
+CONFIGS=${CONFIGS:-1x32 4x128}
+SEED004=${SEED004:-1}
 CPUS=${CPUS:-1}
+PB_ARGS=${PB_ARGS:-}
+FIO_ARGS=${FIO_ARGS:-}
 MODES=${MODES:-tmpfs}
 OUT=test-artifacts/bench-disk
 FIO=${PLATBENCH_FIO:-$(command -v fio || true)}
 [ -n "$FIO" ] || { echo "bench-disk: fio not found (fix: scripts/servers/fio.sh install)" >&2; exit 1; }
 mkdir -p "$DIR" "$OUT"
-for mode in $MODES; do rm -f "$OUT/$mode"-*.json; done
+for mode in $MODES; do rm -f "$OUT/$mode"-*.json "$OUT/$mode"-*.time; done
 rm -f "$OUT/summary.md"
 PB=${PLATBENCH_BIN:-bin/platbench}
 [ -n "${PLATBENCH_BIN:-}" ] || go build -o "$PB" ./cmd/platbench
@@ -66,6 +76,28 @@ cap_disk() {
   echo $$ >"$CG/cgroup.procs"
 }
 
+# fio_run OUT JOBS DEPTH RW BS ENGINE: one timed fio run. Sequential jobs
+# get contiguous ranges of the file (offset_increment), as the probe's jobs.
+fio_run() {
+  local out=$1 jobs=$2 depth=$3 rw=$4 bs=$5 engine=$6 file=$7 size=$SIZE range=()
+  if [ "$jobs" -gt 1 ] && { [ "$rw" = write ] || [ "$rw" = read ]; }; then
+    size=$(( $(numfmt --from=iec "$SIZE") / jobs ))
+    range=(--offset_increment="$size")
+  fi
+  /usr/bin/time -f '%U %S' -o "$out.time" taskset -c "$CPUS" "$FIO" --name=t --filename="$file" --size="$size" "${range[@]}" \
+    --rw="$rw" --bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" --numjobs="$jobs" --group_reporting \
+    --runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap --lat_percentiles=1 $FIO_ARGS \
+    --output-format=json >"$out.json"
+}
+
+# pb_run OUT JOBS DEPTH RW BS FILE: one timed platbench run.
+pb_run() {
+  local out=$1 jobs=$2 depth=$3 rw=$4 bs=$5 file=$6
+  /usr/bin/time -f '%U %S' -o "$out.time" taskset -c "$CPUS" "$PB" probe disk "$file" --force --size "$SIZE" \
+    --rw "$rw" --bs "$bs" --iodepth "$depth" --jobs "$jobs" --engine io_uring --duration "${RUNTIME}s" $PB_ARGS \
+    --out "$out.json" >/dev/null 2>&1
+}
+
 run_mode() {
   local mode=$1 file=$2
   rm -f "$file"
@@ -73,16 +105,27 @@ run_mode() {
   "$FIO" --name=layout --filename="$file" --size="$SIZE" --rw=write --bs=1m --direct=1 --ioengine=psync --overwrite=1 >/dev/null
   local tests=("write 1m seq-write-1m" "read 1m seq-read-1m" "randwrite 4k rand-write-4k" "randread 4k rand-read-4k")
   for round in $(seq 1 "$ROUNDS"); do
-    for t in "${tests[@]}"; do
-      set -- $t; local rw=$1 bs=$2 name=$3
-      echo "== $mode round $round $name" >&2
-      taskset -c "$CPUS" "$FIO" --name="$name" --filename="$file" --size="$SIZE" --rw="$rw" --bs="$bs" \
-        --direct=1 --ioengine=io_uring --iodepth="$IODEPTH" --numjobs=1 --runtime="$RUNTIME" --time_based \
-        --randrepeat=0 --norandommap --output-format=json >"$OUT/$mode-fio-$name-$round.json"
-      taskset -c "$CPUS" "$PB" probe disk "$file" --force --size "$SIZE" --rw "$rw" --bs "$bs" \
-        --iodepth "$IODEPTH" --jobs 1 --engine io_uring --duration "${RUNTIME}s" \
-        --out "$OUT/$mode-platbench-$name-$round.json" >/dev/null 2>&1
+    for cfg in $CONFIGS; do
+      local jobs=${cfg%x*} depth=${cfg#*x}
+      for t in "${tests[@]}"; do
+        set -- $t; local rw=$1 bs=$2 name=$3
+        echo "== $mode round $round ${cfg} $name" >&2
+        # A B B A: the order alternates from round to round.
+        if [ $((round % 2)) = 1 ]; then
+          fio_run "$OUT/$mode-$cfg-fio-$name-$round" "$jobs" "$depth" "$rw" "$bs" io_uring "$file"
+          pb_run "$OUT/$mode-$cfg-platbench-$name-$round" "$jobs" "$depth" "$rw" "$bs" "$file"
+        else
+          pb_run "$OUT/$mode-$cfg-platbench-$name-$round" "$jobs" "$depth" "$rw" "$bs" "$file"
+          fio_run "$OUT/$mode-$cfg-fio-$name-$round" "$jobs" "$depth" "$rw" "$bs" io_uring "$file"
+        fi
+      done
     done
+    if [ "$SEED004" = 1 ]; then
+      echo "== $mode round $round seed 004 (write 16k, 4 jobs x iodepth 128)" >&2
+      fio_run "$OUT/$mode-seed004-fio-libaio-$round" 4 128 write 16k libaio "$file"
+      pb_run "$OUT/$mode-seed004-platbench-$round" 4 128 write 16k "$file"
+      fio_run "$OUT/$mode-seed004-fio-io_uring-$round" 4 128 write 16k io_uring "$file"
+    fi
   done
   rm -f "$file"
 }
@@ -111,37 +154,4 @@ for mode in $MODES; do
   esac
 done
 
-python3 - "$OUT" "$ROUNDS" "${ran[@]}" <<'PY'
-import json, statistics, sys
-out, rounds, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-names = ["seq-write-1m", "seq-read-1m", "rand-write-4k", "rand-read-4k"]
-text = []
-for mode in modes:
-    rows = [f"### {mode}", "",
-            f"| test | figure | fio (median of {rounds}) | platbench (median of {rounds}) | platbench / fio | fio runs | platbench runs |",
-            "|---|---|---:|---:|---:|---|---|"]
-    worst = 0.0
-    mode_ratios = []
-    for n in names:
-        seq = n.startswith("seq")
-        f, p = [], []
-        for r in range(1, rounds + 1):
-            j = json.load(open(f"{out}/{mode}-fio-{n}-{r}.json"))["jobs"][0]
-            side = j["write"] if "write" in n else j["read"]
-            f.append(side["bw_bytes"] / 1e6 if seq else side["iops"])
-            ph = json.load(open(f"{out}/{mode}-platbench-{n}-{r}.json"))["phases"][0]
-            op, secs = ph["ops"][0], ph["duration_ns"] / 1e9
-            p.append(op["bytes"] / secs / 1e6 if seq else op["count"] / secs)
-        fm, pm = statistics.median(f), statistics.median(p)
-        worst = max(worst, abs(pm / fm - 1))
-        mode_ratios.append(pm / fm)
-        unit = "MB/s" if seq else "IOPS"
-        fmt = lambda xs: ", ".join(f"{x:,.0f}" for x in xs)
-        rows.append(f"| {n} | {unit} | {fm:,.1f} | {pm:,.1f} | {pm/fm:.3f} | {fmt(f)} | {fmt(p)} |")
-    rows += ["", f"largest deviation of the medians ({mode}): {worst*100:.1f}%", ""]
-    ratios = ", ".join(f"{n} {r:.3f}" for n, r in zip(names, mode_ratios))
-    rows += [f"platbench / fio ({mode}): {ratios}", ""]
-    text += rows
-open(f"{out}/summary.md", "w").write("\n".join(text))
-print("\n".join(text))
-PY
+python3 scripts/bench-disk-summary.py "$OUT" "$ROUNDS" "$CONFIGS" "$SEED004" "${ran[@]}"

@@ -90,6 +90,11 @@ var flagOfField = map[string]string{
 	"rw":        "rw",
 	"bs":        "bs",
 	"direct":    "direct",
+	// disk.Config io_uring modes (fio's option names)
+	"iodepth_batch_submit":       "iodepth-batch-submit",
+	"iodepth_batch_complete_min": "iodepth-batch-complete-min",
+	"registerfiles":              "registerfiles",
+	"fixedbufs":                  "fixedbufs",
 }
 
 // flagName names a config field as the flag that sets it.

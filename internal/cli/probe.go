@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/probe/disk"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
@@ -39,6 +40,27 @@ func runProbe(ctx context.Context, env *Env, args []string) error {
 	return runProbeDisk(ctx, env, args[1:])
 }
 
+// bindUringFlags binds the io_uring engine's modes, named and defaulted as
+// fio's options; the function it returns copies them into a Config.
+func bindUringFlags(fs *flag.FlagSet) func(*disk.Config) error {
+	batchSubmit := fs.Int("iodepth-batch-submit", 1, "io_uring: requests passed per io_uring_enter (fio iodepth_batch_submit; 1 submits each as it is queued)")
+	batchComplete := fs.Int("iodepth-batch-complete-min", 1, "io_uring: completions each wait asks for (fio iodepth_batch_complete_min)")
+	registerFiles := fs.Bool("registerfiles", false, "io_uring: register the test file with each ring (fio registerfiles)")
+	fixedBufs := fs.Bool("fixedbufs", false, "io_uring: register the I/O buffers with each ring (fio fixedbufs)")
+	return func(c *disk.Config) error {
+		c.BatchSubmit, c.BatchCompleteMin, c.RegisterFiles, c.FixedBufs = *batchSubmit, *batchComplete, *registerFiles, *fixedBufs
+		// 0 means "the default" to the library, but something else to fio
+		// (submit: the whole iodepth; complete: poll without waiting): refuse it.
+		if *batchSubmit == 0 {
+			return usererr.Field("iodepth_batch_submit", "0 is not supported (fix: 1 to submit each request as it is queued, as fio's default, or the iodepth for whole refills, which is what fio's 0 means)")
+		}
+		if *batchComplete == 0 {
+			return usererr.Field("iodepth_batch_complete_min", "0 (poll without waiting) is not supported (fix: 1, fio's default, or more)")
+		}
+		return nil
+	}
+}
+
 func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "probe disk", "PATH [flags]", probeUsage)
 	size := units.Size(10 << 30)
@@ -58,6 +80,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
 	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
 	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
+	uringModes := bindUringFlags(fs)
 	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, ON/PERIOD[@BYTES_PER_S], e.g. 200ms/1s@200m (tests the regulation detector)")
 	// PATH may come before or after the flags.
 	var pos []string
@@ -79,7 +102,10 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	bsSet := false
 	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error
-	var err error
+	err := uringModes(&cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if *rw != "" {
 		t := disk.Test{RW: *rw, BS: 4 << 10}
 		if *rw == disk.RWRead || *rw == disk.RWWrite {

@@ -22,7 +22,7 @@ func TestProbeDiskCLI(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "probe.json")
 	code, stdout, stderr := probeCLI("probe", "disk", dir, "--size", "32m", "--duration", "300ms",
-		"--rw", "randread", "--iodepth", "4", "--bucket", "10ms", "--out", out)
+		"--rw", "randread", "--iodepth", "4", "--bucket", "10ms", "--iodepth-batch-submit", "2", "--registerfiles", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -35,6 +35,9 @@ func TestProbeDiskCLI(t *testing.T) {
 	}
 	if len(r.Phases) != 1 || r.Phases[0].Buckets.WidthNs != 10e6 || r.Config.Extra["engine"] == "" || r.Analysis == nil {
 		t.Errorf("result: %d phases, bucket %d ns, engine %q, analysis %v", len(r.Phases), r.Phases[0].Buckets.WidthNs, r.Config.Extra["engine"], r.Analysis != nil)
+	}
+	if x := r.Config.Extra; x["engine"] == "io_uring" && (x["iodepth_batch_submit"] != "2" || x["registerfiles"] != "true" || x["fixedbufs"] != "false") {
+		t.Errorf("io_uring modes recorded as %q/%q/%q; want 2/true/false", x["iodepth_batch_submit"], x["registerfiles"], x["fixedbufs"])
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("test file left behind: %v", left)
@@ -59,6 +62,11 @@ func TestProbeDiskBadInput(t *testing.T) {
 		{"no path", []string{"--size", "1G"}, "PATH"},
 		{"two paths", []string{dir, dir}, "exactly one PATH"},
 		{"bad throttle", []string{dir, "--throttle", "1s/200ms"}, "--throttle"},
+		// (Small and short, should one be accepted by mistake.)
+		{"submit batch over iodepth", []string{dir, "--size", "8m", "--duration", "200ms", "--iodepth", "8", "--iodepth-batch-submit", "16"}, "--iodepth-batch-submit 16 out of range"},
+		{"submit batch of 0 (fio's 'iodepth')", []string{dir, "--size", "8m", "--duration", "200ms", "--iodepth-batch-submit", "0"}, "--iodepth-batch-submit 0 is not supported"},
+		{"completion batch of 0", []string{dir, "--size", "8m", "--duration", "200ms", "--iodepth-batch-complete-min", "0"}, "--iodepth-batch-complete-min 0"},
+		{"fixed buffers with sync", []string{dir, "--size", "8m", "--duration", "200ms", "--engine", "sync", "--fixedbufs"}, "--engine"},
 	} {
 		args := append([]string{"probe", "disk", "--out", out}, tc.args...)
 		code, _, stderr := probeCLI(args...)

@@ -64,6 +64,19 @@ type Config struct {
 	// Throttle.On of every Throttle.Period and held for the rest. It exists to
 	// test the regulation detector where no kernel throttle is available.
 	Throttle *Throttle
+	// BatchSubmit is how many queued requests each io_uring_enter passes to
+	// the kernel (fio iodepth_batch_submit). Default 1, fio's: each request
+	// is submitted as soon as it is queued. IODepth submits a whole refill at once.
+	BatchSubmit int
+	// BatchCompleteMin is how many completions each wait asks the kernel for
+	// (fio iodepth_batch_complete_min). Default 1, fio's.
+	BatchCompleteMin int
+	// RegisterFiles registers the test file with each ring (fio registerfiles,
+	// IORING_REGISTER_FILES): no file lookup per request. Default off, as fio.
+	RegisterFiles bool
+	// FixedBufs registers the I/O buffers with each ring (fio fixedbufs,
+	// IORING_REGISTER_BUFFERS): no page pinning per request. Default off, as fio.
+	FixedBufs bool
 	// NoLayout skips writing the whole file before the tests when the file is
 	// new (tests of reads on a sparse file measure nothing).
 	NoLayout bool
@@ -113,6 +126,17 @@ func (c *Config) Defaults() {
 	if c.Engine == "" {
 		c.Engine = EngineAuto
 	}
+	if c.BatchSubmit == 0 {
+		c.BatchSubmit = 1
+	}
+	if c.BatchCompleteMin == 0 {
+		c.BatchCompleteMin = 1
+	}
+}
+
+// uringOpts are the io_uring engine's modes from the Config.
+func (c *Config) uringOpts() uringOpts {
+	return uringOpts{batchSubmit: c.BatchSubmit, completeMin: c.BatchCompleteMin, registerFiles: c.RegisterFiles, fixedBufs: c.FixedBufs}
 }
 
 // Validate reports every problem of the configuration, each with its fix.
@@ -144,6 +168,15 @@ func (c *Config) Validate() error {
 	case EngineAuto, EngineIOUring, EngineSync:
 	default:
 		bad("engine", "%q is unknown (fix: auto, io_uring or sync)", c.Engine)
+	}
+	if c.BatchSubmit < 1 || c.BatchSubmit > c.IODepth && c.IODepth >= 1 {
+		bad("iodepth_batch_submit", "%d out of range (fix: between 1 and iodepth %d; 1 submits each request as it is queued, as fio)", c.BatchSubmit, c.IODepth)
+	}
+	if c.BatchCompleteMin < 1 || c.BatchCompleteMin > c.IODepth && c.IODepth >= 1 {
+		bad("iodepth_batch_complete_min", "%d out of range (fix: between 1 and iodepth %d; 1 as fio)", c.BatchCompleteMin, c.IODepth)
+	}
+	if (c.RegisterFiles || c.FixedBufs) && (c.Engine == EngineSync || c.Throttle != nil) {
+		bad("engine", "sync (and the throttle, which runs on it) has no rings to register files or buffers with (fix: engine io_uring without a throttle, or drop registerfiles and fixedbufs)")
 	}
 	if c.Throttle != nil {
 		if c.Throttle.On <= 0 || c.Throttle.Period <= c.Throttle.On {

@@ -42,6 +42,9 @@ func TestValidate(t *testing.T) {
 		{"engine", func(c *Config) { c.Engine = "aio" }, "engine "},
 		{"mix", func(c *Config) { c.RWMixRead = 101 }, "rwmixread "},
 		{"throttle with io_uring", func(c *Config) { c.Engine = EngineIOUring; c.Throttle = &Throttle{On: 1, Period: 2} }, "fix: engine sync"},
+		{"submit batch deeper than iodepth", func(c *Config) { c.BatchSubmit = c.IODepth + 1 }, "iodepth_batch_submit "},
+		{"completion batch of 0", func(c *Config) { c.BatchCompleteMin = -1 }, "iodepth_batch_complete_min "},
+		{"fixed buffers with sync", func(c *Config) { c.Engine = EngineSync; c.FixedBufs = true }, "engine "},
 	} {
 		c := small("/tmp")
 		tc.mod(&c)
@@ -379,6 +382,11 @@ func BenchmarkEngine(b *testing.B) {
 				b.Fatal(err)
 			}
 			jobs, _ := newJobs(tf.fd, Test{RW: RWRandRead, BS: 4096}, tf.size, 1, 0)
+			bufs, err := jobBuffers(jobs, c.IODepth)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bufs.free()
 			shards := 1
 			if eng == EngineSync {
 				shards = c.IODepth
@@ -391,9 +399,9 @@ func BenchmarkEngine(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			if eng == EngineIOUring {
-				err = runUring(context.Background(), jobs, c.IODepth, s, r)
+				err = runUring(context.Background(), jobs, c.IODepth, c.uringOpts(), bufs, s, r)
 			} else {
-				err = runSync(context.Background(), jobs, c.IODepth, s, r, nil)
+				err = runSync(context.Background(), jobs, c.IODepth, bufs, s, r, nil)
 			}
 			b.StopTimer()
 			rec.Stop()

@@ -181,15 +181,17 @@ func opOf(write bool) workload.Op {
 	return workload.OpRead
 }
 
+// jobBuffers are the I/O buffers of a test: depth per job. Filling them with
+// random bytes takes a while (512 MiB for 4 jobs x iodepth 128 x 1 MiB):
+// make them before the test's clock starts.
+func jobBuffers(jobs []*job, depth int) (*buffers, error) {
+	return newBuffers(len(jobs)*depth, int(jobs[0].bs))
+}
+
 // runSync is the fallback engine: Jobs x IODepth goroutines, each with one
 // request in flight through pread/pwrite. Shard of goroutine k of job j is
 // j*depth+k. It is honest about its cost: one blocked thread per request.
-func runSync(ctx context.Context, jobs []*job, depth int, s sink, r *run, g *gate) error {
-	bufs, err := newBuffers(len(jobs)*depth, int(jobs[0].bs))
-	if err != nil {
-		return err
-	}
-	defer bufs.free()
+func runSync(ctx context.Context, jobs []*job, depth int, bufs *buffers, s sink, r *run, g *gate) error {
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		for k := 0; k < depth; k++ {
@@ -257,14 +259,32 @@ func classOrOther(errno unix.Errno) target.Class {
 	return target.ClassOther
 }
 
+// uringOpts are the io_uring engine's modes, each one of fio's options of
+// the same name; the defaults (Config.Defaults) are fio 3.33's.
+type uringOpts struct {
+	// batchSubmit is how many queued requests each io_uring_enter passes
+	// (fio iodepth_batch_submit; default 1: each as soon as it is queued).
+	batchSubmit int
+	// completeMin is how many completions each wait asks for (fio
+	// iodepth_batch_complete_min; default 1).
+	completeMin int
+	// registerFiles and fixedBufs register the file and the buffers with
+	// each ring (fio registerfiles and fixedbufs; default off).
+	registerFiles, fixedBufs bool
+}
+
 // runUring is the io_uring engine: one goroutine, one OS thread and one ring
 // per job, with IODepth requests kept in flight. Shard = job id.
-func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error {
-	bufs, err := newBuffers(len(jobs)*depth, int(jobs[0].bs))
-	if err != nil {
-		return err
+func runUring(ctx context.Context, jobs []*job, depth int, o uringOpts, bufs *buffers, s sink, r *run) error {
+	// A scheduler P for each job's thread and one for the rest (the
+	// recorder's collector, timers): the runtime's sysmon retakes the P of a
+	// thread waiting in io_uring_enter only when no other P is idle, and each
+	// retake costs a hand-off, a futex wake-up and a sysmon wake-up every
+	// 20 µs. Pinned to one CPU (GOMAXPROCS 1 by default) that was a tenth of
+	// the probe's futex calls and sysmon's naps per I/O, on the CPU under test.
+	if n := len(jobs) + 1; runtime.GOMAXPROCS(0) < n {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
-	defer bufs.free()
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Add(1)
@@ -276,13 +296,14 @@ func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error
 			// to the thread that created it.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			rg, err := newRing(uint32(depth))
+			base := unsafe.Pointer(&bufs.mem[i*depth*int(j.bs)])
+			rg, err := newJobRing(j, depth, base, o)
 			if err != nil {
 				r.fail(err)
 				return
 			}
 			defer rg.close()
-			uringLoop(j, rg, depth, unsafe.Pointer(&bufs.mem[i*depth*int(j.bs)]), s, r)
+			uringLoop(j, rg, depth, o, base, s, r)
 		}()
 	}
 	done := make(chan struct{})
@@ -298,10 +319,31 @@ func runUring(ctx context.Context, jobs []*job, depth int, s sink, r *run) error
 	return r.err
 }
 
+// newJobRing sets up job j's ring with the registrations o asks for.
+func newJobRing(j *job, depth int, base unsafe.Pointer, o uringOpts) (*ring, error) {
+	rg, err := newRing(uint32(depth))
+	if err != nil {
+		return nil, err
+	}
+	if o.registerFiles {
+		err = rg.registerFile(j.fd)
+	}
+	if err == nil && o.fixedBufs {
+		err = rg.registerBuffers(base, depth, int(j.bs))
+	}
+	if err != nil {
+		rg.close()
+		return nil, err
+	}
+	return rg, nil
+}
+
 // submitter is what uringLoop drives: a real ring, or a fake in tests.
 type submitter interface {
 	// queue puts one request in the submission queue; false when it is full.
 	queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, userData uint64) bool
+	// submit passes every queued request to the kernel without waiting.
+	submit() error
 	// enter passes every queued request to the kernel and waits until at
 	// least minComplete completions are ready.
 	enter(minComplete uint32) error
@@ -316,74 +358,117 @@ type slot struct {
 	write bool
 }
 
-// uringLoop keeps depth requests of job j in flight through rg. Each turn
-// queues a request in every free slot, submits them all and waits for at
-// least one completion in one io_uring_enter, then takes every completion
-// ready. Two clock readings per turn: one before the batch is queued (the
-// start of each request in it: none is submitted before it) and one when
-// io_uring_enter returns (the end of each request reaped after it: with
-// DEFER_TASKRUN no completion is posted before that call; without it one
-// posted while the last batch was being recorded is timed up to one turn
-// late, as fio times it). Every request is recorded with its own start.
-func uringLoop(j *job, rg submitter, depth int, base unsafe.Pointer, s sink, r *run) {
+// uringLoop keeps depth requests of job j in flight through rg, as fio's
+// io_uring engine does with the same options. Each turn queues a request in
+// every free slot, passing them to the kernel o.batchSubmit at a time, then
+// (one io_uring_enter) passes the rest and waits for at least o.completeMin
+// completions, and takes every completion ready. Clock readings: one before
+// each submission batch is queued (the start of each request in it: none is
+// submitted before it) and one when the waiting io_uring_enter returns (the
+// end of each request reaped after it: with DEFER_TASKRUN a device's
+// completion is posted only inside that call; without it one posted while
+// the last batch was being recorded is timed up to one turn late, as fio
+// times it). The clock reading after each submitting call ends the requests
+// completed inside it (issued inline) and starts the next batch. Every
+// request is recorded with its own start.
+func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer, s sink, r *run) {
+	lp := uringLooper{j: j, rg: rg, s: s, r: r, base: base, batch: max(o.batchSubmit, 1),
+		slots: make([]slot, depth), free: make([]int, depth), done: make([]cqe, depth)}
 	rng := uint64(j.id+1)*0x9E3779B97F4A7C15 | 1
-	slots := make([]slot, depth)
-	free := make([]int, depth)
-	for i := range free {
-		free[i] = i
+	for i := range lp.free {
+		lp.free[i] = i
 	}
-	done := make([]cqe, depth)
-	inflight := 0
-	stopping := false
 	for {
-		now := s.Now()
-		queued := 0
-		for !stopping && inflight < depth {
-			if r.stopping(now) {
-				stopping = true
-				break
-			}
-			k := free[len(free)-1]
-			write, off := j.next(&rng)
-			if !rg.queue(write, j.fd, unsafe.Add(base, k*int(j.bs)), uint32(j.bs), off, uint64(k)) {
-				break
-			}
-			free = free[:len(free)-1]
-			slots[k] = slot{start: now, off: off, write: write}
-			inflight++
-			queued++
-		}
-		if queued > 0 {
-			s.Begin(j.id, queued)
-		}
-		if inflight == 0 {
+		if err := lp.fill(&rng, depth); err != nil {
+			r.fail(fmt.Errorf("io_uring_enter: %w", err))
 			return
 		}
-		if err := rg.enter(1); err != nil {
+		if lp.inflight == 0 {
+			return
+		}
+		if err := rg.enter(uint32(min(max(o.completeMin, 1), lp.inflight))); err != nil {
 			// The ring itself failed: completions may never come. Stop here;
 			// the requests still in flight are not recorded.
 			r.fail(fmt.Errorf("io_uring_enter: %w", err))
 			return
 		}
 		end := s.Now()
-		n := rg.reap(done)
-		for _, c := range done[:n] {
-			k := int(c.userData)
-			sl := slots[k]
-			free = append(free, k)
-			inflight--
-			if c.res < 0 || int64(c.res) != j.bs {
-				errno := unix.Errno(0)
-				if c.res < 0 {
-					errno = unix.Errno(-c.res)
-				}
-				s.Record(j.id, opOf(sl.write), sl.start, end, 0, classOrOther(errno))
-				r.fail(ioError(sl.write, sl.off, int(j.bs), int(c.res), errno))
-				stopping = true
-				continue
-			}
-			s.Record(j.id, opOf(sl.write), sl.start, end, uint64(c.res), target.ClassNone)
+		lp.complete(lp.done[:rg.reap(lp.done)], end)
+	}
+}
+
+// uringLooper is uringLoop's state between turns.
+type uringLooper struct {
+	j        *job
+	rg       submitter
+	s        sink
+	r        *run
+	base     unsafe.Pointer
+	batch    int
+	slots    []slot
+	free     []int
+	done     []cqe
+	inflight int
+	stopping bool
+}
+
+// fill queues a request in every free slot, submitting each batch as it
+// fills. A request the kernel completes inside a submitting call (issued
+// inline, e.g. from the page cache) is reaped right after it, timed by the
+// clock reading taken when the call returned, and its slot refilled.
+func (lp *uringLooper) fill(rng *uint64, depth int) error {
+	j := lp.j
+	now := lp.s.Now()
+	batched := 0
+	for !lp.stopping && lp.inflight < depth {
+		if lp.r.stopping(now) {
+			lp.stopping = true
+			break
 		}
+		k := lp.free[len(lp.free)-1]
+		write, off := j.next(rng)
+		if !lp.rg.queue(write, j.fd, unsafe.Add(lp.base, k*int(j.bs)), uint32(j.bs), off, uint64(k)) {
+			break
+		}
+		lp.free = lp.free[:len(lp.free)-1]
+		lp.slots[k] = slot{start: now, off: off, write: write}
+		lp.inflight++
+		if batched++; batched == lp.batch && lp.inflight < depth {
+			// The last batch of the turn goes with the waiting enter.
+			lp.s.Begin(j.id, batched)
+			batched = 0
+			if err := lp.rg.submit(); err != nil {
+				return err
+			}
+			now = lp.s.Now()
+			lp.complete(lp.done[:lp.rg.reap(lp.done)], now)
+		}
+	}
+	if batched > 0 {
+		lp.s.Begin(j.id, batched)
+	}
+	return nil
+}
+
+// complete records the completions reaped at end.
+func (lp *uringLooper) complete(done []cqe, end int64) {
+	j := lp.j
+	for _, c := range done {
+		k := int(c.userData)
+		sl := lp.slots[k]
+		lp.free = append(lp.free, k)
+		lp.inflight--
+		if c.res < 0 || int64(c.res) != j.bs {
+			errno := unix.Errno(0)
+			if c.res < 0 {
+				errno = unix.Errno(-c.res)
+			}
+			lp.s.Record(j.id, opOf(sl.write), sl.start, end, 0, classOrOther(errno))
+			lp.r.fail(ioError(sl.write, sl.off, int(j.bs), int(c.res), errno))
+			lp.stopping = true
+			continue
+		}
+		lp.s.Record(j.id, opOf(sl.write), sl.start, end, uint64(c.res), target.ClassNone)
 	}
 }
 

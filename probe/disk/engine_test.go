@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -14,8 +15,10 @@ import (
 )
 
 // fakeRing is a submission ring that completes a random number (at least
-// the number asked for) of the requests in flight, in a random order, at
-// each enter, as a device with reordering would. It remembers, for every
+// the number asked for) of the requests submitted, in a random order, at
+// each waiting enter, as a device with reordering would; submit passes
+// requests on and completes none (a DEFER_TASKRUN ring posts completions
+// only in a waiting enter). It remembers, for every
 // request, the clock reading of the sink when it was queued and the one
 // after the enter that completed it.
 type fakeRing struct {
@@ -23,12 +26,17 @@ type fakeRing struct {
 	s        *fakeSink
 	rng      *rand.Rand
 	depth    int
+	pending  []fakeReq // queued, not yet submitted
 	queued   []fakeReq // submitted, not yet complete
 	ready    []fakeReq // complete, not yet reaped
 	reaped   []fakeReq // handed out by reap, in order, for the sink to check
 	serial   uint64
 	failAt   uint64 // serial of a request that fails with EIO (0: none)
 	enters   int
+	submits  int
+	batch    int             // the submission batch uringLoop was given: submit passes exactly so many
+	minWait  int             // the completions uringLoop asks for (fewer only when fewer are in flight)
+	inline   bool            // submit completes a random part of what it submits
 	inFlight map[uint64]bool // slots (userData) in flight
 }
 
@@ -40,7 +48,7 @@ type fakeReq struct {
 }
 
 func (f *fakeRing) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, ud uint64) bool {
-	if len(f.queued)+len(f.ready) >= f.depth {
+	if len(f.pending)+len(f.queued)+len(f.ready) >= f.depth {
 		return false
 	}
 	if f.inFlight[ud] {
@@ -52,14 +60,43 @@ func (f *fakeRing) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off i
 	if f.serial == f.failAt {
 		res = -int32(5) // EIO
 	}
-	f.queued = append(f.queued, fakeReq{serial: f.serial, slot: ud, queuedAt: f.s.clock, res: res})
+	f.pending = append(f.pending, fakeReq{serial: f.serial, slot: ud, queuedAt: f.s.clock, res: res})
 	return true
+}
+
+func (f *fakeRing) submit() error {
+	f.submits++
+	if len(f.pending) != f.batch {
+		f.t.Errorf("submit of %d requests; the batch is %d", len(f.pending), f.batch)
+	}
+	if len(f.ready) != 0 {
+		f.t.Errorf("submit with %d completions not reaped", len(f.ready))
+	}
+	// With inline, the kernel completes some of the requests inside the
+	// submitting call (issued inline): the next clock reading is their end.
+	n := 0
+	if f.inline {
+		n = f.rng.IntN(len(f.pending) + 1)
+	}
+	for _, q := range f.pending[:n] {
+		q.enteredAt = f.s.clock + 1
+		f.ready = append(f.ready, q)
+	}
+	f.queued = append(f.queued, f.pending[n:]...)
+	f.pending = f.pending[:0]
+	return nil
 }
 
 func (f *fakeRing) enter(min uint32) error {
 	f.enters++
-	if int(min) > len(f.queued)+len(f.ready) {
-		f.t.Fatalf("enter waits for %d completions with %d in flight", min, len(f.queued)+len(f.ready))
+	if len(f.pending) > f.batch {
+		f.t.Errorf("enter with %d requests queued; the batch is %d", len(f.pending), f.batch)
+	}
+	f.queued = append(f.queued, f.pending...)
+	f.pending = f.pending[:0]
+	inFlight := len(f.queued) + len(f.ready)
+	if int(min) > inFlight || int(min) != f.minWait && int(min) != inFlight {
+		f.t.Fatalf("enter waits for %d completions with %d in flight; want %d (or all in flight when fewer)", min, inFlight, f.minWait)
 	}
 	n := max(int(min)-len(f.ready), 0)
 	n += f.rng.IntN(len(f.queued) - n + 1)
@@ -105,6 +142,9 @@ func (s *fakeSink) Record(_ int, op workload.Op, start, end int64, bytes uint64,
 	}
 	q := s.ring.reaped[s.recs]
 	s.recs++
+	if s.recs > s.begun {
+		s.t.Errorf("request %d recorded before it was marked in flight (%d recorded, %d begun)", q.serial, s.recs, s.begun)
+	}
 	if s.seen[q.serial] {
 		s.t.Errorf("request %d recorded twice", q.serial)
 	}
@@ -135,22 +175,30 @@ func TestUringLoopFakeRing(t *testing.T) {
 		depth  int
 		n      int64
 		failAt uint64
+		o      uringOpts
 	}{
-		{"depth 1", 1, 500, 0},
-		{"depth 32", 32, 20000, 0},
-		{"depth 7 with a failure", 7, 5000, 1234},
+		{"depth 1", 1, 500, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
+		{"depth 32, fio's defaults", 32, 20000, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
+		{"depth 32, whole refills", 32, 20000, 0, uringOpts{batchSubmit: 32, completeMin: 1}},
+		{"depth 32, batches of 4, at least 8 completions", 32, 20000, 0, uringOpts{batchSubmit: 4, completeMin: 8}},
+		{"depth 128, batches of 16, at least 16", 128, 20000, 0, uringOpts{batchSubmit: 16, completeMin: 16}},
+		{"depth 7 with a failure", 7, 5000, 1234, uringOpts{batchSubmit: 1, completeMin: 1}},
+		{"depth 7, batches of 3, with a failure", 7, 5000, 1234, uringOpts{batchSubmit: 3, completeMin: 2}},
+		{"depth 32, completions inside submits", 32, 20000, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
+		{"depth 16, batches of 4, completions inside submits, a failure", 16, 20000, 777, uringOpts{batchSubmit: 4, completeMin: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &fakeSink{t: t, seen: map[uint64]bool{}}
-			f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(1, uint64(tc.depth))), depth: tc.depth, failAt: tc.failAt, inFlight: map[uint64]bool{}}
+			f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(1, uint64(tc.depth))), depth: tc.depth, failAt: tc.failAt, inFlight: map[uint64]bool{},
+				batch: tc.o.batchSubmit, minWait: tc.o.completeMin, inline: strings.Contains(tc.name, "inside submits")}
 			s.ring = f
 			j := &job{bs: 4096, hi: 1 << 30, rand: true, readPct: 50}
 			r := &run{deadline: 1 << 62, limit: tc.n}
 			r.left.Store(tc.n)
 			mem := make([]byte, tc.depth*4096)
-			uringLoop(j, f, tc.depth, unsafe.Pointer(&mem[0]), s, r)
-			if len(f.queued)+len(f.ready) != 0 {
-				t.Errorf("%d requests left in flight", len(f.queued)+len(f.ready))
+			uringLoop(j, f, tc.depth, tc.o, unsafe.Pointer(&mem[0]), s, r)
+			if len(f.pending)+len(f.queued)+len(f.ready) != 0 {
+				t.Errorf("%d requests left in flight", len(f.pending)+len(f.queued)+len(f.ready))
 			}
 			want := int(f.serial)
 			if tc.failAt == 0 && want != int(tc.n) {
@@ -166,7 +214,13 @@ func TestUringLoopFakeRing(t *testing.T) {
 				t.Errorf("%d bytes recorded for %d successful I/Os of 4096", s.bytes, okIOs)
 			}
 			if tc.depth > 1 && f.enters >= want {
-				t.Errorf("%d enters for %d I/Os: not batched", f.enters, want)
+				t.Errorf("%d waiting enters for %d I/Os: completions not batched", f.enters, want)
+			}
+			if tc.o.batchSubmit == tc.depth && f.submits != 0 {
+				t.Errorf("%d submits with batches of the whole depth: each refill should go with its waiting enter", f.submits)
+			}
+			if tc.o.batchSubmit < tc.depth && tc.depth > 1 && f.submits == 0 {
+				t.Errorf("no submits with batches of %d at depth %d", tc.o.batchSubmit, tc.depth)
 			}
 		})
 	}
@@ -186,18 +240,31 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 	if err := tf.layout(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	engines := []string{EngineSync}
-	if uringProbe() == "" {
-		engines = append(engines, EngineIOUring)
+	type mode struct {
+		eng, name string
+		o         uringOpts
 	}
-	for _, eng := range engines {
+	modes := []mode{{eng: EngineSync}}
+	if uringProbe() == "" {
+		modes = append(modes,
+			mode{EngineIOUring, "fio-defaults", uringOpts{batchSubmit: 1, completeMin: 1}},
+			mode{EngineIOUring, "whole-refills", uringOpts{batchSubmit: 4, completeMin: 2}},
+			mode{EngineIOUring, "registerfiles+fixedbufs", uringOpts{batchSubmit: 2, completeMin: 1, registerFiles: true, fixedBufs: true}})
+	}
+	for _, m := range modes {
+		eng := m.eng
 		for _, rw := range []string{RWRandRead, RWRandWrite, RWRandRW, RWRead, RWWrite} {
-			t.Run(eng+"/"+rw, func(t *testing.T) {
+			t.Run(eng+"/"+m.name+"/"+rw, func(t *testing.T) {
 				allocs := func(n int64) uint64 {
 					jobs, err := newJobs(tf.fd, Test{RW: rw, BS: 4096}, tf.size, 2, 50)
 					if err != nil {
 						t.Fatal(err)
 					}
+					bufs, err := jobBuffers(jobs, 4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer bufs.free()
 					shards := len(jobs)
 					if eng == EngineSync {
 						shards *= 4
@@ -210,9 +277,9 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					if eng == EngineIOUring {
-						err = runUring(context.Background(), jobs, 4, s, r)
+						err = runUring(context.Background(), jobs, 4, m.o, bufs, s, r)
 					} else {
-						err = runSync(context.Background(), jobs, 4, s, r, nil)
+						err = runSync(context.Background(), jobs, 4, bufs, s, r, nil)
 					}
 					runtime.ReadMemStats(&after)
 					ph := rec.Stop()

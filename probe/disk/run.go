@@ -141,6 +141,11 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	if engine == EngineSync {
 		shards = cfg.Jobs * cfg.IODepth // one per request in flight
 	}
+	bufs, err := jobBuffers(jobs, cfg.IODepth)
+	if err != nil {
+		return nil, err
+	}
+	defer bufs.free()
 	// Recorder shards hold HDR histograms of a few hundred KB each: submitters
 	// share them (the recorder maps i to i mod its shards, under a mutex)
 	// rather than each owning a set.
@@ -150,9 +155,9 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	rec.Start()
 	switch engine {
 	case EngineIOUring:
-		err = runUring(ctx, jobs, cfg.IODepth, s, r)
+		err = runUring(ctx, jobs, cfg.IODepth, cfg.uringOpts(), bufs, s, r)
 	default:
-		err = runSync(ctx, jobs, cfg.IODepth, s, r, newGate(cfg.Throttle))
+		err = runSync(ctx, jobs, cfg.IODepth, bufs, s, r, newGate(cfg.Throttle))
 	}
 	ph := rec.Stop()
 	if err != nil {
@@ -233,6 +238,13 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 			extra["uring_setup"] = rg.setup
 			rg.close()
 		}
+	}
+	if engine == EngineIOUring {
+		// The io_uring modes used, by fio's names for them.
+		extra["iodepth_batch_submit"] = strconv.Itoa(c.BatchSubmit)
+		extra["iodepth_batch_complete_min"] = strconv.Itoa(c.BatchCompleteMin)
+		extra["registerfiles"] = strconv.FormatBool(c.RegisterFiles)
+		extra["fixedbufs"] = strconv.FormatBool(c.FixedBufs)
 	}
 	if engine == EngineSync && why != "" {
 		extra["engine_reason"] = why

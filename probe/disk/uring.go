@@ -32,8 +32,15 @@ const (
 	ioringSetupSingleIssuer = 1 << 12
 	ioringSetupDeferTaskrun = 1 << 13
 
-	ioringOpRead  = 22
-	ioringOpWrite = 23
+	ioringOpReadFixed  = 4
+	ioringOpWriteFixed = 5
+	ioringOpRead       = 22
+	ioringOpWrite      = 23
+
+	iosqeFixedFile = 1 << 0
+
+	ioringRegisterBuffers = 0
+	ioringRegisterFiles   = 2
 )
 
 type sqringOffsets struct {
@@ -101,6 +108,9 @@ type ring struct {
 	entries uint32
 	pending uint32 // SQEs queued but not yet passed to io_uring_enter
 	setup   string // the setup flags the kernel accepted (setupFlags' names)
+	// fixedFile: the job's file is registered as index 0 (fio registerfiles);
+	// fixedBufs: each slot's buffer is registered, index = slot (fio fixedbufs).
+	fixedFile, fixedBufs bool
 }
 
 // setupFlags are the ring set-ups tried in turn, fio's (3.33) first: a CQ
@@ -180,8 +190,39 @@ func newRing(entries uint32) (*ring, error) {
 	return r, nil
 }
 
-// queue puts one read or write into the submission ring; submit passes it to
-// the kernel. It reports false when the ring is full.
+// registerFile registers fd as the ring's file 0 (IORING_REGISTER_FILES):
+// the kernel then looks the file up once, not at every request (fio's
+// registerfiles). Call it on the thread that created the ring.
+func (r *ring) registerFile(fd int) error {
+	fds := [1]int32{int32(fd)}
+	if _, _, errno := syscall.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), ioringRegisterFiles, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0); errno != 0 {
+		return fmt.Errorf("io_uring_register(IORING_REGISTER_FILES): %w", errno)
+	}
+	r.fixedFile = true
+	return nil
+}
+
+// registerBuffers registers n buffers of bs bytes from base, one per slot
+// (IORING_REGISTER_BUFFERS): the kernel pins and maps them once, not at
+// every request (fio's fixedbufs). It counts against RLIMIT_MEMLOCK for a
+// process without CAP_IPC_LOCK.
+func (r *ring) registerBuffers(base unsafe.Pointer, n, bs int) error {
+	iov := make([]unix.Iovec, n)
+	for i := range iov {
+		iov[i].Base = (*byte)(unsafe.Add(base, i*bs))
+		iov[i].SetLen(bs)
+	}
+	if _, _, errno := syscall.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), ioringRegisterBuffers, uintptr(unsafe.Pointer(&iov[0])), uintptr(n), 0, 0); errno != 0 {
+		return fmt.Errorf("io_uring_register(IORING_REGISTER_BUFFERS) of %d buffers of %d bytes: %w", n, bs, errno)
+	}
+	r.fixedBufs = true
+	return nil
+}
+
+// queue puts one read or write into the submission ring; submit or enter
+// passes it to the kernel. It reports false when the ring is full. With a
+// registered file fd is ignored (file 0); with registered buffers userData
+// is the buffer's index (the slot), buf its address.
 func (r *ring) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, userData uint64) bool {
 	tail := *r.sqTail // only this goroutine writes the tail
 	head := atomic.LoadUint32(r.sqHead)
@@ -195,10 +236,40 @@ func (r *ring) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64
 	if write {
 		e.opcode = ioringOpWrite
 	}
+	if r.fixedFile {
+		e.fd, e.flags = 0, iosqeFixedFile
+	}
+	if r.fixedBufs {
+		e.opcode, e.bufIndex = ioringOpReadFixed, uint16(userData)
+		if write {
+			e.opcode = ioringOpWriteFixed
+		}
+	}
 	*(*uint32)(unsafe.Add(r.sqArray, uintptr(idx)*4)) = idx
 	atomic.StoreUint32(r.sqTail, tail+1)
 	r.pending++
 	return true
+}
+
+// submit passes the queued SQEs to the kernel without waiting and without
+// IORING_ENTER_GETEVENTS: on a DEFER_TASKRUN ring no completion is posted
+// in it, so each completion is still posted, and timed, by the next enter.
+// A raw system call: it does not block.
+func (r *ring) submit() error {
+	for r.pending > 0 {
+		n, _, errno := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), 0, 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return errno
+		}
+		if n == 0 {
+			return syscall.EAGAIN
+		}
+		r.pending -= uint32(n)
+	}
+	return nil
 }
 
 // enter submits the queued SQEs and waits for at least minComplete
@@ -243,6 +314,9 @@ func (r *ring) reap(dst []cqe) int {
 	head := *r.cqHead // only this goroutine writes the head
 	n := int(atomic.LoadUint32(r.cqTail) - head)
 	n = min(n, len(dst))
+	if n == 0 {
+		return 0 // no store to the head: the kernel reads it
+	}
 	for i := range n {
 		dst[i] = *(*cqe)(unsafe.Add(r.cqes, uintptr((head+uint32(i))&r.cqMask)*unsafe.Sizeof(cqe{})))
 	}
