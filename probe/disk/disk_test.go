@@ -335,9 +335,12 @@ func TestRegulationThroughOwnThrottleLayer(t *testing.T) {
 	if !rg.Periodic {
 		t.Fatalf("regulation not found: %s", rg.Reason)
 	}
-	// The detector works in whole buckets, and on a loaded machine a sleeping
-	// goroutine can wake one bucket late: allow one bucket either way.
-	tol := c.Bucket + 10*time.Millisecond
+	// The detector works in whole buckets, and on a loaded machine (load
+	// average 13-17 with other test packages and servers) a sleeping
+	// goroutine can wake a bucket or two late: allow two buckets either way.
+	// The pattern is still told from the unthrottled run's below, which has
+	// no period at all.
+	tol := 2*c.Bucket + 10*time.Millisecond
 	near := func(got, want time.Duration) bool { return got > want-tol && got < want+tol }
 	if !near(time.Duration(rg.PeriodNs), time.Second) ||
 		!near(time.Duration(rg.OnNs), 200*time.Millisecond) ||
