@@ -41,6 +41,14 @@ func TestOutage(t *testing.T) {
 	if o := OutageOf(mk(55, 5)); o != nil {
 		t.Errorf("a 5 s stall at the end of 60 s is an outage: %+v", o)
 	}
+	// Half of a short phase stalled is a pause under OutageStalledMin; the
+	// same share over 2 s or more is an outage.
+	if o := OutageOf(mk(1, 1)); o != nil {
+		t.Errorf("a 1 s stall in a 2 s phase is an outage: %+v", o)
+	}
+	if o := OutageOf(mk(2, 2)); o == nil || o.StalledNs != 2e9 {
+		t.Errorf("a 2 s stall in a 4 s phase: %+v, want an outage", o)
+	}
 	r := &result.Result{Phases: []result.Phase{*mk(10, 50)}}
 	a, err := Analyze(r, Options{Warmup: "auto"})
 	if err != nil {

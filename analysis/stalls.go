@@ -302,10 +302,14 @@ type Outage struct {
 	EndStallNs, EndStallFromNs int64
 }
 
-// Outage thresholds: stalled for at least half of the phase, or ended in a
-// stall of at least OutageEndShare of it and OutageEndMin.
+// Outage thresholds: stalled for at least half of the phase and at least
+// OutageStalledMin, or ended in a stall of at least OutageEndShare of it and
+// OutageEndMin. The floor keeps a short phase's pause (an embedded store's
+// 600 ms write stall in a 1 s phase on a loaded machine) from being called
+// a target that stopped serving.
 const (
 	OutageStalledShare = 0.5
+	OutageStalledMin   = 2 * time.Second
 	OutageEndShare     = 0.2
 	OutageEndMin       = 10 * time.Second
 )
@@ -327,7 +331,7 @@ func OutageOf(p *result.Phase) *Outage {
 		o.EndStallNs = int64(runs[n-1][1]-runs[n-1][0]) * w
 	}
 	ph := float64(p.DurationNs)
-	if float64(o.StalledNs) >= OutageStalledShare*ph ||
+	if (float64(o.StalledNs) >= OutageStalledShare*ph && o.StalledNs >= int64(OutageStalledMin)) ||
 		(o.EndStallNs >= int64(OutageEndMin) && float64(o.EndStallNs) >= OutageEndShare*ph) {
 		return o
 	}
