@@ -306,6 +306,10 @@ func (c *Config) connOpts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+// txnMetadataMinAge is the shortest time between two metadata refreshes of
+// a transactional producer (see producerOpts).
+const txnMetadataMinAge = 100 * time.Millisecond
+
 // producerOpts are the options of one producer client.
 func (c *Config) producerOpts() []kgo.Opt {
 	var o []kgo.Opt
@@ -335,6 +339,15 @@ func (c *Config) producerOpts() []kgo.Opt {
 		// default is 40s. The broker's transaction.max.timeout.ms (15 min by
 		// default) bounds it.
 		o = append(o, kgo.TransactionTimeout(max(time.Minute, 2*c.TxnDuration+c.Timeout)))
+		// With transactions V2 (KIP-890, Kafka 4.x) a produce that reaches
+		// the broker while it still writes the previous transaction's
+		// markers fails with CONCURRENT_TRANSACTIONS; franz-go retries that
+		// partition only after a metadata refresh, and refreshes at most
+		// every MetadataMinAge (5 s by default). The commit then waits for
+		// that partition, and every worker of the client waits for the
+		// commit: the run stalled for up to 5 s. 100 ms is the Java client's
+		// retry.backoff.ms, which paces its metadata refreshes.
+		o = append(o, kgo.MetadataMinAge(txnMetadataMinAge))
 	}
 	if c.Key == "none" {
 		// Records without a key go to one partition per batch, switching when

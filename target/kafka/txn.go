@@ -33,6 +33,18 @@ type txnStats struct {
 	committed, aborted, failed atomic.Uint64
 	abortedMsgs                atomic.Uint64 // messages of aborted (or failed) transactions
 	commitNs, commitMaxNs      atomic.Int64  // time to end the committed transactions (Flush + EndTransaction)
+	// waitNs, waitMaxNs: time from a transaction being due until the worker
+	// ending it holds the gate, i.e. until every synchronous produce of the
+	// transaction was acknowledged (or failed). A partition whose produces
+	// the client is retrying holds every worker of the client here.
+	waitNs, waitMaxNs atomic.Int64
+	waits             atomic.Int64
+}
+
+// noteMax raises m to v if v is larger.
+func noteMax(m *atomic.Int64, v int64) {
+	for old := m.Load(); v > old && !m.CompareAndSwap(old, v); old = m.Load() {
+	}
 }
 
 // newTxnProducer starts the first transaction of cl.
@@ -70,8 +82,14 @@ func (w *Worker) maybeEnd() error {
 		return nil
 	}
 	defer p.ending.Store(false)
+	start := time.Now()
 	p.gate.Lock()
 	defer p.gate.Unlock()
+	wait := time.Since(start).Nanoseconds()
+	st := &w.t.txn
+	st.waits.Add(1)
+	st.waitNs.Add(wait)
+	noteMax(&st.waitMaxNs, wait)
 	if !cfg.due(p, time.Now().UnixNano()) { // another worker ended it meanwhile
 		return nil
 	}
@@ -114,8 +132,7 @@ func (t *Target) endTxn(p *txnProducer) error {
 	case committed:
 		t.txn.committed.Add(1)
 		t.txn.commitNs.Add(took)
-		for m := t.txn.commitMaxNs.Load(); took > m && !t.txn.commitMaxNs.CompareAndSwap(m, took); m = t.txn.commitMaxNs.Load() {
-		}
+		noteMax(&t.txn.commitMaxNs, took)
 	case err == nil:
 		t.txn.aborted.Add(1)
 	default:
@@ -177,6 +194,10 @@ func (t *Target) txnSummary(out map[string]string) {
 	if c > 0 {
 		out["kafka.txn_commit_mean_us"] = fmt.Sprint(t.txn.commitNs.Load() / int64(c) / 1000)
 		out["kafka.txn_commit_max_us"] = fmt.Sprint(t.txn.commitMaxNs.Load() / 1000)
+	}
+	if n := t.txn.waits.Load(); n > 0 {
+		out["kafka.txn_wait_mean_us"] = fmt.Sprint(t.txn.waitNs.Load() / n / 1000)
+		out["kafka.txn_wait_max_us"] = fmt.Sprint(t.txn.waitMaxNs.Load() / 1000)
 	}
 }
 
