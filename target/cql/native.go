@@ -97,8 +97,8 @@ type nativeWorker struct {
 
 	syncer target.Syncer
 
-	cqls []string     // the statements prepared on each connection
-	prof *profPipe    // a profile's operations (profpipe.go); nil: ycsb/stress
+	cqls []string  // the statements prepared on each connection
+	prof *profPipe // a profile's operations (profpipe.go); nil: ycsb/stress
 }
 
 var _ target.Pipeliner = (*nativeWorker)(nil)
