@@ -676,10 +676,22 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 			if w.conns[one] == nil {
 				return 0
 			}
+			if len(c.wbuf) > 0 {
+				// Continuations (an RMW's write, a profile's next batch
+				// or page) go out before the wait for their answers.
+				w.sendPending()
+				if w.conns[one] == nil {
+					return w.failBroken(done)
+				}
+			}
 		}
 	}
 	for {
 		if n := w.sweep(done); n > 0 || w.live == 0 {
+			return n
+		}
+		w.sendPending() // continuations, before the wait for their answers
+		if n := w.failBroken(done); n > 0 {
 			return n
 		}
 		left := until - mono()
