@@ -21,7 +21,10 @@ import (
 // when it opens) into the connection's write buffer, Flush writes each
 // connection's batch in one write, Poll reads responses, which carry the
 // request's stream id and may come back in any order. Requests are routed
-// to a node owning the key (Murmur3 token ring) or round robin.
+// to a node owning the key (Murmur3 token ring) or round robin. A
+// cassandra-stress profile runs on the same worker (profpipe.go): its
+// operations that need several frames (batches, pages) continue on their
+// stream as the answers arrive.
 //
 // The gocql driver (driver=gocql) remains for what this client does not do:
 // TLS and protocol compression.

@@ -230,3 +230,26 @@ func TestProfilePipelinedUnknownOp(t *testing.T) {
 		t.Errorf("Submit(scan) = %v (live %d, %d free streams), want a user error with the fix", err, p.w.live, len(p.w.free))
 	}
 }
+
+// TestProfilePipelinedBatchSplit: 6 inserts in flight, each a LOGGED visit
+// of 3 partitions x 100 rows of 2 KB sent as about 15 batches one after the
+// other on its own stream; every row arrives.
+func TestProfilePipelinedBatchSplit(t *testing.T) {
+	tg, spec := openProfile(t, "profile-bigrows.yaml", 6, DriverNative)
+	p := newPPipe(t, tg)
+	p.keys = []uint64{0, 1, 2, 3, 4, 5}
+	p.start(named(spec, "insert"), 6)
+	if p.w.live != 6 {
+		t.Fatalf("%d in flight, want 6", p.w.live)
+	}
+	p.drain()
+	if p.done != 6 || p.errs != 0 {
+		t.Fatalf("%d of 6 completed, %d errors (last %v)", p.done, p.errs, p.lastEr)
+	}
+	if n := count(t, tg, "SELECT k FROM "+tg.prof.p.Keyspace+".big"); n != 600 {
+		t.Errorf("%d rows, want all 6 partitions x 100 (each visit writes 3 of them)", n)
+	}
+	if r := tg.prof.rows.Load(); r != 1800 {
+		t.Errorf("the visits wrote %d rows, want 6 x 3 x 100", r)
+	}
+}
