@@ -253,3 +253,37 @@ func TestProfilePipelinedBatchSplit(t *testing.T) {
 		t.Errorf("the visits wrote %d rows, want 6 x 3 x 100", r)
 	}
 }
+
+// TestProfilePipelinedOneNode: a worker with a single connection (the
+// blocking wait of a one-node cluster) sends each operation's next frame
+// before it waits: 32 loads and 32 reads of 4 pages each complete with
+// every row.
+func TestProfilePipelinedOneNode(t *testing.T) {
+	tg, spec := openProfile(t, "profile-events.yaml", 32, DriverNative)
+	hosts, _ := tg.nodes()
+	pr := tg.prof
+	w, err := newNativeConns(tg, &pr.cfg, nil, pr.cqls(), &profPipe{gen: newProfWorker(pr, 0)}, hosts[:1], ring{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	p := &ppipe{w: w}
+	p.doneFn = p.complete
+	for k := range uint64(32) {
+		p.keys = append(p.keys, k)
+	}
+	for i := range pr.ops {
+		pr.ops[i].pageSize = 3
+	}
+	p.start(workload.OpInsert, 32)
+	p.drain()
+	p.done, p.i = 0, 0
+	p.start(named(spec, "whole"), 32)
+	p.drain()
+	if p.done != 32 || p.errs != 0 {
+		t.Fatalf("%d of 32 reads completed, %d errors (last %v)", p.done, p.errs, p.lastEr)
+	}
+	if n := pr.returned.Load(); n != 320 {
+		t.Errorf("paged reads returned %d rows, want 32 x 10", n)
+	}
+}
