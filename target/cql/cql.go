@@ -280,9 +280,12 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	t.mu.Lock()
 	st, pr := t.stmts, t.prof
 	t.mu.Unlock()
-	if pr != nil {
+	if pr != nil && pr.native {
 		hosts, rg := t.nodes()
-		return newProfWorker(pr, id, hosts, rg), nil
+		return newNativeConns(t, &pr.cfg, nil, pr.cqls(), &profPipe{gen: newProfWorker(pr, id)}, hosts, rg, id)
+	}
+	if pr != nil {
+		return newProfWorker(pr, id), nil
 	}
 	if st == nil {
 		return nil, errors.New("cql: NewWorker before Setup")
@@ -294,11 +297,12 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	return newWorker(t, st, id), nil
 }
 
-// PipelineShape makes the native workers pipelined: conns workers (each
-// with one connection per node) share the requests in flight. The gocql
-// workers are not (the driver multiplexes one goroutine per request).
+// PipelineShape makes the native workers pipelined (a profile's too):
+// conns workers (each with one connection per node) share the requests in
+// flight. The gocql workers are not (the driver multiplexes one goroutine
+// per request).
 func (t *Target) PipelineShape(concurrency int) (workers, total int) {
-	if t.cfg.Driver != DriverNative || concurrency < 1 || t.prof != nil {
+	if t.cfg.Driver != DriverNative || concurrency < 1 {
 		return 0, 0
 	}
 	workers = min(t.cfg.Conns, concurrency)

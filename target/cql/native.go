@@ -21,7 +21,10 @@ import (
 // when it opens) into the connection's write buffer, Flush writes each
 // connection's batch in one write, Poll reads responses, which carry the
 // request's stream id and may come back in any order. Requests are routed
-// to a node owning the key (Murmur3 token ring) or round robin.
+// to a node owning the key (Murmur3 token ring) or round robin. A
+// cassandra-stress profile runs on the same worker (profpipe.go): its
+// operations that need several frames (batches, pages) continue on their
+// stream as the answers arrive.
 //
 // The gocql driver (driver=gocql) remains for what this client does not do:
 // TLS and protocol compression.
@@ -38,6 +41,8 @@ const (
 	kindRead           // a Rows result with no row is not found
 	kindRMWRead        // the read of a read-modify-write: its write follows
 	kindScan           // a scan: as kindRead, its rows carry their keys
+	kindPWrite         // a profile's write: may continue with more batches (profpipe.go)
+	kindPQuery         // a profile's query: may continue with more pages
 )
 
 // stream is one request in flight (indexed by stream id).
@@ -48,8 +53,13 @@ type stream struct {
 	conn    int16
 	tag     int32
 	seen    int64  // first time a timeout check saw it (0: not yet)
-	pending []byte // the RMW's write frame, sent when its read returns
+	pending []byte // the RMW's write frame, sent when its read returns; a profile query's bound values
 	key     []byte // a checked read's key (workload validate)
+
+	// A profile operation's continuation (profpipe.go).
+	st *pstmt
+	vs []visit // a profile write's rows; vs[vi:] are still to send
+	vi int
 }
 
 // nativeWorker: see above.
@@ -89,6 +99,9 @@ type nativeWorker struct {
 	lastRows int // rows in the last Rows result (for tests)
 
 	syncer target.Syncer
+
+	cqls []string  // the statements prepared on each connection
+	prof *profPipe // a profile's operations (profpipe.go); nil: ycsb/stress
 }
 
 var _ target.Pipeliner = (*nativeWorker)(nil)
@@ -103,9 +116,14 @@ var monoStart = time.Now()
 func mono() int64 { return int64(time.Since(monoStart)) }
 
 func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int) (*nativeWorker, error) {
-	c := &t.cfg
+	return newNativeConns(t, &t.cfg, st, st.all(), nil, hosts, rg, id)
+}
+
+// newNativeConns makes a native worker preparing cqls on each connection;
+// st (ycsb/stress) or prof (a profile) says what its requests are.
+func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*nativeWorker, error) {
 	w := &nativeWorker{
-		t: t, st: st, cfg: c, hosts: hosts, ring: rg,
+		t: t, st: st, cfg: c, hosts: hosts, ring: rg, cqls: cqls, prof: prof,
 		conns:    make([]*nconn, len(hosts)),
 		fail:     make([]time.Time, len(hosts)),
 		dialing:  make([]bool, len(hosts)),
@@ -117,7 +135,9 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 		depth:    maxDepth,
 		timeout:  int64(c.Timeout),
 		rr:       id,
-		next:     id % st.fields,
+	}
+	if st != nil {
+		w.next = id % st.fields
 	}
 	w.checkEvery = min(w.timeout/8, int64(100*time.Millisecond))
 	w.nextCheck = mono() + w.checkEvery
@@ -170,7 +190,7 @@ type dialResult struct {
 func (w *nativeWorker) connect(i int) (*nconn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
 	defer cancel()
-	return dialNative(ctx, w.cfg, w.hosts[i], w.st.all())
+	return dialNative(ctx, w.cfg, w.hosts[i], w.cqls)
 }
 
 // redial starts a background dial of host i.
@@ -234,6 +254,11 @@ func (w *nativeWorker) Depth() int { return w.depth }
 // node down, the worker waits for a redial (after a pause, so that a dead
 // cluster yields a bounded rate of errors).
 func (w *nativeWorker) route(key []byte) (int, error) {
+	return w.routeToken(murmur3Token(key), w.cfg.TokenAware)
+}
+
+// routeToken routes to the owner of token when known (ok) and token-aware.
+func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	if w.ndial > 0 {
 		w.collectDials()
 	}
@@ -241,8 +266,8 @@ func (w *nativeWorker) route(key []byte) (int, error) {
 	start := 0
 	if n > 1 {
 		start = -1
-		if w.cfg.TokenAware {
-			start = w.ring.owner(murmur3Token(key))
+		if ok && w.cfg.TokenAware {
+			start = w.ring.owner(token)
 		}
 		if start < 0 {
 			w.rr++
@@ -267,7 +292,7 @@ func (w *nativeWorker) route(key []byte) (int, error) {
 		if err := w.dialDone(<-w.dialed); err != nil {
 			return -1, err
 		}
-		return w.route(key)
+		return w.routeToken(token, ok)
 	}
 	if d := time.Since(w.fail[start]); d < reconnectPause {
 		time.Sleep(reconnectPause - d)
@@ -285,6 +310,9 @@ const reconnectPause = 100 * time.Millisecond
 func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	if len(w.free) == 0 {
 		return &target.Error{Class: target.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower concurrency, or a longer timeout)")}
+	}
+	if w.prof != nil {
+		return w.submitProfile(req, tag)
 	}
 	ci, err := w.route(req.Key)
 	if err != nil {
@@ -319,15 +347,21 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 		c.wbuf = c.wbuf[:mark]
 		return target.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller value size)", len(c.wbuf)-mark)
 	}
-	w.free = w.free[:len(w.free)-1]
 	if w.t.check && kind != kindWrite {
 		s.key = append(s.key[:0], req.Key...)
 	}
+	w.take(id, kind, ci, tag)
+	return nil
+}
+
+// take marks stream id as carrying a request of kind on connection ci.
+func (w *nativeWorker) take(id int16, kind uint8, ci, tag int) {
+	w.free = w.free[:len(w.free)-1]
+	s := &w.streams[id]
 	s.busy, s.orphan, s.kind, s.conn, s.tag, s.seen = true, false, kind, int16(ci), int32(tag), 0
 	w.hw = max(w.hw, int(id)+1)
 	w.live++
 	w.inflight[ci]++
-	return nil
 }
 
 // Statement indexes in statements.all() order.
@@ -544,7 +578,13 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 		var unprepared bool
 		switch h.op {
 		case opResult:
-			if s.kind != kindWrite {
+			if s.kind >= kindPWrite {
+				var more bool
+				if more, opErr = w.profResult(c, int(h.stream), s, &r); more {
+					s.seen = 0 // the next frame went out on the same stream
+					continue
+				}
+			} else if s.kind != kindWrite {
 				opErr = w.readResult(&r, s)
 			}
 		case opError:
@@ -639,10 +679,22 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 			if w.conns[one] == nil {
 				return 0
 			}
+			if len(c.wbuf) > 0 {
+				// Continuations (an RMW's write, a profile's next batch
+				// or page) go out before the wait for their answers.
+				w.sendPending()
+				if w.conns[one] == nil {
+					return w.failBroken(done)
+				}
+			}
 		}
 	}
 	for {
 		if n := w.sweep(done); n > 0 || w.live == 0 {
+			return n
+		}
+		w.sendPending() // continuations, before the wait for their answers
+		if n := w.failBroken(done); n > 0 {
 			return n
 		}
 		left := until - mono()

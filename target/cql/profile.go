@@ -298,7 +298,7 @@ func (pr *profile) summary(m map[string]string) {
 	m["profile_lwt_not_applied"] = fmt.Sprint(pr.notApplied.Load())
 	m["profile_driver"] = "gocql (the Apache driver's session)"
 	if pr.native {
-		m["profile_driver"] = "native (platbench's protocol v4 client, one request at a time per worker)"
+		m["profile_driver"] = "native (platbench's protocol v4 client, pipelined: many requests in flight per connection; batches and pages follow each other on the operation's stream)"
 	}
 }
 

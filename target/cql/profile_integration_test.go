@@ -279,34 +279,6 @@ func forDrivers(t *testing.T, test func(*testing.T, string)) {
 	}
 }
 
-// TestProfileNativeAllocs: on platbench's client, a single-row insert of a
-// profile (a uuid key, a 64-byte blob) and a read of it do not allocate.
-func TestProfileNativeAllocs(t *testing.T) {
-	tg, spec := openProfile(t, "profile-ttl.yaml", 100, DriverNative)
-	w, err := tg.NewWorker(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if w.(*profWorker).nat == nil {
-		t.Fatal("driver=native but the worker uses the driver's session")
-	}
-	req := workload.Request{Op: named(spec, "insert")}
-	ctx := context.Background()
-	if err := w.Do(ctx, &req); err != nil { // dials and prepares
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(200, func() {
-		req.KeyNum = (req.KeyNum + 1) % 100
-		if err := w.Do(ctx, &req); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per insert, want 0", allocs)
-	}
-}
-
 // TestProfileRoutingToken: the token platbench routes a request by is the
 // server's token of the partition, for one-column and composite keys.
 func TestProfileRoutingToken(t *testing.T) {
@@ -332,7 +304,7 @@ func TestProfileRoutingToken(t *testing.T) {
 			if err := tg.session.Query(q, args...).Consistency(gocql.One).Scan(&server); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
-			got, ok := w.(*profWorker).token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
+			got, ok := w.(*nativeWorker).prof.gen.token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
 			if !ok || got != server {
 				t.Errorf("%s partition %d: routing token %d, server's %d", name, k, got, server)
 			}

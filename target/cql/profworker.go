@@ -17,7 +17,9 @@ var _ target.Worker = (*profWorker)(nil)
 
 // profWorker runs a profile's operations through the driver's session
 // (prepared statements bound to worker-owned buffers). The values are
-// generated without allocating; the driver and batches allocate.
+// generated without allocating; the driver and batches allocate. On
+// platbench's own client (driver=native) it only generates the values and
+// tokens: the pipelined native worker sends them (profpipe.go).
 type profWorker struct {
 	pr   *profile
 	rng  uint64
@@ -27,7 +29,6 @@ type profWorker struct {
 	load boundQuery
 	rkey []byte // routing key scratch
 	cas  map[string]any
-	nat  *natConn // platbench's own client; nil: the driver's session
 }
 
 // boundQuery is a query bound once to blobs whose contents change per op.
@@ -56,11 +57,8 @@ func (pr *profile) bind(st *pstmt, native bool) boundQuery {
 	return b
 }
 
-func newProfWorker(pr *profile, id int, hosts []string, rg ring) *profWorker {
+func newProfWorker(pr *profile, id int) *profWorker {
 	w := &profWorker{pr: pr, rng: mix(uint64(id) + 1), buf: make([]byte, 0, 4096), cas: map[string]any{}}
-	if pr.native {
-		w.nat = newNatConn(&pr.cfg, hosts, rg, id, pr.cqls())
-	}
 	w.ins, w.load = pr.bind(&pr.insert, pr.native), pr.bind(&pr.load, pr.native)
 	for i := range pr.ops {
 		w.ops = append(w.ops, pr.bind(&pr.ops[i], pr.native))
@@ -75,9 +73,6 @@ func (w *profWorker) next() uint64 { w.rng = mix(w.rng); return w.rng }
 // load phase's INSERT, every row of one partition.
 func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	w.buf = w.buf[:0]
-	if w.nat != nil {
-		w.nat.route(w.token(req))
-	}
 	switch {
 	case req.Op == workload.OpNamed0:
 		return w.insert(ctx, req.KeyNum, false)
@@ -93,13 +88,8 @@ func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	return target.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, w.pr.p.OpNames())
 }
 
-// Close closes the native connection (the session is the target's).
-func (w *profWorker) Close() error {
-	if w.nat != nil {
-		w.nat.close()
-	}
-	return nil
-}
+// Close: the session is the target's.
+func (w *profWorker) Close() error { return nil }
 
 // fill sets the blobs of b from row (part, row); multirow statements take
 // each column from a row of their own.
@@ -135,12 +125,44 @@ type visit struct{ part, row uint64 }
 // in each, a run of insert.select of its rows (all rows for the load).
 func (w *profWorker) insert(ctx context.Context, keyNum uint64, all bool) error {
 	pr := w.pr
+	vs := w.visits(nil, keyNum, all)
+	st := &pr.insert
+	if all {
+		st = &pr.load
+	}
+	for len(vs) > 0 {
+		n := batchLen(st, vs)
+		used, err := w.write(ctx, st, vs[:n])
+		if err != nil {
+			return err
+		}
+		vs = vs[used:]
+	}
+	return nil
+}
+
+// batchLen is how many of vs the next statement or batch may hold: a
+// conditional batch holds one partition.
+func batchLen(st *pstmt, vs []visit) int {
+	n := min(len(vs), maxBatch)
+	if st.cas {
+		n = 1
+		for n < len(vs) && n < maxBatch && vs[n].part == vs[0].part {
+			n++
+		}
+	}
+	return n
+}
+
+// visits appends to vs the rows one insert of keyNum writes, and counts
+// its partitions and rows (not the load's).
+func (w *profWorker) visits(vs []visit, keyNum uint64, all bool) []visit {
+	pr := w.pr
 	ins := pr.p.Insert
 	np := uint64(1)
 	if !all {
 		np = uint64(max(ins.Partitions.Sample(unit(w.next()), unit(w.next()), keyNum), 1))
 	}
-	var vs []visit
 	for i := range np {
 		part := keyNum
 		if i > 0 {
@@ -161,25 +183,7 @@ func (w *profWorker) insert(ctx context.Context, keyNum uint64, all bool) error 
 			pr.rows.Add(k)
 		}
 	}
-	st := &pr.insert
-	if all {
-		st = &pr.load
-	}
-	for len(vs) > 0 {
-		n := min(len(vs), maxBatch)
-		if st.cas { // a conditional batch holds one partition
-			n = 1
-			for n < len(vs) && n < maxBatch && vs[n].part == vs[0].part {
-				n++
-			}
-		}
-		used, err := w.write(ctx, st, vs[:n])
-		if err != nil {
-			return err
-		}
-		vs = vs[used:]
-	}
-	return nil
+	return vs
 }
 
 // maxBatchBytes bounds a batch's values, under Cassandra's default
@@ -196,11 +200,6 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) (int, err
 			b = &w.load
 		}
 		w.fill(b, vs[0].part, vs[0].row, 1)
-		if w.nat != nil {
-			_, _, applied, err := w.nat.execute(ctx, st, st.idx, b.vals, false)
-			w.countApplied(applied, err)
-			return 1, err
-		}
 		if st.cas {
 			clear(w.cas)
 			applied, err := b.q.MapScanCASContext(ctx, w.cas)
@@ -208,9 +207,6 @@ func (w *profWorker) write(ctx context.Context, st *pstmt, vs []visit) (int, err
 			return 1, classify(err)
 		}
 		return 1, classify(b.q.ExecContext(ctx))
-	}
-	if w.nat != nil {
-		return w.nativeBatch(ctx, st, vs)
 	}
 	return w.driverBatch(ctx, st, vs)
 }
@@ -254,11 +250,6 @@ func (w *profWorker) query(ctx context.Context, b *boundQuery, keyNum uint64) er
 	pr := w.pr
 	rows := pr.rowsIn(keyNum)
 	w.fill(b, keyNum, w.next()%rows, rows)
-	if b.st.cas && w.nat != nil {
-		_, _, applied, err := w.nat.execute(ctx, b.st, b.st.idx, b.vals, false)
-		w.countApplied(applied, err)
-		return err
-	}
 	if b.st.cas {
 		clear(w.cas)
 		applied, err := b.q.MapScanCASContext(ctx, w.cas)
@@ -271,17 +262,6 @@ func (w *profWorker) query(ctx context.Context, b *boundQuery, keyNum uint64) er
 }
 
 func (w *profWorker) readAll(ctx context.Context, b *boundQuery) error {
-	if w.nat != nil {
-		more := false
-		for {
-			n, hasMore, _, err := w.nat.execute(ctx, b.st, b.st.idx, b.vals, more)
-			w.pr.returned.Add(uint64(n))
-			if err != nil || !hasMore {
-				return err
-			}
-			more = true
-		}
-	}
 	sc := b.q.IterContext(ctx).Scanner()
 	var n uint64
 	for sc.Next() {
@@ -296,6 +276,14 @@ func (w *profWorker) readAll(ctx context.Context, b *boundQuery) error {
 
 // tokenRange reads one of tokenSplits slices of the token ring, every page.
 func (w *profWorker) tokenRange(ctx context.Context, b *boundQuery, keyNum uint64) error {
+	if err := w.bindRange(b, keyNum); err != nil {
+		return err
+	}
+	return w.readAll(ctx, b)
+}
+
+// bindRange binds b's two token markers to split keyNum % tokenSplits.
+func (w *profWorker) bindRange(b *boundQuery, keyNum uint64) error {
 	i := keyNum % tokenSplits
 	const step = uint64(1) << 56 // 2^64 / tokenSplits
 	lo := int64(i*step + 1<<63)  // math.MinInt64 + i*step
@@ -308,40 +296,15 @@ func (w *profWorker) tokenRange(ctx context.Context, b *boundQuery, keyNum uint6
 	}
 	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(lo))
 	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(hi))
-	b.vals[0].b, b.vals[1].b = w.buf[0:8:8], w.buf[8:16:16]
-	return w.readAll(ctx, b)
+	at := len(w.buf) - 16
+	b.vals[0].b, b.vals[1].b = w.buf[at:at+8:at+8], w.buf[at+8:at+16:at+16]
+	return nil
 }
 
 func (w *profWorker) countApplied(applied bool, err error) {
 	if err == nil && !applied {
 		w.pr.notApplied.Add(1)
 	}
-}
-
-// nativeBatch sends the rows as one BATCH frame; each row's values are
-// generated into the worker's buffer and copied into the frame.
-func (w *profWorker) nativeBatch(ctx context.Context, st *pstmt, vs []visit) (int, error) {
-	pr := w.pr
-	if err := w.nat.batchStart(ctx, pr.batch); err != nil {
-		return 0, err
-	}
-	b := &w.ins
-	if st == &pr.load {
-		b = &w.load
-	}
-	used := 0
-	for _, v := range vs {
-		if used > 0 && w.nat.batchBytes() > maxBatchBytes {
-			break
-		}
-		w.buf = w.buf[:0]
-		w.fill(b, v.part, v.row, 1)
-		w.nat.batchAdd(st.idx, b.vals)
-		used++
-	}
-	applied, err := w.nat.batchRun(st, used)
-	w.countApplied(applied, err)
-	return used, err
 }
 
 // token is the Murmur3 token of the request's partition (the protocol's
