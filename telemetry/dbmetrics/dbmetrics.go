@@ -138,7 +138,7 @@ func (c *Collector) start(ctx context.Context, names, keys []string, get getter,
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*reading]{Timeout: timeout, Get: n.fetch, Keep: n.keep})
 	}
-	c.group = scrape.Start(ctx, sources, interval, now, true)
+	c.group = scrape.Start(ctx, scrape.Schedule{Interval: interval, Wait: true}, sources, now)
 }
 
 // Stop ends the reading and returns the figures. Every node is read once

@@ -83,11 +83,11 @@ func Start(ctx context.Context, urls []string, interval time.Duration) *Collecto
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*reading]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
 	}
-	c.group = scrape.Start(ctx, sources, interval, now, false)
-	// Stop's last scrape (see Stop).
-	c.group.SkipFinal = func(lastDue time.Time, failed bool) bool {
-		return failed || time.Since(lastDue) < interval/5
-	}
+	c.group = scrape.Start(ctx, scrape.Schedule{Interval: interval,
+		// Stop's last scrape (see Stop).
+		SkipFinal: func(lastDue time.Time, failed bool) bool {
+			return failed || time.Since(lastDue) < interval/5
+		}}, sources, now)
 	return c
 }
 

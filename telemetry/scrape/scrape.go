@@ -9,12 +9,13 @@
 //   - a failed read is handed to the source's Keep with its error, to be
 //     stored as a missing sample; the next good read spans the gap;
 //   - a read cut short by Stop is not kept: the source did nothing wrong;
-//   - Stop reads every source once more (all at once), unless the group's
-//     SkipFinal says otherwise, so counters' differences reach the end of
-//     the run.
+//   - Stop reads every source once more (all at once), unless the
+//     Schedule's SkipFinal says otherwise, so counters' differences reach
+//     the end of the run.
 //
 // The package knows nothing of what is read: Get fetches and parses, Keep
-// turns readings into samples.
+// turns readings into samples. URL reads an exporter's address as a person
+// types it, for both collectors' config fields.
 package scrape
 
 import (
@@ -41,35 +42,42 @@ type Source[R any] struct {
 	failed bool      // whether it failed
 }
 
-// Group is a running set of sources.
-type Group[R any] struct {
+// Schedule is when a group's sources are read.
+type Schedule struct {
+	// Interval is the period between reads (required).
+	Interval time.Duration
+	// Wait has Start take the first reads (all at once) before it returns,
+	// so that counters' base precedes the run's first operation; without,
+	// each source's goroutine takes its own.
+	Wait bool
 	// SkipFinal, when set, tells Stop not to read a source once more: it
 	// gets when the source's last kept read was due and whether it failed.
-	// Nil: Stop reads every source again. It is called for every source at
-	// once.
+	// It is called for every source at once. Nil: Stop reads every source
+	// again.
 	SkipFinal func(lastDue time.Time, failed bool) bool
-
-	sources  []*Source[R]
-	interval time.Duration
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
 }
 
-// Start reads every source at start and then every interval until Stop.
-// With wait, the first reads are taken (all at once) before Start returns,
-// so that counters' base precedes the run's first operation; without, each
-// source's goroutine takes its own.
-func Start[R any](ctx context.Context, sources []*Source[R], interval time.Duration, start time.Time, wait bool) *Group[R] {
+// Group is a running set of sources.
+type Group[R any] struct {
+	sch     Schedule
+	sources []*Source[R]
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// Start reads every source at start (the first reads are due then) and
+// then every interval until Stop.
+func Start[R any](ctx context.Context, sch Schedule, sources []*Source[R], start time.Time) *Group[R] {
 	ctx, cancel := context.WithCancel(ctx)
-	g := &Group[R]{sources: sources, interval: interval, cancel: cancel}
-	if wait {
+	g := &Group[R]{sch: sch, sources: sources, cancel: cancel}
+	if sch.Wait {
 		each(sources, func(s *Source[R]) { s.read(ctx, start) })
 	}
 	for _, s := range sources {
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			if !wait {
+			if !sch.Wait {
 				s.read(ctx, start)
 			}
 			g.loop(ctx, s)
@@ -79,7 +87,7 @@ func Start[R any](ctx context.Context, sources []*Source[R], interval time.Durat
 }
 
 func (g *Group[R]) loop(ctx context.Context, s *Source[R]) {
-	t := time.NewTicker(g.interval)
+	t := time.NewTicker(g.sch.Interval)
 	defer t.Stop()
 	for {
 		select {
@@ -99,7 +107,7 @@ func (g *Group[R]) Stop() {
 	g.wg.Wait()
 	each(g.sources, func(s *Source[R]) {
 		s.mu.Lock()
-		skip := g.SkipFinal != nil && g.SkipFinal(s.lastAt, s.failed)
+		skip := g.sch.SkipFinal != nil && g.sch.SkipFinal(s.lastAt, s.failed)
 		s.mu.Unlock()
 		if !skip {
 			s.read(context.Background(), time.Now())

@@ -32,22 +32,22 @@ func TestStartWaitStopFinal(t *testing.T) {
 		{Timeout: time.Second, Get: func(context.Context) (int, error) { n++; return n, nil }, Keep: good.keep},
 		{Timeout: time.Second, Get: func(context.Context) (int, error) { return 0, boom }, Keep: bad.keep},
 	}
-	g := Start(context.Background(), sources, time.Hour, time.Now(), true)
-	good.mu.Lock()
-	if len(good.vals) != 1 || good.vals[0] != 1 {
-		t.Fatalf("first read not kept before Start returned: %v", good.vals)
-	}
-	good.mu.Unlock()
 	var (
 		mu        sync.Mutex
 		sawFailed []bool
 	)
-	g.SkipFinal = func(_ time.Time, failed bool) bool {
+	skip := func(_ time.Time, failed bool) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		sawFailed = append(sawFailed, failed)
 		return failed
 	}
+	g := Start(context.Background(), Schedule{Interval: time.Hour, Wait: true, SkipFinal: skip}, sources, time.Now())
+	good.mu.Lock()
+	if len(good.vals) != 1 || good.vals[0] != 1 {
+		t.Fatalf("first read not kept before Start returned: %v", good.vals)
+	}
+	good.mu.Unlock()
 	g.Stop()
 	if len(good.vals) != 2 || good.vals[1] != 2 {
 		t.Errorf("final read of the good source: %v", good.vals)
@@ -69,9 +69,9 @@ func TestCancelledReadNotKept(t *testing.T) {
 		<-ctx.Done()
 		return 0, ctx.Err()
 	}}
-	g := Start(context.Background(), []*Source[int]{src}, time.Hour, time.Now(), false)
+	g := Start(context.Background(), Schedule{Interval: time.Hour, SkipFinal: func(time.Time, bool) bool { return true }},
+		[]*Source[int]{src}, time.Now())
 	<-started
-	g.SkipFinal = func(time.Time, bool) bool { return true }
 	g.Stop()
 	if len(r.errs) != 0 {
 		t.Errorf("kept %v, want nothing", r.errs)
