@@ -254,7 +254,9 @@ func dbNode(s result.DBMetricsSeries) DBNodeFigures {
 			times[name] += c.TimeNs
 		}
 	}
-	n.Gaps = dbGaps(s)
+	n.Gaps = scrapeGaps(s.Samples, s.IntervalNs, func(x result.DBMetricsSample) (bool, int64, string) {
+		return x.Missing, x.OffsetNs, x.Error
+	})
 	for _, k := range dbValueOrder(keys(vals)) {
 		v := *vals[k]
 		if secs > 0 {
@@ -286,26 +288,6 @@ func dbNode(s result.DBMetricsSeries) DBNodeFigures {
 		return a.Calls > b.Calls || a.Calls == b.Calls && a.Name < b.Name
 	})
 	return n
-}
-
-// dbGaps groups consecutive failed readings.
-func dbGaps(s result.DBMetricsSeries) []NodeGap {
-	var gaps []NodeGap
-	open := false
-	for _, x := range s.Samples {
-		if !x.Missing {
-			open = false
-			continue
-		}
-		if !open {
-			gaps = append(gaps, NodeGap{StartNs: x.OffsetNs, Error: x.Error})
-			open = true
-		}
-		g := &gaps[len(gaps)-1]
-		g.Samples++
-		g.EndNs = x.OffsetNs + s.IntervalNs
-	}
-	return gaps
 }
 
 // dbValueFirst is the order figures are listed in; others follow by name.

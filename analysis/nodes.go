@@ -212,7 +212,9 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 		}
 		good = append(good, x)
 	}
-	f.Gaps = nodeGaps(s)
+	f.Gaps = scrapeGaps(s.Samples, s.IntervalNs, func(x result.NodeSample) (bool, int64, string) {
+		return x.Missing, x.OffsetNs, x.Error
+	})
 	f.Samples = len(good)
 	if len(good) == 0 {
 		return f
@@ -276,22 +278,26 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 
 func nodeBusy(x result.NodeSample) float64 { return 1 - x.CPUIdle - x.CPUIOWait }
 
-// nodeGaps groups consecutive failed scrapes.
-func nodeGaps(s result.NodeSeries) []NodeGap {
+// scrapeGaps groups consecutive missing samples of a scraped series (a
+// node's exporter, a data system's own metrics) into gaps, each ending one
+// interval after its last missing sample; missing tells whether a sample
+// is missing, with its offset and error.
+func scrapeGaps[S any](samples []S, intervalNs int64, missing func(S) (bool, int64, string)) []NodeGap {
 	var gaps []NodeGap
 	open := false
-	for _, x := range s.Samples {
-		if !x.Missing {
+	for _, x := range samples {
+		miss, offset, err := missing(x)
+		if !miss {
 			open = false
 			continue
 		}
 		if !open {
-			gaps = append(gaps, NodeGap{StartNs: x.OffsetNs, Error: x.Error})
+			gaps = append(gaps, NodeGap{StartNs: offset, Error: err})
 			open = true
 		}
 		g := &gaps[len(gaps)-1]
 		g.Samples++
-		g.EndNs = x.OffsetNs + s.IntervalNs
+		g.EndNs = offset + intervalNs
 	}
 	return gaps
 }

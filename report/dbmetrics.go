@@ -18,10 +18,7 @@ func WriteDBMetricsText(w io.Writer, r *result.Result) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(w, "  %s\n", n)
-		}
+		s.textHead(w)
 		s.t.text(w)
 	}
 }
@@ -29,11 +26,7 @@ func WriteDBMetricsText(w io.Writer, r *result.Result) {
 // writeDBMetricsMarkdown is WriteDBMetricsText's Markdown.
 func writeDBMetricsMarkdown(w io.Writer, r *result.Result) {
 	for _, s := range dbSections(r) {
-		fmt.Fprintf(w, "\n### %s\n\n", s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(w, "%s\n\n", n)
-		}
-		s.t.markdown(w)
+		s.markdown(w)
 	}
 }
 

@@ -25,17 +25,7 @@ const HistoryJSONSchema = "platbench.history/v1"
 
 // metricValue formats a value of metric m.
 func metricValue(m analysis.Metric, v float64) string {
-	switch m.Unit {
-	case result.UnitNs:
-		return units.Latency(v)
-	case result.UnitOpsPerS:
-		return units.OpsPerSec(v)
-	case result.UnitFraction:
-		return units.Percent(v)
-	case analysis.UnitUSDPerMillionOps:
-		return units.Price(v) + "/M ops"
-	}
-	return units.Sig3(v)
+	return valueIn(m.Unit, v, units.Sig3)
 }
 
 // metricTitle names a metric for people.

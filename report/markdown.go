@@ -29,11 +29,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			}
 			writeEventsMarkdown(bw, r, u.events)
 		}
-		fmt.Fprintf(bw, "\n### %s\n\n", s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(bw, "%s\n\n", n)
-		}
-		s.t.markdown(bw)
+		s.markdown(bw)
 	}
 	writeNodesMarkdown(bw, r)
 	writeDBMetricsMarkdown(bw, r)

@@ -20,10 +20,7 @@ func WriteNodesText(w io.Writer, r *result.Result) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(w, "  %s\n", n)
-		}
+		s.textHead(w)
 		if i == 0 {
 			s.t.text(w)
 			continue
@@ -42,11 +39,7 @@ func WriteNodesText(w io.Writer, r *result.Result) {
 // writeNodesMarkdown is WriteNodesText's Markdown, one ### section each.
 func writeNodesMarkdown(w io.Writer, r *result.Result) {
 	for _, s := range nodeSections(r) {
-		fmt.Fprintf(w, "\n### %s\n\n", s.title)
-		for _, n := range s.notes {
-			fmt.Fprintf(w, "%s\n\n", n)
-		}
-		s.t.markdown(w)
+		s.markdown(w)
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -17,6 +18,25 @@ type section struct {
 	title string
 	notes []string // plain sentences shown under the title
 	t     *table
+}
+
+// markdown writes the section as a ### heading, its notes as paragraphs,
+// then its table.
+func (s section) markdown(w io.Writer) {
+	fmt.Fprintf(w, "\n### %s\n\n", s.title)
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "%s\n\n", n)
+	}
+	s.t.markdown(w)
+}
+
+// textHead writes the section's title and its notes, indented, as the
+// terminal report shows them above the table.
+func (s section) textHead(w io.Writer) {
+	fmt.Fprintln(w, s.title)
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
 }
 
 // sections lists the report's tables in reading order.

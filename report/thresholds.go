@@ -16,6 +16,13 @@ import (
 
 // thresholdValue formats a threshold's limit or value in its unit.
 func thresholdValue(unit string, v float64) string {
+	return valueIn(unit, v, units.Int)
+}
+
+// valueIn formats v in unit (one of result's Unit* constants, or
+// analysis.UnitUSDPerMillionOps); a value of any other unit (a count) with
+// other.
+func valueIn(unit string, v float64, other func(float64) string) string {
 	switch unit {
 	case result.UnitNs:
 		return units.Latency(v)
@@ -23,8 +30,10 @@ func thresholdValue(unit string, v float64) string {
 		return units.OpsPerSec(v)
 	case result.UnitFraction:
 		return units.Percent(v)
+	case analysis.UnitUSDPerMillionOps:
+		return units.Price(v) + "/M ops"
 	}
-	return units.Int(v)
+	return other(v)
 }
 
 // thresholdsTitle is "Thresholds: 2 of 3 passed".

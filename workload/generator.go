@@ -164,13 +164,7 @@ func (g *Generator) Next(req *Request) {
 // an open loop with one arrival stream per operation type picks the type
 // itself. Keys, values and scan lengths follow the workload as in Next.
 func (g *Generator) NextOp(req *Request, op Op) {
-	if g.pending {
-		g.ks.ack(g.pendingN)
-		g.pending = false
-	}
-	req.Op = op
-	req.ScanLen = 0
-	req.FieldLen = g.fieldLen
+	g.begin(req, op)
 	var k uint64
 	if op == OpInsert {
 		g.pendingN, k = g.ks.nextInsert()
@@ -201,16 +195,22 @@ func (g *Generator) NextOp(req *Request, op Op) {
 	}
 }
 
-// Load fills req with the load-phase insert of record keyNum: every field,
-// FieldCount*FieldLength bytes. It does not allocate.
-func (g *Generator) Load(req *Request, keyNum uint64) {
+// begin starts req as an operation of type op. The insert handed out last,
+// if any, is acknowledged first (see pending): it has completed by now.
+func (g *Generator) begin(req *Request, op Op) {
 	if g.pending {
 		g.ks.ack(g.pendingN)
 		g.pending = false
 	}
-	req.Op = OpInsert
+	req.Op = op
 	req.ScanLen = 0
 	req.FieldLen = g.fieldLen
+}
+
+// Load fills req with the load-phase insert of record keyNum: every field,
+// FieldCount*FieldLength bytes. It does not allocate.
+func (g *Generator) Load(req *Request, keyNum uint64) {
+	g.begin(req, OpInsert)
 	g.setKey(req, keyNum)
 	g.setValue(req, g.fieldCount)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -23,8 +22,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 			"ratio to the baseline (\"better by 4.0x\") and whether the difference is larger than run-to-run\n"+
 			"noise (Welch t-test on the per-second values with autocorrelation-corrected sample sizes).\n"+
 			"Runs of different workloads are refused unless --force.")
-	format := fs.String("format", "term", "output format: "+strings.Join(compareFormats, ", "))
-	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
+	format, out := addOutputFlags(fs, compareFormats)
 	baseline := fs.String("baseline", "", "the run the others are compared to: its file name as given, its label, or its position (1 = first); default the first")
 	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
 	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a run is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and the noise test calls the difference real")
@@ -37,8 +35,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if len(files) < 2 {
 		return usagef("compare needs at least two result files, got %d", len(files))
 	}
-	if !contains(compareFormats, *format) {
-		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(compareFormats, ", "))
+	if err := checkFormat(*format, compareFormats); err != nil {
+		return err
 	}
 	for _, f := range files {
 		if sameFile(*out, f) {
@@ -51,12 +49,9 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	}
 	rs := make([]*result.Result, len(files))
 	for i, f := range files {
-		r, err := result.Read(f)
+		r, err := readAnalysed(fs, f, aopt)
 		if err != nil {
 			return err
-		}
-		if err := analyseFor(fs, r, aopt); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
 		}
 		rs[i] = r
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/history"
@@ -23,8 +22,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 			"--store, grouped by workload, target and label; the series of each figure over time; and its change\n"+
 			"points by E-divisive means with a t-test, as Apache Otava finds them (docs/history.md). Each change\n"+
 			"is printed with its time, the mean before and after, the relative change and the p-value.")
-	format := fs.String("format", "term", "output format: "+strings.Join(historyFormats, ", "))
-	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
+	format, out := addOutputFlags(fs, historyFormats)
 	figures := fs.String("figures", analysis.DefaultHistoryMetrics, "figures to follow, comma-separated [op.]FIGURE (*.FIGURE: each op type): sustained, peak, errors, a latency (mean, p50, p90, p95, p99, p99.9, max; service. or lag. before it), stalls, stalled, delayed, cv, cost ($ per million ops)")
 	store := fs.String("store", "", "also read the runs stored in this PostgreSQL `URL` by run/sweep/suite --store")
 	window := fs.Int("window", analysis.DefaultChangePointOptions.Window, "the detector's sliding window, in runs (Otava's --window)")
@@ -37,8 +35,8 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 	if len(paths) == 0 && *store == "" {
 		return usagef("history needs result files, directories of them, or --store")
 	}
-	if !contains(historyFormats, *format) {
-		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(historyFormats, ", "))
+	if err := checkFormat(*format, historyFormats); err != nil {
+		return err
 	}
 	if *window < 2 {
 		return usagef("--window %d is too short (fix: at least 2 runs; Otava's default is 50)", *window)

@@ -11,6 +11,9 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
+// planFormats are the --format values of `platbench plan`.
+var planFormats = []string{"term", "json", "html"}
+
 func runPlan(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "plan", "RESULT[=INSTANCE]... --throughput OPS --p99 DURATION [--rf 3] [--step 3]",
 		"Capacity plan: for each measured platform, how many nodes reach --throughput while meeting the\n"+
@@ -39,8 +42,8 @@ func runPlan(ctx context.Context, env *Env, args []string) error {
 	if len(files) == 0 {
 		return usagef("plan needs at least one result file")
 	}
-	if *format != "term" && *format != "json" && *format != "html" {
-		return usagef("unknown --format %q (use term, json or html)", *format)
+	if err := checkFormat(*format, planFormats); err != nil {
+		return err
 	}
 	opt := analysis.PlanOptions{ThroughputOpsPerS: float64(thr), P99: *p99, RF: *rf, Step: *step, Nodes: *nodes,
 		PricePerHour: *price, CatalogFile: *cat, Warmup: *warmup, MaxErrorRatio: *maxErr, Bill: bill}

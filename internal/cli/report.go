@@ -22,8 +22,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		"Print the report of a saved result file: the terminal report (term), Markdown tables (md), one\n"+
 			"self-contained HTML page with charts (html), the figures as JSON (json), or the 1 s interval\n"+
 			"series as CSV, one row per interval and op type (csv).")
-	format := fs.String("format", "term", "output format: "+strings.Join(reportFormats, ", "))
-	out := fs.String("out", "", "write to this file (atomically) instead of standard output")
+	format, out := addOutputFlags(fs, reportFormats)
 	aopt := addAnalysisFlags(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -32,18 +31,15 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if len(files) != 1 {
 		return usagef("report takes exactly one result file, got %d", len(files))
 	}
-	if !contains(reportFormats, *format) {
-		return usagef("unknown --format %q (use one of %s)", *format, strings.Join(reportFormats, ", "))
+	if err := checkFormat(*format, reportFormats); err != nil {
+		return err
 	}
 	if sameFile(*out, files[0]) {
 		return usagef("--out %s is the result file itself; write the report to another path", *out)
 	}
-	r, err := result.Read(files[0])
+	r, err := readAnalysed(fs, files[0], aopt)
 	if err != nil {
 		return err
-	}
-	if err := analyseFor(fs, r, aopt); err != nil {
-		return fmt.Errorf("%s: %w", files[0], err)
 	}
 	return writeOut(env, *out, func(w io.Writer) error {
 		switch *format {
@@ -58,6 +54,36 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		}
 		return printTerm(w, r) // the same report `platbench run` prints
 	})
+}
+
+// addOutputFlags binds a command's --format (one of formats, the first the
+// default) and --out (the file written atomically; standard output when
+// empty).
+func addOutputFlags(fs *flag.FlagSet, formats []string) (format, out *string) {
+	format = fs.String("format", formats[0], "output format: "+strings.Join(formats, ", "))
+	out = fs.String("out", "", "write to this file (atomically) instead of standard output")
+	return format, out
+}
+
+// checkFormat refuses a --format that is not one of formats.
+func checkFormat(format string, formats []string) error {
+	if !contains(formats, format) {
+		return usagef("unknown --format %q (use one of %s)", format, strings.Join(formats, ", "))
+	}
+	return nil
+}
+
+// readAnalysed reads a result file and fills its analysis as analyseFor
+// says; an analysis error names the file.
+func readAnalysed(fs *flag.FlagSet, path string, o *analysis.Options) (*result.Result, error) {
+	r, err := result.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := analyseFor(fs, r, o); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }
 
 // analyseFor fills r.Analysis: the file's own analysis stands unless an

@@ -203,6 +203,12 @@ func runSync(ctx context.Context, jobs []*job, depth int, bufs *buffers, s sink,
 			}()
 		}
 	}
+	return r.wait(ctx, &wg)
+}
+
+// wait waits for the run's workers (wg), telling them to stop when ctx
+// ends, and returns the run's first error.
+func (r *run) wait(ctx context.Context, wg *sync.WaitGroup) error {
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -306,17 +312,7 @@ func runUring(ctx context.Context, jobs []*job, depth int, o uringOpts, bufs *bu
 			uringLoop(j, rg, depth, o, base, s, r)
 		}()
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			r.stop.Store(true)
-		case <-done:
-		}
-	}()
-	wg.Wait()
-	close(done)
-	return r.err
+	return r.wait(ctx, &wg)
 }
 
 // newJobRing sets up job j's ring with the registrations o asks for.

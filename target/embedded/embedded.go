@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -194,15 +195,9 @@ func (w *worker) Close() error { return nil }
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
 	case workload.OpRead, workload.OpGet:
-		v, c, err := w.db.Get(req.Key)
+		_, c, err := w.get(req.Key)
 		if err != nil {
-			return w.classify(err)
-		}
-		if w.check {
-			if err := target.Verdict(workload.CheckRecord(v, req.Key, w.fieldLen, w.fieldCount)); err != nil {
-				c.Close()
-				return err
-			}
+			return err
 		}
 		return c.Close()
 	case workload.OpInsert, workload.OpWrite, workload.OpSet:
@@ -217,19 +212,29 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	return target.ErrUnsupported
 }
 
+// get reads a record and, in a checked workload, checks it. Unless it
+// returns an error, the caller closes c once done with v.
+func (w *worker) get(key []byte) ([]byte, io.Closer, error) {
+	v, c, err := w.db.Get(key)
+	if err != nil {
+		return nil, nil, w.classify(err)
+	}
+	if w.check {
+		if err := target.Verdict(workload.CheckRecord(v, key, w.fieldLen, w.fieldCount)); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+	}
+	return v, c, nil
+}
+
 // update reads the record, overwrites len(Value) bytes from field
 // req.Field (one field, or all of them from the first) and writes it back.
 // A checked workload checks the record read first.
 func (w *worker) update(req *workload.Request) error {
-	v, c, err := w.db.Get(req.Key)
+	v, c, err := w.get(req.Key)
 	if err != nil {
-		return w.classify(err)
-	}
-	if w.check {
-		if err := target.Verdict(workload.CheckRecord(v, req.Key, w.fieldLen, w.fieldCount)); err != nil {
-			c.Close()
-			return err
-		}
+		return err
 	}
 	w.buf = append(w.buf[:0], v...)
 	c.Close()

@@ -32,6 +32,7 @@ import (
 
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/telemetry/scrape"
 )
 
 // DefaultInterval is the reading period when Start is given 0.
@@ -44,8 +45,7 @@ type Collector struct {
 	reset   bool
 	resetE  string
 	nodes   []*node
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	group   *scrape.Group[*reading]
 	once    sync.Once
 	out     *result.DBMetrics
 }
@@ -55,11 +55,9 @@ type Collector struct {
 type getter func(ctx context.Context, key string) (*reading, error)
 
 type node struct {
-	key      string
-	get      getter
-	missing  func(*reading) []string
-	interval time.Duration
-	timeout  time.Duration
+	key     string
+	get     getter
+	missing func(*reading) []string
 
 	mu       sync.Mutex
 	series   result.DBMetricsSeries
@@ -79,8 +77,7 @@ func Start(ctx context.Context, src target.StatusReader, interval time.Duration,
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c := &Collector{source: "redis INFO", cancel: cancel, reset: reset, missing: unavailable}
+	c := &Collector{source: "redis INFO", reset: reset, missing: unavailable}
 	lctx, lcancel := context.WithTimeout(ctx, interval)
 	names := src.StatusNodes(lctx)
 	if reset {
@@ -110,8 +107,7 @@ func StartJMX(ctx context.Context, urls []string, interval time.Duration) *Colle
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c := &Collector{source: JMXSource, cancel: cancel, missing: unavailableJMX}
+	c := &Collector{source: JMXSource, missing: unavailableJMX}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 4 * interval}}
 	names := make([]string, len(urls))
 	for i, u := range urls {
@@ -135,25 +131,14 @@ func StartJMX(ctx context.Context, urls []string, interval time.Duration) *Colle
 // every interval on its own goroutine.
 func (c *Collector) start(ctx context.Context, names, keys []string, get getter, interval, timeout time.Duration) {
 	now := time.Now()
-	var first sync.WaitGroup
+	var sources []*scrape.Source[*reading]
 	for i, name := range names {
-		n := &node{key: keys[i], get: get, interval: interval, timeout: timeout, unavail: map[string]int{}, missing: c.missing,
+		n := &node{key: keys[i], get: get, unavail: map[string]int{}, missing: c.missing,
 			series: result.DBMetricsSeries{Node: name, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
-		first.Add(1)
-		go func() {
-			defer first.Done()
-			n.read(ctx, now)
-		}()
+		sources = append(sources, &scrape.Source[*reading]{Timeout: timeout, Get: n.fetch, Keep: n.keep})
 	}
-	first.Wait()
-	for _, n := range c.nodes {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			n.loop(ctx)
-		}()
-	}
+	c.group = scrape.Start(ctx, scrape.Schedule{Interval: interval, Wait: true}, sources, now)
 }
 
 // Stop ends the reading and returns the figures. Every node is read once
@@ -163,17 +148,7 @@ func (c *Collector) start(ctx context.Context, names, keys []string, get getter,
 // exporter). Stop is idempotent.
 func (c *Collector) Stop() *result.DBMetrics {
 	c.once.Do(func() {
-		c.cancel()
-		c.wg.Wait()
-		var wg sync.WaitGroup
-		for _, n := range c.nodes {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n.final()
-			}()
-		}
-		wg.Wait()
+		c.group.Stop()
 		m := &result.DBMetrics{Source: c.source, Reset: c.reset}
 		if c.resetE != "" {
 			m.Unavailable = append(m.Unavailable, "reset at the start (CONFIG RESETSTAT failed on "+c.resetE+")")
@@ -221,35 +196,8 @@ func (c *Collector) Latest() []result.DBMetricsSeries {
 	return out
 }
 
-func (n *node) loop(ctx context.Context) {
-	t := time.NewTicker(n.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			n.read(ctx, now)
-		}
-	}
-}
-
-// final is Stop's last reading. It is tried even when the node was
-// failing (bounded by the node's timeout): the counters' differences must
-// reach the end of the run, and a slow exporter often answers the next
-// time.
-func (n *node) final() {
-	n.read(context.Background(), time.Now())
-}
-
-// read takes one reading and appends a sample (or a missing one). A
-// reading cut short by Stop is not recorded.
-func (n *node) read(ctx context.Context, at time.Time) {
-	r, err := n.fetch(ctx)
-	if ctx.Err() != nil {
-		return
-	}
-	now := time.Now()
+// keep appends one reading's sample (or a missing one).
+func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
@@ -271,8 +219,7 @@ func (n *node) read(ctx context.Context, at time.Time) {
 	n.prev, n.prevAt = r, now
 }
 
+// fetch reads the node once (ctx carries its timeout).
 func (n *node) fetch(ctx context.Context) (*reading, error) {
-	ctx, cancel := context.WithTimeout(ctx, n.timeout)
-	defer cancel()
 	return n.get(ctx, n.key)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/telemetry/scrape"
 )
 
 // JMXSource is DBMetrics.Source for figures scraped from the Prometheus
@@ -181,32 +182,9 @@ func URLProblems(urls []string) usererr.List {
 	return l
 }
 
-// NormalizeURL reads host:port as http://host:port/metrics and checks the
-// URL; a bad one is a usererr naming db_metrics_url.
+// NormalizeURL reads a JMX exporter's address (see scrape.URL: host:port
+// reads as http://host:port/metrics; the port is required); a bad one is a
+// usererr naming db_metrics_url.
 func NormalizeURL(s string) (string, *usererr.Error) {
-	bad := func(why string) *usererr.Error {
-		return usererr.Field("db_metrics_url", "%q %s (fix: the JMX exporter's URL, such as http://10.0.0.5:7070/metrics, or host:port)", s, why)
-	}
-	raw := strings.TrimSpace(s)
-	if raw == "" {
-		return "", bad("is empty")
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return "", bad("is not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", bad("is not http or https")
-	case u.Hostname() == "":
-		return "", bad("has no host")
-	case u.Port() == "":
-		return "", bad("has no port")
-	}
-	if u.Path == "" {
-		u.Path = "/metrics"
-	}
-	return u.String(), nil
+	return scrape.URL(s, "db_metrics_url", "the JMX exporter's URL, such as http://10.0.0.5:7070/metrics", true)
 }

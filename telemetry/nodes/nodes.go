@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/scrape"
 )
 
 // DefaultInterval is the scrape period when Start is given 0.
@@ -42,26 +43,22 @@ const maxBody = 16 << 20
 
 // Collector is a running set of node scrapers.
 type Collector struct {
-	nodes  []*node
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-	out    []result.NodeSeries
+	nodes []*node
+	group *scrape.Group[*reading]
+	once  sync.Once
+	out   []result.NodeSeries
 }
 
 // node is one exporter's scraper and its series.
 type node struct {
-	url      string
-	interval time.Duration
-	timeout  time.Duration
-	client   *http.Client
+	url     string
+	timeout time.Duration
+	client  *http.Client
 
-	mu         sync.Mutex
-	series     result.NodeSeries
-	prev       *reading
-	prevAt     time.Time
-	lastAt     time.Time // last attempt
-	lastFailed bool
+	mu     sync.Mutex
+	series result.NodeSeries
+	prev   *reading
+	prevAt time.Time
 }
 
 // Start scrapes every URL (as URLs returns them; host:port reads as
@@ -71,25 +68,26 @@ func Start(ctx context.Context, urls []string, interval time.Duration) *Collecto
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c := &Collector{cancel: cancel}
+	c := &Collector{}
 	// One client for all nodes: keep-alive connections make a scrape one
 	// request, not a TCP handshake each second.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 4 * interval}}
 	now := time.Now()
+	var sources []*scrape.Source[*reading]
 	for _, u := range urls {
 		if nu, err := normalize(u); err == nil {
 			u = nu // host:port reads as its /metrics URL; a bad URL fails each scrape with its reason
 		}
-		n := &node{url: u, interval: interval, timeout: interval / 2, client: client,
+		n := &node{url: u, timeout: interval / 2, client: client,
 			series: result.NodeSeries{Node: nodeName(u), URL: u, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			n.loop(ctx, now)
-		}()
+		sources = append(sources, &scrape.Source[*reading]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
 	}
+	c.group = scrape.Start(ctx, scrape.Schedule{Interval: interval,
+		// Stop's last scrape (see Stop).
+		SkipFinal: func(lastDue time.Time, failed bool) bool {
+			return failed || time.Since(lastDue) < interval/5
+		}}, sources, now)
 	return c
 }
 
@@ -99,17 +97,7 @@ func Start(ctx context.Context, urls []string, interval time.Duration) *Collecto
 // that was failing is not waited for. Stop is idempotent.
 func (c *Collector) Stop() []result.NodeSeries {
 	c.once.Do(func() {
-		c.cancel()
-		c.wg.Wait()
-		var wg sync.WaitGroup
-		for _, n := range c.nodes {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n.final()
-			}()
-		}
-		wg.Wait()
+		c.group.Stop()
 		for _, n := range c.nodes {
 			n.mu.Lock()
 			c.out = append(c.out, n.series)
@@ -119,41 +107,10 @@ func (c *Collector) Stop() []result.NodeSeries {
 	return c.out
 }
 
-func (n *node) loop(ctx context.Context, start time.Time) {
-	n.scrape(ctx, start)
-	t := time.NewTicker(n.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			n.scrape(ctx, now)
-		}
-	}
-}
-
-// final is Stop's last scrape (see Stop).
-func (n *node) final() {
-	n.mu.Lock()
-	skip := n.lastFailed || time.Since(n.lastAt) < n.interval/5
-	n.mu.Unlock()
-	if !skip {
-		n.scrape(context.Background(), time.Now())
-	}
-}
-
-// scrape reads the exporter once and appends a sample (or a missing one). A
-// scrape cut short by Stop is not recorded: the node did nothing wrong.
-func (n *node) scrape(ctx context.Context, at time.Time) {
-	r, err := n.get(ctx)
-	if ctx.Err() != nil {
-		return
-	}
-	now := time.Now()
+// keep appends one scrape's sample (or a missing one).
+func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.lastAt, n.lastFailed = at, err != nil
 	if err != nil {
 		n.series.Samples = append(n.series.Samples, result.NodeSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error(), CPUMaxCoreID: -1})
@@ -169,10 +126,8 @@ func (n *node) scrape(ctx context.Context, at time.Time) {
 	n.prev, n.prevAt = r, now
 }
 
-// get fetches and parses one exposition within the node's timeout.
+// get fetches and parses one exposition (ctx carries the node's timeout).
 func (n *node) get(ctx context.Context) (*reading, error) {
-	ctx, cancel := context.WithTimeout(ctx, n.timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
 	if err != nil {
 		return nil, err

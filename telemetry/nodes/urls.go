@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/telemetry/scrape"
 )
 
 // Problems checks what a person gave: exporter URLs (config field
@@ -64,40 +65,10 @@ func URLs(explicit []string, port int, targetNodes []string) ([]string, error) {
 	return out, nil
 }
 
-// normalize reads an exporter address: a full URL, or host:port (read as
-// http://host:port/metrics); a URL without a path gets /metrics.
+// normalize reads an exporter address (see scrape.URL; config field
+// server_metrics).
 func normalize(s string) (string, *usererr.Error) {
-	bad := func(why string) *usererr.Error {
-		return usererr.Field("server_metrics", "%q %s (fix: a node_exporter URL such as http://10.0.0.5:9100/metrics, or host:port)", s, why)
-	}
-	raw := strings.TrimSpace(s)
-	if raw == "" {
-		return "", bad("is empty")
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return "", bad("is not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", bad("is not an http or https URL")
-	case u.Hostname() == "":
-		return "", bad("has no host")
-	case u.User != nil:
-		return "", bad("carries a user name or password, which would be written into the result")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", bad("has no valid port")
-		}
-	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/metrics"
-	}
-	u.Fragment = ""
-	return u.String(), nil
+	return scrape.URL(s, "server_metrics", "a node_exporter URL such as http://10.0.0.5:9100/metrics", false)
 }
 
 // hostOf is the host of one of target.Info's Nodes: its first word, without
