@@ -317,6 +317,10 @@ func TestURLs(t *testing.T) {
 			"http://10.0.0.1:9100/metrics http://broker:9100/metrics http://[::1]:9100/metrics http://127.0.0.1:9100/metrics", ""},
 		{nil, 0, []string{"a:1"}, "", ""}, // off
 		{nil, 9100, nil, "", "server_metrics_port is set but the target named no nodes"},
+		// auto: the target's nodes on node_exporter's port, or the one given
+		{[]string{"auto"}, 0, []string{"10.0.0.1:9042 (dc dc1, UP)", "10.0.0.2:9042"},
+			"http://10.0.0.1:9100/metrics http://10.0.0.2:9100/metrics", ""},
+		{[]string{" AUTO "}, 19100, []string{"10.0.0.1:9042"}, "http://10.0.0.1:19100/metrics", ""},
 	} {
 		got, err := URLs(c.explicit, c.port, c.nodes)
 		if fmt.Sprint(err) != "<nil>" || c.err != "" {
@@ -332,5 +336,11 @@ func TestURLs(t *testing.T) {
 	l := Problems([]string{"ftp://x", "ok:9100", "h:0"}, 70000)
 	if len(l) != 3 || l[0].Field != "server_metrics" || l[2].Field != "server_metrics_port" {
 		t.Errorf("problems %v", l)
+	}
+	if l := Problems([]string{"auto"}, 0); len(l) != 0 {
+		t.Errorf("auto alone: %v", l)
+	}
+	if l := Problems([]string{"auto", "10.0.0.5:9100"}, 0); len(l) != 1 || !strings.Contains(l[0].Error(), "auto stands for the target's nodes") {
+		t.Errorf("auto with a URL: %v", l)
 	}
 }

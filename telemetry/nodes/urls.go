@@ -16,6 +16,12 @@ import (
 func Problems(explicit []string, port int) usererr.List {
 	var l usererr.List
 	for _, s := range explicit {
+		if isAuto(s) {
+			if len(explicit) > 1 {
+				l.Add("server_metrics", "auto stands for the target's nodes and cannot be given with exporter URLs (fix: either auto, or each node's URL)")
+			}
+			continue
+		}
 		if _, err := normalize(s); err != nil {
 			l = append(l, err)
 		}
@@ -26,8 +32,17 @@ func Problems(explicit []string, port int) usererr.List {
 	return l
 }
 
+// DefaultPort is node_exporter's port, which "auto" scrapes on the target's
+// nodes when no port is given.
+const DefaultPort = 9100
+
+// isAuto reports whether an explicit entry is the keyword "auto": the
+// target's discovered nodes, on port (DefaultPort when 0).
+func isAuto(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "auto") }
+
 // URLs is the list of exporters to scrape: the explicit URLs normalised
-// (see normalize) when there are any; else, when port is set,
+// (see normalize) when there are any; else, when port is set (or the one
+// explicit entry is "auto": port, or DefaultPort),
 // http://HOST:port/metrics for each distinct host among the target's nodes
 // as the target described them ("10.0.0.5:9042 (dc dc1, UP)", "broker:9092",
 // "local" for a target inside platbench). Duplicates are dropped: three
@@ -39,6 +54,12 @@ func URLs(explicit []string, port int, targetNodes []string) ([]string, error) {
 		if !seen[u] {
 			seen[u] = true
 			out = append(out, u)
+		}
+	}
+	if len(explicit) == 1 && isAuto(explicit[0]) {
+		explicit = nil
+		if port == 0 {
+			port = DefaultPort
 		}
 	}
 	if len(explicit) > 0 {
