@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -433,7 +434,9 @@ func checksReads(t target.Target, url string, spec *workload.Spec) error {
 func verifyRefused(err error, verify bool) error {
 	var ue *usererr.Error
 	if verify && errors.As(err, &ue) && ue.Field == "validate" {
-		return &usererr.Error{Field: "verify", Msg: ue.Msg + " (verify reads back with checked reads)"}
+		// The fix names the option the user gave.
+		msg := strings.ReplaceAll(ue.Msg, "drop validate", "drop verify")
+		return &usererr.Error{Field: "verify", Msg: msg + " (verify reads back with checked reads)"}
 	}
 	return err
 }

@@ -46,4 +46,10 @@ func TestVerifyEmbeddedCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", c, code, stderr)
 		}
 	}
+	// A target without checked reads: refused naming --verify, and the fix
+	// names the option given.
+	code, _, stderr = run(t, "run", "--target", "null", "--verify", "--duration", "1s")
+	if code != 2 || !strings.Contains(stderr, "--verify is not supported by null") || !strings.Contains(stderr, "drop verify") {
+		t.Errorf("--verify on null: exit %d, %q", code, stderr)
+	}
 }
