@@ -189,13 +189,26 @@ func privateCluster(t *testing.T, replica ...bool) ([]string, []*exec.Cmd) {
 	if len(replica) > 0 && replica[0] {
 		n = 4
 	}
-	for range n {
+	// Distinct free ports, held open until all are chosen (a port closed
+	// at once can come back from the next Listen: two nodes on one port
+	// made "Can't replicate myself" in CI), each with room for its cluster
+	// bus port (port + 10000 <= 65535).
+	var ports []string
+	var held []net.Listener
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || len(held) > 1000 {
+			t.Fatalf("no free port for a private cluster node: %v", err)
 		}
-		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		held = append(held, l)
+		if p := l.Addr().(*net.TCPAddr).Port; p+10000 <= 65535 {
+			ports = append(ports, strconv.Itoa(p))
+		}
+	}
+	for _, l := range held {
 		l.Close()
+	}
+	for _, port := range ports {
 		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir(),
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000", "--cluster-require-full-coverage", "no")
 		if err := cmd.Start(); err != nil {
