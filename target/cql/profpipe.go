@@ -203,29 +203,10 @@ func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more 
 // follow (a view into the frame), and a conditional statement's [applied]
 // (true for any other result).
 func profRows(r *reader, cas bool) (rows int, page []byte, applied bool) {
-	if r.int() != resultRows {
+	rows, _, page, isRows := rowsMeta(r)
+	if !isRows {
 		return 0, nil, true
 	}
-	flags := r.int()
-	cols := int(r.int())
-	if flags&rowsHasMorePages != 0 {
-		page = r.bytesView()
-	}
-	if flags&rowsNoMetadata == 0 {
-		if flags&rowsGlobalSpec != 0 {
-			r.skipString()
-			r.skipString()
-		}
-		for i := 0; i < cols && r.err == nil; i++ {
-			if flags&rowsGlobalSpec == 0 {
-				r.skipString()
-				r.skipString()
-			}
-			r.skipString()
-			r.skipOption()
-		}
-	}
-	rows = int(r.int())
 	applied = true
 	if cas && rows > 0 {
 		v := r.bytesView()

@@ -302,14 +302,20 @@ func (r *reader) skipOption() {
 // counts, leaving r at the first row (the rows are decoded only by a
 // checked read: checkRows). Other kinds (Void for writes) are not Rows.
 func rowsHead(r *reader) (rows, cols int, isRows bool) {
-	kind := r.int()
-	if kind != resultRows {
-		return 0, 0, false
+	rows, cols, _, isRows = rowsMeta(r)
+	return rows, cols, isRows
+}
+
+// rowsMeta is rowsHead with the paging state when more pages follow (a
+// view into the frame; nil on the last page).
+func rowsMeta(r *reader) (rows, cols int, page []byte, isRows bool) {
+	if r.int() != resultRows {
+		return 0, 0, nil, false
 	}
 	flags := r.int()
 	cols = int(r.int())
 	if flags&rowsHasMorePages != 0 {
-		r.bytesView()
+		page = r.bytesView()
 	}
 	if flags&rowsNoMetadata == 0 {
 		if flags&rowsGlobalSpec != 0 {
@@ -325,7 +331,7 @@ func rowsHead(r *reader) (rows, cols int, isRows bool) {
 			r.skipOption()
 		}
 	}
-	return int(r.int()), cols, true
+	return int(r.int()), cols, page, true
 }
 
 // checkRows checks the rows of a checked read (workload validate): each
