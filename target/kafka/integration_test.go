@@ -113,28 +113,17 @@ func TestStreamProduceConsume(t *testing.T) {
 	time.Sleep(10 * time.Millisecond) // the runner starts workers and background together
 
 	const workers, per = 4, 300
-	var wg sync.WaitGroup
 	var failed atomic.Int64
-	for i := 0; i < workers; i++ {
-		w, err := tg.NewWorker(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.Close()
-			req := workload.Request{Op: workload.OpProduce}
-			for j := 0; j < per; j++ {
-				req.Key = strconv.AppendInt(req.Key[:0], int64(j%17), 10)
-				if err := w.Do(ctx, &req); err != nil {
-					failed.Add(1)
-					t.Errorf("produce: %v", err)
-				}
+	eachProducer(t, tg, workers, func(w target.Worker, req *workload.Request) {
+		defer w.Close()
+		for j := 0; j < per; j++ {
+			req.Key = strconv.AppendInt(req.Key[:0], int64(j%17), 10)
+			if err := w.Do(ctx, req); err != nil {
+				failed.Add(1)
+				t.Errorf("produce: %v", err)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	// Wait until the consumers have seen everything, then end the run.
 	deadline := time.Now().Add(30 * time.Second)
 	for s.count(workload.OpConsume, target.ClassNone) < workers*per && time.Now().Before(deadline) {
@@ -577,4 +566,24 @@ func redeliveries(t *testing.T, sum map[string]string) int {
 		t.Fatalf("summary kafka.redelivered = %q", sum["kafka.redelivered"])
 	}
 	return n
+}
+
+// eachProducer runs body on workers new workers of tg, each on its own
+// goroutine with its own PRODUCE request, and waits for all of them; body
+// closes its worker.
+func eachProducer(t *testing.T, tg *Target, workers int, body func(w target.Worker, req *workload.Request)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		w, err := tg.NewWorker(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(w, &workload.Request{Op: workload.OpProduce})
+		}()
+	}
+	wg.Wait()
 }

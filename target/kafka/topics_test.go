@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,25 +32,14 @@ func TestManyTopics(t *testing.T) {
 	bgErr := make(chan error, 1)
 	go func() { bgErr <- tg.RunBackground(bctx, &s) }()
 	const workers, per = 3, 100
-	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		w, err := tg.NewWorker(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.Close()
-			req := workload.Request{Op: workload.OpProduce}
-			for j := 0; j < per; j++ {
-				if err := w.Do(ctx, &req); err != nil {
-					t.Errorf("produce: %v", err)
-				}
+	eachProducer(t, tg, workers, func(w target.Worker, req *workload.Request) {
+		defer w.Close()
+		for j := 0; j < per; j++ {
+			if err := w.Do(ctx, req); err != nil {
+				t.Errorf("produce: %v", err)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	for deadline := time.Now().Add(30 * time.Second); s.count(workload.OpConsume, target.ClassNone) < workers*per && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -37,27 +37,16 @@ func TestTransactions(t *testing.T) {
 	go func() { bgErr <- tg.RunBackground(bctx, &s) }()
 
 	const workers, per = 4, 250
-	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		w, err := tg.NewWorker(i)
-		if err != nil {
-			t.Fatal(err)
+	eachProducer(t, tg, workers, func(w target.Worker, req *workload.Request) {
+		for j := 0; j < per; j++ {
+			if err := w.Do(ctx, req); err != nil {
+				t.Errorf("produce: %v", err)
+			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req := workload.Request{Op: workload.OpProduce}
-			for j := 0; j < per; j++ {
-				if err := w.Do(ctx, &req); err != nil {
-					t.Errorf("produce: %v", err)
-				}
-			}
-			if err := w.Close(); err != nil { // commits the open transaction
-				t.Errorf("close: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
+		if err := w.Close(); err != nil { // commits the open transaction
+			t.Errorf("close: %v", err)
+		}
+	})
 	_, committed := tg.expected()
 	for deadline := time.Now().Add(30 * time.Second); s.count(workload.OpConsume, target.ClassNone) < int64(committed) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
@@ -203,28 +192,17 @@ func TestTransactionsKeepServing(t *testing.T) {
 	tg.conn = append(tg.conn, kgo.WithLogger(&logs))
 	const workers, commits = 256, 100
 	start := time.Now()
-	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		w, err := tg.NewWorker(i)
-		if err != nil {
-			t.Fatal(err)
+	eachProducer(t, tg, workers, func(w target.Worker, req *workload.Request) {
+		for tg.txn.committed.Load() < commits {
+			if err := w.Do(ctx, req); err != nil {
+				t.Errorf("produce: %v", err)
+				return
+			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req := workload.Request{Op: workload.OpProduce}
-			for tg.txn.committed.Load() < commits {
-				if err := w.Do(ctx, &req); err != nil {
-					t.Errorf("produce: %v", err)
-					return
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Errorf("close: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
+		if err := w.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
 	run := time.Since(start)
 	sum := tg.Summary(ctx)
 	waitMax := time.Duration(tg.txn.waitMaxNs.Load())
