@@ -28,6 +28,8 @@ type PhaseFigures struct {
 	// their spacing (uniform or poisson); RateOpsPerS is then their mean.
 	Streams []string `json:"streams,omitempty"`
 	Arrival string   `json:"arrival,omitempty"`
+	// PaceTickNs: operations due within it of each other started together.
+	PaceTickNs int64 `json:"pace_tick_ns,omitempty"`
 
 	// Ops completed without error, Errors of every class, over the whole phase.
 	Ops           uint64            `json:"ops"`
@@ -92,7 +94,7 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
 		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
 		Delayed: p.Delayed, LateClient: p.LateClient, DelayThresholdNs: p.DelayThresholdNs,
-		Streams: p.Streams, Arrival: p.Arrival,
+		Streams: p.Streams, Arrival: p.Arrival, PaceTickNs: p.PaceTickNs,
 	}
 	for _, o := range p.Ops {
 		of := OpFigures{Op: o.Op, Count: o.Count, Bytes: o.Bytes, ErrorsByClass: o.Errors, Latency: o.Latency, Service: o.Service}

@@ -34,6 +34,9 @@ const (
 	DefaultSeed = 1
 	// DefaultWarmup is the steady-state rule: detect the warm-up (MSER-5).
 	DefaultWarmup = "auto"
+	// MaxPaceTick bounds the open loop's pace tick: a longer one would start
+	// a second's operations in one burst.
+	MaxPaceTick = time.Second
 )
 
 // Config is one benchmark. It is copied into the result file. A zero field
@@ -155,6 +158,9 @@ func (c *Config) Validate() error {
 		}
 		if rc.Rate < 0 || math.IsNaN(rc.Rate) || math.IsInf(rc.Rate, 0) {
 			l.Add("rate", "%v is not a rate (fix: ops/s such as 20k, or 0 for as fast as possible)", rc.Rate)
+		}
+		if rc.PaceTick < 0 || rc.PaceTick > MaxPaceTick {
+			l.Add("pace_tick", "%s is not a pace tick (fix: a duration up to %s, such as 50us or 1ms)", rc.PaceTick, MaxPaceTick)
 		}
 		for _, e := range rc.Events {
 			if rc.Duration > 0 && e.At >= rc.Duration {

@@ -213,7 +213,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		m.Delayed += p.Delayed
 		m.LateClient += p.LateClient
 		m.Streams, m.Arrival = p.Streams, p.Arrival // every loader takes a share of the same streams
-		m.DelayThresholdNs = p.DelayThresholdNs
+		m.DelayThresholdNs, m.PaceTickNs = p.DelayThresholdNs, p.PaceTickNs
 		m.Interrupted = m.Interrupted || p.Interrupted
 		if e := p.StartedAt.Add(time.Duration(p.DurationNs)); e.After(end) {
 			end = e

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
@@ -338,5 +339,25 @@ func TestPageCacheVerdictText(t *testing.T) {
 	}
 	if pageCacheVerdict(nil) != "" {
 		t.Error("no verdict, yet a sentence")
+	}
+}
+
+// An open-loop phase's pace tick is shown beside its late starts in the
+// terminal report and in the Markdown summary table.
+func TestPaceTickShown(t *testing.T) {
+	r := synthResult(synthOptions{Seconds: 20, Open: true, Rate: 3000, Seed: 5})
+	r.Phases[len(r.Phases)-1].PaceTickNs = int64(time.Millisecond)
+	var term, md bytes.Buffer
+	if err := WriteTerm(&term, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(term.String(), "pace tick") || !strings.Contains(term.String(), "1.00 ms (operations due within it") {
+		t.Errorf("terminal report lacks the pace tick:\n%s", term.String())
+	}
+	if !strings.Contains(md.String(), "Pace tick (ops due within it start together) | 1.00 ms") {
+		t.Errorf("Markdown lacks the pace tick:\n%s", md.String())
 	}
 }

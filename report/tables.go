@@ -130,6 +130,9 @@ func throughputSection(u *run) section {
 	t.add("Errors", errs)
 	if f.Mode == "open" {
 		t.add("Target rate", units.OpsPerSec(f.RateOpsPerS))
+		if f.PaceTickNs > 0 {
+			t.add("Pace tick (ops due within it start together)", units.Latency(float64(f.PaceTickNs)))
+		}
 		if f.Delayed > 0 {
 			t.add("Late starts: target held every worker", units.Int(float64(f.Delayed)))
 		}

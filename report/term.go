@@ -207,6 +207,9 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	if f.Mode == "open" {
 		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(f.Delayed)), units.Latency(float64(f.DelayThresholdNs)))
 		fmt.Fprintf(tw, "late starts (client)\t: %s (started more than %s late with a worker free: the client itself was late)\n", units.Int(float64(f.LateClient)), units.Latency(float64(f.DelayThresholdNs)))
+		if f.PaceTickNs > 0 {
+			fmt.Fprintf(tw, "pace tick\t: %s (operations due within it of each other start together, each charged from its own intended start)\n", units.Latency(float64(f.PaceTickNs)))
+		}
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()

@@ -162,6 +162,10 @@ type Phase struct {
 	Streams          []string `json:"streams,omitempty"`
 	Arrival          string   `json:"arrival,omitempty"`
 	DelayThresholdNs int64    `json:"delay_threshold_ns,omitempty"`
+	// PaceTickNs is the open loop's shortest time between two timed wakeups
+	// of a pacer or an asynchronous lane: operations due within it of each
+	// other start together, each charged from its own intended start.
+	PaceTickNs int64 `json:"pace_tick_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.
 	Ops []OpTotal `json:"ops"`
 	// Intervals is the 1 s series.

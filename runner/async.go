@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/platbench/platbench/recorder"
@@ -184,7 +185,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 	// freedAt is when the last wait for a free slot (all depth in flight)
 	// ended: an op that came due before it waited for the target.
 	freedAt := int64(-1 << 62)
-	var lastAt int64 = -1 << 62 // the last timed wait's end
+	tk := ticks{tick: tick, last: -1 << 62}
 	for {
 		sent := false
 		for !stopped && len(st.free) > 0 {
@@ -229,16 +230,17 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			return late
 		}
 		wait := time.Duration(-1) // block for a completion
+		at := int64(math.MaxInt64)
 		if pending && !stopped && len(st.free) > 0 {
 			// The next op's start, but at least a tick after the last timed
 			// wait: ops due closer together than that go out together
 			// (completions, which wake the loop anyway, do not count).
-			at := max(intended, lastAt+tick)
-			lastAt = at
+			at = tk.next(intended)
 			if st.nfly == 0 {
 				// Nothing in flight: sleep until the next op is due (in
 				// slices of 100 ms so that a stop is seen).
 				pause(rec, slp, min(at-rec.Now(), int64(100*time.Millisecond)))
+				tk.woke(at, rec.Now())
 				continue
 			}
 			if nudge {
@@ -249,8 +251,10 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		}
 		full := len(st.free) == 0
 		w.Poll(ctx, wait, done)
+		now := rec.Now()
+		tk.woke(at, now)
 		if full {
-			freedAt = rec.Now()
+			freedAt = now
 		}
 		if s.stop.Load() && pending {
 			// The phase ended while this op waited for its start: it is
@@ -259,6 +263,25 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			// without polling).
 			stopped, pending = true, false
 		}
+	}
+}
+
+// ticks spaces an asynchronous lane's timed wakeups at least a tick apart.
+type ticks struct {
+	tick int64
+	last int64 // the deadline of the last timed wait that was reached
+}
+
+// next is when to wake for an op intended to start at intended: then, or a
+// tick after the last timed wakeup if that is later.
+func (k *ticks) next(intended int64) int64 { return max(intended, k.last+k.tick) }
+
+// woke tells that a wait for deadline at ended at now. Only a wait that
+// reached its deadline starts a new tick: a completion that woke the loop
+// earlier does not push the next timed wakeup a tick further.
+func (k *ticks) woke(at, now int64) {
+	if now >= at {
+		k.last = at
 	}
 }
 

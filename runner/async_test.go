@@ -30,7 +30,8 @@ type pfake struct {
 	inFlight atomic.Int64
 	maxIn    atomic.Int64
 	done     atomic.Uint64
-	marks    [2]uint64 // read mem when these many ops have completed
+	flushes  atomic.Uint64 // Flushes that sent at least one op
+	marks    [2]uint64     // read mem when these many ops have completed
 	mem      *[2]runtime.MemStats
 	mu       sync.Mutex
 	problems []string
@@ -98,8 +99,13 @@ func (w *pfakeWorker) Submit(_ context.Context, _ *workload.Request, tag int) er
 }
 
 func (w *pfakeWorker) Flush(context.Context) {
+	sent := false
 	for i := range w.q {
+		sent = sent || !w.q[i].sent
 		w.q[i].sent = true
+	}
+	if sent {
+		w.f.flushes.Add(1)
 	}
 }
 
@@ -344,5 +350,76 @@ func TestPipelinedFixedRateStopsWithOpsInFlight(t *testing.T) {
 	f.check(t)
 	if n := f.inFlight.Load(); n != 0 {
 		t.Errorf("%d ops still in flight after the phase", n)
+	}
+}
+
+// An asynchronous lane's timed wakeups are a tick apart, counted from the
+// last deadline reached: a completion that wakes the loop before the
+// deadline does not push the next timed wakeup a tick further (it once did,
+// so that with a 1 ms tick ops waited up to two ticks), and a late wakeup
+// does not shift the ticks after it.
+func TestTicksCountFromTheLastDeadlineReached(t *testing.T) {
+	const us = int64(time.Microsecond)
+	k := ticks{tick: 1000 * us, last: -1 << 62}
+	if at := k.next(5 * us); at != 5*us {
+		t.Fatalf("first wakeup at %d, want the op's own start", at)
+	}
+	k.woke(5*us, 5*us)
+	// The next op is due 333 µs later: it waits for the tick.
+	at := k.next(338 * us)
+	if at != 1005*us {
+		t.Fatalf("next wakeup at %d µs, want a tick after the last (1005 µs)", at/us)
+	}
+	// A completion wakes the loop at 600 µs: the tick is not spent.
+	k.woke(at, 600*us)
+	if got := k.next(338 * us); got != 1005*us {
+		t.Errorf("after a completion wakeup the next timed wakeup is at %d µs, want 1005 µs", got/us)
+	}
+	// The timed wakeup comes 300 µs late: the next tick still counts from
+	// the deadline, not from the late wakeup.
+	k.woke(1005*us, 1305*us)
+	if got := k.next(1338 * us); got != 2005*us {
+		t.Errorf("after a late wakeup the next is at %d µs, want 2005 µs", got/us)
+	}
+	// An op due later than a tick wakes the loop at its own start.
+	if got := k.next(5000 * us); got != 5000*us {
+		t.Errorf("a far op wakes at %d µs, want its start (5000 µs)", got/us)
+	}
+}
+
+// With a 20 ms pace tick at 2,000 op/s a lane sends its ops in batches, about
+// one per tick instead of one per op, and latency still runs from each op's
+// own intended start: the ops wait half a tick on average, shown as lag and
+// latency, not as service time. (Counts are bounded loosely: a loaded machine
+// only makes batches larger.)
+func TestPipelinedPaceTickBatchesStarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1 s run")
+	}
+	s, ks := spec(t, "ycsb-c")
+	f := &pfake{depth: 64}
+	p, _, err := Run(context.Background(), f, s, ks, Config{Duration: time.Second, Rate: 2000, Concurrency: 64, PaceTick: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.check(t)
+	o := p.Ops[0]
+	t.Logf("%d ops in %d flushes; lag p50 %v p99 %v; service p99 %v; pace tick %v, late threshold %v, late client %d",
+		o.Count, f.flushes.Load(), time.Duration(o.Lag.P50Ns), time.Duration(o.Lag.P99Ns), time.Duration(o.Service.P99Ns),
+		time.Duration(p.PaceTickNs), time.Duration(p.DelayThresholdNs), p.LateClient)
+	if p.PaceTickNs != int64(20*time.Millisecond) {
+		t.Errorf("phase pace tick %d ns, want 20 ms recorded", p.PaceTickNs)
+	}
+	if p.DelayThresholdNs != int64(21*time.Millisecond) {
+		t.Errorf("late threshold %v, want 1 ms past the 20 ms tick", time.Duration(p.DelayThresholdNs))
+	}
+	if n := f.flushes.Load(); n == 0 || n > 120 || o.Count < 1000 {
+		t.Errorf("%d ops in %d flushes: want batches of about 40 (about 50 flushes in 1 s, and never one per op)", o.Count, n)
+	}
+	if o.Lag == nil || o.Lag.P50Ns < int64(3*time.Millisecond) {
+		t.Errorf("lag %+v: ops released once per 20 ms tick wait about 10 ms on average", o.Lag)
+	}
+	if o.Latency.P50Ns < o.Lag.P50Ns {
+		t.Errorf("latency p50 %v under lag p50 %v: latency must run from the intended start", time.Duration(o.Latency.P50Ns), time.Duration(o.Lag.P50Ns))
 	}
 }

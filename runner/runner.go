@@ -50,7 +50,8 @@ type Config struct {
 	// Seed makes the op sequence reproducible. Worker i uses Seed and i.
 	Seed int64
 	// DelayThreshold is how late an open-loop op may start before it counts
-	// as delayed (no worker or in-flight slot was free). Default 1 ms.
+	// as delayed (no worker or in-flight slot was free) or late (the client
+	// was). Default 1 ms, plus PaceTick when that is over DefaultPaceTick.
 	DelayThreshold time.Duration
 	// BucketWidth of the fine completion series. Default 100 ms.
 	BucketWidth time.Duration
@@ -81,17 +82,22 @@ func (c *Config) ensureDefaults() {
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultConcurrency
 	}
+	if c.PaceTick <= 0 {
+		c.PaceTick = DefaultPaceTick
+	}
 	if c.DelayThreshold <= 0 {
 		c.DelayThreshold = time.Millisecond
+		if c.PaceTick > DefaultPaceTick {
+			// A chosen tick's lateness is by design: only what comes on
+			// top of it is the client's being late.
+			c.DelayThreshold += c.PaceTick
+		}
 	}
 	if c.BucketWidth <= 0 {
 		c.BucketWidth = 100 * time.Millisecond
 	}
 	if c.Phase == "" {
 		c.Phase = "run"
-	}
-	if c.PaceTick <= 0 {
-		c.PaceTick = DefaultPaceTick
 	}
 	if len(c.Streams) == 0 && c.Rate > 0 {
 		c.Streams = []Stream{{Profile: Constant(c.Rate)}}
@@ -280,7 +286,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	p.Mode = "closed"
 	if open {
 		p.Mode, p.RateOpsPerS = "open", cfg.Rate
-		p.DelayThresholdNs = int64(cfg.DelayThreshold)
+		p.DelayThresholdNs, p.PaceTickNs = int64(cfg.DelayThreshold), int64(cfg.PaceTick)
 		var l lateness
 		for _, d := range late {
 			l.add(d)

@@ -104,6 +104,10 @@ func TestBadInputOneLineError(t *testing.T) {
 		{"zero ops", []string{"run", "--ops", "0"}, "--ops is 0"},
 		{"zero duration", []string{"run", "--duration", "0"}, "--duration is 0"},
 		{"zero telemetry interval", []string{"load", "--telemetry-interval", "0s"}, "--telemetry-interval is 0"},
+		{"zero pace tick", []string{"run", "--rate", "1k", "--pace-tick", "0"}, "--pace-tick is 0"},
+		{"pace tick too long", []string{"run", "--rate", "1k", "--pace-tick", "5s"}, "--pace-tick 5s is not a pace tick (fix: a duration up to 1s"},
+		{"pace tick without a rate", []string{"run", "--pace-tick", "1ms"}, "--pace-tick paces a fixed rate: give --rate too"},
+		{"bad pace tick", []string{"run", "--rate", "1k", "--pace-tick", "soon"}, "--pace-tick"},
 		// The library names config fields; the command line shows the flags.
 		{"bad perf scope", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--distribution "pareto" is unknown`},
 		{"every problem at once", []string{"run", "--perf-scope", "cluster", "--distribution", "pareto"}, `--perf-scope "cluster" is not process`},

@@ -28,6 +28,7 @@ var flagOfField = map[string]string{
 	"ops":            "ops",
 	"concurrency":    "concurrency",
 	"rate":           "rate",
+	"pace_tick":      "pace-tick",
 	"seed":           "seed",
 	"shard":          "shard",
 	"start_at":       "start-at",

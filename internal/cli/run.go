@@ -45,6 +45,7 @@ type benchFlags struct {
 	concurrency units.Count
 	rate        runner.Streams
 	poisson     bool
+	paceTick    units.Duration
 	seed        int64
 	out         string
 	noLoad      bool
@@ -100,6 +101,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 		}
 		return nil
 	})
+	fs.Var(&b.paceTick, "pace-tick", fmt.Sprintf("open loop: the shortest time between two timed wakeups, a `duration` (default %s); operations due within it of each other start together, each charged from its own intended start, so a longer tick costs less client CPU at low rates and adds up to a tick of schedule lag (tokio, under latte, keeps time in 1ms)", units.Duration(runner.DefaultPaceTick)))
 	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
 	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
 	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
@@ -134,6 +136,7 @@ func (b *benchFlags) zeroes() usererr.List {
 		{"field-count", "field_count", b.fieldCount == 0, "1 or more fields"},
 		{"field-length", "field_length", b.fieldLength == 0, "1 or more bytes per field"},
 		{"concurrency", "concurrency", b.concurrency == 0, "1 or more workers"},
+		{"pace-tick", "pace_tick", b.paceTick == 0, "a tick such as 50us or 1ms"},
 		{"telemetry-interval", "telemetry_interval", b.tel.Interval == 0, "a sampling period such as 1s"},
 	} {
 		if z.zero && flagSet(b.fs, z.flag) {
@@ -204,7 +207,8 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		Run:        !loadOnly,
 		Load:       loadOnly || !b.noLoad,
 		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
-			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson},
+			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson,
+			PaceTick: time.Duration(b.paceTick)},
 		Telemetry: b.tel.Config,
 	}
 	if r, ok := b.rate.Rate(); ok {
@@ -215,8 +219,12 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Streams = b.rate
 	}
-	if b.poisson && !cfg.Runner.Open() {
+	open := cfg.Runner.Open() || b.fs.Name() == "sweep" // every sweep step runs at a fixed rate
+	if b.poisson && !open {
 		return bench.Config{}, usagef("--arrival poisson spaces a fixed rate's arrivals: give --rate too")
+	}
+	if flagSet(b.fs, "pace-tick") && !open {
+		return bench.Config{}, usagef("--pace-tick paces a fixed rate: give --rate too (a closed loop has no schedule)")
 	}
 	if b.analysis != nil {
 		cfg.Warmup = b.analysis.Warmup

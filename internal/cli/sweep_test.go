@@ -10,7 +10,10 @@ import (
 
 func TestSweepCommandNull(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s.json")
-	code, stdout, stderr := run(t, "sweep", "--target", "null", "--records", "500", "--rates", "100,200", "--step", "2s", "--concurrency", "4", "--out", out)
+	// Every step is a fixed-rate run: the open loop's flags apply to each
+	// (they were once refused as "give --rate too").
+	code, stdout, stderr := run(t, "sweep", "--target", "null", "--records", "500", "--rates", "100,200", "--step", "2s", "--concurrency", "4",
+		"--pace-tick", "2ms", "--arrival", "poisson", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -29,6 +32,11 @@ func TestSweepCommandNull(t *testing.T) {
 	}
 	if r.Sweep == nil || len(r.Sweep.Steps) != 2 || len(r.Phases) != 3 {
 		t.Fatalf("sweep %+v, %d phases", r.Sweep, len(r.Phases))
+	}
+	for _, p := range r.Phases[1:] {
+		if p.PaceTickNs != 2e6 || p.Arrival != "poisson" {
+			t.Errorf("step %s: pace tick %d ns, arrival %q; want 2 ms and poisson", p.Name, p.PaceTickNs, p.Arrival)
+		}
 	}
 }
 
