@@ -19,6 +19,8 @@
 #      WARMUP (s of unmeasured mixed load before the first run, default 20),
 #      RATE (op/s: every client runs at this fixed rate instead of full speed;
 #      platbench --rate, latte -r; default unset),
+#      TICK (a pace tick such as 1ms: also run platbench with --pace-tick TICK,
+#      as platbench_tick, in the same rounds; with RATE; default unset),
 #      TELEMETRY (1: also run platbench's read with server telemetry on — the
 #      node's node_exporter and the JMX exporter agent scraped every second —
 #      alternating with the run without it, to show what the scraping costs
@@ -33,6 +35,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30}
 CONC=${CONC:-32}
 RATE=${RATE:-}
+TICK=${TICK:-}
 ROWS=${ROWS:-100000}
 CONNS=${CONNS:-1}
 REPS=${REPS:-3}
@@ -49,7 +52,7 @@ OUT=$(cd "$OUT" && pwd)
 
 latte=${LATTE:-$(scripts/build-latte.sh)}
 if [ -n "${PLATBENCH_BIN:-}" ]; then
-  pb=$PLATBENCH_BIN
+  pb=$(realpath "$PLATBENCH_BIN")
 else
   make -s build
   pb=$PWD/bin/platbench
@@ -134,11 +137,15 @@ pub async fn run(ctx, i) {
 }
 EOF
 
-# measure NAME CMD...: runs CMD pinned to CLIENT_CPU, records wall and CPU seconds.
+# inout CMD...: runs CMD in OUT (latte writes a log file to its current directory).
+inout() { (cd "$OUT" && "$@"); }
+
+# measure NAME CMD...: runs CMD pinned to CLIENT_CPU in OUT (latte writes its
+# log to the current directory), records wall and CPU seconds.
 measure() {
   local name=$1; shift
   echo "== $name: $*" >&2
-  /usr/bin/time -f '%e %U %S' -o "$OUT/$name.time" taskset -c "$CLIENT_CPU" "$@" > "$OUT/$name.log" 2>&1 \
+  (cd "$OUT" && /usr/bin/time -f '%e %U %S' -o "$OUT/$name.time" taskset -c "$CLIENT_CPU" "$@" > "$OUT/$name.log" 2>&1) \
     || { tail -20 "$OUT/$name.log" >&2; echo "bench-cql: $name failed" >&2; exit 1; }
 }
 
@@ -153,8 +160,8 @@ fi
 # Load the read datasets once (not measured).
 taskset -c "$CLIENT_CPU" "$pb" load "${pbopts[@]}" --target-opt keyspace=pb_read --target-opt keep=true \
   --workload read > "$OUT/pb-read-load.log" 2>&1 || { tail "$OUT/pb-read-load.log" >&2; exit 1; }
-"$latte" schema "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" 127.0.0.1 > "$OUT/latte-read-schema.log" 2>&1
-taskset -c "$CLIENT_CPU" "$latte" load "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" -q 127.0.0.1 > "$OUT/latte-read-load.log" 2>&1
+inout "$latte" schema "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" 127.0.0.1 > "$OUT/latte-read-schema.log" 2>&1
+inout taskset -c "$CLIENT_CPU" "$latte" load "$OUT/latte-read.rn" "${lauth[@]}" -P rows="$ROWS" -q 127.0.0.1 > "$OUT/latte-read-load.log" 2>&1
 
 # Warm the server (JIT, caches) before the first measured run, so that the
 # first client measured does not pay for it (not measured).
@@ -164,33 +171,46 @@ if [ "$WARMUP" -gt 0 ]; then
     --out "$OUT/warmup.json" > "$OUT/warmup.log" 2>&1 || { tail "$OUT/warmup.log" >&2; exit 1; }
 fi
 
-for r in $(seq "$REPS"); do
-  for drv in native $([ "$GOCQL" = 1 ] && echo gocql); do
-    tool=platbench; [ "$drv" = native ] || tool=platbench_$drv
-    measure "$tool-write-$r" "$pb" run "${pbopts[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_write \
-      --workload write --no-load --duration "${DURATION}s" --out "$OUT/$tool-write-$r.json"
-  done
-  "$latte" schema "$OUT/latte-write.rn" "${lauth[@]}" 127.0.0.1 > "$OUT/latte-write-schema-$r.log" 2>&1
-  measure "latte-write-$r" "$latte" run "$OUT/latte-write.rn" "${lopts[@]}" -d "${DURATION}s" \
-    -o "$OUT/latte-write-$r.json" 127.0.0.1
-  # With TELEMETRY=1 the runs with and without it alternate (A B B A ...).
-  variants="native"
-  if [ "$TELEMETRY" = 1 ]; then
-    if [ $((r % 2)) = 1 ]; then variants="native telemetry"; else variants="telemetry native"; fi
+# one TOOL WL R: one measured run of a client (platbench, platbench_gocql,
+# platbench_telemetry, platbench_tick or latte) on a workload (write, read).
+one() {
+  local tool=$1 wl=$2 r=$3 drv=native extra=() wopts=()
+  case $tool in
+  latte)
+    if [ "$wl" = write ]; then
+      inout "$latte" schema "$OUT/latte-write.rn" "${lauth[@]}" 127.0.0.1 > "$OUT/latte-write-schema-$r.log" 2>&1
+    fi
+    measure "latte-$wl-$r" "$latte" run "$OUT/latte-$wl.rn" "${lopts[@]}" -d "${DURATION}s" \
+      -o "$OUT/latte-$wl-$r.json" 127.0.0.1
+    return ;;
+  platbench_gocql) drv=gocql ;;
+  platbench_telemetry) extra=("${telopts[@]}") ;;
+  platbench_tick) extra=(--pace-tick "$TICK") ;;
+  esac
+  if [ "$wl" = write ]; then
+    wopts=(--target-opt keyspace=pb_write --workload write)
+  else
+    wopts=(--target-opt keyspace=pb_read --target-opt keep=true --target-opt create=false --workload read --distribution uniform)
   fi
-  [ "$GOCQL" != 1 ] || variants="$variants gocql"
-  for v in $variants; do
-    tool=platbench; drv=$v; extra=()
-    case $v in
-    gocql) tool=platbench_gocql ;;
-    telemetry) tool=platbench_telemetry; drv=native; extra=("${telopts[@]}") ;;
-    esac
-    measure "$tool-read-$r" "$pb" run "${pbopts[@]}" "${extra[@]}" --target-opt driver=$drv --warmup 0 --target-opt keyspace=pb_read \
-      --target-opt keep=true --target-opt create=false --workload read --distribution uniform --no-load \
-      --duration "${DURATION}s" --out "$OUT/$tool-read-$r.json"
+  measure "$tool-$wl-$r" "$pb" run "${pbopts[@]}" "${extra[@]}" --target-opt driver=$drv --warmup 0 "${wopts[@]}" \
+    --no-load --duration "${DURATION}s" --out "$OUT/$tool-$wl-$r.json"
+}
+
+# The clients of a round, in an order that alternates between rounds
+# (A B C, C B A, ...): the server warms up for whoever runs later.
+clients=(platbench)
+[ -z "$TICK" ] || clients+=(platbench_tick)
+[ "$TELEMETRY" != 1 ] || clients+=(platbench_telemetry)
+[ "$GOCQL" != 1 ] || clients+=(platbench_gocql)
+clients+=(latte)
+for r in $(seq "$REPS"); do
+  order=("${clients[@]}")
+  if [ $((r % 2)) = 0 ]; then
+    order=(); for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[$i]}"); done
+  fi
+  for wl in write read; do
+    for c in "${order[@]}"; do one "$c" "$wl" "$r"; done
   done
-  measure "latte-read-$r" "$latte" run "$OUT/latte-read.rn" "${lopts[@]}" -d "${DURATION}s" \
-    -o "$OUT/latte-read-$r.json" 127.0.0.1
 done
 
 if [ "$PROFILE" = 1 ]; then
@@ -199,8 +219,8 @@ if [ "$PROFILE" = 1 ]; then
             --workload "$prof" --target-opt keep=true --distribution uniform)
   [ -z "$RATE" ] || profopts+=(--rate "$RATE")
   taskset -c "$CLIENT_CPU" "$pb" load "${profopts[@]}" > "$OUT/pb-profile-load.log" 2>&1 || { tail "$OUT/pb-profile-load.log" >&2; exit 1; }
-  "$latte" schema "$lev" "${lauth[@]}" -P parts="$PARTS" 127.0.0.1 > "$OUT/latte-profile-schema.log" 2>&1
-  taskset -c "$CLIENT_CPU" "$latte" load "$lev" "${lauth[@]}" -P parts="$PARTS" -q 127.0.0.1 > "$OUT/latte-profile-load.log" 2>&1
+  inout "$latte" schema "$lev" "${lauth[@]}" -P parts="$PARTS" 127.0.0.1 > "$OUT/latte-profile-schema.log" 2>&1
+  inout taskset -c "$CLIENT_CPU" "$latte" load "$lev" "${lauth[@]}" -P parts="$PARTS" -q 127.0.0.1 > "$OUT/latte-profile-load.log" 2>&1
   for r in $(seq "$REPS"); do
     for wl in write read; do
       mix=insert=1 fn=insert; [ "$wl" = write ] || { mix=byrow=1; fn=read; }
@@ -257,8 +277,9 @@ def summarize(tool, wl, parse):
 rows_out = []
 for wl in ("write", "read"):
     tools = [("platbench", platbench)] + ([("platbench_gocql", platbench)] if gocql else []) + [("latte", latte)]
-    if os.path.exists(f"{out}/platbench_telemetry-{wl}-1.time"):
-        tools.insert(1, ("platbench_telemetry", platbench))
+    for extra in ("platbench_tick", "platbench_telemetry"):
+        if os.path.exists(f"{out}/{extra}-{wl}-1.time"):
+            tools.insert(1, (extra, platbench))
     rows_out += [summarize(tool, wl, parse) for tool, parse in tools]
 # The user profile (PROFILE=1): platbench's profile against latte's script.
 for wl in ("profile-write", "profile-read"):
