@@ -12,12 +12,17 @@
 # average < 1): the figures are the loader's own and a busy machine's wakeups
 # are late.
 #   RATES     fixed rates to measure (default "10000 100000 1000000 2000000")
+#   TICKS     longer pace ticks (--pace-tick) to measure too, at each of
+#             TICK_RATES (default TICKS "250us 1ms", TICK_RATES "10000 100000"):
+#             the CPU a longer tick saves and the lag it adds (mode RATE@TICK)
 #   ROUNDS    rounds (default 3)   DURATION  seconds per run (default 10)
 #   CPU       core to pin to (default 1)
 #   OUT       output directory (default bench-results)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RATES=${RATES:-"10000 100000 1000000 2000000"}
+TICKS=${TICKS-"250us 1ms"}
+TICK_RATES=${TICK_RATES:-"10000 100000"}
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
 CPU=${CPU:-1}
@@ -37,6 +42,7 @@ one() {
   case $mode in
     closed) ;;
     idle) args+=(--rate 1) ;;
+    *@*) args+=(--rate "${mode%@*}" --pace-tick "${mode#*@}") ;;
     *) args+=(--rate "$mode") ;;
   esac
   /usr/bin/time -f '%U %S' -o "$t" taskset -c "$CPU" "$BIN" "${args[@]}" >/dev/null 2>&1 || true
@@ -55,6 +61,7 @@ EOF
 }
 
 modes=(idle closed $RATES)
+for tr in $TICK_RATES; do for tk in $TICKS; do modes+=("$tr@$tk"); done; done
 for r in $(seq "$ROUNDS"); do
   order=("${modes[@]}")
   if [ $((r % 2)) = 0 ]; then order=($(printf '%s\n' "${modes[@]}" | tac)); fi
@@ -63,7 +70,7 @@ for r in $(seq "$ROUNDS"); do
   done
 done >/dev/null
 {
-  printf '%-10s %14s %10s %10s %10s %10s %12s\n' mode "cpu/op" "lag p50" "lag p99" "lag p99.9" "lag max" "late>1ms"
+  printf '%-14s %14s %10s %10s %10s %10s %12s\n' mode "cpu/op" "lag p50" "lag p99" "lag p99.9" "lag max" "late client"
   idle=$(awk '$1 == "idle" {print $2}' "$tmp/all" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   for m in "${modes[@]}"; do
     [ "$m" = idle ] && continue
@@ -77,7 +84,7 @@ med = [st.median(c) for c in zip(*rows)]
 fmt = lambda ns: f"{ns/1e3:.2f} µs" if ns < 1e6 else f"{ns/1e6:.2f} ms"
 m = sys.argv[1]
 cells = [fmt(v) if m != "closed" else "-" for v in med[1:5]]
-print(f"{m:<10} {fmt(med[0]):>14} " + " ".join(f"{c:>10}" for c in cells) + f" {int(med[5]):>12}")
+print(f"{m:<14} {fmt(med[0]):>14} " + " ".join(f"{c:>10}" for c in cells) + f" {int(med[5]):>12}")
 ' "$m"
   done
 } | tee "$OUT/pacing.txt"
