@@ -62,10 +62,12 @@ func historyOf(t *testing.T, args ...string) historyJSON {
 	return h
 }
 
-// A step in real runs (the fake target's service time doubled) is found
-// where it happened, as a regression of throughput and latency.
+// A step in real runs (the fake target's service time ten times longer) is
+// found where it happened, as a regression of throughput and latency. (A
+// 5x step once went unfound on a loaded machine, whose 1 ms sleeps ran
+// long: the runs before the step were as slow as some after it.)
 func TestHistoryFindsAStepInRealRuns(t *testing.T) {
-	dir := realRuns(t, 6, "1ms", "5ms")
+	dir := realRuns(t, 6, "1ms", "10ms")
 	h := historyOf(t, dir, "--figures", "sustained,p99,read.p99,errors", "--pvalue", "0.01")
 	if h.Schema != "platbench.history/v1" || h.Runs != 12 {
 		t.Fatalf("schema %q, %d runs; want 12", h.Schema, h.Runs)
@@ -92,7 +94,11 @@ func TestHistoryFindsAStepInRealRuns(t *testing.T) {
 	// The text, Markdown and HTML forms name the change.
 	for _, f := range []string{"term", "md", "html"} {
 		code, stdout, stderr := run(t, "history", dir, "--figures", "sustained", "--pvalue", "0.01", "--format", f)
-		if code != 0 || !strings.Contains(stdout, "worse") || !strings.Contains(stdout, "12 runs, 1 series") {
+		verdict := "worse" // in the table's verdict column (the page's CSS names td.worse too)
+		if f == "html" {
+			verdict = "<td>worse</td>"
+		}
+		if code != 0 || !strings.Contains(stdout, verdict) || !strings.Contains(stdout, "12 runs, 1 series, 1 change point") {
 			t.Errorf("--format %s: exit %d %s\n%s", f, code, stderr, stdout)
 		}
 		if f == "html" && (!strings.Contains(stdout, `class="mark"`) || !strings.Contains(stdout, `data-series="1"`)) {
