@@ -404,10 +404,10 @@ func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer
 // io_uring_enter and, because it took something, goes back to waking every
 // 20 µs for the next millisecond or more. A job's goroutine never passes
 // through the scheduler by itself (its thread is locked, its waits are system
-// calls), so without a yield that happened every 10 ms: about 2,500 sysmon
+// calls), so without a yield that happened every 10 ms: about 2,000 sysmon
 // wake-ups a second on the job's CPU, 0.007 context switches and 2-4% of the
 // CPU per I/O at 300k IOPS pinned to one CPU (issue 20). One yield every
-// 5 ms costs a hand-over of the locked thread (a few switches) instead.
+// 5 ms costs a hand-over of the locked thread (two switches) instead.
 const yieldEvery = int64(5 * time.Millisecond)
 
 // yieldThread is runtime.Gosched; tests count the calls.
