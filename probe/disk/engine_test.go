@@ -79,7 +79,7 @@ func (f *fakeRing) submit() error {
 		n = f.rng.IntN(len(f.pending) + 1)
 	}
 	for _, q := range f.pending[:n] {
-		q.enteredAt = f.s.clock + 1
+		q.enteredAt = f.s.clock + f.s.tick()
 		f.ready = append(f.ready, q)
 	}
 	f.queued = append(f.queued, f.pending[n:]...)
@@ -103,7 +103,7 @@ func (f *fakeRing) enter(min uint32) error {
 	f.rng.Shuffle(len(f.queued), func(i, j int) { f.queued[i], f.queued[j] = f.queued[j], f.queued[i] })
 	// The sink's next reading is the end of every request completed here.
 	for _, q := range f.queued[:n] {
-		q.enteredAt = f.s.clock + 1
+		q.enteredAt = f.s.clock + f.s.tick()
 		f.ready = append(f.ready, q)
 	}
 	f.queued = append(f.queued[:0], f.queued[n:]...)
@@ -132,9 +132,11 @@ type fakeSink struct {
 	errs  int
 	bytes uint64
 	seen  map[uint64]bool // serials recorded
+	step  int64           // the clock's advance per reading (0: 1)
 }
 
-func (s *fakeSink) Now() int64     { s.clock++; return s.clock }
+func (s *fakeSink) tick() int64    { return max(s.step, 1) }
+func (s *fakeSink) Now() int64     { s.clock += s.tick(); return s.clock }
 func (s *fakeSink) Begin(_, n int) { s.begun += n }
 func (s *fakeSink) Record(_ int, op workload.Op, start, end int64, bytes uint64, class target.Class) {
 	if s.recs >= len(s.ring.reaped) {
@@ -223,6 +225,39 @@ func TestUringLoopFakeRing(t *testing.T) {
 				t.Errorf("no submits with batches of %d at depth %d", tc.o.batchSubmit, tc.depth)
 			}
 		})
+	}
+}
+
+// The job's goroutine passes through the Go scheduler (yieldThread) once
+// every yieldEvery of its clock, never more often, with every I/O still
+// recorded once: sysmon then never finds it running on one scheduling tick
+// for its 10 ms and preempts it (issue 20).
+func TestUringLoopYields(t *testing.T) {
+	yields := []int64{}
+	s := &fakeSink{t: t, seen: map[uint64]bool{}, step: int64(20 * time.Microsecond)}
+	defer func(y func()) { yieldThread = y }(yieldThread)
+	yieldThread = func() { yields = append(yields, s.clock) }
+	o := uringOpts{batchSubmit: 1, completeMin: 1}
+	f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(1, 2)), depth: 32, inFlight: map[uint64]bool{}, batch: 1, minWait: 1}
+	s.ring = f
+	j := &job{bs: 4096, hi: 1 << 30, rand: true, readPct: 50}
+	const n = 20000
+	r := &run{deadline: 1 << 62, limit: n}
+	r.left.Store(n)
+	mem := make([]byte, 32*4096)
+	uringLoop(j, f, 32, o, unsafe.Pointer(&mem[0]), s, r)
+	if s.recs != n || len(s.seen) != n {
+		t.Errorf("recorded %d (%d distinct) of %d I/Os", s.recs, len(s.seen), n)
+	}
+	elapsed := s.clock
+	turn := int64(40 * s.step) // a turn of the loop: at most depth+2 clock readings
+	if most, least := elapsed/yieldEvery, elapsed/(yieldEvery+turn)-1; int64(len(yields)) < least || int64(len(yields)) > most {
+		t.Errorf("%d yields in %v of the job's clock; want %d to %d (one per %v, late by at most a turn)", len(yields), time.Duration(elapsed), least, most, time.Duration(yieldEvery))
+	}
+	for i := 1; i < len(yields); i++ {
+		if d := yields[i] - yields[i-1]; d < yieldEvery || d > yieldEvery+turn {
+			t.Fatalf("yields %d and %d are %v apart; want %v (plus at most one turn of the loop)", i-1, i, time.Duration(d), time.Duration(yieldEvery))
+		}
 	}
 }
 
