@@ -186,6 +186,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 	// ended: an op that came due before it waited for the target.
 	freedAt := int64(-1 << 62)
 	tk := ticks{tick: tick, last: -1 << 62}
+	ticked := true // the last wait ended at its deadline (a tick)
 	for {
 		sent := false
 		for !stopped && len(st.free) > 0 {
@@ -204,7 +205,12 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 				pending = true
 			}
 			now := rec.Now()
-			if intended > now {
+			if intended > now || !(ticked || tk.open(now)) {
+				// Not due; or due, but woken by a completion within a tick
+				// of the last timed wakeup: ops start on the lane's ticks,
+				// not on the completions between them (an op sent on each
+				// completion spreads the replies too, a wakeup each; tokio,
+				// under latte, starts ops on its timer's ticks only).
 				break
 			}
 			if now-intended > threshold {
@@ -240,7 +246,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 				// Nothing in flight: sleep until the next op is due (in
 				// slices of 100 ms so that a stop is seen).
 				pause(rec, slp, min(at-rec.Now(), int64(100*time.Millisecond)))
-				tk.woke(at, rec.Now())
+				ticked = tk.woke(at, rec.Now())
 				continue
 			}
 			if nudge {
@@ -252,7 +258,7 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		full := len(st.free) == 0
 		w.Poll(ctx, wait, done)
 		now := rec.Now()
-		tk.woke(at, now)
+		ticked = tk.woke(at, now)
 		if full {
 			freedAt = now
 		}
@@ -276,14 +282,21 @@ type ticks struct {
 // tick after the last timed wakeup if that is later.
 func (k *ticks) next(intended int64) int64 { return max(intended, k.last+k.tick) }
 
-// woke tells that a wait for deadline at ended at now. Only a wait that
-// reached its deadline starts a new tick: a completion that woke the loop
-// earlier does not push the next timed wakeup a tick further.
-func (k *ticks) woke(at, now int64) {
+// woke tells that a wait for deadline at ended at now, and whether it
+// reached it (a tick). Only a wait that reached its deadline starts a new
+// tick: a completion that woke the loop earlier does not push the next timed
+// wakeup a tick further.
+func (k *ticks) woke(at, now int64) bool {
 	if now >= at {
 		k.last = at
+		return true
 	}
+	return false
 }
+
+// open reports whether a tick has passed since the last timed wakeup, so
+// that ops due may start at now although the loop was woken otherwise.
+func (k *ticks) open(now int64) bool { return now >= k.last+k.tick }
 
 // pollNudge is how long after a Poll deadline the lane's timerfd fires: the
 // deadline Poll sets is computed a little after ours, and a poller woken

@@ -370,14 +370,25 @@ func TestTicksCountFromTheLastDeadlineReached(t *testing.T) {
 	if at != 1005*us {
 		t.Fatalf("next wakeup at %d µs, want a tick after the last (1005 µs)", at/us)
 	}
-	// A completion wakes the loop at 600 µs: the tick is not spent.
-	k.woke(at, 600*us)
+	// A completion wakes the loop at 600 µs: the tick is not spent, and
+	// the op due at 338 µs may not start on it (no tick has passed).
+	if k.woke(at, 600*us) {
+		t.Errorf("a wakeup at 600 µs reached the 1005 µs deadline")
+	}
 	if got := k.next(338 * us); got != 1005*us {
 		t.Errorf("after a completion wakeup the next timed wakeup is at %d µs, want 1005 µs", got/us)
 	}
+	if k.open(600 * us) {
+		t.Errorf("ops may start at 600 µs, within a tick of the last timed wakeup (5 µs)")
+	}
+	if !k.open(1005 * us) {
+		t.Errorf("a tick after the last timed wakeup, ops may start on any wakeup")
+	}
 	// The timed wakeup comes 300 µs late: the next tick still counts from
 	// the deadline, not from the late wakeup.
-	k.woke(1005*us, 1305*us)
+	if !k.woke(1005*us, 1305*us) {
+		t.Errorf("a wakeup at 1305 µs did not reach its 1005 µs deadline")
+	}
 	if got := k.next(1338 * us); got != 2005*us {
 		t.Errorf("after a late wakeup the next is at %d µs, want 2005 µs", got/us)
 	}
@@ -390,14 +401,17 @@ func TestTicksCountFromTheLastDeadlineReached(t *testing.T) {
 // With a 20 ms pace tick at 2,000 op/s a lane sends its ops in batches, about
 // one per tick instead of one per op, and latency still runs from each op's
 // own intended start: the ops wait half a tick on average, shown as lag and
-// latency, not as service time. (Counts are bounded loosely: a loaded machine
-// only makes batches larger.)
+// latency, not as service time. The replies (5 ms) wake the lane between
+// ticks: ops that came due by then still wait for the tick (sending them on
+// each completion made three or four sends per tick, and as many spread
+// replies, each a wakeup on a real target). (Counts are bounded loosely: a
+// loaded machine only makes batches larger.)
 func TestPipelinedPaceTickBatchesStarts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1 s run")
 	}
 	s, ks := spec(t, "ycsb-c")
-	f := &pfake{depth: 64}
+	f := &pfake{depth: 64, lat: func(uint64) time.Duration { return 5 * time.Millisecond }}
 	p, _, err := Run(context.Background(), f, s, ks, Config{Duration: time.Second, Rate: 2000, Concurrency: 64, PaceTick: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
