@@ -13,6 +13,7 @@
 #                  --transactional-id/--transaction-duration-ms, platbench's txn_duration)
 #   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
 #   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
+#   PB_ARGS=""    (extra platbench run flags, e.g. "--pace-tick 1ms")
 #   RATE=N        (messages/s: both clients at this fixed rate: ProducerPerformance
 #                  --throughput N, platbench --rate N; default: as fast as possible)
 #   PLATBENCH=path (use this binary instead of building bin/platbench)
@@ -35,6 +36,7 @@ RATE=${RATE:-}
 peer_rate=${RATE:--1}
 pb_rate=()
 [ -n "$RATE" ] && pb_rate=(--rate "$RATE")
+read -r -a pb_args <<< "${PB_ARGS:-}"
 TXN_MS=${TXN_MS:-}
 PEER_TXN=()
 if [ -n "$TXN_MS" ]; then
@@ -79,7 +81,7 @@ run_pb() { # $1 = rep
   /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/pb-$1.time" \
     taskset -c "$CLIENT_CPU" "$PB" run --quiet --no-load \
     --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS" \
-    --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" "${pb_rate[@]}" \
+    --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" "${pb_rate[@]}" "${pb_args[@]}" \
     --out "$OUT/pb-$1.json" >"$OUT/pb-$1.out" 2>&1
 }
 
