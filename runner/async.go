@@ -253,7 +253,9 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 				// Wake the poller just after the deadline Poll sets.
 				slp.arm(rec.Mono(at) + pollNudge)
 			}
-			wait = time.Duration(at - rec.Now())
+			// Never negative: the clock may pass at after it was chosen,
+			// and a negative wait would block until a completion.
+			wait = time.Duration(max(at-rec.Now(), 0))
 		}
 		full := len(st.free) == 0
 		w.Poll(ctx, wait, done)
