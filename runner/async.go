@@ -191,18 +191,10 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		sent := false
 		for !stopped && len(st.free) > 0 {
 			if !pending {
-				if s.stop.Load() {
+				if cur, intended, pending = s.take(sch); !pending {
 					stopped = true
 					break
 				}
-				cur, intended = sch.peek()
-				if (s.endNs > 0 && intended >= s.endNs) || (s.maxOps > 0 && s.issued.Add(1) > s.maxOps) {
-					s.stop.Store(true)
-					stopped = true
-					break
-				}
-				cur.advance()
-				pending = true
 			}
 			now := rec.Now()
 			if intended > now || !(ticked || tk.open(now)) {
@@ -272,6 +264,22 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 			stopped, pending = true, false
 		}
 	}
+}
+
+// take is a lane's next operation from sch and its intended start, or false
+// when the phase is over (stopped, or the schedule reached the phase's end
+// or its op bound, which take then stops).
+func (s *sched) take(sch *schedule) (*arrival, int64, bool) {
+	if s.stop.Load() {
+		return nil, 0, false
+	}
+	a, at := sch.peek()
+	if (s.endNs > 0 && at >= s.endNs) || (s.maxOps > 0 && s.issued.Add(1) > s.maxOps) {
+		s.stop.Store(true)
+		return nil, 0, false
+	}
+	a.advance()
+	return a, at, true
 }
 
 // ticks spaces an asynchronous lane's timed wakeups at least a tick apart.
