@@ -3,7 +3,7 @@
 # client, from Maven Central) vs platbench's kafka target (franz-go).
 # Same broker, message size, count, acks and compression; both clients pinned
 # to CLIENT_CPU with taskset, the broker to BROKER_CPU. Runs alternate (peer,
-# platbench, peer, ...) REPS times so that drift on a shared host hits both.
+# platbench, platbench, peer, ...) REPS times so that drift on a shared host hits both.
 # Prints a Markdown table (medians) and keeps raw outputs in OUT.
 #
 # Usage: scripts/bench-kafka.sh            (or: make bench-kafka)
@@ -87,8 +87,14 @@ run_pb() { # $1 = rep
 
 if [ -z "${REPORT_ONLY:-}" ]; then
   for r in $(seq 1 "$REPS"); do
-    echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
-    echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
+    # A B B A: a broker that warms up favours whoever runs second.
+    if [ $((r % 2)) = 1 ]; then
+      echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
+      echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
+    else
+      echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
+      echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
+    fi
   done
 fi
 
