@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/platbench/platbench/internal/usererr"
 )
@@ -25,6 +26,12 @@ func URL(s, field, fix string, needPort bool) (string, *usererr.Error) {
 	raw := strings.TrimSpace(s)
 	if raw == "" {
 		return "", bad("is empty")
+	}
+	if strings.IndexFunc(raw, unicode.IsSpace) >= 0 {
+		// url.Parse keeps a space in a query ("h? x"), which the
+		// address would then carry into the result and read differently
+		// the next time (the trailing space trimmed).
+		return "", bad("contains a space")
 	}
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw

@@ -20,6 +20,8 @@ func TestURL(t *testing.T) {
 		{"http://u:p@h:1", false, ""},                            // a password would reach the result
 		{"h:99999", false, ""},                                   // not a port
 		{" ", false, ""},                                         // empty
+		{"0? #", false, ""},                                      // a space inside (found by FuzzURL)
+		{" h:1 ", true, "http://h:1/metrics"},                    // spaces around are trimmed
 	}
 	for _, c := range cases {
 		got, err := URL(c.in, "f", "an example", c.needPort)
