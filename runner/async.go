@@ -256,11 +256,13 @@ func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *work
 		if full {
 			freedAt = now
 		}
-		if s.stop.Load() && pending {
-			// The phase ended while this op waited for its start: it is
-			// not sent, and the loop now only collects what is in flight
-			// (keeping it pending made the loop spin on its overdue start
-			// without polling).
+		if pending && s.stop.Load() && (!s.full.Load() || ctx.Err() != nil) {
+			// The phase ended (its time, or the run was stopped) while this
+			// op waited for its start: it is not sent, and the loop now
+			// only collects what is in flight (keeping it pending made the
+			// loop spin on its overdue start without polling). An op taken
+			// within the op-count bound is still sent when another lane
+			// reached the bound: the count stays exact.
 			stopped, pending = true, false
 		}
 	}
@@ -274,7 +276,12 @@ func (s *sched) take(sch *schedule) (*arrival, int64, bool) {
 		return nil, 0, false
 	}
 	a, at := sch.peek()
-	if (s.endNs > 0 && at >= s.endNs) || (s.maxOps > 0 && s.issued.Add(1) > s.maxOps) {
+	if s.endNs > 0 && at >= s.endNs {
+		s.stop.Store(true)
+		return nil, 0, false
+	}
+	if s.maxOps > 0 && s.issued.Add(1) > s.maxOps {
+		s.full.Store(true)
 		s.stop.Store(true)
 		return nil, 0, false
 	}

@@ -195,6 +195,21 @@ func TestPipelinedExactBoundAndDepth(t *testing.T) {
 		t.Errorf("%d ops still in flight after the phase", f.inFlight.Load())
 	}
 
+	// At a fixed rate too: the lanes that find the bound reached still send
+	// the ops they had taken within it (they were once dropped, a few ops
+	// short of the bound, found with the Kafka target).
+	for _, rate := range []float64{2_000, 50_000} {
+		fr := &pfake{depth: 8, lat: func(uint64) time.Duration { return 50 * time.Microsecond }}
+		p, _, err := Run(context.Background(), fr, s, ks, Config{Ops: 1_003, Rate: rate, Concurrency: 37})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr.check(t)
+		if got := totalOps(p); got != 1_003 || fr.done.Load() != 1_003 {
+			t.Errorf("at %v/s: recorded %d ops, target completed %d, want exactly 1003", rate, got, fr.done.Load())
+		}
+	}
+
 	// The load phase inserts every record once through the same workers.
 	f2 := &pfake{depth: 16}
 	lp, err := Load(context.Background(), f2, s, ks, Config{Concurrency: 40})

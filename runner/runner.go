@@ -301,6 +301,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 // sched is shared by the workers of a phase.
 type sched struct {
 	stop   atomic.Bool
+	full   atomic.Bool   // stopped by the op-count bound: the ops handed out are all still to run
 	issued atomic.Uint64 // ops handed out (op-count bound and open-loop slots)
 	maxOps uint64        // 0: unbounded
 	endNs  int64         // 0: unbounded

@@ -14,6 +14,8 @@
 #   PEER_PROPS="" (extra producer props for the peer, e.g. "linger.ms=0 batch.size=1048576")
 #   PB_OPTS=""    (extra platbench URL query, e.g. "&linger=5ms&batch_bytes=16384")
 #   PB_ARGS=""    (extra platbench run flags, e.g. "--pace-tick 1ms")
+#   SYNC=1        (also run platbench with async=false: one goroutine per record in flight,
+#                  each waiting for its acknowledgement; order A B C, C B A ...)
 #   RATE=N        (messages/s: both clients at this fixed rate: ProducerPerformance
 #                  --throughput N, platbench --rate N; default: as fast as possible)
 #   PLATBENCH=path (use this binary instead of building bin/platbench)
@@ -43,6 +45,7 @@ if [ -n "$TXN_MS" ]; then
   PEER_TXN=(--transactional-id "pp-bench-$$" --transaction-duration-ms "$TXN_MS")
   PB_OPTS="$PB_OPTS&txn_duration=${TXN_MS}ms"
 fi
+SYNC=${SYNC:-0}
 OUT=${OUT:-test-artifacts/bench-kafka}
 BROKER=127.0.0.1:9092
 mkdir -p "$OUT"
@@ -77,24 +80,33 @@ run_peer() { # $1 = rep
   java -Xmx256m -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server $BROKER --delete --topic "$topic" >/dev/null
 }
 
-run_pb() { # $1 = rep
-  /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/pb-$1.time" \
+run_pb() { # $1 = rep, $2 = output name (pb, pbsync), $3 = extra URL query
+  /usr/bin/time -f "cpu %U %S wall %e" -o "$OUT/$2-$1.time" \
     taskset -c "$CLIENT_CPU" "$PB" run --quiet --no-load \
-    --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS" \
+    --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS$3" \
     --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" "${pb_rate[@]}" "${pb_args[@]}" \
-    --out "$OUT/pb-$1.json" >"$OUT/pb-$1.out" 2>&1
+    --out "$OUT/$2-$1.json" >"$OUT/$2-$1.out" 2>&1
 }
 
+clients=(peer pb)
+[ "$SYNC" = 1 ] && clients+=(pbsync)
 if [ -z "${REPORT_ONLY:-}" ]; then
+  rm -f "$OUT"/pbsync-*
   for r in $(seq 1 "$REPS"); do
-    # A B B A: a broker that warms up favours whoever runs second.
-    if [ $((r % 2)) = 1 ]; then
-      echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
-      echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
-    else
-      echo "rep $r/$REPS: platbench" >&2; run_pb "$r"
-      echo "rep $r/$REPS: ProducerPerformance" >&2; run_peer "$r"
+    # A B B A (A B C C B A): a broker that warms up favours whoever runs later.
+    order=("${clients[@]}")
+    if [ $((r % 2)) = 0 ]; then
+      order=()
+      for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[i]}"); done
     fi
+    for c in "${order[@]}"; do
+      echo "rep $r/$REPS: $c" >&2
+      case $c in
+        peer) run_peer "$r" ;;
+        pb) run_pb "$r" pb "" ;;
+        pbsync) run_pb "$r" pbsync "&async=false" ;;
+      esac
+    done
   done
 fi
 
@@ -105,7 +117,12 @@ txn = f", transactions of {sys.argv[8]} ms" if sys.argv[8] else ""
 def cpu(path):
     m = re.search(r"cpu ([\d.]+) ([\d.]+) wall ([\d.]+)", open(path).read())
     return float(m.group(1)) + float(m.group(2)), float(m.group(3))
-rows = {"ProducerPerformance (Java client 4.3.1)": [], "platbench kafka (franz-go 1.22.2)": []}
+import os
+pbs = {"pb": "platbench kafka (franz-go 1.22.2)"}
+if os.path.exists(f"{out}/pbsync-1.json"):
+    pbs["pbsync"] = "platbench kafka, async=false"
+rows = {"ProducerPerformance (Java client 4.3.1)": []}
+rows.update({v: [] for v in pbs.values()})
 for r in range(1, reps + 1):
     last = [l for l in open(f"{out}/peer-{r}.out") if "99th" in l][-1]
     m = re.search(r"([\d.]+) records/sec \(([\d.]+) MB/sec\).* (\d+) ms 99th", last)
@@ -121,19 +138,19 @@ for r in range(1, reps + 1):
                 wins.append(float(w.group(2)))
     steady = statistics.median(wins) if wins else float("nan")
     rows["ProducerPerformance (Java client 4.3.1)"].append((float(m.group(1)), float(m.group(3)), c / n * 1e6, c, steady))
-    res = json.load(open(f"{out}/pb-{r}.json"))
-    ph = [p for p in res["phases"] if p["name"] == "run"][0]
-    op = [o for o in ph["ops"] if o["op"] == "PRODUCE"][0]
-    errs = sum(op.get("errors", {}).values()) if isinstance(op.get("errors"), dict) else 0
-    rate = op["count"] / (ph["duration_ns"] / 1e9)
-    p99 = op["latency"]["p99_ns"] / 1e6 if "p99_ns" in op["latency"] else float("nan")
-    c, w = cpu(f"{out}/pb-{r}.time")
-    if errs:
-        print(f"warning: platbench rep {r} had {errs} errors", file=sys.stderr)
-    ivs = [sum(o["count"] for o in iv["ops"]) / (iv["duration_ns"] / 1e9) for iv in ph["intervals"] if iv["duration_ns"] >= 5e8]
-    steady = statistics.median(ivs[len(ivs) // 2:]) if ivs else float("nan")
-    rows["platbench kafka (franz-go 1.22.2)"].append((rate, p99, c / n * 1e6, c, steady))
-import os
+    for name, label in pbs.items():
+        res = json.load(open(f"{out}/{name}-{r}.json"))
+        ph = [p for p in res["phases"] if p["name"] == "run"][0]
+        op = [o for o in ph["ops"] if o["op"] == "PRODUCE"][0]
+        errs = sum(op.get("errors", {}).values()) if isinstance(op.get("errors"), dict) else 0
+        rate = op["count"] / (ph["duration_ns"] / 1e9)
+        p99 = op["latency"]["p99_ns"] / 1e6 if "p99_ns" in op["latency"] else float("nan")
+        c, w = cpu(f"{out}/{name}-{r}.time")
+        if errs:
+            print(f"warning: {label} rep {r} had {errs} errors", file=sys.stderr)
+        ivs = [sum(o["count"] for o in iv["ops"]) / (iv["duration_ns"] / 1e9) for iv in ph["intervals"] if iv["duration_ns"] >= 5e8]
+        steady = statistics.median(ivs[len(ivs) // 2:]) if ivs else float("nan")
+        rows[label].append((rate, p99, c / n * 1e6, c, steady))
 rate_txt = f", fixed rate {int(os.environ['RATE']):,} msg/s" if os.environ.get("RATE") else ""
 print(f"{n} messages x {size} B, acks={acks}, compression={comp}{txn}, platbench concurrency {conc}{rate_txt}; medians of {reps} alternating runs")
 print()

@@ -61,6 +61,7 @@ type Config struct {
 	Inflight   int           // option inflight; produce requests in flight per broker without idempotence; default 0: franz-go's 1
 	Producers  int           // option producers; independent producer clients, worker i uses client i%N; default 1
 	Timeout    time.Duration // option timeout; produce delivery timeout, default 30s
+	Async      bool          // option async; default true: a worker per producer client keeps many records in flight (see pipe.go)
 	SyncInsert bool          // option sync_insert; INSERTs (the load phase) wait for their ack like PRODUCE; default false: asynchronous, up to 256 in flight per worker
 
 	// Transactions (ProducerPerformance's --transactional-id and
@@ -120,6 +121,7 @@ func (c *Config) options(consume *bool) *target.OptionSet {
 	s.Count(&c.Inflight, "inflight", "", "produce requests in flight per broker; only with idempotent=false").Range(1, 1000).Computed("1 (franz-go)").FromWorkload()
 	s.Count(&c.Producers, "producers", "1", "independent producer clients (connections, buffers); worker i uses client i mod N").Range(1, 4096).FromWorkload()
 	s.Duration(&c.Timeout, "timeout", "30s", "delivery timeout of a produce: past it the produce fails as timeout").FromWorkload()
+	s.Bool(&c.Async, "async", "true", "one worker per producer client keeps --concurrency records in flight, as an application producing with callbacks does; false: one goroutine per record in flight, each waiting for its acknowledgement. Workloads that consume, and transactions, always use the latter").FromWorkload()
 	s.Bool(&c.SyncInsert, "sync_insert", "false", "INSERTs wait for their acknowledgement like PRODUCE").FromWorkload()
 	s.String(&c.TxnID, "transactional_id", "", "transactional producers: producer client i has the transactional id PREFIX-i. Turns transactions on; consumers then read committed messages only").
 		Computed("platbench-<run id> when txn_messages or txn_duration is given").FromWorkload()

@@ -53,6 +53,7 @@ type Target struct {
 	txns      []*txnProducer // producers' transactions (transactional), by client
 	txn       txnStats
 	workers   []*Worker
+	depth     int // records in flight per pipelined worker; 0: synchronous workers (PipelineShape)
 	nextProd  atomic.Uint32
 	ledger    *ledger
 
@@ -342,7 +343,11 @@ func (t *Target) NewWorker(id int) (target.Worker, error) {
 	}
 	t.mu.Lock()
 	t.workers = append(t.workers, w)
+	depth := t.depth
 	t.mu.Unlock()
+	if depth > 0 {
+		return newPWorker(w, depth), nil
+	}
 	return w, nil
 }
 
@@ -657,6 +662,10 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
 		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
 	}}
+	info.Details["produce"] = "sync"
+	if t.pipelined() {
+		info.Details["produce"] = "async"
+	}
 	if len(t.topics) > 1 {
 		info.Details["topics"] = strconv.Itoa(len(t.topics))
 	}

@@ -40,6 +40,7 @@ type Worker struct {
 	pendBytes uint64
 
 	free        chan *kgo.Record // records of asynchronous INSERTs not in flight
+	window      int              // how many asynchronous INSERTs may be in flight
 	asyncProm   func(*kgo.Record, error)
 	pending     sync.WaitGroup
 	asyncErr    atomic.Pointer[error]
@@ -60,7 +61,7 @@ var errDrained = &target.Error{Class: target.ClassNotFound, Err: errors.New("kaf
 
 func newWorker(t *Target, prod *kgo.Client, tx *txnProducer, pid uint32) *Worker {
 	w := &Worker{t: t, prod: prod, tx: tx, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
-		rng: uint64(pid)*0x9E3779B97F4A7C15 + 1}
+		rng: uint64(pid)*0x9E3779B97F4A7C15 + 1, window: asyncWindow}
 	fillValue(w.value)
 	w.prom = func(_ *kgo.Record, err error) { w.done <- err }
 	w.fill = func(r *kgo.Record) { w.buf = append(w.buf, r) }
@@ -151,21 +152,22 @@ func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
 	return nil
 }
 
-// asyncWindow is how many asynchronous INSERTs one worker keeps in flight.
+// asyncWindow is how many asynchronous INSERTs one worker keeps in flight
+// (a pipelined worker: this many per record of its depth).
 const asyncWindow = 256
 
 // insertAsync produces without waiting for the acknowledgement: the load
 // phase fills a topic (consume, backlog-drain) as fast as the client batches,
 // whatever the concurrency. At most asyncWindow inserts per worker are in
-// flight; a failed insert is returned by the worker's next INSERT and counted
+// flight (window); a failed insert is returned by the worker's next INSERT and counted
 // in kafka.insert_failed.
 func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
 	if p := w.asyncErr.Swap(nil); p != nil {
 		return classify(*p)
 	}
 	if w.free == nil {
-		w.free = make(chan *kgo.Record, asyncWindow)
-		for i := 0; i < asyncWindow; i++ {
+		w.free = make(chan *kgo.Record, w.window)
+		for i := 0; i < w.window; i++ {
 			w.free <- &kgo.Record{}
 		}
 		w.asyncProm = w.asyncDone
