@@ -74,7 +74,7 @@ type pworker struct {
 	vals  [][]byte
 	keys  [][]byte
 	seqs  []uint64
-	nfly  int     // records submitted whose completion Poll has not reported
+	nfly  int // records submitted whose completion Poll has not reported
 
 	// Under ackMu (with the acknowledgements the promise notes): the
 	// completions the promises queued. Poll swaps ready and spare.
