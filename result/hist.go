@@ -120,11 +120,19 @@ func encodeCounts[T int64 | uint64](e *histEncoder, counts []T, sigFigs, lowest,
 }
 
 // DecodeHist is the inverse of EncodeHist; "" gives an empty histogram.
-func DecodeHist(s string) (*hdr.Histogram, error) {
+// hdrhistogram-go's Decode panics on some malformed input (base64 that
+// decodes to fewer than 8 bytes: found by FuzzDecode), so a panic in it is
+// turned into the malformed-file error too.
+func DecodeHist(s string) (h *hdr.Histogram, err error) {
 	if s == "" {
 		return NewHist(), nil
 	}
-	h, err := hdr.Decode([]byte(s))
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("%w: bad histogram: %v", ErrMalformed, r)
+		}
+	}()
+	h, err = hdr.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad histogram: %v", ErrMalformed, err)
 	}

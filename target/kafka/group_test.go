@@ -3,11 +3,11 @@ package kafka
 import (
 	"context"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -32,28 +32,18 @@ func TestGroupRebalance(t *testing.T) {
 			bctx, stop := context.WithCancel(ctx)
 			bgErr := make(chan error, 1)
 			go func() { bgErr <- tg.RunBackground(bctx, &s) }()
-			var wg sync.WaitGroup
 			var n atomic.Int64
-			for i := 0; i < 2; i++ {
-				w, err := tg.NewWorker(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer w.Close()
-					req := workload.Request{Op: workload.OpProduce}
-					for bctx.Err() == nil {
-						if err := w.Do(ctx, &req); err != nil {
-							t.Errorf("produce: %v", err)
-							return
-						}
-						n.Add(1)
-						time.Sleep(2 * time.Millisecond)
+			wait := startProducers(t, tg, 2, func(w target.Worker, req *workload.Request) {
+				defer w.Close()
+				for bctx.Err() == nil {
+					if err := w.Do(ctx, req); err != nil {
+						t.Errorf("produce: %v", err)
+						return
 					}
-				}()
-			}
+					n.Add(1)
+					time.Sleep(2 * time.Millisecond)
+				}
+			})
 			// The run lasts until both rebalances are done (or 30 s).
 			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 				sum := map[string]string{}
@@ -65,7 +55,7 @@ func TestGroupRebalance(t *testing.T) {
 				}
 			}
 			stop()
-			wg.Wait()
+			wait()
 			if err := <-bgErr; err != nil {
 				t.Fatal(err)
 			}

@@ -573,6 +573,12 @@ func redeliveries(t *testing.T, sum map[string]string) int {
 // closes its worker.
 func eachProducer(t *testing.T, tg *Target, workers int, body func(w target.Worker, req *workload.Request)) {
 	t.Helper()
+	startProducers(t, tg, workers, body)()
+}
+
+// startProducers is eachProducer that does not wait: it returns the wait.
+func startProducers(t *testing.T, tg *Target, workers int, body func(w target.Worker, req *workload.Request)) (wait func()) {
+	t.Helper()
 	var wg sync.WaitGroup
 	for i := 0; i < workers; i++ {
 		w, err := tg.NewWorker(i)
@@ -585,5 +591,5 @@ func eachProducer(t *testing.T, tg *Target, workers int, body func(w target.Work
 			body(w, &workload.Request{Op: workload.OpProduce})
 		}()
 	}
-	wg.Wait()
+	return wg.Wait
 }
