@@ -53,6 +53,7 @@ type benchFlags struct {
 	shard       string
 	startAt     string
 	rdv         rendezvousFlags // run only
+	fixedRate   bool            // sweep: every step runs at a fixed rate, --rate or not
 	quiet       bool
 	events      listFlag
 	thresholds  listFlag
@@ -219,7 +220,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Streams = b.rate
 	}
-	open := cfg.Runner.Open() || b.fs.Name() == "sweep" // every sweep step runs at a fixed rate
+	open := cfg.Runner.Open() || b.fixedRate
 	if b.poisson && !open {
 		return bench.Config{}, usagef("--arrival poisson spaces a fixed rate's arrivals: give --rate too")
 	}

@@ -70,6 +70,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 // whose defaults are sweep's; rates is --rates as typed.
 func newSweepFlags(env *Env) (*benchFlags, *sweep.Config, *string) {
 	b := newBenchFlags(env, "sweep", "Run fixed-rate steps against one target (loaded once), each measured over its own steady state: the throughput-latency curve and the highest rate that meets a p99 objective.\n  platbench sweep --rates 10k,20k,40k --step 30s [run flags]\n  platbench sweep --find-max --p99 10ms [--start 1k] [--max 10M] [--step 30s] [run flags]")
+	b.fixedRate = true
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.analysis = &analysis.Options{}
 	b.fs.StringVar(&b.analysis.Warmup, "warmup", sweep.DefaultWarmup, "warm-up trimmed from each step: auto (MSER), a duration like 5s, or 0")
