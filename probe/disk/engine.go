@@ -340,14 +340,9 @@ type submitter interface {
 	queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, userData uint64) bool
 	// submit passes every queued request to the kernel without waiting.
 	submit() error
-	// poll passes every queued request to the kernel and collects the
-	// completions ready, without waiting.
-	poll() error
-	// wait passes every queued request to the kernel and waits until at
+	// enter passes every queued request to the kernel and waits until at
 	// least minComplete completions are ready.
-	wait(minComplete uint32) error
-	// ready is the number of completions collected and not yet reaped.
-	ready() uint32
+	enter(minComplete uint32) error
 	// reap moves the ready completions (at most len(dst)) into dst.
 	reap(dst []cqe) int
 }
@@ -362,8 +357,8 @@ type slot struct {
 // uringLoop keeps depth requests of job j in flight through rg, as fio's
 // io_uring engine does with the same options. Each turn queues a request in
 // every free slot, passing them to the kernel o.batchSubmit at a time, then
-// passes the rest and waits for at least o.completeMin completions (enter:
-// one io_uring_enter, or a poll and one), and takes every completion ready. Clock readings: one before
+// (one io_uring_enter) passes the rest and waits for at least o.completeMin
+// completions, and takes every completion ready. Clock readings: one before
 // each submission batch is queued (the start of each request in it: none is
 // submitted before it) and one when the waiting io_uring_enter returns (the
 // end of each request reaped after it: with DEFER_TASKRUN a device's
@@ -387,7 +382,7 @@ func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer
 		if lp.inflight == 0 {
 			return
 		}
-		if err := lp.enter(uint32(min(max(o.completeMin, 1), lp.inflight))); err != nil {
+		if err := rg.enter(uint32(min(max(o.completeMin, 1), lp.inflight))); err != nil {
 			// The ring itself failed: completions may never come. Stop here;
 			// the requests still in flight are not recorded.
 			r.fail(fmt.Errorf("io_uring_enter: %w", err))
@@ -432,42 +427,6 @@ type uringLooper struct {
 	inflight int
 	stopping bool
 	yielded  int64 // sink time of the last yieldThread
-	// The poll before each wait, adaptive (enter): skip is how many more
-	// waits go without it, backoff how many the last miss skipped.
-	skip, backoff int
-}
-
-// maxPollBackoff is the most waits in a row that enter makes without first
-// polling: while polls keep finding too few completions, one in
-// maxPollBackoff turns still polls, to notice when they start helping.
-const maxPollBackoff = 32
-
-// enter passes the requests queued to the kernel and waits until at least
-// minComplete completions are ready. A non-blocking poll first collects what
-// is ready without handing over the Go scheduler's P (completions issued
-// inline, e.g. reads from the page cache, or a fast device's); only when it
-// finds too few does a waiting io_uring_enter follow. Where the poll keeps
-// finding nothing (a request the kernel punts to an io-wq worker, e.g. an
-// O_DIRECT write on tmpfs, completes only after the submitter sleeps), it
-// is one system call per wait for nothing: after a miss the next waits skip
-// it, 1, 2, 4 ... up to maxPollBackoff in a row, and one poll that finds
-// enough brings it back at every wait. Either way the completions are
-// collected inside the last call before the clock reading that ends them.
-func (lp *uringLooper) enter(minComplete uint32) error {
-	if lp.skip > 0 {
-		lp.skip--
-		return lp.rg.wait(minComplete)
-	}
-	if err := lp.rg.poll(); err != nil {
-		return err
-	}
-	if lp.rg.ready() >= minComplete {
-		lp.backoff = 0
-		return nil
-	}
-	lp.backoff = min(max(2*lp.backoff, 1), maxPollBackoff)
-	lp.skip = lp.backoff
-	return lp.rg.wait(minComplete)
 }
 
 // fill queues a request in every free slot, submitting each batch as it

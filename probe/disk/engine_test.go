@@ -2,7 +2,6 @@ package disk
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -17,12 +16,11 @@ import (
 
 // fakeRing is a submission ring that completes a random number (at least
 // the number asked for) of the requests submitted, in a random order, at
-// each wait, as a device with reordering would, and a number that depends
-// on pollDone at each poll; submit passes requests on and completes none (a
-// DEFER_TASKRUN ring posts completions only in an io_uring_enter with
-// GETEVENTS), unless inline. It remembers, for every request, the clock
-// reading of the sink when it was queued and the one after the call that
-// completed it.
+// each waiting enter, as a device with reordering would; submit passes
+// requests on and completes none (a DEFER_TASKRUN ring posts completions
+// only in a waiting enter). It remembers, for every
+// request, the clock reading of the sink when it was queued and the one
+// after the enter that completed it.
 type fakeRing struct {
 	t        *testing.T
 	s        *fakeSink
@@ -30,14 +28,12 @@ type fakeRing struct {
 	depth    int
 	pending  []fakeReq // queued, not yet submitted
 	queued   []fakeReq // submitted, not yet complete
-	done     []fakeReq // complete, not yet reaped
+	ready    []fakeReq // complete, not yet reaped
 	reaped   []fakeReq // handed out by reap, in order, for the sink to check
 	serial   uint64
 	failAt   uint64 // serial of a request that fails with EIO (0: none)
-	polls    int    // poll calls
-	waits    int    // wait calls
+	enters   int
 	submits  int
-	pollDone string          // what a poll completes: "" a random part, "none" nothing (punted), "enough" at least minWait (inline)
 	batch    int             // the submission batch uringLoop was given: submit passes exactly so many
 	minWait  int             // the completions uringLoop asks for (fewer only when fewer are in flight)
 	inline   bool            // submit completes a random part of what it submits
@@ -52,7 +48,7 @@ type fakeReq struct {
 }
 
 func (f *fakeRing) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, ud uint64) bool {
-	if len(f.pending)+len(f.queued)+len(f.done) >= f.depth {
+	if len(f.pending)+len(f.queued)+len(f.ready) >= f.depth {
 		return false
 	}
 	if f.inFlight[ud] {
@@ -73,8 +69,8 @@ func (f *fakeRing) submit() error {
 	if len(f.pending) != f.batch {
 		f.t.Errorf("submit of %d requests; the batch is %d", len(f.pending), f.batch)
 	}
-	if len(f.done) != 0 {
-		f.t.Errorf("submit with %d completions not reaped", len(f.done))
+	if len(f.ready) != 0 {
+		f.t.Errorf("submit with %d completions not reaped", len(f.ready))
 	}
 	// With inline, the kernel completes some of the requests inside the
 	// submitting call (issued inline): the next clock reading is their end.
@@ -84,70 +80,44 @@ func (f *fakeRing) submit() error {
 	}
 	for _, q := range f.pending[:n] {
 		q.enteredAt = f.s.clock + f.s.tick()
-		f.done = append(f.done, q)
+		f.ready = append(f.ready, q)
 	}
 	f.queued = append(f.queued, f.pending[n:]...)
 	f.pending = f.pending[:0]
 	return nil
 }
 
-// take passes the pending requests on, as every io_uring_enter does.
-func (f *fakeRing) take(call string) {
+func (f *fakeRing) enter(min uint32) error {
+	f.enters++
 	if len(f.pending) > f.batch {
-		f.t.Errorf("%s with %d requests queued; the batch is %d", call, len(f.pending), f.batch)
+		f.t.Errorf("enter with %d requests queued; the batch is %d", len(f.pending), f.batch)
 	}
 	f.queued = append(f.queued, f.pending...)
 	f.pending = f.pending[:0]
-}
-
-// complete completes n of the submitted requests, in a random order: the
-// sink's next clock reading is their end.
-func (f *fakeRing) complete(n int) {
+	inFlight := len(f.queued) + len(f.ready)
+	if int(min) > inFlight || int(min) != f.minWait && int(min) != inFlight {
+		f.t.Fatalf("enter waits for %d completions with %d in flight; want %d (or all in flight when fewer)", min, inFlight, f.minWait)
+	}
+	n := max(int(min)-len(f.ready), 0)
+	n += f.rng.IntN(len(f.queued) - n + 1)
 	f.rng.Shuffle(len(f.queued), func(i, j int) { f.queued[i], f.queued[j] = f.queued[j], f.queued[i] })
+	// The sink's next reading is the end of every request completed here.
 	for _, q := range f.queued[:n] {
 		q.enteredAt = f.s.clock + f.s.tick()
-		f.done = append(f.done, q)
+		f.ready = append(f.ready, q)
 	}
 	f.queued = append(f.queued[:0], f.queued[n:]...)
-}
-
-func (f *fakeRing) poll() error {
-	f.polls++
-	f.take("poll")
-	n := 0
-	switch f.pollDone {
-	case "":
-		n = f.rng.IntN(len(f.queued) + 1)
-	case "enough":
-		n = max(min(f.minWait, len(f.queued)+len(f.done))-len(f.done), 0)
-		n += f.rng.IntN(len(f.queued) - n + 1)
-	}
-	f.complete(n)
 	return nil
 }
-
-func (f *fakeRing) wait(min uint32) error {
-	f.waits++
-	f.take("wait")
-	inFlight := len(f.queued) + len(f.done)
-	if int(min) > inFlight || int(min) != f.minWait && int(min) != inFlight {
-		f.t.Fatalf("wait for %d completions with %d in flight; want %d (or all in flight when fewer)", min, inFlight, f.minWait)
-	}
-	n := max(int(min)-len(f.done), 0)
-	f.complete(n + f.rng.IntN(len(f.queued)-n+1))
-	return nil
-}
-
-func (f *fakeRing) ready() uint32 { return uint32(len(f.done)) }
 
 func (f *fakeRing) reap(dst []cqe) int {
-	n := min(len(dst), len(f.done))
-	for i, q := range f.done[:n] {
+	n := min(len(dst), len(f.ready))
+	for i, q := range f.ready[:n] {
 		dst[i] = cqe{userData: q.slot, res: q.res}
 		delete(f.inFlight, q.slot)
 		f.reaped = append(f.reaped, q)
 	}
-	f.done = append(f.done[:0], f.done[n:]...)
+	f.ready = append(f.ready[:0], f.ready[n:]...)
 	return n
 }
 
@@ -229,8 +199,8 @@ func TestUringLoopFakeRing(t *testing.T) {
 			r.left.Store(tc.n)
 			mem := make([]byte, tc.depth*4096)
 			uringLoop(j, f, tc.depth, tc.o, unsafe.Pointer(&mem[0]), s, r)
-			if len(f.pending)+len(f.queued)+len(f.done) != 0 {
-				t.Errorf("%d requests left in flight", len(f.pending)+len(f.queued)+len(f.done))
+			if len(f.pending)+len(f.queued)+len(f.ready) != 0 {
+				t.Errorf("%d requests left in flight", len(f.pending)+len(f.queued)+len(f.ready))
 			}
 			want := int(f.serial)
 			if tc.failAt == 0 && want != int(tc.n) {
@@ -245,72 +215,14 @@ func TestUringLoopFakeRing(t *testing.T) {
 			if okIOs := uint64(want - s.errs); s.bytes != okIOs*4096 {
 				t.Errorf("%d bytes recorded for %d successful I/Os of 4096", s.bytes, okIOs)
 			}
-			if tc.depth > 1 && f.polls+f.waits >= want {
-				t.Errorf("%d polls and %d waits for %d I/Os: completions not batched", f.polls, f.waits, want)
+			if tc.depth > 1 && f.enters >= want {
+				t.Errorf("%d waiting enters for %d I/Os: completions not batched", f.enters, want)
 			}
 			if tc.o.batchSubmit == tc.depth && f.submits != 0 {
 				t.Errorf("%d submits with batches of the whole depth: each refill should go with its waiting enter", f.submits)
 			}
 			if tc.o.batchSubmit < tc.depth && tc.depth > 1 && f.submits == 0 {
 				t.Errorf("no submits with batches of %d at depth %d", tc.o.batchSubmit, tc.depth)
-			}
-		})
-	}
-}
-
-// The poll before each wait is adaptive (uringLooper.enter) and never loses
-// or double-counts a completion: where polls find nothing (requests punted
-// to an io-wq worker), a wait is one call, with one poll in maxPollBackoff
-// turns at most once warmed up; where polls always find enough (requests
-// issued inline), there is no wait at all; where they sometimes do, every
-// request is still recorded once with its own start and end (the sink checks
-// each against the call that completed it).
-func TestUringLoopAdaptivePoll(t *testing.T) {
-	for _, tc := range []struct {
-		pollDone string
-		depth    int
-		o        uringOpts
-	}{
-		{"none", 32, uringOpts{batchSubmit: 1, completeMin: 1}},
-		{"none", 32, uringOpts{batchSubmit: 4, completeMin: 8}},
-		{"none", 1, uringOpts{batchSubmit: 1, completeMin: 1}},
-		{"enough", 32, uringOpts{batchSubmit: 1, completeMin: 1}},
-		{"enough", 16, uringOpts{batchSubmit: 4, completeMin: 2}},
-		{"", 32, uringOpts{batchSubmit: 1, completeMin: 1}},
-		{"", 32, uringOpts{batchSubmit: 2, completeMin: 4}},
-	} {
-		t.Run(fmt.Sprintf("poll %q, depth %d, batches of %d, at least %d", tc.pollDone, tc.depth, tc.o.batchSubmit, tc.o.completeMin), func(t *testing.T) {
-			s := &fakeSink{t: t, seen: map[uint64]bool{}}
-			f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(3, uint64(tc.depth))), depth: tc.depth, inFlight: map[uint64]bool{},
-				batch: tc.o.batchSubmit, minWait: tc.o.completeMin, pollDone: tc.pollDone}
-			s.ring = f
-			j := &job{bs: 4096, hi: 1 << 30, rand: true, readPct: 50}
-			const n = 20000
-			r := &run{deadline: 1 << 62, limit: n}
-			r.left.Store(n)
-			mem := make([]byte, tc.depth*4096)
-			uringLoop(j, f, tc.depth, tc.o, unsafe.Pointer(&mem[0]), s, r)
-			if s.recs != n || len(s.seen) != n || s.begun != n || f.serial != n {
-				t.Fatalf("queued %d, begun %d, recorded %d (%d distinct); want %d each", f.serial, s.begun, s.recs, len(s.seen), n)
-			}
-			if left := len(f.pending) + len(f.queued) + len(f.done); left != 0 {
-				t.Errorf("%d requests left in flight", left)
-			}
-			switch tc.pollDone {
-			case "none":
-				// Every turn waits once; the polls back off 1, 2, 4 ...
-				// maxPollBackoff turns: 6 to warm up, then one per 33 turns.
-				if most := f.waits/(maxPollBackoff+1) + 7; f.polls > most {
-					t.Errorf("%d polls for %d waits, none of them finding anything; want at most %d", f.polls, f.waits, most)
-				}
-			case "enough":
-				if f.waits != 0 {
-					t.Errorf("%d waits with every poll finding enough completions", f.waits)
-				}
-			default:
-				if f.polls == 0 || f.waits == 0 {
-					t.Errorf("%d polls and %d waits: both should occur when polls find completions now and then", f.polls, f.waits)
-				}
 			}
 		})
 	}

@@ -272,13 +272,14 @@ func (r *ring) submit() error {
 	return nil
 }
 
-// poll submits the queued SQEs and collects the completions that are
-// ready, without waiting (IORING_ENTER_GETEVENTS with min_complete 0: on a
-// DEFER_TASKRUN ring that runs the completions' task work). A raw system
-// call: no hand-over of the Go scheduler's P, since the runtime's
-// entersyscall/exitsyscall and its monitor's retaking of the P cost more
-// than a non-blocking io_uring_enter.
-func (r *ring) poll() error {
+// enter submits the queued SQEs and waits for at least minComplete
+// completions. It first submits and collects what is ready without
+// blocking, through a raw system call (no hand-over of the Go scheduler's P:
+// the runtime's entersyscall/exitsyscall and its monitor's retaking of the P
+// cost more than a non-blocking io_uring_enter); only when fewer than
+// minComplete completions are ready does it wait, through an ordinary
+// system call, so that a slow device never blocks the scheduler.
+func (r *ring) enter(minComplete uint32) error {
 	for {
 		n, _, errno := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), 0, ioringEnterGetEvents, 0, 0)
 		if errno == syscall.EINTR {
@@ -288,25 +289,15 @@ func (r *ring) poll() error {
 			return errno
 		}
 		r.pending -= uint32(n)
-		return nil
+		break
 	}
-}
-
-// wait submits the queued SQEs and waits until at least minComplete
-// completions are ready, in one io_uring_enter when nothing interrupts it.
-// An ordinary system call, so that a slow device never blocks the Go
-// scheduler. The kernel returns at once when enough are ready.
-func (r *ring) wait(minComplete uint32) error {
-	for r.pending > 0 || r.ready() < minComplete {
+	for r.ready() < minComplete {
 		n, _, errno := syscall.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), uintptr(minComplete), ioringEnterGetEvents, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
 		if errno != 0 {
 			return errno
-		}
-		if n == 0 && r.pending > 0 {
-			return syscall.EAGAIN // the kernel took none of the queued SQEs
 		}
 		r.pending -= uint32(n)
 	}
