@@ -338,8 +338,7 @@ func newJobRing(j *job, depth int, base unsafe.Pointer, o uringOpts) (*ring, err
 type submitter interface {
 	// queue puts one request in the submission queue; false when it is full.
 	queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64, userData uint64) bool
-	// submit passes every queued request to the kernel without waiting,
-	// and posts the completions that are in.
+	// submit passes every queued request to the kernel without waiting.
 	submit() error
 	// enter passes every queued request to the kernel and waits until at
 	// least minComplete completions are ready.
@@ -363,12 +362,11 @@ type slot struct {
 // each submission batch is queued (the start of each request in it: none is
 // submitted before it) and one when the waiting io_uring_enter returns (the
 // end of each request reaped after it: with DEFER_TASKRUN a device's
-// completion is posted only inside an io_uring_enter; without it one posted
-// while the last batch was being recorded is timed up to one turn late, as
-// fio times it). The clock reading after each submitting call ends the
-// requests completed inside it (issued inline, or posted by it: it asks for
-// events, as fio's commit does) and starts the next batch. Every request is
-// recorded with its own start.
+// completion is posted only inside that call; without it one posted while
+// the last batch was being recorded is timed up to one turn late, as fio
+// times it). The clock reading after each submitting call ends the requests
+// completed inside it (issued inline) and starts the next batch. Every
+// request is recorded with its own start.
 func uringLoop(j *job, rg submitter, depth int, o uringOpts, base unsafe.Pointer, s sink, r *run) {
 	lp := uringLooper{j: j, rg: rg, s: s, r: r, base: base, batch: max(o.batchSubmit, 1),
 		slots: make([]slot, depth), free: make([]int, depth), done: make([]cqe, depth)}
@@ -433,9 +431,8 @@ type uringLooper struct {
 
 // fill queues a request in every free slot, submitting each batch as it
 // fills. A request the kernel completes inside a submitting call (issued
-// inline, e.g. from the page cache, or completed earlier by an io-wq worker
-// and posted by the call) is reaped right after it, timed by the clock
-// reading taken when the call returned, and its slot refilled.
+// inline, e.g. from the page cache) is reaped right after it, timed by the
+// clock reading taken when the call returned, and its slot refilled.
 func (lp *uringLooper) fill(rng *uint64, depth int) error {
 	j := lp.j
 	now := lp.s.Now()

@@ -17,11 +17,10 @@ import (
 // fakeRing is a submission ring that completes a random number (at least
 // the number asked for) of the requests submitted, in a random order, at
 // each waiting enter, as a device with reordering would; submit passes
-// requests on and completes none, unless inline (a random part of the
-// requests it passes, issued inline) or posts (a random part of those
-// submitted before, completed by an io-wq worker and posted by the submit's
-// GETEVENTS). It remembers, for every request, the clock reading of the sink
-// when it was queued and the one after the call that completed it.
+// requests on and completes none (a DEFER_TASKRUN ring posts completions
+// only in a waiting enter). It remembers, for every
+// request, the clock reading of the sink when it was queued and the one
+// after the enter that completed it.
 type fakeRing struct {
 	t        *testing.T
 	s        *fakeSink
@@ -38,7 +37,6 @@ type fakeRing struct {
 	batch    int             // the submission batch uringLoop was given: submit passes exactly so many
 	minWait  int             // the completions uringLoop asks for (fewer only when fewer are in flight)
 	inline   bool            // submit completes a random part of what it submits
-	posts    bool            // submit completes a random part of what was submitted before
 	inFlight map[uint64]bool // slots (userData) in flight
 }
 
@@ -84,18 +82,8 @@ func (f *fakeRing) submit() error {
 		q.enteredAt = f.s.clock + f.s.tick()
 		f.ready = append(f.ready, q)
 	}
-	earlier := len(f.queued)
 	f.queued = append(f.queued, f.pending[n:]...)
 	f.pending = f.pending[:0]
-	if f.posts {
-		k := f.rng.IntN(earlier + 1)
-		f.rng.Shuffle(earlier, func(i, j int) { f.queued[i], f.queued[j] = f.queued[j], f.queued[i] })
-		for _, q := range f.queued[:k] {
-			q.enteredAt = f.s.clock + f.s.tick()
-			f.ready = append(f.ready, q)
-		}
-		f.queued = append(f.queued[:0], f.queued[k:]...)
-	}
 	return nil
 }
 
@@ -200,14 +188,11 @@ func TestUringLoopFakeRing(t *testing.T) {
 		{"depth 7, batches of 3, with a failure", 7, 5000, 1234, uringOpts{batchSubmit: 3, completeMin: 2}},
 		{"depth 32, completions inside submits", 32, 20000, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
 		{"depth 16, batches of 4, completions inside submits, a failure", 16, 20000, 777, uringOpts{batchSubmit: 4, completeMin: 2}},
-		{"depth 32, completions posted by submits", 32, 20000, 0, uringOpts{batchSubmit: 1, completeMin: 1}},
-		{"depth 16, batches of 4, completions posted by submits, a failure", 16, 20000, 777, uringOpts{batchSubmit: 4, completeMin: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &fakeSink{t: t, seen: map[uint64]bool{}}
 			f := &fakeRing{t: t, s: s, rng: rand.New(rand.NewPCG(1, uint64(tc.depth))), depth: tc.depth, failAt: tc.failAt, inFlight: map[uint64]bool{},
-				batch: tc.o.batchSubmit, minWait: tc.o.completeMin, inline: strings.Contains(tc.name, "inside submits"),
-				posts: strings.Contains(tc.name, "posted by submits")}
+				batch: tc.o.batchSubmit, minWait: tc.o.completeMin, inline: strings.Contains(tc.name, "inside submits")}
 			s.ring = f
 			j := &job{bs: 4096, hi: 1 << 30, rand: true, readPct: 50}
 			r := &run{deadline: 1 << 62, limit: tc.n}

@@ -251,18 +251,13 @@ func (r *ring) queue(write bool, fd int, buf unsafe.Pointer, n uint32, off int64
 	return true
 }
 
-// submit passes the queued SQEs to the kernel without waiting, with
-// IORING_ENTER_GETEVENTS and min_complete 0, as fio's commit does: on a
-// DEFER_TASKRUN ring that posts, inside this call, the completions that
-// came in since the last enter (e.g. from an io-wq worker), so the caller
-// reaps them right after it and times them by the clock reading it takes
-// then. Without GETEVENTS they waited for the next waiting enter, and on
-// tmpfs (O_DIRECT writes punted to io-wq, 1 job x iodepth 32) the probe did
-// 3-5% fewer random writes a second than with it, and than fio
-// (docs/benchmarks-disk.md). A raw system call: it does not block.
+// submit passes the queued SQEs to the kernel without waiting and without
+// IORING_ENTER_GETEVENTS: on a DEFER_TASKRUN ring no completion is posted
+// in it, so each completion is still posted, and timed, by the next enter.
+// A raw system call: it does not block.
 func (r *ring) submit() error {
 	for r.pending > 0 {
-		n, _, errno := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), 0, ioringEnterGetEvents, 0, 0)
+		n, _, errno := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), 0, 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
