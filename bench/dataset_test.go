@@ -73,17 +73,25 @@ func TestDatasetsStayPut(t *testing.T) {
 					t.Fatalf("run %d without a load: %v", i+1, err)
 				}
 				p := r.MainPhase()
-				var ok, failed uint64
+				var ok, failed, notFound uint64
 				for _, o := range p.Ops {
 					ok += o.Count
-					for _, n := range o.Errors {
+					for class, n := range o.Errors {
 						failed += n
+						if class == target.ClassNotFound.String() {
+							notFound += n
+						}
 					}
 				}
-				// A consumer's first polls may come back empty while its group
-				// forms (not_found); the dataset is there when most reads find it.
-				if ok == 0 || failed > ok/4 || (c.name != "kafka" && failed > 0) || r.Dataset.Source != result.DatasetExisting {
-					t.Fatalf("run %d without a load: %d ok, %d failed, source %q", i+1, ok, failed, r.Dataset.Source)
+				// A consumer's polls come back empty (not_found, a poll_timeout
+				// each) until its group has formed, which took 31 s on a loaded
+				// CI machine (62 of 300 CONSUMEs): for Kafka the dataset is
+				// there when reads find it and every failure is such a miss.
+				if c.name == "kafka" {
+					failed -= notFound
+				}
+				if ok == 0 || failed > 0 || r.Dataset.Source != result.DatasetExisting {
+					t.Fatalf("run %d without a load: %d ok, %d failed (besides %d not_found), source %q", i+1, ok, failed, notFound, r.Dataset.Source)
 				}
 				// The run names the load it read, where the target keeps a mark.
 				if _, marks := map[string]bool{"kafka": true}[c.name]; !marks && r.Dataset.LoadID != loaded.Dataset.LoadID {
