@@ -73,7 +73,6 @@ type pworker struct {
 	ctxs  []tagCtx
 	vals  [][]byte
 	keys  [][]byte
-	seqs  []uint64
 	nfly  int // records submitted whose completion Poll has not reported
 
 	// Under ackMu (with the acknowledgements the promise notes): the
@@ -87,7 +86,7 @@ type pworker struct {
 
 func newPWorker(w *Worker, depth int) *pworker {
 	p := &pworker{Worker: w, depth: depth, recs: make([]kgo.Record, depth), ctxs: make([]tagCtx, depth),
-		vals: make([][]byte, depth), keys: make([][]byte, depth), seqs: make([]uint64, depth),
+		vals: make([][]byte, depth), keys: make([][]byte, depth),
 		ready: make([]pdone, 0, depth), spare: make([]pdone, 0, depth), now: make([]pdone, 0, depth),
 		bell: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}
 	p.timer.Stop()
@@ -129,7 +128,6 @@ func (w *pworker) Submit(ctx context.Context, req *workload.Request, tag int) er
 	v := w.vals[tag][:n]
 	seq := w.seq
 	w.seq++
-	w.seqs[tag] = seq
 	putHeader(v, header{sendNs: time.Now().UnixNano(), run: t.run, producer: w.pid, seq: seq})
 	c := &w.ctxs[tag]
 	c.Context = ctx
@@ -150,7 +148,8 @@ func (w *pworker) promise(r *kgo.Record, err error) {
 	tag := r.Context.(*tagCtx).tag
 	w.ackMu.Lock()
 	if err == nil {
-		w.noteAck(w.seqs[tag], len(r.Value))
+		h, _ := readHeader(r.Value) // Submit wrote it
+		w.noteAck(h.seq, len(r.Value))
 	}
 	w.ready = append(w.ready, pdone{tag: tag, err: err})
 	w.ackMu.Unlock()

@@ -73,9 +73,9 @@ func unconnected(t *testing.T, depth int) *pworker {
 
 // inFlight makes tag's record look submitted with sequence number seq.
 func (w *pworker) inFlight(tag int, seq uint64) {
-	w.seqs[tag] = seq
 	w.recs[tag].Context = &w.ctxs[tag]
 	w.recs[tag].Value = make([]byte, 100)
+	putHeader(w.recs[tag].Value, header{seq: seq})
 	w.nfly++
 }
 
@@ -160,7 +160,7 @@ func TestPipelinedBookkeepingDoesNotAllocate(t *testing.T) {
 	seq := uint64(64)
 	allocs := testing.AllocsPerRun(1000, func() {
 		for tag := range 8 {
-			w.seqs[tag] = seq % 4096
+			putHeader(w.recs[tag].Value, header{seq: seq % 4096})
 			seq++
 			w.nfly++
 			w.promise(&w.recs[tag], nil)
