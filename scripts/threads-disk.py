@@ -18,10 +18,20 @@ named by its comm and the system call it was in at the second reading
 epoll_pwait; "running" when in user space). Start-up and exit are outside
 the window. Prints one line per run and one per thread; with ROUNDS > 1,
 runs ROUNDS times.
+
+With TURNS=1 it also records the scheduler's switches on the CPU over the
+same window (perf record -e sched:sched_switch -C CPUS) and prints the
+turns the threads took: for the submitter (the busiest thread that is not
+an io-wq worker) and the io-wq workers (iou-wrk-*), their turns per I/O, the
+median and mean length of a turn, how a turn ended (S: the thread slept, R:
+it was preempted) and, for each worker turn that followed a submitter turn,
+the ratio of the two lengths. Needs perf and permission to trace.
 """
 import glob
 import json
 import os
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,7 +86,13 @@ def one_run(path, tool, rw, out):
 
     time.sleep(w0)
     a = sample(pids())
-    time.sleep(w1 - w0)
+    trace = out + '.perf'
+    if os.environ.get('TURNS') == '1':
+        subprocess.run(['perf', 'record', '-q', '-e', 'sched:sched_switch', '-C', os.environ.get('CPUS', '1'),
+                        '-o', trace, '--', 'sleep', '%g' % (w1 - w0)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    else:
+        time.sleep(w1 - w0)
     b = sample(pids())
     p.wait()
     r = json.load(open(out))
@@ -101,6 +117,45 @@ def one_run(path, tool, rw, out):
     for name, tid, v, nv, rt in rows:
         if v + nv > 0.0005 or rt > 0.005:
             print('   %-22s %7d voluntary %.4f involuntary %.4f CPU %.3f us' % (name, tid, v, nv, rt))
+    if os.path.exists(trace):
+        turns(trace, b, wio)
+
+
+SWITCH = re.compile(r'^\s*(\d+\.\d+):.*prev_comm=(.*?) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+) ')
+
+
+def turns(trace, threads, wio):
+    """Prints the submitter's and the io-wq workers' turns on the traced CPU."""
+    text = subprocess.run(['perf', 'script', '-i', trace, '-F', 'time,trace'], capture_output=True,
+                          text=True, check=True).stdout
+    run = {}  # tid -> CPU ns in the trace
+    seq = []  # (tid, start, end, how it ended)
+    cur = None
+    for line in text.splitlines():
+        m = SWITCH.match(line)
+        if not m:
+            continue
+        t = float(m.group(1)) * 1e9
+        prev, state, nxt = int(m.group(3)), m.group(4), int(m.group(6))
+        if cur is not None and cur[0] == prev:
+            seq.append((prev, cur[1], t, 'S' if state.startswith(('S', 'D')) else 'R'))
+            run[prev] = run.get(prev, 0) + t - cur[1]
+        cur = (nxt, t)
+    workers = {tid for tid in run if tid in threads and threads[tid][0].startswith('iou-wrk')}
+    others = [tid for tid in run if tid in threads and tid not in workers]
+    if not others or not workers:
+        print('   turns: no submitter or no io-wq worker in the trace')
+        return
+    sub = max(others, key=lambda tid: run[tid])
+    for label, keep in (('submitter', lambda tid: tid == sub), ('io-wq worker', lambda tid: tid in workers)):
+        ts = [(e - s) / 1e3 for tid, s, e, _ in seq if keep(tid)]
+        slept = sum(1 for tid, _, _, how in seq if keep(tid) and how == 'S')
+        print('   turns of the %-12s per I/O %.3f, length median %.2f us mean %.2f us, ended asleep %.0f%%'
+              % (label, len(ts) / wio, statistics.median(ts), statistics.fmean(ts), 100 * slept / max(len(ts), 1)))
+    ratios = [(b[2] - b[1]) / (a[2] - a[1]) for a, b in zip(seq, seq[1:])
+              if a[0] == sub and b[0] in workers and a[2] > a[1]]
+    if ratios:
+        print('   a worker turn after a submitter turn: %d, length ratio median %.2f' % (len(ratios), statistics.median(ratios)))
 
 
 def main():

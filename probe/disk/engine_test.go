@@ -1,6 +1,8 @@
 package disk
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"math/rand/v2"
 	"runtime"
@@ -339,6 +341,47 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 					t.Errorf("%d allocations for 500 I/Os, %d for 10,500: the per-I/O path allocates", small, big)
 				}
 			})
+		}
+	}
+}
+
+// Buffers that writes send hold random bytes (incompressible, distinct per
+// buffer); buffers that only reads fill are left as mapped (zero), as fio
+// leaves a read job's buffers: filling them cost CPU that counted per I/O.
+func TestJobBuffersFilledOnlyForWrites(t *testing.T) {
+	for _, c := range []struct {
+		rw      string
+		readPct int
+		filled  bool
+	}{{RWRandRead, 0, false}, {RWRead, 0, false}, {RWRandWrite, 0, true}, {RWWrite, 0, true}, {RWRandRW, 50, true}, {RWRandRW, 100, false}} {
+		jobs, err := newJobs(-1, Test{RW: c.rw, BS: 4096}, 1<<20, 2, c.readPct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs, err := jobBuffers(jobs, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := 0
+		for i := range 8 {
+			if bytes.Count(bufs.get(i), []byte{0}) == 4096 {
+				zero++
+			}
+		}
+		same := bytes.Equal(bufs.get(0), bufs.get(7))
+		var z bytes.Buffer
+		fw, _ := flate.NewWriter(&z, flate.BestCompression)
+		fw.Write(bufs.mem)
+		fw.Close()
+		bufs.free()
+		if c.filled && z.Len() < 8*4096 {
+			t.Errorf("%s: 8 buffers of 4096 random bytes compressed to %d bytes: the content is compressible", c.rw, z.Len())
+		}
+		if c.filled && (zero > 0 || same) {
+			t.Errorf("%s at %d%% reads: %d of 8 buffers all zero, first equals last %v; want random content in each", c.rw, c.readPct, zero, same)
+		}
+		if !c.filled && zero != 8 {
+			t.Errorf("%s at %d%% reads: %d of 8 buffers left zero, want all 8 (reads need no content)", c.rw, c.readPct, zero)
 		}
 	}
 }

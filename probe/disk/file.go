@@ -141,7 +141,7 @@ func (tf *testFile) layout(ctx context.Context) error {
 		return nil
 	}
 	const chunk = 1 << 20
-	bufs, err := newBuffers(1, chunk)
+	bufs, err := newBuffers(1, chunk, true)
 	if err != nil {
 		return err
 	}
