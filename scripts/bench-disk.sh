@@ -21,7 +21,7 @@
 # Writes test-artifacts/bench-disk/{MODE-*.json,MODE-*.time,summary.md}.
 #
 # Environment: DIR (default .cache/bench-disk), SIZE (1G), RUNTIME (10 s per
-# run), ROUNDS (3), CONFIGS ("1x32 4x128": JOBSxIODEPTH), SEED004 (1: run
+# run), ROUNDS (4: even, so fio and platbench each run first equally often), CONFIGS ("1x32 4x128": JOBSxIODEPTH), SEED004 (1: run
 # seed 004's job; 0: skip), CPUS (taskset list for both tools, default 1),
 # PB_ARGS (extra probe flags, e.g. "--registerfiles --fixedbufs"), FIO_ARGS
 # (extra fio flags), PLATBENCH_BIN (a prebuilt binary; default: build bin/platbench).
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 DIR=${DIR:-.cache/bench-disk}
 SIZE=${SIZE:-1G}
 RUNTIME=${RUNTIME:-10}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-4}
 CONFIGS=${CONFIGS:-1x32 4x128}
 SEED004=${SEED004:-1}
 CPUS=${CPUS:-1}

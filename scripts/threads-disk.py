@@ -19,8 +19,9 @@ epoll_pwait; "running" when in user space). Start-up and exit are outside
 the window. Prints one line per run and one per thread; with ROUNDS > 1,
 runs ROUNDS times.
 
-With TURNS=1 it also records the scheduler's switches on the CPU over the
-same window (perf record -e sched:sched_switch -C CPUS) and prints the
+With TURNS=1 it also records the scheduler's switches on the CPU for 1 s of
+the window (perf record -e sched:sched_switch -C CPUS; the tracing slows
+both tools alike, and its own start and writing-out take the rest) and prints the
 turns the threads took: for the submitter (the busiest thread that is not
 an io-wq worker) and the io-wq workers (iou-wrk-*), their turns per I/O, the
 median and mean length of a turn, how a turn ended (S: the thread slept, R:
@@ -86,14 +87,17 @@ def one_run(path, tool, rw, out):
 
     time.sleep(w0)
     a = sample(pids())
+    ta = time.monotonic()
     trace = out + '.perf'
+    traced = 1.0  # seconds of tracing: perf's start and its writing out must end within the run
     if os.environ.get('TURNS') == '1':
         subprocess.run(['perf', 'record', '-q', '-e', 'sched:sched_switch', '-C', os.environ.get('CPUS', '1'),
-                        '-o', trace, '--', 'sleep', '%g' % (w1 - w0)],
+                        '-o', trace, '--', 'sleep', '%g' % traced],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     else:
         time.sleep(w1 - w0)
     b = sample(pids())
+    tb = time.monotonic()
     p.wait()
     r = json.load(open(out))
     if tool == 'fio':
@@ -105,7 +109,7 @@ def one_run(path, tool, rw, out):
         ios = sum(o['count'] for o in ph['ops'])
         secs = ph['duration_ns'] / 1e9
     iops = ios / secs
-    wio = iops * (w1 - w0)
+    wio = iops * (tb - ta)
     rows = []
     for tid, (name, v, nv, rt) in b.items():
         _, v0, nv0, rt0 = a.get(tid, (name, 0, 0, 0))
@@ -118,7 +122,7 @@ def one_run(path, tool, rw, out):
         if v + nv > 0.0005 or rt > 0.005:
             print('   %-22s %7d voluntary %.4f involuntary %.4f CPU %.3f us' % (name, tid, v, nv, rt))
     if os.path.exists(trace):
-        turns(trace, b, wio)
+        turns(trace, b, iops * traced)
 
 
 SWITCH = re.compile(r'^\s*(\d+\.\d+):.*prev_comm=(.*?) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+) ')
@@ -126,7 +130,7 @@ SWITCH = re.compile(r'^\s*(\d+\.\d+):.*prev_comm=(.*?) prev_pid=(\d+) .*prev_sta
 
 def turns(trace, threads, wio):
     """Prints the submitter's and the io-wq workers' turns on the traced CPU."""
-    text = subprocess.run(['perf', 'script', '-i', trace, '-F', 'time,trace'], capture_output=True,
+    text = subprocess.run(['perf', 'script', '--ns', '-i', trace, '-F', 'time,trace'], capture_output=True,
                           text=True, check=True).stdout
     run = {}  # tid -> CPU ns in the trace
     seq = []  # (tid, start, end, how it ended)
@@ -150,8 +154,9 @@ def turns(trace, threads, wio):
     for label, keep in (('submitter', lambda tid: tid == sub), ('io-wq worker', lambda tid: tid in workers)):
         ts = [(e - s) / 1e3 for tid, s, e, _ in seq if keep(tid)]
         slept = sum(1 for tid, _, _, how in seq if keep(tid) and how == 'S')
-        print('   turns of the %-12s per I/O %.3f, length median %.2f us mean %.2f us, ended asleep %.0f%%'
-              % (label, len(ts) / wio, statistics.median(ts), statistics.fmean(ts), 100 * slept / max(len(ts), 1)))
+        q = statistics.quantiles(ts, n=10)
+        print('   turns of the %-12s per I/O %.3f, length median %.2f us mean %.2f us (p10 %.1f p90 %.1f), ended asleep %.0f%%'
+              % (label, len(ts) / wio, statistics.median(ts), statistics.fmean(ts), q[0], q[-1], 100 * slept / max(len(ts), 1)))
     ratios = [(b[2] - b[1]) / (a[2] - a[1]) for a, b in zip(seq, seq[1:])
               if a[0] == sub and b[0] in workers and a[2] > a[1]]
     if ratios:
