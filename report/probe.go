@@ -21,6 +21,9 @@ func WriteDiskProbe(w io.Writer, r *result.Result) {
 	}
 	fmt.Fprintf(w, "disk probe of %s (%s, %s bytes, engine %s, direct=%s, jobs %s x iodepth %s)\n",
 		x["path"], fs, x["size"], x["engine"], x["direct"], x["jobs"], x["iodepth"])
+	if x["scramble_buffers"] == "false" {
+		fmt.Fprintln(w, "scramble_buffers=false: every write of a buffer carried the same bytes (a deduplicating device can fold them)")
+	}
 	if x["iodepth_batch_submit"] != "" { // io_uring modes, by fio's option names
 		fmt.Fprintf(w, "io_uring modes: iodepth_batch_submit=%s iodepth_batch_complete_min=%s registerfiles=%s fixedbufs=%s\n",
 			x["iodepth_batch_submit"], x["iodepth_batch_complete_min"], x["registerfiles"], x["fixedbufs"])

@@ -91,6 +91,8 @@ var flagOfField = map[string]string{
 	"rw":        "rw",
 	"bs":        "bs",
 	"direct":    "direct",
+	// stamping of write buffers (fio's option name)
+	"scramble_buffers": "scramble-buffers",
 	// disk.Config io_uring modes (fio's option names)
 	"iodepth_batch_submit":       "iodepth-batch-submit",
 	"iodepth_batch_complete_min": "iodepth-batch-complete-min",

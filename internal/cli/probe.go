@@ -68,6 +68,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	dur := units.Duration(30 * time.Second)
 	fs.Var(&dur, "duration", "duration of each test (default 30s)")
 	direct := fs.Bool("direct", true, "O_DIRECT with aligned buffers; --direct=false for buffered I/O")
+	scramble := fs.Bool("scramble-buffers", true, "stamp every 512-byte sector of each write with its offset and time, so a deduplicating device cannot fold the reused buffers (fio scramble_buffers); --scramble-buffers=false writes the buffers as filled")
 	jobs := fs.Int("jobs", 1, "independent submitters (fio numjobs)")
 	depth := fs.Int("iodepth", 32, "requests in flight per job")
 	rw := fs.String("rw", "", "one test: write, read, randwrite, randread or randrw (default: the IOTune set)")
@@ -98,7 +99,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 		return usagef("give exactly one PATH, got %d (fix: platbench probe disk /var/lib/mydb)", len(pos))
 	}
 	cfg := disk.Config{Path: pos[0], Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
-		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine}
+		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine, NoScramble: !*scramble}
 	bsSet := false
 	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error

@@ -77,6 +77,13 @@ type Config struct {
 	// FixedBufs registers the I/O buffers with each ring (fio fixedbufs,
 	// IORING_REGISTER_BUFFERS): no page pinning per request. Default off, as fio.
 	FixedBufs bool
+	// NoScramble leaves each write's buffer as it is. By default (fio's
+	// scramble_buffers, on by default there too) every 512-byte sector of a
+	// write's buffer is stamped with its file offset and the request's start
+	// time before the write is queued: the buffers are reused, and unstamped
+	// a deduplicating device would see the same few blocks written over and
+	// over. Reads are not touched.
+	NoScramble bool
 	// NoLayout skips writing the whole file before the tests when the file is
 	// new (tests of reads on a sparse file measure nothing).
 	NoLayout bool

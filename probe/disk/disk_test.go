@@ -1,13 +1,17 @@
 package disk
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -427,5 +431,69 @@ func TestSyncThreadCap(t *testing.T) {
 	_, err := Run(context.Background(), c, Options{})
 	if err == nil || !strings.Contains(err.Error(), "threads") || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("8 x 1024 sync: err = %v; want a refusal naming the thread count", err)
+	}
+}
+
+// Writes carry their own stamp in every 512-byte sector by default (fio's
+// scramble_buffers): read back, every block the probe wrote names its own
+// offset in each sector, so no two written blocks are alike however often
+// the few buffers were reused. With scramble_buffers off, the written blocks
+// are copies of the buffers: no more distinct ones than buffers.
+func TestWritesAreScrambled(t *testing.T) {
+	const bs, size = 4096, 4 << 20
+	layout, err := newBuffers(1, 1<<20, true) // the content the layout wrote, chunk after chunk
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer layout.free()
+	for _, eng := range engines(t) {
+		for _, scramble := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/scramble=%v", eng, scramble), func(t *testing.T) {
+				c := small(t.TempDir())
+				c.Size, c.Duration, c.Engine, c.Keep, c.NoScramble = size, 200*time.Millisecond, eng, true, !scramble
+				c.Tests = []Test{{Name: "rand-write-4k", RW: RWRandWrite, BS: bs}}
+				res, err := Run(context.Background(), c, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Config.Extra["scramble_buffers"]; got != strconv.FormatBool(scramble) {
+					t.Errorf("scramble_buffers recorded as %q, want %v", got, scramble)
+				}
+				data, err := os.ReadFile(res.Config.Extra["path"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				written, stamped := 0, 0
+				distinct := map[string]bool{}
+				for off := 0; off < size; off += bs {
+					b := data[off : off+bs]
+					if bytes.Equal(b, layout.mem[off%(1<<20):off%(1<<20)+bs]) {
+						continue // never written by the test
+					}
+					written++
+					distinct[string(b)] = true
+					ok := true
+					for s := 0; s < bs; s += 512 {
+						w0 := binary.NativeEndian.Uint64(b[s:])
+						w1 := binary.NativeEndian.Uint64(b[s+8:])
+						ok = ok && w0 == uint64(off+s) && w1 > 0 && w1 == binary.NativeEndian.Uint64(b[8:])
+					}
+					if ok {
+						stamped++
+					}
+				}
+				if written == 0 {
+					t.Fatal("no block of the file was written")
+				}
+				if scramble && stamped != written {
+					t.Errorf("%d of %d written blocks carry their offset and one start time in each sector; want all", stamped, written)
+				}
+				if !scramble && (stamped != 0 || len(distinct) > c.Jobs*c.IODepth) {
+					t.Errorf("scramble off: %d blocks stamped, %d distinct written blocks from %d buffers; want none stamped and at most one per buffer",
+						stamped, len(distinct), c.Jobs*c.IODepth)
+				}
+				t.Logf("%d blocks written, %d distinct", written, len(distinct))
+			})
+		}
 	}
 }

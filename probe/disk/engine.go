@@ -28,13 +28,14 @@ type sink interface {
 
 // job is one independent submitter's share of a test: fio's job.
 type job struct {
-	id      int
-	fd      int
-	bs      int64
-	lo, hi  int64        // the job's byte range [lo, hi), bs-aligned
-	rand    bool         // random offsets, else sequential from lo
-	readPct uint64       // percentage of reads (0: writes only, 100: reads only)
-	seq     atomic.Int64 // next sequential offset, relative to lo
+	id       int
+	fd       int
+	bs       int64
+	lo, hi   int64        // the job's byte range [lo, hi), bs-aligned
+	rand     bool         // random offsets, else sequential from lo
+	readPct  uint64       // percentage of reads (0: writes only, 100: reads only)
+	scramble bool         // stamp each write's buffer before it is queued (Config.NoScramble)
+	seq      atomic.Int64 // next sequential offset, relative to lo
 }
 
 // newJobs splits [0, size) among n jobs: sequential tests give each job its
@@ -82,6 +83,18 @@ func (j *job) next(rng *uint64) (write bool, off int64) {
 		return true, off
 	}
 	return xorshift(rng)%100 >= j.readPct, off
+}
+
+// stamp writes, into each 512-byte sector of the n-byte buffer at buf, the
+// sector's file offset and the request's start time (16 bytes at the
+// sector's start): no two writes of the run carry the same sector, however
+// often a buffer is reused (fio's scramble_buffers does the like). One cache
+// line per sector: 8 for a 4 KiB write.
+func stamp(buf unsafe.Pointer, n int, off, start int64) {
+	for s := 0; s+16 <= n; s += 512 {
+		w := (*[2]int64)(unsafe.Add(buf, s))
+		w[0], w[1] = off+int64(s), start
+	}
 }
 
 // xorshift is xorshift64*: fast, allocation-free and good enough to spread offsets.
@@ -250,6 +263,9 @@ func syncLoop(j *job, shard int, buf []byte, s sink, r *run, g *gate) {
 		var n int
 		var err error
 		if write {
+			if j.scramble {
+				stamp(unsafe.Pointer(&buf[0]), len(buf), off, start)
+			}
 			n, err = unix.Pwrite(j.fd, buf, off)
 		} else {
 			n, err = unix.Pread(j.fd, buf, off)
@@ -457,7 +473,11 @@ func (lp *uringLooper) fill(rng *uint64, depth int) error {
 		}
 		k := lp.free[len(lp.free)-1]
 		write, off := j.next(rng)
-		if !lp.rg.queue(write, j.fd, unsafe.Add(lp.base, k*int(j.bs)), uint32(j.bs), off, uint64(k)) {
+		buf := unsafe.Add(lp.base, k*int(j.bs))
+		if write && j.scramble {
+			stamp(buf, int(j.bs), off, now)
+		}
+		if !lp.rg.queue(write, j.fd, buf, uint32(j.bs), off, uint64(k)) {
 			break
 		}
 		lp.free = lp.free[:len(lp.free)-1]

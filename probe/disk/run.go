@@ -137,6 +137,9 @@ func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine stri
 	if err != nil {
 		return nil, err
 	}
+	for _, j := range jobs {
+		j.scramble = !cfg.NoScramble
+	}
 	shards := cfg.Jobs // one submitting goroutine per job
 	if engine == EngineSync {
 		shards = cfg.Jobs * cfg.IODepth // one per request in flight
@@ -246,6 +249,7 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 		extra["registerfiles"] = strconv.FormatBool(c.RegisterFiles)
 		extra["fixedbufs"] = strconv.FormatBool(c.FixedBufs)
 	}
+	extra["scramble_buffers"] = strconv.FormatBool(!c.NoScramble)
 	if engine == EngineSync && why != "" {
 		extra["engine_reason"] = why
 	}
