@@ -297,6 +297,9 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					for _, j := range jobs {
+						j.scramble = true // the default: writes stamped as they are queued
+					}
 					bufs, err := jobBuffers(jobs, 4)
 					if err != nil {
 						t.Fatal(err)
