@@ -38,3 +38,16 @@ func TestWriteDiskProbe(t *testing.T) {
 		}
 	}
 }
+
+// A probe that wrote unstamped buffers says so; the default (stamped) adds
+// no line.
+func TestWriteDiskProbeScrambleOff(t *testing.T) {
+	const note = "scramble_buffers=false"
+	for _, v := range []string{"false", "true"} {
+		var buf bytes.Buffer
+		WriteDiskProbe(&buf, &result.Result{Config: result.Config{Extra: map[string]string{"engine": "io_uring", "scramble_buffers": v}}})
+		if got := strings.Contains(buf.String(), note); got != (v == "false") {
+			t.Errorf("scramble_buffers=%s: report mentions %q: %v, want %v:\n%s", v, note, got, v == "false", buf.String())
+		}
+	}
+}

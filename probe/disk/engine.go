@@ -34,13 +34,14 @@ type job struct {
 	lo, hi   int64        // the job's byte range [lo, hi), bs-aligned
 	rand     bool         // random offsets, else sequential from lo
 	readPct  uint64       // percentage of reads (0: writes only, 100: reads only)
-	scramble bool         // stamp each write's buffer before it is queued (Config.NoScramble)
+	scramble bool         // stamp each write's buffer before it is queued (Config.NoScramble; false for read-only jobs)
 	seq      atomic.Int64 // next sequential offset, relative to lo
 }
 
 // newJobs splits [0, size) among n jobs: sequential tests give each job its
 // own contiguous range (fio's offset_increment); random tests share the file.
-func newJobs(fd int, t Test, size int64, n, readPct int) ([]*job, error) {
+// scramble stamps each write's buffer (Config.NoScramble).
+func newJobs(fd int, t Test, size int64, n, readPct int, scramble bool) ([]*job, error) {
 	bs := int64(t.BS)
 	isRand := t.RW == RWRandRead || t.RW == RWRandWrite || t.RW == RWRandRW
 	per := size / int64(n) / bs * bs
@@ -56,7 +57,7 @@ func newJobs(fd int, t Test, size int64, n, readPct int) ([]*job, error) {
 	}
 	jobs := make([]*job, n)
 	for i := range jobs {
-		j := &job{id: i, fd: fd, bs: bs, rand: isRand, readPct: pct}
+		j := &job{id: i, fd: fd, bs: bs, rand: isRand, readPct: pct, scramble: scramble && pct < 100}
 		if isRand {
 			j.lo, j.hi = 0, size/bs*bs
 		} else {
@@ -107,6 +108,9 @@ func xorshift(s *uint64) uint64 {
 	return x * 2685821657736338717
 }
 
+// fillSeed advances once per filled set of buffers (newBuffers).
+var fillSeed atomic.Uint64
+
 // buffers is page-aligned memory outside the Go heap (O_DIRECT needs aligned
 // buffers, and the kernel writes into them behind the garbage collector's back).
 type buffers struct {
@@ -129,8 +133,11 @@ func newBuffers(n, bs int, fill bool) (*buffers, error) {
 	if fill {
 		// xorshift64*, 8 bytes a step: several times faster than a
 		// cryptographic generator, and as incompressible to a device.
+		// Each set of buffers gets its own stream (fillSeed), so what a test
+		// writes is not what the layout wrote there, nor what the test before
+		// it wrote.
 		words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), len(mem)/8)
-		rng := uint64(0x9E3779B97F4A7C15)
+		rng := fillSeed.Add(0x9E3779B97F4A7C15) | 1
 		for i := range words {
 			words[i] = xorshift(&rng)
 		}

@@ -293,12 +293,9 @@ func TestEnginesDoNotAllocatePerIO(t *testing.T) {
 		for _, rw := range []string{RWRandRead, RWRandWrite, RWRandRW, RWRead, RWWrite} {
 			t.Run(eng+"/"+m.name+"/"+rw, func(t *testing.T) {
 				allocs := func(n int64) uint64 {
-					jobs, err := newJobs(tf.fd, Test{RW: rw, BS: 4096}, tf.size, 2, 50)
+					jobs, err := newJobs(tf.fd, Test{RW: rw, BS: 4096}, tf.size, 2, 50, true) // writes stamped, the default
 					if err != nil {
 						t.Fatal(err)
-					}
-					for _, j := range jobs {
-						j.scramble = true // the default: writes stamped as they are queued
 					}
 					bufs, err := jobBuffers(jobs, 4)
 					if err != nil {
@@ -357,7 +354,7 @@ func TestJobBuffersFilledOnlyForWrites(t *testing.T) {
 		readPct int
 		filled  bool
 	}{{RWRandRead, 0, false}, {RWRead, 0, false}, {RWRandWrite, 0, true}, {RWWrite, 0, true}, {RWRandRW, 50, true}, {RWRandRW, 100, false}} {
-		jobs, err := newJobs(-1, Test{RW: c.rw, BS: 4096}, 1<<20, 2, c.readPct)
+		jobs, err := newJobs(-1, Test{RW: c.rw, BS: 4096}, 1<<20, 2, c.readPct, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,5 +383,20 @@ func TestJobBuffersFilledOnlyForWrites(t *testing.T) {
 		if !c.filled && zero != 8 {
 			t.Errorf("%s at %d%% reads: %d of 8 buffers left zero, want all 8 (reads need no content)", c.rw, c.readPct, zero)
 		}
+	}
+	// Each set of buffers has its own content: a test does not write what
+	// the layout, or the test before it, wrote.
+	a, err := newBuffers(1, 4096, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.free()
+	b, err := newBuffers(1, 4096, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.free()
+	if bytes.Equal(a.get(0), b.get(0)) {
+		t.Error("two sets of buffers were filled with the same bytes")
 	}
 }

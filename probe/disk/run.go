@@ -133,12 +133,9 @@ func interrupted(ctx context.Context, res *result.Result, err error) (*result.Re
 }
 
 func runTest(ctx context.Context, cfg *Config, tf *testFile, t Test, engine string) (*result.Phase, error) {
-	jobs, err := newJobs(tf.fd, t, tf.size, cfg.Jobs, cfg.RWMixRead)
+	jobs, err := newJobs(tf.fd, t, tf.size, cfg.Jobs, cfg.RWMixRead, !cfg.NoScramble)
 	if err != nil {
 		return nil, err
-	}
-	for _, j := range jobs {
-		j.scramble = !cfg.NoScramble
 	}
 	shards := cfg.Jobs // one submitting goroutine per job
 	if engine == EngineSync {
