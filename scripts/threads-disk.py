@@ -23,7 +23,7 @@ With TURNS=1 it also records the scheduler's switches on the CPU for 1 s of
 the window (perf record -e sched:sched_switch -C CPUS; the tracing slows
 both tools alike, and its own start and writing-out take the rest) and prints the
 turns the threads took: for the submitter (the busiest thread that is not
-an io-wq worker) and the io-wq workers (iou-wrk-*), their turns per I/O, the
+an io-wq worker: the runs here are one job, so there is one submitter) and the io-wq workers (iou-wrk-*), their turns per I/O, the
 median and mean length of a turn, how a turn ended (S: the thread slept, R:
 it was preempted) and, for each worker turn that followed a submitter turn,
 the ratio of the two lengths. Needs perf and permission to trace.
