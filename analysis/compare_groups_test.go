@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/platbench/platbench/result"
+)
+
+// groupRun is a synthetic run: 60 s of throughput around level (its own
+// run-level offset included by the caller) and a latency histogram whose
+// values scale with lat, with per-second summaries.
+func groupRun(seed uint64, level, lat float64) *result.Result {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const n = 60
+	ys := make([]float64, n)
+	e := 0.0
+	for i := range ys {
+		e = 0.7*e + math.Sqrt(1-0.49)*0.03*rng.NormFloat64()
+		ys[i] = level * math.Exp(e)
+	}
+	p := phaseOf(map[string][]float64{"READ": ys}, "READ")
+	h := result.NewHist()
+	for i := range p.Intervals {
+		ih := result.NewHist()
+		for k := 0; k < 200; k++ {
+			v := int64(lat * 1000 * math.Exp(0.5*rng.NormFloat64()))
+			_ = ih.RecordValue(v)
+			_ = h.RecordValue(v)
+		}
+		p.Intervals[i].Ops[0].Latency = result.Summarize(ih)
+	}
+	p.Ops[0].Hist = result.EncodeHist(h)
+	p.Ops[0].Latency = result.Summarize(h)
+	r := resultOf(p)
+	r.Config.Workload.Name = "w"
+	return r
+}
+
+// TestCompareGroups: three runs per group; a group 20% faster is called
+// different with an interval above 1, a group of the same setup is not
+// called different, and a comparison of single runs says its basis.
+func TestCompareGroups(t *testing.T) {
+	var rs []*result.Result
+	var keys []RunKey
+	add := func(label string, level, lat float64) {
+		i := len(rs)
+		off := 1 + 0.01*float64(i%3-1) // a run-level offset of +-1%
+		rs = append(rs, groupRun(uint64(i+1), level*off, lat))
+		keys = append(keys, RunKey{Label: label})
+	}
+	for range 3 {
+		add("a", 10000, 100)
+		add("same", 10000, 100)
+		add("fast", 12000, 80)
+	}
+	g, err := GroupRuns(keys, GroupByLabel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CompareGroups(rs, g, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Groups) != 3 || len(c.Groups[0].Runs) != 3 {
+		t.Fatalf("groups %+v", c.Groups)
+	}
+	for _, row := range c.Rows {
+		if row.Figure != FigSustained && !(row.Figure == FigLatency && row.Stat == "p99") {
+			continue
+		}
+		same, fast := row.Verdicts[1], row.Verdicts[2]
+		t.Logf("%s %s: same %.4f [%.4f, %.4f] %s; fast %.4f [%.4f, %.4f] %s", row.Figure, row.Stat,
+			same.Ratio.Ratio, same.Lo, same.Hi, same.Call, fast.Ratio.Ratio, fast.Lo, fast.Hi, fast.Call)
+		if same.Call == Different || same.Basis != BasisBetweenRuns {
+			t.Errorf("%s %s: the same setup called %s on %s", row.Figure, row.Stat, same.Call, same.Basis)
+		}
+		if fast.Call != Different || fast.Outcome != OutcomeBetter || (fast.Lo-1)*(fast.Hi-1) <= 0 {
+			t.Errorf("%s %s: a 20%% faster group: %s %s [%.3f, %.3f]", row.Figure, row.Stat, fast.Outcome, fast.Call, fast.Lo, fast.Hi)
+		}
+	}
+	// One run of each: the within-run basis, and how many runs would settle it.
+	g1, _ := GroupRuns([]RunKey{{Label: "a"}, {Label: "b"}}, GroupByLabel)
+	c1, err := CompareGroups([]*result.Result{rs[0], rs[1]}, g1, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range c1.Rows {
+		v := row.Verdicts[1]
+		if row.Figure == FigSustained && (v.Basis != BasisWithinRun || !v.AtLeast || v.RunsNeeded < 3) {
+			t.Errorf("single runs: %+v", v)
+		}
+		if row.Figure == FigPeak && v.NoTest != NoTestNoWithin {
+			t.Errorf("single runs, peak: %q, want no test (%s)", v.NoTest, NoTestNoWithin)
+		}
+	}
+	// A supplied A/A set gives each figure its spread.
+	cs, err := CompareGroups([]*result.Result{rs[0], rs[1]}, g1, GroupOptions{SpreadRuns: []*result.Result{rs[0], rs[3], rs[6]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cs.Rows[0].Verdicts[1]; v.Basis != BasisSupplied || v.DF != 2 {
+		t.Errorf("spread from runs: %+v", v)
+	}
+}
