@@ -104,3 +104,37 @@ func TestCompareGroups(t *testing.T) {
 		t.Errorf("spread from runs: %+v", v)
 	}
 }
+
+// TestGroupRegressions: --fail-if-worse judges by the groups' intervals:
+// a group 20% slower fires at 5%, the same setup does not.
+func TestGroupRegressions(t *testing.T) {
+	var rs []*result.Result
+	var keys []RunKey
+	for i := range 6 {
+		lbl, lat, level := "base", 100.0, 10000.0
+		switch i % 3 {
+		case 1:
+			lbl = "same"
+		case 2:
+			lbl, lat, level = "slow", 120, 8300
+		}
+		rs = append(rs, groupRun(uint64(100+i), level*(1+0.01*float64(i%2)), lat))
+		keys = append(keys, RunKey{Label: lbl})
+	}
+	g, _ := GroupRuns(keys, GroupByLabel)
+	c, err := CompareGroups(rs, g, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := c.Regressions(0.05, DefaultRegressionFigures)
+	got := map[string]bool{}
+	for _, r := range regs {
+		got[g.Groups[r.Group].Name+" "+r.Figure] = true
+		if r.Worse <= 0.05 {
+			t.Errorf("%+v: not worse by more than the limit", r)
+		}
+	}
+	if !got["slow sustained"] || !got["slow p99"] || len(regs) != 2 {
+		t.Errorf("regressions %v, want slow's sustained and p99 only", got)
+	}
+}
