@@ -359,3 +359,29 @@ func QuantileSE(h *hdr.Histogram, q float64, series []float64) float64 {
 	}
 	return se
 }
+
+// CentreInterval is a group's centre, the geometric mean of its runs'
+// values, with the 95% t-interval of that centre (n-1 degrees of freedom,
+// on the logs): what a history point of several runs of one commit, or a
+// plan's measured throughput of several runs, carries. With one run lo and
+// hi equal the centre and n < 2 says there is no interval. ok is false when
+// there is no value or a value is not > 0.
+func CentreInterval(values []float64) (centre, lo, hi float64, ok bool) {
+	if len(values) == 0 {
+		return 0, 0, 0, false
+	}
+	vs := make([]RunValue, len(values))
+	for i, v := range values {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return 0, 0, 0, false
+		}
+		vs[i] = RunValue{Value: v}
+	}
+	s := statsOf(vs)
+	centre = math.Exp(s.mean)
+	if s.n < 2 {
+		return centre, centre, centre, true
+	}
+	h := tQuantile(float64(s.n-1)) * math.Sqrt(s.varB/float64(s.n))
+	return centre, math.Exp(s.mean - h), math.Exp(s.mean + h), true
+}

@@ -239,3 +239,19 @@ func TestRunsToSettle(t *testing.T) {
 		t.Errorf("runsToSettle = %d, the hand calculation says about 34", n)
 	}
 }
+
+// TestCentreInterval: three runs 100, 110, 121 (logs evenly 0.0953 apart):
+// centre 110, s = 0.0953, se = 0.0550, t(0.975, 2) = 4.303, half-width
+// 0.2367 on the log scale: [86.8, 139.4].
+func TestCentreInterval(t *testing.T) {
+	c, lo, hi, ok := CentreInterval([]float64{100, 110, 121})
+	if !ok || math.Abs(c-110) > 1e-9 || math.Abs(lo-86.8) > 0.1 || math.Abs(hi-139.4) > 0.1 {
+		t.Errorf("CentreInterval = %.2f [%.2f, %.2f] %v, want 110 [86.8, 139.4]", c, lo, hi, ok)
+	}
+	if c, lo, hi, ok := CentreInterval([]float64{50}); !ok || c != 50 || lo != 50 || hi != 50 {
+		t.Errorf("one run: %v [%v, %v] %v", c, lo, hi, ok)
+	}
+	if _, _, _, ok := CentreInterval([]float64{1, 0}); ok {
+		t.Error("a zero value has no log")
+	}
+}
