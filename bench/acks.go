@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -83,13 +84,13 @@ func (l *ackLog) mark(k uint64, bit uint32) {
 // record notes the completion of one operation: a write that succeeded
 // marks its key written; a DELETE, whatever its outcome (one that timed out
 // may still have removed the key), marks it deleted.
-func (l *ackLog) record(op workload.Op, k uint64, err error) {
+func (l *ackLog) record(op vocab.Op, k uint64, err error) {
 	switch op {
-	case workload.OpInsert, workload.OpUpdate, workload.OpWrite, workload.OpRMW:
+	case vocab.OpInsert, vocab.OpUpdate, vocab.OpWrite, vocab.OpRMW:
 		if err == nil {
 			l.mark(k, ackWritten)
 		}
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		l.mark(k, ackDeleted)
 	}
 }
@@ -170,7 +171,7 @@ func (t *ackTarget) NewWorker(id int) (target.Worker, error) {
 	}
 	if p, ok := w.(target.Pipeliner); ok {
 		d := max(p.Depth(), 1)
-		ap := &ackPipeliner{Pipeliner: p, log: t.log, ops: make([]workload.Op, d), keys: make([]uint64, d)}
+		ap := &ackPipeliner{Pipeliner: p, log: t.log, ops: make([]vocab.Op, d), keys: make([]uint64, d)}
 		ap.cb = ap.complete
 		if tp, ok := w.(target.TimedPoller); ok {
 			ap.timed = tp.PollsOnTime()
@@ -196,7 +197,7 @@ func (w *ackWorker) Do(ctx context.Context, req *workload.Request) error {
 type ackPipeliner struct {
 	target.Pipeliner
 	log   *ackLog
-	ops   []workload.Op
+	ops   []vocab.Op
 	keys  []uint64
 	done  func(int, error)
 	cb    func(int, error)

@@ -30,6 +30,7 @@ import (
 	"github.com/platbench/platbench/target/registry"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/telemetry/platform"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -159,6 +160,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		}
 	}
 
+	recorded, err := spec.Record()
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	r := &result.Result{
 		Schema:    result.SchemaVersion,
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
@@ -168,7 +174,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		Config: result.Config{
 			Target:      redact(cfg.Target),
 			TargetOpts:  redactOpts(cfg.TargetOpts),
-			Workload:    spec,
+			Workload:    recorded,
 			DurationNs:  int64(cfg.Runner.Duration),
 			Ops:         cfg.Runner.Ops,
 			Concurrency: cfg.Runner.Concurrency,
@@ -182,7 +188,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	r.Target = target.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
+	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
 	if d, ok := t.(target.Describer); ok {
 		r.Target = d.Describe(ctx)
 		r.Target.URL = redact(r.Target.URL)

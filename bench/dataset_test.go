@@ -12,6 +12,7 @@ import (
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -78,7 +79,7 @@ func TestDatasetsStayPut(t *testing.T) {
 					ok += o.Count
 					for class, n := range o.Errors {
 						failed += n
-						if class == target.ClassNotFound.String() {
+						if class == vocab.ClassNotFound.String() {
 							notFound += n
 						}
 					}

@@ -20,6 +20,7 @@ import (
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -153,7 +154,10 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	if err := redacted(url, opts); err != nil {
 		return nil, err
 	}
-	spec := r.Config.Workload
+	spec, err := workload.FromRecord(r.Config.Workload)
+	if err != nil {
+		return nil, err
+	}
 	spec.CheckValues = true
 	spec.EnsureDefaults()
 	t, err := registry.Open(ctx, url, opts)
@@ -260,15 +264,15 @@ func (st *verifyState) check(ctx context.Context, w target.Worker, g *workload.G
 		g.ReadOf(req, k)
 		err = w.Do(ctx, req)
 		switch target.Classify(err) {
-		case target.ClassNone:
+		case vocab.ClassNone:
 			st.checked.Add(1)
 			return
-		case target.ClassValidationMissing, target.ClassNotFound:
+		case vocab.ClassValidationMissing, vocab.ClassNotFound:
 			st.checked.Add(1)
 			st.missing.Add(1)
 			st.example(&st.missingKeys, k)
 			return
-		case target.ClassValidationCorrupt:
+		case vocab.ClassValidationCorrupt:
 			st.checked.Add(1)
 			st.wrong.Add(1)
 			st.example(&st.wrongKeys, k)

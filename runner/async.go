@@ -8,6 +8,7 @@ import (
 
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -70,7 +71,7 @@ func inFlight(depths []int) int {
 
 // slot is one operation in flight.
 type slot struct {
-	op       workload.Op
+	op       vocab.Op
 	bytes    uint64
 	intended int64
 	start    int64

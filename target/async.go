@@ -3,7 +3,7 @@ package target
 import (
 	"context"
 
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Sink receives operations a target completes on its own, outside Worker.Do:
@@ -12,7 +12,7 @@ import (
 type Sink interface {
 	// RecordAsync records one completed op with its latency, payload bytes and
 	// error class (ClassNone for success).
-	RecordAsync(op workload.Op, latencyNs int64, bytes uint64, class Class)
+	RecordAsync(op vocab.Op, latencyNs int64, bytes uint64, class vocab.Class)
 }
 
 // Background is implemented by targets that run loops of their own during the

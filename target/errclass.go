@@ -1,11 +1,15 @@
 package target
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/platbench/platbench/vocab"
+)
 
 // WithClass returns err as an *Error of the class classOf gives it, or err
 // itself when it already carries a class (nil stays nil). Adapters map their
 // driver's errors with it; it allocates, but only on the error path.
-func WithClass(err error, classOf func(error) Class) error {
+func WithClass(err error, classOf func(error) vocab.Class) error {
 	if err == nil {
 		return nil
 	}

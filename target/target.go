@@ -13,6 +13,7 @@ import (
 	"net/url"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -35,18 +36,9 @@ type Worker interface {
 	Close() error
 }
 
-// Info describes what was measured; it is copied into the result file.
-type Info struct {
-	Kind    string            `json:"kind"`              // registry name, e.g. "embedded"
-	URL     string            `json:"url"`               // with any password removed
-	Version string            `json:"version,omitempty"` // server or engine version when the target tells
-	Nodes   []string          `json:"nodes,omitempty"`   // contact points or members seen
-	Details map[string]string `json:"details,omitempty"`
-}
-
 // Describer is implemented by targets that can say what they are.
 type Describer interface {
-	Describe(ctx context.Context) Info
+	Describe(ctx context.Context) vocab.Info
 }
 
 // Sizer is implemented by targets that can tell how many bytes the dataset
@@ -116,40 +108,10 @@ func MissingDataset(format string, a ...any) error {
 	return &DatasetError{Msg: fmt.Sprintf(format, a...)}
 }
 
-// Class is the class of an error returned by a Worker.
-type Class uint8
-
-// Error classes, after franz-go's kerr and the drivers' exception types.
-const (
-	ClassNone        Class = iota
-	ClassTimeout           // request or read timeout
-	ClassUnavailable       // not enough replicas/members, connection refused, broker down
-	ClassOverloaded        // server shed load (Overloaded, throttled, busy)
-	ClassRejected          // auth, permission, invalid request, unknown keyspace/topic
-	ClassNotFound          // key absent where the workload expected it
-	ClassOther             // anything else
-	// ClassValidationMissing: a checked read (workload validate) found no
-	// record for a key the dataset must have.
-	ClassValidationMissing
-	// ClassValidationCorrupt: a checked read returned a value that is not
-	// what platbench wrote for its key (workload.CheckRecord).
-	ClassValidationCorrupt
-	NumClasses
-)
-
-var classNames = [NumClasses]string{"none", "timeout", "unavailable", "overloaded", "rejected", "not_found", "other", "validation_missing", "validation_corrupt"}
-
-func (c Class) String() string {
-	if c < NumClasses {
-		return classNames[c]
-	}
-	return "other"
-}
-
 // Error carries a class. Adapters return it (or a sentinel below) so the
 // runner can count errors by class without string matching.
 type Error struct {
-	Class Class
+	Class vocab.Class
 	Err   error
 }
 
@@ -159,13 +121,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // Sentinels for the common cases; they carry their class. Preallocated so
 // that returning them does not allocate.
 var (
-	ErrNotFound    = &Error{ClassNotFound, errors.New("key not found")}
-	ErrTimeout     = &Error{ClassTimeout, errors.New("timed out")}
-	ErrUnavailable = &Error{ClassUnavailable, errors.New("unavailable")}
+	ErrNotFound    = &Error{vocab.ClassNotFound, errors.New("key not found")}
+	ErrTimeout     = &Error{vocab.ClassTimeout, errors.New("timed out")}
+	ErrUnavailable = &Error{vocab.ClassUnavailable, errors.New("unavailable")}
 	ErrUnsupported = errors.New("operation not supported by this target")
 
-	ErrValidationMissing = &Error{ClassValidationMissing, errors.New("checked read: no record for a key the dataset has")}
-	ErrValidationCorrupt = &Error{ClassValidationCorrupt, errors.New("checked read: the value is not what platbench wrote for its key")}
+	ErrValidationMissing = &Error{vocab.ClassValidationMissing, errors.New("checked read: no record for a key the dataset has")}
+	ErrValidationCorrupt = &Error{vocab.ClassValidationCorrupt, errors.New("checked read: the value is not what platbench wrote for its key")}
 )
 
 // Verdict is the error of a checked read's verdict (nil for ValueOK).
@@ -186,18 +148,18 @@ func RefuseValidate(name string) error {
 }
 
 // Classify returns the class of err (ClassNone for nil).
-func Classify(err error) Class {
+func Classify(err error) vocab.Class {
 	if err == nil {
-		return ClassNone
+		return vocab.ClassNone
 	}
 	var te *Error
 	if errors.As(err, &te) {
 		return te.Class
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ClassTimeout
+		return vocab.ClassTimeout
 	}
-	return ClassOther
+	return vocab.ClassOther
 }
 
 // Opener opens a target from its URL. Options not in the URL come from opts

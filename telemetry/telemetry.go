@@ -60,7 +60,7 @@ type Config struct {
 	// http://HOST:PORT/metrics on each host of TargetNodes. Default 0: off.
 	ServerMetricsPort int
 	// TargetNodes are the target's nodes as it described itself
-	// (target.Info.Nodes); package bench fills it.
+	// (vocab.Info.Nodes); package bench fills it.
 	TargetNodes []string
 	// DBMetrics selects reading the servers' own figures (Redis and Valkey
 	// INFO) every Interval into the result's DBMetrics, when the target can

@@ -3,6 +3,7 @@ package cql
 import (
 	"testing"
 
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -14,7 +15,7 @@ func TestWorkerBindingDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &Worker{st: st, fields: make([]blob, 10)}
-	req := &workload.Request{Op: workload.OpInsert, Key: []byte("user1"), Value: make([]byte, 1000), Fields: 10, FieldLen: 100}
+	req := &workload.Request{Op: vocab.OpInsert, Key: []byte("user1"), Value: make([]byte, 1000), Fields: 10, FieldLen: 100}
 	allocs := testing.AllocsPerRun(1000, func() {
 		w.key.b = req.Key
 		w.splitValue(req)

@@ -10,6 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 func mustURL(t *testing.T, s string) *url.URL {
@@ -199,12 +200,12 @@ func TestCreateTableCQL(t *testing.T) {
 func TestClassOf(t *testing.T) {
 	cases := []struct {
 		err  error
-		want target.Class
+		want vocab.Class
 	}{
-		{gocql.ErrTimeoutNoResponse, target.ClassTimeout},
-		{gocql.ErrNoConnections, target.ClassUnavailable},
-		{errors.New("boom"), target.ClassOther},
-		{nil, target.ClassNone},
+		{gocql.ErrTimeoutNoResponse, vocab.ClassTimeout},
+		{gocql.ErrNoConnections, vocab.ClassUnavailable},
+		{errors.New("boom"), vocab.ClassOther},
+		{nil, vocab.ClassNone},
 	}
 	for _, tc := range cases {
 		if got := classOf(tc.err); got != tc.want {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -267,7 +268,7 @@ func ddl(ctx context.Context, s *gocql.Session, q string) error {
 	defer cancel()
 	if err := s.Query(q).Consistency(gocql.One).ExecContext(ctx); err != nil {
 		class := classOf(err)
-		if class == target.ClassRejected {
+		if class == vocab.ClassRejected {
 			return target.Configf("cql: %s: %v (fix: check the keyspace/table options; with auth on, the user needs CREATE permission)", q, err)
 		}
 		return fmt.Errorf("cql: %s: %w", q, classify(err))
@@ -363,8 +364,8 @@ func (t *Target) Close() error {
 }
 
 // Describe says what was measured.
-func (t *Target) Describe(ctx context.Context) target.Info {
-	info := target.Info{Kind: Name, URL: t.url, Version: t.releaseVers}
+func (t *Target) Describe(ctx context.Context) vocab.Info {
+	info := vocab.Info{Kind: Name, URL: t.url, Version: t.releaseVers}
 	if t.session != nil {
 		for _, h := range t.session.GetHosts() {
 			info.Nodes = append(info.Nodes, fmt.Sprintf("%s (dc %s, %s)", h.ConnectAddressAndPort(), h.DataCenter(), h.State()))

@@ -9,48 +9,49 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // classOf maps a driver error to a platbench error class. Server exceptions
 // carry a protocol error code; client-side failures are driver sentinels or
 // network errors.
-func classOf(err error) target.Class {
+func classOf(err error) vocab.Class {
 	if err == nil {
-		return target.ClassNone
+		return vocab.ClassNone
 	}
 	var re gocql.RequestError
 	if errors.As(err, &re) {
 		switch re.Code() {
 		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
-			return target.ClassTimeout
+			return vocab.ClassTimeout
 		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping,
 			gocql.ErrCodeReadFailure, gocql.ErrCodeWriteFailure, gocql.ErrCodeTruncate:
-			return target.ClassUnavailable
+			return vocab.ClassUnavailable
 		case gocql.ErrCodeOverloaded:
-			return target.ClassOverloaded
+			return vocab.ClassOverloaded
 		case gocql.ErrCodeCredentials, gocql.ErrCodeUnauthorized, gocql.ErrCodeInvalid,
 			gocql.ErrCodeSyntax, gocql.ErrCodeConfig, gocql.ErrCodeAlreadyExists, gocql.ErrCodeProtocol:
-			return target.ClassRejected
+			return vocab.ClassRejected
 		}
-		return target.ClassOther
+		return vocab.ClassOther
 	}
 	switch {
 	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
-		return target.ClassTimeout
+		return vocab.ClassTimeout
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed),
 		errors.Is(err, gocql.ErrUnavailable), errors.Is(err, gocql.ErrSessionClosed):
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	case errors.Is(err, gocql.ErrNotFound):
-		return target.ClassNotFound
+		return vocab.ClassNotFound
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
 		if ne.Timeout() {
-			return target.ClassTimeout
+			return vocab.ClassTimeout
 		}
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }
 
 // classify wraps err with its class. It allocates, but only on the error path.
@@ -75,7 +76,7 @@ func explainConnect(c *Config, err error) error {
 	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no route to host"),
 		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "no such host"),
 		strings.Contains(msg, "no connections were made"), strings.Contains(msg, "unable to discover protocol version"):
-		return &target.Error{Class: target.ClassUnavailable, Err: target.Configf(
+		return &target.Error{Class: vocab.ClassUnavailable, Err: target.Configf(
 			"cql: cannot reach any contact point %s: %s (fix: check that Cassandra runs and listens on native_transport_port, and the host:port in the URL)", hosts, firstLine(msg))}
 	}
 	return &target.Error{Class: classOf(err), Err: target.Configf("cql: cannot open a session to %s: %s", hosts, firstLine(msg))}

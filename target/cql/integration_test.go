@@ -16,6 +16,7 @@ import (
 
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -128,7 +129,7 @@ func testOps(t *testing.T, driver, schema string) {
 
 			// INSERT 100 records.
 			for i := 0; i < 100; i++ {
-				req.Op, req.Key, req.Value = workload.OpInsert, key(i), value(i, 5, 20)
+				req.Op, req.Key, req.Value = vocab.OpInsert, key(i), value(i, 5, 20)
 				if err := w.Do(ctx, req); err != nil {
 					t.Fatalf("insert %d: %v", i, err)
 				}
@@ -147,7 +148,7 @@ func testOps(t *testing.T, driver, schema string) {
 			}
 
 			// READ: every field comes back (the sink counts the bytes).
-			req.Op, req.Value = workload.OpRead, nil
+			req.Op, req.Value = vocab.OpRead, nil
 			before := sinkBytes(w)
 			req.Key = key(3)
 			if err := w.Do(ctx, req); err != nil {
@@ -160,7 +161,7 @@ func testOps(t *testing.T, driver, schema string) {
 			}
 
 			// UPDATE one field: the next field in rotation gets the new bytes.
-			req.Op, req.Key, req.Value = workload.OpUpdate, key(5), bytes.Repeat([]byte("Z"), 20)
+			req.Op, req.Key, req.Value = vocab.OpUpdate, key(5), bytes.Repeat([]byte("Z"), 20)
 			field := nextField(w)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("update: %v", err)
@@ -184,7 +185,7 @@ func testOps(t *testing.T, driver, schema string) {
 
 			// READ-MODIFY-WRITE of an existing key succeeds; of a missing key
 			// it stops at the read.
-			req.Op, req.Key, req.Value = workload.OpRMW, key(6), bytes.Repeat([]byte("R"), 20)
+			req.Op, req.Key, req.Value = vocab.OpRMW, key(6), bytes.Repeat([]byte("R"), 20)
 			if err := w.Do(ctx, req); err != nil {
 				t.Errorf("rmw: %v", err)
 			}
@@ -194,7 +195,7 @@ func testOps(t *testing.T, driver, schema string) {
 			}
 
 			// SCAN 10 records from a key by token order: 10 rows of key + 100 bytes.
-			req.Op, req.Key, req.Value, req.ScanLen = workload.OpScan, key(0), nil, 10
+			req.Op, req.Key, req.Value, req.ScanLen = vocab.OpScan, key(0), nil, 10
 			before = sinkBytes(w)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("scan: %v", err)
@@ -218,17 +219,17 @@ func testOps(t *testing.T, driver, schema string) {
 			readOK(t, w, before, rows, want)
 
 			// DELETE, then the key is gone.
-			req.Op, req.Key = workload.OpDelete, key(7)
+			req.Op, req.Key = vocab.OpDelete, key(7)
 			if err := w.Do(ctx, req); err != nil {
 				t.Fatalf("delete: %v", err)
 			}
-			req.Op = workload.OpRead
+			req.Op = vocab.OpRead
 			if err := w.Do(ctx, req); !errors.Is(err, target.ErrNotFound) {
 				t.Errorf("read after delete: %v, want ErrNotFound", err)
 			}
 
 			// Ops the target does not speak are refused, not faked.
-			req.Op = workload.OpProduce
+			req.Op = vocab.OpProduce
 			if err := w.Do(ctx, req); !errors.Is(err, target.ErrUnsupported) {
 				t.Errorf("produce: %v, want ErrUnsupported", err)
 			}
@@ -318,24 +319,24 @@ func testConsistencyLevels(t *testing.T, driver string) {
 			t.Errorf("want a server Unavailable at %v, got %v", want, err)
 		}
 	}
-	req := &workload.Request{Op: workload.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
+	req := &workload.Request{Op: vocab.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
 	for i := 0; i < 3; i++ {
 		err := wk.Do(ctx, req)
-		if target.Classify(err) != target.ClassUnavailable {
+		if target.Classify(err) != vocab.ClassUnavailable {
 			t.Fatalf("insert at QUORUM with RF=%d on %d node(s): %v, want class unavailable", rf, nodes, err)
 		}
 		sentLevel(err, gocql.Quorum)
 	}
-	req.Op = workload.OpRead
+	req.Op = vocab.OpRead
 	err := wk.Do(ctx, req)
-	if target.Classify(err) != target.ClassUnavailable {
+	if target.Classify(err) != vocab.ClassUnavailable {
 		t.Errorf("read at ALL: %v, want class unavailable", err)
 	}
 	sentLevel(err, gocql.All)
 	// Level ONE on the same keyspace works: the session is fine.
 	tg.cfg.WriteCL, tg.cfg.ReadCL = gocql.One, gocql.One
 	wk, _ = tg.NewWorker(1)
-	req.Op = workload.OpInsert
+	req.Op = vocab.OpInsert
 	if err := wk.Do(ctx, req); err != nil {
 		t.Errorf("insert at ONE after unavailable errors: %v", err)
 	}
@@ -390,7 +391,7 @@ func TestUnreachable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot reach any contact point 127.0.0.1:1") || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("Open: %v; want 'cannot reach any contact point ... (fix: ...)'", err)
 	}
-	if target.Classify(err) != target.ClassUnavailable {
+	if target.Classify(err) != vocab.ClassUnavailable {
 		t.Errorf("class %v, want unavailable", target.Classify(err))
 	}
 }
@@ -413,14 +414,14 @@ func testTimeoutClassified(t *testing.T, driver string) {
 		t.Fatalf("Setup: %v", err)
 	}
 	wk, _ := tg.NewWorker(0)
-	req := &workload.Request{Op: workload.OpInsert, Key: key(1), Value: value(1, 10, 100), Fields: 10, FieldLen: 100}
+	req := &workload.Request{Op: vocab.OpInsert, Key: key(1), Value: value(1, 10, 100), Fields: 10, FieldLen: 100}
 	if err := wk.Do(ctx, req); err != nil {
 		t.Fatalf("insert before the pause: %v", err)
 	}
 
 	dctx, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	defer cancel()
-	if err := wk.Do(dctx, req); target.Classify(err) != target.ClassTimeout {
+	if err := wk.Do(dctx, req); target.Classify(err) != vocab.ClassTimeout {
 		t.Errorf("expired context: %v, want class timeout", err)
 	}
 
@@ -443,16 +444,16 @@ func testTimeoutClassified(t *testing.T, driver string) {
 		}
 	}
 	defer resume()
-	var classes [target.NumClasses]int
+	var classes [vocab.NumClasses]int
 	for i := 0; i < 5; i++ {
 		req.Key = key(i)
 		classes[target.Classify(wk.Do(ctx, req))]++
 	}
 	resume()
-	if classes[target.ClassTimeout] == 0 {
+	if classes[vocab.ClassTimeout] == 0 {
 		t.Errorf("no timeout while the node was frozen: %v", classes)
 	}
-	if classes[target.ClassOther] > 0 {
+	if classes[vocab.ClassOther] > 0 {
 		t.Errorf("unclassified errors while frozen: %v", classes)
 	}
 	// The worker goes on: requests succeed again within a few seconds.
@@ -503,9 +504,9 @@ func testNodeDownMidRun(t *testing.T, driver string) {
 	}
 	victim := fmt.Sprint(nodes) // the last node; on one node, the only one
 	wk, _ := tg.NewWorker(0)
-	req := &workload.Request{Op: workload.OpInsert, Value: []byte("01234567890123456789"), Fields: 2, FieldLen: 10}
+	req := &workload.Request{Op: vocab.OpInsert, Value: []byte("01234567890123456789"), Fields: 2, FieldLen: 10}
 
-	var classes [target.NumClasses]int
+	var classes [vocab.NumClasses]int
 	okWhileDown := 0
 	stopped, restarted := false, false
 	okAfter := 0
@@ -516,7 +517,7 @@ func testNodeDownMidRun(t *testing.T, driver string) {
 		req.Key = key(i)
 		class := target.Classify(wk.Do(ctx, req))
 		classes[class]++
-		if stopped && !restarted && class == target.ClassNone {
+		if stopped && !restarted && class == vocab.ClassNone {
 			okWhileDown++
 		}
 		switch {
@@ -542,8 +543,8 @@ func testNodeDownMidRun(t *testing.T, driver string) {
 			default:
 			}
 		}
-		if restarted && classes[target.ClassNone] > 0 {
-			if target.Classify(wk.Do(ctx, req)) == target.ClassNone {
+		if restarted && classes[vocab.ClassNone] > 0 {
+			if target.Classify(wk.Do(ctx, req)) == vocab.ClassNone {
 				okAfter++
 			}
 			if okAfter >= 10 {
@@ -556,20 +557,20 @@ func testNodeDownMidRun(t *testing.T, driver string) {
 	}
 	failed := 0
 	for c, n := range classes {
-		if target.Class(c) != target.ClassNone {
+		if vocab.Class(c) != vocab.ClassNone {
 			failed += n
 		}
 	}
 	t.Logf("node %s of %d down and up: %d ok (%d while down), %d failed by class %v, %d ok after restart, events: %v",
-		victim, nodes, classes[target.ClassNone], okWhileDown, failed, classes, okAfter, tg.Summary(ctx))
+		victim, nodes, classes[vocab.ClassNone], okWhileDown, failed, classes, okAfter, tg.Summary(ctx))
 	if nodes == 1 && failed == 0 {
 		t.Errorf("no request failed while the only node was down")
 	}
 	if nodes >= 3 && okWhileDown == 0 {
 		t.Errorf("no request succeeded at QUORUM with RF=3 while one of %d nodes was down", nodes)
 	}
-	if classes[target.ClassOther] > 0 {
-		t.Errorf("%d errors left unclassified", classes[target.ClassOther])
+	if classes[vocab.ClassOther] > 0 {
+		t.Errorf("%d errors left unclassified", classes[vocab.ClassOther])
 	}
 	if okAfter < 10 {
 		t.Errorf("requests did not succeed again after the node came back (%d ok)", okAfter)

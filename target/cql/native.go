@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -141,7 +142,7 @@ func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *p
 	}
 	w.checkEvery = min(w.timeout/8, int64(100*time.Millisecond))
 	w.nextCheck = mono() + w.checkEvery
-	w.errTimeout = &target.Error{Class: target.ClassTimeout, Err: fmt.Errorf("cql: no response within the request timeout %s", c.Timeout)}
+	w.errTimeout = &target.Error{Class: vocab.ClassTimeout, Err: fmt.Errorf("cql: no response within the request timeout %s", c.Timeout)}
 	for i := range w.free {
 		w.free[i] = int16(maxStreams - 1 - i)
 	}
@@ -224,9 +225,9 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 	if err != nil {
 		w.fail[i] = time.Now()
 		w.t.stats.event("dial_failed")
-		if target.Classify(err) == target.ClassOther {
+		if target.Classify(err) == vocab.ClassOther {
 			// A node that answers but cannot serve yet (starting up).
-			err = &target.Error{Class: target.ClassUnavailable, Err: err}
+			err = &target.Error{Class: vocab.ClassUnavailable, Err: err}
 		}
 		return err
 	}
@@ -309,7 +310,7 @@ const reconnectPause = 100 * time.Millisecond
 // Submit encodes req's request into its connection's write buffer.
 func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	if len(w.free) == 0 {
-		return &target.Error{Class: target.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower concurrency, or a longer timeout)")}
+		return &target.Error{Class: vocab.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower concurrency, or a longer timeout)")}
 	}
 	if w.prof != nil {
 		return w.submitProfile(req, tag)
@@ -324,19 +325,19 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 	mark := len(c.wbuf)
 	kind := uint8(kindWrite)
 	switch req.Op {
-	case workload.OpRead:
+	case vocab.OpRead:
 		kind = kindRead
 		c.wbuf = w.execKey(c.wbuf, c, int(id), stRead, req.Key)
-	case workload.OpInsert, workload.OpWrite:
+	case vocab.OpInsert, vocab.OpWrite:
 		c.wbuf = w.execInsert(c.wbuf, c, int(id), req)
-	case workload.OpUpdate:
+	case vocab.OpUpdate:
 		c.wbuf = w.execUpdate(c.wbuf, c, int(id), req)
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		c.wbuf = w.execKey(c.wbuf, c, int(id), stDelete, req.Key)
-	case workload.OpScan:
+	case vocab.OpScan:
 		kind = kindScan
 		c.wbuf = w.execScan(c.wbuf, c, int(id), req)
-	case workload.OpRMW:
+	case vocab.OpRMW:
 		kind = kindRMWRead
 		c.wbuf = w.execKey(c.wbuf, c, int(id), stRead, req.Key)
 		s.pending = w.execUpdate(s.pending[:0], c, int(id), req)
@@ -554,7 +555,7 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 	for {
 		h, body, ok, err := c.next()
 		if err != nil {
-			w.broken[i] = &target.Error{Class: target.ClassOther, Err: fmt.Errorf("cql: %s: %w", c.host, err)}
+			w.broken[i] = &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: %s: %w", c.host, err)}
 			w.drop(i)
 			return n + w.failBroken(done)
 		}
@@ -593,7 +594,7 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 			w.t.stats.serverError(code, msg)
 			unprepared = code == codeUnprepared
 		default:
-			opErr = &target.Error{Class: target.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.op)}
+			opErr = &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.op)}
 		}
 		if s.kind == kindRMWRead && opErr == nil {
 			// The read succeeded: its write goes out on the same stream.
@@ -622,9 +623,9 @@ func (w *nativeWorker) readResult(r *reader, s *stream) error {
 	w.lastRows = rows
 	switch {
 	case r.err != nil:
-		return &target.Error{Class: target.ClassOther, Err: r.err}
+		return &target.Error{Class: vocab.ClassOther, Err: r.err}
 	case !isRows:
-		return &target.Error{Class: target.ClassOther, Err: errors.New("cql: a read answered without rows")}
+		return &target.Error{Class: vocab.ClassOther, Err: errors.New("cql: a read answered without rows")}
 	case rows == 0 && w.t.check && s.kind != kindScan:
 		return target.ErrValidationMissing
 	case rows == 0:
@@ -773,10 +774,10 @@ func (w *nativeWorker) sendPending() {
 // Do runs one request synchronously (nothing else may be in flight).
 func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
 	if w.live != 0 {
-		return &target.Error{Class: target.ClassOther, Err: errors.New("cql: Do called with requests in flight")}
+		return &target.Error{Class: vocab.ClassOther, Err: errors.New("cql: Do called with requests in flight")}
 	}
 	if err := ctx.Err(); err != nil {
-		return &target.Error{Class: target.ClassTimeout, Err: err}
+		return &target.Error{Class: vocab.ClassTimeout, Err: err}
 	}
 	return w.syncer.Do(ctx, w, req)
 }

@@ -14,6 +14,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -160,11 +161,11 @@ func TestParseRowsAndErrors(t *testing.T) {
 	if code != codeWriteTimeout || msg != "Operation timed out" {
 		t.Errorf("error body: %x %q", code, msg)
 	}
-	if target.Classify(serverError(code)) != target.ClassTimeout ||
-		target.Classify(serverError(codeOverloaded)) != target.ClassOverloaded ||
-		target.Classify(serverError(codeUnavailable)) != target.ClassUnavailable ||
-		target.Classify(serverError(codeInvalid)) != target.ClassRejected ||
-		target.Classify(serverError(0x7777)) != target.ClassOther {
+	if target.Classify(serverError(code)) != vocab.ClassTimeout ||
+		target.Classify(serverError(codeOverloaded)) != vocab.ClassOverloaded ||
+		target.Classify(serverError(codeUnavailable)) != vocab.ClassUnavailable ||
+		target.Classify(serverError(codeInvalid)) != vocab.ClassRejected ||
+		target.Classify(serverError(0x7777)) != vocab.ClassOther {
 		t.Errorf("server error classes wrong")
 	}
 }
@@ -237,7 +238,7 @@ func TestNativeConnectionOutlivesHandshakeDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wk.Close()
-	req := &workload.Request{Op: workload.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
+	req := &workload.Request{Op: vocab.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
 	if err := wk.Do(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func (p *pipeline) done(tag int, err error) {
 	}
 }
 
-func newPipeline(t testing.TB, tg *Target, op workload.Op, depth int) *pipeline {
+func newPipeline(t testing.TB, tg *Target, op vocab.Op, depth int) *pipeline {
 	wk, err := tg.NewWorker(0)
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +285,7 @@ func newPipeline(t testing.TB, tg *Target, op workload.Op, depth int) *pipeline 
 		p.keys = append(p.keys, key(i))
 	}
 	p.req = workload.Request{Op: op, Fields: 5, FieldLen: 34, ScanLen: 10}
-	if op != workload.OpRead && op != workload.OpScan {
+	if op != vocab.OpRead && op != vocab.OpScan {
 		p.req.Value = value(0, 5, 34)
 	}
 	for tag := 0; tag < depth; tag++ {
@@ -324,7 +325,7 @@ func setupBench(t testing.TB, opts map[string]string) *Target {
 func TestNativeHotPathDoesNotAllocate(t *testing.T) {
 	tg := setupBench(t, nil)
 	defer tg.Close()
-	for i, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpScan, workload.OpRMW, workload.OpDelete, workload.OpInsert} {
+	for i, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpScan, vocab.OpRMW, vocab.OpDelete, vocab.OpInsert} {
 		p := newPipeline(t, tg, op, 16)
 		if i == 6 {
 			// The timed wait of a fixed-rate run (the worker's waiter).
@@ -369,10 +370,10 @@ func BenchmarkDo(b *testing.B) {
 			keys[i] = key(i)
 		}
 		req := &workload.Request{Fields: 5, FieldLen: 34, Value: value(0, 5, 34), ScanLen: 10}
-		for _, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpScan} {
+		for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpScan} {
 			b.Run(driver+"/"+op.String(), func(b *testing.B) {
 				req.Op = op
-				if op == workload.OpRead || op == workload.OpScan {
+				if op == vocab.OpRead || op == vocab.OpScan {
 					req.Value = nil
 				} else {
 					req.Value = value(0, 5, 34)
@@ -397,7 +398,7 @@ func BenchmarkDo(b *testing.B) {
 func BenchmarkPipelined(b *testing.B) {
 	tg := setupBench(b, nil)
 	defer tg.Close()
-	for _, op := range []workload.Op{workload.OpInsert, workload.OpRead} {
+	for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead} {
 		b.Run(op.String(), func(b *testing.B) {
 			p := newPipeline(b, tg, op, 32)
 			defer p.w.Close()
@@ -473,7 +474,7 @@ func TestTokenAwareRouting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &workload.Request{Op: workload.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+		req := &workload.Request{Op: vocab.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
 		for i := 0; i < 300; i++ {
 			req.Key = key(i)
 			if err := wk.Do(context.Background(), req); err != nil {
@@ -546,7 +547,7 @@ func TestRedialInBackground(t *testing.T) {
 	if w.conns[1] != nil {
 		t.Fatal("the hung host gave a connection")
 	}
-	req := &workload.Request{Op: workload.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+	req := &workload.Request{Op: vocab.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
 	servedWhileDialing := 0
 	deadline := time.Now().Add(5 * time.Second)
 	for i := 0; time.Now().Before(deadline) && servedWhileDialing < 100; i++ {

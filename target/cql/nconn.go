@@ -14,6 +14,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // nconn is one connection of the native worker: a TCP socket speaking
@@ -51,7 +52,7 @@ func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (
 	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
 	nc, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
-		return nil, &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}
+		return nil, &target.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}
 	}
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
@@ -371,9 +372,9 @@ func netErr(host string, err error) error {
 	if errors.As(err, &te) {
 		return err
 	}
-	class := target.ClassUnavailable
+	class := vocab.ClassUnavailable
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		class = target.ClassTimeout
+		class = vocab.ClassTimeout
 	}
 	return &target.Error{Class: class, Err: fmt.Errorf("cql: %s: %w", host, err)}
 }

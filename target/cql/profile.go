@@ -13,6 +13,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -182,7 +183,7 @@ func profileDDL(ctx context.Context, s *gocql.Session, key, q string) error {
 	case strings.Contains(msg, "already exists"):
 		fix = "the object exists with another definition; drop it or remove the definition from the profile"
 	}
-	if classOf(err) == target.ClassRejected || strings.Contains(msg, "rror") {
+	if classOf(err) == vocab.ClassRejected || strings.Contains(msg, "rror") {
 		return target.Configf("cql: the server refused the profile's %s: %s (fix: %s)", key, msg, fix)
 	}
 	return fmt.Errorf("cql: profile %s: %w", key, classify(err))

@@ -13,6 +13,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -41,7 +42,7 @@ func openProfile(t *testing.T, name string, records uint64, driver string) (*Tar
 }
 
 // run does n ops of op on keys 0..n-1 (mod records) with one worker.
-func run(t *testing.T, tg *Target, spec *workload.Spec, op workload.Op, n int) {
+func run(t *testing.T, tg *Target, spec *workload.Spec, op vocab.Op, n int) {
 	t.Helper()
 	w, err := tg.NewWorker(0)
 	if err != nil {
@@ -56,7 +57,7 @@ func run(t *testing.T, tg *Target, spec *workload.Spec, op workload.Op, n int) {
 	}
 }
 
-func named(spec *workload.Spec, name string) workload.Op {
+func named(spec *workload.Spec, name string) vocab.Op {
 	op, ok := spec.ParseOpName(name)
 	if !ok || !op.Named() {
 		panic("no op " + name)
@@ -88,7 +89,7 @@ func TestProfileTypes(t *testing.T) { forDrivers(t, testProfileTypes) }
 
 func testProfileTypes(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-types.yaml", 20, driver)
-	run(t, tg, spec, workload.OpInsert, 20) // the load: every row of every partition
+	run(t, tg, spec, vocab.OpInsert, 20) // the load: every row of every partition
 	ks := tg.prof.p.Keyspace
 	if n := count(t, tg, "SELECT pk, ck FROM "+ks+".alltypes"); n != 100 {
 		t.Errorf("table holds %d rows, want 20 partitions x 5", n)
@@ -137,7 +138,7 @@ func testProfileWideLoggedPaging(t *testing.T, driver string) {
 	if p, r := tg.prof.partitions.Load(), tg.prof.rows.Load(); p != 20 || r != 400 {
 		t.Errorf("wrote %d partitions, %d rows; want 20, 400", p, r)
 	}
-	run(t, tg, spec, workload.OpInsert, 10)
+	run(t, tg, spec, vocab.OpInsert, 10)
 	ks := tg.prof.p.Keyspace
 	if n := count(t, tg, "SELECT sensor FROM "+ks+".wide WHERE sensor = ?", pkOf(tg, 4)); n != 200 {
 		t.Errorf("partition 4 holds %d rows, want 200", n)
@@ -364,7 +365,7 @@ func testProfileBatchSplit(t *testing.T, driver string) {
 // as JSON); the Apache driver path refuses it at Setup with the fix.
 func TestProfileTopLevelTuple(t *testing.T) {
 	tg, spec := openProfile(t, "profile-tuple.yaml", 10, DriverNative)
-	run(t, tg, spec, workload.OpInsert, 10)
+	run(t, tg, spec, vocab.OpInsert, 10)
 	var js string
 	id := int64(binary.BigEndian.Uint64(pkOf(tg, 3))) // the bigint platbench wrote for partition 3
 	if err := tg.session.Query("SELECT JSON pos FROM "+tg.prof.p.Keyspace+".points WHERE id = ?", id).Consistency(gocql.One).Scan(&js); err != nil {

@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -46,16 +47,16 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 	kind := uint8(kindPWrite)
 	s.vs, s.vi = s.vs[:0], 0
 	switch {
-	case req.Op == workload.OpNamed0 || req.Op == workload.OpInsert || req.Op == workload.OpWrite:
-		all := req.Op != workload.OpNamed0
+	case req.Op == vocab.OpNamed0 || req.Op == vocab.OpInsert || req.Op == vocab.OpWrite:
+		all := req.Op != vocab.OpNamed0
 		s.st = &pr.insert
 		if all {
 			s.st = &pr.load
 		}
 		s.vs = g.visits(s.vs, req.KeyNum, all)
 		c.wbuf = w.appendWrite(c.wbuf, c, int(id), s)
-	case req.Op.Named() && int(req.Op-workload.OpNamed0)-1 < len(g.ops):
-		i := int(req.Op-workload.OpNamed0) - 1
+	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(g.ops):
+		i := int(req.Op-vocab.OpNamed0) - 1
 		b := &g.ops[i]
 		if i >= len(g.ops)-pr.ranges {
 			if err := g.bindRange(b, req.KeyNum); err != nil {
@@ -179,7 +180,7 @@ func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more 
 	pr := w.prof.gen.pr
 	rows, page, applied := profRows(r, s.st.cas)
 	if r.err != nil {
-		return false, &target.Error{Class: target.ClassOther, Err: r.err}
+		return false, &target.Error{Class: vocab.ClassOther, Err: r.err}
 	}
 	if s.kind == kindPQuery {
 		pr.returned.Add(uint64(rows))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -62,7 +63,7 @@ func (p *ppipe) submit(tag int) {
 }
 
 // start submits depth requests of op and sends them.
-func (p *ppipe) start(op workload.Op, depth int) {
+func (p *ppipe) start(op vocab.Op, depth int) {
 	p.req = workload.Request{Op: op}
 	for tag := range depth {
 		p.submit(tag)
@@ -131,7 +132,7 @@ func TestProfilePipelinedOneConnection(t *testing.T) {
 	byNode := map[int][]uint64{}
 	best := 0
 	for k := range uint64(300) {
-		tok, _ := p.w.prof.gen.token(&workload.Request{Op: workload.OpInsert, KeyNum: k})
+		tok, _ := p.w.prof.gen.token(&workload.Request{Op: vocab.OpInsert, KeyNum: k})
 		n := max(p.w.ring.owner(tok), 0)
 		byNode[n] = append(byNode[n], k)
 		if len(byNode[n]) > len(byNode[best]) {
@@ -159,7 +160,7 @@ func TestProfilePipelinedOneConnection(t *testing.T) {
 		p.done, p.i = 0, 0
 	}
 
-	p.start(workload.OpInsert, 32) // the load: every row of each partition
+	p.start(vocab.OpInsert, 32) // the load: every row of each partition
 	inFlight("load")
 	for _, k := range p.keys {
 		if n := count(t, tg, "SELECT ts FROM "+ks+".events WHERE user_id = ?", &blob{b: pkOf(tg, k)}); n != 10 {
@@ -224,7 +225,7 @@ func TestProfilePipelinedLWT(t *testing.T) {
 func TestProfilePipelinedUnknownOp(t *testing.T) {
 	tg, _ := openProfile(t, "profile-ttl.yaml", 10, DriverNative)
 	p := newPPipe(t, tg)
-	err := p.w.Submit(context.Background(), &workload.Request{Op: workload.OpScan}, 0)
+	err := p.w.Submit(context.Background(), &workload.Request{Op: vocab.OpScan}, 0)
 	var ue *usererr.Error
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "fix:") || p.w.live != 0 || len(p.w.free) != maxStreams {
 		t.Errorf("Submit(scan) = %v (live %d, %d free streams), want a user error with the fix", err, p.w.live, len(p.w.free))
@@ -275,7 +276,7 @@ func TestProfilePipelinedOneNode(t *testing.T) {
 	for i := range pr.ops {
 		pr.ops[i].pageSize = 3
 	}
-	p.start(workload.OpInsert, 32)
+	p.start(vocab.OpInsert, 32)
 	p.drain()
 	p.done, p.i = 0, 0
 	p.start(named(spec, "whole"), 32)

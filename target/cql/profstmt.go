@@ -9,6 +9,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 var lwtRE = regexp.MustCompile(`(?is)\sIF\s+(NOT\s+)?(EXISTS|"?\w+"?\s*(=|!=|<|>|IN\b))`)
@@ -150,7 +151,7 @@ func ptrs(s []pstmt) []*pstmt {
 func (pr *profile) bindArgs(ctx context.Context, st *pstmt) error {
 	md, err := pr.session.StatementMetadata(ctx, st.cql, pr.p.Keyspace)
 	if err != nil {
-		if classOf(err) == target.ClassRejected || strings.Contains(err.Error(), "rror") {
+		if classOf(err) == vocab.ClassRejected || strings.Contains(err.Error(), "rror") {
 			return target.Configf("cql: the server refused profile statement %s %q: %s (fix: correct its cql)", st.name, st.cql, strings.Join(strings.Fields(err.Error()), " "))
 		}
 		return fmt.Errorf("cql: preparing %s: %w", st.name, classify(err))

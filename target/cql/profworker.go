@@ -10,6 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -74,15 +75,15 @@ func (w *profWorker) next() uint64 { w.rng = mix(w.rng); return w.rng }
 func (w *profWorker) Do(ctx context.Context, req *workload.Request) error {
 	w.buf = w.buf[:0]
 	switch {
-	case req.Op == workload.OpNamed0:
+	case req.Op == vocab.OpNamed0:
 		return w.insert(ctx, req.KeyNum, false)
-	case req.Op.Named() && int(req.Op-workload.OpNamed0)-1 < len(w.ops):
-		i := int(req.Op-workload.OpNamed0) - 1
+	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(w.ops):
+		i := int(req.Op-vocab.OpNamed0) - 1
 		if i >= len(w.ops)-w.pr.ranges {
 			return w.tokenRange(ctx, &w.ops[i], req.KeyNum)
 		}
 		return w.query(ctx, &w.ops[i], req.KeyNum)
-	case req.Op == workload.OpInsert || req.Op == workload.OpWrite:
+	case req.Op == vocab.OpInsert || req.Op == vocab.OpWrite:
 		return w.insert(ctx, req.KeyNum, true)
 	}
 	return target.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, w.pr.p.OpNames())
@@ -311,7 +312,7 @@ func (w *profWorker) countApplied(applied bool, err error) {
 // routing key: the value of a one-column partition key, or each
 // component's length, value and a zero byte); not known for scans.
 func (w *profWorker) token(req *workload.Request) (int64, bool) {
-	if req.Op.Named() && int(req.Op-workload.OpNamed0)-1 >= len(w.ops)-w.pr.ranges {
+	if req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 >= len(w.ops)-w.pr.ranges {
 		return 0, false
 	}
 	pk := w.pr.pk

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -82,27 +83,27 @@ var serverErrors = map[int32]*target.Error{}
 
 func init() {
 	for code, def := range map[int32]struct {
-		class target.Class
+		class vocab.Class
 		name  string
 	}{
-		codeServer:        {target.ClassOther, "server error"},
-		codeProtocol:      {target.ClassRejected, "protocol error"},
-		codeBadCredential: {target.ClassRejected, "bad credentials"},
-		codeUnavailable:   {target.ClassUnavailable, "unavailable (not enough replicas alive)"},
-		codeOverloaded:    {target.ClassOverloaded, "overloaded"},
-		codeBootstrapping: {target.ClassUnavailable, "coordinator is bootstrapping"},
-		codeTruncate:      {target.ClassUnavailable, "truncate error"},
-		codeWriteTimeout:  {target.ClassTimeout, "write timeout (server side)"},
-		codeReadTimeout:   {target.ClassTimeout, "read timeout (server side)"},
-		codeReadFailure:   {target.ClassUnavailable, "read failure"},
-		codeFunction:      {target.ClassOther, "function failure"},
-		codeWriteFailure:  {target.ClassUnavailable, "write failure"},
-		codeSyntax:        {target.ClassRejected, "syntax error"},
-		codeUnauthorized:  {target.ClassRejected, "unauthorized"},
-		codeInvalid:       {target.ClassRejected, "invalid request"},
-		codeConfig:        {target.ClassRejected, "configuration error"},
-		codeAlreadyExists: {target.ClassRejected, "already exists"},
-		codeUnprepared:    {target.ClassOther, "statement not prepared on this node"},
+		codeServer:        {vocab.ClassOther, "server error"},
+		codeProtocol:      {vocab.ClassRejected, "protocol error"},
+		codeBadCredential: {vocab.ClassRejected, "bad credentials"},
+		codeUnavailable:   {vocab.ClassUnavailable, "unavailable (not enough replicas alive)"},
+		codeOverloaded:    {vocab.ClassOverloaded, "overloaded"},
+		codeBootstrapping: {vocab.ClassUnavailable, "coordinator is bootstrapping"},
+		codeTruncate:      {vocab.ClassUnavailable, "truncate error"},
+		codeWriteTimeout:  {vocab.ClassTimeout, "write timeout (server side)"},
+		codeReadTimeout:   {vocab.ClassTimeout, "read timeout (server side)"},
+		codeReadFailure:   {vocab.ClassUnavailable, "read failure"},
+		codeFunction:      {vocab.ClassOther, "function failure"},
+		codeWriteFailure:  {vocab.ClassUnavailable, "write failure"},
+		codeSyntax:        {vocab.ClassRejected, "syntax error"},
+		codeUnauthorized:  {vocab.ClassRejected, "unauthorized"},
+		codeInvalid:       {vocab.ClassRejected, "invalid request"},
+		codeConfig:        {vocab.ClassRejected, "configuration error"},
+		codeAlreadyExists: {vocab.ClassRejected, "already exists"},
+		codeUnprepared:    {vocab.ClassOther, "statement not prepared on this node"},
 	} {
 		serverErrors[code] = &target.Error{Class: def.class, Err: fmt.Errorf("cql: %s (server code 0x%04X)", def.name, code)}
 	}
@@ -113,7 +114,7 @@ func serverError(code int32) *target.Error {
 	if e, ok := serverErrors[code]; ok {
 		return e
 	}
-	return &target.Error{Class: target.ClassOther, Err: fmt.Errorf("cql: server error code 0x%04X", code)}
+	return &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: server error code 0x%04X", code)}
 }
 
 var (

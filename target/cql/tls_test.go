@@ -18,6 +18,7 @@ import (
 
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -56,11 +57,11 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &workload.Request{Op: workload.OpInsert, Key: key(1), Value: []byte("01234567890123456789"), Fields: 2, FieldLen: 10}
+	req := &workload.Request{Op: vocab.OpInsert, Key: key(1), Value: []byte("01234567890123456789"), Fields: 2, FieldLen: 10}
 	if err := wk.Do(ctx, req); err != nil {
 		t.Fatalf("insert over TLS: %v", err)
 	}
-	req.Op = workload.OpRead
+	req.Op = vocab.OpRead
 	if err := wk.Do(ctx, req); err != nil {
 		t.Fatalf("read over TLS: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -23,7 +24,7 @@ func testValidate(t *testing.T, schema string) {
 	tg := openTest(t, map[string]string{"schema": schema, "keyspace": "pb_validate"})
 	defer tg.Close()
 	s := &workload.Spec{Name: "validate", Records: 300, FieldCount: 4, FieldLength: 24, CheckValues: true, Distribution: workload.DistUniform,
-		Mix: workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpRMW, Weight: 1}, {Op: workload.OpScan, Weight: 1}}}
+		Mix: workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpRMW, Weight: 1}, {Op: vocab.OpScan, Weight: 1}}}
 	s.EnsureDefaults()
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func testValidate(t *testing.T, schema string) {
 			t.Fatalf("clean run: %s %s: %v", req.Op, req.Key, err)
 		}
 	}
-	read := func(op workload.Op, key string) target.Class {
+	read := func(op vocab.Op, key string) vocab.Class {
 		r := workload.Request{Op: op, Key: []byte(key), Fields: 1, FieldLen: 24, Value: make([]byte, 24), ScanLen: 1}
 		return target.Classify(w.Do(ctx, &r))
 	}
@@ -68,17 +69,17 @@ func testValidate(t *testing.T, schema string) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		op   workload.Op
+		op   vocab.Op
 		key  string
-		want target.Class
-	}{{workload.OpRead, junk, target.ClassValidationCorrupt}, {workload.OpRMW, junk, target.ClassValidationCorrupt},
-		{workload.OpScan, junk, target.ClassValidationCorrupt}, {workload.OpRead, gone, target.ClassValidationMissing},
-		{workload.OpRMW, gone, target.ClassValidationMissing}, {workload.OpRead, s.KeyName(1), target.ClassNone}} {
+		want vocab.Class
+	}{{vocab.OpRead, junk, vocab.ClassValidationCorrupt}, {vocab.OpRMW, junk, vocab.ClassValidationCorrupt},
+		{vocab.OpScan, junk, vocab.ClassValidationCorrupt}, {vocab.OpRead, gone, vocab.ClassValidationMissing},
+		{vocab.OpRMW, gone, vocab.ClassValidationMissing}, {vocab.OpRead, s.KeyName(1), vocab.ClassNone}} {
 		if got := read(c.op, c.key); got != c.want {
 			t.Errorf("%s of %s: %s, want %s", c.op, c.key, got, c.want)
 		}
 	}
-	rd := workload.Request{Op: workload.OpRead, Key: []byte(s.KeyName(2))}
+	rd := workload.Request{Op: vocab.OpRead, Key: []byte(s.KeyName(2))}
 	if n := testing.AllocsPerRun(200, func() { _ = w.Do(ctx, &rd) }); n != 0 {
 		t.Errorf("checked read: %v allocations", n)
 	}
@@ -86,7 +87,7 @@ func testValidate(t *testing.T, schema string) {
 		t.Fatal(err)
 	}
 	for k := range uint64(20) {
-		if got := read(workload.OpRead, s.KeyName(k)); got != target.ClassValidationMissing {
+		if got := read(vocab.OpRead, s.KeyName(k)); got != vocab.ClassValidationMissing {
 			t.Fatalf("after TRUNCATE, read of record %d: %s", k, got)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/platbench/platbench/target/cql"
 	"github.com/platbench/platbench/target/registry"
 	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -28,7 +29,7 @@ func verifySpec(t *testing.T) workload.Spec {
 		t.Fatal(err)
 	}
 	spec.Records, spec.FieldCount, spec.FieldLength = 300, 4, 32
-	spec.Mix = workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpInsert, Weight: 1}}
+	spec.Mix = workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}
 	spec.CheckValues = true
 	return spec
 }

@@ -9,6 +9,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -169,21 +170,21 @@ func newWorker(t *Target, st *statements, id int) *Worker {
 func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 	w.key.b = req.Key
 	switch req.Op {
-	case workload.OpRead:
+	case vocab.OpRead:
 		return w.doRead(ctx)
-	case workload.OpInsert, workload.OpWrite:
+	case vocab.OpInsert, vocab.OpWrite:
 		w.splitValue(req)
 		return classify(w.insert.ExecContext(ctx))
-	case workload.OpUpdate:
+	case vocab.OpUpdate:
 		return w.doUpdate(ctx, req)
-	case workload.OpScan:
+	case vocab.OpScan:
 		return w.doScan(ctx, req)
-	case workload.OpRMW:
+	case vocab.OpRMW:
 		if err := w.doRead(ctx); err != nil {
 			return err
 		}
 		return w.doUpdate(ctx, req)
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		return classify(w.del.ExecContext(ctx))
 	}
 	return target.ErrUnsupported

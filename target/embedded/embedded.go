@@ -25,6 +25,7 @@ import (
 
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -175,9 +176,9 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 	return int64(t.db.Metrics().DiskSpaceUsage()), nil
 }
 
-func (t *Target) Describe(ctx context.Context) target.Info {
+func (t *Target) Describe(ctx context.Context) vocab.Info {
 	d := map[string]string{"dir": t.dir, "sync": strconv.FormatBool(t.sync == pebble.Sync), "cache_bytes": strconv.FormatInt(t.cacheB, 10)}
-	return target.Info{Kind: "embedded", URL: "embedded://" + t.dir, Version: Version, Nodes: []string{"local"}, Details: d}
+	return vocab.Info{Kind: "embedded", URL: "embedded://" + t.dir, Version: Version, Nodes: []string{"local"}, Details: d}
 }
 
 type worker struct {
@@ -194,19 +195,19 @@ func (w *worker) Close() error { return nil }
 // Do executes one request against pebble.
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
-	case workload.OpRead, workload.OpGet:
+	case vocab.OpRead, vocab.OpGet:
 		_, c, err := w.get(req.Key)
 		if err != nil {
 			return err
 		}
 		return c.Close()
-	case workload.OpInsert, workload.OpWrite, workload.OpSet:
+	case vocab.OpInsert, vocab.OpWrite, vocab.OpSet:
 		return classify(w.db.Set(req.Key, req.Value, w.sync))
-	case workload.OpUpdate, workload.OpRMW:
+	case vocab.OpUpdate, vocab.OpRMW:
 		return w.update(req)
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		return classify(w.db.Delete(req.Key, w.sync))
-	case workload.OpScan:
+	case vocab.OpScan:
 		return w.scan(req)
 	}
 	return target.ErrUnsupported
@@ -282,9 +283,9 @@ func classify(err error) error {
 	case errors.Is(err, pebble.ErrNotFound):
 		return target.ErrNotFound
 	case errors.Is(err, unix.ENOSPC):
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("disk full: %w", err)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("disk full: %w", err)}
 	}
-	return &target.Error{Class: target.ClassOther, Err: err}
+	return &target.Error{Class: vocab.ClassOther, Err: err}
 }
 
 // quietLogger keeps pebble's informational lines off the terminal; fatal

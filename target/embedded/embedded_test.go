@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -63,7 +64,7 @@ func TestOpenWithOptions(t *testing.T) {
 		t.Fatalf("details %v", info.Details)
 	}
 	w, _ := tg.NewWorker(0)
-	if err := w.Do(context.Background(), &workload.Request{Op: workload.OpInsert, Key: []byte("k"), Value: []byte("v")}); err != nil {
+	if err := w.Do(context.Background(), &workload.Request{Op: vocab.OpInsert, Key: []byte("k"), Value: []byte("v")}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -21,7 +22,7 @@ func TestValidate(t *testing.T) {
 	}
 	defer tg.Close()
 	spec := &workload.Spec{Records: 200, FieldCount: 4, FieldLength: 40, CheckValues: true,
-		Mix: workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpScan, Weight: 1}}}
+		Mix: workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpScan, Weight: 1}}}
 	spec.EnsureDefaults()
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
@@ -58,22 +59,22 @@ func TestValidate(t *testing.T) {
 	}
 	for _, c := range []struct {
 		key  string
-		op   workload.Op
-		want target.Class
-	}{{junk, workload.OpRead, target.ClassValidationCorrupt}, {gone, workload.OpRead, target.ClassValidationMissing},
-		{junk, workload.OpUpdate, target.ClassValidationCorrupt}, {gone, workload.OpUpdate, target.ClassValidationMissing}} {
+		op   vocab.Op
+		want vocab.Class
+	}{{junk, vocab.OpRead, vocab.ClassValidationCorrupt}, {gone, vocab.OpRead, vocab.ClassValidationMissing},
+		{junk, vocab.OpUpdate, vocab.ClassValidationCorrupt}, {gone, vocab.OpUpdate, vocab.ClassValidationMissing}} {
 		r := workload.Request{Op: c.op, Key: []byte(c.key), FieldLen: 40, Fields: 1, Value: make([]byte, 40)}
 		if got := target.Classify(w.Do(ctx, &r)); got != c.want {
 			t.Errorf("%s of %s: %s, want %s", c.op, c.key, got, c.want)
 		}
 	}
-	r := workload.Request{Op: workload.OpScan, Key: []byte(junk), ScanLen: 1}
+	r := workload.Request{Op: vocab.OpScan, Key: []byte(junk), ScanLen: 1}
 	if err := w.Do(ctx, &r); !errors.Is(err, target.ErrValidationCorrupt) {
 		t.Errorf("scan from the junk: %v", err)
 	}
 	// The read path allocates nothing.
 	g.Next(&req)
-	rd := workload.Request{Op: workload.OpRead, Key: []byte(spec.KeyName(1))}
+	rd := workload.Request{Op: vocab.OpRead, Key: []byte(spec.KeyName(1))}
 	if n := testing.AllocsPerRun(200, func() { _ = w.Do(ctx, &rd) }); n != 0 {
 		t.Errorf("checked read: %v allocations", n)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -241,7 +242,7 @@ func (l *cpLocks) release(ctx context.Context, name string, thread int64) error 
 func (w *worker) doLock(ctx context.Context, req *workload.Request) error {
 	t := w.t
 	l := t.locks
-	if l == nil || (req.Op != workload.OpSet && req.Op != workload.OpCAS) {
+	if l == nil || (req.Op != vocab.OpSet && req.Op != vocab.OpCAS) {
 		return target.ErrUnsupported
 	}
 	if w.thread == 0 {
@@ -249,7 +250,7 @@ func (w *worker) doLock(ctx context.Context, req *workload.Request) error {
 	}
 	w.name = strconv.AppendUint(append(w.name[:0], w.prefix()...), req.KeyNum, 10)
 	name := string(w.name)
-	try := req.Op == workload.OpCAS
+	try := req.Op == vocab.OpCAS
 	// A SET waits for the lock or permit, but the member gives up a little
 	// before the call's timeout: a wait the client abandoned must not get
 	// the lock later for a worker that no longer waits.
@@ -269,7 +270,7 @@ func (w *worker) doLock(ctx context.Context, req *workload.Request) error {
 	}
 	if !got {
 		if !try {
-			return &target.Error{Class: target.ClassTimeout, Err: fmt.Errorf("hazelcast: %s %s not obtained within %s", t.cfg.CP, name, wait)}
+			return &target.Error{Class: vocab.ClassTimeout, Err: fmt.Errorf("hazelcast: %s %s not obtained within %s", t.cfg.CP, name, wait)}
 		}
 		l.busy.Add(1)
 		return nil
@@ -318,20 +319,20 @@ func (t *Target) openLocks(ctx context.Context) error {
 }
 
 // cpClass is the class of an exception a member returned to a CP call.
-func cpClass(className string) target.Class {
+func cpClass(className string) vocab.Class {
 	n := className[strings.LastIndexByte(className, '.')+1:]
 	switch n {
 	case "OperationTimeoutException", "WaitKeyCancelledException":
-		return target.ClassTimeout
+		return vocab.ClassTimeout
 	case "CannotReplicateException", "HazelcastOverloadException":
-		return target.ClassOverloaded
+		return vocab.ClassOverloaded
 	case "NotLeaderException", "LeaderDemotedException", "StaleAppendRequestException", "CPGroupDestroyedException",
 		"SessionExpiredException", "HazelcastInstanceNotActiveException", "MemberLeftException", "TargetNotMemberException",
 		"CallerNotMemberException", "IndeterminateOperationStateException", "RetryableHazelcastException", "NoDataMemberInClusterException":
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	case "IllegalMonitorStateException", "LockOwnershipLostException", "LockAcquireLimitReachedException",
 		"IllegalArgumentException", "AuthenticationException", "UnsupportedOperationException", "HazelcastException":
-		return target.ClassRejected
+		return vocab.ClassRejected
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }

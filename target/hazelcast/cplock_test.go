@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
-func lockSpec(records uint64, mix ...workload.Op) *workload.Spec {
+func lockSpec(records uint64, mix ...vocab.Op) *workload.Spec {
 	s := spec(mix...)
 	s.Records = records
 	return s
@@ -24,11 +25,11 @@ func TestFencedLock(t *testing.T) {
 	ctx := context.Background()
 	opts := map[string]string{"cp": "lock", "lock": "lk-" + uniq, "timeout": "3s"}
 	tg := open(t, raw, opts)
-	if err := tg.Setup(ctx, lockSpec(2, workload.OpSet, workload.OpCAS)); err != nil {
+	if err := tg.Setup(ctx, lockSpec(2, vocab.OpSet, vocab.OpCAS)); err != nil {
 		t.Fatal(err)
 	}
 	other := open(t, raw, opts)
-	if err := other.Setup(ctx, lockSpec(2, workload.OpSet, workload.OpCAS)); err != nil {
+	if err := other.Setup(ctx, lockSpec(2, vocab.OpSet, vocab.OpCAS)); err != nil {
 		t.Fatal(err)
 	}
 	name := "lk-" + uniq + "-0"
@@ -36,7 +37,7 @@ func TestFencedLock(t *testing.T) {
 		t.Fatalf("the other client could not take a free lock: %v %v", got, err)
 	}
 	w, _ := tg.NewWorker(0)
-	try := &workload.Request{Op: workload.OpCAS, KeyNum: 0}
+	try := &workload.Request{Op: vocab.OpCAS, KeyNum: 0}
 	if err := w.Do(ctx, try); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestFencedLock(t *testing.T) {
 		t.Fatalf("tryLock of a held lock: summary %v, want lock_busy=1", s)
 	}
 	// Another key is another lock: free.
-	if err := w.Do(ctx, &workload.Request{Op: workload.OpCAS, KeyNum: 1}); err != nil {
+	if err := w.Do(ctx, &workload.Request{Op: vocab.OpCAS, KeyNum: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if s := tg.Summary(ctx); s["lock_busy"] != "1" {
@@ -53,7 +54,7 @@ func TestFencedLock(t *testing.T) {
 	if err := other.locks.unlock(ctx, name, 1); err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range []workload.Op{workload.OpCAS, workload.OpSet, workload.OpSet} {
+	for _, op := range []vocab.Op{vocab.OpCAS, vocab.OpSet, vocab.OpSet} {
 		if err := w.Do(ctx, &workload.Request{Op: op, KeyNum: 0}); err != nil {
 			t.Fatalf("%s of a released lock: %v", op, err)
 		}
@@ -118,11 +119,11 @@ func TestSemaphore(t *testing.T) {
 	ctx := context.Background()
 	opts := map[string]string{"cp": "semaphore", "semaphore": "sem-" + uniq, "permits": "2"}
 	tg := open(t, raw, opts)
-	if err := tg.Setup(ctx, lockSpec(1, workload.OpSet, workload.OpCAS)); err != nil {
+	if err := tg.Setup(ctx, lockSpec(1, vocab.OpSet, vocab.OpCAS)); err != nil {
 		t.Fatal(err)
 	}
 	other := open(t, raw, opts)
-	if err := other.Setup(ctx, lockSpec(1, workload.OpSet)); err != nil {
+	if err := other.Setup(ctx, lockSpec(1, vocab.OpSet)); err != nil {
 		t.Fatal(err)
 	}
 	name := "sem-" + uniq + "-0"
@@ -132,7 +133,7 @@ func TestSemaphore(t *testing.T) {
 		}
 	}
 	w, _ := tg.NewWorker(0)
-	if err := w.Do(ctx, &workload.Request{Op: workload.OpCAS}); err != nil {
+	if err := w.Do(ctx, &workload.Request{Op: vocab.OpCAS}); err != nil {
 		t.Fatal(err)
 	}
 	if s := tg.Summary(ctx); s["lock_busy"] != "1" {
@@ -141,7 +142,7 @@ func TestSemaphore(t *testing.T) {
 	if err := other.locks.release(ctx, name, 2); err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range []workload.Op{workload.OpCAS, workload.OpSet} {
+	for _, op := range []vocab.Op{vocab.OpCAS, vocab.OpSet} {
 		if err := w.Do(ctx, &workload.Request{Op: op}); err != nil {
 			t.Fatalf("%s with a permit free: %v", op, err)
 		}
@@ -158,7 +159,7 @@ func TestSemaphore(t *testing.T) {
 // cp=lock has no GET.
 func TestLockHasNoGet(t *testing.T) {
 	tg := open(t, clusterURL(t), map[string]string{"cp": "lock"})
-	if err := tg.Setup(context.Background(), lockSpec(1, workload.OpGet)); err == nil {
+	if err := tg.Setup(context.Background(), lockSpec(1, vocab.OpGet)); err == nil {
 		t.Fatal("cp=lock accepted GET")
 	}
 }
@@ -168,15 +169,15 @@ func TestLockHasNoGet(t *testing.T) {
 func TestLongs(t *testing.T) {
 	ctx := context.Background()
 	tg := open(t, clusterURL(t), map[string]string{"cp": "long", "long": "longs-" + uniq, "longs": "3"})
-	if err := tg.Setup(ctx, lockSpec(3, workload.OpSet, workload.OpGet, workload.OpCAS, workload.OpIncr)); err != nil {
+	if err := tg.Setup(ctx, lockSpec(3, vocab.OpSet, vocab.OpGet, vocab.OpCAS, vocab.OpIncr)); err != nil {
 		t.Fatal(err)
 	}
 	if len(tg.longs) != 3 {
 		t.Fatalf("%d counters, want 3", len(tg.longs))
 	}
 	w, _ := tg.NewWorker(0)
-	for _, r := range []workload.Request{{Op: workload.OpSet, KeyNum: 1}, {Op: workload.OpCAS, KeyNum: 1}, {Op: workload.OpCAS, KeyNum: 1},
-		{Op: workload.OpIncr, KeyNum: 2}, {Op: workload.OpGet, KeyNum: 2}, {Op: workload.OpCAS, KeyNum: 2}} {
+	for _, r := range []workload.Request{{Op: vocab.OpSet, KeyNum: 1}, {Op: vocab.OpCAS, KeyNum: 1}, {Op: vocab.OpCAS, KeyNum: 1},
+		{Op: vocab.OpIncr, KeyNum: 2}, {Op: vocab.OpGet, KeyNum: 2}, {Op: vocab.OpCAS, KeyNum: 2}} {
 		if err := w.Do(ctx, &r); err != nil {
 			t.Fatalf("%s %d: %v", r.Op, r.KeyNum, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // The Go client (v1.6.0) has no FencedLock, ISemaphore or CP sessions, and
@@ -184,7 +185,7 @@ func (r response) errorOf() error {
 }
 
 // errConnLost fails the calls in flight when the connection breaks.
-var errConnLost = &target.Error{Class: target.ClassUnavailable, Err: errors.New("hazelcast: connection to the member lost")}
+var errConnLost = &target.Error{Class: vocab.ClassUnavailable, Err: errors.New("hazelcast: connection to the member lost")}
 
 // cpWire is one authenticated connection, reconnected (to the next member
 // of the list) on the first call after it broke.
@@ -227,7 +228,7 @@ func (w *cpWire) connect(ctx context.Context) (net.Conn, error) {
 		last = err
 	}
 	w.next++ // start elsewhere next time
-	return nil, &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("hazelcast: CP connection: %w", last)}
+	return nil, &target.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("hazelcast: CP connection: %w", last)}
 }
 
 // dial opens and authenticates one connection (synchronously, before the

@@ -48,6 +48,7 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -198,7 +199,7 @@ var (
 func (t *Target) ChecksReads(w *workload.Spec) error {
 	for _, m := range w.Mix {
 		switch m.Op {
-		case workload.OpSet, workload.OpGet, workload.OpCAS, workload.OpIncr:
+		case vocab.OpSet, vocab.OpGet, vocab.OpCAS, vocab.OpIncr:
 			if m.Weight > 0 {
 				return usererr.Field("validate", "is not supported by hazelcast for the CP subsystem's %s (fix: drop validate, or use IMap operations: READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE)", m.Op)
 			}
@@ -285,7 +286,7 @@ func openError(cfg *Config, err error, logged string) error {
 	case errors.Is(err, hzerrors.ErrAuthentication) || strings.Contains(logged, "authentication") || strings.Contains(logged, "credentials"):
 		return target.Configf("hazelcast: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user:password in the URL)", addrs, cfg.Cluster, oneLine(msg))
 	case errors.Is(err, hzerrors.ErrIllegalState) || strings.Contains(msg, "unable to connect") || strings.Contains(msg, "connect"):
-		return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("hazelcast: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
+		return &target.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("hazelcast: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
 	}
 	return fmt.Errorf("hazelcast: connect to %s: %w", addrs, err)
 }
@@ -326,23 +327,23 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			continue
 		}
 		switch m.Op {
-		case workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpWrite, workload.OpDelete, workload.OpRMW:
+		case vocab.OpRead, vocab.OpUpdate, vocab.OpInsert, vocab.OpWrite, vocab.OpDelete, vocab.OpRMW:
 			needMap = true
-		case workload.OpSet, workload.OpGet, workload.OpCAS:
+		case vocab.OpSet, vocab.OpGet, vocab.OpCAS:
 			switch t.cfg.CP {
 			case "long":
 				needLong = true
 			case "lock", "semaphore":
-				if m.Op == workload.OpGet {
+				if m.Op == vocab.OpGet {
 					return target.Configf("hazelcast: cp=%s has no GET (fix: SET locks and unlocks, or acquires and releases; CAS tries within try_timeout)", t.cfg.CP)
 				}
 				needLock = true
 			default:
 				needRef = true
 			}
-		case workload.OpIncr:
+		case vocab.OpIncr:
 			needLong = true
-		case workload.OpScan:
+		case vocab.OpScan:
 			return target.Configf("hazelcast: SCAN (YCSB workload E) is not supported: an IMap has no key order (fix: choose a workload without SCAN)")
 		default:
 			return target.Configf("hazelcast: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, DELETE, READ-MODIFY-WRITE, SET, GET, CAS or INCR)", m.Op)
@@ -447,7 +448,7 @@ func (t *Target) Close() error {
 }
 
 // Describe reports the cluster, the members the client sees and the objects used.
-func (t *Target) Describe(ctx context.Context) target.Info {
+func (t *Target) Describe(ctx context.Context) vocab.Info {
 	var nodes []string
 	version := ""
 	t.mu.Lock()
@@ -482,7 +483,7 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		d["session_ttl"] = t.locks.ttl.String()
 		t.locks.mu.Unlock()
 	}
-	return target.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
+	return vocab.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
 		Version: version, Nodes: nodes, Details: d}
 }
 
@@ -522,12 +523,12 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	defer cancel()
 	t := w.t
 	switch req.Op {
-	case workload.OpRead:
+	case vocab.OpRead:
 		return w.get(ctx, req)
-	case workload.OpInsert:
+	case vocab.OpInsert:
 		if t.cpOnly {
 			r := *req
-			r.Op = workload.OpSet
+			r.Op = vocab.OpSet
 			if t.locks != nil {
 				return w.doLock(ctx, &r)
 			}
@@ -537,25 +538,25 @@ func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 			return w.doRef(ctx, &r)
 		}
 		return w.set(ctx, req)
-	case workload.OpUpdate, workload.OpWrite:
+	case vocab.OpUpdate, vocab.OpWrite:
 		return w.set(ctx, req)
-	case workload.OpRMW:
+	case vocab.OpRMW:
 		if err := w.get(ctx, req); err != nil {
 			return err
 		}
 		return w.set(ctx, req)
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		if t.m == nil {
 			return target.ErrUnsupported
 		}
 		return classify(t.m.Delete(ctx, string(req.Key)))
-	case workload.OpIncr:
+	case vocab.OpIncr:
 		if t.long == nil {
 			return target.ErrUnsupported
 		}
 		_, err := t.longs[req.KeyNum%uint64(len(t.longs))].IncrementAndGet(ctx)
 		return classify(err)
-	case workload.OpSet, workload.OpGet, workload.OpCAS:
+	case vocab.OpSet, vocab.OpGet, vocab.OpCAS:
 		switch t.cfg.CP {
 		case "long":
 			return w.doLong(ctx, req)
@@ -603,12 +604,12 @@ func (w *worker) doRef(ctx context.Context, req *workload.Request) error {
 	}
 	r := refs[req.KeyNum%uint64(len(refs))]
 	switch req.Op {
-	case workload.OpSet:
+	case vocab.OpSet:
 		if err := r.Set(ctx, req.Value); err != nil {
 			return classify(err)
 		}
 		w.remember(req.Value)
-	case workload.OpGet:
+	case vocab.OpGet:
 		v, err := r.Get(ctx)
 		if err != nil {
 			return classify(err)
@@ -619,7 +620,7 @@ func (w *worker) doRef(ctx context.Context, req *workload.Request) error {
 		if b, ok := v.([]byte); ok {
 			w.last = b // the client made this slice for us
 		}
-	case workload.OpCAS:
+	case vocab.OpCAS:
 		var expect any
 		if w.last != nil {
 			expect = w.last
@@ -662,14 +663,14 @@ func (w *worker) doLong(ctx context.Context, req *workload.Request) error {
 	l, last := longs[i], &w.lastLong[i]
 	var err error
 	switch req.Op {
-	case workload.OpSet:
+	case vocab.OpSet:
 		err = l.Set(ctx, int64(req.KeyNum))
 		if err == nil {
 			*last = int64(req.KeyNum)
 		}
-	case workload.OpGet:
+	case vocab.OpGet:
 		*last, err = l.Get(ctx)
-	case workload.OpCAS:
+	case vocab.OpCAS:
 		var ok bool
 		ok, err = l.CompareAndSet(ctx, *last, *last+1)
 		if err == nil {
@@ -688,16 +689,16 @@ func (w *worker) Close() error { return nil }
 // classify maps the client's errors onto target error classes.
 func classify(err error) error { return target.WithClass(err, classOf) }
 
-func classOf(err error) target.Class {
+func classOf(err error) vocab.Class {
 	var ce *memberError
 	if errors.As(err, &ce) {
 		return cpClass(ce.className)
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
-		return target.ClassTimeout
+		return vocab.ClassTimeout
 	case errors.Is(err, hzerrors.ErrHazelcastOverLoad), errors.Is(err, hzerrors.ErrCannotReplicateException):
-		return target.ClassOverloaded
+		return vocab.ClassOverloaded
 	case errors.Is(err, hzerrors.ErrClientOffline), errors.Is(err, hzerrors.ErrClientNotActive),
 		errors.Is(err, hzerrors.ErrTargetDisconnected), errors.Is(err, hzerrors.ErrMemberLeft),
 		errors.Is(err, hzerrors.ErrTargetNotMember), errors.Is(err, hzerrors.ErrHazelcastInstanceNotActive),
@@ -705,11 +706,11 @@ func classOf(err error) target.Class {
 		errors.Is(err, hzerrors.ErrPartitionMigrating), errors.Is(err, hzerrors.ErrNotLeaderException),
 		errors.Is(err, hzerrors.ErrLeaderDemotedException), errors.Is(err, hzerrors.ErrCallerNotMember),
 		errors.Is(err, hzerrors.ErrCPGroupDestroyedException), errors.Is(err, hzerrors.ErrIndeterminateOperationState):
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	case errors.Is(err, hzerrors.ErrAuthentication), errors.Is(err, hzerrors.ErrSecurity),
 		errors.Is(err, hzerrors.ErrHazelcastSerialization), errors.Is(err, hzerrors.ErrIllegalArgument),
 		errors.Is(err, hzerrors.ErrClassCast):
-		return target.ClassRejected
+		return vocab.ClassRejected
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }

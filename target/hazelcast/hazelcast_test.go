@@ -16,6 +16,7 @@ import (
 
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -42,10 +43,10 @@ func open(t testing.TB, raw string, opts map[string]string) *Target {
 
 var uniq = strconv.FormatInt(time.Now().UnixNano(), 36)
 
-func spec(mix ...workload.Op) *workload.Spec {
+func spec(mix ...vocab.Op) *workload.Spec {
 	s := &workload.Spec{Name: "test", Records: 100, FieldCount: 10, FieldLength: 100}
 	for _, op := range mix {
-		s.Mix = append(s.Mix, workload.Mix{Op: op, Weight: 1})
+		s.Mix = append(s.Mix, vocab.Mix{Op: op, Weight: 1})
 	}
 	return s
 }
@@ -104,7 +105,7 @@ func TestWorkloadOptions(t *testing.T) {
 
 func TestIMap(t *testing.T) {
 	tg := open(t, clusterURL(t), map[string]string{"map": "test-" + uniq})
-	if err := tg.Setup(context.Background(), spec(workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpDelete, workload.OpRMW)); err != nil {
+	if err := tg.Setup(context.Background(), spec(vocab.OpRead, vocab.OpUpdate, vocab.OpInsert, vocab.OpDelete, vocab.OpRMW)); err != nil {
 		t.Fatal(err)
 	}
 	info := tg.Describe(context.Background())
@@ -114,18 +115,18 @@ func TestIMap(t *testing.T) {
 	w, _ := tg.NewWorker(0)
 	ctx := context.Background()
 	r := &workload.Request{Key: []byte("user-" + uniq), Fields: 10, FieldLen: 100}
-	do := func(op workload.Op, v []byte) error { r.Op, r.Value = op, v; return w.Do(ctx, r) }
-	if err := do(workload.OpRead, nil); !errors.Is(err, target.ErrNotFound) {
+	do := func(op vocab.Op, v []byte) error { r.Op, r.Value = op, v; return w.Do(ctx, r) }
+	if err := do(vocab.OpRead, nil); !errors.Is(err, target.ErrNotFound) {
 		t.Fatalf("READ of a missing key: %v", err)
 	}
 	val := bytes.Repeat([]byte("a"), 1000)
-	if err := do(workload.OpInsert, val); err != nil {
+	if err := do(vocab.OpInsert, val); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := tg.m.Get(ctx, string(r.Key)); err != nil || !bytes.Equal(got.([]byte), val) {
 		t.Fatalf("after INSERT the map holds %v (%v)", got, err)
 	}
-	for _, op := range []workload.Op{workload.OpRead, workload.OpUpdate, workload.OpRMW} {
+	for _, op := range []vocab.Op{vocab.OpRead, vocab.OpUpdate, vocab.OpRMW} {
 		if err := do(op, bytes.Repeat([]byte("b"), 1000)); err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
@@ -133,13 +134,13 @@ func TestIMap(t *testing.T) {
 	if got, _ := tg.m.Get(ctx, string(r.Key)); !bytes.Equal(got.([]byte), bytes.Repeat([]byte("b"), 1000)) {
 		t.Fatal("UPDATE did not change the value")
 	}
-	if err := do(workload.OpDelete, nil); err != nil {
+	if err := do(vocab.OpDelete, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := do(workload.OpRead, nil); !errors.Is(err, target.ErrNotFound) {
+	if err := do(vocab.OpRead, nil); !errors.Is(err, target.ErrNotFound) {
 		t.Fatalf("READ after DELETE: %v", err)
 	}
-	if err := tg.Setup(ctx, spec(workload.OpScan)); err == nil || !strings.Contains(err.Error(), "SCAN") {
+	if err := tg.Setup(ctx, spec(vocab.OpScan)); err == nil || !strings.Contains(err.Error(), "SCAN") {
 		t.Fatalf("Setup with SCAN: %v", err)
 	}
 }
@@ -148,17 +149,17 @@ func TestIMap(t *testing.T) {
 // and the other CP ops the client supports.
 func TestCP(t *testing.T) {
 	tg := open(t, clusterURL(t), map[string]string{"ref": "ref-" + uniq, "long": "long-" + uniq, "refs": "2"})
-	if err := tg.Setup(context.Background(), spec(workload.OpSet, workload.OpGet, workload.OpCAS, workload.OpIncr)); err != nil {
+	if err := tg.Setup(context.Background(), spec(vocab.OpSet, vocab.OpGet, vocab.OpCAS, vocab.OpIncr)); err != nil {
 		t.Fatal(err)
 	}
 	w, _ := tg.NewWorker(0)
 	ctx := context.Background()
 	r := &workload.Request{KeyNum: 1}
-	if r.Op = workload.OpGet; !errors.Is(w.Do(ctx, r), target.ErrNotFound) {
+	if r.Op = vocab.OpGet; !errors.Is(w.Do(ctx, r), target.ErrNotFound) {
 		t.Fatal("GET of a reference never set should be not found")
 	}
 	v1 := bytes.Repeat([]byte{1}, 131072)
-	r.Op, r.Value = workload.OpSet, v1
+	r.Op, r.Value = vocab.OpSet, v1
 	if err := w.Do(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +169,13 @@ func TestCP(t *testing.T) {
 	if got, _ := tg.refs[0].Get(ctx); got != nil {
 		t.Fatal("KeyNum 1 must go to reference 1 of 2, not 0")
 	}
-	r.Op = workload.OpGet
+	r.Op = vocab.OpGet
 	if err := w.Do(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	// CAS from the value this worker last saw: applies.
 	v2 := bytes.Repeat([]byte{2}, 131072)
-	r.Op, r.Value = workload.OpCAS, v2
+	r.Op, r.Value = vocab.OpCAS, v2
 	if err := w.Do(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestCP(t *testing.T) {
 		t.Fatalf("summary %v, want cas_failed=1", tg.Summary(ctx))
 	}
 	before, _ := tg.long.Get(ctx)
-	r.Op = workload.OpIncr
+	r.Op = vocab.OpIncr
 	for i := 0; i < 5; i++ {
 		if err := w.Do(ctx, r); err != nil {
 			t.Fatal(err)
@@ -232,22 +233,22 @@ func BenchmarkDo(b *testing.B) {
 	raw := clusterURL(b)
 	for _, c := range []struct {
 		name string
-		op   workload.Op
+		op   vocab.Op
 		size int
 	}{
-		{"IMap.Get/1KB", workload.OpRead, 1024},
-		{"IMap.Set/1KB", workload.OpUpdate, 1024},
-		{"IAtomicReference.Set/128KB", workload.OpSet, 131072},
-		{"IAtomicLong.IncrementAndGet", workload.OpIncr, 8},
+		{"IMap.Get/1KB", vocab.OpRead, 1024},
+		{"IMap.Set/1KB", vocab.OpUpdate, 1024},
+		{"IAtomicReference.Set/128KB", vocab.OpSet, 131072},
+		{"IAtomicLong.IncrementAndGet", vocab.OpIncr, 8},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			tg := open(b, raw, map[string]string{"map": "bench-" + uniq, "ref": "bench-" + uniq, "long": "bench-" + uniq})
-			if err := tg.Setup(context.Background(), spec(workload.OpRead, workload.OpUpdate, workload.OpSet, workload.OpIncr)); err != nil {
+			if err := tg.Setup(context.Background(), spec(vocab.OpRead, vocab.OpUpdate, vocab.OpSet, vocab.OpIncr)); err != nil {
 				b.Fatal(err)
 			}
 			w, _ := tg.NewWorker(0)
 			r := &workload.Request{Op: c.op, Key: []byte("bench-key"), Value: make([]byte, c.size)}
-			w.Do(context.Background(), &workload.Request{Op: workload.OpInsert, Key: r.Key, Value: r.Value})
+			w.Do(context.Background(), &workload.Request{Op: vocab.OpInsert, Key: r.Key, Value: r.Value})
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -281,24 +282,24 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	t.Cleanup(func() { run("restart") }) // a fresh cluster with a whole CP group for whoever comes next
 
 	tg := open(t, raw, map[string]string{"map": "kill-" + uniq, "ref": "kill-" + uniq, "timeout": "3s"})
-	if err := tg.Setup(context.Background(), spec(workload.OpSet, workload.OpRead, workload.OpUpdate)); err != nil {
+	if err := tg.Setup(context.Background(), spec(vocab.OpSet, vocab.OpRead, vocab.OpUpdate)); err != nil {
 		t.Fatal(err)
 	}
 	lk := open(t, raw, map[string]string{"cp": "lock", "lock": "kill-lk-" + uniq, "timeout": "3s"})
-	if err := lk.Setup(context.Background(), lockSpec(4, workload.OpCAS)); err != nil {
+	if err := lk.Setup(context.Background(), lockSpec(4, vocab.OpCAS)); err != nil {
 		t.Fatal(err)
 	}
-	type counts struct{ byClass [target.NumClasses]int }
+	type counts struct{ byClass [vocab.NumClasses]int }
 	var mu sync.Mutex
 	var phase int // 0 all up, 1 member 3 killed, 2 members 2 and 3 killed
-	res := map[int]map[workload.Op]*counts{}
+	res := map[int]map[vocab.Op]*counts{}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := 0; i < 6; i++ {
-		ops := []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead}
+		ops := []vocab.Op{vocab.OpSet, vocab.OpUpdate, vocab.OpRead}
 		w, _ := tg.NewWorker(i)
 		if i >= 4 {
-			ops = []workload.Op{workload.OpCAS}
+			ops = []vocab.Op{vocab.OpCAS}
 			w, _ = lk.NewWorker(i)
 		}
 		wg.Add(1)
@@ -316,11 +317,11 @@ func TestZMemberKilledMidRun(t *testing.T) {
 				err := w.Do(context.Background(), r)
 				c := target.Classify(err)
 				if errors.Is(err, target.ErrNotFound) {
-					c = target.ClassNone
+					c = vocab.ClassNone
 				}
 				mu.Lock()
 				if res[phase] == nil {
-					res[phase] = map[workload.Op]*counts{}
+					res[phase] = map[vocab.Op]*counts{}
 				}
 				if res[phase][op] == nil {
 					res[phase][op] = &counts{}
@@ -333,7 +334,7 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	setPhase := func(p int) { mu.Lock(); phase = p; mu.Unlock() }
 	// The machine may be slow: each phase lasts until what it waits for has
 	// happened (or a deadline passes), not a fixed time.
-	waitFor := func(p int, what string, cond func(m map[workload.Op]*counts) bool) {
+	waitFor := func(p int, what string, cond func(m map[vocab.Op]*counts) bool) {
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
 			mu.Lock()
@@ -346,9 +347,9 @@ func TestZMemberKilledMidRun(t *testing.T) {
 		}
 		t.Errorf("phase %d: %s did not happen within 60 s", p, what)
 	}
-	allSucceeded := func(m map[workload.Op]*counts) bool {
-		for _, op := range []workload.Op{workload.OpSet, workload.OpUpdate, workload.OpRead, workload.OpCAS} {
-			if m[op] == nil || m[op].byClass[target.ClassNone] < 3 {
+	allSucceeded := func(m map[vocab.Op]*counts) bool {
+		for _, op := range []vocab.Op{vocab.OpSet, vocab.OpUpdate, vocab.OpRead, vocab.OpCAS} {
+			if m[op] == nil || m[op].byClass[vocab.ClassNone] < 3 {
 				return false
 			}
 		}
@@ -360,11 +361,11 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	waitFor(1, "3 successes of each op after one member of three was killed (the run must go on)", allSucceeded)
 	run("kill", "2")
 	setPhase(2)
-	waitFor(2, "a CP SET and a tryLock error after the CP group lost its majority", func(m map[workload.Op]*counts) bool {
-		failed := func(op workload.Op) bool {
-			return m[op] != nil && m[op].byClass[target.ClassTimeout]+m[op].byClass[target.ClassUnavailable] > 0
+	waitFor(2, "a CP SET and a tryLock error after the CP group lost its majority", func(m map[vocab.Op]*counts) bool {
+		failed := func(op vocab.Op) bool {
+			return m[op] != nil && m[op].byClass[vocab.ClassTimeout]+m[op].byClass[vocab.ClassUnavailable] > 0
 		}
-		return failed(workload.OpSet) && failed(workload.OpCAS)
+		return failed(vocab.OpSet) && failed(vocab.OpCAS)
 	})
 	close(stop)
 	wg.Wait()
@@ -376,8 +377,8 @@ func TestZMemberKilledMidRun(t *testing.T) {
 	}
 	for p := 0; p <= 2; p++ {
 		for op, c := range res[p] {
-			if c.byClass[target.ClassOther] > 0 {
-				t.Errorf("phase %d %s: %d errors left unclassified", p, op, c.byClass[target.ClassOther])
+			if c.byClass[vocab.ClassOther] > 0 {
+				t.Errorf("phase %d %s: %d errors left unclassified", p, op, c.byClass[vocab.ClassOther])
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -186,13 +187,13 @@ func TestLedgerCountsLostAndDuplicates(t *testing.T) {
 func TestClassOf(t *testing.T) {
 	cases := []struct {
 		err  error
-		want target.Class
+		want vocab.Class
 	}{
-		{errors.New("boom"), target.ClassOther},
-		{kgoTimeout(), target.ClassTimeout},
-		{wrap(kerr.NotLeaderForPartition), target.ClassUnavailable},
-		{wrap(kerr.TopicAuthorizationFailed), target.ClassRejected},
-		{wrap(kerr.ThrottlingQuotaExceeded), target.ClassOverloaded},
+		{errors.New("boom"), vocab.ClassOther},
+		{kgoTimeout(), vocab.ClassTimeout},
+		{wrap(kerr.NotLeaderForPartition), vocab.ClassUnavailable},
+		{wrap(kerr.TopicAuthorizationFailed), vocab.ClassRejected},
+		{wrap(kerr.ThrottlingQuotaExceeded), vocab.ClassOverloaded},
 	}
 	for _, c := range cases {
 		if got := target.Classify(classify(c.err)); got != c.want {

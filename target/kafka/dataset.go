@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -45,7 +46,7 @@ func (t *Target) missingTopic() error {
 func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 	consumes := false
 	for _, m := range w.Mix {
-		consumes = consumes || (m.Op == workload.OpConsume && m.Weight > 0)
+		consumes = consumes || (m.Op == vocab.OpConsume && m.Weight > 0)
 	}
 	if !consumes {
 		return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -41,18 +42,18 @@ func open(t testing.TB, raw string, opts map[string]string) *Target {
 // sink counts what the background consumers record.
 type sink struct {
 	mu     sync.Mutex
-	n      [workload.NumOps][target.NumClasses]int64
+	n      [vocab.NumOps][vocab.NumClasses]int64
 	bytes  uint64
 	maxLat int64
 	minLat int64
 }
 
-func (s *sink) RecordAsync(op workload.Op, lat int64, bytes uint64, c target.Class) {
+func (s *sink) RecordAsync(op vocab.Op, lat int64, bytes uint64, c vocab.Class) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n[op][c]++
 	s.bytes += bytes
-	if c == target.ClassNone {
+	if c == vocab.ClassNone {
 		if s.n[op][c] == 1 || lat < s.minLat {
 			s.minLat = lat
 		}
@@ -60,7 +61,7 @@ func (s *sink) RecordAsync(op workload.Op, lat int64, bytes uint64, c target.Cla
 	}
 }
 
-func (s *sink) count(op workload.Op, c target.Class) int64 {
+func (s *sink) count(op vocab.Op, c vocab.Class) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.n[op][c]
@@ -68,7 +69,7 @@ func (s *sink) count(op workload.Op, c target.Class) int64 {
 
 func produceSpec() *workload.Spec {
 	return &workload.Spec{Name: "produce", Records: 1000, FieldCount: 1, FieldLength: 1000,
-		Mix: []workload.Mix{{Op: workload.OpProduce, Weight: 1}}}
+		Mix: []vocab.Mix{{Op: vocab.OpProduce, Weight: 1}}}
 }
 
 func topicExists(t *testing.T, tg *Target, topic string) bool {
@@ -101,7 +102,7 @@ func TestStreamProduceConsume(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 50; i++ {
-		if err := lw.Do(ctx, &workload.Request{Op: workload.OpInsert}); err != nil {
+		if err := lw.Do(ctx, &workload.Request{Op: vocab.OpInsert}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +127,7 @@ func TestStreamProduceConsume(t *testing.T) {
 	})
 	// Wait until the consumers have seen everything, then end the run.
 	deadline := time.Now().Add(30 * time.Second)
-	for s.count(workload.OpConsume, target.ClassNone) < workers*per && time.Now().Before(deadline) {
+	for s.count(vocab.OpConsume, vocab.ClassNone) < workers*per && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()
@@ -135,7 +136,7 @@ func TestStreamProduceConsume(t *testing.T) {
 	}
 	sum := tg.Summary(ctx)
 	t.Logf("summary: %v; e2e latency min %v max %v", sum, time.Duration(s.minLat), time.Duration(s.maxLat))
-	if got := s.count(workload.OpConsume, target.ClassNone); got != workers*per {
+	if got := s.count(vocab.OpConsume, vocab.ClassNone); got != workers*per {
 		t.Errorf("consumed %d messages with latency, want %d", got, workers*per)
 	}
 	if s.bytes != workers*per*1000 {
@@ -183,7 +184,7 @@ func loadThenDrain(t *testing.T, raw string, opts map[string]string) {
 	ctx := context.Background()
 	const n = 5000
 	spec := &workload.Spec{Name: "drain", Records: n, FieldCount: 1, FieldLength: 200,
-		Mix: []workload.Mix{{Op: workload.OpConsume, Weight: 1}}}
+		Mix: []vocab.Mix{{Op: vocab.OpConsume, Weight: 1}}}
 	tg := open(t, raw, opts)
 	if err := tg.Setup(ctx, spec); err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func loadThenDrain(t *testing.T, raw string, opts map[string]string) {
 		go func() {
 			defer wg.Done()
 			defer lw.Close()
-			req := workload.Request{Op: workload.OpInsert, Value: make([]byte, 200)}
+			req := workload.Request{Op: vocab.OpInsert, Value: make([]byte, 200)}
 			for j := 0; j < n/2; j++ {
 				if err := lw.Do(ctx, &req); err != nil {
 					t.Error(err)
@@ -226,7 +227,7 @@ func loadThenDrain(t *testing.T, raw string, opts map[string]string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := workload.Request{Op: workload.OpConsume}
+			req := workload.Request{Op: vocab.OpConsume}
 			for consumed.Load() < n && cctx.Err() == nil {
 				req.Value = nil
 				if err := w.Do(cctx, &req); err != nil {
@@ -251,8 +252,8 @@ func loadThenDrain(t *testing.T, raw string, opts map[string]string) {
 	}
 	// Drained: the next CONSUME gives up after poll_timeout as not_found.
 	start := time.Now()
-	err := workers[0].Do(ctx, &workload.Request{Op: workload.OpConsume})
-	if target.Classify(err) != target.ClassNotFound || time.Since(start) > 5*time.Second {
+	err := workers[0].Do(ctx, &workload.Request{Op: vocab.OpConsume})
+	if target.Classify(err) != vocab.ClassNotFound || time.Since(start) > 5*time.Second {
 		t.Errorf("CONSUME on a drained topic: %v after %v; want not_found after ~1s", err, time.Since(start))
 	}
 	for _, w := range workers {
@@ -300,7 +301,7 @@ func TestExistingTopicIsKept(t *testing.T) {
 	topic := first.Topic()
 	w, _ := first.NewWorker(0)
 	for i := 0; i < 10; i++ {
-		if err := w.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+		if err := w.Do(ctx, &workload.Request{Op: vocab.OpProduce}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -316,18 +317,18 @@ func TestExistingTopicIsKept(t *testing.T) {
 	go func() { second.RunBackground(bctx, &s); close(done) }()
 	w2, _ := second.NewWorker(0)
 	for i := 0; i < 5; i++ {
-		if err := w2.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+		if err := w2.Do(ctx, &workload.Request{Op: vocab.OpProduce}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for deadline := time.Now().Add(20 * time.Second); s.count(workload.OpConsume, target.ClassNone) < 5 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(20 * time.Second); s.count(vocab.OpConsume, vocab.ClassNone) < 5 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()
 	<-done
 	sum := second.Summary(ctx)
-	if sum["kafka.foreign"] != "10" || sum["kafka.lost"] != "0" || sum["kafka.duplicated"] != "0" || s.count(workload.OpConsume, target.ClassNone) != 5 {
-		t.Errorf("summary %v, %d recorded: want 10 foreign, 0 lost, 0 duplicated, 5 recorded", sum, s.count(workload.OpConsume, target.ClassNone))
+	if sum["kafka.foreign"] != "10" || sum["kafka.lost"] != "0" || sum["kafka.duplicated"] != "0" || s.count(vocab.OpConsume, vocab.ClassNone) != 5 {
+		t.Errorf("summary %v, %d recorded: want 10 foreign, 0 lost, 0 duplicated, 5 recorded", sum, s.count(vocab.OpConsume, vocab.ClassNone))
 	}
 	second.Close()
 	check := open(t, raw, nil).mustSetup(t)
@@ -351,7 +352,7 @@ func TestUnreachableBroker(t *testing.T) {
 	if !strings.Contains(msg, "cannot reach a broker at 127.0.0.1:1") || !strings.Contains(msg, "fix:") || strings.Contains(msg, "\n") {
 		t.Errorf("error is not one clear line with the fix: %q", msg)
 	}
-	if target.Classify(err) != target.ClassUnavailable {
+	if target.Classify(err) != vocab.ClassUnavailable {
 		t.Errorf("class %s, want unavailable", target.Classify(err))
 	}
 	if d := time.Since(start); d > 15*time.Second {
@@ -372,7 +373,7 @@ func TestSASL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "may not create it") || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("want a clear permission error, got %v", err)
 	}
-	if target.Classify(err) != target.ClassRejected {
+	if target.Classify(err) != vocab.ClassRejected {
 		t.Errorf("class %s, want rejected", target.Classify(err))
 	}
 	denied.Close()
@@ -393,7 +394,7 @@ func TestSASL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Do(ctx, &workload.Request{Op: workload.OpProduce}); err != nil {
+		if err := w.Do(ctx, &workload.Request{Op: vocab.OpProduce}); err != nil {
 			t.Errorf("%s: produce: %v", mech, err)
 		}
 		if info := tg.Describe(ctx); strings.Contains(info.URL, "admin-secret") || info.Version == "" {
@@ -434,7 +435,7 @@ func TestBrokerRestart(t *testing.T) {
 
 	var before, after, errs int64
 	var longest time.Duration
-	classes := map[target.Class]int64{}
+	classes := map[vocab.Class]int64{}
 	restarted := make(chan error, 1)
 	go func() {
 		time.Sleep(time.Second)
@@ -448,7 +449,7 @@ func TestBrokerRestart(t *testing.T) {
 		}
 		restarted <- err
 	}()
-	req := workload.Request{Op: workload.OpProduce}
+	req := workload.Request{Op: vocab.OpProduce}
 	done := false
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
@@ -488,7 +489,7 @@ func TestBrokerRestart(t *testing.T) {
 	if errs == 0 && longest < 2*time.Second {
 		t.Errorf("the broker was down for over 2 s, yet no produce failed or waited that long (longest %v)", longest)
 	}
-	if errs > 0 && classes[target.ClassOther] == errs {
+	if errs > 0 && classes[vocab.ClassOther] == errs {
 		t.Errorf("every error was unclassified: %v", classes)
 	}
 	if after < 200 {
@@ -510,7 +511,7 @@ func BenchmarkProduce(b *testing.B) {
 	}
 	defer tg.Close()
 	w, _ := tg.NewWorker(0)
-	req := workload.Request{Op: workload.OpProduce}
+	req := workload.Request{Op: vocab.OpProduce}
 	for i := 0; i < 100; i++ {
 		_ = w.Do(ctx, &req)
 	}
@@ -544,7 +545,7 @@ func BenchmarkProduceParallel(b *testing.B) {
 			b.Error(err)
 			return
 		}
-		req := workload.Request{Op: workload.OpProduce}
+		req := workload.Request{Op: vocab.OpProduce}
 		for pb.Next() {
 			if err := w.Do(ctx, &req); err != nil {
 				b.Error(err)
@@ -588,7 +589,7 @@ func startProducers(t *testing.T, tg *Target, workers int, body func(w target.Wo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			body(w, &workload.Request{Op: workload.OpProduce})
+			body(w, &workload.Request{Op: vocab.OpProduce})
 		}()
 	}
 	return wg.Wait

@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -192,7 +193,7 @@ func (t *Target) fitWorkload(w *workload.Spec) error {
 		return nil
 	}
 	for _, m := range w.Mix {
-		if m.Op == workload.OpConsume && m.Weight > 0 {
+		if m.Op == vocab.OpConsume && m.Weight > 0 {
 			t.pull = true
 		}
 	}
@@ -226,9 +227,9 @@ func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) err
 		if hidden {
 			what = "does not exist (or user may not describe it)"
 		}
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: topic %q %s and user %q may not create it: %w (fix: create the topic first and name it with topic=NAME, or grant CREATE and DESCRIBE to this user)", t.topic, what, t.cfg.User, err)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: topic %q %s and user %q may not create it: %w (fix: create the topic first and name it with topic=NAME, or grant CREATE and DESCRIBE to this user)", t.topic, what, t.cfg.User, err)}
 	default:
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
 	}
 	t.waitLeaders(cctx, t.topics, 10*time.Second)
 	t.madeIn = time.Since(start)
@@ -250,13 +251,13 @@ func (t *Target) reachErr(err error) error {
 	switch {
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		fix = "check the user and password, and the sasl= mechanism the broker enables"
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: authentication failed at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: authentication failed at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
 	case errors.Is(err, context.DeadlineExceeded):
 		fix = "is the broker up and the address right? with TLS or SASL listeners, set tls=true or sasl=..."
 	default:
 		fix = "start the broker (scripts/servers/kafka.sh start) or correct the address in the URL"
 	}
-	return &target.Error{Class: target.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+	return &target.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
 }
 
 // producer returns the producer client for a new worker, creating it, and
@@ -430,7 +431,7 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 		rec := recording.Load()
 		fs.EachError(func(_ string, _ int32, err error) {
 			if rec && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-				sink.RecordAsync(workload.OpConsume, 0, 0, target.Classify(classify(err)))
+				sink.RecordAsync(vocab.OpConsume, 0, 0, target.Classify(classify(err)))
 			}
 		})
 		now := time.Now().UnixNano()
@@ -442,7 +443,7 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink target.Si
 			h, ok := readHeader(r.Value)
 			d := t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset)
 			if rec && d == deliveredOurs && !backlog[h.producer] {
-				sink.RecordAsync(workload.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), target.ClassNone)
+				sink.RecordAsync(vocab.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), vocab.ClassNone)
 			}
 		})
 	}
@@ -656,8 +657,8 @@ func (t *Target) stopBackground() {
 }
 
 // Describe says what was measured.
-func (t *Target) Describe(ctx context.Context) target.Info {
-	info := target.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
+func (t *Target) Describe(ctx context.Context) vocab.Info {
+	info := vocab.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
 		"topic": t.topic, "acks": t.cfg.Acks, "idempotent": strconv.FormatBool(t.cfg.Idempotent),
 		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
 		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",

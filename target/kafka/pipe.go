@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -107,8 +108,8 @@ func (w *pworker) Depth() int { return w.depth }
 // it is for a synchronous worker.
 func (w *pworker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	switch req.Op {
-	case workload.OpProduce, workload.OpWrite, workload.OpUpdate:
-	case workload.OpInsert:
+	case vocab.OpProduce, vocab.OpWrite, vocab.OpUpdate:
+	case vocab.OpInsert:
 		if !w.t.cfg.SyncInsert {
 			if err := w.insertAsync(ctx, req); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -19,7 +20,7 @@ import (
 // there are transactions; the concurrency is shared by one worker per
 // producer client.
 func TestPipelineShape(t *testing.T) {
-	consume := &workload.Spec{Name: "consume", Mix: []workload.Mix{{Op: workload.OpConsume, Weight: 1}}}
+	consume := &workload.Spec{Name: "consume", Mix: []vocab.Mix{{Op: vocab.OpConsume, Weight: 1}}}
 	cases := []struct {
 		name                 string
 		opts                 map[string]string
@@ -99,7 +100,7 @@ func TestPipelinedCompletions(t *testing.T) {
 	if n := w.Poll(context.Background(), 0, done); n != 3 {
 		t.Fatalf("Poll reported %d completions, want 3", n)
 	}
-	if got[2] != nil || got[3] != nil || target.Classify(got[0]) != target.ClassTimeout {
+	if got[2] != nil || got[3] != nil || target.Classify(got[0]) != vocab.ClassTimeout {
 		t.Errorf("completions %v: want 2 and 3 ok, 0 a timeout", got)
 	}
 	if _, ok := got[1]; ok {

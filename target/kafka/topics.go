@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // setupTopics finds or creates the topics of topics=N (N > 1): NAME-0 to
@@ -57,7 +58,7 @@ func (t *Target) setupTopics(ctx context.Context, brokers int) error {
 	start := time.Now()
 	resp, err := t.admin.CreateTopics(cctx, int32(t.cfg.Partitions), int16(rf), nil, missing...)
 	if err != nil {
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating %d topics %s-*: %w", len(missing), base, err)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: creating %d topics %s-*: %w", len(missing), base, err)}
 	}
 	var first error
 	for _, name := range missing {
@@ -74,7 +75,7 @@ func (t *Target) setupTopics(ctx context.Context, brokers int) error {
 	}
 	t.created = len(t.made) > 0 // Close deletes those made, also after a failure
 	if first != nil {
-		return &target.Error{Class: target.ClassRejected, Err: fmt.Errorf("kafka: creating %d topics %s-* (partitions=%d, replication=%d): %w (fix: fewer topics or partitions, or a user allowed to create topics)", len(missing), base, t.cfg.Partitions, rf, first)}
+		return &target.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: creating %d topics %s-* (partitions=%d, replication=%d): %w (fix: fewer topics or partitions, or a user allowed to create topics)", len(missing), base, t.cfg.Partitions, rf, first)}
 	}
 	t.waitLeaders(cctx, t.made, limit)
 	t.madeIn = time.Since(start)

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -40,7 +41,7 @@ func TestManyTopics(t *testing.T) {
 			}
 		}
 	})
-	for deadline := time.Now().Add(30 * time.Second); s.count(workload.OpConsume, target.ClassNone) < workers*per && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); s.count(vocab.OpConsume, vocab.ClassNone) < workers*per && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -48,7 +49,7 @@ func TestTransactions(t *testing.T) {
 		}
 	})
 	_, committed := tg.expected()
-	for deadline := time.Now().Add(30 * time.Second); s.count(workload.OpConsume, target.ClassNone) < int64(committed) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); s.count(vocab.OpConsume, vocab.ClassNone) < int64(committed) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()
@@ -72,7 +73,7 @@ func TestTransactions(t *testing.T) {
 			t.Errorf("summary %s = %q, want %q", k, sum[k], v)
 		}
 	}
-	if got := s.count(workload.OpConsume, target.ClassNone); got != int64(committed) {
+	if got := s.count(vocab.OpConsume, vocab.ClassNone); got != int64(committed) {
 		t.Errorf("recorded %d CONSUMEs, want the %d committed messages", got, committed)
 	}
 	if n := readAll(t, tg, workers*per); n != workers*per {

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -57,7 +58,7 @@ type Worker struct {
 var _ target.Worker = (*Worker)(nil)
 
 // errDrained is a CONSUME that found no message within poll_timeout.
-var errDrained = &target.Error{Class: target.ClassNotFound, Err: errors.New("kafka: no message within poll_timeout (the topic is drained)")}
+var errDrained = &target.Error{Class: vocab.ClassNotFound, Err: errors.New("kafka: no message within poll_timeout (the topic is drained)")}
 
 func newWorker(t *Target, prod *kgo.Client, tx *txnProducer, pid uint32) *Worker {
 	w := &Worker{t: t, prod: prod, tx: tx, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
@@ -83,14 +84,14 @@ func fillValue(b []byte) {
 // Do runs one operation: a produce waits for its acknowledgement.
 func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
-	case workload.OpProduce, workload.OpWrite, workload.OpUpdate:
+	case vocab.OpProduce, vocab.OpWrite, vocab.OpUpdate:
 		return w.produce(ctx, req)
-	case workload.OpInsert:
+	case vocab.OpInsert:
 		if w.t.cfg.SyncInsert {
 			return w.produce(ctx, req)
 		}
 		return w.insertAsync(ctx, req)
-	case workload.OpConsume:
+	case vocab.OpConsume:
 		return w.consume(ctx, req)
 	}
 	return target.ErrUnsupported
@@ -302,33 +303,33 @@ func (w *Worker) Close() error {
 // classify maps franz-go and broker errors onto target error classes.
 func classify(err error) error { return target.WithClass(err, classOf) }
 
-func classOf(err error) target.Class {
+func classOf(err error) vocab.Class {
 	var ke *kerr.Error
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, kgo.ErrRecordTimeout),
 		errors.Is(err, kerr.RequestTimedOut):
-		return target.ClassTimeout
+		return vocab.ClassTimeout
 	case errors.Is(err, context.Canceled):
-		return target.ClassOther
+		return vocab.ClassOther
 	case errors.Is(err, kerr.ThrottlingQuotaExceeded), errors.Is(err, kgo.ErrMaxBuffered):
-		return target.ClassOverloaded
+		return vocab.ClassOverloaded
 	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed),
 		errors.Is(err, kerr.GroupAuthorizationFailed), errors.Is(err, kerr.SaslAuthenticationFailed),
 		errors.Is(err, kerr.MessageTooLarge), errors.Is(err, kerr.RecordListTooLarge),
 		errors.Is(err, kerr.InvalidRecord), errors.Is(err, kerr.UnknownTopicOrPartition),
 		errors.Is(err, kerr.PolicyViolation):
-		return target.ClassRejected
+		return vocab.ClassRejected
 	case errors.Is(err, kgo.ErrRecordRetries), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed), errors.Is(err, kgo.ErrClientClosed):
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	case errors.As(err, &ke) && ke.Retriable:
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	case errors.As(err, &ne) && ne.Timeout():
-		return target.ClassTimeout
+		return vocab.ClassTimeout
 	case errors.As(err, &ne):
-		return target.ClassUnavailable
+		return vocab.ClassUnavailable
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -34,8 +35,8 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 func (*Target) Setup(ctx context.Context, w *workload.Spec) error { return nil }
 func (*Target) NewWorker(id int) (target.Worker, error)           { return worker{}, nil }
 func (*Target) Close() error                                      { return nil }
-func (*Target) Describe(ctx context.Context) target.Info {
-	return target.Info{Kind: "null", URL: "null"}
+func (*Target) Describe(ctx context.Context) vocab.Info {
+	return vocab.Info{Kind: "null", URL: "null"}
 }
 
 type worker struct{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -103,7 +104,7 @@ func (w *pworker) Submit(ctx context.Context, req *workload.Request, tag int) er
 		return w.broken
 	}
 	if w.n+2 > len(w.ring) {
-		return &target.Error{Class: target.ClassOther, Err: errors.New("redis: more commands submitted than the pipeline depth")}
+		return &target.Error{Class: vocab.ClassOther, Err: errors.New("redis: more commands submitted than the pipeline depth")}
 	}
 	if w.c == nil {
 		if err := w.redial(); err != nil {
@@ -114,10 +115,10 @@ func (w *pworker) Submit(ctx context.Context, req *workload.Request, tag int) er
 	mark := len(buf)
 	var isRead bool
 	var err error
-	if req.Op == workload.OpRMW {
-		if buf, isRead, err = w.build(buf, req, workload.OpRead); err == nil {
+	if req.Op == vocab.OpRMW {
+		if buf, isRead, err = w.build(buf, req, vocab.OpRead); err == nil {
 			w.push(pent{tag: int32(tag), isRead: isRead})
-			if buf, isRead, err = w.build(buf, req, workload.OpUpdate); err != nil {
+			if buf, isRead, err = w.build(buf, req, vocab.OpUpdate); err != nil {
 				w.n-- // undo the read's entry
 			}
 		}
@@ -174,7 +175,7 @@ func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag in
 		_ = c.nc.SetReadDeadline(time.Now().Add(wait))
 		c.rdl = time.Time{} // the next refreshRead sets the command timeout again
 		if _, err := c.br.Peek(1); err != nil {
-			if target.Classify(classifyNet(err)) == target.ClassTimeout {
+			if target.Classify(classifyNet(err)) == vocab.ClassTimeout {
 				return 0
 			}
 			w.breakConn(classifyNet(err))
@@ -240,7 +241,7 @@ func (w *pworker) failAll(done func(int, error)) int {
 // Do runs one op synchronously (nothing else may be in flight).
 func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 	if w.n != 0 {
-		return &target.Error{Class: target.ClassOther, Err: errors.New("redis: Do called with pipelined commands in flight")}
+		return &target.Error{Class: vocab.ClassOther, Err: errors.New("redis: Do called with pipelined commands in flight")}
 	}
 	return w.syncer.Do(ctx, w, req)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -79,16 +80,16 @@ func TestPipelinedWorkerResults(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	v := verifier(t, raw)
 	ctx := context.Background()
-	_, w := pipelined(t, raw, map[string]string{"pipeline": "8"}, 8, spec(1, 100, workload.OpRead))
+	_, w := pipelined(t, raw, map[string]string{"pipeline": "8"}, 8, spec(1, 100, vocab.OpRead))
 	k := "pipe-" + uniq
 	v.Set(ctx, "ctr:"+k+"-notnum", "abc", 0)
 	reqs := []*workload.Request{
-		req(workload.OpSet, k+"-a", []byte("va"), 1, 0),
-		req(workload.OpGet, k+"-missing", nil, 1, 0),
-		req(workload.OpRMW, k+"-b", []byte("vb"), 1, 0), // read finds nothing
-		req(workload.OpIncr, k+"-notnum", nil, 1, 0),    // server error: not an integer
-		req(workload.OpGet, k+"-a", nil, 1, 0),
-		req(workload.OpIncr, k+"-c", nil, 1, 0),
+		req(vocab.OpSet, k+"-a", []byte("va"), 1, 0),
+		req(vocab.OpGet, k+"-missing", nil, 1, 0),
+		req(vocab.OpRMW, k+"-b", []byte("vb"), 1, 0), // read finds nothing
+		req(vocab.OpIncr, k+"-notnum", nil, 1, 0),    // server error: not an integer
+		req(vocab.OpGet, k+"-a", nil, 1, 0),
+		req(vocab.OpIncr, k+"-c", nil, 1, 0),
 	}
 	tags := []int{5, 3, 7, 0, 1, 2}
 	for i, r := range reqs {
@@ -105,7 +106,7 @@ func TestPipelinedWorkerResults(t *testing.T) {
 		}
 		switch {
 		case i == 3:
-			if c.err == nil || target.Classify(c.err) != target.ClassOther {
+			if c.err == nil || target.Classify(c.err) != vocab.ClassOther {
 				t.Errorf("INCR of a non-number: err %v, want a server error", c.err)
 			}
 		case (c.err == nil) != (want[i] == nil) || (want[i] != nil && !errors.Is(c.err, want[i])):
@@ -119,7 +120,7 @@ func TestPipelinedWorkerResults(t *testing.T) {
 		t.Errorf("INCR counter is %d, want 1", n)
 	}
 	// Do still works on a pipelined worker.
-	if err := w.Do(ctx, req(workload.OpGet, k+"-a", nil, 1, 0)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpGet, k+"-a", nil, 1, 0)); err != nil {
 		t.Errorf("Do: %v", err)
 	}
 }
@@ -130,13 +131,13 @@ func TestPipelinedConnectionLoss(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	v := verifier(t, raw)
 	ctx := context.Background()
-	_, w := pipelined(t, raw, map[string]string{"pipeline": "4"}, 4, spec(1, 100, workload.OpRead))
+	_, w := pipelined(t, raw, map[string]string{"pipeline": "4"}, 4, spec(1, 100, vocab.OpRead))
 	if err := v.ClientKillByFilter(ctx, "ADDR", w.c.nc.LocalAddr().String()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	for i := 0; i < 4; i++ {
-		if err := w.Submit(ctx, req(workload.OpSet, "lost-"+uniq, []byte("x"), 1, 0), i); err != nil {
+		if err := w.Submit(ctx, req(vocab.OpSet, "lost-"+uniq, []byte("x"), 1, 0), i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,14 +148,14 @@ func TestPipelinedConnectionLoss(t *testing.T) {
 			t.Errorf("tag %d completed twice", c.tag)
 		}
 		seen[c.tag] = true
-		if target.Classify(c.err) != target.ClassUnavailable {
+		if target.Classify(c.err) != vocab.ClassUnavailable {
 			t.Errorf("tag %d: err %v, want unavailable", c.tag, c.err)
 		}
 	}
 	if n := w.Poll(ctx, 0, func(int, error) { t.Error("completion after all ops were reported") }); n != 0 {
 		t.Errorf("Poll reported %d more", n)
 	}
-	if err := w.Do(ctx, req(workload.OpSet, "lost-"+uniq, []byte("y"), 1, 0)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpSet, "lost-"+uniq, []byte("y"), 1, 0)); err != nil {
 		t.Errorf("after the loss, Do: %v (want a reconnect)", err)
 	}
 }
@@ -164,10 +165,10 @@ func TestPipelinedDoesNotAllocate(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	ctx := context.Background()
 	for _, mode := range []string{"kv", "hash"} {
-		_, w := pipelined(t, raw, map[string]string{"pipeline": "16", "mode": mode}, 16, spec(10, 100, workload.OpRead))
+		_, w := pipelined(t, raw, map[string]string{"pipeline": "16", "mode": mode}, 16, spec(10, 100, vocab.OpRead))
 		val := bytes.Repeat([]byte("v"), 1000)
-		ops := []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpRMW}
-		r := req(workload.OpInsert, "palloc-"+mode+uniq, val, 10, 100)
+		ops := []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpRMW}
+		r := req(vocab.OpInsert, "palloc-"+mode+uniq, val, 10, 100)
 		got := 0
 		done := func(int, error) { got++ }
 		round := func() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -243,7 +244,7 @@ var (
 	_ target.Pipeliner = (*cpworker)(nil)
 )
 
-var errNoMaster = &target.Error{Class: target.ClassUnavailable, Err: errors.New("redis: no master serves the key's slot")}
+var errNoMaster = &target.Error{Class: vocab.ClassUnavailable, Err: errors.New("redis: no master serves the key's slot")}
 
 // node returns the connection to the master of key, following a new slot map.
 func (w *cworker) node(key []byte) (*pworker, error) {
@@ -301,11 +302,11 @@ func askTarget(err error) string {
 // counter's for INCR, a template's first key word (with its text).
 func (w *cworker) routeKey(req *workload.Request) []byte {
 	switch {
-	case req.Op == workload.OpIncr:
+	case req.Op == vocab.OpIncr:
 		w.kbuf = append(append(w.kbuf[:0], "ctr:"...), req.Key...)
 		return w.kbuf
-	case req.Op.Named() && int(req.Op-workload.OpNamed0) < len(w.base.t.tmpls):
-		for _, h := range w.base.t.tmpls[req.Op-workload.OpNamed0].holes {
+	case req.Op.Named() && int(req.Op-vocab.OpNamed0) < len(w.base.t.tmpls):
+		for _, h := range w.base.t.tmpls[req.Op-vocab.OpNamed0].holes {
 			if h.Kind == workload.ArgKey {
 				w.kbuf = append(append(append(w.kbuf[:0], h.Text...), req.Key...), h.Suffix...)
 				return w.kbuf
@@ -322,9 +323,9 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 	var n *pworker
 	var err error
 	switch {
-	case req.Op == workload.OpScan:
+	case req.Op == vocab.OpScan:
 		err = w.scan(req)
-	case t.index != "" && (req.Op == workload.OpInsert || req.Op == workload.OpDelete):
+	case t.index != "" && (req.Op == vocab.OpInsert || req.Op == vocab.OpDelete):
 		err = w.indexed(req)
 	default:
 		if n, err = w.node(w.routeKey(req)); err == nil {
@@ -334,7 +335,7 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 	switch {
 	case err == nil:
 	case n == nil: // a scan, an indexed write, or no master for the slot
-		if isRedirect(err) || target.Classify(err) == target.ClassUnavailable {
+		if isRedirect(err) || target.Classify(err) == vocab.ClassUnavailable {
 			t.refresh()
 		}
 	case askTarget(err) != "":
@@ -348,7 +349,7 @@ func (w *cworker) Do(ctx context.Context, req *workload.Request) error {
 		if n2, err2 := w.node(w.routeKey(req)); err2 == nil && n2 != n {
 			return n2.worker.Do(ctx, req)
 		}
-	case target.Classify(err) == target.ClassUnavailable:
+	case target.Classify(err) == vocab.ClassUnavailable:
 		t.refresh() // a master gone: a replica may have taken its slots
 	}
 	return err
@@ -447,7 +448,7 @@ func (w *cpworker) Submit(ctx context.Context, req *workload.Request, tag int) e
 	if err == nil {
 		err = n.Submit(ctx, req, tag)
 	}
-	if err != nil && target.Classify(err) == target.ClassUnavailable {
+	if err != nil && target.Classify(err) == vocab.ClassUnavailable {
 		w.cw.base.t.refresh()
 	}
 	return err
@@ -486,7 +487,7 @@ func (w *cpworker) Poll(ctx context.Context, wait time.Duration, done func(tag i
 // onDone refreshes the slot map after a MOVED or ASK reply, or a master
 // that cannot be reached (a replica may have taken its slots).
 func (w *cpworker) onDone(tag int, err error) {
-	if err != nil && (isRedirect(err) || target.Classify(err) == target.ClassUnavailable) {
+	if err != nil && (isRedirect(err) || target.Classify(err) == vocab.ClassUnavailable) {
 		w.cw.base.t.refresh()
 	}
 	w.outer(tag, err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -50,7 +51,7 @@ func TestCluster3(t *testing.T) {
 	for _, opts := range []map[string]string{{}, {"pipeline": "8"}} {
 		prefix := "c3" + opts["pipeline"] + uniq + "-"
 		s := &workload.Spec{Name: "c3", Records: 300, FieldCount: 1, FieldLength: 8, KeyPrefix: prefix,
-			Commands: []workload.Command{{Name: "push", Command: "LPUSH list{__key__} __data__"}}, Mix: workload.MixList{{Op: workload.OpInsert, Weight: 1}}}
+			Commands: []workload.Command{{Name: "push", Command: "LPUSH list{__key__} __data__"}}, Mix: workload.MixList{{Op: vocab.OpInsert, Weight: 1}}}
 		s.EnsureDefaults()
 		tg := open(t, raw, opts)
 		if err := tg.Setup(ctx, s); err != nil {
@@ -63,7 +64,7 @@ func TestCluster3(t *testing.T) {
 		if _, err := runner.Load(ctx, tg, s, ks, runner.Config{Concurrency: 8}); err != nil {
 			t.Fatal(err)
 		}
-		s.Mix = workload.MixList{{Op: workload.OpNamed0, Weight: 1}}
+		s.Mix = workload.MixList{{Op: vocab.OpNamed0, Weight: 1}}
 		p, _, err := runner.Run(ctx, tg, s, ks, runner.Config{Ops: 900, Concurrency: 8})
 		if err != nil {
 			t.Fatal(err)
@@ -98,7 +99,7 @@ func TestCluster3(t *testing.T) {
 	}
 
 	tg := open(t, raw, nil)
-	if err := tg.Setup(ctx, spec(1, 100, workload.OpRead)); err != nil {
+	if err := tg.Setup(ctx, spec(1, 100, vocab.OpRead)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := tg.NewWorker(0)
@@ -106,7 +107,7 @@ func TestCluster3(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r := req(workload.OpSet, "c3alloc"+uniq, bytes.Repeat([]byte("v"), 100), 1, 100)
+	r := req(vocab.OpSet, "c3alloc"+uniq, bytes.Repeat([]byte("v"), 100), 1, 100)
 	keys := make([][]byte, 16)
 	for i := range keys {
 		keys[i] = []byte(fmt.Sprintf("c3alloc%d-%s", i, uniq)) // over the 3 masters
@@ -114,7 +115,7 @@ func TestCluster3(t *testing.T) {
 	i := 0
 	do := func() {
 		r.Key = keys[i%len(keys)]
-		r.Op = []workload.Op{workload.OpSet, workload.OpGet, workload.OpIncr}[i%3]
+		r.Op = []vocab.Op{vocab.OpSet, vocab.OpGet, vocab.OpIncr}[i%3]
 		i++
 		if err := w.Do(ctx, r); err != nil && err != target.ErrNotFound {
 			t.Fatal(err)
@@ -137,7 +138,7 @@ func TestCluster3(t *testing.T) {
 	}
 	round := func() {
 		for j := range 16 {
-			r.Key, r.Op = keys[j], workload.OpSet
+			r.Key, r.Op = keys[j], vocab.OpSet
 			if err := pw.Submit(ctx, r, j); err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +162,7 @@ func TestCluster3(t *testing.T) {
 
 func clusterPipelined(t *testing.T, raw string) (*Target, *cpworker) {
 	tg := open(t, raw, map[string]string{"pipeline": "16"})
-	if err := tg.Setup(context.Background(), spec(1, 100, workload.OpRead)); err != nil {
+	if err := tg.Setup(context.Background(), spec(1, 100, vocab.OpRead)); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := tg.PipelineShape(16); n == 0 {
@@ -325,7 +326,7 @@ func TestClusterNodeKilled(t *testing.T) {
 		addrs, cmds := privateCluster(t)
 		ctx := context.Background()
 		tg := open(t, "redis://"+strings.Join(addrs, ","), opts)
-		s := spec(1, 16, workload.OpSet)
+		s := spec(1, 16, vocab.OpSet)
 		s.EnsureDefaults()
 		if err := tg.Setup(ctx, s); err != nil {
 			t.Fatal(err)
@@ -361,7 +362,7 @@ func TestClusterMoved(t *testing.T) {
 	addrs, _ := privateCluster(t)
 	ctx := context.Background()
 	tg := open(t, "redis://"+addrs[0], nil)
-	if err := tg.Setup(ctx, spec(1, 16, workload.OpSet)); err != nil {
+	if err := tg.Setup(ctx, spec(1, 16, vocab.OpSet)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := tg.NewWorker(0)
@@ -371,7 +372,7 @@ func TestClusterMoved(t *testing.T) {
 	defer w.Close()
 	key := "moved" + uniq
 	slot := keySlot([]byte(key))
-	r := req(workload.OpSet, key, []byte("v"), 1, 1)
+	r := req(vocab.OpSet, key, []byte("v"), 1, 1)
 	if err := w.Do(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func TestClusterFailover(t *testing.T) {
 	addrs, cmds := privateCluster(t, true)
 	ctx := context.Background()
 	tg := open(t, "redis://"+strings.Join(addrs[:3], ","), map[string]string{"timeout": "1s"})
-	if err := tg.Setup(ctx, spec(1, 16, workload.OpSet)); err != nil {
+	if err := tg.Setup(ctx, spec(1, 16, vocab.OpSet)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := tg.NewWorker(0)
@@ -420,7 +421,7 @@ func TestClusterFailover(t *testing.T) {
 			key = k
 		}
 	}
-	r := req(workload.OpSet, key, []byte("v"), 1, 1)
+	r := req(vocab.OpSet, key, []byte("v"), 1, 1)
 	if err := w.Do(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestClusterFailover(t *testing.T) {
 			break
 		}
 		errs++
-		if target.Classify(err) != target.ClassUnavailable && target.Classify(err) != target.ClassTimeout {
+		if target.Classify(err) != vocab.ClassUnavailable && target.Classify(err) != vocab.ClassTimeout {
 			t.Fatalf("SET while the master is gone: %v, want unavailable or timeout", err)
 		}
 		if i == 600 {
@@ -457,7 +458,7 @@ func TestClusterAsk(t *testing.T) {
 	addrs, _ := privateCluster(t)
 	ctx := context.Background()
 	tg := open(t, "redis://"+addrs[0], nil)
-	if err := tg.Setup(ctx, spec(1, 16, workload.OpSet)); err != nil {
+	if err := tg.Setup(ctx, spec(1, 16, vocab.OpSet)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := tg.NewWorker(0)
@@ -479,7 +480,7 @@ func TestClusterAsk(t *testing.T) {
 	if err := src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dst.ClusterMyID(ctx).Val()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Do(ctx, req(workload.OpSet, key, []byte("v"), 1, 1)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpSet, key, []byte("v"), 1, 1)); err != nil {
 		t.Fatalf("SET of a key of a migrating slot: %v", err)
 	}
 	// The importing node holds the key (read with ASKING on one connection).

@@ -47,6 +47,7 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -202,7 +203,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 		if errors.As(err, &cve) {
 			return nil, target.Configf("redis: %s: the server's TLS certificate is not trusted: %v (fix: add its CA to the system's trust store, or the option tls_insecure=true for a test server)", cfg.Addrs[0], cve)
 		}
-		if target.Classify(err) == target.ClassUnavailable || target.Classify(err) == target.ClassTimeout {
+		if target.Classify(err) == vocab.ClassUnavailable || target.Classify(err) == vocab.ClassTimeout {
 			return nil, fmt.Errorf("redis: cannot reach %s: %w (fix: start the server or correct host:port in the URL)", cfg.Addrs[0], err)
 		}
 		return nil, err
@@ -214,7 +215,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (target.Targe
 		if errors.As(err, &ce) {
 			return nil, err
 		}
-		if target.Classify(err) == target.ClassRejected {
+		if target.Classify(err) == vocab.ClassRejected {
 			return nil, target.Configf("redis: %s needs a password: %v (fix: put it in the URL, redis://user:pass@host:port)", cfg.Addrs[0], err)
 		}
 		return nil, fmt.Errorf("redis: INFO on %s: %w", cfg.Addrs[0], err)
@@ -274,16 +275,16 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			continue
 		}
 		switch m.Op {
-		case workload.OpScan:
+		case vocab.OpScan:
 			if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
 				return target.Configf("redis: SCAN (YCSB workload E) runs one request at a time: a scan reads the index, then the records it names (fix: drop the pipeline and conns options for a workload with SCAN)")
 			}
 			t.index = indexKey(w.KeyPrefix)
 			t.indexB = []byte(t.index)
-		case workload.OpCAS, workload.OpProduce, workload.OpConsume:
+		case vocab.OpCAS, vocab.OpProduce, vocab.OpConsume:
 			return target.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
 		}
-		if m.Op.Named() && int(m.Op-workload.OpNamed0) >= len(w.Commands) {
+		if m.Op.Named() && int(m.Op-vocab.OpNamed0) >= len(w.Commands) {
 			return target.Configf("redis: op %s is not a command template of the workload (fix: give the workload that command template, or one made for redis)", w.OpName(m.Op))
 		}
 	}
@@ -357,7 +358,7 @@ func (t *Target) Close() error {
 }
 
 // Describe reports the server, its version and how it is driven.
-func (t *Target) Describe(ctx context.Context) target.Info {
+func (t *Target) Describe(ctx context.Context) vocab.Info {
 	scheme := "redis"
 	if t.cfg.TLS {
 		scheme = "rediss"
@@ -387,5 +388,5 @@ func (t *Target) Describe(ctx context.Context) target.Info {
 		d["in_flight"] = t.inFlightText()
 	}
 	t.mu.Unlock()
-	return target.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}
+	return vocab.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}
 }

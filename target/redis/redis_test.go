@@ -19,6 +19,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -64,14 +65,14 @@ func verifier(t testing.TB, raw string) goredis.UniversalClient {
 
 var uniq = strconv.FormatInt(time.Now().UnixNano(), 36)
 
-func req(op workload.Op, key string, value []byte, fields, fieldLen int) *workload.Request {
+func req(op vocab.Op, key string, value []byte, fields, fieldLen int) *workload.Request {
 	return &workload.Request{Op: op, Key: []byte(key), Value: value, Fields: fields, FieldLen: fieldLen}
 }
 
-func spec(fields, fieldLen int, mix ...workload.Op) *workload.Spec {
+func spec(fields, fieldLen int, mix ...vocab.Op) *workload.Spec {
 	s := &workload.Spec{Name: "test", Records: 100, FieldCount: fields, FieldLength: fieldLen}
 	for _, op := range mix {
-		s.Mix = append(s.Mix, workload.Mix{Op: op, Weight: 1})
+		s.Mix = append(s.Mix, vocab.Mix{Op: op, Weight: 1})
 	}
 	return s
 }
@@ -131,7 +132,7 @@ func TestParseConfig(t *testing.T) {
 func TestKV(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	tg := open(t, raw, nil)
-	if err := tg.Setup(context.Background(), spec(1, 100, workload.OpRead, workload.OpUpdate)); err != nil {
+	if err := tg.Setup(context.Background(), spec(1, 100, vocab.OpRead, vocab.OpUpdate)); err != nil {
 		t.Fatal(err)
 	}
 	if info := tg.Describe(context.Background()); info.Version == "" || info.Kind != "redis" || !strings.Contains(info.Details["client"], "standalone") {
@@ -147,34 +148,34 @@ func TestKV(t *testing.T) {
 	key := "kv-" + uniq
 	val := bytes.Repeat([]byte("a"), 100)
 
-	if err := w.Do(ctx, req(workload.OpRead, key, nil, 1, 100)); !errors.Is(err, target.ErrNotFound) {
+	if err := w.Do(ctx, req(vocab.OpRead, key, nil, 1, 100)); !errors.Is(err, target.ErrNotFound) {
 		t.Fatalf("READ of a missing key: %v, want not found", err)
 	}
-	if err := w.Do(ctx, req(workload.OpInsert, key, val, 1, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpInsert, key, val, 1, 100)); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := v.Get(ctx, key).Bytes(); !bytes.Equal(got, val) {
 		t.Fatalf("after INSERT the server holds %q", got)
 	}
-	if err := w.Do(ctx, req(workload.OpRead, key, nil, 1, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpRead, key, nil, 1, 100)); err != nil {
 		t.Fatalf("READ: %v", err)
 	}
 	val2 := bytes.Repeat([]byte("b"), 100)
-	if err := w.Do(ctx, req(workload.OpRMW, key, val2, 1, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpRMW, key, val2, 1, 100)); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := v.Get(ctx, key).Bytes(); !bytes.Equal(got, val2) {
 		t.Fatalf("after RMW the server holds %q", got)
 	}
 	for i := 0; i < 3; i++ {
-		if err := w.Do(ctx, req(workload.OpIncr, key, nil, 1, 100)); err != nil {
+		if err := w.Do(ctx, req(vocab.OpIncr, key, nil, 1, 100)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n, _ := v.Get(ctx, "ctr:"+key).Int(); n != 3 {
 		t.Fatalf("after 3 INCR the counter is %d", n)
 	}
-	if err := w.Do(ctx, req(workload.OpDelete, key, nil, 1, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpDelete, key, nil, 1, 100)); err != nil {
 		t.Fatal(err)
 	}
 	if n := v.Exists(ctx, key).Val(); n != 0 {
@@ -182,10 +183,10 @@ func TestKV(t *testing.T) {
 	}
 	// A 128 KB value: bigger than the read buffer, streamed through.
 	big := bytes.Repeat([]byte("z"), 131072)
-	if err := w.Do(ctx, req(workload.OpSet, key, big, 1, len(big))); err != nil {
+	if err := w.Do(ctx, req(vocab.OpSet, key, big, 1, len(big))); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Do(ctx, req(workload.OpGet, key, nil, 1, len(big))); err != nil {
+	if err := w.Do(ctx, req(vocab.OpGet, key, nil, 1, len(big))); err != nil {
 		t.Fatal(err)
 	}
 	if n := v.StrLen(ctx, key).Val(); n != 131072 {
@@ -197,7 +198,7 @@ func TestKV(t *testing.T) {
 func TestHash(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	tg := open(t, raw, map[string]string{"mode": "hash"})
-	if err := tg.Setup(context.Background(), spec(10, 100, workload.OpRead, workload.OpUpdate)); err != nil {
+	if err := tg.Setup(context.Background(), spec(10, 100, vocab.OpRead, vocab.OpUpdate)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := tg.NewWorker(0)
@@ -212,7 +213,7 @@ func TestHash(t *testing.T) {
 	for i := range val {
 		val[i] = byte('0' + i/100) // field i is ten... "iii..."
 	}
-	if err := w.Do(ctx, req(workload.OpInsert, key, val, 10, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpInsert, key, val, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	m := v.HGetAll(ctx, key).Val()
@@ -224,12 +225,12 @@ func TestHash(t *testing.T) {
 			t.Fatalf("field%d = %q", i, f)
 		}
 	}
-	if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpRead, key, nil, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	// An UPDATE writes exactly one field, as YCSB's redis binding does.
 	upd := bytes.Repeat([]byte("U"), 1000)
-	if err := w.Do(ctx, req(workload.OpUpdate, key, upd, 10, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpUpdate, key, upd, 10, 100)); err != nil {
 		t.Fatal(err)
 	}
 	changed := 0
@@ -241,15 +242,15 @@ func TestHash(t *testing.T) {
 	if changed != 1 {
 		t.Fatalf("UPDATE changed %d fields, want 1", changed)
 	}
-	if err := w.Do(ctx, req(workload.OpRead, "hash-missing-"+uniq, nil, 10, 100)); !errors.Is(err, target.ErrNotFound) {
+	if err := w.Do(ctx, req(vocab.OpRead, "hash-missing-"+uniq, nil, 10, 100)); !errors.Is(err, target.ErrNotFound) {
 		t.Fatalf("READ of a missing hash: %v", err)
 	}
 	// A key of the wrong type is a classified server error, and the connection stays usable.
 	v.Set(ctx, "str-"+uniq, "x", 0)
-	if err := w.Do(ctx, req(workload.OpRead, "str-"+uniq, nil, 10, 100)); target.Classify(err) != target.ClassRejected || !strings.Contains(err.Error(), "WRONGTYPE") {
+	if err := w.Do(ctx, req(vocab.OpRead, "str-"+uniq, nil, 10, 100)); target.Classify(err) != vocab.ClassRejected || !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Fatalf("HGETALL of a string: %v, want rejected WRONGTYPE", err)
 	}
-	if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 100)); err != nil {
+	if err := w.Do(ctx, req(vocab.OpRead, key, nil, 10, 100)); err != nil {
 		t.Fatalf("after a server error: %v", err)
 	}
 	v.Del(ctx, key, "str-"+uniq)
@@ -258,7 +259,7 @@ func TestHash(t *testing.T) {
 func TestScanRejectedWithPipeline(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	tg := open(t, raw, map[string]string{"pipeline": "4"})
-	err := tg.Setup(context.Background(), spec(10, 100, workload.OpScan, workload.OpInsert))
+	err := tg.Setup(context.Background(), spec(10, 100, vocab.OpScan, vocab.OpInsert))
 	var ce *target.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SCAN") || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("Setup with SCAN and pipeline=4: %v, want a config error naming SCAN", err)
@@ -283,7 +284,7 @@ func TestPlainWorkersWithPipelineOption(t *testing.T) {
 			v := verifier(t, raw)
 			before := clientCount(t, v)
 			tg := open(t, raw, opts)
-			if err := tg.Setup(context.Background(), spec(1, 64, workload.OpRead, workload.OpUpdate)); err != nil {
+			if err := tg.Setup(context.Background(), spec(1, 64, vocab.OpRead, vocab.OpUpdate)); err != nil {
 				t.Fatal(err)
 			}
 			ws := make([]target.Worker, workers)
@@ -307,11 +308,11 @@ func TestPlainWorkersWithPipelineOption(t *testing.T) {
 					ctx := context.Background()
 					for j := 0; j < 100; j++ {
 						key := fmt.Sprintf("plain-%s-%d-%d", uniq, i, j%7)
-						if err := w.Do(ctx, req(workload.OpSet, key, bytes.Repeat([]byte{byte(i)}, 64), 1, 64)); err != nil {
+						if err := w.Do(ctx, req(vocab.OpSet, key, bytes.Repeat([]byte{byte(i)}, 64), 1, 64)); err != nil {
 							errs <- err
 							return
 						}
-						if err := w.Do(ctx, req(workload.OpGet, key+"-none", nil, 1, 64)); !errors.Is(err, target.ErrNotFound) {
+						if err := w.Do(ctx, req(vocab.OpGet, key+"-none", nil, 1, 64)); !errors.Is(err, target.ErrNotFound) {
 							errs <- fmt.Errorf("GET of a missing key: %v", err)
 							return
 						}
@@ -337,14 +338,14 @@ func TestAuth(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_AUTH_URL")
 	u, _ := url.Parse(raw)
 	good := open(t, raw, nil)
-	if err := good.Setup(context.Background(), spec(1, 10, workload.OpRead)); err != nil {
+	if err := good.Setup(context.Background(), spec(1, 10, vocab.OpRead)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := good.NewWorker(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Do(context.Background(), req(workload.OpSet, "auth-"+uniq, []byte("x"), 1, 1)); err != nil {
+	if err := w.Do(context.Background(), req(vocab.OpSet, "auth-"+uniq, []byte("x"), 1, 1)); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -371,7 +372,7 @@ func TestUnreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 	u, _ := url.Parse("redis://" + addr)
 	_, err = Open(context.Background(), u, map[string]string{"timeout": "1s"})
-	if err == nil || target.Classify(err) != target.ClassUnavailable || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "fix:") {
+	if err == nil || target.Classify(err) != vocab.ClassUnavailable || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "fix:") {
 		t.Fatalf("Open of a closed port: %v, want an unavailable error with a fix", err)
 	}
 }
@@ -380,7 +381,7 @@ func TestCluster(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_CLUSTER_URL")
 	for _, mode := range []string{"kv", "hash"} {
 		tg := open(t, raw, map[string]string{"mode": mode})
-		if err := tg.Setup(context.Background(), spec(10, 10, workload.OpRead)); err != nil {
+		if err := tg.Setup(context.Background(), spec(10, 10, vocab.OpRead)); err != nil {
 			t.Fatal(err)
 		}
 		info := tg.Describe(context.Background())
@@ -393,15 +394,15 @@ func TestCluster(t *testing.T) {
 		}
 		ctx := context.Background()
 		key := "cl-" + mode + uniq
-		if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
+		if err := w.Do(ctx, req(vocab.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
 			t.Fatalf("%s: READ of a missing key: %v", mode, err)
 		}
-		for _, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpRMW, workload.OpIncr, workload.OpDelete} {
+		for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpRMW, vocab.OpIncr, vocab.OpDelete} {
 			if err := w.Do(ctx, req(op, key, bytes.Repeat([]byte("c"), 100), 10, 10)); err != nil {
 				t.Fatalf("%s: %s: %v", mode, op, err)
 			}
 		}
-		if err := w.Do(ctx, req(workload.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
+		if err := w.Do(ctx, req(vocab.OpRead, key, nil, 10, 10)); !errors.Is(err, target.ErrNotFound) {
 			t.Fatalf("%s: READ after DELETE: %v", mode, err)
 		}
 		w.Close()
@@ -445,7 +446,7 @@ func TestServerKilledMidRun(t *testing.T) {
 
 	for _, opts := range []map[string]string{{"timeout": "2s"}} {
 		tg := open(t, "redis://127.0.0.1:"+port, opts)
-		if err := tg.Setup(context.Background(), spec(1, 16, workload.OpSet)); err != nil {
+		if err := tg.Setup(context.Background(), spec(1, 16, vocab.OpSet)); err != nil {
 			t.Fatal(err)
 		}
 		var ws []target.Worker
@@ -457,14 +458,14 @@ func TestServerKilledMidRun(t *testing.T) {
 			ws = append(ws, w)
 		}
 		var mu sync.Mutex
-		classes := map[target.Class]int{}
+		classes := map[vocab.Class]int{}
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for i, w := range ws {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := req(workload.OpSet, fmt.Sprintf("kill-%d", i), []byte("v"), 1, 1)
+				r := req(vocab.OpSet, fmt.Sprintf("kill-%d", i), []byte("v"), 1, 1)
 				for {
 					select {
 					case <-stop:
@@ -483,16 +484,16 @@ func TestServerKilledMidRun(t *testing.T) {
 		srv.Wait()
 		time.Sleep(500 * time.Millisecond)
 		mu.Lock()
-		okBefore, unavailable := classes[target.ClassNone], classes[target.ClassUnavailable]
+		okBefore, unavailable := classes[vocab.ClassNone], classes[vocab.ClassUnavailable]
 		mu.Unlock()
 		srv = start()
 		time.Sleep(700 * time.Millisecond)
 		close(stop)
 		wg.Wait()
-		if okBefore == 0 || unavailable == 0 || classes[target.ClassNone] <= okBefore {
+		if okBefore == 0 || unavailable == 0 || classes[vocab.ClassNone] <= okBefore {
 			t.Fatalf("%v: ops by class %v (ok before the kill %d): want successes, then unavailable errors, then successes again", opts, classes, okBefore)
 		}
-		if n := classes[target.ClassOther] + classes[target.ClassTimeout]; n > 0 {
+		if n := classes[vocab.ClassOther] + classes[vocab.ClassTimeout]; n > 0 {
 			t.Errorf("%v: %d errors were not classified unavailable: %v", opts, n, classes)
 		}
 		// Connection failures are paced: at most ~10 per worker-second while down.
@@ -510,7 +511,7 @@ func TestDoDoesNotAllocate(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	for _, opts := range []map[string]string{{"mode": "kv"}, {"mode": "hash"}} {
 		tg := open(t, raw, opts)
-		if err := tg.Setup(context.Background(), spec(10, 100, workload.OpRead)); err != nil {
+		if err := tg.Setup(context.Background(), spec(10, 100, vocab.OpRead)); err != nil {
 			t.Fatal(err)
 		}
 		w, err := tg.NewWorker(0)
@@ -519,9 +520,9 @@ func TestDoDoesNotAllocate(t *testing.T) {
 		}
 		val := bytes.Repeat([]byte("v"), 1000)
 		ctx := context.Background()
-		for _, op := range []workload.Op{workload.OpInsert, workload.OpRead, workload.OpUpdate, workload.OpRMW} {
+		for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpRMW} {
 			r := req(op, "alloc-"+opts["mode"]+uniq, val, 10, 100)
-			if op == workload.OpRead {
+			if op == vocab.OpRead {
 				r.Value = nil
 			}
 			w.Do(ctx, r) // warm the buffers
@@ -544,23 +545,23 @@ func BenchmarkDo(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		opts map[string]string
-		op   workload.Op
+		op   vocab.Op
 	}{
-		{"kv/GET", map[string]string{"mode": "kv"}, workload.OpRead},
-		{"kv/SET", map[string]string{"mode": "kv"}, workload.OpUpdate},
-		{"hash/HGETALL", map[string]string{"mode": "hash"}, workload.OpRead},
-		{"hash/HSET", map[string]string{"mode": "hash"}, workload.OpUpdate},
+		{"kv/GET", map[string]string{"mode": "kv"}, vocab.OpRead},
+		{"kv/SET", map[string]string{"mode": "kv"}, vocab.OpUpdate},
+		{"hash/HGETALL", map[string]string{"mode": "hash"}, vocab.OpRead},
+		{"hash/HSET", map[string]string{"mode": "hash"}, vocab.OpUpdate},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			tg := open(b, raw, c.opts)
-			tg.Setup(context.Background(), spec(10, 100, workload.OpRead))
+			tg.Setup(context.Background(), spec(10, 100, vocab.OpRead))
 			w, err := tg.NewWorker(0)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer w.Close()
 			val := bytes.Repeat([]byte("v"), 1000)
-			w.Do(context.Background(), req(workload.OpInsert, "bench-key-"+c.opts["mode"], val, 10, 100))
+			w.Do(context.Background(), req(vocab.OpInsert, "bench-key-"+c.opts["mode"], val, 10, 100))
 			r := req(c.op, "bench-key-"+c.opts["mode"], val, 10, 100)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -576,17 +577,17 @@ func BenchmarkDo(b *testing.B) {
 // BenchmarkClusterDo measures the cluster path (a connection per master), which does not allocate.
 func BenchmarkClusterDo(b *testing.B) {
 	raw := serverURL(b, "PLATBENCH_REDIS_CLUSTER_URL")
-	for _, op := range []workload.Op{workload.OpRead, workload.OpUpdate} {
+	for _, op := range []vocab.Op{vocab.OpRead, vocab.OpUpdate} {
 		b.Run("kv/"+op.String(), func(b *testing.B) {
 			tg := open(b, raw, nil)
-			tg.Setup(context.Background(), spec(1, 100, workload.OpRead))
+			tg.Setup(context.Background(), spec(1, 100, vocab.OpRead))
 			w, err := tg.NewWorker(0)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer w.Close()
 			r := req(op, "bench-cluster", bytes.Repeat([]byte("v"), 100), 1, 100)
-			w.Do(context.Background(), req(workload.OpInsert, "bench-cluster", r.Value, 1, 100))
+			w.Do(context.Background(), req(vocab.OpInsert, "bench-cluster", r.Value, 1, 100))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

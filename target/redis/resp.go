@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -185,12 +186,12 @@ func (c *conn) line() ([]byte, error) {
 	b, err := c.br.ReadSlice('\n')
 	if err != nil {
 		if errors.Is(err, bufio.ErrBufferFull) {
-			return nil, &target.Error{Class: target.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
+			return nil, &target.Error{Class: vocab.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
 		}
 		return nil, classifyNet(err)
 	}
 	if len(b) < 3 || b[len(b)-2] != '\r' {
-		return nil, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
+		return nil, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
 	}
 	return b[:len(b)-2], nil
 }
@@ -211,7 +212,7 @@ func (c *conn) readReply() (reply, error) {
 	case ':', '$', '*':
 		n, ok := parseInt(line[1:])
 		if !ok {
-			return reply{}, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
+			return reply{}, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
 		}
 		r := reply{kind: kind, n: n}
 		switch kind {
@@ -230,7 +231,7 @@ func (c *conn) readReply() (reply, error) {
 		}
 		return r, nil
 	}
-	return reply{}, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
+	return reply{}, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
 }
 
 func parseInt(b []byte) (int64, bool) {
@@ -297,14 +298,14 @@ func serverError(msg []byte) error {
 	if i := strings.IndexByte(s, ' '); i >= 0 {
 		code = s[:i]
 	}
-	class := target.ClassOther
+	class := vocab.ClassOther
 	switch code {
 	case "NOAUTH", "WRONGPASS", "NOPERM", "WRONGTYPE", "MOVED", "ASK", "READONLY", "NOSCRIPT":
-		class = target.ClassRejected
+		class = vocab.ClassRejected
 	case "OOM", "BUSY":
-		class = target.ClassOverloaded
+		class = vocab.ClassOverloaded
 	case "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS":
-		class = target.ClassUnavailable
+		class = vocab.ClassUnavailable
 	}
 	if code == "MOVED" || code == "ASK" {
 		s += " (the server is a cluster: use cluster=true)"
@@ -332,13 +333,13 @@ func classifyNet(err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return &target.Error{Class: target.ClassTimeout, Err: err}
+		return &target.Error{Class: vocab.ClassTimeout, Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return &target.Error{Class: target.ClassUnavailable, Err: err}
+		return &target.Error{Class: vocab.ClassUnavailable, Err: err}
 	}
-	return &target.Error{Class: target.ClassOther, Err: err}
+	return &target.Error{Class: vocab.ClassOther, Err: err}
 }
 
 // bulkInto reads one bulk-string reply's bytes into *dst (grown if needed,
@@ -354,7 +355,7 @@ func (c *conn) bulkInto(dst *[]byte) ([]byte, error) {
 	}
 	n, ok := parseInt(line[1:])
 	if line[0] != '$' || !ok {
-		return nil, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
+		return nil, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
 	}
 	if n < 0 {
 		return nil, nil
@@ -389,7 +390,7 @@ func (c *conn) checkedReply(key []byte, hash bool, fieldLen, fieldCount int) (wo
 	}
 	n, ok := parseInt(line[1:])
 	if line[0] != '*' || !ok {
-		return 0, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
+		return 0, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
 	}
 	if n <= 0 {
 		return workload.ValueMissing, nil

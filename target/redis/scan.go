@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -53,7 +54,7 @@ func (w *worker) indexed(req *workload.Request) error {
 
 // appendIndex appends req's index update: ZADD for an insert, ZREM for a delete.
 func (w *worker) appendIndex(buf []byte, req *workload.Request) []byte {
-	if req.Op == workload.OpDelete {
+	if req.Op == vocab.OpDelete {
 		buf = appendArray(buf, 3)
 		buf = appendBulkString(buf, "ZREM")
 		buf = appendBulkString(buf, w.t.index)
@@ -211,7 +212,7 @@ func (c *conn) readKeys(keys []byte, ends []int) ([]byte, []int, error) {
 	}
 	n, ok := parseInt(line[1:])
 	if line[0] != '*' || !ok {
-		return keys, ends, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
+		return keys, ends, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
 	}
 	for i := int64(0); i < n; i++ {
 		line, err := c.line()
@@ -220,7 +221,7 @@ func (c *conn) readKeys(keys []byte, ends []int) ([]byte, []int, error) {
 		}
 		m, ok := parseInt(line[1:])
 		if line[0] != '$' || !ok || m < 0 {
-			return keys, ends, &target.Error{Class: target.ClassOther, Err: fmt.Errorf("redis: expected a key, got %q", line)}
+			return keys, ends, &target.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a key, got %q", line)}
 		}
 		at := len(keys)
 		keys = append(keys, make([]byte, m+2)...)[:at+int(m)+2]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -75,7 +76,7 @@ func testScan(t *testing.T, raw string) {
 		}
 		scan := func(from uint64, n int) []uint64 {
 			t.Helper()
-			r := &workload.Request{Op: workload.OpScan, KeyNum: from, Key: []byte(s.KeyName(from)), ScanLen: n}
+			r := &workload.Request{Op: vocab.OpScan, KeyNum: from, Key: []byte(s.KeyName(from)), ScanLen: n}
 			if err := w.Do(ctx, r); err != nil {
 				t.Fatalf("%s: scan of %d from %d: %v", mode, n, from, err)
 			}
@@ -112,19 +113,19 @@ func testScan(t *testing.T, raw string) {
 		}
 		// An insert adds its key to the index, a delete removes it.
 		val := make([]byte, 20)
-		if err := w.Do(ctx, &workload.Request{Op: workload.OpInsert, KeyNum: 50, Key: []byte(s.KeyName(50)), Value: val, Fields: 2, FieldLen: 10}); err != nil {
+		if err := w.Do(ctx, &workload.Request{Op: vocab.OpInsert, KeyNum: 50, Key: []byte(s.KeyName(50)), Value: val, Fields: 2, FieldLen: 10}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Do(ctx, &workload.Request{Op: workload.OpDelete, KeyNum: 48, Key: []byte(s.KeyName(48))}); err != nil {
+		if err := w.Do(ctx, &workload.Request{Op: vocab.OpDelete, KeyNum: 48, Key: []byte(s.KeyName(48))}); err != nil {
 			t.Fatal(err)
 		}
 		if got := scan(47, 10); !slices.Equal(got, []uint64{47, 49, 50}) {
 			t.Errorf("%s: after inserting 50 and deleting 48, a scan from 47 read %v, want [47 49 50]", mode, got)
 		}
-		if err := w.Do(ctx, &workload.Request{Op: workload.OpScan, KeyNum: 51, Key: []byte(s.KeyName(51)), ScanLen: 5}); err != target.ErrNotFound {
+		if err := w.Do(ctx, &workload.Request{Op: vocab.OpScan, KeyNum: 51, Key: []byte(s.KeyName(51)), ScanLen: 5}); err != target.ErrNotFound {
 			t.Errorf("%s: a scan past the last key: %v, want not found", mode, err)
 		}
-		r := &workload.Request{Op: workload.OpScan, KeyNum: 10, Key: []byte(s.KeyName(10)), ScanLen: 20}
+		r := &workload.Request{Op: vocab.OpScan, KeyNum: 10, Key: []byte(s.KeyName(10)), ScanLen: 20}
 		if n := testing.AllocsPerRun(100, func() {
 			if err := w.Do(ctx, r); err != nil {
 				t.Fatal(err)
@@ -165,7 +166,7 @@ func testScan(t *testing.T, raw string) {
 func TestScanNeedsIndex(t *testing.T) {
 	raw := serverURL(t, "PLATBENCH_REDIS_URL")
 	ctx := context.Background()
-	s := *spec(1, 10, workload.OpRead)
+	s := *spec(1, 10, vocab.OpRead)
 	s.KeyPrefix = "noindex" + uniq + "-"
 	s.EnsureDefaults()
 	tg := open(t, raw, nil)
@@ -176,7 +177,7 @@ func TestScanNeedsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := s
-	e.Mix = workload.MixList{{Op: workload.OpScan, Weight: 1}}
+	e.Mix = workload.MixList{{Op: vocab.OpScan, Weight: 1}}
 	tg2 := open(t, raw, nil)
 	if err := tg2.Setup(ctx, &e); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -64,7 +65,7 @@ func TestTemplatesEffects(t *testing.T) {
 			if len(o.Errors) > 0 {
 				t.Errorf("%v: %s errors %v", opts, o.Op, o.Errors)
 			}
-			op, _ := workload.ParseOp(o.Op)
+			op, _ := vocab.ParseOp(o.Op)
 			count[s.OpName(op)] = int64(o.Count)
 			total += int64(o.Count)
 		}
@@ -109,7 +110,7 @@ func TestTemplatesRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SUBSCRIBE") || !strings.Contains(err.Error(), "fix:") {
 		t.Errorf("SUBSCRIBE: %v", err)
 	}
-	s = &workload.Spec{Name: "t", NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: workload.OpNamed0, Weight: 1}}}
+	s = &workload.Spec{Name: "t", NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: vocab.OpNamed0, Weight: 1}}}
 	if err := tg.Setup(context.Background(), s); err == nil || !strings.Contains(err.Error(), "not a command template") {
 		t.Errorf("profile op: %v", err)
 	}
@@ -133,7 +134,7 @@ func TestTemplatesDoNotAllocate(t *testing.T) {
 	}
 	defer w.Close()
 	for i := range s.Commands {
-		r.Op = workload.OpNamed0 + workload.Op(i)
+		r.Op = vocab.OpNamed0 + vocab.Op(i)
 		if err := w.Do(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +157,7 @@ func TestTemplatesDoNotAllocate(t *testing.T) {
 	}
 	round := func() {
 		for i := 0; i < 16; i++ {
-			r.Op = workload.OpNamed0 + workload.Op(i%len(s.Commands))
+			r.Op = vocab.OpNamed0 + vocab.Op(i%len(s.Commands))
 			if err := pw.Submit(ctx, r, i); err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +191,7 @@ func BenchmarkTemplate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	r := &workload.Request{Op: workload.OpNamed0, Key: []byte("b" + uniq), Value: []byte("0123456789")}
+	r := &workload.Request{Op: vocab.OpNamed0, Key: []byte("b" + uniq), Value: []byte("0123456789")}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := w.Do(ctx, r); err != nil {

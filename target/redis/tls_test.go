@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // tlsFront terminates TLS with a self-signed certificate and forwards the
@@ -66,7 +66,7 @@ func TestTLS(t *testing.T) {
 	front := tlsFront(t, u.Host)
 
 	tg := open(t, "rediss://"+front+"?tls_insecure=true", nil)
-	if err := tg.Setup(context.Background(), spec(1, 10, workload.OpRead)); err != nil {
+	if err := tg.Setup(context.Background(), spec(1, 10, vocab.OpRead)); err != nil {
 		t.Fatal(err)
 	}
 	if info := tg.Describe(context.Background()); !strings.HasPrefix(info.URL, "rediss://") || info.Version == "" {
@@ -77,10 +77,10 @@ func TestTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Do(context.Background(), req(workload.OpSet, "tls-"+uniq, []byte("over tls"), 1, 8)); err != nil {
+	if err := w.Do(context.Background(), req(vocab.OpSet, "tls-"+uniq, []byte("over tls"), 1, 8)); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Do(context.Background(), req(workload.OpGet, "tls-"+uniq, nil, 1, 8)); err != nil {
+	if err := w.Do(context.Background(), req(vocab.OpGet, "tls-"+uniq, nil, 1, 8)); err != nil {
 		t.Fatal(err)
 	}
 	if v := verifier(t, raw).Get(context.Background(), "tls-"+uniq).Val(); v != "over tls" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -27,7 +28,7 @@ func validateMode(t *testing.T, raw, mode string) {
 	}
 	s := &workload.Spec{Name: "validate", Records: 300, FieldCount: 5, FieldLength: 30, CheckValues: true,
 		KeyPrefix: "pbv-" + mode + "-" + uniq + "-", Distribution: workload.DistUniform,
-		Mix: workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpRMW, Weight: 1}}}
+		Mix: workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpRMW, Weight: 1}}}
 	s.EnsureDefaults()
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
@@ -60,8 +61,8 @@ func validateMode(t *testing.T, raw, mode string) {
 			t.Fatalf("clean run: %s %s: %v", req.Op, req.Key, err)
 		}
 	}
-	read := func(key string) target.Class {
-		r := workload.Request{Op: workload.OpRead, Key: []byte(key), Fields: 5, FieldLen: 30}
+	read := func(key string) vocab.Class {
+		r := workload.Request{Op: vocab.OpRead, Key: []byte(key), Fields: 5, FieldLen: 30}
 		return target.Classify(w.Do(ctx, &r))
 	}
 	// Another client changes things behind platbench's back.
@@ -74,28 +75,28 @@ func validateMode(t *testing.T, raw, mode string) {
 		v.HDel(ctx, field, "field4") // a field removed
 	}
 	v.Del(ctx, gone)
-	for key, want := range map[string]target.Class{junk: target.ClassValidationCorrupt, field: target.ClassValidationCorrupt,
-		gone: target.ClassValidationMissing, s.KeyName(1): target.ClassNone} {
+	for key, want := range map[string]vocab.Class{junk: vocab.ClassValidationCorrupt, field: vocab.ClassValidationCorrupt,
+		gone: vocab.ClassValidationMissing, s.KeyName(1): vocab.ClassNone} {
 		if got := read(key); got != want {
 			t.Errorf("read of %s: %s, want %s", key, got, want)
 		}
 	}
 	// RMW reads first: the junk is caught before the write.
-	r := workload.Request{Op: workload.OpRMW, Key: []byte(junk), Fields: 1, FieldLen: 30, Value: make([]byte, 30)}
-	if got := target.Classify(w.Do(ctx, &r)); got != target.ClassValidationCorrupt {
+	r := workload.Request{Op: vocab.OpRMW, Key: []byte(junk), Fields: 1, FieldLen: 30, Value: make([]byte, 30)}
+	if got := target.Classify(w.Do(ctx, &r)); got != vocab.ClassValidationCorrupt {
 		t.Errorf("RMW of the junk: %s", got)
 	}
 	// The connection stays in step after every verdict, and a server error
 	// is still a server error.
 	v.LPush(ctx, "pbv-list-"+uniq, "a")
 	defer v.Del(ctx, "pbv-list-"+uniq)
-	if got := read("pbv-list-" + uniq); got != target.ClassRejected {
+	if got := read("pbv-list-" + uniq); got != vocab.ClassRejected {
 		t.Errorf("read of a list: %s, want rejected", got)
 	}
-	if got := read(s.KeyName(1)); got != target.ClassNone {
+	if got := read(s.KeyName(1)); got != vocab.ClassNone {
 		t.Errorf("after the errors: %s", got)
 	}
-	rd := workload.Request{Op: workload.OpRead, Key: []byte(s.KeyName(2)), Fields: 5, FieldLen: 30}
+	rd := workload.Request{Op: vocab.OpRead, Key: []byte(s.KeyName(2)), Fields: 5, FieldLen: 30}
 	if n := testing.AllocsPerRun(200, func() { _ = w.Do(ctx, &rd) }); n != 0 {
 		t.Errorf("checked read: %v allocations", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -37,26 +38,26 @@ var _ target.Worker = (*worker)(nil)
 const reconnectPause = 100 * time.Millisecond
 
 // errReplyMismatch means a reply of an unexpected type; the stream is kept.
-var errReplyMismatch = &target.Error{Class: target.ClassOther, Err: errors.New("redis: unexpected reply type")}
+var errReplyMismatch = &target.Error{Class: vocab.ClassOther, Err: errors.New("redis: unexpected reply type")}
 
 // Do executes req. Standalone paths do not allocate on the steady path.
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	switch {
-	case req.Op == workload.OpScan && w.t.index != "":
+	case req.Op == vocab.OpScan && w.t.index != "":
 		return w.scan(req)
-	case (req.Op == workload.OpInsert || req.Op == workload.OpDelete) && w.t.index != "":
+	case (req.Op == vocab.OpInsert || req.Op == vocab.OpDelete) && w.t.index != "":
 		return w.indexed(req)
-	case req.Op == workload.OpRMW:
-		if err := w.one(req, workload.OpRead); err != nil {
+	case req.Op == vocab.OpRMW:
+		if err := w.one(req, vocab.OpRead); err != nil {
 			return err
 		}
-		return w.one(req, workload.OpUpdate)
+		return w.one(req, vocab.OpUpdate)
 	}
 	return w.one(req, req.Op)
 }
 
 // one sends the command for op and reads its reply.
-func (w *worker) one(req *workload.Request, op workload.Op) error {
+func (w *worker) one(req *workload.Request, op vocab.Op) error {
 	if w.c == nil {
 		if err := w.redial(); err != nil {
 			return err
@@ -138,16 +139,16 @@ func (w *worker) redial() error {
 
 // build appends the command for op to buf. isRead marks commands whose nil
 // or empty reply means the key was not found.
-func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []byte, isRead bool, _ error) {
+func (w *worker) build(buf []byte, req *workload.Request, op vocab.Op) (_ []byte, isRead bool, _ error) {
 	hash := w.t.cfg.Mode == "hash"
 	if op.Named() {
-		if i := int(op - workload.OpNamed0); i < len(w.t.tmpls) {
+		if i := int(op - vocab.OpNamed0); i < len(w.t.tmpls) {
 			return w.t.tmpls[i].appendTo(buf, req, w), false, nil
 		}
 		return buf, false, target.ErrUnsupported
 	}
 	switch op {
-	case workload.OpRead, workload.OpGet:
+	case vocab.OpRead, vocab.OpGet:
 		if hash {
 			buf = appendArray(buf, 2)
 			buf = appendBulkString(buf, "HGETALL")
@@ -156,7 +157,7 @@ func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []b
 			buf = appendBulkString(buf, "GET")
 		}
 		return appendBulk(buf, req.Key), true, nil
-	case workload.OpUpdate:
+	case vocab.OpUpdate:
 		if hash && !w.writeAll {
 			f := w.fieldNames[w.next()%uint64(len(w.fieldNames))]
 			if w.t.check { // the field the checked value was made for
@@ -173,13 +174,13 @@ func (w *worker) build(buf []byte, req *workload.Request, op workload.Op) (_ []b
 			return appendBulk(buf, v), false, nil
 		}
 		return w.buildWriteAll(buf, req, hash), false, nil
-	case workload.OpInsert, workload.OpWrite, workload.OpSet:
+	case vocab.OpInsert, vocab.OpWrite, vocab.OpSet:
 		return w.buildWriteAll(buf, req, hash), false, nil
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		buf = appendArray(buf, 2)
 		buf = appendBulkString(buf, "DEL")
 		return appendBulk(buf, req.Key), false, nil
-	case workload.OpIncr:
+	case vocab.OpIncr:
 		buf = appendArray(buf, 2)
 		buf = appendBulkString(buf, "INCR")
 		return appendBulk2(buf, "ctr:", req.Key), false, nil
