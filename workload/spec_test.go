@@ -63,7 +63,9 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"hot op fraction 2", func(s *Spec) { s.Distribution, s.HotOpnFraction = DistHotspot, 2 }, "hot_opn_fraction is 2"},
 		{"empty mix", func(s *Spec) { s.Mix = nil }, "mix is empty"},
 		{"negative weight", func(s *Spec) { s.Mix = MixList{{Op: vocab.OpRead, Weight: -1}} }, "mix weight of READ is -1"},
-		{"NaN weight", func(s *Spec) { s.Mix = MixList{{Op: vocab.OpRead, Weight: math.NaN()}, {Op: vocab.OpUpdate, Weight: 1}} }, "mix weight of READ is NaN"},
+		{"NaN weight", func(s *Spec) {
+			s.Mix = MixList{{Op: vocab.OpRead, Weight: math.NaN()}, {Op: vocab.OpUpdate, Weight: 1}}
+		}, "mix weight of READ is NaN"},
 		{"zero weights", func(s *Spec) { s.Mix = MixList{{Op: vocab.OpRead, Weight: 0}} }, "sum to 0"},
 		{"unknown op", func(s *Spec) { s.Mix = MixList{{Op: vocab.NumOps + 3, Weight: 1}} }, "unknown op 32"},
 		{"scan without length", func(s *Spec) { s.Mix, s.MaxScanLength = MixList{{Op: vocab.OpScan, Weight: 1}}, -1 }, "max_scan_length is -1"},
