@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -430,7 +430,7 @@ func TestCostFigures(t *testing.T) {
 }
 
 func isConfigErr(err error) bool {
-	var ce *target.ConfigError
+	var ce *adapter.ConfigError
 	return errors.As(err, &ce)
 }
 

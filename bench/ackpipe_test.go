@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -25,7 +25,7 @@ type pipeTarget struct {
 func (t *pipeTarget) Setup(context.Context, *workload.Spec) error { return nil }
 func (t *pipeTarget) Close() error                                { return nil }
 func (t *pipeTarget) PipelineShape(c int) (int, int)              { return 2, c }
-func (t *pipeTarget) NewWorker(int) (target.Worker, error) {
+func (t *pipeTarget) NewWorker(int) (adapter.Worker, error) {
 	return &pipeWorker{t: t, ops: make([]vocab.Op, 8), keys: make([]uint64, 8), q: make([]int, 0, 8)}, nil
 }
 
@@ -35,7 +35,7 @@ type pipeWorker struct {
 	keys []uint64
 	q    []int
 	n    int
-	sync target.Syncer
+	sync adapter.Syncer
 }
 
 var errPipe = errors.New("every 5th fails")
@@ -79,7 +79,7 @@ func TestAckPipelined(t *testing.T) {
 	pt := &pipeTarget{acked: map[uint64]bool{}}
 	log := newAckLog(spec.Records)
 	tg := withAcks(pt, log)
-	if _, ok := tg.(target.Pipelined); !ok {
+	if _, ok := tg.(adapter.Pipelined); !ok {
 		t.Fatal("the wrapper of a pipelined target is not pipelined")
 	}
 	ks := workload.NewKeyspace(&spec, 0, 1)

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -57,7 +57,7 @@ func TestDatasetsStayPut(t *testing.T) {
 					t.Fatalf("clean before: %v", err)
 				}
 			}
-			var de *target.DatasetError
+			var de *adapter.DatasetError
 			if _, err := Run(ctx, cfg(false, true)); !errors.As(err, &de) {
 				t.Fatalf("run without a load on a clean target: %v, want a dataset error", err)
 			}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target/registry"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )

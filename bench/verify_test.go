@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/registry"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -178,5 +178,5 @@ func TestVerifyEmbedded(t *testing.T) {
 	if _, err := VerifyResult(ctx, r, VerifyConfig{}); err == nil {
 		t.Fatal("a result without a record was verified")
 	}
-	var _ target.Worker = okWorker{}
+	var _ adapter.Worker = okWorker{}
 }

@@ -316,7 +316,7 @@ func (r *Recorder) StartTime() time.Time { return r.startAt }
 // Shard returns the shard worker i records through.
 func (r *Recorder) Shard(i int) *Shard { return r.shards[i%len(r.shards)] }
 
-// RecordAsync implements target.Sink for operations completed outside
+// RecordAsync implements adapter.Sink for operations completed outside
 // workers (consumers): the latency is given, not measured here.
 func (r *Recorder) RecordAsync(op vocab.Op, latencyNs int64, bytes uint64, class vocab.Class) {
 	now := r.Now()

@@ -22,9 +22,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry/dbmetrics"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/nodes"
@@ -73,9 +73,9 @@ type Config struct {
 	// (scripts/servers/jmx): scraped every Interval into DBMetrics instead
 	// of the target's own status. Default none.
 	DBMetricsURLs []string
-	// Status is the target's status reader (target.StatusReader); package
+	// Status is the target's status reader (adapter.StatusReader); package
 	// bench fills it when the target implements it.
-	Status target.StatusReader
+	Status adapter.StatusReader
 }
 
 // Validate reports every problem of the configuration at once.

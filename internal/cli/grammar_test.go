@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/embedded"
+	"github.com/platbench/platbench/adapter/fake"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/suite"
-	"github.com/platbench/platbench/target/embedded"
-	"github.com/platbench/platbench/target/fake"
 	"github.com/platbench/platbench/workload"
 )
 

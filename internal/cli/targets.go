@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/report"
-	"github.com/platbench/platbench/target/registry"
 )
 
 func runTargets(ctx context.Context, env *Env, args []string) error {

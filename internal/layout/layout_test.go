@@ -108,7 +108,7 @@ func TestImportRules(t *testing.T) {
 			for _, d := range drivers {
 				// store/postgres, the history's store, is the one driver user
 				// outside the target adapters.
-				if strings.HasPrefix(p, d) && !strings.HasPrefix(dir, "target/") && dir != "store/postgres" {
+				if strings.HasPrefix(p, d) && !strings.HasPrefix(dir, "adapter/") && dir != "store/postgres" {
 					t.Errorf("%s imports the driver %s: only target adapters import drivers", f.path, p)
 				}
 			}
@@ -120,7 +120,7 @@ func TestImportRules(t *testing.T) {
 			fn, ok := d.(*ast.FuncDecl)
 			// pebble's Logger.Fatalf must not return (pebble's own
 			// default logger exits too): the one exit below cmd/.
-			if !ok || fn.Body == nil || f.path == "target/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
+			if !ok || fn.Body == nil || f.path == "adapter/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
 				continue
 			}
 			if line := calls(f, fn.Body, "os", "Exit"); line > 0 {
