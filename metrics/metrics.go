@@ -8,7 +8,7 @@
 // latest sample, and turns them into constant metrics. A scrape costs the load
 // path nothing.
 //
-// Usage (`--metrics-addr :9100`, wired in internal/cli):
+// Usage (`--metrics-addr :9100`, wired in cmd/platbench/cli):
 //
 //	live := &metrics.Live{}
 //	cfg.Runner.OnRecorder = live.SetRecorder // each phase's recorder as it starts

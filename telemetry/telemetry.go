@@ -12,7 +12,7 @@
 //	... load and run phases; r.Phases filled ...
 //	tel.Stop(r) // fills r.Host, r.Counters, r.Nodes, r.Notes, r.Dataset.PageCacheBytes
 //
-// Config is a plain struct: internal/cli binds the flags that fill it. The
+// Config is a plain struct: cmd/platbench/cli binds the flags that fill it. The
 // package does not decide anything about the target's figures: package
 // analysis reads the series.
 package telemetry

@@ -152,11 +152,11 @@ func TestHistoryBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"history"}, "history needs result files"},
-		{[]string{"history", "../../report/testdata", "--figures", "p99,bogus"}, `--figures "bogus": unknown figure`},
-		{[]string{"history", "../../report/testdata", "--figures", "read.cost"}, "cost is a figure of the whole run"},
-		{[]string{"history", "../../report/testdata", "--window", "1"}, "--window 1 is too short"},
-		{[]string{"history", "../../report/testdata", "--pvalue", "2"}, "--pvalue 2 is not a probability"},
-		{[]string{"history", "../../report/testdata", "--store", "mysql://db/x"}, `--store "mysql://db/x" is not a PostgreSQL URL`},
+		{[]string{"history", "../../../report/testdata", "--figures", "p99,bogus"}, `--figures "bogus": unknown figure`},
+		{[]string{"history", "../../../report/testdata", "--figures", "read.cost"}, "cost is a figure of the whole run"},
+		{[]string{"history", "../../../report/testdata", "--window", "1"}, "--window 1 is too short"},
+		{[]string{"history", "../../../report/testdata", "--pvalue", "2"}, "--pvalue 2 is not a probability"},
+		{[]string{"history", "../../../report/testdata", "--store", "mysql://db/x"}, `--store "mysql://db/x" is not a PostgreSQL URL`},
 		{[]string{"history", "no-such-dir"}, "no-such-dir"},
 		{[]string{"run", "--target", "fake", "--store", "http://x"}, "is not a PostgreSQL URL"},
 	} {

@@ -45,7 +45,7 @@ func TestBillBadInput(t *testing.T) {
 func TestCatalogImportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "aws.csv")
-	offer := filepath.Join("..", "..", "catalog", "testdata", "import", "aws-offer.json")
+	offer := filepath.Join("..", "..", "..", "catalog", "testdata", "import", "aws-offer.json")
 	if code, _, errs := runCLI(t, "catalog", "import", offer, "--region", "us-east-1", "--out", out); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, errs)
 	}

@@ -11,7 +11,7 @@ import (
 
 // The fixtures are the report package's synthetic result files.
 func fixture(name string) string {
-	return filepath.Join("..", "..", "report", "testdata", name+".result.json")
+	return filepath.Join("..", "..", "..", "report", "testdata", name+".result.json")
 }
 
 // runCLI runs platbench with args and returns the exit code and both streams.

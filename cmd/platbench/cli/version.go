@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 )
 
-// Version is set at build time with -ldflags "-X .../internal/cli.Version=...";
+// Version is set at build time with -ldflags "-X .../cmd/platbench/cli.Version=...";
 // otherwise it comes from the module's build info.
 var Version = ""
 

@@ -111,7 +111,7 @@ func TestSweepThresholds(t *testing.T) {
 // compare --fail-if-worse: exit status 3 only for a difference beyond the
 // limit that the noise test calls real.
 func TestCompareFailIfWorse(t *testing.T) {
-	fx := func(n string) string { return filepath.Join("..", "..", "report", "testdata", n+".result.json") }
+	fx := func(n string) string { return filepath.Join("..", "..", "..", "report", "testdata", n+".result.json") }
 	metal, i3, rerun := fx("i3-metal"), fx("i3-16xlarge"), fx("i3-16xlarge-rerun")
 	cases := []struct {
 		args   []string

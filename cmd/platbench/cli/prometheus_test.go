@@ -246,7 +246,7 @@ func TestPrometheusScrapesRun(t *testing.T) {
 // Prometheus, with the dashboard's variables set to All.
 func checkDashboard(t *testing.T, base string, at time.Time) {
 	t.Helper()
-	b, err := os.ReadFile("../../examples/grafana/platbench-dashboard.json")
+	b, err := os.ReadFile("../../../examples/grafana/platbench-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}

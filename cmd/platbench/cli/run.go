@@ -64,7 +64,7 @@ type benchFlags struct {
 	tel         telemetryFlags
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
-	// rows b.stored appends (internal/cli/history.go).
+	// rows b.stored appends (cmd/platbench/cli/history.go).
 	store    string
 	last     *result.Result
 	lastPath string

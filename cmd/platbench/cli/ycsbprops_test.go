@@ -116,7 +116,7 @@ func TestYCSBPropertyFileRefused(t *testing.T) {
 func TestYCSBExamplePropertyFilesRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, x := range "abcdef" {
-		path := filepath.Join("..", "..", "examples", "workloads", "ycsb", "workload"+string(x))
+		path := filepath.Join("..", "..", "..", "examples", "workloads", "ycsb", "workload"+string(x))
 		out := filepath.Join(dir, string(x)+".json")
 		code, _, stderr := run(t, "run", "--workload", path, "--target", "embedded://"+filepath.Join(dir, string(x)), "--records", "1000", "--ops", "300", "--out", out, "--quiet")
 		if code != 0 || stderr != "" {

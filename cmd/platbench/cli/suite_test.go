@@ -74,7 +74,7 @@ func TestSuiteCommandBadInput(t *testing.T) {
 
 // The example suite in the repository parses and expands to the DataStax matrix.
 func TestExampleSuiteExpands(t *testing.T) {
-	code, stdout, stderr := run(t, "suite", "--dry-run", filepath.Join("..", "..", "examples", "suites", "datastax-ratios.yaml"))
+	code, stdout, stderr := run(t, "suite", "--dry-run", filepath.Join("..", "..", "..", "examples", "suites", "datastax-ratios.yaml"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
