@@ -281,9 +281,9 @@ func (t *Target) NewWorker(id int) (adapter.Worker, error) {
 	t.mu.Lock()
 	st, pr := t.stmts, t.prof
 	t.mu.Unlock()
-	if pr != nil && pr.native {
+	if pr != nil && pr.Native {
 		hosts, rg := t.nodes()
-		return newNativeConns(t, &pr.cfg, nil, pr.cqls(), &profPipe{gen: newProfWorker(pr, id)}, hosts, rg, id)
+		return newNativeConns(t, &pr.cfg, nil, pr.CQLs(), &profPipe{gen: pr.NewGen(id)}, hosts, rg, id)
 	}
 	if pr != nil {
 		return newProfWorker(pr, id), nil
@@ -420,7 +420,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 		m["cql_disk_per_node"] = t.diskPerNode
 	}
 	if t.prof != nil {
-		t.prof.summary(m)
+		t.prof.Summary(m)
 	}
 	if t.shapeN > 0 {
 		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node each)", t.shapeDepth, t.shapeN)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/csprofile"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -58,8 +59,8 @@ type stream struct {
 	key     []byte // a checked read's key (workload validate)
 
 	// A profile operation's continuation (profpipe.go).
-	st *pstmt
-	vs []visit // a profile write's rows; vs[vi:] are still to send
+	st *csprofile.Stmt
+	vs []csprofile.Visit // a profile write's rows; vs[vi:] are still to send
 	vi int
 }
 

@@ -13,6 +13,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/platbench/platbench/adapter/cql/csprofile"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -82,7 +83,7 @@ func count(t *testing.T, tg *Target, q string, args ...any) int {
 // pkOf is the partition key value platbench writes for partition part.
 func pkOf(tg *Target, part uint64) []byte {
 	pr := tg.prof
-	return pr.appendValue(nil, pr.pk[0], part, 0)
+	return pr.AppendValue(nil, pr.PK[0], part, 0)
 }
 
 func TestProfileTypes(t *testing.T) { forDrivers(t, testProfileTypes) }
@@ -90,7 +91,7 @@ func TestProfileTypes(t *testing.T) { forDrivers(t, testProfileTypes) }
 func testProfileTypes(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-types.yaml", 20, driver)
 	run(t, tg, spec, vocab.OpInsert, 20) // the load: every row of every partition
-	ks := tg.prof.p.Keyspace
+	ks := tg.prof.Def.Keyspace
 	if n := count(t, tg, "SELECT pk, ck FROM "+ks+".alltypes"); n != 100 {
 		t.Errorf("table holds %d rows, want 20 partitions x 5", n)
 	}
@@ -113,15 +114,15 @@ func testProfileTypes(t *testing.T, driver string) {
 	run(t, tg, spec, named(spec, "insert"), 20)
 	run(t, tg, spec, named(spec, "byrow"), 20)
 	run(t, tg, spec, named(spec, "partition"), 20)
-	before := tg.prof.returned.Load()
+	before := tg.prof.Returned.Load()
 	scan := *spec
-	scan.Records = tokenSplits // one op per split
-	run(t, tg, &scan, named(spec, "scan_all"), tokenSplits)
-	if got := tg.prof.returned.Load() - before; got != 100 {
+	scan.Records = csprofile.TokenSplits // one op per split
+	run(t, tg, &scan, named(spec, "scan_all"), csprofile.TokenSplits)
+	if got := tg.prof.Returned.Load() - before; got != 100 {
 		t.Errorf("token-range scans over every split returned %d rows, want 100", got)
 	}
-	if tg.prof.partitions.Load() != 20 || tg.prof.rows.Load() != 100 {
-		t.Errorf("inserts wrote %d partitions, %d rows; want 20, 100", tg.prof.partitions.Load(), tg.prof.rows.Load())
+	if tg.prof.Partitions.Load() != 20 || tg.prof.Rows.Load() != 100 {
+		t.Errorf("inserts wrote %d partitions, %d rows; want 20, 100", tg.prof.Partitions.Load(), tg.prof.Rows.Load())
 	}
 }
 
@@ -129,24 +130,24 @@ func TestProfileWideLoggedPaging(t *testing.T) { forDrivers(t, testProfileWideLo
 
 func testProfileWideLoggedPaging(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-wide.yaml", 10, driver)
-	if rows := tg.prof.rowsIn(0); rows != 200 {
+	if rows := tg.prof.RowsIn(0); rows != 200 {
 		t.Fatalf("rowsIn = %d, want 10 x 20", rows)
 	}
 	ins := named(spec, "insert")
 	run(t, tg, spec, ins, 10)
 	// 10 visits of 2 partitions, a tenth (20 rows) of each.
-	if p, r := tg.prof.partitions.Load(), tg.prof.rows.Load(); p != 20 || r != 400 {
+	if p, r := tg.prof.Partitions.Load(), tg.prof.Rows.Load(); p != 20 || r != 400 {
 		t.Errorf("wrote %d partitions, %d rows; want 20, 400", p, r)
 	}
 	run(t, tg, spec, vocab.OpInsert, 10)
-	ks := tg.prof.p.Keyspace
+	ks := tg.prof.Def.Keyspace
 	if n := count(t, tg, "SELECT sensor FROM "+ks+".wide WHERE sensor = ?", pkOf(tg, 4)); n != 200 {
 		t.Errorf("partition 4 holds %d rows, want 200", n)
 	}
 	tg.cfg.PageSize = 30
-	before := tg.prof.returned.Load()
+	before := tg.prof.Returned.Load()
 	run(t, tg, spec, named(spec, "whole"), 10)
-	if got := tg.prof.returned.Load() - before; got != 2000 {
+	if got := tg.prof.Returned.Load() - before; got != 2000 {
 		t.Errorf("whole-partition reads returned %d rows, want 10 x 200 (across pages)", got)
 	}
 	run(t, tg, spec, named(spec, "oneday"), 10)
@@ -158,15 +159,15 @@ func testProfileCounter(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-counter.yaml", 5, driver)
 	run(t, tg, spec, named(spec, "insert"), 10) // each partition twice
 	var views, clicks int64
-	if err := tg.session.Query("SELECT views, clicks FROM "+tg.prof.p.Keyspace+".hits WHERE page = ? LIMIT 1", pkOf(tg, 2)).Consistency(gocql.One).Scan(&views, &clicks); err != nil {
+	if err := tg.session.Query("SELECT views, clicks FROM "+tg.prof.Def.Keyspace+".hits WHERE page = ? LIMIT 1", pkOf(tg, 2)).Consistency(gocql.One).Scan(&views, &clicks); err != nil {
 		t.Fatal(err)
 	}
 	if views < 2 || clicks < 2 {
 		t.Errorf("counters after two increments: views %d clicks %d", views, clicks)
 	}
 	run(t, tg, spec, named(spec, "views"), 5)
-	if tg.prof.returned.Load() != 20 {
-		t.Errorf("returned %d rows, want 5 x 4", tg.prof.returned.Load())
+	if tg.prof.Returned.Load() != 20 {
+		t.Errorf("returned %d rows, want 5 x 4", tg.prof.Returned.Load())
 	}
 }
 
@@ -176,19 +177,19 @@ func testProfileLWT(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-lwt.yaml", 5, driver)
 	ins := named(spec, "insert")
 	run(t, tg, spec, ins, 5)
-	if n := tg.prof.notApplied.Load(); n != 0 {
+	if n := tg.prof.NotApplied.Load(); n != 0 {
 		t.Fatalf("first inserts: %d not applied", n)
 	}
 	run(t, tg, spec, ins, 5)
-	if n := tg.prof.notApplied.Load(); n != 5 {
+	if n := tg.prof.NotApplied.Load(); n != 5 {
 		t.Errorf("second inserts IF NOT EXISTS: %d not applied, want 5", n)
 	}
 	// balance = ? binds the value the insert wrote: applied.
 	run(t, tg, spec, named(spec, "transfer"), 5)
-	if n := tg.prof.notApplied.Load(); n != 5 {
+	if n := tg.prof.NotApplied.Load(); n != 5 {
 		t.Errorf("conditional updates on the written balance: %d more not applied", n-5)
 	}
-	if st := tg.prof.ops[0]; !st.cas || st.serial != gocql.Serial || st.cl != gocql.Quorum {
+	if st := tg.prof.Ops[0]; !st.CAS || st.Serial != gocql.Serial || st.CL != gocql.Quorum {
 		t.Errorf("cas statement %+v", st)
 	}
 }
@@ -198,7 +199,7 @@ func TestProfileTTL(t *testing.T) { forDrivers(t, testProfileTTL) }
 func testProfileTTL(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-ttl.yaml", 10, driver)
 	run(t, tg, spec, named(spec, "insert"), 10)
-	q := "SELECT id FROM " + tg.prof.p.Keyspace + ".sessions"
+	q := "SELECT id FROM " + tg.prof.Def.Keyspace + ".sessions"
 	if n := count(t, tg, q); n != 10 {
 		t.Fatalf("%d rows after the inserts, want 10", n)
 	}
@@ -235,7 +236,7 @@ func testProfileDropsOnlyWhatItCreated(t *testing.T, driver string) {
 	if !tg.createdKS {
 		t.Fatal("keyspace not marked created")
 	}
-	ks := tg.prof.p.Keyspace
+	ks := tg.prof.Def.Keyspace
 	if err := tg.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,21 +251,21 @@ func TestProfileUsingTTLAndTimestamp(t *testing.T) { forDrivers(t, testProfileUs
 
 func testProfileUsingTTLAndTimestamp(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-using.yaml", 4, driver)
-	if !strings.Contains(tg.prof.insert.cql, "USING TTL 2 AND TIMESTAMP ?") {
-		t.Fatalf("insert %q", tg.prof.insert.cql)
+	if !strings.Contains(tg.prof.Insert.CQL, "USING TTL 2 AND TIMESTAMP ?") {
+		t.Fatalf("insert %q", tg.prof.Insert.CQL)
 	}
 	before := time.Now().UnixMicro()
 	run(t, tg, spec, named(spec, "insert"), 4)
 	after := time.Now().UnixMicro()
 	var wt int64
 	var ttl int
-	if err := tg.session.Query("SELECT writetime(body), ttl(body) FROM "+tg.prof.p.Keyspace+".events WHERE id = ? LIMIT 1", pkOf(tg, 1)).Consistency(gocql.One).Scan(&wt, &ttl); err != nil {
+	if err := tg.session.Query("SELECT writetime(body), ttl(body) FROM "+tg.prof.Def.Keyspace+".events WHERE id = ? LIMIT 1", pkOf(tg, 1)).Consistency(gocql.One).Scan(&wt, &ttl); err != nil {
 		t.Fatal(err)
 	}
 	if wt < before || wt > after || ttl < 0 || ttl > 2 {
 		t.Errorf("writetime %d not the client's clock in [%d, %d], or ttl %d not <= 2", wt, before, after, ttl)
 	}
-	q := "SELECT id FROM " + tg.prof.p.Keyspace + ".events"
+	q := "SELECT id FROM " + tg.prof.Def.Keyspace + ".events"
 	for i := 0; count(t, tg, q) > 0; i++ {
 		if i == 100 {
 			t.Fatal("rows still there 20 s after their 2 s TTL")
@@ -292,20 +293,20 @@ func TestProfileRoutingToken(t *testing.T) {
 		}
 		pr := tg.prof
 		var cols, marks []string
-		for _, c := range pr.pk {
-			cols, marks = append(cols, c.name), append(marks, c.name+" = ?")
+		for _, c := range pr.PK {
+			cols, marks = append(cols, c.Name), append(marks, c.Name+" = ?")
 		}
-		q := fmt.Sprintf("SELECT token(%s) FROM %s.%s WHERE %s LIMIT 1", strings.Join(cols, ", "), pr.p.Keyspace, pr.p.Table, strings.Join(marks, " AND "))
+		q := fmt.Sprintf("SELECT token(%s) FROM %s.%s WHERE %s LIMIT 1", strings.Join(cols, ", "), pr.Def.Keyspace, pr.Def.Table, strings.Join(marks, " AND "))
 		for k := range uint64(5) {
 			var args []any
-			for _, c := range pr.pk {
-				args = append(args, &blob{b: pr.appendValue(nil, c, k, 0)})
+			for _, c := range pr.PK {
+				args = append(args, &blob{b: pr.AppendValue(nil, c, k, 0)})
 			}
 			var server int64
 			if err := tg.session.Query(q, args...).Consistency(gocql.One).Scan(&server); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
-			got, ok := w.(*nativeWorker).prof.gen.token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
+			got, ok := w.(*nativeWorker).prof.token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
 			if !ok || got != server {
 				t.Errorf("%s partition %d: routing token %d, server's %d", name, k, got, server)
 			}
@@ -355,7 +356,7 @@ func TestProfileBatchSplit(t *testing.T) { forDrivers(t, testProfileBatchSplit) 
 func testProfileBatchSplit(t *testing.T, driver string) {
 	tg, spec := openProfile(t, "profile-bigrows.yaml", 3, driver)
 	run(t, tg, spec, named(spec, "insert"), 3)
-	if n := count(t, tg, "SELECT k FROM "+tg.prof.p.Keyspace+".big"); n != 300 {
+	if n := count(t, tg, "SELECT k FROM "+tg.prof.Def.Keyspace+".big"); n != 300 {
 		t.Errorf("%d rows, want 3 partitions x 100 (200 KB each, in batches under the size limit)", n)
 	}
 }
@@ -368,7 +369,7 @@ func TestProfileTopLevelTuple(t *testing.T) {
 	run(t, tg, spec, vocab.OpInsert, 10)
 	var js string
 	id := int64(binary.BigEndian.Uint64(pkOf(tg, 3))) // the bigint platbench wrote for partition 3
-	if err := tg.session.Query("SELECT JSON pos FROM "+tg.prof.p.Keyspace+".points WHERE id = ?", id).Consistency(gocql.One).Scan(&js); err != nil {
+	if err := tg.session.Query("SELECT JSON pos FROM "+tg.prof.Def.Keyspace+".points WHERE id = ?", id).Consistency(gocql.One).Scan(&js); err != nil {
 		t.Fatal(err)
 	}
 	var row struct {
@@ -378,7 +379,7 @@ func TestProfileTopLevelTuple(t *testing.T) {
 		t.Errorf("pos read back as %s (%v); want a tuple of 3", js, err)
 	}
 	run(t, tg, spec, named(spec, "byid"), 10)
-	if got := tg.prof.returned.Load(); got != 10 {
+	if got := tg.prof.Returned.Load(); got != 10 {
 		t.Errorf("reads by id returned %d rows, want 10", got)
 	}
 

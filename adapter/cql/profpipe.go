@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/csprofile"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -27,16 +28,26 @@ import (
 
 // profPipe is the profile side of a native worker.
 type profPipe struct {
-	gen  *profWorker // values, tokens and visits; its bound values are reused
-	vals []byte      // one statement's encoded values (scratch)
+	gen  *csprofile.Gen // values, routing keys and visits; its bound values are reused
+	vals []byte         // one statement's encoded values (scratch)
+}
+
+// token is the Murmur3 token of the request's partition; not known for
+// token-range scans.
+func (p *profPipe) token(req *workload.Request) (int64, bool) {
+	key, ok := p.gen.RoutingKey(req)
+	if !ok {
+		return 0, false
+	}
+	return murmur3Token(key), true
 }
 
 // submitProfile encodes the first frame of a profile operation.
 func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 	g := w.prof.gen
-	pr := g.pr
-	g.buf = g.buf[:0]
-	ci, err := w.routeToken(g.token(req))
+	pr := g.Profile()
+	g.Buf = g.Buf[:0]
+	ci, err := w.routeToken(w.prof.token(req))
 	if err != nil {
 		return err
 	}
@@ -49,31 +60,31 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 	switch {
 	case req.Op == vocab.OpNamed0 || req.Op == vocab.OpInsert || req.Op == vocab.OpWrite:
 		all := req.Op != vocab.OpNamed0
-		s.st = &pr.insert
+		s.st = &pr.Insert
 		if all {
-			s.st = &pr.load
+			s.st = &pr.Load
 		}
-		s.vs = g.visits(s.vs, req.KeyNum, all)
+		s.vs = g.Visits(s.vs, req.KeyNum, all)
 		c.wbuf = w.appendWrite(c.wbuf, c, int(id), s)
-	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(g.ops):
+	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(g.Ops):
 		i := int(req.Op-vocab.OpNamed0) - 1
-		b := &g.ops[i]
-		if i >= len(g.ops)-pr.ranges {
-			if err := g.bindRange(b, req.KeyNum); err != nil {
+		b := &g.Ops[i]
+		if pr.IsRange(req.Op) {
+			if err := g.BindRange(b, req.KeyNum); err != nil {
 				return err
 			}
 		} else {
-			rows := pr.rowsIn(req.KeyNum)
-			g.fill(b, req.KeyNum, g.next()%rows, rows)
+			rows := pr.RowsIn(req.KeyNum)
+			g.Fill(b, req.KeyNum, g.Next()%rows, rows)
 		}
-		s.st = b.st
-		if !b.st.cas {
+		s.st = b.St
+		if !b.St.CAS {
 			kind = kindPQuery
 		}
-		s.pending = appendValues(s.pending[:0], b.vals)
-		c.wbuf = appendProfExec(c.wbuf, c, int(id), b.st, s.pending, nil)
+		s.pending = appendValues(s.pending[:0], b.Vals)
+		c.wbuf = appendProfExec(c.wbuf, c, int(id), b.St, s.pending, nil)
 	default:
-		return adapter.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, pr.p.OpNames())
+		return adapter.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, pr.Def.OpNames())
 	}
 	if len(c.wbuf)-mark > 256<<20 {
 		c.wbuf = c.wbuf[:mark]
@@ -84,44 +95,44 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 }
 
 // appendWrite encodes the next write of s's rows (s.vs[s.vi:]): one row as
-// an EXECUTE, or a BATCH of up to maxBatch rows and maxBatchBytes, one
+// an EXECUTE, or a BATCH of up to csprofile.MaxBatch rows and MaxBatchBytes, one
 // partition for a conditional one.
 func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte {
 	g := w.prof.gen
-	pr, st := g.pr, s.st
+	pr, st := g.Profile(), s.st
 	vs := s.vs[s.vi:]
-	n := batchLen(st, vs)
-	bq := &g.ins
-	if st == &pr.load {
-		bq = &g.load
+	n := csprofile.BatchLen(st, vs)
+	bq := &g.Ins
+	if st == &pr.Load {
+		bq = &g.Load
 	}
-	if n == 1 && !pr.batched {
-		g.buf = g.buf[:0]
-		g.fill(bq, vs[0].part, vs[0].row, 1)
-		w.prof.vals = appendValues(w.prof.vals[:0], bq.vals)
+	if n == 1 && !pr.Batched {
+		g.Buf = g.Buf[:0]
+		g.Fill(bq, vs[0].Part, vs[0].Row, 1)
+		w.prof.vals = appendValues(w.prof.vals[:0], bq.Vals)
 		s.vi++
 		return appendProfExec(b, c, id, st, w.prof.vals, nil)
 	}
 	start := len(b)
 	b = appendHeader(b, id, opBatch)
-	b = append(b, byte(pr.batch), 0, 0)
+	b = append(b, byte(pr.Batch), 0, 0)
 	used := 0
 	for _, v := range vs[:n] {
-		if used > 0 && len(b)-start > maxBatchBytes {
+		if used > 0 && len(b)-start > csprofile.MaxBatchBytes {
 			break
 		}
-		g.buf = g.buf[:0]
-		g.fill(bq, v.part, v.row, 1)
+		g.Buf = g.Buf[:0]
+		g.Fill(bq, v.Part, v.Row, 1)
 		b = append(b, 1)
-		b = appendShortBytes(b, c.ids[st.idx])
-		b = appendValues(b, bq.vals)
+		b = appendShortBytes(b, c.ids[st.Idx])
+		b = appendValues(b, bq.Vals)
 		used++
 	}
 	b[start+headerLen+1], b[start+headerLen+2] = byte(used>>8), byte(used)
-	b = appendShort(b, int(st.cl))
-	if st.serial != 0 {
+	b = appendShort(b, int(st.CL))
+	if st.Serial != 0 {
 		b = append(b, qpSerial)
-		b = appendShort(b, int(st.serial))
+		b = appendShort(b, int(st.Serial))
 	} else {
 		b = append(b, 0)
 	}
@@ -132,43 +143,43 @@ func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte
 
 // appendProfExec encodes an EXECUTE of st with its encoded values (count
 // included), continuing from paging state page when not nil.
-func appendProfExec(b []byte, c *nconn, id int, st *pstmt, vals, page []byte) []byte {
+func appendProfExec(b []byte, c *nconn, id int, st *csprofile.Stmt, vals, page []byte) []byte {
 	start := len(b)
 	b = appendHeader(b, id, opExecute)
-	b = appendShortBytes(b, c.ids[st.idx])
-	b = appendShort(b, int(st.cl))
+	b = appendShortBytes(b, c.ids[st.Idx])
+	b = appendShort(b, int(st.CL))
 	flags := byte(qpValues)
-	if !st.cas {
+	if !st.CAS {
 		flags |= qpSkipMetadata
 	}
-	if st.pageSize > 0 {
+	if st.PageSize > 0 {
 		flags |= qpPageSize
 	}
 	if page != nil {
 		flags |= qpPagingState
 	}
-	if st.serial != 0 {
+	if st.Serial != 0 {
 		flags |= qpSerial
 	}
 	b = append(b, flags)
 	b = append(b, vals...)
-	if st.pageSize > 0 {
-		b = appendInt(b, int32(st.pageSize))
+	if st.PageSize > 0 {
+		b = appendInt(b, int32(st.PageSize))
 	}
 	if page != nil {
 		b = appendBytes(b, page)
 	}
-	if st.serial != 0 {
-		b = appendShort(b, int(st.serial))
+	if st.Serial != 0 {
+		b = appendShort(b, int(st.Serial))
 	}
 	finishFrame(b, start)
 	return b
 }
 
-func appendValues(b []byte, vals []blob) []byte {
+func appendValues(b []byte, vals []csprofile.Blob) []byte {
 	b = appendShort(b, len(vals))
 	for i := range vals {
-		b = appendBytes(b, nonNil(vals[i].b))
+		b = appendBytes(b, nonNil(vals[i].B))
 	}
 	return b
 }
@@ -177,13 +188,13 @@ func appendValues(b []byte, vals []blob) []byte {
 // counts a query's rows and a conditional write not applied, and sends
 // the operation's next frame (more true) if it has one.
 func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more bool, err error) {
-	pr := w.prof.gen.pr
-	rows, page, applied := profRows(r, s.st.cas)
+	pr := w.prof.gen.Profile()
+	rows, page, applied := profRows(r, s.st.CAS)
 	if r.err != nil {
 		return false, &adapter.Error{Class: vocab.ClassOther, Err: r.err}
 	}
 	if s.kind == kindPQuery {
-		pr.returned.Add(uint64(rows))
+		pr.Returned.Add(uint64(rows))
 		if page != nil {
 			c.wbuf = appendProfExec(c.wbuf, c, id, s.st, s.pending, page)
 			return true, nil
@@ -191,7 +202,7 @@ func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more 
 		return false, nil
 	}
 	if !applied {
-		pr.notApplied.Add(1)
+		pr.NotApplied.Add(1)
 	}
 	if s.vi < len(s.vs) {
 		c.wbuf = w.appendWrite(c.wbuf, c, id, s)

@@ -132,7 +132,7 @@ func TestProfilePipelinedOneConnection(t *testing.T) {
 	byNode := map[int][]uint64{}
 	best := 0
 	for k := range uint64(300) {
-		tok, _ := p.w.prof.gen.token(&workload.Request{Op: vocab.OpInsert, KeyNum: k})
+		tok, _ := p.w.prof.token(&workload.Request{Op: vocab.OpInsert, KeyNum: k})
 		n := max(p.w.ring.owner(tok), 0)
 		byNode[n] = append(byNode[n], k)
 		if len(byNode[n]) > len(byNode[best]) {
@@ -143,7 +143,7 @@ func TestProfilePipelinedOneConnection(t *testing.T) {
 		t.Fatalf("no node owns 32 of 300 partitions: %v", byNode)
 	}
 	p.keys = byNode[best][:32]
-	ks := tg.prof.p.Keyspace
+	ks := tg.prof.Def.Keyspace
 	inFlight := func(what string) {
 		t.Helper()
 		most := 0
@@ -168,30 +168,30 @@ func TestProfilePipelinedOneConnection(t *testing.T) {
 		}
 	}
 
-	before := tg.prof.rows.Load()
+	before := tg.prof.Rows.Load()
 	p.start(named(spec, "insert"), 32)
 	inFlight("insert")
-	if n := tg.prof.rows.Load() - before; n != 32 {
+	if n := tg.prof.Rows.Load() - before; n != 32 {
 		t.Errorf("inserts wrote %d rows, want 32", n)
 	}
 
-	before = tg.prof.returned.Load()
+	before = tg.prof.Returned.Load()
 	p.start(named(spec, "byrow"), 32)
 	inFlight("byrow")
-	if n := tg.prof.returned.Load() - before; n != 32 {
+	if n := tg.prof.Returned.Load() - before; n != 32 {
 		t.Errorf("one-row reads of loaded partitions returned %d rows, want 32", n)
 	}
 
 	// Pages of 3 rows: each read takes 4 pages, on its own stream.
-	for i := range tg.prof.ops {
-		if tg.prof.ops[i].name == "whole" {
-			tg.prof.ops[i].pageSize = 3
+	for i := range tg.prof.Ops {
+		if tg.prof.Ops[i].Name == "whole" {
+			tg.prof.Ops[i].PageSize = 3
 		}
 	}
-	before = tg.prof.returned.Load()
+	before = tg.prof.Returned.Load()
 	p.start(named(spec, "whole"), 32)
 	inFlight("whole (paged)")
-	if n := tg.prof.returned.Load() - before; n != 320 {
+	if n := tg.prof.Returned.Load() - before; n != 320 {
 		t.Errorf("whole-partition reads in pages of 3 returned %d rows, want 32 x 10", n)
 	}
 }
@@ -214,7 +214,7 @@ func TestProfilePipelinedLWT(t *testing.T) {
 			t.Fatalf("round %d (%s): %d of 10 done, %d errors (last %v)", i, c.op, p.done, p.errs, p.lastEr)
 		}
 		p.done, p.i = 0, 0
-		if n := tg.prof.notApplied.Load(); n != c.want {
+		if n := tg.prof.NotApplied.Load(); n != c.want {
 			t.Errorf("after round %d (%s): %d not applied, want %d", i, c.op, n, c.want)
 		}
 	}
@@ -247,10 +247,10 @@ func TestProfilePipelinedBatchSplit(t *testing.T) {
 	if p.done != 6 || p.errs != 0 {
 		t.Fatalf("%d of 6 completed, %d errors (last %v)", p.done, p.errs, p.lastEr)
 	}
-	if n := count(t, tg, "SELECT k FROM "+tg.prof.p.Keyspace+".big"); n != 600 {
+	if n := count(t, tg, "SELECT k FROM "+tg.prof.Def.Keyspace+".big"); n != 600 {
 		t.Errorf("%d rows, want all 6 partitions x 100 (each visit writes 3 of them)", n)
 	}
-	if r := tg.prof.rows.Load(); r != 1800 {
+	if r := tg.prof.Rows.Load(); r != 1800 {
 		t.Errorf("the visits wrote %d rows, want 6 x 3 x 100", r)
 	}
 }
@@ -263,7 +263,7 @@ func TestProfilePipelinedOneNode(t *testing.T) {
 	tg, spec := openProfile(t, "profile-events.yaml", 32, DriverNative)
 	hosts, _ := tg.nodes()
 	pr := tg.prof
-	w, err := newNativeConns(tg, &pr.cfg, nil, pr.cqls(), &profPipe{gen: newProfWorker(pr, 0)}, hosts[:1], ring{}, 0)
+	w, err := newNativeConns(tg, &pr.cfg, nil, pr.CQLs(), &profPipe{gen: pr.NewGen(0)}, hosts[:1], ring{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +273,8 @@ func TestProfilePipelinedOneNode(t *testing.T) {
 	for k := range uint64(32) {
 		p.keys = append(p.keys, k)
 	}
-	for i := range pr.ops {
-		pr.ops[i].pageSize = 3
+	for i := range pr.Ops {
+		pr.Ops[i].PageSize = 3
 	}
 	p.start(vocab.OpInsert, 32)
 	p.drain()
@@ -284,7 +284,7 @@ func TestProfilePipelinedOneNode(t *testing.T) {
 	if p.done != 32 || p.errs != 0 {
 		t.Fatalf("%d of 32 reads completed, %d errors (last %v)", p.done, p.errs, p.lastEr)
 	}
-	if n := pr.returned.Load(); n != 320 {
+	if n := pr.Returned.Load(); n != 320 {
 		t.Errorf("paged reads returned %d rows, want 32 x 10", n)
 	}
 }

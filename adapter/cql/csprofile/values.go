@@ -1,4 +1,4 @@
-package cql
+package csprofile
 
 import (
 	"encoding/binary"

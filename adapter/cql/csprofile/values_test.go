@@ -1,4 +1,4 @@
-package cql
+package csprofile
 
 import (
 	"encoding/binary"
@@ -49,18 +49,18 @@ func TestEncodeSizes(t *testing.T) {
 // into a worker's buffer allocates nothing.
 func TestFixedSizeValuesDoNotAllocate(t *testing.T) {
 	p := &workload.CQLProfile{Columns: []workload.CSColumn{{Name: "c"}}}
-	pr := &profile{p: p}
+	pr := &Profile{Def: p}
 	for i, k := range []gocql.Type{gocql.TypeBigInt, gocql.TypeInt, gocql.TypeUUID, gocql.TypeTimestamp, gocql.TypeDouble, gocql.TypeDecimal, gocql.TypeBoolean} {
-		pr.cols = append(pr.cols, &pcol{name: "c", typ: &ctype{kind: k}, spec: p.Column("c"), id: uint64(i + 1), level: -1})
+		pr.Cols = append(pr.Cols, &Column{Name: "c", typ: &ctype{kind: k}, Spec: p.Column("c"), ID: uint64(i + 1), Level: -1})
 	}
-	ck := &pcol{name: "k", typ: &ctype{kind: gocql.TypeInt}, spec: p.Column("k"), id: 99, level: 0}
-	pr.ck = []*pcol{ck}
-	pr.cols = append(pr.cols, ck)
+	ck := &Column{Name: "k", typ: &ctype{kind: gocql.TypeInt}, Spec: p.Column("k"), ID: 99, Level: 0}
+	pr.CK = []*Column{ck}
+	pr.Cols = append(pr.Cols, ck)
 	buf := make([]byte, 0, 1024)
 	allocs := testing.AllocsPerRun(100, func() {
 		buf = buf[:0]
-		for _, c := range pr.cols {
-			buf = pr.appendValue(buf, c, 12345, 3)
+		for _, c := range pr.Cols {
+			buf = pr.AppendValue(buf, c, 12345, 3)
 		}
 	})
 	if allocs != 0 {
@@ -76,7 +76,7 @@ func TestQualifyTable(t *testing.T) {
 		"CREATE TABLE other.t (a int PRIMARY KEY)":          "CREATE TABLE other.t (a int PRIMARY KEY)",
 	}
 	for in, want := range cases {
-		if got := qualifyTable(in, "ks"); got != want {
+		if got := QualifyTable(in, "ks"); got != want {
 			t.Errorf("qualifyTable(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -86,7 +86,7 @@ func TestQualifyTable(t *testing.T) {
 // written into a worker's buffer as the native path binds it (the
 // allocations per operation the issue asks for, by type: 0 for every type,
 // fixed-size or not, once the buffer has grown).
-// `go test -run X -bench AppendValue ./adapter/cql`.
+// `go test -run X -bench AppendValue ./adapter/cql/csprofile`.
 func BenchmarkAppendValue(b *testing.B) {
 	elem := func(k gocql.Type) *ctype { return &ctype{kind: k} }
 	types := []struct {
@@ -109,15 +109,15 @@ func BenchmarkAppendValue(b *testing.B) {
 	for _, ty := range types {
 		b.Run(ty.name, func(b *testing.B) {
 			p := &workload.CQLProfile{Columns: []workload.CSColumn{{Name: "c"}}}
-			pr := &profile{p: p}
-			c := &pcol{name: "c", typ: ty.t, spec: p.Column("c"), id: 1, level: -1}
-			pr.cols = []*pcol{c}
+			pr := &Profile{Def: p}
+			c := &Column{Name: "c", typ: ty.t, Spec: p.Column("c"), ID: 1, Level: -1}
+			pr.Cols = []*Column{c}
 			buf := make([]byte, 0, 4096)
 			b.ReportAllocs()
 			var seed uint64
 			for b.Loop() {
 				seed++
-				buf = pr.appendValue(buf[:0], c, seed, 3)
+				buf = pr.AppendValue(buf[:0], c, seed, 3)
 			}
 		})
 	}
