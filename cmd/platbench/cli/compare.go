@@ -84,7 +84,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		return report.WriteCompareText(w, c)
 	})
 	if err == nil && len(regs) > 0 {
-		return &exitError{exitThresholds, c.RegressionsText(regs, limit)}
+		return &exitError{exitThresholds, report.RegressionsText(c, regs, limit)}
 	}
 	return err
 }

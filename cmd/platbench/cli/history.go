@@ -12,6 +12,7 @@ import (
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/store/postgres"
+	"github.com/platbench/platbench/suite/summary"
 )
 
 var historyFormats = []string{"term", "md", "html", "json"}
@@ -132,7 +133,7 @@ func (b *benchFlags) stored(ctx context.Context, runErr error) error {
 }
 
 // storeSuite appends the rows of every cell that wrote a result to --store.
-func storeSuite(ctx context.Context, store string, s *report.SuiteSummary) error {
+func storeSuite(ctx context.Context, store string, s *summary.Summary) error {
 	if store == "" {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/suite"
+	"github.com/platbench/platbench/suite/summary"
 )
 
 func runSuite(ctx context.Context, env *Env, args []string) error {
@@ -75,7 +76,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, len(cells), c.Name)
 			c.Config.Runner.Progress = newProgress(env, c.Config)
 		}
-		o.OnCell = func(r suite.Row) {
+		o.OnCell = func(r summary.Row) {
 			if env.IsTTY {
 				fmt.Fprint(env.Stderr, "\r\033[K")
 			}
