@@ -349,8 +349,7 @@ func centreOf(vs []RunValue, arithmetic bool) float64 {
 
 // verdict is one group (other) against the baseline group (base).
 func (c *GroupComparison) verdict(fg groupFigure, base, other []RunValue, cb, co float64, sp *Spread) GroupVerdict {
-	dir := ratioVerdict(cb, co, fg.row.Better)
-	v := GroupVerdict{Outcome: dir.Outcome}
+	v := GroupVerdict{Outcome: directionOf(cb, co, fg.row.Better)}
 	v.Ratio.Ratio = 1
 	if cb > 0 {
 		v.Ratio.Ratio = co / cb

@@ -24,7 +24,7 @@ type GroupRegression struct {
 func (c *GroupComparison) Regressions(limit float64, figures []string) []GroupRegression {
 	var out []GroupRegression
 	for _, row := range c.Rows {
-		name := RegressionName(CompareRow{Figure: row.Figure, Op: row.Op, Stat: row.Stat})
+		name := RegressionName(row)
 		if name == "" || !slices.Contains(figures, name) {
 			continue
 		}

@@ -65,7 +65,7 @@ func simRates(seed uint64, nBase, nOther int, effect float64, o IntervalOptions,
 		if r.Call == Different && (effect == 1 || (r.Ratio > 1) == (effect > 1)) {
 			hits++
 		}
-		if old && welchTest(bs[0], as[0]).Different {
+		if old && welch(bs[0], as[0], false).Different {
 			oldHits++
 		}
 	}

@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 )
 
@@ -21,14 +20,40 @@ var ErrDifferentWorkloads = analysis.ErrDifferentWorkloads
 type CompareOptions struct {
 	// Files name the results in the order given, for labels and messages.
 	Files []string
-	// Baseline is the index of the run the others are compared to. Default 0.
-	Baseline int
+	// GroupBy says how runs are grouped (default by label).
+	GroupBy analysis.GroupBy
+	// Baseline names the group the others are compared to: a group's name,
+	// one of its files, or a 1-based group position; "" is the first group.
+	Baseline string
+	// MinEffect is the smallest difference that matters, a fraction
+	// (default analysis.DefaultMinEffect).
+	MinEffect float64
+	// RunSpread is a between-run spread (coefficient of variation of run
+	// values, a fraction) for comparisons of single runs; SpreadRuns are
+	// earlier repeated runs of one setup to estimate each figure's instead.
+	RunSpread  float64
+	SpreadRuns []*result.Result
 	// Force compares runs of different workloads anyway.
 	Force bool
 }
 
-// Compare lines up the runs (analysis.Compare) and names and formats every
-// figure. It refuses runs of different workloads unless opt.Force is set.
+// runKeys are what grouping knows of each run.
+func runKeys(rs []*result.Result, files []string) []analysis.RunKey {
+	keys := make([]analysis.RunKey, len(rs))
+	for i, r := range rs {
+		keys[i] = analysis.RunKey{Label: r.Label, Platform: platformName(r), Target: targetName(r), File: fileOrEmpty(files, i)}
+	}
+	return keys
+}
+
+// targetName is the system a run measured: "redis 7.0.15".
+func targetName(r *result.Result) string {
+	return strings.TrimSpace(r.Target.Kind + " " + r.Target.Version)
+}
+
+// Compare groups the runs (analysis.GroupRuns), compares the groups
+// (analysis.CompareGroups) and names and formats every figure. It refuses
+// runs of different workloads unless opt.Force is set.
 func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, error) {
 	file := func(i int) string {
 		if i < len(opt.Files) {
@@ -36,7 +61,23 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 		}
 		return fmt.Sprintf("run %d", i+1)
 	}
-	an, err := analysis.Compare(rs, analysis.CompareOptions{Baseline: opt.Baseline, Force: opt.Force})
+	if len(rs) < 2 {
+		return nil, usererr.New("compare needs at least two result files, got %d", len(rs))
+	}
+	keys := runKeys(rs, opt.Files)
+	g, err := analysis.GroupRuns(keys, opt.GroupBy)
+	if err != nil {
+		return nil, err
+	}
+	base, err := g.PickGroup(opt.Baseline, keys)
+	if err != nil {
+		return nil, err
+	}
+	o := analysis.GroupOptions{Baseline: base, MinEffect: opt.MinEffect, SpreadRuns: opt.SpreadRuns, Force: opt.Force}
+	if opt.RunSpread > 0 {
+		o.Spread = &analysis.Spread{SD: math.Log1p(opt.RunSpread)}
+	}
+	an, err := analysis.CompareGroups(rs, g, o)
 	var we *analysis.WorkloadError
 	var re *analysis.RunError
 	switch {
@@ -47,39 +88,40 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	case err != nil:
 		return nil, err
 	}
-	c := &analysis.CompareModel{Schema: analysis.CompareSchema, Baseline: opt.Baseline, Test: analysis.NoiseTest, Results: rs, Figures: an}
+	c := &analysis.CompareModel{Schema: analysis.CompareSchema, GroupedBy: g.By, Grouping: g.How, Baseline: base,
+		Method: analysis.MethodText, MinEffect: an.MinEffect, RunSpreadRuns: an.SpreadFrom, Results: rs, Figures: an}
+	if o.Spread != nil && an.SpreadFrom == 0 {
+		c.RunSpread = o.Spread.SD
+	}
+	baseRun := an.Groups[base].Runs[0]
 	if len(an.DifferentWorkloads) > 0 {
-		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+workloadsText(rs, an.Baseline, an.DifferentWorkloads, file)+".")
+		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+workloadsText(rs, baseRun, an.DifferentWorkloads, file)+".")
 	}
 	if len(an.DifferentDatasets) > 0 {
-		c.Warnings = append(c.Warnings, datasetsText(rs, an.Baseline, an.DifferentDatasets, file))
+		c.Warnings = append(c.Warnings, datasetsText(rs, baseRun, an.DifferentDatasets, file))
 	}
 	if an.MixedModes {
 		c.Warnings = append(c.Warnings, "Some runs were closed-loop and some fixed-rate: their latencies measure different things.")
 	}
-	seen := map[string]int{}
-	for i, r := range rs {
-		lbl := Label(r)
-		seen[lbl]++
-		c.Runs = append(c.Runs, analysis.CompareModelRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
-	}
-	// Two runs on the same platform get their file names to tell them apart.
-	for i := range c.Runs {
-		if seen[c.Runs[i].Label] > 1 {
-			if c.Runs[i].File != "" {
-				c.Runs[i].Label += " (" + filepath.Base(c.Runs[i].File) + ")"
-			} else {
-				c.Runs[i].Label += fmt.Sprintf(" #%d", i+1)
-			}
+	group := make([]int, len(rs))
+	for gi, gr := range an.Groups {
+		c.Groups = append(c.Groups, analysis.CompareModelGroup{Name: gr.Name, Runs: gr.Runs})
+		for _, ri := range gr.Runs {
+			group[ri] = gi
 		}
 	}
+	for i, r := range rs {
+		c.Runs = append(c.Runs, analysis.CompareModelRun{Label: Label(r), File: fileOrEmpty(opt.Files, i), Group: group[i],
+			Platform: platformLine(r), Target: targetName(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
+	}
 	for _, row := range an.Rows {
-		c.Rows = append(c.Rows, compareRow(row, an.Runs, an.Baseline))
+		c.Rows = append(c.Rows, compareRow(row))
 	}
 	c.Rows = append(c.Rows, compareBillRows(c)...)
 	c.Rows = append(c.Rows, compareHostRows(c)...)
 	c.Rows = append(c.Rows, compareNodeRows(c)...)
 	c.Rows = append(c.Rows, compareDBRows(c)...)
+	c.Notes = compareNotes(an, func(gi int) string { return an.Groups[gi].Name })
 	return c, nil
 }
 
@@ -130,11 +172,11 @@ func platformLine(r *result.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-// compareRow names and formats one of the analysis' rows; runs are the
-// figures of every run, base the baseline's index.
-func compareRow(row analysis.CompareRow, runs []*analysis.Figures, base int) analysis.CompareModelRow {
+// compareRow names and formats one of the analysis' rows.
+func compareRow(row analysis.GroupRow) analysis.CompareModelRow {
 	name, format := figureName(row)
-	out := analysis.CompareModelRow{Figure: name, Values: row.Values, Text: make([]string, len(row.Values)), Cells: make([]analysis.RowVerdict, len(row.Values))}
+	n := len(row.Centres)
+	out := analysis.CompareModelRow{Figure: name, Values: row.Centres, RunValues: row.Values, Text: make([]string, n), Cells: make([]analysis.CompareVerdict, n)}
 	switch row.Better {
 	case +1:
 		out.Better = "higher"
@@ -144,23 +186,46 @@ func compareRow(row analysis.CompareRow, runs []*analysis.Figures, base int) ana
 	for i, v := range row.Verdicts {
 		out.Text[i] = "-"
 		if row.Measured[i] {
-			out.Text[i] = format(row.Values[i])
+			out.Text[i] = format(row.Centres[i])
 		}
-		// More runs means more runs of each side, as long as the longer one.
-		secs := float64(max(runs[i].DurationNs, runs[base].DurationNs)) / 1e9
-		out.Cells[i] = rowVerdict(v, secs)
+		out.Cells[i] = compareVerdict(v)
 	}
 	return out
 }
 
+// compareVerdict is a verdict of the analysis in the model's terms.
+func compareVerdict(v analysis.GroupVerdict) analysis.CompareVerdict {
+	out := analysis.CompareVerdict{Phrase: string(v.Outcome), Text: changeCell(v)}
+	switch v.Outcome {
+	case analysis.OutcomeNotMeasured:
+		out.Missing = true
+		return out
+	case analysis.OutcomeBaseline, analysis.OutcomeNoBaseline:
+		return out
+	}
+	if r := v.Ratio.Ratio; !math.IsInf(r, 0) && !math.IsNaN(r) {
+		out.Ratio = r
+	}
+	if v.NoTest != "" {
+		out.NoTest = v.NoTest
+		return out
+	}
+	out.Low, out.High, out.Verdict, out.Basis = v.Lo, v.Hi, v.Call, v.Basis
+	if !math.IsInf(v.DF, 0) {
+		out.DF = v.DF
+	}
+	out.RunsNeeded, out.AtLeast = v.RunsNeeded, v.AtLeast
+	return out
+}
+
 // figureName is a row's name and its value formatter.
-func figureName(row analysis.CompareRow) (string, func(float64) string) {
+func figureName(row analysis.GroupRow) (string, func(float64) string) {
 	count := func(v float64) string { return units.Int(v) }
 	switch row.Figure {
 	case analysis.FigSustained:
 		return "Sustained throughput", units.OpsPerSec
 	case analysis.FigPeak:
-		return "Peak throughput (best 1 s)", units.OpsPerSec
+		return "Peak throughput (1 s)", units.OpsPerSec
 	case analysis.FigLatency:
 		if row.Op != "" {
 			return row.Op + " latency " + row.Stat, units.Latency
@@ -171,7 +236,7 @@ func figureName(row analysis.CompareRow) (string, func(float64) string) {
 	case analysis.FigLateClient:
 		return "Late starts (client)", count
 	case analysis.FigStabilityCV:
-		return "Stability: CV of the 1 s throughput", units.Percent
+		return "Throughput CV (1 s)", units.Percent
 	case analysis.FigStalls:
 		return "Stalls", count
 	case analysis.FigStalledNs:
@@ -186,61 +251,6 @@ func figureName(row analysis.CompareRow) (string, func(float64) string) {
 		return "Ops per dollar", count
 	}
 	return string(row.Figure), units.Sig3
-}
-
-// rowVerdict phrases a verdict: "better by 4.0x", "different" (p=0.002);
-// runSeconds is how long a run is, for the runs a conclusive comparison needs.
-func rowVerdict(v analysis.Verdict, runSeconds float64) analysis.RowVerdict {
-	out := analysis.RowVerdict{Ratio: v.Ratio, Noise: "-"}
-	switch v.Outcome {
-	case analysis.OutcomeNotMeasured:
-		return analysis.RowVerdict{Missing: true, Phrase: string(v.Outcome), Noise: "-"}
-	case analysis.OutcomeBaseline, analysis.OutcomeNoBaseline:
-		return analysis.RowVerdict{Phrase: string(v.Outcome), Noise: "-"}
-	case analysis.OutcomeSame:
-		out.Phrase = "same"
-	case analysis.OutcomeBetter, analysis.OutcomeWorse:
-		out.Phrase = string(v.Outcome)
-		switch {
-		case math.IsInf(v.Ratio, 0) || v.Ratio == 0:
-			out.Phrase += " (" + zeroWord(v.BaselineZero) + ")"
-		case v.Ratio >= 1:
-			out.Phrase += " by " + factor(v.Ratio)
-		default:
-			out.Phrase += " by " + factor(1/v.Ratio)
-		}
-	}
-	switch {
-	case v.NoTest != "":
-		out.Noise = "no test: " + v.NoTest
-	case v.Different:
-		out.Noise, out.P = "different", v.P
-	default:
-		out.Noise, out.P = powerText(v.MDE, v.RunsNeeded, runSeconds), v.P
-	}
-	if v.NoTest == "" && v.MDE > 0 {
-		out.Detectable, out.RunsNeeded, out.RunSeconds = v.MDE, v.RunsNeeded, runSeconds
-	}
-	return out
-}
-
-// powerText is what a noise test that found no difference can say: "same
-// within 2.10%" when it could have seen a difference of analysis.DetectTarget
-// or less, else "inconclusive: these runs could not see a difference smaller
-// than 12.0%; 6 runs of 2 min each would".
-func powerText(mde float64, runs int, runSeconds float64) string {
-	switch {
-	case mde <= 0:
-		return "within noise"
-	case mde <= analysis.DetectTarget:
-		return "same within " + units.Percent(mde)
-	}
-	n := strconv.Itoa(runs)
-	if runs > analysis.MaxRunsNeeded {
-		n = "more than " + strconv.Itoa(analysis.MaxRunsNeeded)
-	}
-	return fmt.Sprintf("inconclusive: these runs could not see a difference smaller than %s; %s runs of %s each would",
-		units.Percent(mde), n, units.Seconds(runSeconds))
 }
 
 // hostRows are the machine's figures next to throughput and latency (issue
@@ -303,27 +313,46 @@ func compareHostRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	}
 	out := make([]analysis.CompareModelRow, len(rows))
 	for k, cr := range rows {
-		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]) })
+		out[k] = contextRow(c, cr.name, cr.format, func(i int) (float64, bool) { return cr.get(&sums[i]) })
 	}
 	return out
 }
 
-// contextRow is a row of figures that explain rather than rank: each run's
-// value (get), no direction, no verdict, no noise test.
-func contextRow(name string, format func(float64) string, runs, baseline int, get func(i int) (float64, bool)) analysis.CompareModelRow {
-	row := analysis.CompareModelRow{Figure: name, Values: make([]float64, runs), Text: make([]string, runs), Cells: make([]analysis.RowVerdict, runs)}
-	_, okBase := get(baseline)
-	for i := 0; i < runs; i++ {
-		v, ok := get(i)
+// noTestContext marks the cells of context rows: figures that explain a
+// difference rather than rank it.
+const noTestContext = "context"
+
+// contextRow is a row of figures that explain rather than rank: each
+// group's mean of its runs' values (get), no direction, no verdict.
+func contextRow(c *analysis.CompareModel, name string, format func(float64) string, get func(i int) (float64, bool)) analysis.CompareModelRow {
+	n := len(c.Groups)
+	row := analysis.CompareModelRow{Figure: name, Values: make([]float64, n), RunValues: make([][]float64, n), Text: make([]string, n), Cells: make([]analysis.CompareVerdict, n)}
+	for gi, g := range c.Groups {
+		row.RunValues[gi] = []float64{}
+		for _, ri := range g.Runs {
+			if v, ok := get(ri); ok {
+				row.RunValues[gi] = append(row.RunValues[gi], v)
+			}
+		}
+		if k := len(row.RunValues[gi]); k > 0 {
+			for _, v := range row.RunValues[gi] {
+				row.Values[gi] += v / float64(k)
+			}
+		}
+	}
+	okBase := len(row.RunValues[c.Baseline]) > 0
+	for gi := range c.Groups {
+		ok := len(row.RunValues[gi]) > 0
+		v := row.Values[gi]
 		switch {
-		case ok && !okBase:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Phrase: "no baseline value", Noise: "-"}
 		case !ok:
-			row.Text[i], row.Cells[i] = "-", analysis.RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
-		case i == baseline:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Phrase: "baseline", Noise: "-"}
+			row.Text[gi], row.Cells[gi] = "-", analysis.CompareVerdict{Missing: true, Phrase: "not measured", Text: "-"}
+		case gi == c.Baseline:
+			row.Text[gi], row.Cells[gi] = format(v), analysis.CompareVerdict{Phrase: "baseline", Text: "baseline"}
+		case !okBase:
+			row.Text[gi], row.Cells[gi] = format(v), analysis.CompareVerdict{Phrase: "no baseline value", Text: "-"}
 		default:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Noise: "no test: context"}
+			row.Text[gi], row.Cells[gi] = format(v), analysis.CompareVerdict{NoTest: noTestContext, Text: "-"}
 		}
 	}
 	return row
@@ -363,7 +392,7 @@ func compareNodeRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	}
 	out := make([]analysis.CompareModelRow, len(rows))
 	for k, cr := range rows {
-		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]), sums[i].ok })
+		out[k] = contextRow(c, cr.name, cr.format, func(i int) (float64, bool) { return cr.get(&sums[i]), sums[i].ok })
 	}
 	return out
 }
@@ -395,13 +424,13 @@ func compareDBRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 		return func(i int) (float64, bool) { return get(&figs[i]), figs[i].ok && len(figs[i].Timeline) > 0 }
 	}
 	rows := []analysis.CompareModelRow{
-		contextRow("Server-side time per "+per+" (mean, main phase)", units.Latency, len(figs), c.Baseline,
+		contextRow(c, "Server-side time per "+per+" (mean, main phase)", units.Latency,
 			timed(func(f *db) float64 { return f.ServerMeanNs })),
-		contextRow("Client latency, same seconds (mean)", units.Latency, len(figs), c.Baseline,
+		contextRow(c, "Client latency, same seconds (mean)", units.Latency,
 			timed(func(f *db) float64 { return f.ClientMeanNs })),
-		contextRow("Gap: network and client queueing (mean)", units.Latency, len(figs), c.Baseline,
+		contextRow(c, "Gap: network and client queueing (mean)", units.Latency,
 			timed(func(f *db) float64 { return f.GapMeanNs })),
-		contextRow("Server "+count+" per client op", func(v float64) string { return fmt.Sprintf("%.2f", v) }, len(figs), c.Baseline,
+		contextRow(c, "Server "+count+" per client op", func(v float64) string { return fmt.Sprintf("%.2f", v) },
 			func(i int) (float64, bool) {
 				f := &figs[i]
 				return float64(f.ServerCount) / float64(max(f.ClientOps, 1)), f.ok && f.ClientOps > 0
@@ -410,6 +439,7 @@ func compareDBRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	return rows
 }
 
+// zeroWord says which side of a ratio was zero.
 func zeroWord(baselineZero bool) string {
 	if baselineZero {
 		return "baseline had none"
@@ -417,13 +447,3 @@ func zeroWord(baselineZero bool) string {
 	return "none"
 }
 
-// factor prints a ratio with two significant digits below 10: "1.3x", "4.0x", "12x".
-func factor(r float64) string {
-	switch {
-	case r < 1.095:
-		return fmt.Sprintf("%.2fx", r)
-	case r < 10:
-		return fmt.Sprintf("%.1fx", r)
-	}
-	return fmt.Sprintf("%.0fx", r)
-}

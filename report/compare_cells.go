@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -77,10 +78,11 @@ func noTestWord(reason string) string {
 func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []string {
 	notes := []string{fmt.Sprintf("Method: %s (smallest difference that matters: %s%%). Cells: change of the group's centre "+
 		"against %s, its 95%% interval, and the verdict.", analysis.MethodText, trimPct(c.MinEffect), groupName(c.Baseline))}
-	need := map[int]int{}  // group: most runs needed
+	need := map[int]int{}   // group: most runs needed by the headline rows
 	least := map[int]bool{} // group: a lower bound
 	within, oneSide, supplied := false, false, false
 	for _, row := range c.Rows {
+		headline := slices.Contains(analysis.DefaultRegressionFigures, analysis.RegressionName(row))
 		for gi, v := range row.Verdicts {
 			if v.NoTest != "" || gi == c.Baseline || v.Outcome == analysis.OutcomeNotMeasured || v.Outcome == analysis.OutcomeNoBaseline {
 				continue
@@ -92,6 +94,9 @@ func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []str
 				oneSide = true
 			case analysis.BasisSupplied:
 				supplied = true
+			}
+			if !headline {
+				continue
 			}
 			if v.RunsNeeded > need[gi] {
 				need[gi] = v.RunsNeeded
@@ -129,7 +134,8 @@ func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []str
 		}
 	}
 	if len(parts) > 0 {
-		notes = append(notes, "Runs of each side that would settle every row not yet settled: "+strings.Join(parts, "; ")+".")
+		notes = append(notes, "Runs of each side that would settle "+strings.Join(analysis.DefaultRegressionFigures, " and ")+
+			" where they are not settled: "+strings.Join(parts, "; ")+".")
 	}
 	return notes
 }

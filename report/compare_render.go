@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -14,52 +15,62 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// verdictText is one comparison cell: "better by 1.3x, different (p=0.002)".
-func verdictText(v analysis.RowVerdict) string {
-	if v.Phrase == "baseline" || v.Missing {
-		return v.Phrase
+// termWidth is the width the terminal comparison's prose is wrapped to;
+// its tables fit it for up to four groups.
+const termWidth = 120
+
+// groupHead is a group's column head: "redis (5 runs)".
+func groupHead(c *analysis.CompareModel, gi int) string {
+	g := c.Groups[gi]
+	if len(g.Runs) == 1 {
+		return g.Name + " (1 run)"
 	}
-	s := v.Phrase
-	switch {
-	case v.Noise == "different" || v.Noise == "within noise" || strings.HasPrefix(v.Noise, "same within"):
-		s += ", " + v.Noise + " (" + pText(v.P) + ")"
-	case strings.HasPrefix(v.Noise, "inconclusive"):
-		s += ", " + pText(v.P) + ", " + v.Noise
-	case v.Noise == "" || v.Noise == "-":
-	default:
-		s += " (" + v.Noise + ")"
-	}
-	return s
+	return fmt.Sprintf("%s (%d runs)", g.Name, len(g.Runs))
 }
 
-func pText(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return fmt.Sprintf("p=%.3f", p)
-}
-
-// compareTable is the side-by-side: the value of every run, then each run against the baseline.
-func compareTable(c *analysis.CompareModel) *table {
-	b := c.Baseline
-	t := &table{head: []string{"figure"}}
-	t.right = []bool{false}
-	for _, r := range c.Runs {
-		t.head = append(t.head, r.Label)
+// compareValuesTable is a row per figure and a column per group: the
+// group's centre.
+func compareValuesTable(c *analysis.CompareModel) *table {
+	t := &table{head: []string{"figure"}, right: []bool{false}}
+	for gi := range c.Groups {
+		t.head = append(t.head, groupHead(c, gi))
 		t.right = append(t.right, true)
 	}
-	for i, r := range c.Runs {
-		if i != b {
-			t.head = append(t.head, r.Label+" vs "+c.Runs[b].Label)
+	for _, row := range c.Rows {
+		t.add(append([]string{row.Figure}, row.Text...)...)
+	}
+	return t
+}
+
+// changeRows are the rows that carry a comparison: not the context rows.
+func changeRows(c *analysis.CompareModel) []analysis.CompareModelRow {
+	var out []analysis.CompareModelRow
+	for _, row := range c.Rows {
+		for gi, v := range row.Cells {
+			if gi != c.Baseline && !v.Missing && v.NoTest != noTestContext && v.Text != "-" {
+				out = append(out, row)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// compareChangeTable is a row per figure and a column per group but the
+// baseline: the change of the group's centre, its interval and verdict.
+func compareChangeTable(c *analysis.CompareModel) *table {
+	t := &table{head: []string{"figure"}, right: []bool{false}}
+	for gi, g := range c.Groups {
+		if gi != c.Baseline {
+			t.head = append(t.head, g.Name)
 			t.right = append(t.right, false)
 		}
 	}
-	for _, row := range c.Rows {
+	for _, row := range changeRows(c) {
 		cells := []string{row.Figure}
-		cells = append(cells, row.Text...)
-		for i := range c.Runs {
-			if i != b {
-				cells = append(cells, verdictText(row.Cells[i]))
+		for gi, v := range row.Cells {
+			if gi != c.Baseline {
+				cells = append(cells, v.Text)
 			}
 		}
 		t.add(cells...)
@@ -67,41 +78,100 @@ func compareTable(c *analysis.CompareModel) *table {
 	return t
 }
 
-func compareRunsTable(c *analysis.CompareModel) *table {
-	t := &table{head: []string{"run", "file", "platform", "target", "workload", "mode"}}
-	for i, r := range c.Runs {
-		res := c.Results[i]
-		f := r.Figures
+// compareGroupsTable is a row per group: its runs, target and load
+// (compareGroupLines give its platform and files).
+func compareGroupsTable(c *analysis.CompareModel) *table {
+	t := &table{head: []string{"group", "runs", "target", "workload", "mode"}, right: []bool{false, true}}
+	for gi, g := range c.Groups {
+		first := g.Runs[0]
+		res, f := c.Results[first], c.Runs[first].Figures
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
 			mode = rateMode(&f.PhaseFigures)
 		}
-		lbl := r.Label
-		if i == c.Baseline {
-			lbl += " (baseline)"
+		name := g.Name
+		if gi == c.Baseline {
+			name += " (baseline)"
 		}
-		t.add(lbl, r.File, r.Platform, strings.TrimSpace(res.Target.Kind+" "+res.Target.Version),
-			strings.TrimSpace(res.Config.Workload.Name+" ("+MixString(res)+")"), mode+", "+units.Seconds(float64(f.DurationNs)/1e9))
+		t.add(name, fmt.Sprint(len(g.Runs)), c.Runs[first].Target, res.Config.Workload.Name,
+			mode+", "+units.Seconds(float64(f.DurationNs)/1e9))
 	}
 	return t
 }
 
-// WriteCompareText writes the comparison as aligned plain text for a terminal.
+// compareGroupLines say where each group ran and its files: "redis: on
+// c7i.2xlarge, x86_64, ...; files redis.r01.json, ...". Runs of a group on
+// several platforms list each.
+func compareGroupLines(c *analysis.CompareModel) []string {
+	var out []string
+	for _, g := range c.Groups {
+		var fs, ps []string
+		for _, ri := range g.Runs {
+			if f := c.Runs[ri].File; f != "" {
+				fs = append(fs, f)
+			}
+			if p := c.Runs[ri].Platform; p != "" && !slices.Contains(ps, p) {
+				ps = append(ps, p)
+			}
+		}
+		l := g.Name + ":"
+		if len(ps) > 0 {
+			l += " on " + strings.Join(ps, "; ")
+		}
+		if len(fs) > 0 {
+			if len(ps) > 0 {
+				l += ";"
+			}
+			l += " files " + strings.Join(fs, ", ")
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// changeTitle heads the change table.
+func changeTitle(c *analysis.CompareModel) string {
+	return fmt.Sprintf("Against %s: change of the group's centre [95%% interval] and verdict", c.Groups[c.Baseline].Name)
+}
+
+// printWrapped writes s wrapped to termWidth, the lines after the first
+// indented by two spaces.
+func printWrapped(w io.Writer, s string) {
+	for i, l := range wrap(s, termWidth-2) {
+		if i > 0 {
+			l = "  " + l
+		}
+		fmt.Fprintln(w, l)
+	}
+}
+
+// WriteCompareText writes the comparison as aligned plain text for a
+// terminal: the groups, each group's values, each group against the
+// baseline, and the method once below.
 func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "Runs")
-	compareRunsTable(c).text(bw)
+	fmt.Fprintf(bw, "Groups: %s\n", c.Grouping)
+	compareGroupsTable(c).text(bw)
+	for _, l := range compareGroupLines(c) {
+		printWrapped(bw, l)
+	}
 	fmt.Fprintln(bw)
-	compareTable(c).text(bw)
+	fmt.Fprintln(bw, "Values: each group's centre (geometric mean of its runs)")
+	compareValuesTable(c).text(bw)
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, changeTitle(c))
+	compareChangeTable(c).text(bw)
 	fmt.Fprintln(bw)
 	if t := compareThresholdsTable(c); t != nil {
 		fmt.Fprintln(bw, "Thresholds")
 		t.text(bw)
 		fmt.Fprintln(bw)
 	}
-	fmt.Fprintf(bw, "Noise test: %s.\n", c.Test)
+	for _, n := range c.Notes {
+		printWrapped(bw, n)
+	}
 	for _, wn := range c.Warnings {
-		fmt.Fprintf(bw, "Warning: %s\n", wn)
+		printWrapped(bw, "Warning: "+wn)
 	}
 	return bw.Flush()
 }
@@ -110,48 +180,48 @@ func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 func WriteCompareMarkdown(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## platbench comparison: %s\n\n", compareTitle(c))
-	compareRunsTable(c).markdown(bw)
+	fmt.Fprintf(bw, "Groups: %s.\n\n", c.Grouping)
+	compareGroupsTable(c).markdown(bw)
 	fmt.Fprintln(bw)
-	compareTable(c).markdown(bw)
+	for _, l := range compareGroupLines(c) {
+		fmt.Fprintf(bw, "- %s\n", l)
+	}
+	fmt.Fprintf(bw, "\n### Values: each group's centre (geometric mean of its runs)\n\n")
+	compareValuesTable(c).markdown(bw)
+	fmt.Fprintf(bw, "\n### %s\n\n", changeTitle(c))
+	compareChangeTable(c).markdown(bw)
 	if t := compareThresholdsTable(c); t != nil {
 		fmt.Fprintf(bw, "\n### Thresholds\n\n")
 		t.markdown(bw)
 	}
-	fmt.Fprintf(bw, "\nNoise test: %s.\n", c.Test)
+	fmt.Fprintln(bw)
+	for _, n := range c.Notes {
+		fmt.Fprintf(bw, "%s\n\n", strings.ReplaceAll(n, "*", `\*`))
+	}
 	for _, wn := range c.Warnings {
-		fmt.Fprintf(bw, "\n**Warning:** %s\n", wn)
+		fmt.Fprintf(bw, "**Warning:** %s\n\n", wn)
 	}
 	return bw.Flush()
 }
 
 // WriteCompareJSON writes the comparison as indented JSON.
 func WriteCompareJSON(w io.Writer, c *analysis.CompareModel) error {
-	cp := *c
-	cp.Rows = make([]analysis.CompareModelRow, len(c.Rows))
-	for i, r := range c.Rows {
-		r.Cells = append([]analysis.RowVerdict(nil), r.Cells...)
-		for k := range r.Cells {
-			if math.IsInf(r.Cells[k].Ratio, 0) || math.IsNaN(r.Cells[k].Ratio) {
-				r.Cells[k].Ratio = 0 // JSON has no infinity; the phrase says "better (baseline 0)"
-			}
-		}
-		cp.Rows[i] = r
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(&cp)
+	return enc.Encode(c)
 }
 
+// compareTitle is "redis vs valkey".
 func compareTitle(c *analysis.CompareModel) string {
-	parts := make([]string, len(c.Runs))
-	for i, r := range c.Runs {
-		parts[i] = r.Label
+	parts := make([]string, len(c.Groups))
+	for i, g := range c.Groups {
+		parts[i] = g.Name
 	}
 	return strings.Join(parts, " vs ")
 }
 
-// WriteCompareHTML writes one self-contained page with the side-by-side
-// table and charts that overlay the runs.
+// WriteCompareHTML writes one self-contained page with the tables and
+// charts that overlay the groups, each group's runs as a band.
 func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 	chs, err := compareCharts(c)
 	if err != nil {
@@ -162,18 +232,20 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		return err
 	}
 	page := struct {
-		Head                    headView
-		Title, Lead, Test, Tool string
-		Warnings                []string
-		Runs, Side              tableView
-		Thresholds              *tableView
-		Sweep                   template.HTML
-		Charts                  []template.HTML
+		Head                       headView
+		Title, Lead, Tool, Against string
+		Grouping                   string
+		Notes, Files, Warnings     []string
+		Groups, Values, Change     tableView
+		Thresholds                 *tableView
+		Sweep                      template.HTML
+		Charts                     []template.HTML
 	}{
-		Head: newHead("platbench: " + compareTitle(c)), Title: compareTitle(c), Test: c.Test, Tool: c.Results[0].Tool.Name,
-		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.Results[0].Config.Workload.Name),
-			orDash(MixString(c.Results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
-		Warnings: c.Warnings, Runs: viewOf(compareRunsTable(c)), Side: compareSideView(c), Sweep: sweep,
+		Head: newHead("platbench: " + compareTitle(c)), Title: compareTitle(c), Tool: c.Results[0].Tool.Name,
+		Lead: fmt.Sprintf("%s, %s: %d groups of %d runs in all (%s), compared to %s.", orDash(c.Results[0].Config.Workload.Name),
+			orDash(MixString(c.Results[0])), len(c.Groups), len(c.Runs), c.Grouping, c.Groups[c.Baseline].Name),
+		Against: changeTitle(c), Grouping: c.Grouping, Notes: c.Notes, Files: compareGroupLines(c), Warnings: c.Warnings,
+		Groups: viewOf(compareGroupsTable(c)), Values: viewOf(compareValuesTable(c)), Change: compareChangeView(c), Sweep: sweep,
 	}
 	if t := compareThresholdsTable(c); t != nil {
 		v := viewOf(t)
@@ -187,86 +259,142 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 	return writePage(w, "compare", page)
 }
 
-// sideView is the side-by-side table with each verdict coloured: only what
-// the noise test found different, or, for figures without a test, a
-// difference beyond 5%.
-func compareSideView(c *analysis.CompareModel) tableView {
-	v := viewOf(compareTable(c))
-	for k, row := range c.Rows {
-		cells := v.Rows[k][1+len(c.Runs):]
+// compareChangeView is the change table with each verdict coloured: better
+// and worse only when the interval calls the difference real. The
+// interval does not break inside, so a narrow column wraps a cell before it.
+func compareChangeView(c *analysis.CompareModel) tableView {
+	v := viewOf(compareChangeTable(c))
+	for k, row := range changeRows(c) {
+		cells := v.Rows[k][1:]
 		n := 0
-		for i := range c.Runs {
-			if i == c.Baseline {
+		for gi, vd := range row.Cells {
+			if gi == c.Baseline {
 				continue
 			}
-			vd := row.Cells[i]
 			cls := "same"
-			shown := vd.Noise == "different" ||
-				(strings.HasPrefix(vd.Noise, "no test") && (vd.Ratio > 1.05 || vd.Ratio < 1/1.05))
-			switch {
-			case !shown:
-			case strings.HasPrefix(vd.Phrase, "better"):
-				cls = "better"
-			case strings.HasPrefix(vd.Phrase, "worse"):
-				cls = "worse"
+			if vd.Verdict == analysis.Different {
+				switch vd.Phrase {
+				case string(analysis.OutcomeBetter):
+					cls = "better"
+				case string(analysis.OutcomeWorse):
+					cls = "worse"
+				}
 			}
 			cells[n].Class = cls
+			cells[n].Text = strings.ReplaceAll(cells[n].Text, ", ", ",\u00a0")
 			n++
 		}
 	}
 	return v
 }
 
-// charts overlay the runs: throughput per second, the latency distribution
-// of all ops, and each op's p99 per second.
+// compareCharts overlay the groups: throughput per second and the latency
+// distribution of all ops, then each op's p99 per second; each group is a
+// line (the median of its runs at each second, the geometric mean of its
+// runs' curves for the distribution) with its runs' range as a band.
 func compareCharts(c *analysis.CompareModel) ([]*chart, error) {
-	tp := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
+	tp := &chart{id: "throughput-1s", title: "Throughput per second (band: the group's runs)", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the phase", yLabel: "ops/s"}
-	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops", x: xPercentile, y: yLatency,
+	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops (band: the group's runs)", x: xPercentile, y: yLatency,
 		xLabel: "percentile (log scale of 1/(1-p))", yLabel: "latency (log)"}
 	var ops []string
-	seen := map[string]bool{}
-	for i, r := range c.Results {
-		p := r.MainPhase()
-		one := throughput1s(p, c.Figures.Runs[i].Analysis, nil, i, "")
-		s := one.series[0]
-		s.name = c.Runs[i].Label
-		tp.series = append(tp.series, s)
-		h, err := p.MergedHist(0, len(p.Intervals), result.HistLatency)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Runs[i].Label, err)
-		}
-		xs, ys := percentileCurve(h)
-		dist.series = append(dist.series, series{name: c.Runs[i].Label, color: i, xs: xs, ys: ys})
-		for _, op := range opNames(p) {
-			if !seen[op] {
-				seen[op] = true
+	for _, r := range c.Results {
+		for _, op := range opNames(r.MainPhase()) {
+			if !slices.Contains(ops, op) {
 				ops = append(ops, op)
 			}
 		}
 	}
-	out := []*chart{tp, dist}
-	for _, op := range ops {
-		ch := &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second", x: xSeconds, y: yLatency,
+	p99 := make([]*chart, len(ops))
+	for k, op := range ops {
+		p99[k] = &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second (band: the group's runs)", x: xSeconds, y: yLatency,
 			xLabel: "time since the start of the phase", yLabel: "latency (log)"}
-		for i, r := range c.Results {
-			p := r.MainPhase()
-			_, full := analysis.ThroughputSeries(p, "")
-			s := series{name: c.Runs[i].Label, color: i}
-			for j, in := range p.Intervals {
-				if !full[j] {
-					continue
-				}
-				for _, o := range in.Ops {
-					if o.Op == op && o.Latency.Count > 0 {
-						s.xs = append(s.xs, float64(in.StartNs)/1e9)
-						s.ys = append(s.ys, float64(o.Latency.P99Ns))
-					}
-				}
-			}
-			ch.series = append(ch.series, s)
-		}
-		out = append(out, ch)
 	}
-	return out, nil
+	for gi, g := range c.Groups {
+		var tpRuns, distRuns [][2][]float64
+		opRuns := make([][][2][]float64, len(ops))
+		for _, ri := range g.Runs {
+			p := c.Results[ri].MainPhase()
+			s := throughput1s(p, c.Figures.Runs[ri].Analysis, nil, 0, "").series[0]
+			tpRuns = append(tpRuns, [2][]float64{s.xs, s.ys})
+			h, err := p.MergedHist(0, len(p.Intervals), result.HistLatency)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Runs[ri].Label, err)
+			}
+			xs, ys := percentileCurve(h)
+			distRuns = append(distRuns, [2][]float64{xs, ys})
+			for k, op := range ops {
+				xs, ys := opP99Series(p, op)
+				opRuns[k] = append(opRuns[k], [2][]float64{xs, ys})
+			}
+		}
+		tp.series = append(tp.series, groupBand(g.Name, gi, tpRuns, false))
+		dist.series = append(dist.series, groupBand(g.Name, gi, distRuns, true))
+		for k := range ops {
+			p99[k].series = append(p99[k].series, groupBand(g.Name, gi, opRuns[k], false))
+		}
+	}
+	return append([]*chart{tp, dist}, p99...), nil
+}
+
+// opP99Series is op's p99 in each full interval of p.
+func opP99Series(p *result.Phase, op string) (xs, ys []float64) {
+	_, full := analysis.ThroughputSeries(p, "")
+	for j, in := range p.Intervals {
+		if !full[j] {
+			continue
+		}
+		for _, o := range in.Ops {
+			if o.Op == op && o.Latency.Count > 0 {
+				xs = append(xs, float64(in.StartNs)/1e9)
+				ys = append(ys, float64(o.Latency.P99Ns))
+			}
+		}
+	}
+	return xs, ys
+}
+
+// groupBand is one group's series from its runs' series (x, y pairs): at
+// each x (seconds rounded, or a percentile of the common grid) the median
+// of the runs' values (geometric mean when geo) and their range as a band.
+// With one run it is that run's line and no band.
+func groupBand(name string, color int, runs [][2][]float64, geo bool) series {
+	s := series{name: name, color: color}
+	at := map[float64][]float64{}
+	var xs []float64
+	for _, r := range runs {
+		for i, x := range r[0] {
+			if !geo {
+				x = math.Round(x)
+			}
+			if _, ok := at[x]; !ok {
+				xs = append(xs, x)
+			}
+			at[x] = append(at[x], r[1][i])
+		}
+	}
+	slices.Sort(xs)
+	band := len(runs) > 1
+	for _, x := range xs {
+		vs := at[x]
+		slices.Sort(vs)
+		var y float64
+		if geo {
+			l := 0.0
+			for _, v := range vs {
+				l += math.Log(math.Max(v, 1))
+			}
+			y = math.Exp(l / float64(len(vs)))
+		} else {
+			y = vs[len(vs)/2]
+			if len(vs)%2 == 0 {
+				y = (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+			}
+		}
+		s.xs, s.ys = append(s.xs, x), append(s.ys, y)
+		if band {
+			s.lo, s.hi = append(s.lo, vs[0]), append(s.hi, vs[len(vs)-1])
+		}
+	}
+	return s
 }

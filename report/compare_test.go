@@ -2,7 +2,6 @@ package report
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -11,51 +10,28 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// TestVerdictPhrases: how each verdict of the analysis reads.
-func TestVerdictPhrases(t *testing.T) {
+// TestChangeCell: how each verdict of the analysis reads in its short cell.
+func TestChangeCell(t *testing.T) {
+	iv := func(r, lo, hi float64, call analysis.Call, basis analysis.Basis, out analysis.Outcome) analysis.GroupVerdict {
+		return analysis.GroupVerdict{Outcome: out, Ratio: analysis.Ratio{Ratio: r, Lo: lo, Hi: hi, Call: call, Basis: basis}}
+	}
 	cases := []struct {
-		v    analysis.Verdict
+		v    analysis.GroupVerdict
 		want string
 	}{
-		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 4}, "better by 4.0x"},
-		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.77}, "worse by 1.3x"},
-		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 1.02}, "better by 1.02x"},
-		{analysis.Verdict{Outcome: analysis.OutcomeSame, Ratio: 1}, "same"},
-		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: math.Inf(1)}, "better (none)"},
-		{analysis.Verdict{Outcome: analysis.OutcomeWorse, BaselineZero: true}, "worse (baseline had none)"},
-		{analysis.Verdict{Outcome: analysis.OutcomeNotMeasured}, "not measured"},
+		{iv(1.021, 0.996, 1.047, analysis.Same, analysis.BasisBetweenRuns, analysis.OutcomeBetter), "+2.1% [-0.4, +4.7] same"},
+		{iv(0.77, 0.70, 0.85, analysis.Different, analysis.BasisBetweenRuns, analysis.OutcomeWorse), "-23% [-30, -15] worse"},
+		{iv(1.01, 0.95, 1.08, analysis.Inconclusive, analysis.BasisOneSide, analysis.OutcomeBetter), "+1.0% [-5.0, +8.0] inconcl."},
+		{iv(1.05, 1.03, 1.07, analysis.Different, analysis.BasisWithinRun, analysis.OutcomeWorse), "+5.0% [+3.0, +7.0] worse*"},
+		{iv(4, 3.8, 4.2, analysis.Different, analysis.BasisBetweenRuns, analysis.OutcomeBetter), "+300% [+280, +320] better"},
+		{analysis.GroupVerdict{Outcome: analysis.OutcomeWorse, Ratio: analysis.Ratio{Ratio: 1.5}, NoTest: analysis.NoTestCount}, "+50% (no test)"},
+		{analysis.GroupVerdict{Outcome: analysis.OutcomeWorse, Ratio: analysis.Ratio{Ratio: math.Inf(1)}}, "worse (baseline had none)"},
+		{analysis.GroupVerdict{Outcome: analysis.OutcomeBaseline}, "baseline"},
+		{analysis.GroupVerdict{Outcome: analysis.OutcomeNotMeasured}, "-"},
 	}
 	for _, c := range cases {
-		if got := rowVerdict(c.v, 120).Phrase; got != c.want {
-			t.Errorf("%+v: %q, want %q", c.v, got, c.want)
-		}
-	}
-	v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 2, Different: true, P: 0.0004}, 120)
-	if verdictText(v) != "better by 2.0x, different (p<0.001)" {
-		t.Errorf("verdict text %q", verdictText(v))
-	}
-	if v := rowVerdict(analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, NoTest: analysis.NoTestCount}, 120); v.Noise != "no test: count" {
-		t.Errorf("noise %q", v.Noise)
-	}
-	// Runs the test finds alike say how small a difference they could have seen.
-	for _, c := range []struct {
-		v    analysis.Verdict
-		want string
-	}{
-		{analysis.Verdict{Outcome: analysis.OutcomeBetter, Ratio: 1.01, P: 0.4, MDE: 0.021, RunsNeeded: 1},
-			"better by 1.01x, same within 2.10% (p=0.400)"},
-		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.97, P: 0.3, MDE: 0.12, RunsNeeded: 7},
-			"worse by 1.03x, p=0.300, inconclusive: these runs could not see a difference smaller than 12.0%; 7 runs of 2 min each would"},
-		{analysis.Verdict{Outcome: analysis.OutcomeWorse, Ratio: 0.5, P: 0.3, MDE: 3, RunsNeeded: analysis.MaxRunsNeeded + 1},
-			"worse by 2.0x, p=0.300, inconclusive: these runs could not see a difference smaller than 300%; more than 1000 runs of 2 min each would"},
-		{analysis.Verdict{Outcome: analysis.OutcomeSame, Ratio: 1, P: 1}, "same, within noise (p=1.000)"},
-	} {
-		v := rowVerdict(c.v, 120)
-		if got := verdictText(v); got != c.want {
+		if got := changeCell(c.v); got != c.want {
 			t.Errorf("%+v:\n got %q\nwant %q", c.v, got, c.want)
-		}
-		if v.Detectable != c.v.MDE || v.RunsNeeded != c.v.RunsNeeded {
-			t.Errorf("%+v: JSON fields %+v", c.v, v)
 		}
 	}
 }
@@ -69,41 +45,68 @@ func row(c *analysis.CompareModel, figure string) analysis.CompareModelRow {
 	return analysis.CompareModelRow{Figure: "missing " + figure}
 }
 
-// TestCompareVerdicts: a faster platform is better and different; a rerun
-// of the same platform is within noise.
+// TestCompareVerdicts: two runs of i3.16xlarge are one group, against one
+// run of i3.metal, whose single run is judged by the other side's spread
+// between runs; ratios agree with the group centres.
 func TestCompareVerdicts(t *testing.T) {
 	rs := []*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-metal"), analysed(t, "i3-16xlarge-rerun")}
 	c, err := Compare(rs, CompareOptions{Files: []string{"a.json", "b.json", "c.json"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Runs[0].Label != "i3.16xlarge (a.json)" || c.Runs[2].Label != "i3.16xlarge (c.json)" || c.Runs[1].Label != "i3.metal" {
-		t.Errorf("labels %q %q %q: runs on the same platform need their file names", c.Runs[0].Label, c.Runs[1].Label, c.Runs[2].Label)
+	if len(c.Groups) != 2 || c.Groups[0].Name != "i3.16xlarge" || len(c.Groups[0].Runs) != 2 || c.Groups[1].Name != "i3.metal" {
+		t.Fatalf("groups %+v, want i3.16xlarge (2 runs) and i3.metal", c.Groups)
+	}
+	if !strings.Contains(c.Grouping, "by label") {
+		t.Errorf("grouping %q", c.Grouping)
 	}
 	sus := row(c, "Sustained throughput")
-	if v := sus.Cells[1]; !strings.HasPrefix(v.Phrase, "better by 1.") || v.Noise != "different" {
-		t.Errorf("i3.metal sustained: %+v, want better and different", v)
+	if v := sus.Cells[1]; v.Basis != analysis.BasisOneSide || v.Phrase != "better" || v.Low <= 0 || v.High < v.Low {
+		t.Errorf("i3.metal sustained: %+v, want better on one side's spread", v)
 	}
-	if v := sus.Cells[2]; v.Noise == "different" || v.Detectable <= 0 || v.RunsNeeded < 1 {
-		t.Errorf("rerun sustained: %+v, want alike, with the difference it could have seen", v)
-	}
-	if sus.Cells[0].Phrase != "baseline" {
+	if sus.Cells[0].Phrase != "baseline" || sus.Cells[0].Text != "baseline" {
 		t.Errorf("baseline cell %+v", sus.Cells[0])
 	}
-	p99 := row(c, "READ latency p99")
-	if v := p99.Cells[1]; !strings.HasPrefix(v.Phrase, "better by 2.") || v.Noise != "different" {
-		t.Errorf("i3.metal READ p99 (synthetic latency x0.4): %+v, want better by 2.5x and different", v)
+	p99 := row(c, "Latency p99")
+	if want, got := p99.Values[1]/p99.Values[0], p99.Cells[1].Ratio; math.Abs(got-want) > 1e-9 {
+		t.Errorf("p99 ratio %v, centres say %v", got, want)
 	}
-	// Ratios agree with the values in the row.
-	want := row(c, "Latency p99").Values[0] / row(c, "Latency p99").Values[1]
-	if got := row(c, "Latency p99").Cells[1].Ratio; fmt.Sprintf("%.6f", got) != fmt.Sprintf("%.6f", want) {
-		t.Errorf("p99 ratio %v, values say %v", got, want)
+	if len(p99.RunValues[0]) != 2 || len(p99.RunValues[1]) != 1 {
+		t.Errorf("run values %v", p99.RunValues)
 	}
-	if r := row(c, "Cost per million ops"); r.Cells[1].Missing || !strings.HasPrefix(r.Cells[1].Phrase, "better") {
-		t.Errorf("cost per million ops: %+v", r.Cells[1])
+	if r := row(c, "Errors"); r.Cells[1].NoTest != analysis.NoTestCount {
+		t.Errorf("errors are counts, no interval: %+v", r.Cells[1])
 	}
-	if r := row(c, "Peak throughput (best 1 s)"); !strings.HasPrefix(r.Cells[1].Noise, "no test") {
-		t.Errorf("peak is one value per run and has no test: %+v", r.Cells[1])
+}
+
+// TestCompareSingleRuns: one run on each side says that run-to-run noise
+// is unknown and how many runs would settle it.
+func TestCompareSingleRuns(t *testing.T) {
+	rs := []*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-16xlarge-rerun")}
+	c, err := Compare(rs, CompareOptions{Files: []string{"a.json", "b.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.Grouping, "by file") {
+		t.Errorf("the same platform twice, no labels: grouped %q, want by file", c.Grouping)
+	}
+	v := row(c, "Sustained throughput").Cells[1]
+	if v.Basis != analysis.BasisWithinRun || !v.AtLeast || v.RunsNeeded < 3 || !strings.HasSuffix(v.Text, withinMark) {
+		t.Errorf("single runs: %+v", v)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, want := range []string{"run-to-run noise is unknown", "within-run noise only", "at least"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes do not say %q:\n%s", want, notes)
+		}
+	}
+	// A spread supplied changes the basis.
+	c, err = Compare(rs, CompareOptions{Files: []string{"a.json", "b.json"}, RunSpread: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := row(c, "Sustained throughput").Cells[1]; v.Basis != analysis.BasisSupplied || c.RunSpread <= 0 {
+		t.Errorf("spread supplied: %+v", v)
 	}
 }
 
@@ -124,7 +127,7 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	if _, err := Compare(rs[:1], CompareOptions{}); err == nil {
 		t.Error("one run compared")
 	}
-	if _, err := Compare(rs, CompareOptions{Baseline: 2, Force: true}); err == nil {
+	if _, err := Compare(rs, CompareOptions{Baseline: "3", Force: true}); err == nil {
 		t.Error("baseline out of range accepted")
 	}
 }

@@ -163,7 +163,7 @@ func compareBillRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	}
 	var rows []analysis.CompareModelRow
 	for _, comp := range comps {
-		rows = append(rows, contextRow("Bill: "+comp+" per month", units.Cents, len(bills), c.Baseline, func(i int) (float64, bool) {
+		rows = append(rows, contextRow(c, "Bill: "+comp+" per month", units.Cents, func(i int) (float64, bool) {
 			if bills[i] == nil {
 				return 0, false
 			}
@@ -184,7 +184,7 @@ func compareBillRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("The bills differ: %s priced no %s; their per-dollar figures do not compare like for like (price the same components for every run).", strings.Join(without, ", "), comp))
 		}
 	}
-	rows = append(rows, contextRow("Bill: total per month", units.Cents, len(bills), c.Baseline, func(i int) (float64, bool) {
+	rows = append(rows, contextRow(c, "Bill: total per month", units.Cents, func(i int) (float64, bool) {
 		if bills[i] == nil {
 			return 0, false
 		}

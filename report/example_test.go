@@ -7,7 +7,9 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// Compare two runs of the same workload on two platforms and read one row.
+// Compare two runs of the same workload on two platforms and read two rows.
+// One run on each side: the interval covers within-run noise only (the
+// mark *), and run-to-run noise is unknown.
 func ExampleCompare() {
 	var rs []*result.Result
 	files := []string{"testdata/i3-16xlarge.result.json", "testdata/i3-metal.result.json"}
@@ -27,10 +29,10 @@ func ExampleCompare() {
 	for _, row := range c.Rows {
 		if row.Figure == "Sustained throughput" || row.Figure == "Latency p99" {
 			v := row.Cells[1]
-			fmt.Printf("%s: %s -> %s: %s, %s\n", row.Figure, row.Text[0], row.Text[1], v.Phrase, v.Noise)
+			fmt.Printf("%s: %s -> %s: %s (%s)\n", row.Figure, row.Text[0], row.Text[1], v.Text, v.Basis)
 		}
 	}
 	// Output:
-	// Sustained throughput: 19,112 op/s -> 25,059 op/s: better by 1.3x, different
-	// Latency p99: 5.28 ms -> 2.08 ms: better by 2.5x, different
+	// Sustained throughput: 19,112 op/s -> 25,059 op/s: +31% [+24, +39] better* (within-run only)
+	// Latency p99: 5.28 ms -> 2.08 ms: -61% [-61, -60] better* (within-run only)
 }

@@ -54,9 +54,16 @@ func (u *run) windowSecs() (start, end float64) {
 // Label names a run in comparisons: the result's label, else the instance
 // type, else the architecture and CPU model.
 func Label(r *result.Result) string {
-	switch {
-	case r.Label != "":
+	if r.Label != "" {
 		return r.Label
+	}
+	return platformName(r)
+}
+
+// platformName names a run by where it ran: the instance type, else the
+// architecture and CPU model, else the host.
+func platformName(r *result.Result) string {
+	switch {
 	case r.Platform.InstanceType != "":
 		return r.Platform.InstanceType
 	}

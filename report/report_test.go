@@ -84,9 +84,9 @@ func TestGoldenCompare(t *testing.T) {
 	}
 }
 
-// TestGoldenCompareRerun: a rerun of the same platform, where the noise
-// test finds the runs alike and says how small a difference it could have
-// seen ("same within X%" or "inconclusive: ...").
+// TestGoldenCompareRerun: a rerun of the same platform, one run each: the
+// comparison says that run-to-run noise is unknown, that its verdicts cover
+// within-run noise only, and how many runs would settle them.
 func TestGoldenCompareRerun(t *testing.T) {
 	rs := []*result.Result{analysed(t, "i3-16xlarge"), analysed(t, "i3-16xlarge-rerun")}
 	c, err := Compare(rs, CompareOptions{Files: []string{"i3-16xlarge.json", "i3-16xlarge-rerun.json"}})
@@ -110,14 +110,15 @@ func TestGoldenCompareRerun(t *testing.T) {
 	if err := WriteCompareJSON(&js, c); err != nil {
 		t.Fatal(err)
 	}
-	want := "inconclusive: these runs could not see a difference smaller than 8.44%; 3 runs of 40 s each would"
-	for name, b := range map[string][]byte{"html": html.Bytes(), "json": js.Bytes()} {
-		if !bytes.Contains(b, []byte(want)) {
-			t.Errorf("%s lacks %q", name, want)
+	for _, want := range []string{"run-to-run noise is unknown", "within-run noise only", "would settle sustained and p99"} {
+		for name, b := range map[string][]byte{"txt": txt.Bytes(), "md": md.Bytes(), "html": html.Bytes(), "json": js.Bytes()} {
+			if !bytes.Contains(bytes.ReplaceAll(b, []byte("\n  "), []byte(" ")), []byte(want)) {
+				t.Errorf("%s lacks %q", name, want)
+			}
 		}
 	}
-	if !bytes.Contains(js.Bytes(), []byte(`"runs_needed": 3,`)) || !bytes.Contains(js.Bytes(), []byte(`"detectable": 0.08`)) {
-		t.Error("json lacks the detectable difference and the runs needed")
+	if !bytes.Contains(js.Bytes(), []byte(`"basis": "within-run only"`)) || !bytes.Contains(js.Bytes(), []byte(`"runs_needed_at_least": true`)) {
+		t.Error("json lacks the basis and the runs needed")
 	}
 }
 
@@ -270,9 +271,9 @@ func TestFormat(t *testing.T) {
 		{percentileLabel(0), "0%"},
 		{percentileLabel(2), "99%"},
 		{percentileLabel(6), "99.9999%"},
-		{factor(4.04), "4.0x"},
-		{factor(1.02), "1.02x"},
-		{factor(12.4), "12x"},
+		{signedPct(0.0214), "+2.1"},
+		{signedPct(-0.23), "-23"},
+		{signedPct(3), "+300"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {

@@ -52,6 +52,9 @@ type series struct {
 	bars   bool // draw as columns from the x axis (errors)
 	dots   bool // draw each point as a dot, unjoined (measured points)
 	xs, ys []float64
+	// lo and hi, when set (as long as xs), shade the range around the line
+	// (the runs of a group in a comparison).
+	lo, hi []float64
 }
 
 type band struct {
@@ -175,6 +178,11 @@ func (c *chart) render(b *svgBuf) {
 	c.drawBands(b, p) // shaded bands under everything
 	c.grid(b, p.xmin, p.xmax, p.ymin, p.ymax, p.X, p.Y)
 	for i := range c.series {
+		if s := &c.series[i]; len(s.lo) > 0 && len(s.lo) == len(s.xs) && len(s.hi) == len(s.xs) {
+			drawArea(b, p, s)
+		}
+	}
+	for i := range c.series {
 		if len(c.series[i].xs) > 0 {
 			drawSeries(b, p, &c.series[i])
 		}
@@ -290,6 +298,40 @@ func drawSeries(b *svgBuf, p *plot, s *series) {
 	b.s(`"><title>`, html.EscapeString(s.name), `</title></path>`)
 }
 
+// drawArea shades the range [lo, hi] of a series: a closed path along hi
+// and back along lo, reduced to maxPoints/2 columns (the widest range of
+// each) for long series.
+func drawArea(b *svgBuf, p *plot, s *series) {
+	n := len(s.xs)
+	step := max(1, (n+maxPoints/2-1)/(maxPoints/2))
+	var xs, lo, hi []float64
+	for i := 0; i < n; i += step {
+		l, h := s.lo[i], s.hi[i]
+		for j := i + 1; j < min(i+step, n); j++ {
+			l, h = math.Min(l, s.lo[j]), math.Max(h, s.hi[j])
+		}
+		xs, lo, hi = append(xs, s.xs[i]), append(lo, l), append(hi, h)
+	}
+	b.s(`<path class="area c`, strconv.Itoa(s.color%8), `" d="`)
+	for i := range xs {
+		if i == 0 {
+			b.s("M")
+		} else {
+			b.s("L")
+		}
+		b.f(p.X(xs[i]))
+		b.s(" ")
+		b.f(p.Y(hi[i]))
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		b.s("L")
+		b.f(p.X(xs[i]))
+		b.s(" ")
+		b.f(p.Y(lo[i]))
+	}
+	b.s(`z"><title>`, html.EscapeString(s.name+": range of the runs"), `</title></path>`)
+}
+
 // drawMarks writes the fault events as labelled vertical lines.
 func (c *chart) drawMarks(b *svgBuf, p *plot) {
 	lastX, row := math.Inf(-1), 0
@@ -324,12 +366,17 @@ func (c *chart) bounds() (xmin, xmax, ymin, ymax float64) {
 	ymin, ymax = math.Inf(1), math.Inf(-1)
 	for _, s := range c.series {
 		for i, x := range s.xs {
-			y := s.ys[i]
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-			if c.y == yLatency && y <= 0 {
-				continue
+			ys := []float64{s.ys[i]}
+			if i < len(s.lo) && i < len(s.hi) {
+				ys = append(ys, s.lo[i], s.hi[i])
 			}
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			for _, y := range ys {
+				if c.y == yLatency && y <= 0 {
+					continue
+				}
+				ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			}
 		}
 	}
 	if math.IsInf(xmin, 0) {

@@ -208,14 +208,16 @@ func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
 	return "-"
 }
 
-// RegressionsText is the one line that names the regressions: "b.json:
-// sustained 23% worse (p 0.001); p99 40% worse (p 0.02)".
-func RegressionsText(c *analysis.CompareModel, regs []analysis.Regression, limit float64) string {
+// RegressionsText is the one line that names the regressions: "valkey:
+// sustained 23% worse [interval of the ratio 0.74, 0.80]; p99 40% worse ...".
+func RegressionsText(c *analysis.CompareModel, regs []analysis.GroupRegression, limit float64) string {
 	parts := make([]string, len(regs))
 	for i, g := range regs {
-		parts[i] = fmt.Sprintf("%s: %s %s worse (%s)", c.Runs[g.Run].Label, g.Figure, units.Percent(g.Worse), pText(g.P))
+		parts[i] = fmt.Sprintf("%s: %s %s worse (95%% interval of the ratio %.3g to %.3g, %s)", c.Groups[g.Group].Name, g.Figure,
+			units.Percent(g.Worse), g.Lo, g.Hi, g.Basis)
 	}
-	return fmt.Sprintf("worse than the baseline (%s) by more than %s beyond noise: %s", c.Runs[c.Baseline].Label, units.Percent(limit), strings.Join(parts, "; "))
+	return fmt.Sprintf("worse than the baseline (%s) by more than %s, by an interval that calls it different: %s",
+		c.Groups[c.Baseline].Name, units.Percent(limit), strings.Join(parts, "; "))
 }
 
 // OutageText says for how long the target stopped serving.

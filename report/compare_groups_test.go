@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
+)
+
+// groupRuns are n groups of runs runs each, as `run --repeat` names and
+// labels them, interleaved by round: a 40 s synthetic run per file, each
+// group on its own instance type with its own level (the last group 20%
+// faster), each run with its own seed.
+func groupRuns(t testing.TB, n, runs, seconds int) ([]*result.Result, []string) {
+	instances := []string{"c7i.2xlarge", "m7i.2xlarge", "r7i.2xlarge", "c7g.2xlarge", "m7g.2xlarge", "i4i.2xlarge"}
+	var rs []*result.Result
+	var files []string
+	for round := range runs {
+		for g := range n {
+			scale := 1 + 0.01*float64(g%3)
+			if g == n-1 {
+				scale = 1.2
+			}
+			r := synthResult(synthOptions{Seconds: seconds, Instance: instances[g%len(instances)], Label: instances[g%len(instances)],
+				Rate: 20000 * scale, LatScale: 1 / scale, Seed: uint64(100*g + round + 1), Ops: []string{"READ", "UPDATE"}})
+			rs = append(rs, r)
+			files = append(files, fmt.Sprintf("%s.r%02d.json", r.Label, round+1))
+		}
+	}
+	return rs, files
+}
+
+// TestGoldenCompareGroups: four groups of three runs; every line of the
+// terminal output fits 120 columns; the goldens of every format.
+func TestGoldenCompareGroups(t *testing.T) {
+	rs, files := groupRuns(t, 4, 3, 40)
+	c, err := Compare(rs, CompareOptions{Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Groups) != 4 || len(c.Groups[0].Runs) != 3 || c.Grouping != "by label" {
+		t.Fatalf("groups %+v (%s)", c.Groups, c.Grouping)
+	}
+	for f, w := range map[string]func(*bytes.Buffer, *analysis.CompareModel) error{
+		"txt":  func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareText(b, c) },
+		"md":   func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareMarkdown(b, c) },
+		"json": func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareJSON(b, c) },
+		"html": func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareHTML(b, c) },
+	} {
+		t.Run(f, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := w(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "compare-groups."+f, b.Bytes())
+			if f != "txt" {
+				return
+			}
+			for i, l := range strings.Split(b.String(), "\n") {
+				if n := utf8.RuneCountInString(l); n > termWidth {
+					t.Errorf("line %d is %d columns wide: %q", i+1, n, l)
+				}
+			}
+		})
+	}
+	// The faster group is called better on throughput with an interval above 1.
+	v := row(c, "Sustained throughput").Cells[3]
+	if v.Verdict != analysis.Different || v.Phrase != "better" || v.Low <= 1 {
+		t.Errorf("20%% faster group: %+v", v)
+	}
+}
