@@ -182,7 +182,7 @@ func noWithin(*runData) (float64, error) { return 0, nil }
 // o.Force is set.
 func CompareGroups(rs []*result.Result, g Grouping, o GroupOptions) (*GroupComparison, error) {
 	if len(g.Groups) < 2 {
-		return nil, usererr.New("compare needs at least two groups of runs, got %d", len(g.Groups))
+		return nil, usererr.New("compare needs at least two groups of runs, got %d (fix: runs of two setups, or runs told apart by --group-by)", len(g.Groups))
 	}
 	if o.Baseline < 0 || o.Baseline >= len(g.Groups) {
 		return nil, usererr.Field("baseline", "group %d is out of range (fix: a group between 1 and %d)", o.Baseline+1, len(g.Groups))
@@ -251,7 +251,7 @@ func rowKey(r GroupRow) string { return string(r.Figure) + "/" + r.Op + "/" + r.
 // n-1 degrees of freedom.
 func spreadOf(rs []*result.Result) (map[string]*Spread, error) {
 	if len(rs) < 2 {
-		return nil, usererr.Field("spread_runs", "%d run cannot measure run-to-run noise (fix: two or more repeated runs of one setup)", len(rs))
+		return nil, usererr.Field("spread_runs", "has %d run, which cannot measure run-to-run noise (fix: two or more repeated runs of one setup)", len(rs))
 	}
 	figs := make([]*Figures, len(rs))
 	data := make([]*runData, len(rs))

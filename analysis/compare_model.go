@@ -76,9 +76,9 @@ type CompareModelRow struct {
 	// the arithmetic mean for counts and context figures); NaN-free, Cells
 	// mark a group without the figure. RunValues are each group's runs'
 	// values, in the order of its runs.
-	Values    []float64       `json:"values"`
-	RunValues [][]float64     `json:"run_values"`
-	Text      []string        `json:"text"` // formatted centres
+	Values    []float64        `json:"values"`
+	RunValues [][]float64      `json:"run_values"`
+	Text      []string         `json:"text"` // formatted centres
 	Cells     []CompareVerdict `json:"verdicts"`
 }
 

@@ -97,7 +97,7 @@ func GroupRuns(keys []RunKey, by GroupBy) (Grouping, error) {
 		return groupByLabel(keys), nil
 	}
 	if len(g.Groups) < 2 && len(keys) > 1 {
-		return g, usererr.Field(groupByField, "grouping %s puts all %d runs in one group, %q (fix: group by label or file)",
+		return g, usererr.Field(groupByField, "%s puts all %d runs in one group, %q (fix: group by label or file)",
 			g.How, len(keys), g.Groups[0].Name)
 	}
 	return g, nil

@@ -132,4 +132,3 @@ func runsNeeded(va, vb float64, na, nb int, ra, rb, mb float64) int {
 	}
 	return hi
 }
-

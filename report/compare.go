@@ -446,4 +446,3 @@ func zeroWord(baselineZero bool) string {
 	}
 	return "none"
 }
-

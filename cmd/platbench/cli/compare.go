@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -17,15 +17,21 @@ import (
 var compareFormats = []string{"term", "md", "html", "json"}
 
 func runCompare(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "compare", "A.json B.json ... [--baseline A.json] [--format term|md|html|json] [--out PATH]",
-		"Compare runs side by side: a column per run labelled by its platform, a row per figure, each run's\n"+
-			"ratio to the baseline (\"better by 4.0x\") and whether the difference is larger than run-to-run\n"+
-			"noise (Welch t-test on the per-second values with autocorrelation-corrected sample sizes).\n"+
-			"Runs of different workloads are refused unless --force.")
+	fs := newFlags(env, "compare", "A.json B.json ... [--group-by label|platform|target|file] [--baseline GROUP] [--format term|md|html|json] [--out PATH]",
+		"Compare groups of runs: runs are grouped by label (runs without one by platform, split by target,\n"+
+			"then by file), a column per group with its number of runs, a row per figure. Each group's centre\n"+
+			"(geometric mean of its runs) is compared with the baseline group's: the change, its 95% interval\n"+
+			"(Welch t-interval on the logs of the run values) and a verdict, same / different / inconclusive,\n"+
+			"against --min-effect. With one run on each side run-to-run noise is unknown: repeat runs\n"+
+			"(run --repeat N) or give --run-spread. Runs of different workloads are refused unless --force.")
 	format, out := addOutputFlags(fs, compareFormats)
-	baseline := fs.String("baseline", "", "the run the others are compared to: its file name as given, its label, or its position (1 = first); default the first")
+	groupBy := fs.String("group-by", string(analysis.GroupByLabel), "how runs are grouped: label, platform, target or file")
+	baseline := fs.String("baseline", "", "the group the others are compared to: its name, one of its files, or its position (1 = first); default the first")
+	minEffect := fs.String("min-effect", "2%", "the smallest difference that matters (`percentage`): an interval within it is the same")
+	runSpread := fs.String("run-spread", "", "between-run spread (`percentage`, the coefficient of variation of run values, e.g. 3%) from earlier repeated runs, for comparisons of one run on each side")
+	spreadFrom := fs.String("run-spread-from", "", "earlier repeated runs of one setup (comma-separated result files, an A/A set) from which each figure's between-run spread is estimated, for comparisons of one run on each side")
 	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
-	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a run is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and the noise test calls the difference real")
+	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a group is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and its interval calls the difference real")
 	failOn := fs.String("fail-on", strings.Join(analysis.DefaultRegressionFigures, ","), "figures --fail-if-worse judges, comma-separated: sustained, a latency statistic (mean, median, p95, p99, p99.9, max) or OP.STAT (read.p99)")
 	aopt := addAnalysisFlags(fs)
 	files, err := parseInterspersed(fs, args)
@@ -47,6 +53,18 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	opt := report.CompareOptions{Files: files, Baseline: *baseline, Force: *force}
+	if opt.GroupBy, err = analysis.ParseGroupBy(*groupBy); err != nil {
+		return usage(err)
+	}
+	if opt.MinEffect, err = percentFlag("min-effect", *minEffect); err != nil {
+		return err
+	}
+	if flagSet(fs, "run-spread") {
+		if opt.RunSpread, err = percentFlag("run-spread", *runSpread); err != nil {
+			return err
+		}
+	}
 	rs := make([]*result.Result, len(files))
 	for i, f := range files {
 		r, err := readAnalysed(fs, f, aopt)
@@ -55,18 +73,29 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		}
 		rs[i] = r
 	}
-	base, err := pickBaseline(*baseline, files, rs)
-	if err != nil {
-		return err
+	if flagSet(fs, "run-spread-from") {
+		if flagSet(fs, "run-spread") {
+			return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
+		}
+		for _, f := range strings.Split(*spreadFrom, ",") {
+			r, err := readAnalysed(fs, strings.TrimSpace(f), aopt)
+			if err != nil {
+				return err
+			}
+			opt.SpreadRuns = append(opt.SpreadRuns, r)
+		}
 	}
-	c, err := report.Compare(rs, report.CompareOptions{Files: files, Baseline: base, Force: *force})
+	c, err := report.Compare(rs, opt)
 	if err != nil {
 		if errors.Is(err, report.ErrDifferentWorkloads) {
 			return usagef("%v; compare runs of the same workload, or pass --force to compare anyway", err)
 		}
+		if usererr.Is(err) {
+			return usage(err)
+		}
 		return err
 	}
-	var regs []analysis.Regression
+	var regs []analysis.GroupRegression
 	if flagSet(fs, "fail-if-worse") {
 		if regs, err = c.Regressions(limit, strings.Split(*failOn, ",")); err != nil {
 			return usage(err)
@@ -89,6 +118,19 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	return err
 }
 
+// percentFlag reads a positive percentage below 100%, with or without its %.
+func percentFlag(name, s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	if !strings.HasSuffix(t, "%") {
+		t += "%"
+	}
+	v, err := units.ParsePercent(t)
+	if err != nil || v <= 0 || v >= 1 {
+		return 0, usagef("--%s %q is not a percentage between 0 and 100 (fix: e.g. 2%%)", name, s)
+	}
+	return v, nil
+}
+
 // failLimit reads --fail-if-worse: a percentage, with or without its %.
 func failLimit(fs *flag.FlagSet, s string) (float64, error) {
 	if !flagSet(fs, "fail-if-worse") {
@@ -103,25 +145,4 @@ func failLimit(fs *flag.FlagSet, s string) (float64, error) {
 		return 0, usagef("--fail-if-worse %q is not a positive percentage (fix: e.g. 5%%)", s)
 	}
 	return v, nil
-}
-
-// pickBaseline resolves --baseline: a file as given, a run's label, or a 1-based position.
-func pickBaseline(s string, files []string, rs []*result.Result) (int, error) {
-	if s == "" {
-		return 0, nil
-	}
-	for i, f := range files {
-		if f == s {
-			return i, nil
-		}
-	}
-	for i, r := range rs {
-		if report.Label(r) == s {
-			return i, nil
-		}
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(files) {
-		return n - 1, nil
-	}
-	return 0, usagef("--baseline %q is none of the files, labels or positions 1..%d given", s, len(files))
 }

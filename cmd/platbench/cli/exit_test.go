@@ -109,7 +109,7 @@ func TestSweepThresholds(t *testing.T) {
 }
 
 // compare --fail-if-worse: exit status 3 only for a difference beyond the
-// limit that the noise test calls real.
+// limit that the group's interval calls real.
 func TestCompareFailIfWorse(t *testing.T) {
 	fx := func(n string) string { return filepath.Join("..", "..", "..", "report", "testdata", n+".result.json") }
 	metal, i3, rerun := fx("i3-metal"), fx("i3-16xlarge"), fx("i3-16xlarge-rerun")
@@ -118,12 +118,12 @@ func TestCompareFailIfWorse(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{metal, i3, "--fail-if-worse", "5%"}, 3, "sustained 23.7% worse (p<0.001)"},
+		{[]string{metal, i3, "--fail-if-worse", "5%"}, 3, "sustained 23.7% worse (95% interval of the ratio 0.719 to 0.809, within-run only)"},
 		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "sustained"}, 0, ""},
 		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "read.p99"}, 3, "read.p99"},
 		{[]string{i3, metal, "--fail-if-worse", "1%"}, 0, ""}, // the other run is better
 		{[]string{metal, i3}, 0, ""}, // no limit: no judgement
-		{[]string{rerun, i3, "--fail-if-worse", "0.5%", "--fail-on", "sustained"}, 0, ""}, // 0.8% worse, not a difference the noise test calls real
+		{[]string{rerun, i3, "--fail-if-worse", "0.5%", "--fail-on", "sustained"}, 0, ""}, // 0.8% worse, an interval that does not call it real
 		{[]string{metal, i3, "--fail-if-worse", "0"}, 2, "not a positive percentage"},
 		{[]string{metal, i3, "--fail-if-worse", "5%", "--fail-on", "speed"}, 2, `--fail-on "speed" is not a figure`},
 	}
@@ -132,7 +132,7 @@ func TestCompareFailIfWorse(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("compare %v: exit %d, stderr %q; want %d with %q", c.args[2:], code, stderr, c.code, c.stderr)
 		}
-		if c.code != exitUsage && !strings.Contains(stdout, "Noise test") {
+		if c.code != exitUsage && !strings.Contains(stdout, "Method:") {
 			t.Errorf("compare %v printed no comparison", c.args[2:])
 		}
 	}

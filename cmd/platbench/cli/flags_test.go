@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 // The command line's own parsers (--shard i/N, --target-opt key=value,
 // --event OFFSET:KIND:ARG) never panic, and what they accept is in range.
 func FuzzFlagParsers(f *testing.F) {
-	for _, s := range []string{"0/3", "3/2", "-1/2", "a/b", "1/", "k=v", "=v", " k = v ", "60s:exec:echo a:b", "90:kill:4242", "1d:stop:2", "x:cont:3"} {
+	for _, s := range []string{"2%", "0.5", "100%", "-3%", "NaN%", "0/3", "3/2", "-1/2", "a/b", "1/", "k=v", "=v", " k = v ", "60s:exec:echo a:b", "90:kill:4242", "1d:stop:2", "x:cont:3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -27,6 +28,12 @@ func FuzzFlagParsers(f *testing.F) {
 		}
 		if ev, err := runner.ParseEvent(s); err == nil && (ev.At < 0 || ev.Do == nil || ev.Arg == "") {
 			t.Fatalf("ParseEvent(%q) = %+v", s, ev)
+		}
+		// compare's --min-effect and --run-spread: a fraction in (0, 1) or a usage error.
+		if v, err := percentFlag("min-effect", s); err == nil && !(v > 0 && v < 1) {
+			t.Fatalf("percentFlag(%q) = %v", s, v)
+		} else if ue := (*usageError)(nil); err != nil && !errors.As(err, &ue) {
+			t.Fatalf("percentFlag(%q): %v is not a usage error", s, err)
 		}
 	})
 }

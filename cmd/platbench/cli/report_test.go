@@ -106,12 +106,12 @@ func TestCompare(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, w := range []string{"i3.16xlarge (baseline)", "i3.metal vs i3.16xlarge", "better by", "Noise test: Welch"} {
+	for _, w := range []string{"i3.16xlarge (baseline)", "Against i3.16xlarge", "better*", "Method: each run is one value", "run-to-run noise is unknown"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}
 	}
-	// --baseline by label flips the direction of every ratio.
+	// --baseline by group name flips the direction of every ratio.
 	code, out, errs = runCLI(t, "compare", a, b, "--baseline", "i3.metal", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -120,7 +120,7 @@ func TestCompare(t *testing.T) {
 		Baseline int
 		Rows     []struct {
 			Figure   string
-			Verdicts []struct{ Phrase, Noise string }
+			Verdicts []struct{ Phrase, Text string }
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
@@ -130,7 +130,7 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("baseline %d, want 1", c.Baseline)
 	}
 	for _, r := range c.Rows {
-		if r.Figure == "Sustained throughput" && !strings.HasPrefix(r.Verdicts[0].Phrase, "worse by") {
+		if r.Figure == "Sustained throughput" && r.Verdicts[0].Phrase != "worse" {
 			t.Errorf("i3.16xlarge against i3.metal: %q, want worse", r.Verdicts[0].Phrase)
 		}
 	}
@@ -151,7 +151,25 @@ func TestCompareRefusals(t *testing.T) {
 		t.Errorf("one file: exit %d, %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "compare", a, a, "--baseline", "nope")
-	if code != 2 || !strings.Contains(errs, `--baseline "nope"`) {
+	if code != 2 || !strings.Contains(errs, `--baseline "nope" is none of the groups`) {
 		t.Errorf("bad baseline: exit %d, %q", code, errs)
+	}
+	// Each bad value of the grouping and interval flags: one line naming the
+	// flag and the fix, exit 2.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--group-by", "host"}, `--group-by "host" is not a way to group runs (fix: one of label, platform, target, file)`},
+		{[]string{"--group-by", "target"}, "--group-by by target puts all 2 runs in one group"},
+		{[]string{"--min-effect", "0"}, `--min-effect "0" is not a percentage between 0 and 100`},
+		{[]string{"--run-spread", "x"}, `--run-spread "x" is not a percentage`},
+		{[]string{"--run-spread", "3%", "--run-spread-from", a}, "give one"},
+		{[]string{"--run-spread-from", a}, "--run-spread-from has 1 run, which cannot measure run-to-run noise"},
+	} {
+		code, out, errs := runCLI(t, append([]string{"compare", a, fixture("i3-metal")}, c.args...)...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("compare %v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errs, c.want)
+		}
 	}
 }
