@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
@@ -128,7 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.Runner.Streams = streams
 	}
 
-	t, err := registry.Open(ctx, cfg.Target, cfg.TargetOpts)
+	t, err := openWith(ctx, cfg.Open, cfg.Target, cfg.TargetOpts)
 	if err != nil {
 		return nil, err
 	}

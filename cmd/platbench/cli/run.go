@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -203,6 +204,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	cfg := bench.Config{
 		Target:     b.target,
 		TargetOpts: map[string]string(b.targetOpts),
+		Open:       registry.Open,
 		Workload:   l.Spec,
 		Label:      b.label,
 		Run:        !loadOnly,
