@@ -7,12 +7,16 @@ package fake
 
 import (
 	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
 	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -23,6 +27,13 @@ type Target struct {
 	StallFor   time.Duration // length of a stall (0: none)
 	StallEvery time.Duration // period of repeated stalls (0: one stall)
 	ErrorEvery int           // every Nth op fails with a timeout (0: none)
+	// Drift is a run-level spread of the latency, a fraction: each Open
+	// scales Latency by exp(Drift*z), z standard normal, so repeated runs
+	// of one setup differ by more than a run varies inside itself, as runs
+	// on real machines do. DriftSeed makes the z of the k-th Open in this
+	// process reproducible (0: a new seed each time).
+	Drift     float64
+	DriftSeed int
 
 	once  sync.Once
 	start time.Time
@@ -38,6 +49,16 @@ func (t *Target) options() *adapter.OptionSet {
 	s.Duration(&t.StallFor, "stall_for", "0", "length of the stall; 0 means no stall")
 	s.Duration(&t.StallEvery, "stall_every", "0", "repeat the stall with this period (a regulated disk); 0 stalls once")
 	s.Count(&t.ErrorEvery, "error_every", "0", "every Nth op fails with a timeout; 0 means none").WithUnit("ops").Example("100")
+	s.Func(adapter.KindString, "drift", "", "run-level spread of the latency, a fraction (0.03, or 3% written 3%25 in a URL): each run scales latency by exp(drift*z), z standard normal, so repeated runs differ like runs on real machines; none by default",
+		func(v string) error {
+			f, err := units.ParseFraction(v)
+			if err != nil {
+				return errors.New("not a fraction above 0 and at most 1")
+			}
+			t.Drift = f
+			return nil
+		}, func() { t.Drift = 0 })
+	s.Count(&t.DriftSeed, "drift_seed", "0", "seed of drift's run-level draws: the k-th run opened in one process with a seed draws the same z; 0 draws a new one")
 	return s
 }
 
@@ -52,7 +73,29 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
+	if t.Drift > 0 {
+		t.Latency = time.Duration(float64(t.Latency) * math.Exp(t.Drift*driftZ(t.DriftSeed)))
+	}
 	return t, nil
+}
+
+// opens counts the Opens of each drift seed in this process.
+var opens = struct {
+	sync.Mutex
+	n map[int]uint64
+}{n: map[int]uint64{}}
+
+// driftZ is the standard normal draw of the next Open with seed (a fresh
+// one for seed 0).
+func driftZ(seed int) float64 {
+	if seed == 0 {
+		return rand.NormFloat64()
+	}
+	opens.Lock()
+	k := opens.n[seed]
+	opens.n[seed]++
+	opens.Unlock()
+	return rand.New(rand.NewPCG(uint64(seed), k)).NormFloat64()
 }
 
 func (t *Target) Setup(ctx context.Context, w *workload.Spec) error { return nil }

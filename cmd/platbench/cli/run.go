@@ -21,6 +21,7 @@ import (
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/suite"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
@@ -51,6 +52,7 @@ type benchFlags struct {
 	out         string
 	noLoad      bool
 	label       string
+	repeat      int // run only: how many runs of the one benchmark
 	shard       string
 	startAt     string
 	rdv         rendezvousFlags // run only
@@ -347,10 +349,17 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
+	b.fs.IntVar(&b.repeat, "repeat", 1, "run the benchmark `N` times, one result file each (OUT.r01.json, OUT.r02.json...), labelled alike, so 'platbench compare' takes them as one group; for several alternatives interleaved in random order, a suite's repeat:")
 	b.analysis = addAnalysisFlags(b.fs)
 	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err
+	}
+	if b.repeat < 1 {
+		return usagef("--repeat %d: a number of runs, 1 or more (fix: e.g. --repeat 5)", b.repeat)
+	}
+	if b.repeat > 1 && (b.out == "-" || b.rdv.addr != "") {
+		return usagef("--repeat writes one result file per run; it cannot with --out - or a distributed run (fix: leave one of them out)")
 	}
 	if flagSet(b.fs, "verify-sample") && !b.verify {
 		return usagef("--verify-sample says how many keys --verify reads back: give --verify too")
@@ -361,7 +370,42 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		}
 		cfg.AbortOnFail = b.ths
 	}
+	if b.repeat > 1 {
+		return runRepeated(ctx, env, b, cfg)
+	}
 	return b.stored(ctx, execute(ctx, env, b, cfg))
+}
+
+// runRepeated runs the one benchmark b.repeat times, each to its own file
+// (suite.RepeatName: OUT.r01.json ...), the same label on every run, and
+// says how to compare them. A run that fails does not stop the others (a
+// repeated experiment wants every round); the exit status is the first
+// failure's.
+func runRepeated(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) error {
+	base := b.out
+	if base == "" {
+		base = fmt.Sprintf("platbench-%s-%s-%s.json", sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
+	}
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	var files []string
+	var worst error
+	for i := range b.repeat {
+		if ctx.Err() != nil {
+			break
+		}
+		b.out = suite.RepeatName(stem, i, b.repeat) + ".json"
+		fmt.Fprintf(env.Stderr, "run %d of %d: %s\n", i+1, b.repeat, b.out)
+		err := b.stored(ctx, execute(ctx, env, b, cfg))
+		if _, statErr := os.Stat(b.out); statErr == nil {
+			files = append(files, b.out)
+		}
+		if err != nil && worst == nil {
+			worst = err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\n%d runs: %s\ncompare them with another group: platbench compare %s OTHER.r*.json\n",
+		len(files), strings.Join(files, " "), strings.Join(files, " "))
+	return worst
 }
 
 func runLoad(ctx context.Context, env *Env, args []string) error {
