@@ -21,8 +21,8 @@ import (
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/suite"
 	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/suite"
 	"github.com/platbench/platbench/workload"
 )
 

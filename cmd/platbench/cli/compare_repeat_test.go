@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/internal/testenv"
+)
+
+// compareJSON runs compare with args and returns its JSON and exit status.
+type compareCell struct {
+	Phrase, Verdict, Basis, Text string
+	Ratio                        float64
+	RatioLow                     float64 `json:"ratio_low"`
+	RatioHigh                    float64 `json:"ratio_high"`
+}
+
+type compareOut struct {
+	Grouping string
+	Groups   []struct {
+		Name string
+		Runs []int
+	}
+	Rows []struct {
+		Figure   string
+		Verdicts []compareCell
+	}
+}
+
+func compareJSON(t *testing.T, args ...string) (compareOut, int, string) {
+	t.Helper()
+	code, out, errs := run(t, append([]string{"compare", "--format", "json"}, args...)...)
+	var c compareOut
+	if code != 2 {
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("compare %v: exit %d, %v: %s", args, code, err, errs)
+		}
+	}
+	return c, code, errs
+}
+
+// cellOf is group 1's cell of figure against group 0.
+func cellOf(t *testing.T, c compareOut, figure string) compareCell {
+	t.Helper()
+	for _, r := range c.Rows {
+		if r.Figure == figure {
+			v := r.Verdicts[1]
+			t.Logf("%s: %s (ratio %.4f [%.4f, %.4f], %s)", figure, v.Text, v.Ratio, v.RatioLow, v.RatioHigh, v.Basis)
+			return v
+		}
+	}
+	t.Fatalf("no row %q", figure)
+	return compareCell{}
+}
+
+// repeatRuns runs `run --repeat n` of one setup into dir with label and
+// returns the files, as a user would.
+func repeatRuns(t *testing.T, dir, label, target string, n int, extra ...string) []string {
+	t.Helper()
+	out := filepath.Join(dir, label+".json")
+	args := append([]string{"run", "--target", target, "--records", "200", "--duration", "1s", "--warmup", "0",
+		"--concurrency", "4", "--label", label, "--repeat", fmt.Sprint(n), "--out", out, "--quiet"}, extra...)
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("run --repeat: exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, label+".r*.json"))
+	if len(files) != n || !strings.Contains(stdout, fmt.Sprintf("%d runs: ", n)) {
+		t.Fatalf("run --repeat %d wrote %v; stdout %q", n, files, stdout[max(0, len(stdout)-300):])
+	}
+	return files
+}
+
+// TestRepeatedFakeRuns: repeated identical runs of the fake target whose
+// latency drifts from run to run (2%, as runs on real machines differ) are
+// not called different and --fail-if-worse 5% does not fire; the same
+// target with 20% more latency configured (a 1.2 ms sleep, which the
+// kernel's timers make about twice a 1 ms one) is called different with an
+// interval that excludes 1, and the gate fires. run --repeat names and
+// labels the files so compare groups them with no flags. No timing is
+// asserted: "same" is not required of the A/A pair, because on a loaded
+// two-core machine one run in three can take a p99 several times the
+// others' and the honest verdict is then inconclusive (seen while writing
+// this test: +49% [-8.1, +140]).
+func TestRepeatedFakeRuns(t *testing.T) {
+	dir := t.TempDir()
+	a := repeatRuns(t, dir, "a", "fake://?latency=1ms&drift=0.02&drift_seed=3101", 3)
+	b := repeatRuns(t, dir, "b", "fake://?latency=1ms&drift=0.02&drift_seed=3102", 3)
+	slow := repeatRuns(t, dir, "slow", "fake://?latency=1.2ms&drift=0.02&drift_seed=3103", 3)
+
+	// A/A: the smallest difference that matters is 10% here, wider than the
+	// default, because a loaded two-core machine moves sleeps by more than
+	// 2% from run to run; the interval then has room to say "same".
+	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...), "--fail-if-worse", "5%", "--min-effect", "10%")...)
+	if code != 0 {
+		t.Fatalf("A/A: --fail-if-worse fired: exit %d: %s", code, errs)
+	}
+	if len(c.Groups) != 2 || c.Groups[0].Name != "a" || len(c.Groups[0].Runs) != 3 || !strings.HasPrefix(c.Grouping, "by label") {
+		t.Fatalf("groups %+v (%s)", c.Groups, c.Grouping)
+	}
+	for _, f := range []string{"Sustained throughput", "Latency median", "Latency p99"} {
+		if v := cellOf(t, c, f); v.Verdict == "different" || v.Basis != "between runs" {
+			t.Errorf("A/A %s: %s on %s, want not different, on between runs", f, v.Verdict, v.Basis)
+		}
+	}
+
+	// More latency: the median, which every operation's sleep sets, is
+	// worse and different, the interval excludes 1, and the gate on it fires.
+	c, code, errs = compareJSON(t, append(append(append([]string{}, a...), slow...), "--fail-if-worse", "5%", "--fail-on", "median")...)
+	if code != exitThresholds || !strings.Contains(errs, "slow: median") {
+		t.Errorf("slower: exit %d, %q; want %d naming slow's median", code, errs, exitThresholds)
+	}
+	v := cellOf(t, c, "Latency median")
+	if v.Verdict != "different" || v.Phrase != "worse" || v.RatioLow <= 1 {
+		t.Errorf("slower median: %s %s [%.3f, %.3f], want worse and different, the interval above 1", v.Phrase, v.Verdict, v.RatioLow, v.RatioHigh)
+	}
+	if v := cellOf(t, c, "Sustained throughput"); v.Phrase == "better" && v.Verdict == "different" {
+		t.Errorf("slower throughput called better: %s", v.Text)
+	}
+}
+
+// TestRepeatedRedisRuns: the same against real Redis (PLATBENCH_REDIS_URL):
+// runs of one setup at a fixed rate in two groups, interleaved (A, B, B, A,
+// A, B: each round in another order), are not called different and
+// --fail-if-worse 5% does not fire; the throughput, which the rate sets, is
+// called the same.
+func TestRepeatedRedisRuns(t *testing.T) {
+	url := testenv.URL(t, "PLATBENCH_REDIS_URL")
+	dir := t.TempDir()
+	var a, b []string
+	for i, lbl := range []string{"a", "b", "b", "a", "a", "b"} {
+		out := filepath.Join(dir, fmt.Sprintf("%s.r%02d.json", lbl, i+1))
+		code, _, stderr := run(t, "run", "--target", url, "--records", "1000", "--duration", "1s", "--warmup", "0",
+			"--concurrency", "4", "--rate", "2000", "--label", lbl, "--out", out, "--quiet")
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i+1, code, stderr)
+		}
+		if lbl == "a" {
+			a = append(a, out)
+		} else {
+			b = append(b, out)
+		}
+	}
+	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...), "--fail-if-worse", "5%", "--min-effect", "10%")...)
+	if code != 0 {
+		t.Fatalf("A/A on Redis: --fail-if-worse fired: exit %d: %s", code, errs)
+	}
+	if v := cellOf(t, c, "Sustained throughput"); v.Verdict != "same" {
+		t.Errorf("A/A on Redis, throughput at a fixed rate: %s, want same", v.Text)
+	}
+	for _, f := range []string{"Latency median", "Latency p99"} {
+		if v := cellOf(t, c, f); v.Verdict == "different" {
+			t.Errorf("A/A on Redis %s: %s", f, v.Text)
+		}
+	}
+}
