@@ -59,6 +59,11 @@ type File struct {
 	// Thresholds are pass/fail rules every cell is judged by, as
 	// 'platbench run --threshold' takes them: p99<10ms, errors<0.1%.
 	Thresholds []string `yaml:"thresholds"`
+	// Repeat runs every cell this many times (default 1), in randomized
+	// interleaved rounds (Rounds): each round runs every cell once, in a
+	// fresh random order drawn from Seed. Each run is written to
+	// <cell>.rNN.json with the cell's label, so compare groups them.
+	Repeat *units.Count `yaml:"repeat"`
 	// Targets and Workloads are the other two axes of the matrix.
 	Targets   []Target   `yaml:"targets"`
 	Workloads []Workload `yaml:"workloads"`
@@ -257,6 +262,7 @@ func (f *File) Validate() error {
 		{"field_count", f.FieldCount != nil && *f.FieldCount == 0, "1 or more fields"},
 		{"field_length", f.FieldLength != nil && *f.FieldLength == 0, "1 or more bytes per field"},
 		{"records", slices.Contains(f.Records, 0), "dataset sizes such as 100k"},
+		{"repeat", f.Repeat != nil && *f.Repeat == 0, "1 or more runs of each cell, such as 5"},
 	} {
 		if z.zero {
 			l.Add(z.field, "is 0 (fix: %s, or leave it out for the default)", z.fix)
@@ -276,6 +282,14 @@ func (f *File) Validate() error {
 		seen[c] = true
 	}
 	return l.Err()
+}
+
+// repeats is how many runs of each cell the file asks for (default 1).
+func (f *File) repeats() int {
+	if f.Repeat == nil {
+		return 1
+	}
+	return int(*f.Repeat)
 }
 
 // OutDir is where the results go: the file's out field relative to the

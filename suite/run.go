@@ -38,9 +38,10 @@ type Options struct {
 }
 
 // Run runs every cell in order, writing each result as it finishes and the
-// summary (summary.md, and summary.json with the rows) at the end. A cell
-// that fails is recorded and the suite goes on; Ctrl-C stops after writing
-// what ran.
+// summary (summary.md, and summary.json with the rows) at the end. With
+// repeat: N, it runs N rounds, each every cell once in a fresh random order
+// (Rounds), and writes <cell>.rNN.json. A cell that fails is recorded and
+// the suite goes on; Ctrl-C stops after writing what ran.
 func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 	cells, err := f.Cells()
 	if err != nil {
@@ -61,34 +62,58 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 		return nil, err
 	}
 	s := &summary.Summary{Name: f.Name, OutDir: o.OutDir}
-	for i := range cells {
-		c := &cells[i]
-		if ctx.Err() != nil {
-			break
+	repeat := f.repeats()
+	order := [][]int{make([]int, len(cells))}
+	for i := range order[0] {
+		order[0][i] = i
+	}
+	if repeat > 1 {
+		seed := int64(bench.DefaultSeed)
+		if f.Seed != nil {
+			seed = *f.Seed
 		}
-		c.Config.Open = o.Open
-		if o.Configure != nil {
-			o.Configure(c)
-		}
-		row := summary.Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
-		r, err := run(ctx, c.Config)
-		if err == nil {
-			err = finishCell(r, c, o.OutDir, &row, ths)
-		}
-		if err == nil && len(ths) == 0 && !o.AllowErrors {
-			if h := analysis.HealthOf(r); h.RunFailed() {
-				err = errors.New(report.RunFailureText(h))
+		order = Rounds(repeat, len(cells), uint64(seed))
+	}
+	for round, cellsOfRound := range order {
+		for _, i := range cellsOfRound {
+			if ctx.Err() != nil {
+				break
 			}
-		}
-		if err != nil {
-			row.Error = oneLine(err.Error())
-		}
-		s.Rows = append(s.Rows, row)
-		if o.OnCell != nil {
-			o.OnCell(row)
+			row := runCell(ctx, &cells[i], round, repeat, o, run, ths)
+			s.Rows = append(s.Rows, row)
+			if o.OnCell != nil {
+				o.OnCell(row)
+			}
 		}
 	}
 	return s, writeSummary(s)
+}
+
+// runCell runs one cell (round of repeat) and writes its result.
+func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run func(context.Context, bench.Config) (*result.Result, error), ths []analysis.Threshold) summary.Row {
+	c.Config.Open = o.Open
+	if o.Configure != nil {
+		o.Configure(c)
+	}
+	row := summary.Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
+	file := c.Name + ".json"
+	if repeat > 1 {
+		row.Round = round + 1
+		file = RepeatName(c.Name, round, repeat) + ".json"
+	}
+	r, err := run(ctx, c.Config)
+	if err == nil {
+		err = finishCell(r, c, o.OutDir, file, &row, ths)
+	}
+	if err == nil && len(ths) == 0 && !o.AllowErrors {
+		if h := analysis.HealthOf(r); h.RunFailed() {
+			err = errors.New(report.RunFailureText(h))
+		}
+	}
+	if err != nil {
+		row.Error = oneLine(err.Error())
+	}
+	return row
 }
 
 // writeSummary writes summary.md and summary.json into the output directory.
@@ -110,7 +135,7 @@ func writeSummary(s *summary.Summary) error {
 // finishCell analyses a cell's result, writes it and fills its row from the
 // analysis: sustained throughput and errors, and the p99 over the steady
 // window, overall and per op.
-func finishCell(r *result.Result, c *Cell, dir string, row *summary.Row, ths []analysis.Threshold) error {
+func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, ths []analysis.Threshold) error {
 	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
 	if err != nil {
 		return err
@@ -125,7 +150,7 @@ func finishCell(r *result.Result, c *Cell, dir string, row *summary.Row, ths []a
 			row.ThresholdsFailed = append(row.ThresholdsFailed, t.Expr)
 		}
 	}
-	row.File = c.Name + ".json"
+	row.File = file
 	if err := result.Write(filepath.Join(dir, row.File), r); err != nil {
 		return err
 	}

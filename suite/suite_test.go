@@ -270,6 +270,43 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
+// repeat: 3 runs three rounds, each every cell once in its own random
+// order, each run to <cell>.rNN.json with the cell's label, so that
+// compare groups the runs of a cell; repeat: 0 is an error naming the field.
+func TestRunRepeated(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Parse([]byte("duration: 1s\nrepeat: 3\nseed: 5\ntargets: [{url: 'null'}]\nworkloads: [ycsb-c, ycsb-a]\nrecords: [100]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	s, err := Run(context.Background(), f, Options{Open: registry.Open, OutDir: dir, Runner: func(ctx context.Context, cfg bench.Config) (*result.Result, error) {
+		labels = append(labels, cfg.Label)
+		return bench.Run(ctx, cfg)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(s.Rows))
+	}
+	want := Rounds(3, 2, 5)
+	cells := []string{"null.ycsb-c.100", "null.ycsb-a.100"}
+	for k, row := range s.Rows {
+		round, pos := k/2, k%2
+		if row.Round != round+1 || row.Cell != cells[want[round][pos]] || row.File != RepeatName(row.Cell, round, 3)+".json" {
+			t.Errorf("row %d: %s round %d file %s; want %s round %d", k, row.Cell, row.Round, row.File, cells[want[round][pos]], round+1)
+		}
+		r, err := result.Read(filepath.Join(dir, row.File))
+		if err != nil || r.Label != labels[k] {
+			t.Errorf("%s: %v, label %q want %q", row.File, err, r.Label, labels[k])
+		}
+	}
+	if _, err := Parse([]byte("repeat: 0\ntargets: [{url: embedded}]\nworkloads: [ycsb-a]\n")); err == nil || !strings.Contains(err.Error(), "repeat") {
+		t.Errorf("repeat: 0: %v", err)
+	}
+}
+
 // A suite file's problems in the cells (a workload's bad distribution) are
 // found when the matrix expands, naming the workload and the field.
 func TestCellsInvalidWorkload(t *testing.T) {

@@ -17,7 +17,9 @@ type Summary struct {
 // Row is one cell of a suite: its figures over the cell's steady window,
 // from package analysis.
 type Row struct {
-	Cell             string           `json:"cell"`
+	Cell string `json:"cell"`
+	// Round is the round of a repeated suite (1-based; 0 when not repeated).
+	Round            int              `json:"round,omitempty"`
 	Target           string           `json:"target"`
 	Workload         string           `json:"workload"`
 	Records          uint64           `json:"records"`
