@@ -1,8 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/result"
 )
@@ -43,4 +48,75 @@ func BenchmarkCompareHour(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkCompareGroupsHour is compare of 6 groups x 5 runs of one-hour
+// results, as the command does it: read the 30 result files, group and
+// compare them, and write the terminal tables. The files are synthesized
+// first (two op types, an HDR histogram in every interval, as run writes
+// them), outside the timing. Besides time and allocations it reports the
+// largest live heap seen while comparing (peak-heap-MB, sampled every 5 ms).
+func BenchmarkCompareGroupsHour(b *testing.B) {
+	const groups, runs = 6, 5
+	dir := b.TempDir()
+	var files []string
+	for g := range groups {
+		for k := range runs {
+			r := synthResult(synthOptions{Seconds: 3600, Ops: []string{"READ", "UPDATE"}, Seed: uint64(10*g + k + 1),
+				Label: fmt.Sprintf("group-%d", g+1), Rate: 20000 * (1 + 0.05*float64(g)), IntervalHists: true})
+			f := filepath.Join(dir, fmt.Sprintf("group-%d.r%02d.json", g+1, k+1))
+			if err := result.Write(f, r); err != nil {
+				b.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > peak.Load() {
+					peak.Store(ms.HeapAlloc)
+				}
+			}
+		}
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuNs()
+	for b.Loop() {
+		rs := make([]*result.Result, len(files))
+		for i, f := range files {
+			r, err := result.Read(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs[i] = r
+		}
+		c, err := Compare(rs, CompareOptions{Files: files})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Groups) != groups {
+			b.Fatalf("%d groups", len(c.Groups))
+		}
+		if err := WriteCompareText(io.Discard, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
+	close(stop)
+	<-done
+	b.ReportMetric(float64(peak.Load())/1e6, "peak-heap-MB")
 }
