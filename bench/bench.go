@@ -169,6 +169,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
 		StartedAt: time.Now().UTC(),
 		Label:     cfg.Label,
+		Commit:    cfg.Commit,
 		Platform:  platform.Fingerprint(),
 		Config: result.Config{
 			Target:      redact(cfg.Target),

@@ -83,6 +83,9 @@ type Config struct {
 	// Label names the run in comparisons. Default none (reports use the
 	// platform).
 	Label string
+	// Commit names the version of what is measured (a commit, a build);
+	// history groups the runs of one commit. Default none.
+	Commit string
 	// StartAt, if set, is the wall-clock time the run phase starts (loaders
 	// of a distributed run agree on it). Default: at once.
 	StartAt time.Time

@@ -27,6 +27,9 @@ type Run struct {
 	Workload string
 	Target   string
 	Label    string
+	// Commit is the version measured (run --commit); consecutive runs of
+	// one commit are one point of a series. "" for none.
+	Commit string
 	// Source is the result file the run was read from (or the store row's
 	// result file path, when it has one).
 	Source string
@@ -43,11 +46,33 @@ type Options struct {
 	ChangePoints analysis.ChangePointOptions
 }
 
-// Point is one run in a series.
+// Point is one run in a series, or the runs of one commit: then Value is
+// their centre (analysis.CentreInterval: the geometric mean; the
+// arithmetic mean when a run's value is 0), Low and High its 95% interval
+// (with two runs or more) and Runs how many.
 type Point struct {
 	Time   time.Time `json:"time"`
 	Value  float64   `json:"value"`
 	Source string    `json:"source,omitempty"`
+	Commit string    `json:"commit,omitempty"`
+	Runs   int       `json:"runs,omitempty"`
+	Low    float64   `json:"low,omitempty"`
+	High   float64   `json:"high,omitempty"`
+
+	values []float64 // the runs' values, while the series is built
+}
+
+// centreOf is the centre of a commit's runs' values and its 95% interval
+// (analysis.CentreInterval); values that include a 0 (no errors) take the
+// arithmetic mean, with no interval.
+func centreOf(vs []float64) (c, lo, hi float64) {
+	if c, lo, hi, ok := analysis.CentreInterval(vs); ok {
+		return c, lo, hi
+	}
+	for _, v := range vs {
+		c += v / float64(len(vs))
+	}
+	return c, 0, 0
 }
 
 // Change is a change point of a series: the first run after the change.
@@ -141,7 +166,7 @@ func readRun(path string, ms []analysis.Metric) (Run, error) {
 // RunOf is r's figures for metrics ms (a metric of every op type is
 // expanded to r's op types).
 func RunOf(r *result.Result, ms []analysis.Metric) (Run, error) {
-	run := Run{Time: r.StartedAt, Workload: r.Config.Workload.Name, Target: r.Config.Target, Label: r.Label,
+	run := Run{Time: r.StartedAt, Workload: r.Config.Workload.Name, Target: r.Config.Target, Label: r.Label, Commit: r.Commit,
 		Values: map[string]float64{}}
 	if p := r.MainPhase(); p != nil {
 		for _, o := range p.Ops {
@@ -236,10 +261,22 @@ func seriesOf(runs []Run, m analysis.Metric, o analysis.ChangePointOptions) Seri
 		Points: []Point{}, Changes: []Change{}}
 	var xs []float64
 	for _, r := range runs {
-		if v, ok := r.Values[m.Name]; ok {
-			s.Points = append(s.Points, Point{Time: r.Time, Value: v, Source: r.Source})
-			xs = append(xs, v)
+		v, ok := r.Values[m.Name]
+		if !ok {
+			continue
 		}
+		// A run of the commit of the point before joins it: the runs of
+		// one commit are one group, their centre one point.
+		if n := len(s.Points); n > 0 && r.Commit != "" && s.Points[n-1].Commit == r.Commit {
+			p := &s.Points[n-1]
+			p.Runs++
+			p.values = append(p.values, v)
+			p.Value, p.Low, p.High = centreOf(p.values)
+			xs[n-1] = p.Value
+			continue
+		}
+		s.Points = append(s.Points, Point{Time: r.Time, Value: v, Source: r.Source, Commit: r.Commit, Runs: 1, values: []float64{v}})
+		xs = append(xs, v)
 	}
 	for _, c := range analysis.ChangePoints(xs, o) {
 		p := s.Points[c.Index]

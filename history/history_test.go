@@ -110,3 +110,35 @@ func TestBuildMergesARunReadTwice(t *testing.T) {
 		t.Fatalf("%d runs, %d series: %+v", h.Runs, len(h.Series), h.Series)
 	}
 }
+
+// The runs of one commit are one point: their centre (geometric mean) with
+// its 95% interval and their count; change points are found on the
+// centres. Three commits of three runs, the last 20% slower.
+func TestBuildCommits(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var runs []Run
+	for i := range 9 {
+		commit := []string{"aaa", "bbb", "ccc"}[i/3]
+		sus := []float64{1000, 1010, 990}[i%3]
+		if commit == "ccc" {
+			sus *= 0.8
+		}
+		runs = append(runs, Run{Time: t0.Add(time.Duration(i) * time.Minute), Workload: "w", Target: "t", Label: "ci", Commit: commit,
+			Source: "f", Values: map[string]float64{"sustained": sus, "errors": 0}})
+	}
+	h := Build(runs, Options{Metrics: metrics(t, "sustained,errors")})
+	if h.Runs != 9 || len(h.Series) != 2 {
+		t.Fatalf("%d runs, %d series", h.Runs, len(h.Series))
+	}
+	s := h.Series[0]
+	if len(s.Points) != 3 {
+		t.Fatalf("%d points, want one per commit: %+v", len(s.Points), s.Points)
+	}
+	c, lo, hi, _ := analysis.CentreInterval([]float64{1000, 1010, 990})
+	if p := s.Points[0]; p.Commit != "aaa" || p.Runs != 3 || p.Value != c || p.Low != lo || p.High != hi || !p.Time.Equal(t0) {
+		t.Errorf("commit aaa: %+v, want centre %v [%v, %v] of 3 runs", p, c, lo, hi)
+	}
+	if p := h.Series[1].Points[2]; p.Value != 0 || p.Runs != 3 || p.Low != 0 {
+		t.Errorf("errors of commit ccc: %+v, want 0 of 3 runs, no interval", p)
+	}
+}

@@ -63,9 +63,34 @@ func TestBrowser(t *testing.T) {
 	if err := WriteCompareHTML(&cmpPage, c); err != nil {
 		t.Fatal(err)
 	}
-	pages := map[string][]byte{"report": page.Bytes(), "compare": cmpPage.Bytes()}
+	// Six groups of two runs each: the widest comparison the issue asks to
+	// fit 1,400 px with no horizontal overflow.
+	grs, gfiles := groupRuns(t, 6, 2, 60)
+	gc, err := Compare(grs, CompareOptions{Files: gfiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groupsPage bytes.Buffer
+	if err := WriteCompareHTML(&groupsPage, gc); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string][]byte{"report": page.Bytes(), "compare": cmpPage.Bytes(), "compare-groups": groupsPage.Bytes()}
 
 	wd := startDriver(t, driver, chromium, dir)
+	t.Run("compare-groups-1400px", func(t *testing.T) {
+		path := filepath.Join(dir, "compare-groups.html")
+		if err := os.WriteFile(path, pages["compare-groups"], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(artifacts, "compare-groups.html"), pages["compare-groups"], 0o644)
+		wd.cdp(t, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false})
+		wd.post(t, "/url", map[string]any{"url": "file://" + path}, nil)
+		checkCharts(t, wd)
+		checkNoOverflow(t, wd, 1400)
+		wd.screenshot(t, filepath.Join(artifacts, "compare-groups.png"))
+		wd.cdp(t, "Emulation.clearDeviceMetricsOverride", map[string]any{})
+		wd.consoleErrors(t)
+	})
 	for _, name := range []string{"report", "compare"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name+".html")
@@ -160,6 +185,50 @@ return JSON.stringify(out);`)
 		}
 	}
 	t.Logf("%d charts drawn", len(charts))
+}
+
+// checkNoOverflow asks the page whether anything is wider than the window
+// (width px): the document, or a table inside its scrolling wrapper (which
+// would hide columns behind a scroll bar), and how tall the tallest row of
+// the comparison is (cells that wrap word by word grow rows hundreds of px).
+func checkNoOverflow(t *testing.T, wd *webDriver, width int) {
+	t.Helper()
+	raw := wd.script(t, `
+var out = {doc: document.documentElement.scrollWidth, win: window.innerWidth, tables: [], tallest: 0};
+document.querySelectorAll('.tw').forEach(function (w) {
+  var sec = w.closest('section');
+  out.tables.push({id: sec ? sec.id : '', scroll: w.scrollWidth, client: w.clientWidth});
+});
+document.querySelectorAll('#comparison tr').forEach(function (r) {
+  out.tallest = Math.max(out.tallest, r.getBoundingClientRect().height);
+});
+return JSON.stringify(out);`)
+	var got struct {
+		Doc, Win int
+		Tables   []struct {
+			ID             string
+			Scroll, Client int
+		}
+		Tallest float64
+	}
+	if err := json.Unmarshal([]byte(raw.(string)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Win != width {
+		t.Fatalf("window %d px wide, want %d", got.Win, width)
+	}
+	if got.Doc > got.Win {
+		t.Errorf("the page is %d px wide in a %d px window", got.Doc, got.Win)
+	}
+	for _, tb := range got.Tables {
+		if tb.Scroll > tb.Client {
+			t.Errorf("table in #%s: %d px in a %d px box (horizontal overflow)", tb.ID, tb.Scroll, tb.Client)
+		}
+	}
+	if got.Tallest > 80 {
+		t.Errorf("a row of the comparison is %.0f px tall: its cells wrap word by word", got.Tallest)
+	}
+	t.Logf("page %d px in %d; %d tables; tallest comparison row %.0f px", got.Doc, got.Win, len(got.Tables), got.Tallest)
 }
 
 // webDriver is a minimal W3C WebDriver client for one chromedriver session.

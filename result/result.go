@@ -24,7 +24,10 @@ type Result struct {
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
 	// Label names the run in comparisons; defaults to the platform's instance type or host.
-	Label    string     `json:"label,omitempty"`
+	Label string `json:"label,omitempty"`
+	// Commit names the version of what was measured (a commit, a build:
+	// run --commit); history takes the runs of one commit as one group.
+	Commit   string     `json:"commit,omitempty"`
 	Config   Config     `json:"config"`
 	Platform Platform   `json:"platform"`
 	Target   vocab.Info `json:"target"`

@@ -52,6 +52,7 @@ type benchFlags struct {
 	out         string
 	noLoad      bool
 	label       string
+	commit      string
 	repeat      int // run only: how many runs of the one benchmark
 	shard       string
 	startAt     string
@@ -109,6 +110,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
 	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
 	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
+	fs.StringVar(&b.commit, "commit", "", "the version of what is measured (a commit hash, a build): 'platbench history' takes the runs of one commit as one group")
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
@@ -209,6 +211,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		Open:       registry.Open,
 		Workload:   l.Spec,
 		Label:      b.label,
+		Commit:     b.commit,
 		Run:        !loadOnly,
 		Load:       loadOnly || !b.noLoad,
 		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
