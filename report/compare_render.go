@@ -245,7 +245,7 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		Lead: fmt.Sprintf("%s, %s: %d groups of %d runs in all (%s), compared to %s.", orDash(c.Results[0].Config.Workload.Name),
 			orDash(MixString(c.Results[0])), len(c.Groups), len(c.Runs), c.Grouping, c.Groups[c.Baseline].Name),
 		Against: changeTitle(c), Grouping: c.Grouping, Notes: c.Notes, Files: compareGroupLines(c), Warnings: c.Warnings,
-		Groups: viewOf(compareGroupsTable(c)), Values: viewOf(compareValuesTable(c)), Change: compareChangeView(c), Sweep: sweep,
+		Groups: viewOf(compareGroupsTable(c)), Values: compareValuesView(c), Change: compareChangeView(c), Sweep: sweep,
 	}
 	if t := compareThresholdsTable(c); t != nil {
 		v := viewOf(t)
@@ -257,6 +257,16 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		}
 	}
 	return writePage(w, "compare", page)
+}
+
+// compareValuesView is the values table whose group heads may wrap
+// ("c7i.2xlarge" over "(5 runs)"), so six groups fit a laptop's width.
+func compareValuesView(c *analysis.CompareModel) tableView {
+	v := viewOf(compareValuesTable(c))
+	for i := 1; i < len(v.Head); i++ {
+		v.Head[i].Class = "numh"
+	}
+	return v
 }
 
 // compareChangeView is the change table with each verdict coloured: better
