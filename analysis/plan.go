@@ -63,6 +63,14 @@ type PlanRow struct {
 	MeasuredP99Ns int64   `json:"measured_p99_ns"`
 	Errors        uint64  `json:"errors"`
 	PerNodeOps    float64 `json:"per_node_ops_per_s"`
+	// Runs is how many runs of the platform at one size the row stands
+	// for (0 or 1: one); then MeasuredOps is their centre, MeasuredOpsLow
+	// and MeasuredOpsHigh its 95% interval, and NodesAtLow the node count
+	// planned from the low end.
+	Runs            int     `json:"runs,omitempty"`
+	MeasuredOpsLow  float64 `json:"measured_ops_per_s_low,omitempty"`
+	MeasuredOpsHigh float64 `json:"measured_ops_per_s_high,omitempty"`
+	NodesAtLow      int     `json:"nodes_at_low,omitempty"`
 	// Feasible is false when no phase met the latency objective.
 	Feasible    bool    `json:"feasible"`
 	Nodes       int     `json:"nodes"`
@@ -200,6 +208,7 @@ func Plan(in []PlanInput, o PlanOptions) (*PlanReport, error) {
 		fmt.Sprintf("A cluster has at least %d nodes (the replication factor) and grows in sets of %d (one node per rack or zone, for quorum).", o.RF, o.Step),
 		fmt.Sprintf("Monthly cost is the whole bill of the planned cluster for %.0f h: the on-demand price per node-hour x nodes, a volume per node when one is named, and cross-zone traffic at the target throughput (the chosen phase's cross-zone bytes per op x the target) when the zones are given; each row names what it does not price.", catalog.HoursPerMonth),
 		"Each result was measured with the replication factor and consistency level of the plan; a run with different settings does not transfer.",
+		"Several runs of one platform at one cluster size are one group: the plan takes the centre of their throughput (the geometric mean) and also says how many nodes the low end of its 95% interval would need.",
 	}
 	return rep, nil
 }
@@ -275,11 +284,7 @@ func planRow(pi PlanInput, o PlanOptions, cat *catalog.Catalog) (PlanRow, error)
 	}
 	row.Feasible = true
 	row.PerNodeOps = row.MeasuredOps / float64(row.MeasuredNodes)
-	n := int(math.Ceil(o.ThroughputOpsPerS/row.PerNodeOps - 1e-9))
-	n = max(n, o.RF)
-	if rem := n % o.Step; rem != 0 {
-		n += o.Step - rem
-	}
+	n := nodesFor(row.PerNodeOps, o)
 	row.Nodes = n
 	row.Model = "linear"
 	row.PlannedOps = row.PerNodeOps * float64(n)

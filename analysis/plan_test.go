@@ -137,3 +137,32 @@ func TestPlanBadInput(t *testing.T) {
 		t.Errorf("unpriced: %+v %v", rep, err)
 	}
 }
+
+// Three runs of i3.2xlarge at 3 nodes (84k, 90k, 96k ops/s) are one group:
+// the plan takes their centre and says what the low end of its interval
+// would need. By hand: centre = (84*90*96)^(1/3) = 89.86k; logs' sd 0.0668,
+// se 0.0386, t(0.975, 2) = 4.303: low end 89.86k * e^-0.1660 = 76.1k.
+// 500k at 29.95k per node: 17 -> 18 nodes; at 25.37k per node: 20 -> 21.
+func TestPlanRepeatedRuns(t *testing.T) {
+	var in []PlanInput
+	for i, rate := range []float64{84000, 90000, 96000} {
+		in = append(in, PlanInput{File: string(rune('a'+i)) + ".json", Result: cluster("i3.2xlarge", 3, measuredPhase("run", rate, 5*time.Millisecond))})
+	}
+	rep, err := Plan(in, PlanOptions{ThroughputOpsPerS: 500000, P99: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 1 {
+		t.Fatalf("%d rows, want the three runs as one", len(rep.Rows))
+	}
+	r := rep.Rows[0]
+	if r.Runs != 3 || r.File != "a.json+b.json+c.json" || r.Nodes != 18 || r.NodesAtLow != 21 {
+		t.Errorf("row %+v: want 3 runs, 18 nodes, 21 at the low end", r)
+	}
+	if r.MeasuredOps < 89800 || r.MeasuredOps > 89900 || r.MeasuredOpsLow < 75900 || r.MeasuredOpsLow > 76300 {
+		t.Errorf("centre %.0f [%.0f, %.0f], want 89.86k [76.1k, ...]", r.MeasuredOps, r.MeasuredOpsLow, r.MeasuredOpsHigh)
+	}
+	if !strings.Contains(r.Reason, "3 runs") || !r.PriceKnown || r.MonthlyUSD <= 0 {
+		t.Errorf("reason %q, priced %v %v", r.Reason, r.PriceKnown, r.MonthlyUSD)
+	}
+}

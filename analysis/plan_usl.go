@@ -132,6 +132,14 @@ func planScaling(rows []PlanRow, o PlanOptions) []PlanRow {
 			for _, i := range idx {
 				rows[i].Reason = joinReason(rows[i].Reason, fmt.Sprintf("one cluster size measured (%d nodes): the USL needs two or more, so throughput is assumed to scale linearly and the node count is a lower bound", rows[i].MeasuredNodes))
 			}
+			if len(idx) > 1 {
+				var members []PlanRow
+				for _, i := range idx {
+					members = append(members, rows[i])
+					merged[i] = true
+				}
+				out = append(out, repeatedRow(members, o))
+			}
 			continue
 		}
 		var members []PlanRow
