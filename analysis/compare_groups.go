@@ -182,7 +182,7 @@ func noWithin(*runData) (float64, error) { return 0, nil }
 // o.Force is set.
 func CompareGroups(rs []*result.Result, g Grouping, o GroupOptions) (*GroupComparison, error) {
 	if len(g.Groups) < 2 {
-		return nil, usererr.New("compare needs at least two groups of runs, got %d (fix: runs of two setups, or runs told apart by --group-by)", len(g.Groups))
+		return nil, usererr.New("compare needs at least two groups of runs, got %d (fix: runs of two setups, or group the runs another way)", len(g.Groups))
 	}
 	if o.Baseline < 0 || o.Baseline >= len(g.Groups) {
 		return nil, usererr.Field("baseline", "group %d is out of range (fix: a group between 1 and %d)", o.Baseline+1, len(g.Groups))

@@ -168,9 +168,8 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		Schema:    result.SchemaVersion,
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
 		StartedAt: time.Now().UTC(),
-		Label:     cfg.Label,
-		Commit:    cfg.Commit,
-		Platform:  platform.Fingerprint(),
+		Label:     cfg.Label, Commit: cfg.Commit,
+		Platform: platform.Fingerprint(),
 		Config: result.Config{
 			Target:      redact(cfg.Target),
 			TargetOpts:  redactOpts(cfg.TargetOpts),

@@ -105,7 +105,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	}
 	group := make([]int, len(rs))
 	for gi, gr := range an.Groups {
-		c.Groups = append(c.Groups, analysis.CompareModelGroup{Name: gr.Name, Runs: gr.Runs})
+		c.Groups = append(c.Groups, analysis.CompareModelGroup(gr))
 		for _, ri := range gr.Runs {
 			group[ri] = gi
 		}

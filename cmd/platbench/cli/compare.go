@@ -54,16 +54,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	opt := report.CompareOptions{Files: files, Baseline: *baseline, Force: *force}
-	if opt.GroupBy, err = analysis.ParseGroupBy(*groupBy); err != nil {
-		return usage(err)
-	}
-	if opt.MinEffect, err = percentFlag("min-effect", *minEffect); err != nil {
+	if err := groupFlags(fs, &opt, *groupBy, *minEffect, *runSpread); err != nil {
 		return err
-	}
-	if flagSet(fs, "run-spread") {
-		if opt.RunSpread, err = percentFlag("run-spread", *runSpread); err != nil {
-			return err
-		}
 	}
 	rs := make([]*result.Result, len(files))
 	for i, f := range files {
@@ -116,6 +108,23 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		return &exitError{exitThresholds, report.RegressionsText(c, regs, limit)}
 	}
 	return err
+}
+
+// groupFlags reads --group-by, --min-effect and --run-spread into opt.
+func groupFlags(fs *flag.FlagSet, opt *report.CompareOptions, groupBy, minEffect, runSpread string) error {
+	var err error
+	if opt.GroupBy, err = analysis.ParseGroupBy(groupBy); err != nil {
+		return usage(err)
+	}
+	if opt.MinEffect, err = percentFlag("min-effect", minEffect); err != nil {
+		return err
+	}
+	if flagSet(fs, "run-spread") {
+		if opt.RunSpread, err = percentFlag("run-spread", runSpread); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // percentFlag reads a positive percentage below 100%, with or without its %.
