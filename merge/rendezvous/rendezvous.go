@@ -279,7 +279,7 @@ func (c *Coordinator) handshake(nc net.Conn, claim *string) (*peerConn, error) {
 	*claim = fmt.Sprintf(" (says it is loader %d)", m.Shard)
 	want := helloProof(c.opt.Secret, cNonce, m.Nonce, m.Shard, m.Shards, m.Version)
 	if m.Type != "ready" || len(m.Nonce) != 64 || !hmac.Equal([]byte(m.Proof), []byte(want)) {
-		sendPlain(nc, message{Type: "error", Error: "rendezvous: loader 0 refused this loader: it did not prove the run's secret (fix: the same --rendezvous-secret-file or PLATBENCH_RENDEZVOUS_SECRET on every loader)"})
+		sendPlain(nc, message{Type: "error", Error: "rendezvous: loader 0 refused this loader: it did not prove the run's secret (fix: the same secret on every loader)"})
 		return nil, errors.New("it does not prove the run's secret")
 	}
 	pc := &peerConn{shard: m.Shard, conn: &conn{Conn: nc, br: br, sess: &session{key: sessionKey(c.opt.Secret, cNonce, m.Nonce), out: toPeer, in: toCoordinator}}}
@@ -291,7 +291,7 @@ func (c *Coordinator) handshake(nc net.Conn, claim *string) (*peerConn, error) {
 	case m.Version != c.version:
 		return refuse(&versionError{fmt.Sprintf("rendezvous: loader %d runs platbench %s, loader 0 runs %s (fix: the same image for every loader)", m.Shard, m.Version, c.version)})
 	case m.Shards != c.shards:
-		return refuse(fmt.Errorf("rendezvous: loader %d counts %d loaders, loader 0 counts %d (fix: the same --shard i/N on every loader)", m.Shard, m.Shards, c.shards))
+		return refuse(fmt.Errorf("rendezvous: loader %d counts %d loaders, loader 0 counts %d (fix: the same shard count on every loader)", m.Shard, m.Shards, c.shards))
 	case m.Shard <= 0 || m.Shard >= c.shards:
 		return refuse(fmt.Errorf("rendezvous: shard %d is not one of 1..%d", m.Shard, c.shards-1))
 	}
