@@ -159,6 +159,7 @@ type opAcc struct {
 	errs         map[string]uint64
 	lat, svc     *hdr.Histogram
 	lag          *hdr.Histogram // open loop: schedule lag
+	attr         *hdr.Histogram // open loop: server-attributable latency
 }
 
 // add counts one part's op (or one part's interval op): lat and svc are its
@@ -245,6 +246,10 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			lag := result.Summarize(a.lag)
 			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
 		}
+		if a.attr != nil && a.attr.TotalCount() > 0 {
+			attr := result.Summarize(a.attr)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
+		}
 		m.Ops = append(m.Ops, t)
 	}
 	slots := make([]int64, 0, len(ivs))
@@ -302,6 +307,11 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 			return err
 		}
 		mergeInto(&a.lag, lag)
+		attr, err := p.MergedHist(0, n, result.HistAttributable, o.Op)
+		if err != nil {
+			return err
+		}
+		mergeInto(&a.attr, attr)
 	}
 	for j, iv := range p.Intervals {
 		// Interval k of a loader lands in the merged second its start falls in.
