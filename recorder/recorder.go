@@ -51,10 +51,10 @@ type hset struct {
 	// attr is the open loop's server-attributable latency: latency less the
 	// client's own lateness (from the moment the op could have started, a
 	// worker or slot being free, to its send).
-	attr [vocab.NumOps]*counts
-	ok       [vocab.NumOps]uint64
-	errs     [vocab.NumOps][vocab.NumClasses]uint64
-	bytes    [vocab.NumOps]uint64
+	attr  [vocab.NumOps]*counts
+	ok    [vocab.NumOps]uint64
+	errs  [vocab.NumOps][vocab.NumClasses]uint64
+	bytes [vocab.NumOps]uint64
 }
 
 // reset zeroes the totals; the collector zeroes the counts as it drains them.
@@ -304,8 +304,8 @@ type Recorder struct {
 type opAcc struct {
 	lat, svc, lag, attr *hdr.Histogram
 	ok                  uint64
-	errs          [vocab.NumClasses]uint64
-	bytes         uint64
+	errs                [vocab.NumClasses]uint64
+	bytes               uint64
 }
 
 // New returns a recorder; call Start when the phase begins.

@@ -64,7 +64,7 @@ type pacer struct {
 	since []int64
 	// freeAt is scratch: since as it was when a release began.
 	freeAt []int64
-	done bool            // nothing more will be released
+	done   bool // nothing more will be released
 	// wasFull: the queue was full at the end of the last release, so the
 	// ops that came due since waited for the workers, not for the pacer.
 	wasFull bool
