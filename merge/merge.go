@@ -160,6 +160,7 @@ type opAcc struct {
 	errs         map[string]uint64
 	lat, svc     *hdr.Histogram
 	lag          *hdr.Histogram // open loop: schedule lag
+	attr         *hdr.Histogram // open loop: server-attributable latency
 }
 
 // add counts one part's op (or one part's interval op): lat and svc are its
@@ -239,6 +240,10 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			lag := result.Summarize(a.lag)
 			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
 		}
+		if a.attr != nil && a.attr.TotalCount() > 0 {
+			attr := result.Summarize(a.attr)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
+		}
 		m.Ops = append(m.Ops, t)
 	}
 	slots := make([]int64, 0, len(ivs))
@@ -298,6 +303,13 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 			return err
 		}
 		if err := mergeInto(&a.lag, lag); err != nil {
+			return err
+		}
+		attr, err := p.MergedHist(0, n, result.HistAttributable, o.Op)
+		if err != nil {
+			return err
+		}
+		if err := mergeInto(&a.attr, attr); err != nil {
 			return err
 		}
 	}

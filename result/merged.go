@@ -21,6 +21,9 @@ const (
 	// HistLag is the open loop's schedule lag: from the intended start to
 	// the actual send (OpTotal.LagHist); phase totals only, as service time.
 	HistLag
+	// HistAttributable is the open loop's server-attributable latency
+	// (OpTotal.AttributableHist); phase totals only, as service time.
+	HistAttributable
 )
 
 func (k HistKind) String() string {
@@ -29,6 +32,8 @@ func (k HistKind) String() string {
 		return "service time"
 	case HistLag:
 		return "schedule lag"
+	case HistAttributable:
+		return "server-attributable latency"
 	}
 	return "latency"
 }
@@ -103,6 +108,8 @@ func (t *OpTotal) hist(kind HistKind) string {
 		return t.ServiceHist
 	case HistLag:
 		return t.LagHist
+	case HistAttributable:
+		return t.AttributableHist
 	}
 	return t.Hist
 }

@@ -192,6 +192,14 @@ type OpTotal struct {
 	// or in-flight slot). Absent in closed loop, where it is 0 by definition.
 	Lag     *Summary `json:"lag,omitempty"`
 	LagHist string   `json:"lag_hist,omitempty"`
+	// Attributable is the open loop's server-attributable latency: latency
+	// less the client's own lateness, i.e. from the moment the op could have
+	// started (the later of its intended start and the moment a worker or
+	// in-flight slot became free for it) to completion, plus any wait for a
+	// slot the target held. Service time plus that wait; absent in closed
+	// loop and in results written before it existed.
+	Attributable     *Summary `json:"attributable,omitempty"`
+	AttributableHist string   `json:"attributable_hist,omitempty"`
 }
 
 // Summary is a precomputed latency summary in nanoseconds.

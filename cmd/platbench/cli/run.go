@@ -33,6 +33,7 @@ type benchFlags struct {
 	stderr      io.Writer // the workload file's warnings
 	target      string
 	targetOpts  kvFlag
+	creds       credFlags // the target's user and password off the command line
 	workload    string
 	duration    units.Duration
 	ops         units.Count
@@ -80,6 +81,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	b.fs = fs
 	fs.StringVar(&b.target, "target", bench.DefaultTarget, "target URL or name (see 'platbench targets')")
 	fs.Var(b.targetOpts, "target-opt", "target option key=value (repeatable; see the target's docs)")
+	b.creds.register(fs)
 	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
 	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
@@ -201,8 +203,12 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
+	target, err := b.creds.apply(b.target)
+	if err != nil {
+		return bench.Config{}, err
+	}
 	cfg := bench.Config{
-		Target:     b.target,
+		Target:     target,
 		TargetOpts: map[string]string(b.targetOpts),
 		Open:       registry.Open,
 		Workload:   l.Spec,
@@ -429,7 +435,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
 		}
 	}
-	dist, err := setupRendezvous(b.rdv, &cfg)
+	dist, err := setupRendezvous(b.rdv, &cfg, env.Stderr)
 	if err != nil {
 		return err
 	}
