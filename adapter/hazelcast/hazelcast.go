@@ -47,6 +47,7 @@ import (
 	"github.com/hazelcast/hazelcast-go-client/types"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/hazelcast/cpwire"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -477,7 +478,7 @@ func (t *Target) Describe(ctx context.Context) vocab.Info {
 			d["object"] = t.cfg.Semaphore + "-N"
 			d["permits"] = strconv.Itoa(t.cfg.Permits)
 		}
-		d["cp_group"] = t.locks.group.name
+		d["cp_group"] = t.locks.group.Name
 		d["hold"], d["try_timeout"] = t.cfg.Hold.String(), t.cfg.TryTimeout.String()
 		t.locks.mu.Lock()
 		d["session_ttl"] = t.locks.ttl.String()
@@ -690,9 +691,9 @@ func (w *worker) Close() error { return nil }
 func classify(err error) error { return adapter.WithClass(err, classOf) }
 
 func classOf(err error) vocab.Class {
-	var ce *memberError
+	var ce *cpwire.MemberError
 	if errors.As(err, &ce) {
-		return cpClass(ce.className)
+		return cpClass(ce.ClassName)
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout), errors.Is(err, hzerrors.ErrTimeout):
