@@ -57,24 +57,16 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err := groupFlags(fs, &opt, *groupBy, *minEffect, *runSpread); err != nil {
 		return err
 	}
-	rs := make([]*result.Result, len(files))
-	for i, f := range files {
-		r, err := readAnalysed(fs, f, aopt)
-		if err != nil {
-			return err
-		}
-		rs[i] = r
+	rs, err := readCompared(fs, files, aopt)
+	if err != nil {
+		return err
 	}
 	if flagSet(fs, "run-spread-from") {
 		if flagSet(fs, "run-spread") {
 			return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
 		}
-		for _, f := range strings.Split(*spreadFrom, ",") {
-			r, err := readAnalysed(fs, strings.TrimSpace(f), aopt)
-			if err != nil {
-				return err
-			}
-			opt.SpreadRuns = append(opt.SpreadRuns, r)
+		if opt.SpreadRuns, err = readCompared(fs, strings.Split(*spreadFrom, ","), aopt); err != nil {
+			return err
 		}
 	}
 	c, err := report.Compare(rs, opt)
@@ -93,21 +85,38 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 			return usage(err)
 		}
 	}
-	err = writeOut(env, *out, func(w io.Writer) error {
-		switch *format {
-		case "md":
-			return report.WriteCompareMarkdown(w, c)
-		case "html":
-			return report.WriteCompareHTML(w, c)
-		case "json":
-			return report.WriteCompareJSON(w, c)
-		}
-		return report.WriteCompareText(w, c)
-	})
+	err = writeOut(env, *out, func(w io.Writer) error { return writeCompare(w, *format, c) })
 	if err == nil && len(regs) > 0 {
 		return &exitError{exitThresholds, report.RegressionsText(c, regs, limit)}
 	}
 	return err
+}
+
+// writeCompare writes c in format (term, md, html or json).
+func writeCompare(w io.Writer, format string, c *analysis.CompareModel) error {
+	switch format {
+	case "md":
+		return report.WriteCompareMarkdown(w, c)
+	case "html":
+		return report.WriteCompareHTML(w, c)
+	case "json":
+		return report.WriteCompareJSON(w, c)
+	}
+	return report.WriteCompareText(w, c)
+}
+
+// readCompared reads the result files named (trimmed), analysed as the
+// analysis flags say.
+func readCompared(fs *flag.FlagSet, files []string, aopt *analysis.Options) ([]*result.Result, error) {
+	rs := make([]*result.Result, len(files))
+	for i, f := range files {
+		r, err := readAnalysed(fs, strings.TrimSpace(f), aopt)
+		if err != nil {
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return rs, nil
 }
 
 // groupFlags reads --group-by, --min-effect and --run-spread into opt.
