@@ -298,16 +298,31 @@ func runsToSettle(perRun, spreadDF, target float64) int {
 		return 2
 	}
 	half := math.Log(1+target) / 2
-	for n := 2; n <= MaxRunsNeeded; n++ {
+	// ok is monotonic in n (a wider sample, more degrees of freedom), so
+	// a binary search finds the smallest n.
+	ok := func(n int) bool {
 		df := float64(2*n - 2)
 		if spreadDF < df {
 			df = math.Max(spreadDF, 1)
 		}
-		if tQuantile(df)*math.Sqrt(2*perRun/float64(n)) <= half {
-			return n
+		return tQuantile(df)*math.Sqrt(2*perRun/float64(n)) <= half
+	}
+	if ok(2) {
+		return 2
+	}
+	if !ok(MaxRunsNeeded) {
+		return MaxRunsNeeded + 1
+	}
+	lo, hi := 2, MaxRunsNeeded // !ok(lo), ok(hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return MaxRunsNeeded + 1
+	return hi
 }
 
 // MeanSE is the standard error of log(mean) of an autocorrelated series of
