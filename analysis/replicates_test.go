@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/platbench/platbench/result"
 )
 
 // The calibration of GroupRatio by simulation. A synthetic run of one
@@ -253,5 +255,28 @@ func TestCentreInterval(t *testing.T) {
 	}
 	if _, _, _, ok := CentreInterval([]float64{1, 0}); ok {
 		t.Error("a zero value has no log")
+	}
+}
+
+// TestQuantileInterval: the order-statistic interval of the median of the
+// values 1..1000 (one count each) is the values at ranks 500 -/+ 1.96 *
+// sqrt(1000 * 0.25) = 500 -/+ 31: about 469 and 531.
+func TestQuantileInterval(t *testing.T) {
+	h := result.NewHist()
+	for v := int64(1); v <= 1000; v++ {
+		if err := h.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lo, hi, ok := QuantileInterval(h, 0.5)
+	if !ok || lo < 466 || lo > 472 || hi < 528 || hi > 534 {
+		t.Errorf("median interval [%d, %d] %v, want about [469, 531]", lo, hi, ok)
+	}
+	// Its standard error on the log scale: (log 531 - log 469) / 3.92.
+	if se, want := QuantileSE(h, 0.5, nil), (math.Log(531)-math.Log(469))/3.92; math.Abs(se-want) > 0.002 {
+		t.Errorf("QuantileSE %.4f, want %.4f", se, want)
+	}
+	if _, _, ok := QuantileInterval(result.NewHist(), 0.5); ok {
+		t.Error("an empty histogram has no interval")
 	}
 }

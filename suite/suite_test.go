@@ -328,6 +328,7 @@ func FuzzParse(f *testing.F) {
 		"duration: 5s\nconcurrency: 3\nrate: 2k\nseed: 7\nload: false\nrecords: [1k, 2M]\ntargets:\n  - {url: \"null\", opts: {a: b}}\nworkloads:\n  - ds-100r\n  - {name: w, preset: ycsb-a, mix: \"read=1,update=9\"}\n",
 		"targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrecords: [10q]\n", "- a\n", "", "workloads:\n  - {preset: ycsb-a, mix: read=1,update=9}\n",
 		"field_length: 4KiB\nfield_count: 1k\nops: 1.5M\n",
+		"repeat: 5\ntargets: [{url: embedded}]\nworkloads: [ycsb-a]\n", "repeat: 0\n", "repeat: -1\n",
 	} {
 		f.Add([]byte(s))
 	}
