@@ -140,9 +140,25 @@ func historyChart(k int, s *history.Series) *chart {
 		c.y = yPercent
 	}
 	sr := series{name: metricTitle(s.Metric), color: k}
+	grouped := false
+	for _, p := range s.Points {
+		grouped = grouped || p.High > 0
+	}
 	for i, p := range s.Points {
 		sr.xs = append(sr.xs, float64(i+1))
 		sr.ys = append(sr.ys, p.Value)
+		if grouped {
+			// A commit's runs: its 95% interval as the band (a single run's
+			// point has none: the band closes on it).
+			lo, hi := p.Low, p.High
+			if hi == 0 {
+				lo, hi = p.Value, p.Value
+			}
+			sr.lo, sr.hi = append(sr.lo, lo), append(sr.hi, hi)
+		}
+	}
+	if grouped {
+		sr.name += " (band: 95% interval of each commit's runs)"
 	}
 	c.series = []series{sr}
 	for _, ch := range s.Changes {
@@ -150,7 +166,14 @@ func historyChart(k int, s *history.Series) *chart {
 			label: fmt.Sprintf("%s %s (p %s)", ch.Time.UTC().Format("2006-01-02 15:04"), signedPercent(ch.RelChange()), pValue(ch.PValue))})
 	}
 	if n := len(s.Points); n > 0 {
-		c.note = fmt.Sprintf("%d runs from %s to %s", n, s.Points[0].Time.UTC().Format(time.RFC3339), s.Points[n-1].Time.UTC().Format(time.RFC3339))
+		runs := 0
+		for _, p := range s.Points {
+			runs += max(p.Runs, 1)
+		}
+		c.note = fmt.Sprintf("%d runs from %s to %s", runs, s.Points[0].Time.UTC().Format(time.RFC3339), s.Points[n-1].Time.UTC().Format(time.RFC3339))
+		if runs > n {
+			c.note += fmt.Sprintf(", %d points (the runs of one commit are one point)", n)
+		}
 	}
 	return c
 }
