@@ -1,6 +1,6 @@
 // Package redis is the Redis/Valkey target: redis://[user:pass@]host:port[/db]
 // and rediss:// (TLS). Standalone servers are driven by a small RESP2 client
-// of its own (resp.go) that does not allocate per command; Redis Cluster is
+// of its own (conn.go, speaking package resp) that does not allocate per command; Redis Cluster is
 // driven by the same client, one connection per master (cluster.go).
 //
 // Two record layouts (option mode):
@@ -46,6 +46,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -246,7 +247,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 		t.cluster = goredis.NewClusterClient(o)
 		if err := t.cluster.Ping(ctx).Err(); err != nil {
 			t.cluster.Close()
-			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
+			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), resp.ClassifyNet(err))
 		}
 		topo, err := readTopology(ctx, t.dial, cfg.Addrs)
 		if err != nil {
