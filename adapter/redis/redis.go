@@ -1,7 +1,8 @@
 // Package redis is the Redis/Valkey target: redis://[user:pass@]host:port[/db]
 // and rediss:// (TLS). Standalone servers are driven by a small RESP2 client
-// of its own (conn.go, speaking package resp) that does not allocate per command; Redis Cluster is
-// driven by the same client, one connection per master (cluster.go).
+// of its own (conn.go, speaking package resp) that does not allocate per
+// command; Redis Cluster is driven by the same client, one connection per
+// master (cluster.go).
 //
 // Two record layouts (option mode):
 //   - kv (default): the record is one string value; READ=GET, UPDATE/INSERT/
