@@ -318,22 +318,3 @@ func (t *Target) openLocks(ctx context.Context) error {
 	t.locks = l
 	return nil
 }
-
-// cpClass is the class of an exception a member returned to a CP call.
-func cpClass(className string) vocab.Class {
-	n := className[strings.LastIndexByte(className, '.')+1:]
-	switch n {
-	case "OperationTimeoutException", "WaitKeyCancelledException":
-		return vocab.ClassTimeout
-	case "CannotReplicateException", "HazelcastOverloadException":
-		return vocab.ClassOverloaded
-	case "NotLeaderException", "LeaderDemotedException", "StaleAppendRequestException", "CPGroupDestroyedException",
-		"SessionExpiredException", "HazelcastInstanceNotActiveException", "MemberLeftException", "TargetNotMemberException",
-		"CallerNotMemberException", "IndeterminateOperationStateException", "RetryableHazelcastException", "NoDataMemberInClusterException":
-		return vocab.ClassUnavailable
-	case "IllegalMonitorStateException", "LockOwnershipLostException", "LockAcquireLimitReachedException",
-		"IllegalArgumentException", "AuthenticationException", "UnsupportedOperationException", "HazelcastException":
-		return vocab.ClassRejected
-	}
-	return vocab.ClassOther
-}
