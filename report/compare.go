@@ -424,11 +424,11 @@ func compareDBRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 		return func(i int) (float64, bool) { return get(&figs[i]), figs[i].ok && len(figs[i].Timeline) > 0 }
 	}
 	rows := []analysis.CompareModelRow{
-		contextRow(c, "Server-side time per "+per+" (mean, main phase)", units.Latency,
+		contextRow(c, "Server time per "+per+" (mean)", units.Latency,
 			timed(func(f *db) float64 { return f.ServerMeanNs })),
-		contextRow(c, "Client latency, same seconds (mean)", units.Latency,
+		contextRow(c, "Client latency (mean, same s)", units.Latency,
 			timed(func(f *db) float64 { return f.ClientMeanNs })),
-		contextRow(c, "Gap: network and client queueing (mean)", units.Latency,
+		contextRow(c, "Gap: network, client queueing", units.Latency,
 			timed(func(f *db) float64 { return f.GapMeanNs })),
 		contextRow(c, "Server "+count+" per client op", func(v float64) string { return fmt.Sprintf("%.2f", v) },
 			func(i int) (float64, bool) {

@@ -19,13 +19,43 @@ import (
 // its tables fit it for up to four groups.
 const termWidth = 120
 
-// groupHead is a group's column head: "redis (5 runs)".
+// sameRuns is the number of runs of every group when they all have the
+// same, else 0.
+func sameRuns(c *analysis.CompareModel) int {
+	n := len(c.Groups[0].Runs)
+	for _, g := range c.Groups {
+		if len(g.Runs) != n {
+			return 0
+		}
+	}
+	return n
+}
+
+// runsText is "1 run", "5 runs".
+func runsText(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// groupHead is a group's column head: "redis (5 runs)", or its name alone
+// when every group has as many runs (valuesTitle says how many).
 func groupHead(c *analysis.CompareModel, gi int) string {
 	g := c.Groups[gi]
-	if len(g.Runs) == 1 {
-		return g.Name + " (1 run)"
+	if sameRuns(c) > 0 {
+		return g.Name
 	}
-	return fmt.Sprintf("%s (%d runs)", g.Name, len(g.Runs))
+	return g.Name + " (" + runsText(len(g.Runs)) + ")"
+}
+
+// valuesTitle heads the values table.
+func valuesTitle(c *analysis.CompareModel) string {
+	t := "Values: each group's centre (geometric mean of its runs)"
+	if n := sameRuns(c); n > 0 {
+		t += "; " + runsText(n) + " in each group"
+	}
+	return t
 }
 
 // compareValuesTable is a row per figure and a column per group: the
@@ -156,7 +186,7 @@ func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 		printWrapped(bw, l)
 	}
 	fmt.Fprintln(bw)
-	fmt.Fprintln(bw, "Values: each group's centre (geometric mean of its runs)")
+	fmt.Fprintln(bw, valuesTitle(c))
 	compareValuesTable(c).text(bw)
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, changeTitle(c))
@@ -186,7 +216,7 @@ func WriteCompareMarkdown(w io.Writer, c *analysis.CompareModel) error {
 	for _, l := range compareGroupLines(c) {
 		fmt.Fprintf(bw, "- %s\n", l)
 	}
-	fmt.Fprintf(bw, "\n### Values: each group's centre (geometric mean of its runs)\n\n")
+	fmt.Fprintf(bw, "\n### %s\n\n", valuesTitle(c))
 	compareValuesTable(c).markdown(bw)
 	fmt.Fprintf(bw, "\n### %s\n\n", changeTitle(c))
 	compareChangeTable(c).markdown(bw)
@@ -234,7 +264,7 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 	page := struct {
 		Head                       headView
 		Title, Lead, Tool, Against string
-		Grouping                   string
+		Grouping, ValuesTitle      string
 		Notes, Files, Warnings     []string
 		Groups, Values, Change     tableView
 		Thresholds                 *tableView
@@ -244,7 +274,7 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		Head: newHead("platbench: " + compareTitle(c)), Title: compareTitle(c), Tool: c.Results[0].Tool.Name,
 		Lead: fmt.Sprintf("%s, %s: %d groups of %d runs in all (%s), compared to %s.", orDash(c.Results[0].Config.Workload.Name),
 			orDash(MixString(c.Results[0])), len(c.Groups), len(c.Runs), c.Grouping, c.Groups[c.Baseline].Name),
-		Against: changeTitle(c), Grouping: c.Grouping, Notes: c.Notes, Files: compareGroupLines(c), Warnings: c.Warnings,
+		Against: changeTitle(c), Grouping: c.Grouping, ValuesTitle: valuesTitle(c), Notes: c.Notes, Files: compareGroupLines(c), Warnings: c.Warnings,
 		Groups: viewOf(compareGroupsTable(c)), Values: compareValuesView(c), Change: compareChangeView(c), Sweep: sweep,
 	}
 	if t := compareThresholdsTable(c); t != nil {

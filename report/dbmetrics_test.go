@@ -83,11 +83,11 @@ func TestCompareDBRows(t *testing.T) {
 	if want.ServerMeanNs <= 0 || want.GapMeanNs <= 0 {
 		t.Fatalf("fixture gives no timeline: %+v", want)
 	}
-	srv := row(c, "Server-side time per operation (mean, main phase)")
+	srv := row(c, "Server time per operation (mean)")
 	if !srv.Cells[0].Missing || srv.Values[1] != want.ServerMeanNs || srv.Cells[1].Phrase != "no baseline value" {
 		t.Errorf("server time row %+v, want %v for run 2", srv, want.ServerMeanNs)
 	}
-	if g := row(c, "Gap: network and client queueing (mean)"); g.Values[1] != want.ClientMeanNs-want.ServerMeanNs {
+	if g := row(c, "Gap: network, client queueing"); g.Values[1] != want.ClientMeanNs-want.ServerMeanNs {
 		t.Errorf("gap row %+v", g)
 	}
 	if n := row(c, "Server data commands per client op"); n.Text[1] != "1.00" {
@@ -98,7 +98,7 @@ func TestCompareDBRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range c.Rows {
-		if strings.HasPrefix(r.Figure, "Server-side") || strings.HasPrefix(r.Figure, "Gap:") {
+		if strings.HasPrefix(r.Figure, "Server time") || strings.HasPrefix(r.Figure, "Gap:") {
 			t.Errorf("a data-system row without db metrics: %s", r.Figure)
 		}
 	}
