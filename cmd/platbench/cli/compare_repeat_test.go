@@ -157,3 +157,19 @@ func TestRepeatedRedisRuns(t *testing.T) {
 		}
 	}
 }
+
+// run --repeat refuses what it cannot do, in one line, before any run.
+func TestRepeatRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--repeat", "0"}, "--repeat 0: a number of runs, 1 or more"},
+		{[]string{"--repeat", "2", "--out", "-"}, "--repeat writes one result file per run"},
+	} {
+		code, out, errs := run(t, append([]string{"run", "--target", "null", "--duration", "1s"}, c.args...)...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("run %v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
