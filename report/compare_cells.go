@@ -77,7 +77,7 @@ func noTestWord(reason string) string {
 // marks mean, and how many runs would settle what is inconclusive.
 func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []string {
 	notes := []string{fmt.Sprintf("Method: %s (smallest difference that matters: %s%%). Cells: change of the group's centre "+
-		"against %s, its 95%% interval, and the verdict.", analysis.MethodText, trimPct(c.MinEffect), groupName(c.Baseline))}
+		"against %s, its 95%% interval, and the verdict: same, better or worse when different, inconcl. when inconclusive.", analysis.MethodText, trimPct(c.MinEffect), groupName(c.Baseline))}
 	need := map[int]int{}   // group: most runs needed by the headline rows
 	least := map[int]bool{} // group: a lower bound
 	within, oneSide, supplied := false, false, false
