@@ -74,7 +74,7 @@ const limit = 80
 // allocation tests and BenchmarkRunnerNull at hand.
 var older = map[string]int{
 	"adapter/cql/ring.go murmur3Token":    93,
-	"adapter/kafka/kafka.go Summary":      85,
+	"adapter/kafka/open.go Summary":       85,
 	"analysis/lm.go lmFit":                83,
 	"analysis/plan.go planRow":            92,
 	"cmd/platbench/cli/k8s.go indexedJob": 91,
