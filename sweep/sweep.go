@@ -58,6 +58,12 @@ type Config struct {
 	// ObjectiveP99 is the latency objective (p99 over a step's steady window).
 	// Required with FindMax; optional with Rates (0: judge on keeping up only).
 	ObjectiveP99 time.Duration
+	// Judge is the latency the objective judges: JudgeAttributable (the
+	// default: the server-attributable latency, so the loader's own
+	// lateness does not fail a step the server kept within the objective;
+	// that lateness fails it in the client-bound check instead) or
+	// JudgeLatency (latency from the intended start, steady window).
+	Judge string
 	// Start and Max bound FindMax, in ops/s. Defaults DefaultStart (1000) and
 	// DefaultMax (10M).
 	Start, Max float64
@@ -108,6 +114,11 @@ func (c *Config) Validate() error {
 	}
 	if c.FindMax && c.ObjectiveP99 <= 0 {
 		l.Add("objective_p99", "is needed by a find-max search (fix: a latency objective such as 10ms)")
+	}
+	switch c.Judge {
+	case "", JudgeAttributable, JudgeLatency:
+	default:
+		l.Add("judge", "%q is not %s or %s (fix: one of them)", c.Judge, JudgeAttributable, JudgeLatency)
 	}
 	if c.ObjectiveP99 < 0 {
 		l.Add("objective_p99", "%s is negative (fix: a duration such as 10ms)", c.ObjectiveP99)
@@ -173,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		}
 	}
 	sw := &result.Sweep{
-		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99),
+		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99), Judge: cmp.Or(cfg.Judge, JudgeAttributable),
 		MinAchievedRatio: cfg.MinAchieved, MaxDelayedRatio: cfg.MaxDelayed, MaxErrorRatio: cfg.MaxErrors,
 		Best: -1,
 	}
@@ -350,6 +361,11 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 		return st, err
 	}
 	st.LagP99Ns, st.LateClient = lag.P99Ns, p.LateClient
+	attr, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistAttributable)
+	if err != nil {
+		return st, err
+	}
+	st.AttributableP99Ns = attr.P99Ns
 	var all uint64
 	for _, o := range p.Ops {
 		all += o.Count
@@ -365,15 +381,19 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 	if all > 0 && float64(p.Delayed) > cfg.MaxDelayed*float64(all) {
 		why = append(why, fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(float64(p.Delayed)/float64(all))))
 	}
-	// Ops the loader itself started late (LateClient) do not fail a step on
-	// their own: their lateness is in the latency the objective judges, the
-	// table shows them beside the lag, and the self-check calls the run
-	// client-bound when they matter.
+	// Ops the loader itself started late (LateClient): judged on latency,
+	// their lateness is in the figure the objective judges and does not fail
+	// a step on its own (the self-check calls the run client-bound); judged
+	// on the server-attributable latency, which leaves it out, a step whose
+	// loader was late beyond the delayed limit measures the loader and fails.
+	if judgeAttr := cfg.Judge != JudgeLatency && st.AttributableP99Ns > 0; judgeAttr && all > 0 && float64(p.LateClient) > cfg.MaxDelayed*float64(all) {
+		why = append(why, fmt.Sprintf("the loader started %s of ops late with a worker free (client-bound: give it cores of its own)", units.Percent(float64(p.LateClient)/float64(all))))
+	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > cfg.MaxErrors*float64(tot) {
 		why = append(why, fmt.Sprintf("%s errors", units.Percent(float64(st.Errors)/float64(tot))))
 	}
-	if cfg.ObjectiveP99 > 0 && st.P99Ns > int64(cfg.ObjectiveP99) {
-		why = append(why, fmt.Sprintf("p99 %s is over the %s objective", units.Latency(float64(st.P99Ns)), cfg.ObjectiveP99))
+	if judged, name := judgedP99(&st, cfg.Judge); cfg.ObjectiveP99 > 0 && judged > int64(cfg.ObjectiveP99) {
+		why = append(why, fmt.Sprintf("%s %s is over the %s objective", name, units.Latency(float64(judged)), cfg.ObjectiveP99))
 	}
 	if p.Interrupted {
 		why = append(why, "interrupted")
@@ -381,6 +401,22 @@ func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, erro
 	st.MeetsObjective = len(why) == 0
 	st.Reason = strings.Join(why, "; ")
 	return st, nil
+}
+
+// The latencies a sweep's objective may judge (Config.Judge).
+const (
+	JudgeAttributable = "attributable"
+	JudgeLatency      = "latency"
+)
+
+// judgedP99 is the p99 the objective judges in st, and its name: the
+// server-attributable latency unless judge is JudgeLatency or the step has
+// none (a file from before it was kept).
+func judgedP99(st *result.SweepStep, judge string) (int64, string) {
+	if judge != JudgeLatency && st.AttributableP99Ns > 0 {
+		return st.AttributableP99Ns, "server-attributable p99"
+	}
+	return st.P99Ns, "p99"
 }
 
 // judge picks the best step and writes the verdict.
@@ -393,6 +429,9 @@ func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 	obj := "kept up with its rate"
 	if cfg.ObjectiveP99 > 0 {
 		obj = "met p99 <= " + cfg.ObjectiveP99.String()
+		if cfg.Judge != JudgeLatency {
+			obj = "met server-attributable p99 <= " + cfg.ObjectiveP99.String()
+		}
 	}
 	switch {
 	case len(sw.Steps) == 0:
@@ -405,7 +444,8 @@ func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(lowest(sw)), fix)
 	default:
 		b := sw.Steps[sw.Best]
-		sw.Verdict = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
+		judged, name := judgedP99(&b, cfg.Judge)
+		sw.Verdict = fmt.Sprintf("highest rate that %s: %s sustained (step %s, %s %s, latency p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, name, units.Latency(float64(judged)), units.Latency(float64(b.P99Ns)))
 		if cfg.FindMax && allMet(sw) {
 			sw.Verdict += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(cfg.Max))
 		}
