@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
@@ -92,7 +93,7 @@ func TestEventCostRealRedisPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	const rate = 1000
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 16 * time.Second, Rate: rate, Concurrency: 64, Seed: 1, Events: []runner.Event{stop, cont}},
 	})

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry/perf"
 )
 
 // HostFigures are the loader host's telemetry reduced for a report (the
@@ -210,34 +209,17 @@ func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
 }
 
 func hostNets(ss []result.HostSample, secs float64) []HostNet {
-	all := map[string]*result.NetIO{}
+	all := map[string]*netSum{}
 	for _, s := range ss {
 		for name, x := range s.Nets {
-			t := all[name]
-			if t == nil {
-				t = &result.NetIO{}
-				all[name] = t
-			}
-			t.RxBytes += x.RxBytes
-			t.TxBytes += x.TxBytes
-			t.RxPackets += x.RxPackets
-			t.TxPackets += x.TxPackets
+			addNet(all, name, result.NodeNetIO{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}, s.DurationNs)
 		}
 	}
 	var out []HostNet
-	for name, t := range all {
-		if t.RxPackets+t.TxPackets == 0 {
-			continue
-		}
-		out = append(out, HostNet{Name: name, RxBytesPerS: float64(t.RxBytes) / secs, TxBytesPerS: float64(t.TxBytes) / secs,
-			RxPacketsPerS: float64(t.RxPackets) / secs, TxPacketsPerS: float64(t.TxPackets) / secs, totalBytes: t.RxBytes + t.TxBytes})
+	for _, n := range netRates(all, secs) {
+		out = append(out, HostNet{Name: n.Name, RxBytesPerS: n.RxBytesPerS, TxBytesPerS: n.TxBytesPerS,
+			RxPacketsPerS: n.RxPacketsPerS, TxPacketsPerS: n.TxPacketsPerS, totalBytes: n.totalBytes})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].totalBytes != out[j].totalBytes {
-			return out[i].totalBytes > out[j].totalBytes
-		}
-		return out[i].Name < out[j].Name
-	})
 	return out
 }
 
@@ -269,12 +251,25 @@ func counterFigures(c *result.Counters) *CounterFigures {
 		return nil
 	}
 	f := &CounterFigures{Scope: c.Scope, Unavailable: len(c.Unavailable)}
-	f.IPC, f.HasIPC = perf.IPC(c)
-	if v, ok := c.Values[perf.TaskClock]; ok && c.DurationNs > 0 {
+	f.IPC, f.HasIPC = IPC(c)
+	if v, ok := c.Values[result.PerfTaskClock]; ok && c.DurationNs > 0 {
 		f.CPUsUtilized, f.HasCPUsUtilized = float64(v)/float64(c.DurationNs), true
 	}
-	if v, ok := c.Values[perf.ContextSwitches]; ok {
+	if v, ok := c.Values[result.PerfContextSwitches]; ok {
 		f.ContextSwitches, f.HasContextSwitches = float64(v), true
 	}
 	return f
+}
+
+// IPC is instructions per cycle, or false when either counter is missing.
+func IPC(c *result.Counters) (float64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	ins, ok1 := c.Values[result.PerfInstructions]
+	cyc, ok2 := c.Values[result.PerfCycles]
+	if !ok1 || !ok2 || cyc == 0 {
+		return 0, false
+	}
+	return float64(ins) / float64(cyc), true
 }

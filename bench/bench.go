@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
@@ -128,7 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.Runner.Streams = streams
 	}
 
-	t, err := registry.Open(ctx, cfg.Target, cfg.TargetOpts)
+	t, err := openWith(ctx, cfg.Open, cfg.Target, cfg.TargetOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -385,41 +384,38 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 		return ctx, func() {}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
 	mode := "closed"
 	if rc.Open() {
 		mode = "open"
 	}
+	var mu sync.Mutex
+	var stops []func()
 	prev := rc.OnRecorder
 	rc.OnRecorder = func(rec *recorder.Recorder) {
 		if prev != nil {
 			prev(rec)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tk := time.NewTicker(time.Second)
-			defer tk.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-runCtx.Done():
-					return
-				case <-tk.C:
-				}
-				o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
-				if err != nil || o == nil {
-					continue
-				}
-				s.r.Aborted = &result.Abort{Threshold: *o, AtNs: rec.Now(), WarmupNs: int64(warm)}
-				cancel()
-				return
+		stop := runner.Every(runCtx, time.Second, func() bool {
+			o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			if err != nil || o == nil {
+				return true
 			}
-		}()
+			s.r.Aborted = &result.Abort{Threshold: *o, AtNs: rec.Now(), WarmupNs: int64(warm)}
+			cancel()
+			return false
+		})
+		mu.Lock()
+		stops = append(stops, stop)
+		mu.Unlock()
 	}
-	return runCtx, func() { close(done); wg.Wait(); cancel() }
+	return runCtx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
 }
 
 // checksReads refuses a checked workload (validate) on a target that cannot

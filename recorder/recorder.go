@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -672,33 +671,16 @@ func (r *Recorder) Stop() *result.Phase {
 			continue
 		}
 		name := vocab.Op(op).String()
-		p.Buckets.Counts[name] = pad32(r.buckets[op], len(r.outst))
+		p.Buckets.Counts[name] = r.buckets[op]
 		if hasBytes {
 			if p.Buckets.Bytes == nil {
 				p.Buckets.Bytes = map[string][]uint64{}
 			}
-			p.Buckets.Bytes[name] = pad64(r.bucketB[op], len(r.outst))
+			p.Buckets.Bytes[name] = r.bucketB[op]
 		}
 	}
-	sort.SliceStable(p.Ops, func(i, j int) bool {
-		a, _ := vocab.ParseOp(p.Ops[i].Op)
-		b, _ := vocab.ParseOp(p.Ops[j].Op)
-		return a < b
-	})
+	p.Buckets.Pad(len(r.outst))
+	p.SortOps()
 	r.stopped = true
 	return p
-}
-
-func pad32(s []uint32, n int) []uint32 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
-}
-
-func pad64(s []uint64, n int) []uint64 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
 }

@@ -125,12 +125,23 @@ func mergeEncoded(h **hdr.Histogram, enc, op string, ops []string) error {
 	if err != nil {
 		return err
 	}
-	if *h == nil {
-		*h = oh
-		return nil
-	}
-	if dropped := (*h).Merge(oh); dropped > 0 {
-		return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+	return MergeHist(h, oh)
+}
+
+// MergeHist adds h to *dst (h itself becomes *dst when *dst is nil, so h
+// must be the caller's to give): the one histogram merge, of the intervals
+// of a phase (MergedHist) and of the loaders of a distributed run (package
+// merge). A value outside the histogram's range is an error wrapping
+// ErrMalformed.
+func MergeHist(dst **hdr.Histogram, h *hdr.Histogram) error {
+	switch {
+	case h == nil:
+	case *dst == nil:
+		*dst = h
+	default:
+		if dropped := (*dst).Merge(h); dropped > 0 {
+			return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@
 package result
 
 import (
+	"slices"
 	"time"
 
 	"github.com/platbench/platbench/vocab"
@@ -244,6 +245,33 @@ type Buckets struct {
 	Counts      map[string][]uint32 `json:"counts"`
 	Bytes       map[string][]uint64 `json:"bytes,omitempty"`
 	Outstanding []bool              `json:"outstanding"`
+}
+
+// Pad extends every op's counts and bytes with zeros to n buckets (the
+// length of Outstanding): an op that stopped early still has a value in
+// every bucket.
+func (b *Buckets) Pad(n int) {
+	for op, cs := range b.Counts {
+		b.Counts[op] = Grow(cs, n)
+	}
+	for op, bs := range b.Bytes {
+		b.Bytes[op] = Grow(bs, n)
+	}
+}
+
+// Grow extends s with zeros to length n (a bucket series to the phase's
+// length).
+func Grow[T uint32 | uint64](s []T, n int) []T {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}
+
+// SortOps puts a phase's op totals in the order of the ops they name
+// (vocab.CompareOpNames: READ, UPDATE, ...), keeping the order of equals.
+func (p *Phase) SortOps() {
+	slices.SortStableFunc(p.Ops, func(a, b OpTotal) int { return vocab.CompareOpNames(a.Op, b.Op) })
 }
 
 // Event is a fault event run during a phase.

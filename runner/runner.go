@@ -380,12 +380,22 @@ func progress(ctx context.Context, phase string, rec *recorder.Recorder, fn func
 	if fn == nil {
 		return func() {}
 	}
+	return Every(ctx, time.Second, func() bool {
+		fn(phase, rec.Live(), time.Duration(rec.Now()))
+		return true
+	})
+}
+
+// Every calls fn every period, on a goroutine of its own, until fn returns
+// false, ctx ends or stop is called; stop waits for the goroutine. It is
+// the one ticker of a running phase: progress lines, live threshold checks.
+func Every(ctx context.Context, period time.Duration, fn func() bool) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tk := time.NewTicker(time.Second)
+		tk := time.NewTicker(period)
 		defer tk.Stop()
 		for {
 			select {
@@ -394,7 +404,9 @@ func progress(ctx context.Context, phase string, rec *recorder.Recorder, fn func
 			case <-ctx.Done():
 				return
 			case <-tk.C:
-				fn(phase, rec.Live(), time.Duration(rec.Now()))
+				if !fn() {
+					return
+				}
 			}
 		}
 	}()

@@ -28,6 +28,7 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -58,11 +59,10 @@ type Config struct {
 	// ObjectiveP99 is the latency objective (p99 over a step's steady window).
 	// Required with FindMax; optional with Rates (0: judge on keeping up only).
 	ObjectiveP99 time.Duration
-	// Judge is the latency the objective judges: JudgeAttributable (the
-	// default: the server-attributable latency, so the loader's own
-	// lateness does not fail a step the server kept within the objective;
-	// that lateness fails it in the client-bound check instead) or
-	// JudgeLatency (latency from the intended start, steady window).
+	// Judge is the latency the objective judges: analysis.JudgeAttributable
+	// (the default: the server-attributable latency; the loader's own
+	// lateness then fails a step as client-bound) or analysis.JudgeLatency
+	// (latency from the intended start, steady window).
 	Judge string
 	// Start and Max bound FindMax, in ops/s. Defaults DefaultStart (1000) and
 	// DefaultMax (10M).
@@ -116,9 +116,9 @@ func (c *Config) Validate() error {
 		l.Add("objective_p99", "is needed by a find-max search (fix: a latency objective such as 10ms)")
 	}
 	switch c.Judge {
-	case "", JudgeAttributable, JudgeLatency:
+	case "", analysis.JudgeAttributable, analysis.JudgeLatency:
 	default:
-		l.Add("judge", "%q is not %s or %s (fix: one of them)", c.Judge, JudgeAttributable, JudgeLatency)
+		l.Add("judge", "%q is not %s or %s (fix: one of them)", c.Judge, analysis.JudgeAttributable, analysis.JudgeLatency)
 	}
 	if c.ObjectiveP99 < 0 {
 		l.Add("objective_p99", "%s is negative (fix: a duration such as 10ms)", c.ObjectiveP99)
@@ -184,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		}
 	}
 	sw := &result.Sweep{
-		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99), Judge: cmp.Or(cfg.Judge, JudgeAttributable),
+		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99), Judge: cmp.Or(cfg.Judge, analysis.JudgeAttributable),
 		MinAchievedRatio: cfg.MinAchieved, MaxDelayedRatio: cfg.MaxDelayed, MaxErrorRatio: cfg.MaxErrors,
 		Best: -1,
 	}
@@ -300,176 +300,23 @@ func roundRate(r float64) float64 {
 	return math.Round(r/m) * m
 }
 
-// Measure computes one step's figures over its steady window and judges it.
+// Measure computes one step's figures over its steady window and judges it
+// (analysis.SweepStep); the reason a step failed is report's wording.
 func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, error) {
 	cfg.EnsureDefaults()
-	st := result.SweepStep{Phase: p.Name, TargetOpsPerS: rate, Delayed: p.Delayed}
-	first := 0
-	if len(p.Intervals) > 0 {
-		ss, err := analysis.SteadyStateOf(p, cfg.Warmup)
-		if err != nil {
-			// A forced warm-up longer than a step: measure the whole step, say so.
-			st.SteadyMethod = "none"
-		} else {
-			st.SteadyMethod = ss.Method
-			first = min(ss.First, len(p.Intervals)-1)
-		}
-		st.SteadyFromNs = p.Intervals[first].StartNs
-		var ns int64
-		for j := first; j < len(p.Intervals); j++ {
-			iv := &p.Intervals[j]
-			d := iv.DurationNs
-			if d <= 0 {
-				d = int64(time.Second)
-			}
-			ns += d
-			for _, o := range iv.Ops {
-				st.Ops += o.Count
-				for _, n := range o.Errors {
-					st.Errors += n
-				}
-			}
-		}
-		if ns > 0 {
-			st.SustainedOpsPerS = float64(st.Ops) / (float64(ns) / 1e9)
-		}
-	} else {
-		// No interval series (an op-bounded phase): the totals.
-		st.SteadyMethod = "none"
-		for _, o := range p.Ops {
-			st.Ops += o.Count
-			for _, n := range o.Errors {
-				st.Errors += n
-			}
-		}
-		if p.DurationNs > 0 {
-			st.SustainedOpsPerS = float64(st.Ops) / (float64(p.DurationNs) / 1e9)
-		}
-	}
-	lat, err := analysis.SteadyLatency(p, first)
-	if err != nil {
-		return st, err
-	}
-	st.P50Ns, st.P99Ns, st.P999Ns, st.MaxNs = lat.P50Ns, lat.P99Ns, lat.P999Ns, lat.MaxNs
-	svc, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistService)
-	if err != nil {
-		return st, err
-	}
-	st.ServiceP99Ns = svc.P99Ns
-	lag, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistLag)
-	if err != nil {
-		return st, err
-	}
-	st.LagP99Ns, st.LateClient = lag.P99Ns, p.LateClient
-	attr, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistAttributable)
-	if err != nil {
-		return st, err
-	}
-	st.AttributableP99Ns = attr.P99Ns
-	var all uint64
-	for _, o := range p.Ops {
-		all += o.Count
-		for _, n := range o.Errors {
-			all += n
-		}
-	}
-
-	var why []string
-	if st.SustainedOpsPerS < cfg.MinAchieved*rate {
-		why = append(why, fmt.Sprintf("sustained %s is below %s of the rate", units.OpsPerSec(st.SustainedOpsPerS), units.Percent(cfg.MinAchieved)))
-	}
-	if all > 0 && float64(p.Delayed) > cfg.MaxDelayed*float64(all) {
-		why = append(why, fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(float64(p.Delayed)/float64(all))))
-	}
-	// Ops the loader itself started late (LateClient): judged on latency,
-	// their lateness is in the figure the objective judges and does not fail
-	// a step on its own (the self-check calls the run client-bound); judged
-	// on the server-attributable latency, which leaves it out, a step whose
-	// loader was late beyond the delayed limit measures the loader and fails.
-	if judgeAttr := cfg.Judge != JudgeLatency && st.AttributableP99Ns > 0; judgeAttr && all > 0 && float64(p.LateClient) > cfg.MaxDelayed*float64(all) {
-		why = append(why, fmt.Sprintf("the loader started %s of ops late with a worker free (client-bound: give it cores of its own)", units.Percent(float64(p.LateClient)/float64(all))))
-	}
-	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > cfg.MaxErrors*float64(tot) {
-		why = append(why, fmt.Sprintf("%s errors", units.Percent(float64(st.Errors)/float64(tot))))
-	}
-	if judged, name := judgedP99(&st, cfg.Judge); cfg.ObjectiveP99 > 0 && judged > int64(cfg.ObjectiveP99) {
-		why = append(why, fmt.Sprintf("%s %s is over the %s objective", name, units.Latency(float64(judged)), cfg.ObjectiveP99))
-	}
-	if p.Interrupted {
-		why = append(why, "interrupted")
-	}
-	st.MeetsObjective = len(why) == 0
-	st.Reason = strings.Join(why, "; ")
-	return st, nil
+	st, misses, err := analysis.SweepStep(p, rate, analysis.SweepObjective{
+		MinAchieved: cfg.MinAchieved, MaxDelayed: cfg.MaxDelayed, MaxErrors: cfg.MaxErrors, P99: cfg.ObjectiveP99, Warmup: cfg.Warmup, Judge: cfg.Judge})
+	st.Reason = report.SweepStepReason(misses)
+	return st, err
 }
 
-// The latencies a sweep's objective may judge (Config.Judge).
-const (
-	JudgeAttributable = "attributable"
-	JudgeLatency      = "latency"
-)
-
-// judgedP99 is the p99 the objective judges in st, and its name: the
-// server-attributable latency unless judge is JudgeLatency or the step has
-// none (a file from before it was kept).
-func judgedP99(st *result.SweepStep, judge string) (int64, string) {
-	if judge != JudgeLatency && st.AttributableP99Ns > 0 {
-		return st.AttributableP99Ns, "server-attributable p99"
-	}
-	return st.P99Ns, "p99"
-}
-
-// judge picks the best step and writes the verdict.
+// judge picks the best step (analysis.JudgeSweep) and writes report's verdict.
 func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
-	for i, st := range sw.Steps {
-		if st.MeetsObjective && (sw.Best < 0 || st.SustainedOpsPerS > sw.MaxOpsPerS) {
-			sw.Best, sw.MaxOpsPerS = i, st.SustainedOpsPerS
-		}
+	j := analysis.JudgeSweep(sw.Steps)
+	if j.Best >= 0 {
+		sw.Best, sw.MaxOpsPerS = j.Best, j.MaxOpsPerS
 	}
-	obj := "kept up with its rate"
-	if cfg.ObjectiveP99 > 0 {
-		obj = "met p99 <= " + cfg.ObjectiveP99.String()
-		if cfg.Judge != JudgeLatency {
-			obj = "met server-attributable p99 <= " + cfg.ObjectiveP99.String()
-		}
-	}
-	switch {
-	case len(sw.Steps) == 0:
-		sw.Verdict = "no step ran"
-	case sw.Best < 0:
-		fix := "rates from " + units.Compact(lowest(sw)/4)
-		if cfg.FindMax {
-			fix = "a start at " + units.Compact(lowest(sw)/4)
-		}
-		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(lowest(sw)), fix)
-	default:
-		b := sw.Steps[sw.Best]
-		judged, name := judgedP99(&b, cfg.Judge)
-		sw.Verdict = fmt.Sprintf("highest rate that %s: %s sustained (step %s, %s %s, latency p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, name, units.Latency(float64(judged)), units.Latency(float64(b.P99Ns)))
-		if cfg.FindMax && allMet(sw) {
-			sw.Verdict += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(cfg.Max))
-		}
-	}
-	if interrupted {
-		sw.Verdict += " (interrupted: not every step ran)"
-	}
-}
-
-func allMet(sw *result.Sweep) bool {
-	for _, st := range sw.Steps {
-		if !st.MeetsObjective {
-			return false
-		}
-	}
-	return true
-}
-
-func lowest(sw *result.Sweep) float64 {
-	l := math.Inf(1)
-	for _, st := range sw.Steps {
-		l = math.Min(l, st.TargetOpsPerS)
-	}
-	return l
+	sw.Verdict = report.SweepVerdict(j, sw.Steps, report.SweepSettings{ObjectiveP99: cfg.ObjectiveP99, Judge: cfg.Judge, FindMax: cfg.FindMax, MaxRate: cfg.Max}, interrupted)
 }
 
 func describe(cfg *Config) string {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -201,7 +203,7 @@ func TestConfigValidate(t *testing.T) {
 		{"bad rate", Config{Rates: []float64{-1}}, "not a positive rate"},
 		{"short step", Config{Rates: []float64{10}, Step: time.Second}, "too short"},
 		{"start above max", Config{FindMax: true, ObjectiveP99: time.Millisecond, Start: 10, Max: 5}, "0 < start <= max"},
-		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Runner: runner.Config{Events: []runner.Event{{}}}}}, "events cannot be run in a sweep"},
+		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Open: registry.Open, Runner: runner.Config{Events: []runner.Event{{}}}}}, "events cannot be run in a sweep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -222,7 +224,7 @@ func tinyBench(t *testing.T, url string) bench.Config {
 	}
 	spec.Records = 500
 	spec.EnsureDefaults()
-	return bench.Config{Target: url, Workload: spec, Load: true, Runner: runner.Config{Concurrency: 4, Seed: 1}}
+	return bench.Config{Open: registry.Open, Target: url, Workload: spec, Load: true, Runner: runner.Config{Concurrency: 4, Seed: 1}}
 }
 
 // A real sweep against the null target: one load phase, one phase per rate,
@@ -361,7 +363,7 @@ func TestMeasureJudgesAttributable(t *testing.T) {
 	}{
 		{"attributable by default", "", 100, true, ""},
 		{"the loader late on 6% of ops", "", 300, false, "client-bound"},
-		{"judged on latency", JudgeLatency, 100, false, "p99 20.0 ms is over the 10ms objective"},
+		{"judged on latency", analysis.JudgeLatency, 100, false, "p99 20.0 ms is over the 10ms objective"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := stepPhase(t, "rate-1000", repeat(1000, 5), 20*time.Millisecond, 0, 0)

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -201,5 +202,83 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// module is the import path of this module's root.
+const module = "github.com/platbench/platbench"
+
+// layerTable reads the layer table of docs/architecture.md: the layer of
+// each package (a module-relative directory), from the rows between the
+// "layers: begin" and "layers: end" markers.
+func layerTable(t *testing.T) map[string]int {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	begin, end := strings.Index(text, "<!-- layers: begin -->"), strings.Index(text, "<!-- layers: end -->")
+	if begin < 0 || end < begin {
+		t.Fatal("docs/architecture.md has no layer table between <!-- layers: begin --> and <!-- layers: end -->")
+	}
+	layerOf := map[string]int{}
+	row := regexp.MustCompile(`^\|\s*(\d+)[^|]*\|([^|]*)\|`)
+	pkg := regexp.MustCompile("`([a-z0-9/_]+)`")
+	for _, line := range strings.Split(text[begin:end], "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		for _, p := range pkg.FindAllStringSubmatch(m[2], -1) {
+			if prev, dup := layerOf[p[1]]; dup {
+				t.Errorf("docs/architecture.md puts %s on layers %d and %d", p[1], prev, n)
+			}
+			layerOf[p[1]] = n
+		}
+	}
+	if len(layerOf) < 20 {
+		t.Fatalf("the layer table of docs/architecture.md names only %d packages", len(layerOf))
+	}
+	return layerOf
+}
+
+// TestImportLayers: every package is on a layer of docs/architecture.md's
+// table and imports only packages of this module on its own layer or lower
+// ones: data flows one way, and the result contract stays at the bottom.
+func TestImportLayers(t *testing.T) {
+	layerOf := layerTable(t)
+	bad := map[string]bool{}
+	for _, f := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(f.path))
+		own, ok := layerOf[dir]
+		if !ok {
+			if !bad[dir] {
+				t.Errorf("package %s is on no layer of docs/architecture.md's table (fix: add it to the row it belongs to)", dir)
+			}
+			bad[dir] = true
+			continue
+		}
+		for _, p := range imports(f) {
+			dep, ours := strings.CutPrefix(p, module+"/")
+			if !ours {
+				continue
+			}
+			l, ok := layerOf[dep]
+			if ok && l <= own {
+				continue
+			}
+			edge := dir + " -> " + dep
+			if bad[edge] {
+				continue
+			}
+			bad[edge] = true
+			if !ok {
+				t.Errorf("%s imports %s, which is on no layer of docs/architecture.md's table", f.path, dep)
+			} else {
+				t.Errorf("%s imports %s: layer %d imports layer %d (fix: move what it needs down, or the code up)", f.path, dep, own, l)
+			}
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -209,6 +210,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	cfg := bench.Config{
 		Target:     target,
 		TargetOpts: map[string]string(b.targetOpts),
+		Open:       registry.Open,
 		Workload:   l.Spec,
 		Label:      b.label,
 		Run:        !loadOnly,
@@ -345,13 +347,16 @@ func loadWorkload(name string) (workload.Loaded, error) {
 }
 
 func runRun(ctx context.Context, env *Env, args []string) error {
-	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
+	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog)."
+	b := newBenchFlags(env, "run", summary)
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.rdv.register(b.fs)
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
 	b.analysis = addAnalysisFlags(b.fs)
+	usage := groupedUsage(b.fs, "run", "[flags]", summary, runGroups)
+	b.fs.Usage = func() { usage(env.Stdout) }
 	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err

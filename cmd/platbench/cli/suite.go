@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -69,7 +70,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	bench.Version = ToolVersion()
 	n := 0
-	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors}
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open}
 	if !*quiet {
 		o.Configure = func(c *suite.Cell) {
 			n++

@@ -79,7 +79,7 @@ func newSweepFlags(env *Env) (*benchFlags, *sweep.Config, *string) {
 	b.fs.StringVar(rates, "rates", "", "comma-separated rates in ops/s, run in order (e.g. 10k,20k,40k)")
 	b.fs.BoolVar(&sc.FindMax, "find-max", false, "search for the highest rate meeting --p99: double from --start, then bisect")
 	b.fs.Var((*units.Duration)(&sc.ObjectiveP99), "p99", "latency objective, a `duration`: a step meets it when its p99 is at most this (e.g. 10ms); required with --find-max")
-	b.fs.StringVar(&sc.Judge, "judge", sweep.JudgeAttributable, "the latency --p99 judges: attributable (server-attributable: latency less the loader's own lateness, which fails a step in the client-bound check instead) or latency (from the intended start, steady window)")
+	b.fs.StringVar(&sc.Judge, "judge", analysis.JudgeAttributable, "the latency --p99 judges: attributable (server-attributable: latency less the loader's own lateness, which fails a step in the client-bound check instead) or latency (from the intended start, steady window)")
 	b.fs.Var((*units.Rate)(&sc.Start), "start", "first `rate` of --find-max (ops/s)")
 	b.fs.Var((*units.Rate)(&sc.Max), "max", "highest `rate` --find-max tries (ops/s)")
 	b.fs.Var((*units.Duration)(&sc.Step), "step", "length of each step, a `duration`")
