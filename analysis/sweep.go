@@ -133,7 +133,7 @@ func stepMisses(p *result.Phase, st *result.SweepStep, rate float64, o SweepObje
 	// on the server-attributable latency, which leaves it out, a step whose
 	// loader was late beyond the delayed limit measures the loader and fails.
 	judged, attributable := JudgedP99(st, o.Judge)
-	if attributable && all > 0 && float64(p.LateClient) > o.MaxDelayed*float64(all) {
+	if o.P99 > 0 && attributable && all > 0 && float64(p.LateClient) > o.MaxDelayed*float64(all) {
 		out = append(out, StepMiss{MissClientBound, float64(p.LateClient) / float64(all), o.MaxDelayed})
 	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > o.MaxErrors*float64(tot) {
