@@ -164,6 +164,34 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, err
 	}
+	r := newResult(cfg, recorded)
+	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
+	if d, ok := t.(adapter.Describer); ok {
+		r.Target = d.Describe(ctx)
+		r.Target.URL = redact(r.Target.URL)
+	}
+	tc := cfg.Telemetry
+	tc.InProcess = r.Target.Kind == "embedded"
+	tc.TargetNodes = r.Target.Nodes
+	if sr, ok := t.(adapter.StatusReader); ok {
+		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
+	}
+	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if cfg.OnTelemetry != nil {
+		cfg.OnTelemetry(tel)
+	}
+	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	s.recordAcks()
+	return s, nil
+}
+
+// newResult is the result of a run before any phase ran.
+func newResult(cfg Config, recorded result.Workload) *result.Result {
 	r := &result.Result{
 		Schema:    result.SchemaVersion,
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
@@ -187,28 +215,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
-	if d, ok := t.(adapter.Describer); ok {
-		r.Target = d.Describe(ctx)
-		r.Target.URL = redact(r.Target.URL)
-	}
-	tc := cfg.Telemetry
-	tc.InProcess = r.Target.Kind == "embedded"
-	tc.TargetNodes = r.Target.Nodes
-	if sr, ok := t.(adapter.StatusReader); ok {
-		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
-	}
-	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	if cfg.OnTelemetry != nil {
-		cfg.OnTelemetry(tel)
-	}
-	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
-	s.recordAcks()
-	return s, nil
+	return r
 }
 
 // Load runs the load phase.
@@ -219,6 +226,7 @@ func (s *Session) Load(ctx context.Context) error {
 	}
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
+	s.cfg.Journal.PhaseDone(p)
 	if err := failedEverything(p); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -250,6 +258,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
 	s.r.Events = append(s.r.Events, evs...)
+	s.cfg.Journal.PhaseDone(p)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
 }
 

@@ -439,7 +439,16 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
+	written := false
+	closeJournal, err := startJournal(env, out, &cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { closeJournal(written) }()
 	r, err := bench.Run(ctx, cfg)
+	if r == nil {
+		written = true // nothing ran: no journal to keep
+	}
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
@@ -480,6 +489,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
+	written = true
 	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
 	if data, err := result.Hlog(r); err == nil {
 		if err := result.WriteFileAtomic(hlog, data); err != nil {
@@ -497,6 +507,26 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return after
 	}
 	return b.verdict(r)
+}
+
+// startJournal opens the run's journal (RESULT.partial), which keeps the
+// run as it goes: a loader killed before it writes its result leaves it,
+// and report and compare read it. close removes it once the result file is
+// written (written true). No journal with --out -.
+func startJournal(env *Env, out string, cfg *bench.Config) (close func(written bool), err error) {
+	if out == "-" {
+		return func(bool) {}, nil
+	}
+	j, err := result.CreateJournal(out + result.JournalSuffix)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Journal = j
+	return func(written bool) {
+		if err := j.Close(written); err != nil && !written {
+			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
+		}
+	}, nil
 }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.
