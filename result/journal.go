@@ -114,19 +114,21 @@ func (j *Journal) PhaseDone(p *Phase) {
 	j.line(journalLine{Done: p})
 }
 
-// Close closes the journal and, with remove, deletes it (the result file
-// is written). It returns the first error the journal met.
+// Close closes the journal and, with remove (the result file is written),
+// deletes it; a journal that could not be written whole (a full disk) is
+// deleted too: it would be half a record. It returns the first error the
+// journal met.
 func (j *Journal) Close(remove bool) error {
 	if j == nil {
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	err := j.f.Close()
-	if remove {
+	err := errors.Join(j.err, j.f.Close())
+	if remove || err != nil {
 		os.Remove(j.path)
 	}
-	return errors.Join(j.err, err)
+	return err
 }
 
 // IsJournal says whether data begins as a journal does.
