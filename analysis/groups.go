@@ -78,8 +78,9 @@ type Grouping struct {
 // was given. By label (the default), a run's group is its label; runs
 // without one are grouped by platform, and where runs of one platform
 // measured different targets, by platform and target. When that leaves a
-// single group, the runs are grouped by target, and failing that by file,
-// so there is something to compare (and How says so). Grouping by platform,
+// single group, the runs are grouped by target, failing that by file, and
+// failing that (one file given twice) by position, so there is something
+// to compare (and How says so). Grouping by platform,
 // target or file that leaves one group is a usererr.
 func GroupRuns(keys []RunKey, by GroupBy) (Grouping, error) {
 	if by == "" {
@@ -142,8 +143,21 @@ func groupByLabel(keys []RunKey) Grouping {
 	if t := groupsBy(keys, func(k RunKey) string { return k.Target }); len(t) > 1 {
 		return Grouping{By: GroupByTarget, Groups: t, How: fmt.Sprintf("by target: every run is %q", one)}
 	}
-	return Grouping{By: GroupByFile, Groups: groupsBy(keys, fileName),
-		How: fmt.Sprintf("by file: every run is %q on the same target, so each file is its own group", one)}
+	if f := groupsBy(keys, fileName); len(f) > 1 {
+		return Grouping{By: GroupByFile, Groups: f,
+			How: fmt.Sprintf("by file: every run is %q on the same target, so each file is its own group", one)}
+	}
+	// One file given twice (a smoke test, a journal against itself): each
+	// run its own group, by position.
+	pos := 0
+	return Grouping{By: GroupByFile, How: "by position: every run is the same file, so each is its own group",
+		Groups: groupsBy(keys, func(k RunKey) string {
+			pos++
+			if n := fileName(k); n != "" {
+				return fmt.Sprintf("%s #%d", n, pos)
+			}
+			return ""
+		})}
 }
 
 // fileName is a run's file's base name, or its position when it has none.

@@ -29,6 +29,9 @@ func TestGroupRuns(t *testing.T) {
 		// The same setup twice: each file its own group, said so.
 		{"one setup, two files", []RunKey{k("", "c7i", "redis", "x/a.json"), k("", "c7i", "redis", "x/b.json")}, GroupByLabel,
 			"a.json:0;b.json:1", "by file"},
+		// One file given twice: by position.
+		{"one file twice", []RunKey{k("", "c7i", "redis", "x/a.json"), k("", "c7i", "redis", "x/a.json")}, GroupByLabel,
+			"a.json #1:0;a.json #2:1", "by position"},
 		// One label over two targets: by target.
 		{"one label, two targets", []RunKey{k("ci", "h", "redis", "a.json"), k("ci", "h", "valkey", "b.json")}, GroupByLabel,
 			"redis:0;valkey:1", "by target"},

@@ -125,8 +125,9 @@ func TestRepeatedFakeRuns(t *testing.T) {
 // TestRepeatedRedisRuns: the same against real Redis (PLATBENCH_REDIS_URL):
 // runs of one setup at a fixed rate in two groups, interleaved (A, B, B, A,
 // A, B: each round in another order), are not called different and
-// --fail-if-worse 5% does not fire; the throughput, which the rate sets, is
-// called the same.
+// --fail-if-worse 5% does not fire. ("Same" is not required even of the
+// throughput the rate sets: on a loaded machine the client falls behind
+// in some runs, seen as +0.4% [-9.4, +11] inconclusive.)
 func TestRepeatedRedisRuns(t *testing.T) {
 	url := testenv.URL(t, "PLATBENCH_REDIS_URL")
 	dir := t.TempDir()
@@ -148,10 +149,7 @@ func TestRepeatedRedisRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("A/A on Redis: --fail-if-worse fired: exit %d: %s", code, errs)
 	}
-	if v := cellOf(t, c, "Sustained throughput"); v.Verdict != "same" {
-		t.Errorf("A/A on Redis, throughput at a fixed rate: %s, want same", v.Text)
-	}
-	for _, f := range []string{"Latency median", "Latency p99"} {
+	for _, f := range []string{"Sustained throughput", "Latency median", "Latency p99"} {
 		if v := cellOf(t, c, f); v.Verdict == "different" {
 			t.Errorf("A/A on Redis %s: %s", f, v.Text)
 		}
