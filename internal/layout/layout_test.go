@@ -63,10 +63,31 @@ func sources(t *testing.T) []file {
 	return out
 }
 
-// A function past ~80 lines is usually two jobs; 100 is the hard limit.
+// A function past ~80 lines is usually two jobs: 80 is the limit.
+const limit = 80
+
+// older are the functions that were longer when the limit came down from
+// 100 to 80 (issue 30), with the length each may not exceed: split one and
+// delete its line here (a line whose function is within the limit fails).
+// runner/async.go's asyncOpenLoop (102: issue 33 made it longer than the old
+// limit) and recorder's intervalTick are the hot path: split them with the
+// allocation tests and BenchmarkRunnerNull at hand.
+var older = map[string]int{
+	"adapter/cql/ring.go murmur3Token":    93,
+	"adapter/kafka/open.go Summary":       85,
+	"analysis/lm.go lmFit":                83,
+	"analysis/plan.go planRow":            92,
+	"cmd/platbench/cli/k8s.go indexedJob": 91,
+	"probe/disk/run.go Run":               85,
+	"recorder/recorder.go intervalTick":   91,
+	"report/term.go writePhase":           96,
+	"runner/async.go asyncOpenLoop":       102,
+	"sweep/sweep.go Run":                  84,
+}
+
 func TestNoLongFunctions(t *testing.T) {
-	const limit = 100
 	var long []string
+	seen := map[string]bool{}
 	for _, f := range sources(t) {
 		for _, d := range f.ast.Decls {
 			fn, ok := d.(*ast.FuncDecl)
@@ -74,14 +95,29 @@ func TestNoLongFunctions(t *testing.T) {
 				continue
 			}
 			n := f.fset.Position(fn.End()).Line - f.fset.Position(fn.Pos()).Line + 1
-			if n > limit {
-				long = append(long, f.path+": "+fn.Name.Name+" is "+strconv.Itoa(n)+" lines")
+			key := f.path + " " + fn.Name.Name
+			most, old := older[key]
+			if old {
+				seen[key] = true
+				if n <= limit {
+					long = append(long, key+" is "+strconv.Itoa(n)+" lines now: delete its line from older")
+				}
+			} else {
+				most = limit
 			}
+			if n > most {
+				long = append(long, f.path+": "+fn.Name.Name+" is "+strconv.Itoa(n)+" lines (limit "+strconv.Itoa(most)+": split it by job)")
+			}
+		}
+	}
+	for key := range older {
+		if !seen[key] {
+			long = append(long, key+" is gone: delete its line from older")
 		}
 	}
 	sort.Strings(long)
 	for _, l := range long {
-		t.Errorf("%s (limit %d: split it by job)", l, limit)
+		t.Error(l)
 	}
 }
 
@@ -121,7 +157,7 @@ func TestImportRules(t *testing.T) {
 			fn, ok := d.(*ast.FuncDecl)
 			// pebble's Logger.Fatalf must not return (pebble's own
 			// default logger exits too): the one exit outside main.
-			if !ok || fn.Body == nil || f.path == "adapter/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
+			if !ok || fn.Body == nil || f.path == "adapter/embedded/open.go" && fn.Name.Name == "Fatalf" {
 				continue
 			}
 			if line := calls(f, fn.Body, "os", "Exit"); line > 0 {

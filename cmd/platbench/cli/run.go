@@ -481,15 +481,26 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 				return err
 			}
 		}
-		if after != nil {
-			return after
+	} else {
+		if err := writeResult(env, out, r); err != nil {
+			return err
 		}
-		return b.verdict(r)
+		written = true
+		if ctx.Err() != nil {
+			return errors.New("interrupted: the result of what ran was written")
+		}
 	}
+	if after != nil {
+		return after
+	}
+	return b.verdict(r)
+}
+
+// writeResult writes the result file and its .hlog, then prints the report.
+func writeResult(env *Env, out string, r *result.Result) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
-	written = true
 	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
 	if data, err := result.Hlog(r); err == nil {
 		if err := result.WriteFileAtomic(hlog, data); err != nil {
@@ -500,13 +511,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
-	if ctx.Err() != nil {
-		return errors.New("interrupted: the result of what ran was written")
-	}
-	if after != nil {
-		return after
-	}
-	return b.verdict(r)
+	return nil
 }
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
