@@ -24,6 +24,7 @@ const (
 	FigPeak           Figure = "peak_ops_per_s"      // best full interval of the steady window
 	FigLatency        Figure = "latency"             // whole phase, from the intended start
 	FigLag            Figure = "lag"                 // open loop: intended start to send, whole phase
+	FigAttributable   Figure = "attributable"        // open loop: server-attributable latency, whole phase
 	FigLateClient     Figure = "late_client"         // open loop: ops the client started late, whole phase
 	FigStabilityCV    Figure = "stability_cv"        // CV of the steady 1 s throughput, a fraction
 	FigStalls         Figure = "stalls"              // count, whole phase

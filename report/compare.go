@@ -233,6 +233,8 @@ func figureName(row analysis.GroupRow) (string, func(float64) string) {
 		return "Latency " + row.Stat, units.Latency
 	case analysis.FigLag:
 		return "Schedule lag " + row.Stat, units.Latency
+	case analysis.FigAttributable:
+		return "Server-attributable " + row.Stat, units.Latency
 	case analysis.FigLateClient:
 		return "Late starts (client)", count
 	case analysis.FigStabilityCV:
