@@ -252,13 +252,18 @@ func ParsePropertyFile(data []byte) (Loaded, error) {
 	return l, nil
 }
 
-// workloadClass accepts workload=...CoreWorkload (listed as not used: it
-// says nothing platbench needs) and refuses any other workload class.
+// coreWorkloadNames are the names YCSB and go-ycsb give CoreWorkload in
+// the workload property: YCSB loads the class by name (site.ycsb since
+// 0.14, com.yahoo.ycsb before); go-ycsb registers "core" and YCSB's class
+// name (pkg/workload/core.go).
+var coreWorkloadNames = []string{"core", "site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"}
+
+// workloadClass accepts workload= any of CoreWorkload's names and refuses
+// any other workload class: platbench runs CoreWorkload's model only.
 func (r *propReader) workloadClass() {
-	p, ok := r.props["workload"]
-	if ok && !strings.HasSuffix(p.value, ".CoreWorkload") && p.value != "CoreWorkload" {
-		r.used["workload"] = true
-		r.fail("workload", "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; remove the line if the file is one)")
+	p, ok := r.get("workload")
+	if ok && !slices.Contains(coreWorkloadNames, p.value) {
+		r.fail("workload", "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; write workload=%s, or remove the line, if the file is one)", coreWorkloadNames[0])
 	}
 }
 
@@ -331,6 +336,16 @@ func (r *propReader) shape(s *Spec) {
 	}
 	r.choice("scanlengthdistribution", "uniform", []string{"uniform"}, map[string]string{
 		"zipfian": "platbench draws scan lengths uniformly"})
+	// YCSB's scan pacing (its template writes the values that turn it off).
+	if r.count("maxscanrate", 0, true) != 0 {
+		r.fail("maxscanrate", "is not supported: platbench does not pace the records of a scan (fix: remove it or write maxscanrate=0)")
+	}
+	if r.count("scanoptimelimit", 0, true) != 0 {
+		r.fail("scanoptimelimit", "is not supported: platbench does not cut scans short (fix: remove it or write scanoptimelimit=0)")
+	}
+	if r.boolean("discardscannedrecord", false) {
+		r.fail("discardscannedrecord", "is not supported: platbench reads every scanned record (fix: remove it or write discardscannedrecord=false)")
+	}
 }
 
 // keys reads how keys are chosen and formatted.

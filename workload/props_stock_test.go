@@ -1,0 +1,99 @@
+package workload
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The stock workloads A-F of YCSB and of go-ycsb, as each tool publishes
+// them (testdata/ycsb, testdata/go-ycsb: copied unchanged, source and commit
+// in each file's first lines), run as they are: each file's mix is the one
+// YCSB's documentation gives its letter, the key distribution is the file's
+// (YCSB's files say zipfian, go-ycsb's uniform; D is latest in both), and no
+// property of theirs is left unused. go-ycsb names the workload "core",
+// YCSB "site.ycsb.workloads.CoreWorkload".
+func TestStockWorkloadFiles(t *testing.T) {
+	mixes := map[string]MixList{
+		"a": {{OpRead, 0.5}, {OpUpdate, 0.5}},
+		"b": {{OpRead, 0.95}, {OpUpdate, 0.05}},
+		"c": {{OpRead, 1}},
+		"d": {{OpRead, 0.95}, {OpInsert, 0.05}},
+		"e": {{OpInsert, 0.05}, {OpScan, 0.95}},
+		"f": {{OpRead, 0.5}, {OpRMW, 0.5}},
+	}
+	for _, c := range []struct {
+		tool string
+		dist Dist
+		scan int // workload E's maxscanlength
+	}{
+		{"ycsb", DistZipfian, 100},
+		{"go-ycsb", DistUniform, 1},
+	} {
+		for letter, mix := range mixes {
+			path := filepath.Join("testdata", c.tool, "workload"+letter)
+			l, err := Open(path)
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				continue
+			}
+			want := c.dist
+			if letter == "d" {
+				want = DistLatest
+			}
+			if !reflect.DeepEqual(l.Spec.Mix, mix) || l.Spec.Distribution != want || l.Spec.Records != 1000 || l.Ops != 1000 {
+				t.Errorf("%s: mix %v distribution %s records %d ops %d", path, l.Spec.Mix, l.Spec.Distribution, l.Spec.Records, l.Ops)
+			}
+			if letter == "e" && l.Spec.MaxScanLength != c.scan {
+				t.Errorf("%s: maxscanlength %d, want %d", path, l.Spec.MaxScanLength, c.scan)
+			}
+			if len(l.Warnings) != 0 {
+				t.Errorf("%s: warnings %q", path, l.Warnings)
+			}
+		}
+	}
+}
+
+// The tools' templates, which list every CoreWorkload property with its
+// default, parse; the properties of the client, the table and measurement
+// are named in one
+// warning.
+func TestStockWorkloadTemplates(t *testing.T) {
+	for path, unused := range map[string]string{
+		"testdata/ycsb/workload_template":    "table (line 127), measurementtype (line 133), histogram.buckets (line 168), timeseries.granularity (line 171)",
+		"testdata/go-ycsb/workload_template": "threadcount (line 48), table (line 115), measurementtype (line 121), histogram.buckets (line 152), timeseries.granularity (line 155)",
+	} {
+		l, err := Open(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		s := l.Spec
+		if s.Records != 1000000 || l.Ops != 3000000 || s.FieldCount != 10 || s.FieldLength != 100 || s.Distribution != DistZipfian ||
+			s.MaxScanLength != 1000 || s.HotsetFraction != 0.2 || s.HotOpnFraction != 0.8 || !reflect.DeepEqual(s.Mix, MixList{{OpRead, 0.95}, {OpUpdate, 0.05}}) {
+			t.Errorf("%s: %+v ops %d", path, s, l.Ops)
+		}
+		want := "workload file " + path + ": YCSB properties platbench does not use, ignored: " + unused
+		if len(l.Warnings) != 1 || l.Warnings[0] != want {
+			t.Errorf("%s: warnings\n got %q\nwant %q", path, l.Warnings, want)
+		}
+	}
+}
+
+// Every name the tools give CoreWorkload is accepted; a near miss or another
+// workload class is refused, saying which name to write.
+func TestWorkloadClassNames(t *testing.T) {
+	for _, name := range []string{"core", "site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"} {
+		l := parseProps(t, "workload="+name+"\nrecordcount=10\n")
+		if len(l.Warnings) != 0 {
+			t.Errorf("workload=%s: warnings %q", name, l.Warnings)
+		}
+	}
+	for _, name := range []string{"Core", "CoreWorkload", "site.ycsb.workloads.TimeSeriesWorkload", "site.ycsb.workloads.ConstantOccupancyWorkload", "x.CoreWorkload", ""} {
+		_, err := ParsePropertyFile([]byte("workload=" + name + "\n"))
+		if err == nil || !strings.Contains(err.Error(), "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; write workload=core") {
+			t.Errorf("workload=%q: %v", name, err)
+		}
+	}
+}
