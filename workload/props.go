@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
@@ -23,6 +24,14 @@ type Loaded struct {
 	// Ops is YCSB's operationcount: the run phase's length in operations
 	// (0: the file does not say).
 	Ops uint64
+	// Threads is the client's threadcount (0: the file does not say).
+	Threads uint64
+	// RateOpsPerS is the client's target, total operations per second
+	// (0: as fast as possible, or the file does not say).
+	RateOpsPerS float64
+	// MaxExecution is the client's maxexecutiontime (0: not given): the run
+	// phase ends then even if operationcount is not reached.
+	MaxExecution time.Duration
 	// Shard of Shards is what YCSB's insertstart and insertcount say when
 	// they split recordcount into equal parts (Shards 0: the whole dataset).
 	Shard, Shards int
@@ -229,6 +238,7 @@ func ParsePropertyFile(data []byte) (Loaded, error) {
 	r.workloadClass()
 	s.Records = r.count("recordcount", DefaultRecords, false)
 	l.Ops = r.count("operationcount", 0, true)
+	r.client(&l)
 	s.Mix = r.mix()
 	r.shape(s)
 	r.keys(s)
@@ -264,6 +274,34 @@ func (r *propReader) workloadClass() {
 	p, ok := r.get("workload")
 	if ok && !slices.Contains(coreWorkloadNames, p.value) {
 		r.fail("workload", "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; write workload=%s, or remove the line, if the file is one)", coreWorkloadNames[0])
+	}
+}
+
+// client reads the properties of YCSB's and go-ycsb's client that a
+// property file may carry (they are passed with -P like the workload's):
+// threadcount, target (ops/s) and maxexecutiontime (seconds).
+func (r *propReader) client(l *Loaded) {
+	l.Threads = r.count("threadcount", 0, false)
+	if l.Threads > math.MaxInt32 {
+		r.fail("threadcount", "is out of range (fix: give 1 to %d)", math.MaxInt32)
+		l.Threads = 0
+	}
+	if p, ok := r.get("target"); ok {
+		v, err := units.ParseRate(p.value)
+		if err != nil {
+			r.fail("target", "%v", err)
+		}
+		l.RateOpsPerS = v
+	}
+	// Whole seconds, as YCSB reads it: "1m" would be a million seconds to
+	// units.ParseCount and an error to YCSB.
+	if p, ok := r.props["maxexecutiontime"]; ok && strings.Trim(p.value, "0123456789") != "" {
+		r.used["maxexecutiontime"] = true
+		r.fail("maxexecutiontime", "is not whole seconds (fix: e.g. maxexecutiontime=600)")
+	} else if n := r.count("maxexecutiontime", 0, true); n > uint64(math.MaxInt64/time.Second) {
+		r.fail("maxexecutiontime", "is out of range (fix: give seconds, e.g. 600)")
+	} else {
+		l.MaxExecution = time.Duration(n) * time.Second
 	}
 }
 

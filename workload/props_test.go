@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"time"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,6 +83,11 @@ func TestPropertyFileEachProperty(t *testing.T) {
 		{"recordcount=1000\ninsertstart=500", func(l Loaded) bool { return l.Shard == 1 && l.Shards == 2 }},
 		{"recordcount=1000\ninsertcount=500", func(l Loaded) bool { return l.Shard == 0 && l.Shards == 2 }},
 		{"recordcount:300", func(l Loaded) bool { return l.Spec.Records == 300 }},
+		{"threadcount=500 ", func(l Loaded) bool { return l.Threads == 500 }},
+		{"target=2000", func(l Loaded) bool { return l.RateOpsPerS == 2000 }},
+		{"target=0", func(l Loaded) bool { return l.RateOpsPerS == 0 }},
+		{"maxexecutiontime=90", func(l Loaded) bool { return l.MaxExecution == 90*time.Second }},
+		{"maxexecutiontime=0", func(l Loaded) bool { return l.MaxExecution == 0 }},
 	} {
 		l := parseProps(t, c.text)
 		if !c.check(l) {
@@ -130,6 +136,11 @@ func TestPropertyFileRefusals(t *testing.T) {
 		{"recordcount=1000\ninsertstart=300", "line 2: insertstart=300 is not one of equal parts"},
 		{"workload=site.ycsb.workloads.TimeSeriesWorkload", "line 1: workload=site.ycsb.workloads.TimeSeriesWorkload is not YCSB's CoreWorkload"},
 		{"fieldcount=1k\nfieldlength=1MiB", "field_length x field_count"},
+		{"threadcount=0", "line 1: threadcount=0 is 0"},
+		{"threadcount=5B", "line 1: threadcount=5B is out of range"},
+		{"target=fast", "line 1: target=fast "},
+		{"target=-5", "line 1: target=-5 "},
+		{"maxexecutiontime=1m", "line 1: maxexecutiontime=1m "},
 		{"maxscanrate=100", "line 1: maxscanrate=100 is not supported: platbench does not pace"},
 		{"scanoptimelimit=5", "line 1: scanoptimelimit=5 is not supported"},
 		{"discardscannedrecord=true", "line 1: discardscannedrecord=true is not supported"},
@@ -261,6 +272,7 @@ func FuzzPropertyFile(f *testing.F) {
 		"a:b\nc = d\n",
 		"x\n",
 		"workload=core\nreadallfields=true\nreadproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nmaxscanlength=1\nscanlengthdistribution=uniform\n",
+		"threadcount=16\ntarget=1k\nmaxexecutiontime=60\n",
 		"workload=com.yahoo.ycsb.workloads.CoreWorkload\nmaxscanrate=0\nscanoptimelimit=0\ndiscardscannedrecord=false\n",
 	} {
 		f.Add([]byte(seed))
