@@ -2,12 +2,12 @@ package workload
 
 import (
 	"math"
-	"time"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func parseProps(t *testing.T, text string) Loaded {
