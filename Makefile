@@ -2,7 +2,7 @@
 GO       ?= go
 BIN      := bin/platbench
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X github.com/platbench/platbench/internal/cli.Version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/platbench/platbench/cmd/platbench/cli.Version=$(VERSION)
 
 .PHONY: build run test unit bench vet lint fuzz servers-start servers-stop
 

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/catalog"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 const sec = int64(time.Second)
@@ -421,7 +422,7 @@ func TestCostFigures(t *testing.T) {
 		t.Errorf("fingerprint: %+v %v", a.Cost, err)
 	}
 	// ... but not for a remote target: the loader's instance is not the server's.
-	r.Target = target.Info{Kind: "cql", URL: "cql://10.0.0.5:9042", Nodes: []string{"10.0.0.5", "10.0.0.6", "10.0.0.7"}}
+	r.Target = vocab.Info{Kind: "cql", URL: "cql://10.0.0.5:9042", Nodes: []string{"10.0.0.5", "10.0.0.6", "10.0.0.7"}}
 	a, _ = Analyze(r, Options{Warmup: "0"})
 	if a.Cost != nil || len(a.Notes) == 0 || !strings.Contains(strings.Join(a.Notes, " "), "load generator") {
 		t.Errorf("remote: cost %+v notes %q", a.Cost, a.Notes)
@@ -429,7 +430,7 @@ func TestCostFigures(t *testing.T) {
 }
 
 func isConfigErr(err error) bool {
-	var ce *target.ConfigError
+	var ce *adapter.ConfigError
 	return errors.As(err, &ce)
 }
 
@@ -545,7 +546,7 @@ func TestIsLocal(t *testing.T) {
 		{"kafka", "kafka://broker-1:9092", false},
 		{"kafka", "not a url", false},
 	} {
-		r := &result.Result{Target: target.Info{Kind: tc.kind, URL: tc.url}}
+		r := &result.Result{Target: vocab.Info{Kind: tc.kind, URL: tc.url}}
 		if got := isLocal(r); got != tc.want {
 			t.Errorf("%s %s: local %v, want %v", tc.kind, tc.url, got, tc.want)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestRatioVerdict(t *testing.T) {
@@ -39,15 +39,15 @@ func TestRatioVerdict(t *testing.T) {
 // different mix is refused unless forced, and the runs that differ are named.
 func TestCompareWorkloads(t *testing.T) {
 	p := phaseOf(map[string][]float64{"READ": noisy(1, 30, 1000, 0.02), "UPDATE": noisy(2, 30, 1000, 0.02)}, "READ", "UPDATE")
-	mk := func(mix ...workload.Mix) *result.Result {
+	mk := func(mix ...vocab.Mix) *result.Result {
 		r := resultOf(p)
 		r.Config.Workload.Name = "ycsb-a"
 		r.Config.Workload.Mix = mix
 		return r
 	}
-	a := mk(workload.Mix{Op: workload.OpRead, Weight: 1}, workload.Mix{Op: workload.OpUpdate, Weight: 1})
-	b := mk(workload.Mix{Op: workload.OpUpdate, Weight: 50}, workload.Mix{Op: workload.OpRead, Weight: 50})
-	c := mk(workload.Mix{Op: workload.OpRead, Weight: 95}, workload.Mix{Op: workload.OpUpdate, Weight: 5})
+	a := mk(vocab.Mix{Op: vocab.OpRead, Weight: 1}, vocab.Mix{Op: vocab.OpUpdate, Weight: 1})
+	b := mk(vocab.Mix{Op: vocab.OpUpdate, Weight: 50}, vocab.Mix{Op: vocab.OpRead, Weight: 50})
+	c := mk(vocab.Mix{Op: vocab.OpRead, Weight: 95}, vocab.Mix{Op: vocab.OpUpdate, Weight: 5})
 	if _, err := Compare([]*result.Result{a, b}, CompareOptions{}); err != nil {
 		t.Fatalf("same mix in another order: %v", err)
 	}

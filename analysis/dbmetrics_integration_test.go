@@ -51,7 +51,7 @@ func TestDBMetricsRealRedis(t *testing.T) {
 		t.Errorf("server %q reset %v source %q", f.Server, f.Reset, f.Source)
 	}
 	// One command more than the operations: the SET of the load's mark
-	// (the dataset's load id, target.LoadMarker), platbench's own.
+	// (the dataset's load id, adapter.LoadMarker), platbench's own.
 	marks := uint64(0)
 	if r.Dataset.LoadID != "" {
 		marks = 1

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry/perf"
 )
 
 // HostFigures are the loader host's telemetry reduced for a report (the
@@ -269,12 +268,25 @@ func counterFigures(c *result.Counters) *CounterFigures {
 		return nil
 	}
 	f := &CounterFigures{Scope: c.Scope, Unavailable: len(c.Unavailable)}
-	f.IPC, f.HasIPC = perf.IPC(c)
-	if v, ok := c.Values[perf.TaskClock]; ok && c.DurationNs > 0 {
+	f.IPC, f.HasIPC = IPC(c)
+	if v, ok := c.Values[result.PerfTaskClock]; ok && c.DurationNs > 0 {
 		f.CPUsUtilized, f.HasCPUsUtilized = float64(v)/float64(c.DurationNs), true
 	}
-	if v, ok := c.Values[perf.ContextSwitches]; ok {
+	if v, ok := c.Values[result.PerfContextSwitches]; ok {
 		f.ContextSwitches, f.HasContextSwitches = float64(v), true
 	}
 	return f
+}
+
+// IPC is instructions per cycle, or false when either counter is missing.
+func IPC(c *result.Counters) (float64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	ins, ok1 := c.Values[result.PerfInstructions]
+	cyc, ok2 := c.Values[result.PerfCycles]
+	if !ok1 || !ok2 || cyc == 0 {
+		return 0, false
+	}
+	return float64(ins) / float64(cyc), true
 }

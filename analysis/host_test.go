@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry/perf"
 )
 
 // hostResult is two 2 s samples whose figures are worked out by hand in
@@ -44,7 +43,7 @@ func hostResult() *result.Result {
 			ServerMatch: "redis-server",
 		},
 		Counters: &result.Counters{Scope: "process", DurationNs: 4e9, Unavailable: []string{"branch-misses"},
-			Values: map[string]uint64{perf.Cycles: 1000, perf.Instructions: 1500, perf.TaskClock: 6e9, perf.ContextSwitches: 77}},
+			Values: map[string]uint64{result.PerfCycles: 1000, result.PerfInstructions: 1500, result.PerfTaskClock: 6e9, result.PerfContextSwitches: 77}},
 	}
 }
 
@@ -145,7 +144,7 @@ func TestHostWithoutSamples(t *testing.T) {
 	if f.Counters == nil || !f.Counters.HasIPC || f.Counters.IPC != 1.5 {
 		t.Errorf("counters without samples: %+v", f.Counters)
 	}
-	delete(r.Counters.Values, perf.Cycles)
+	delete(r.Counters.Values, result.PerfCycles)
 	if f, _ := Host(r); f.Counters.HasIPC {
 		t.Errorf("IPC without cycles: %+v", f.Counters)
 	}

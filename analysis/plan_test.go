@@ -7,7 +7,7 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // measuredPhase is a 60 s phase at rate ops/s whose every op took lat (so its
@@ -28,7 +28,7 @@ func measuredPhase(name string, rate float64, lat time.Duration) result.Phase {
 func cluster(typ string, nodes int, phases ...result.Phase) *result.Result {
 	r := &result.Result{Schema: result.SchemaVersion, Phases: phases}
 	r.Platform.InstanceType = typ
-	r.Target = target.Info{Kind: "cql"}
+	r.Target = vocab.Info{Kind: "cql"}
 	for i := 0; i < nodes; i++ {
 		r.Target.Nodes = append(r.Target.Nodes, "10.0.0.1")
 	}

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -24,17 +25,17 @@ type pipeTarget struct {
 func (t *pipeTarget) Setup(context.Context, *workload.Spec) error { return nil }
 func (t *pipeTarget) Close() error                                { return nil }
 func (t *pipeTarget) PipelineShape(c int) (int, int)              { return 2, c }
-func (t *pipeTarget) NewWorker(int) (target.Worker, error) {
-	return &pipeWorker{t: t, ops: make([]workload.Op, 8), keys: make([]uint64, 8), q: make([]int, 0, 8)}, nil
+func (t *pipeTarget) NewWorker(int) (adapter.Worker, error) {
+	return &pipeWorker{t: t, ops: make([]vocab.Op, 8), keys: make([]uint64, 8), q: make([]int, 0, 8)}, nil
 }
 
 type pipeWorker struct {
 	t    *pipeTarget
-	ops  []workload.Op
+	ops  []vocab.Op
 	keys []uint64
 	q    []int
 	n    int
-	sync target.Syncer
+	sync adapter.Syncer
 }
 
 var errPipe = errors.New("every 5th fails")
@@ -53,7 +54,7 @@ func (w *pipeWorker) Poll(_ context.Context, _ time.Duration, done func(int, err
 		var err error
 		if w.n%5 == 0 {
 			err = errPipe
-		} else if w.t != nil && (w.ops[tag] == workload.OpInsert || w.ops[tag] == workload.OpUpdate) {
+		} else if w.t != nil && (w.ops[tag] == vocab.OpInsert || w.ops[tag] == vocab.OpUpdate) {
 			w.t.mu.Lock()
 			w.t.acked[w.keys[tag]] = true
 			w.t.mu.Unlock()
@@ -73,12 +74,12 @@ func (w *pipeWorker) Close() error { return nil }
 // wrapper's Submit and Poll do not allocate.
 func TestAckPipelined(t *testing.T) {
 	spec := workload.Spec{Records: 500, FieldCount: 2, FieldLength: 16, CheckValues: true,
-		Mix: workload.MixList{{Op: workload.OpRead, Weight: 1}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpInsert, Weight: 1}}}
+		Mix: workload.MixList{{Op: vocab.OpRead, Weight: 1}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}}
 	spec.EnsureDefaults()
 	pt := &pipeTarget{acked: map[uint64]bool{}}
 	log := newAckLog(spec.Records)
 	tg := withAcks(pt, log)
-	if _, ok := tg.(target.Pipelined); !ok {
+	if _, ok := tg.(adapter.Pipelined); !ok {
 		t.Fatal("the wrapper of a pipelined target is not pipelined")
 	}
 	ks := workload.NewKeyspace(&spec, 0, 1)

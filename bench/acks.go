@@ -5,7 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -83,13 +84,13 @@ func (l *ackLog) mark(k uint64, bit uint32) {
 // record notes the completion of one operation: a write that succeeded
 // marks its key written; a DELETE, whatever its outcome (one that timed out
 // may still have removed the key), marks it deleted.
-func (l *ackLog) record(op workload.Op, k uint64, err error) {
+func (l *ackLog) record(op vocab.Op, k uint64, err error) {
 	switch op {
-	case workload.OpInsert, workload.OpUpdate, workload.OpWrite, workload.OpRMW:
+	case vocab.OpInsert, vocab.OpUpdate, vocab.OpWrite, vocab.OpRMW:
 		if err == nil {
 			l.mark(k, ackWritten)
 		}
-	case workload.OpDelete:
+	case vocab.OpDelete:
 		l.mark(k, ackDeleted)
 	}
 }
@@ -143,36 +144,36 @@ func (l *ackLog) ranges() (rs [][2]uint64, n, deleted uint64) {
 // has it). The wrapper is the narrowest place that sees both an
 // operation's key and its outcome without touching the runner.
 type ackTarget struct {
-	target.Target
+	adapter.Target
 	log *ackLog
 }
 
 type ackPipelinedTarget struct {
 	*ackTarget
-	p target.Pipelined
+	p adapter.Pipelined
 }
 
 func (t *ackPipelinedTarget) PipelineShape(c int) (int, int) { return t.p.PipelineShape(c) }
 
 // withAcks wraps t so that its workers record into log.
-func withAcks(t target.Target, log *ackLog) target.Target {
+func withAcks(t adapter.Target, log *ackLog) adapter.Target {
 	a := &ackTarget{Target: t, log: log}
-	if p, ok := t.(target.Pipelined); ok {
+	if p, ok := t.(adapter.Pipelined); ok {
 		return &ackPipelinedTarget{ackTarget: a, p: p}
 	}
 	return a
 }
 
-func (t *ackTarget) NewWorker(id int) (target.Worker, error) {
+func (t *ackTarget) NewWorker(id int) (adapter.Worker, error) {
 	w, err := t.Target.NewWorker(id)
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := w.(target.Pipeliner); ok {
+	if p, ok := w.(adapter.Pipeliner); ok {
 		d := max(p.Depth(), 1)
-		ap := &ackPipeliner{Pipeliner: p, log: t.log, ops: make([]workload.Op, d), keys: make([]uint64, d)}
+		ap := &ackPipeliner{Pipeliner: p, log: t.log, ops: make([]vocab.Op, d), keys: make([]uint64, d)}
 		ap.cb = ap.complete
-		if tp, ok := w.(target.TimedPoller); ok {
+		if tp, ok := w.(adapter.TimedPoller); ok {
 			ap.timed = tp.PollsOnTime()
 		}
 		return ap, nil
@@ -181,7 +182,7 @@ func (t *ackTarget) NewWorker(id int) (target.Worker, error) {
 }
 
 type ackWorker struct {
-	target.Worker
+	adapter.Worker
 	log *ackLog
 }
 
@@ -194,9 +195,9 @@ func (w *ackWorker) Do(ctx context.Context, req *workload.Request) error {
 // ackPipeliner remembers each tag's op and key at Submit and records the
 // outcome when Poll reports it. Its buffers are made once, at NewWorker.
 type ackPipeliner struct {
-	target.Pipeliner
+	adapter.Pipeliner
 	log   *ackLog
-	ops   []workload.Op
+	ops   []vocab.Op
 	keys  []uint64
 	done  func(int, error)
 	cb    func(int, error)
@@ -229,5 +230,5 @@ func (p *ackPipeliner) complete(tag int, err error) {
 	p.done(tag, err)
 }
 
-// PollsOnTime forwards the wrapped worker's answer (target.TimedPoller).
+// PollsOnTime forwards the wrapped worker's answer (adapter.TimedPoller).
 func (p *ackPipeliner) PollsOnTime() bool { return p.timed }

@@ -21,15 +21,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/registry"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/telemetry/platform"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -52,7 +53,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		if err := s.Load(ctx); err != nil {
 			return nil, err
 		}
-		if rt, ok := s.t.(target.Retainer); ok && !cfg.Run {
+		if rt, ok := s.t.(adapter.Retainer); ok && !cfg.Run {
 			rt.Retain() // `platbench load` keeps what it loaded
 		}
 	}
@@ -95,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 type Session struct {
 	cfg  Config
 	spec workload.Spec
-	t    target.Target
+	t    adapter.Target
 	ks   *workload.Keyspace
 	r    *result.Result
 	tel  *telemetry.Session
@@ -105,7 +106,7 @@ type Session struct {
 	// acks records the acknowledged writes when the run is verified; rt
 	// is then the target the runner drives (t, its workers recording).
 	acks *ackLog
-	rt   target.Target
+	rt   adapter.Target
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -139,7 +140,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, verifyRefused(err, cfg.Verify)
 	}
-	dc, checks := t.(target.DatasetChecker)
+	dc, checks := t.(adapter.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
 	if checks {
 		dc.UseExisting()
@@ -154,11 +155,16 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			t.Close()
 			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
 		}
-		if lm, ok := t.(target.LoadMarker); ok {
+		if lm, ok := t.(adapter.LoadMarker); ok {
 			loadID, _ = lm.LoadMark(ctx, &spec) // no mark: the result says nothing of it
 		}
 	}
 
+	recorded, err := spec.Record()
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	r := &result.Result{
 		Schema:    result.SchemaVersion,
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
@@ -168,7 +174,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		Config: result.Config{
 			Target:      redact(cfg.Target),
 			TargetOpts:  redactOpts(cfg.TargetOpts),
-			Workload:    spec,
+			Workload:    recorded,
 			DurationNs:  int64(cfg.Runner.Duration),
 			Ops:         cfg.Runner.Ops,
 			Concurrency: cfg.Runner.Concurrency,
@@ -182,15 +188,15 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	r.Target = target.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
-	if d, ok := t.(target.Describer); ok {
+	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
+	if d, ok := t.(adapter.Describer); ok {
 		r.Target = d.Describe(ctx)
 		r.Target.URL = redact(r.Target.URL)
 	}
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
 	tc.TargetNodes = r.Target.Nodes
-	if sr, ok := t.(target.StatusReader); ok {
+	if sr, ok := t.(adapter.StatusReader); ok {
 		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
 	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
@@ -219,7 +225,7 @@ func (s *Session) Load(ctx context.Context) error {
 	}
 	if !p.Interrupted {
 		s.loadID = newLoadID(time.Now())
-		if lm, ok := s.t.(target.LoadMarker); ok {
+		if lm, ok := s.t.(adapter.LoadMarker); ok {
 			if err := lm.MarkLoad(ctx, &s.spec, s.loadID); err != nil {
 				s.r.Notes = append(s.r.Notes, fmt.Sprintf("the load's id %s was not kept on the target (%v): a later run without a load cannot name the load it reads", s.loadID, err))
 			}
@@ -279,14 +285,14 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		r.Dataset.Records = to - from
 		r.Dataset.LogicalBytes = int64(to-from) * int64(spec.RecordBytes())
 	}
-	if sz, ok := t.(target.Sizer); ok {
+	if sz, ok := t.(adapter.Sizer); ok {
 		if b, err := sz.DiskBytes(ctx); err == nil {
 			r.Dataset.DiskBytes = b
 		}
 	}
 	// Telemetry fills the host series, counters, self-check notes and the page cache figure.
 	s.tel.Stop(r)
-	if sm, ok := t.(target.Summarizer); ok {
+	if sm, ok := t.(adapter.Summarizer); ok {
 		for k, v := range sm.Summary(ctx) {
 			if r.Target.Details == nil {
 				r.Target.Details = map[string]string{}
@@ -418,13 +424,13 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 
 // checksReads refuses a checked workload (validate) on a target that cannot
 // check what its reads return.
-func checksReads(t target.Target, url string, spec *workload.Spec) error {
+func checksReads(t adapter.Target, url string, spec *workload.Spec) error {
 	if !spec.CheckValues {
 		return nil
 	}
-	rc, ok := t.(target.ReadChecker)
+	rc, ok := t.(adapter.ReadChecker)
 	if !ok {
-		return target.RefuseValidate(redact(url))
+		return adapter.RefuseValidate(redact(url))
 	}
 	return rc.ChecksReads(spec)
 }

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/workload"
 )
 
 // Clean removes platbench's datasets (and only those) from a target, for
 // `platbench clean`: the keyspace or table, topic, keys or map that the
 // workload spec's loads write there. The target is opened on what is there
-// (target.DatasetChecker.UseExisting: nothing is created), then
-// target.Cleaner.Clean says what it removed (nothing is not an error).
+// (adapter.DatasetChecker.UseExisting: nothing is created), then
+// adapter.Cleaner.Clean says what it removed (nothing is not an error).
 func Clean(ctx context.Context, url string, opts map[string]string, spec workload.Spec) ([]string, error) {
 	spec.EnsureDefaults()
 	if err := spec.Validate(); err != nil {
@@ -25,15 +25,15 @@ func Clean(ctx context.Context, url string, opts map[string]string, spec workloa
 		return nil, err
 	}
 	defer t.Close()
-	cl, ok := t.(target.Cleaner)
+	cl, ok := t.(adapter.Cleaner)
 	if !ok {
-		return nil, target.Configf("%s keeps no dataset of platbench's that it could remove (an embedded store's data is its directory: remove that)", redact(url))
+		return nil, adapter.Configf("%s keeps no dataset of platbench's that it could remove (an embedded store's data is its directory: remove that)", redact(url))
 	}
-	if dc, ok := t.(target.DatasetChecker); ok {
+	if dc, ok := t.(adapter.DatasetChecker); ok {
 		dc.UseExisting()
 	}
 	if err := t.Setup(ctx, &spec); err != nil {
-		var de *target.DatasetError
+		var de *adapter.DatasetError
 		if errors.As(err, &de) {
 			return nil, nil // nothing of platbench's there
 		}

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -56,7 +57,7 @@ func TestDatasetsStayPut(t *testing.T) {
 					t.Fatalf("clean before: %v", err)
 				}
 			}
-			var de *target.DatasetError
+			var de *adapter.DatasetError
 			if _, err := Run(ctx, cfg(false, true)); !errors.As(err, &de) {
 				t.Fatalf("run without a load on a clean target: %v, want a dataset error", err)
 			}
@@ -78,7 +79,7 @@ func TestDatasetsStayPut(t *testing.T) {
 					ok += o.Count
 					for class, n := range o.Errors {
 						failed += n
-						if class == target.ClassNotFound.String() {
+						if class == vocab.ClassNotFound.String() {
 							notFound += n
 						}
 					}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -14,7 +15,7 @@ func nameOps(p *result.Phase, spec *workload.Spec) {
 	}
 	names := map[string]string{}
 	for i := range spec.NamedOps {
-		op := workload.OpNamed0 + workload.Op(i)
+		op := vocab.OpNamed0 + vocab.Op(i)
 		names[op.String()] = spec.OpName(op)
 	}
 	rename := func(s *string) {

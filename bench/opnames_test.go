@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
 func TestNameOps(t *testing.T) {
 	spec := workload.Spec{NamedOps: []string{"insert", "simple1"}}
-	n0, n1 := workload.OpNamed0.String(), (workload.OpNamed0 + 1).String()
+	n0, n1 := vocab.OpNamed0.String(), (vocab.OpNamed0 + 1).String()
 	p := result.Phase{
 		Ops:       []result.OpTotal{{Op: "READ"}, {Op: n0}, {Op: n1}},
 		Intervals: []result.Interval{{Ops: []result.IntervalOp{{Op: n1}}}},
@@ -26,7 +27,7 @@ func TestNameOps(t *testing.T) {
 }
 
 func TestProfileNeedsCQLTarget(t *testing.T) {
-	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: workload.OpNamed0, Weight: 1}}}
+	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: vocab.OpNamed0, Weight: 1}}}
 	spec.EnsureDefaults()
 	cfg := Config{Target: "embedded://", Workload: spec}
 	cfg.EnsureDefaults()

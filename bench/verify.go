@@ -15,11 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -153,7 +154,10 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	if err := redacted(url, opts); err != nil {
 		return nil, err
 	}
-	spec := r.Config.Workload
+	spec, err := workload.FromRecord(r.Config.Workload)
+	if err != nil {
+		return nil, err
+	}
 	spec.CheckValues = true
 	spec.EnsureDefaults()
 	t, err := registry.Open(ctx, url, opts)
@@ -164,10 +168,10 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	if err := checksReads(t, url, &spec); err != nil {
 		return nil, err
 	}
-	if dc, ok := t.(target.DatasetChecker); ok {
+	if dc, ok := t.(adapter.DatasetChecker); ok {
 		dc.UseExisting()
 	}
-	if rt, ok := t.(target.Retainer); ok {
+	if rt, ok := t.(adapter.Retainer); ok {
 		rt.Retain()
 	}
 	if err := t.Setup(ctx, &spec); err != nil {
@@ -176,7 +180,7 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	old := r.Verification
 	v := &result.Verification{Version: result.VerificationVersion, Acked: old.Acked, AckedKeys: old.AckedKeys,
 		Deleted: old.Deleted, Untracked: old.Untracked, Sample: cfg.Sample.String(), Consistency: old.Consistency}
-	if d, ok := t.(target.Describer); ok {
+	if d, ok := t.(adapter.Describer); ok {
 		if c := d.Describe(ctx).Details["read_consistency"]; c != "" {
 			v.Consistency = c
 		}
@@ -187,7 +191,7 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 
 // verifyKeys reads the sample of v's acknowledged keys with up to
 // concurrency workers of t and fills v's counts.
-func verifyKeys(ctx context.Context, t target.Target, spec *workload.Spec, v *result.Verification, sample Sample, concurrency int) error {
+func verifyKeys(ctx context.Context, t adapter.Target, spec *workload.Spec, v *result.Verification, sample Sample, concurrency int) error {
 	start := time.Now()
 	want := sample.of(v.AckedKeys)
 	ix := newRangeIndex(v.Acked)
@@ -195,7 +199,7 @@ func verifyKeys(ctx context.Context, t target.Target, spec *workload.Spec, v *re
 	ks := workload.NewKeyspace(spec, 0, 1)
 	var st verifyState
 	var wg sync.WaitGroup
-	ws := make([]target.Worker, 0, n)
+	ws := make([]adapter.Worker, 0, n)
 	for i := range n {
 		w, err := t.NewWorker(i)
 		if err != nil {
@@ -247,7 +251,7 @@ type verifyState struct {
 
 // check reads key k (with retries of reads that fail without a verdict)
 // and counts its verdict.
-func (st *verifyState) check(ctx context.Context, w target.Worker, g *workload.Generator, req *workload.Request, k uint64) {
+func (st *verifyState) check(ctx context.Context, w adapter.Worker, g *workload.Generator, req *workload.Request, k uint64) {
 	var err error
 	for a := range verifyAttempts {
 		if a > 0 {
@@ -259,16 +263,16 @@ func (st *verifyState) check(ctx context.Context, w target.Worker, g *workload.G
 		}
 		g.ReadOf(req, k)
 		err = w.Do(ctx, req)
-		switch target.Classify(err) {
-		case target.ClassNone:
+		switch adapter.Classify(err) {
+		case vocab.ClassNone:
 			st.checked.Add(1)
 			return
-		case target.ClassValidationMissing, target.ClassNotFound:
+		case vocab.ClassValidationMissing, vocab.ClassNotFound:
 			st.checked.Add(1)
 			st.missing.Add(1)
 			st.example(&st.missingKeys, k)
 			return
-		case target.ClassValidationCorrupt:
+		case vocab.ClassValidationCorrupt:
 			st.checked.Add(1)
 			st.wrong.Add(1)
 			st.example(&st.wrongKeys, k)

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -55,7 +56,7 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 		t.Fatal(err)
 	}
 	spec.Records, spec.FieldCount, spec.FieldLength = 300, 4, 32
-	spec.Mix = workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpInsert, Weight: 1}}
+	spec.Mix = workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}
 	spec.CheckValues = true
 	if _, err := Clean(ctx, url, opts, spec); err != nil {
 		t.Fatalf("clean before: %v", err)
@@ -133,8 +134,8 @@ func tamper(t *testing.T, url string, opts map[string]string, spec workload.Spec
 		junk[i] = 'x'
 	}
 	for _, req := range []workload.Request{
-		{Op: workload.OpInsert, KeyNum: wrong, Key: []byte(spec.KeyName(wrong)), Value: junk, Fields: spec.FieldCount, FieldLen: spec.FieldLength},
-		{Op: workload.OpDelete, KeyNum: gone, Key: []byte(spec.KeyName(gone))},
+		{Op: vocab.OpInsert, KeyNum: wrong, Key: []byte(spec.KeyName(wrong)), Value: junk, Fields: spec.FieldCount, FieldLen: spec.FieldLength},
+		{Op: vocab.OpDelete, KeyNum: gone, Key: []byte(spec.KeyName(gone))},
 	} {
 		if err := w.Do(ctx, &req); err != nil {
 			t.Fatalf("another client's %s of %s: %v", req.Op, req.Key, err)

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/runner"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/registry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -19,14 +20,14 @@ import (
 func TestAckLogRanges(t *testing.T) {
 	l := newAckLog(100)
 	for k := range uint64(50) {
-		l.record(workload.OpInsert, k, nil)
+		l.record(vocab.OpInsert, k, nil)
 	}
-	l.record(workload.OpUpdate, 60, nil)
-	l.record(workload.OpUpdate, 61, errors.New("timeout"))
-	l.record(workload.OpRead, 62, nil)
-	l.record(workload.OpDelete, 10, nil)
-	l.record(workload.OpInsert, 100+ackChunkKeys*3+5, nil) // a run-phase insert, in a chunk made now
-	l.record(workload.OpInsert, uint64(len(l.chunks))*ackChunkKeys, nil)
+	l.record(vocab.OpUpdate, 60, nil)
+	l.record(vocab.OpUpdate, 61, errors.New("timeout"))
+	l.record(vocab.OpRead, 62, nil)
+	l.record(vocab.OpDelete, 10, nil)
+	l.record(vocab.OpInsert, 100+ackChunkKeys*3+5, nil) // a run-phase insert, in a chunk made now
+	l.record(vocab.OpInsert, uint64(len(l.chunks))*ackChunkKeys, nil)
 	rs, n, del := l.ranges()
 	want := [][2]uint64{{0, 10}, {11, 50}, {60, 61}, {100 + ackChunkKeys*3 + 5, 100 + ackChunkKeys*3 + 6}}
 	if !slices.Equal(rs, want) || n != 51 || del != 1 || l.untracked.Load() != 1 {
@@ -50,7 +51,7 @@ func (okWorker) Close() error                                { return nil }
 // budget: a worker's Do through the wrapper does not allocate.
 func TestAckWorkerAllocs(t *testing.T) {
 	spec := &workload.Spec{Records: 1000, FieldCount: 2, FieldLength: 20, CheckValues: true,
-		Mix: workload.MixList{{Op: workload.OpInsert, Weight: 1}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpRead, Weight: 1}}}
+		Mix: workload.MixList{{Op: vocab.OpInsert, Weight: 1}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpRead, Weight: 1}}}
 	spec.EnsureDefaults()
 	g := workload.NewGenerator(spec, workload.NewKeyspace(spec, 0, 1), 1, 0)
 	w := &ackWorker{Worker: okWorker{}, log: newAckLog(spec.Records)}
@@ -121,7 +122,7 @@ func TestVerifyEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Records = 400
-	spec.Mix = workload.MixList{{Op: workload.OpRead, Weight: 2}, {Op: workload.OpUpdate, Weight: 1}, {Op: workload.OpInsert, Weight: 1}}
+	spec.Mix = workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}
 	r, err := Run(ctx, Config{Target: url, Workload: spec, Verify: true,
 		Runner: runner.Config{Ops: 2000, Concurrency: 4, Seed: 1}, Telemetry: quietTelemetry()})
 	if err != nil {
@@ -149,8 +150,8 @@ func TestVerifyEmbedded(t *testing.T) {
 		junk[i] = 'x'
 	}
 	for _, req := range []workload.Request{
-		{Op: workload.OpInsert, KeyNum: 5, Key: []byte(spec.KeyName(5)), Value: junk, Fields: spec.FieldCount, FieldLen: spec.FieldLength},
-		{Op: workload.OpDelete, KeyNum: 9, Key: []byte(spec.KeyName(9))},
+		{Op: vocab.OpInsert, KeyNum: 5, Key: []byte(spec.KeyName(5)), Value: junk, Fields: spec.FieldCount, FieldLen: spec.FieldLength},
+		{Op: vocab.OpDelete, KeyNum: 9, Key: []byte(spec.KeyName(9))},
 	} {
 		if err := w.Do(ctx, &req); err != nil {
 			t.Fatalf("%s: %v", req.Op, err)
@@ -177,5 +178,5 @@ func TestVerifyEmbedded(t *testing.T) {
 	if _, err := VerifyResult(ctx, r, VerifyConfig{}); err == nil {
 		t.Fatal("a result without a record was verified")
 	}
-	var _ target.Worker = okWorker{}
+	var _ adapter.Worker = okWorker{}
 }

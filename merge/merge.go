@@ -16,7 +16,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // ErrMismatch is wrapped when the parts are not loaders of the same run.
@@ -361,8 +361,8 @@ func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
 // sortOps puts op types in the workload package's order (READ, UPDATE, ...).
 func sortOps(ops []string) {
 	sort.SliceStable(ops, func(i, j int) bool {
-		a, _ := workload.ParseOp(ops[i])
-		b, _ := workload.ParseOp(ops[j])
+		a, _ := vocab.ParseOp(ops[i])
+		b, _ := vocab.ParseOp(ops[j])
 		return a < b
 	})
 }

@@ -8,7 +8,7 @@
 // latest sample, and turns them into constant metrics. A scrape costs the load
 // path nothing.
 //
-// Usage (`--metrics-addr :9100`, wired in internal/cli):
+// Usage (`--metrics-addr :9100`, wired in cmd/platbench/cli):
 //
 //	live := &metrics.Live{}
 //	cfg.Runner.OnRecorder = live.SetRecorder // each phase's recorder as it starts
@@ -32,6 +32,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -101,7 +102,7 @@ func (l *Live) SetOpNames(spec *workload.Spec) { l.names.Store(spec) }
 // SetRecorder makes r the recorder scrapes read (each phase has its own).
 func (l *Live) SetRecorder(r *recorder.Recorder) { l.rec.Store(r) }
 
-func (l *Live) opName(op workload.Op) string {
+func (l *Live) opName(op vocab.Op) string {
 	if s := l.names.Load(); s != nil {
 		return s.OpName(op)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/platbench/platbench/recorder"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -184,11 +184,11 @@ func TestLiveReadsRecorder(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		now := rec.Now()
 		sh.Begin()
-		sh.Record(workload.OpRead, now, now, now+int64(time.Millisecond), 10, target.ClassNone)
+		sh.Record(vocab.OpRead, now, now, now+int64(time.Millisecond), 10, vocab.ClassNone)
 	}
 	now := rec.Now()
 	sh.Begin()
-	sh.Record(workload.OpUpdate, now, now, now+int64(time.Millisecond), 0, target.ClassTimeout)
+	sh.Record(vocab.OpUpdate, now, now, now+int64(time.Millisecond), 0, vocab.ClassTimeout)
 	var live Live
 	live.SetRecorder(rec)
 	var s Snapshot
@@ -204,10 +204,10 @@ func TestLiveReadsRecorder(t *testing.T) {
 	for _, o := range s.Ops {
 		got[o.Op] = o
 	}
-	if r := got[workload.OpRead.String()]; r.Count != 100 || len(r.Latency) != 4 || r.Latency[1].Ns < int64(time.Millisecond)*9/10 {
+	if r := got[vocab.OpRead.String()]; r.Count != 100 || len(r.Latency) != 4 || r.Latency[1].Ns < int64(time.Millisecond)*9/10 {
 		t.Errorf("read: %+v", r)
 	}
-	if u := got[workload.OpUpdate.String()]; u.Errors[target.ClassTimeout.String()] != 1 {
+	if u := got[vocab.OpUpdate.String()]; u.Errors[vocab.ClassTimeout.String()] != 1 {
 		t.Errorf("update errors: %+v", u)
 	}
 	if s.Host != nil || s.Self != nil {
@@ -217,14 +217,14 @@ func TestLiveReadsRecorder(t *testing.T) {
 
 func TestLiveNamesNamedOps(t *testing.T) {
 	var live Live
-	if got := live.opName(workload.OpNamed0 + 1); got != (workload.OpNamed0 + 1).String() {
+	if got := live.opName(vocab.OpNamed0 + 1); got != (vocab.OpNamed0 + 1).String() {
 		t.Errorf("without names: %q", got)
 	}
 	live.SetOpNames(&workload.Spec{NamedOps: []string{"insert", "simple1"}})
-	if got := live.opName(workload.OpNamed0 + 1); got != "simple1" {
+	if got := live.opName(vocab.OpNamed0 + 1); got != "simple1" {
 		t.Errorf("named slot 1 is %q, want simple1", got)
 	}
-	if got := live.opName(workload.OpRead); got != "READ" {
+	if got := live.opName(vocab.OpRead); got != "READ" {
 		t.Errorf("READ is %q", got)
 	}
 }

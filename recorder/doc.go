@@ -17,5 +17,5 @@
 //	sh.RecordBegin(op, intended, t0, rec.Now(), bytes, class) // Record + Begin, one lock
 //	phase := rec.Stop()              // a result.Phase with Ops, Intervals, Buckets filled
 //
-// rec.RecordAsync implements target.Sink for ops completed outside workers.
+// rec.RecordAsync implements adapter.Sink for ops completed outside workers.
 package recorder

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // The shard histogram has result.NewHist's layout: values recorded into it
@@ -60,11 +59,11 @@ func TestRecordBeginKeepsRequestInFlight(t *testing.T) {
 	var sent int64
 	for i := 0; i < 10; i++ {
 		t0 := r.Now()
-		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 1, target.ClassNone)
+		sh.RecordBegin(vocab.OpRead, t0, t0, r.Now(), 1, vocab.ClassNone)
 		sent = r.Now() // the next request is sent now
 	}
 	time.Sleep(70 * time.Millisecond) // the next request is in flight and stalls
-	sh.Record(workload.OpRead, sent, sent, r.Now(), 1, target.ClassNone)
+	sh.Record(vocab.OpRead, sent, sent, r.Now(), 1, vocab.ClassNone)
 	p := r.Stop()
 	o := p.Buckets.Outstanding
 	if len(o) < 6 || o[0] || !o[4] || !o[5] {
@@ -85,7 +84,7 @@ func BenchmarkRecordBegin(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := r.Now()
-		sh.RecordBegin(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+		sh.RecordBegin(vocab.OpRead, t0, t0, r.Now(), 0, vocab.ClassNone)
 	}
 }
 
@@ -99,12 +98,12 @@ func BenchmarkIntervalTick(b *testing.B) {
 	fill := func() {
 		for _, s := range r.shards {
 			for i := 0; i < 2000; i++ {
-				op := workload.OpRead
+				op := vocab.OpRead
 				if i%2 == 1 {
-					op = workload.OpUpdate
+					op = vocab.OpUpdate
 				}
 				v := 20_000 + rng.Int64N(140_000)
-				s.Record(op, 0, v/10, v, 100, target.ClassNone)
+				s.Record(op, 0, v/10, v, 100, vocab.ClassNone)
 			}
 		}
 	}

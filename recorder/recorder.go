@@ -10,8 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Config sets up a Recorder. Zero values take the defaults.
@@ -47,18 +46,18 @@ func (c *Config) ensureDefaults() {
 
 // hset is what one shard records between two interval ticks.
 type hset struct {
-	lat, svc [workload.NumOps]*counts
-	lag      [workload.NumOps]*counts // open loop: intended start to send
-	ok       [workload.NumOps]uint64
-	errs     [workload.NumOps][target.NumClasses]uint64
-	bytes    [workload.NumOps]uint64
+	lat, svc [vocab.NumOps]*counts
+	lag      [vocab.NumOps]*counts // open loop: intended start to send
+	ok       [vocab.NumOps]uint64
+	errs     [vocab.NumOps][vocab.NumClasses]uint64
+	bytes    [vocab.NumOps]uint64
 }
 
 // reset zeroes the totals; the collector zeroes the counts as it drains them.
 func (s *hset) reset() {
-	s.ok = [workload.NumOps]uint64{}
-	s.errs = [workload.NumOps][target.NumClasses]uint64{}
-	s.bytes = [workload.NumOps]uint64{}
+	s.ok = [vocab.NumOps]uint64{}
+	s.errs = [vocab.NumOps][vocab.NumClasses]uint64{}
+	s.bytes = [vocab.NumOps]uint64{}
 }
 
 // Shard is where workers record. Record takes the shard's mutex, which is
@@ -82,8 +81,8 @@ type Shard struct {
 	slot     *bucketSlot
 	closed   int64
 	ring     [bucketRing]bucketSlot
-	late     [workload.NumOps]uint32
-	lateB    [workload.NumOps]uint64
+	late     [vocab.NumOps]uint32
+	lateB    [vocab.NumOps]uint64
 	finished uint64
 	begun    uint64        // requests begun by RecordBegin, under mu
 	started  atomic.Uint64 // requests begun by Begin
@@ -100,7 +99,7 @@ func (s *Shard) BeginN(n int) { s.started.Add(uint64(n)) }
 // intended is when the schedule wanted it to start (= start in closed loop),
 // start when it was sent, end when it completed. Only successful operations
 // enter the latency histograms; errors are counted by class.
-func (s *Shard) Record(op workload.Op, intended, start, end int64, bytes uint64, class target.Class) {
+func (s *Shard) Record(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
 	s.mu.Lock()
 	s.record(op, intended, start, end, bytes, class)
 	s.mu.Unlock()
@@ -109,7 +108,7 @@ func (s *Shard) Record(op workload.Op, intended, start, end int64, bytes uint64,
 // RecordBegin is Record followed by Begin, for a worker that starts its next
 // request right away (closed loop): one lock round trip instead of a lock
 // round trip and an atomic add.
-func (s *Shard) RecordBegin(op workload.Op, intended, start, end int64, bytes uint64, class target.Class) {
+func (s *Shard) RecordBegin(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
 	s.mu.Lock()
 	s.record(op, intended, start, end, bytes, class)
 	s.begun++
@@ -117,9 +116,9 @@ func (s *Shard) RecordBegin(op workload.Op, intended, start, end int64, bytes ui
 }
 
 // record is Record with mu held.
-func (s *Shard) record(op workload.Op, intended, start, end int64, bytes uint64, class target.Class) {
+func (s *Shard) record(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
 	set := s.cur
-	if class == target.ClassNone {
+	if class == vocab.ClassNone {
 		c := set.lat[op]
 		if c == nil {
 			c = s.newHists(op)
@@ -159,8 +158,8 @@ const bucketRing = 256
 type bucketSlot struct {
 	epoch   int64
 	spanned bool
-	n       [workload.NumOps]uint32
-	b       [workload.NumOps]uint64
+	n       [vocab.NumOps]uint32
+	b       [vocab.NumOps]uint64
 }
 
 // markSpan marks the buckets from the one start falls in up to (not
@@ -208,7 +207,7 @@ func (s *Shard) moveBucket(end int64) {
 
 // harvest takes bucket k's completions (and any late ones) out of the shard
 // and marks k closed. Called with mu held.
-func (s *Shard) harvest(k int64, n *[workload.NumOps]uint64, b *[workload.NumOps]uint64, spanned *bool) {
+func (s *Shard) harvest(k int64, n *[vocab.NumOps]uint64, b *[vocab.NumOps]uint64, spanned *bool) {
 	sl := &s.ring[k%bucketRing]
 	if sl.epoch == k && sl.spanned {
 		*spanned = true
@@ -229,7 +228,7 @@ func (s *Shard) harvest(k int64, n *[workload.NumOps]uint64, b *[workload.NumOps
 
 // newHists allocates the histograms of an op the first time a shard sees it
 // (once per op per shard, not per operation). Called with mu held.
-func (s *Shard) newHists(op workload.Op) *counts {
+func (s *Shard) newHists(op vocab.Op) *counts {
 	for _, set := range [2]*hset{s.cur, s.spare} {
 		set.lat[op] = new(counts)
 		if s.svcTime {
@@ -262,15 +261,15 @@ type Recorder struct {
 	doneCh  chan struct{}
 
 	mu         sync.Mutex // guards everything below
-	total      [workload.NumOps]*opAcc
+	total      [vocab.NumOps]*opAcc
 	intervals  []result.Interval
 	lastTick   int64 // Now() of the last interval tick
-	buckets    [workload.NumOps][]uint32
-	bucketB    [workload.NumOps][]uint64
+	buckets    [vocab.NumOps][]uint32
+	bucketB    [vocab.NumOps][]uint64
 	outst      []bool
 	inflightAt []bool // requests in flight at each bucket's end
 	scratch    *hset
-	ivCounts   [workload.NumOps]*counts // an interval's latencies of every shard, merged
+	ivCounts   [vocab.NumOps]*counts // an interval's latencies of every shard, merged
 	live       Live
 	stopped    bool
 }
@@ -279,7 +278,7 @@ type Recorder struct {
 type opAcc struct {
 	lat, svc, lag *hdr.Histogram
 	ok            uint64
-	errs          [target.NumClasses]uint64
+	errs          [vocab.NumClasses]uint64
 	bytes         uint64
 }
 
@@ -317,15 +316,13 @@ func (r *Recorder) StartTime() time.Time { return r.startAt }
 // Shard returns the shard worker i records through.
 func (r *Recorder) Shard(i int) *Shard { return r.shards[i%len(r.shards)] }
 
-// RecordAsync implements target.Sink for operations completed outside
+// RecordAsync implements adapter.Sink for operations completed outside
 // workers (consumers): the latency is given, not measured here.
-func (r *Recorder) RecordAsync(op workload.Op, latencyNs int64, bytes uint64, class target.Class) {
+func (r *Recorder) RecordAsync(op vocab.Op, latencyNs int64, bytes uint64, class vocab.Class) {
 	now := r.Now()
 	r.async.Begin()
 	r.async.Record(op, now-latencyNs, now-latencyNs, now, bytes, class)
 }
-
-var _ target.Sink = (*Recorder)(nil)
 
 // Start sets t=0 and starts the collector.
 func (r *Recorder) Start() {
@@ -397,7 +394,7 @@ func (r *Recorder) inflight() bool {
 
 // bucketTick closes one fine bucket. Called with r.mu held.
 func (r *Recorder) bucketTick() {
-	var done, doneB [workload.NumOps]uint64
+	var done, doneB [vocab.NumOps]uint64
 	var spanned bool
 	k := int64(len(r.outst))
 	for _, s := range r.allShards() {
@@ -435,8 +432,8 @@ func (r *Recorder) bucketTick() {
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
-	var ok, bytes [workload.NumOps]uint64
-	var errs [workload.NumOps][target.NumClasses]uint64
+	var ok, bytes [vocab.NumOps]uint64
+	var errs [vocab.NumOps][vocab.NumClasses]uint64
 	for _, s := range r.allShards() {
 		s.mu.Lock()
 		s.cur, s.spare = s.spare, s.cur
@@ -473,7 +470,7 @@ func (r *Recorder) intervalTick(at int64) {
 				if errMap == nil {
 					errMap = map[string]uint64{}
 				}
-				errMap[target.Class(c).String()] = n
+				errMap[vocab.Class(c).String()] = n
 				nerr += n
 			}
 		}
@@ -486,7 +483,7 @@ func (r *Recorder) intervalTick(at int64) {
 		for c := range errs[op] {
 			acc.errs[c] += errs[op][c]
 		}
-		io := result.IntervalOp{Op: workload.Op(op).String(), Count: ok[op], Errors: errMap, Bytes: bytes[op]}
+		io := result.IntervalOp{Op: vocab.Op(op).String(), Count: ok[op], Errors: errMap, Bytes: bytes[op]}
 		if c := r.ivCounts[op]; c != nil && ok[op] > 0 {
 			// Summarized and encoded from the merged counts in one pass
 			// each, then added to the phase's histogram.
@@ -495,13 +492,13 @@ func (r *Recorder) intervalTick(at int64) {
 			c.drainInto(acc.lat, nil)
 		}
 		iv.Ops = append(iv.Ops, io)
-		lo := LiveOp{Op: workload.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
+		lo := LiveOp{Op: vocab.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
 		for c, n := range acc.errs {
 			if n > 0 {
 				if lo.TotalErrors == nil {
 					lo.TotalErrors = map[string]uint64{}
 				}
-				lo.TotalErrors[target.Class(c).String()] = n
+				lo.TotalErrors[vocab.Class(c).String()] = n
 			}
 		}
 		live.Ops = append(live.Ops, lo)
@@ -551,7 +548,7 @@ type Live struct {
 // LiveOp is one op type of a Live snapshot: the last interval's figures,
 // and totals since the phase began (for Prometheus counters).
 type LiveOp struct {
-	Op                          workload.Op
+	Op                          vocab.Op
 	Count                       uint64            // successful ops in the interval
 	Errors                      uint64            // failed ops in the interval
 	P50Ns, P99Ns, P999Ns, MaxNs int64             // latency of the interval
@@ -614,19 +611,19 @@ func (r *Recorder) Stop() *result.Phase {
 		if a == nil {
 			continue
 		}
-		name := workload.Op(op).String()
+		name := vocab.Op(op).String()
 		t := result.OpTotal{Op: name, Count: a.ok, Bytes: a.bytes}
 		for c, n := range a.errs {
 			if n > 0 {
 				if t.Errors == nil {
 					t.Errors = map[string]uint64{}
 				}
-				t.Errors[target.Class(c).String()] = n
+				t.Errors[vocab.Class(c).String()] = n
 			}
 		}
 		t.Latency = result.Summarize(a.lat)
 		t.Hist = result.EncodeHist(a.lat)
-		if r.cfg.ServiceTime && op != int(workload.OpConsume) {
+		if r.cfg.ServiceTime && op != int(vocab.OpConsume) {
 			t.Service = result.Summarize(a.svc)
 			t.ServiceHist = result.EncodeHist(a.svc)
 			lag := result.Summarize(a.lag)
@@ -644,7 +641,7 @@ func (r *Recorder) Stop() *result.Phase {
 		if r.buckets[op] == nil {
 			continue
 		}
-		name := workload.Op(op).String()
+		name := vocab.Op(op).String()
 		p.Buckets.Counts[name] = pad32(r.buckets[op], len(r.outst))
 		if hasBytes {
 			if p.Buckets.Bytes == nil {
@@ -654,8 +651,8 @@ func (r *Recorder) Stop() *result.Phase {
 		}
 	}
 	sort.SliceStable(p.Ops, func(i, j int) bool {
-		a, _ := workload.ParseOp(p.Ops[i].Op)
-		b, _ := workload.ParseOp(p.Ops[j].Op)
+		a, _ := vocab.ParseOp(p.Ops[i].Op)
+		b, _ := vocab.ParseOp(p.Ops[j].Op)
 		return a < b
 	})
 	r.stopped = true

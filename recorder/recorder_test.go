@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Values recorded across shards and intervals come out in the totals, the
@@ -25,10 +24,10 @@ func TestRecorderSeries(t *testing.T) {
 				sh.Begin()
 				now := r.Now()
 				// latency 2 ms from the intended start, service 1 ms
-				sh.Record(workload.OpRead, now-2_000_000, now-1_000_000, now, 10, target.ClassNone)
+				sh.Record(vocab.OpRead, now-2_000_000, now-1_000_000, now, 10, vocab.ClassNone)
 				if i%100 == 0 {
 					sh.Begin()
-					sh.Record(workload.OpUpdate, now, now, now, 0, target.ClassTimeout)
+					sh.Record(vocab.OpUpdate, now, now, now, 0, vocab.ClassTimeout)
 				}
 				if i%50 == 0 {
 					time.Sleep(5 * time.Millisecond)
@@ -37,7 +36,7 @@ func TestRecorderSeries(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
-	r.RecordAsync(workload.OpConsume, 3_000_000, 100, target.ClassNone)
+	r.RecordAsync(vocab.OpConsume, 3_000_000, 100, vocab.ClassNone)
 	p := r.Stop()
 
 	byOp := map[string]result.OpTotal{}
@@ -93,7 +92,7 @@ func TestOutstandingTellsStallFromIdle(t *testing.T) {
 	sh.Begin()
 	t0 := r.Now()
 	time.Sleep(70 * time.Millisecond) // in flight, nothing completes
-	sh.Record(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+	sh.Record(vocab.OpRead, t0, t0, r.Now(), 0, vocab.ClassNone)
 	p := r.Stop()
 	o := p.Buckets.Outstanding
 	if len(o) < 6 {
@@ -117,7 +116,7 @@ func BenchmarkRecord(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		sh.Begin()
 		t0 := r.Now()
-		sh.Record(workload.OpRead, t0, t0, r.Now(), 0, target.ClassNone)
+		sh.Record(vocab.OpRead, t0, t0, r.Now(), 0, vocab.ClassNone)
 	}
 }
 
@@ -147,11 +146,11 @@ func TestBucketsByCompletionTime(t *testing.T) {
 	r.Start()
 	ms := int64(time.Millisecond)
 	for i := 0; i < 100; i++ {
-		r.Shard(i).Record(workload.OpRead, 0, 0, 5*ms, 1, target.ClassNone)  // bucket 0
-		r.Shard(i).Record(workload.OpRead, 0, 0, 25*ms, 1, target.ClassNone) // bucket 2
+		r.Shard(i).Record(vocab.OpRead, 0, 0, 5*ms, 1, vocab.ClassNone)  // bucket 0
+		r.Shard(i).Record(vocab.OpRead, 0, 0, 25*ms, 1, vocab.ClassNone) // bucket 2
 	}
-	time.Sleep(80 * time.Millisecond)                                    // buckets 0..6 harvested
-	r.Shard(0).Record(workload.OpRead, 0, 0, 15*ms, 1, target.ClassNone) // bucket 1, already harvested: late
+	time.Sleep(80 * time.Millisecond)                                // buckets 0..6 harvested
+	r.Shard(0).Record(vocab.OpRead, 0, 0, 15*ms, 1, vocab.ClassNone) // bucket 1, already harvested: late
 	p := r.Stop()
 	c := p.Buckets.Counts["READ"]
 	if c[0] != 100 || c[1] != 0 || c[2] != 100 {

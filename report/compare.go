@@ -27,68 +27,9 @@ type CompareOptions struct {
 	Force bool
 }
 
-// Comparison is a side-by-side of several runs, as the renderers show it: a
-// row per figure, a column per run. The numbers and verdicts are package
-// analysis' (analysis.Compare); this adds names, labels and text.
-type Comparison struct {
-	Schema   string       `json:"schema"`
-	Runs     []CompareRun `json:"runs"`
-	Baseline int          `json:"baseline"`
-	Rows     []CompareRow `json:"rows"`
-	Test     string       `json:"noise_test"`
-	Warnings []string     `json:"warnings,omitempty"`
-
-	results []*result.Result
-	an      *analysis.Comparison
-}
-
-// CompareSchema names the JSON shape of a Comparison. v2: each run's
-// figures are package analysis' (analysis.Figures).
-const CompareSchema = "platbench.compare/v2"
-
-// CompareRun is one column.
-type CompareRun struct {
-	Label    string            `json:"label"`
-	File     string            `json:"file,omitempty"`
-	Platform string            `json:"platform"` // instance, arch, CPU in one line
-	Figures  *analysis.Figures `json:"figures"`
-	// Thresholds are the run's pass/fail rules as its file records them.
-	Thresholds []result.ThresholdOutcome `json:"thresholds,omitempty"`
-}
-
-// CompareRow is one figure across the runs.
-type CompareRow struct {
-	Figure string `json:"figure"`
-	// Better is "higher", "lower" or "" when the figure has no direction.
-	Better string       `json:"better,omitempty"`
-	Values []float64    `json:"values"` // NaN-free; Missing marks a run without the figure
-	Text   []string     `json:"text"`   // formatted values
-	Cells  []RowVerdict `json:"verdicts"`
-}
-
-// RowVerdict is one run against the baseline for one figure.
-type RowVerdict struct {
-	Missing bool    `json:"missing,omitempty"`
-	Ratio   float64 `json:"ratio,omitempty"` // >1 means better than the baseline
-	Phrase  string  `json:"phrase"`          // "better by 4.0x", "worse by 1.3x", "same", "baseline"
-	// Noise is the outcome of the noise test: "different"; for runs it finds
-	// alike, "same within X%" or "inconclusive: ..." by how small a difference
-	// it could have found (Detectable), "within noise" when that cannot be
-	// stated; or why it did not run.
-	Noise string  `json:"noise"`
-	P     float64 `json:"p,omitempty"`
-	// Detectable is the smallest difference the noise test would find with
-	// 80% power (analysis.Power), as a fraction of the baseline;
-	// RunsNeeded is how many runs of each side, RunSeconds long each, would
-	// bring it to analysis.DetectTarget. Zero without a noise test.
-	Detectable float64 `json:"detectable,omitempty"`
-	RunsNeeded int     `json:"runs_needed,omitempty"`
-	RunSeconds float64 `json:"run_seconds,omitempty"`
-}
-
 // Compare lines up the runs (analysis.Compare) and names and formats every
 // figure. It refuses runs of different workloads unless opt.Force is set.
-func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
+func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, error) {
 	file := func(i int) string {
 		if i < len(opt.Files) {
 			return opt.Files[i]
@@ -106,7 +47,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	case err != nil:
 		return nil, err
 	}
-	c := &Comparison{Schema: CompareSchema, Baseline: opt.Baseline, Test: analysis.NoiseTest, results: rs, an: an}
+	c := &analysis.CompareModel{Schema: analysis.CompareSchema, Baseline: opt.Baseline, Test: analysis.NoiseTest, Results: rs, Figures: an}
 	if len(an.DifferentWorkloads) > 0 {
 		c.Warnings = append(c.Warnings, "Different workloads compared (--force): "+workloadsText(rs, an.Baseline, an.DifferentWorkloads, file)+".")
 	}
@@ -120,7 +61,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	for i, r := range rs {
 		lbl := Label(r)
 		seen[lbl]++
-		c.Runs = append(c.Runs, CompareRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
+		c.Runs = append(c.Runs, analysis.CompareModelRun{Label: lbl, File: fileOrEmpty(opt.Files, i), Platform: platformLine(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
 	}
 	// Two runs on the same platform get their file names to tell them apart.
 	for i := range c.Runs {
@@ -135,10 +76,10 @@ func Compare(rs []*result.Result, opt CompareOptions) (*Comparison, error) {
 	for _, row := range an.Rows {
 		c.Rows = append(c.Rows, compareRow(row, an.Runs, an.Baseline))
 	}
-	c.Rows = append(c.Rows, c.billRows()...)
-	c.Rows = append(c.Rows, c.hostRows()...)
-	c.Rows = append(c.Rows, c.nodeRows()...)
-	c.Rows = append(c.Rows, c.dbRows()...)
+	c.Rows = append(c.Rows, compareBillRows(c)...)
+	c.Rows = append(c.Rows, compareHostRows(c)...)
+	c.Rows = append(c.Rows, compareNodeRows(c)...)
+	c.Rows = append(c.Rows, compareDBRows(c)...)
 	return c, nil
 }
 
@@ -191,9 +132,9 @@ func platformLine(r *result.Result) string {
 
 // compareRow names and formats one of the analysis' rows; runs are the
 // figures of every run, base the baseline's index.
-func compareRow(row analysis.CompareRow, runs []*analysis.Figures, base int) CompareRow {
+func compareRow(row analysis.CompareRow, runs []*analysis.Figures, base int) analysis.CompareModelRow {
 	name, format := figureName(row)
-	out := CompareRow{Figure: name, Values: row.Values, Text: make([]string, len(row.Values)), Cells: make([]RowVerdict, len(row.Values))}
+	out := analysis.CompareModelRow{Figure: name, Values: row.Values, Text: make([]string, len(row.Values)), Cells: make([]analysis.RowVerdict, len(row.Values))}
 	switch row.Better {
 	case +1:
 		out.Better = "higher"
@@ -249,13 +190,13 @@ func figureName(row analysis.CompareRow) (string, func(float64) string) {
 
 // rowVerdict phrases a verdict: "better by 4.0x", "different" (p=0.002);
 // runSeconds is how long a run is, for the runs a conclusive comparison needs.
-func rowVerdict(v analysis.Verdict, runSeconds float64) RowVerdict {
-	out := RowVerdict{Ratio: v.Ratio, Noise: "-"}
+func rowVerdict(v analysis.Verdict, runSeconds float64) analysis.RowVerdict {
+	out := analysis.RowVerdict{Ratio: v.Ratio, Noise: "-"}
 	switch v.Outcome {
 	case analysis.OutcomeNotMeasured:
-		return RowVerdict{Missing: true, Phrase: string(v.Outcome), Noise: "-"}
+		return analysis.RowVerdict{Missing: true, Phrase: string(v.Outcome), Noise: "-"}
 	case analysis.OutcomeBaseline, analysis.OutcomeNoBaseline:
-		return RowVerdict{Phrase: string(v.Outcome), Noise: "-"}
+		return analysis.RowVerdict{Phrase: string(v.Outcome), Noise: "-"}
 	case analysis.OutcomeSame:
 		out.Phrase = "same"
 	case analysis.OutcomeBetter, analysis.OutcomeWorse:
@@ -305,14 +246,14 @@ func powerText(mde float64, runs int, runSeconds float64) string {
 // hostRows are the machine's figures next to throughput and latency (issue
 // 9): what the host, the load generator and the server used while they ran.
 // They explain a difference rather than rank it: no direction, no verdict.
-func (c *Comparison) hostRows() []CompareRow {
+func compareHostRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	type host struct {
 		analysis.HostFigures
 		ok bool // host samples were recorded
 	}
-	sums := make([]host, len(c.results))
+	sums := make([]host, len(c.Results))
 	any := false
-	for i, r := range c.results {
+	for i, r := range c.Results {
 		f, ok := analysis.Host(r)
 		sums[i] = host{f, ok}
 		any = any || ok
@@ -360,7 +301,7 @@ func (c *Comparison) hostRows() []CompareRow {
 	if anyIPC {
 		rows = append(rows, ctx{"Instructions per cycle", cores, ipc})
 	}
-	out := make([]CompareRow, len(rows))
+	out := make([]analysis.CompareModelRow, len(rows))
 	for k, cr := range rows {
 		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]) })
 	}
@@ -369,20 +310,20 @@ func (c *Comparison) hostRows() []CompareRow {
 
 // contextRow is a row of figures that explain rather than rank: each run's
 // value (get), no direction, no verdict, no noise test.
-func contextRow(name string, format func(float64) string, runs, baseline int, get func(i int) (float64, bool)) CompareRow {
-	row := CompareRow{Figure: name, Values: make([]float64, runs), Text: make([]string, runs), Cells: make([]RowVerdict, runs)}
+func contextRow(name string, format func(float64) string, runs, baseline int, get func(i int) (float64, bool)) analysis.CompareModelRow {
+	row := analysis.CompareModelRow{Figure: name, Values: make([]float64, runs), Text: make([]string, runs), Cells: make([]analysis.RowVerdict, runs)}
 	_, okBase := get(baseline)
 	for i := 0; i < runs; i++ {
 		v, ok := get(i)
 		switch {
 		case ok && !okBase:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Phrase: "no baseline value", Noise: "-"}
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Phrase: "no baseline value", Noise: "-"}
 		case !ok:
-			row.Text[i], row.Cells[i] = "-", RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
+			row.Text[i], row.Cells[i] = "-", analysis.RowVerdict{Missing: true, Phrase: "not measured", Noise: "-"}
 		case i == baseline:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Phrase: "baseline", Noise: "-"}
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Phrase: "baseline", Noise: "-"}
 		default:
-			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), RowVerdict{Noise: "no test: context"}
+			row.Values[i], row.Text[i], row.Cells[i] = v, format(v), analysis.RowVerdict{Noise: "no test: context"}
 		}
 	}
 	return row
@@ -391,14 +332,14 @@ func contextRow(name string, format func(float64) string, runs, baseline int, ge
 // nodeRows are the server nodes' figures (node_exporter, --server-metrics)
 // beside the client's, like hostRows: context that explains a difference,
 // with no direction and no verdict. Only when a run has node series.
-func (c *Comparison) nodeRows() []CompareRow {
+func compareNodeRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	type cluster struct {
 		analysis.ClusterFigures
 		ok bool
 	}
-	sums := make([]cluster, len(c.results))
+	sums := make([]cluster, len(c.Results))
 	any := false
-	for i, r := range c.results {
+	for i, r := range c.Results {
 		_, f, ok := analysis.Nodes(r)
 		sums[i] = cluster{f, ok}
 		any = any || ok
@@ -420,7 +361,7 @@ func (c *Comparison) nodeRows() []CompareRow {
 		{"Server network in (all nodes, per s)", units.Bytes, func(s *cluster) float64 { return s.NetRxBytesPerS }},
 		{"Server nodes saturated", units.Int, func(s *cluster) float64 { return float64(s.SaturatedNodes) }},
 	}
-	out := make([]CompareRow, len(rows))
+	out := make([]analysis.CompareModelRow, len(rows))
 	for k, cr := range rows {
 		out[k] = contextRow(cr.name, cr.format, len(sums), c.Baseline, func(i int) (float64, bool) { return cr.get(&sums[i]), sums[i].ok })
 	}
@@ -433,14 +374,14 @@ func (c *Comparison) nodeRows() []CompareRow {
 // over the same seconds and the gap between them (network, client
 // queueing), and how many operations the servers counted per operation
 // platbench completed. Only when a run has them.
-func (c *Comparison) dbRows() []CompareRow {
+func compareDBRows(c *analysis.CompareModel) []analysis.CompareModelRow {
 	type db struct {
 		analysis.DBFigures
 		ok bool
 	}
-	figs := make([]db, len(c.results))
+	figs := make([]db, len(c.Results))
 	var per, count string
-	for i, r := range c.results {
+	for i, r := range c.Results {
 		f, ok := analysis.DB(r)
 		figs[i] = db{f, ok}
 		if ok && per == "" {
@@ -453,7 +394,7 @@ func (c *Comparison) dbRows() []CompareRow {
 	timed := func(get func(f *db) float64) func(i int) (float64, bool) {
 		return func(i int) (float64, bool) { return get(&figs[i]), figs[i].ok && len(figs[i].Timeline) > 0 }
 	}
-	rows := []CompareRow{
+	rows := []analysis.CompareModelRow{
 		contextRow("Server-side time per "+per+" (mean, main phase)", units.Latency, len(figs), c.Baseline,
 			timed(func(f *db) float64 { return f.ServerMeanNs })),
 		contextRow("Client latency, same seconds (mean)", units.Latency, len(figs), c.Baseline,

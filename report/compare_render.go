@@ -15,7 +15,7 @@ import (
 )
 
 // verdictText is one comparison cell: "better by 1.3x, different (p=0.002)".
-func verdictText(v RowVerdict) string {
+func verdictText(v analysis.RowVerdict) string {
 	if v.Phrase == "baseline" || v.Missing {
 		return v.Phrase
 	}
@@ -40,7 +40,7 @@ func pText(p float64) string {
 }
 
 // compareTable is the side-by-side: the value of every run, then each run against the baseline.
-func (c *Comparison) compareTable() *table {
+func compareTable(c *analysis.CompareModel) *table {
 	b := c.Baseline
 	t := &table{head: []string{"figure"}}
 	t.right = []bool{false}
@@ -67,10 +67,10 @@ func (c *Comparison) compareTable() *table {
 	return t
 }
 
-func (c *Comparison) runsTable() *table {
+func compareRunsTable(c *analysis.CompareModel) *table {
 	t := &table{head: []string{"run", "file", "platform", "target", "workload", "mode"}}
 	for i, r := range c.Runs {
-		res := c.results[i]
+		res := c.Results[i]
 		f := r.Figures
 		mode := fmt.Sprintf("closed loop, %d workers", f.Concurrency)
 		if f.Mode == "open" {
@@ -87,14 +87,14 @@ func (c *Comparison) runsTable() *table {
 }
 
 // WriteCompareText writes the comparison as aligned plain text for a terminal.
-func WriteCompareText(w io.Writer, c *Comparison) error {
+func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Runs")
-	c.runsTable().text(bw)
+	compareRunsTable(c).text(bw)
 	fmt.Fprintln(bw)
-	c.compareTable().text(bw)
+	compareTable(c).text(bw)
 	fmt.Fprintln(bw)
-	if t := c.compareThresholdsTable(); t != nil {
+	if t := compareThresholdsTable(c); t != nil {
 		fmt.Fprintln(bw, "Thresholds")
 		t.text(bw)
 		fmt.Fprintln(bw)
@@ -107,13 +107,13 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 }
 
 // WriteCompareMarkdown writes the comparison as Markdown tables.
-func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
+func WriteCompareMarkdown(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## platbench comparison: %s\n\n", c.title())
-	c.runsTable().markdown(bw)
+	fmt.Fprintf(bw, "## platbench comparison: %s\n\n", compareTitle(c))
+	compareRunsTable(c).markdown(bw)
 	fmt.Fprintln(bw)
-	c.compareTable().markdown(bw)
-	if t := c.compareThresholdsTable(); t != nil {
+	compareTable(c).markdown(bw)
+	if t := compareThresholdsTable(c); t != nil {
 		fmt.Fprintf(bw, "\n### Thresholds\n\n")
 		t.markdown(bw)
 	}
@@ -125,11 +125,11 @@ func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
 }
 
 // WriteCompareJSON writes the comparison as indented JSON.
-func WriteCompareJSON(w io.Writer, c *Comparison) error {
+func WriteCompareJSON(w io.Writer, c *analysis.CompareModel) error {
 	cp := *c
-	cp.Rows = make([]CompareRow, len(c.Rows))
+	cp.Rows = make([]analysis.CompareModelRow, len(c.Rows))
 	for i, r := range c.Rows {
-		r.Cells = append([]RowVerdict(nil), r.Cells...)
+		r.Cells = append([]analysis.RowVerdict(nil), r.Cells...)
 		for k := range r.Cells {
 			if math.IsInf(r.Cells[k].Ratio, 0) || math.IsNaN(r.Cells[k].Ratio) {
 				r.Cells[k].Ratio = 0 // JSON has no infinity; the phrase says "better (baseline 0)"
@@ -142,7 +142,7 @@ func WriteCompareJSON(w io.Writer, c *Comparison) error {
 	return enc.Encode(&cp)
 }
 
-func (c *Comparison) title() string {
+func compareTitle(c *analysis.CompareModel) string {
 	parts := make([]string, len(c.Runs))
 	for i, r := range c.Runs {
 		parts[i] = r.Label
@@ -152,12 +152,12 @@ func (c *Comparison) title() string {
 
 // WriteCompareHTML writes one self-contained page with the side-by-side
 // table and charts that overlay the runs.
-func WriteCompareHTML(w io.Writer, c *Comparison) error {
-	chs, err := c.charts()
+func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
+	chs, err := compareCharts(c)
 	if err != nil {
 		return err
 	}
-	sweep, err := sweepCompareHTML(c.results)
+	sweep, err := sweepCompareHTML(c.Results)
 	if err != nil {
 		return err
 	}
@@ -170,12 +170,12 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 		Sweep                   template.HTML
 		Charts                  []template.HTML
 	}{
-		Head: newHead("platbench: " + c.title()), Title: c.title(), Test: c.Test, Tool: c.results[0].Tool.Name,
-		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.results[0].Config.Workload.Name),
-			orDash(MixString(c.results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
-		Warnings: c.Warnings, Runs: viewOf(c.runsTable()), Side: c.sideView(), Sweep: sweep,
+		Head: newHead("platbench: " + compareTitle(c)), Title: compareTitle(c), Test: c.Test, Tool: c.Results[0].Tool.Name,
+		Lead: fmt.Sprintf("%s, %s: %d runs side by side, compared to %s.", orDash(c.Results[0].Config.Workload.Name),
+			orDash(MixString(c.Results[0])), len(c.Runs), c.Runs[c.Baseline].Label),
+		Warnings: c.Warnings, Runs: viewOf(compareRunsTable(c)), Side: compareSideView(c), Sweep: sweep,
 	}
-	if t := c.compareThresholdsTable(); t != nil {
+	if t := compareThresholdsTable(c); t != nil {
 		v := viewOf(t)
 		page.Thresholds = &v
 	}
@@ -190,8 +190,8 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 // sideView is the side-by-side table with each verdict coloured: only what
 // the noise test found different, or, for figures without a test, a
 // difference beyond 5%.
-func (c *Comparison) sideView() tableView {
-	v := viewOf(c.compareTable())
+func compareSideView(c *analysis.CompareModel) tableView {
+	v := viewOf(compareTable(c))
 	for k, row := range c.Rows {
 		cells := v.Rows[k][1+len(c.Runs):]
 		n := 0
@@ -219,16 +219,16 @@ func (c *Comparison) sideView() tableView {
 
 // charts overlay the runs: throughput per second, the latency distribution
 // of all ops, and each op's p99 per second.
-func (c *Comparison) charts() ([]*chart, error) {
+func compareCharts(c *analysis.CompareModel) ([]*chart, error) {
 	tp := &chart{id: "throughput-1s", title: "Throughput per second", x: xSeconds, y: yCount,
 		xLabel: "time since the start of the phase", yLabel: "ops/s"}
 	dist := &chart{id: "distribution", title: "Latency by percentile (HDR), all ops", x: xPercentile, y: yLatency,
 		xLabel: "percentile (log scale of 1/(1-p))", yLabel: "latency (log)"}
 	var ops []string
 	seen := map[string]bool{}
-	for i, r := range c.results {
+	for i, r := range c.Results {
 		p := r.MainPhase()
-		one := throughput1s(p, c.an.Runs[i].Analysis, nil, i, "")
+		one := throughput1s(p, c.Figures.Runs[i].Analysis, nil, i, "")
 		s := one.series[0]
 		s.name = c.Runs[i].Label
 		tp.series = append(tp.series, s)
@@ -249,7 +249,7 @@ func (c *Comparison) charts() ([]*chart, error) {
 	for _, op := range ops {
 		ch := &chart{id: "p99-" + chartID(op), title: op + " latency p99 per second", x: xSeconds, y: yLatency,
 			xLabel: "time since the start of the phase", yLabel: "latency (log)"}
-		for i, r := range c.results {
+		for i, r := range c.Results {
 			p := r.MainPhase()
 			_, full := analysis.ThroughputSeries(p, "")
 			s := series{name: c.Runs[i].Label, color: i}

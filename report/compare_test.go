@@ -60,13 +60,13 @@ func TestVerdictPhrases(t *testing.T) {
 	}
 }
 
-func row(c *Comparison, figure string) CompareRow {
+func row(c *analysis.CompareModel, figure string) analysis.CompareModelRow {
 	for _, r := range c.Rows {
 		if r.Figure == figure {
 			return r
 		}
 	}
-	return CompareRow{Figure: "missing " + figure}
+	return analysis.CompareModelRow{Figure: "missing " + figure}
 }
 
 // TestCompareVerdicts: a faster platform is better and different; a rerun

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -140,11 +141,11 @@ func networkHow(n *result.NetworkCost) string {
 // component any run priced, then the total; none when only the instances
 // were priced. A comparison of runs that priced
 // different components warns, since their per-dollar figures do not compare.
-func (c *Comparison) billRows() []CompareRow {
-	bills := make([]*result.Cost, len(c.results))
+func compareBillRows(c *analysis.CompareModel) []analysis.CompareModelRow {
+	bills := make([]*result.Cost, len(c.Results))
 	var comps []string
 	priced := map[string][]bool{}
-	for i, r := range c.results {
+	for i, r := range c.Results {
 		if r.Analysis == nil || r.Analysis.Cost == nil {
 			continue
 		}
@@ -160,7 +161,7 @@ func (c *Comparison) billRows() []CompareRow {
 	if len(comps) < 2 {
 		return nil // the instances alone: the price rows say it
 	}
-	var rows []CompareRow
+	var rows []analysis.CompareModelRow
 	for _, comp := range comps {
 		rows = append(rows, contextRow("Bill: "+comp+" per month", units.Cents, len(bills), c.Baseline, func(i int) (float64, bool) {
 			if bills[i] == nil {

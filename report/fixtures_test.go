@@ -13,7 +13,7 @@ var update = flag.Bool("update", false, "rewrite the golden files and fixtures i
 
 // fixtures are the result files the golden tests render. They are written by
 // -update from synthResult (synth_test.go) and read back through result.Read, so the
-// goldens also exercise decoding. internal/cli's tests use them too.
+// goldens also exercise decoding. cmd/platbench/cli's tests use them too.
 var fixtures = map[string]synthOptions{
 	// A closed-loop run on an i3.16xlarge with errors and host telemetry.
 	"i3-16xlarge": {Seconds: 40, Instance: "i3.16xlarge", Seed: 1, Errors: true, Host: true, IntervalHists: true, Events: true},

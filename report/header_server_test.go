@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 )
 
 // The header names the server that answered when it is not the target kind
 // (the redis target answered by Valkey), beside its version.
 func TestHeaderNamesTheServer(t *testing.T) {
 	for server, want := range map[string]string{"valkey": "redis (valkey 8.1.8)", "redis": "redis (8.1.8)", "": "redis (8.1.8)"} {
-		r := &result.Result{Target: target.Info{Kind: "redis", Version: "8.1.8", Details: map[string]string{"server": server}}}
+		r := &result.Result{Target: vocab.Info{Kind: "redis", Version: "8.1.8", Details: map[string]string{"server": server}}}
 		var b bytes.Buffer
 		writeHeader(&b, r)
 		if !strings.Contains(b.String(), " · "+want+" · ") {

@@ -68,11 +68,11 @@ func TestGoldenCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f, w := range map[string]func(*bytes.Buffer, *Comparison) error{
-		"txt":  func(b *bytes.Buffer, c *Comparison) error { return WriteCompareText(b, c) },
-		"md":   func(b *bytes.Buffer, c *Comparison) error { return WriteCompareMarkdown(b, c) },
-		"json": func(b *bytes.Buffer, c *Comparison) error { return WriteCompareJSON(b, c) },
-		"html": func(b *bytes.Buffer, c *Comparison) error { return WriteCompareHTML(b, c) },
+	for f, w := range map[string]func(*bytes.Buffer, *analysis.CompareModel) error{
+		"txt":  func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareText(b, c) },
+		"md":   func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareMarkdown(b, c) },
+		"json": func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareJSON(b, c) },
+		"html": func(b *bytes.Buffer, c *analysis.CompareModel) error { return WriteCompareHTML(b, c) },
 	} {
 		t.Run(f, func(t *testing.T) {
 			var b bytes.Buffer

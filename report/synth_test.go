@@ -13,8 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // synthOptions shape a synthetic result. Zero values give a 60 s, two-op run.
@@ -63,10 +62,10 @@ func synthResult(o synthOptions) *result.Result {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	mix := make([]workload.Mix, len(o.Ops))
+	mix := make([]vocab.Mix, len(o.Ops))
 	for i, op := range o.Ops {
-		p, _ := workload.ParseOp(op)
-		mix[i] = workload.Mix{Op: p, Weight: 1}
+		p, _ := vocab.ParseOp(op)
+		mix[i] = vocab.Mix{Op: p, Weight: 1}
 	}
 	mode := "closed"
 	if o.Open {
@@ -80,7 +79,7 @@ func synthResult(o synthOptions) *result.Result {
 		Label:     o.Label,
 		Config: result.Config{
 			Target:      "null",
-			Workload:    workload.Spec{Name: o.Workload, Records: 100000, FieldCount: 10, FieldLength: 100, KeyPrefix: "user", Mix: mix, Distribution: workload.DistZipfian},
+			Workload:    result.Workload{Name: o.Workload, Records: 100000, FieldCount: 10, FieldLength: 100, KeyPrefix: "user", Mix: mix, Distribution: "zipfian"},
 			DurationNs:  int64(o.Seconds) * 1e9,
 			Concurrency: 16,
 			Seed:        int64(o.Seed),
@@ -92,7 +91,7 @@ func synthResult(o synthOptions) *result.Result {
 			RAMBytes: 64 << 30, Kernel: "6.1.0-27-amd64", Virtualization: "kvm", InstanceType: o.Instance, Cloud: cloudOf(o.Instance),
 			Disks: []result.Disk{{Name: "nvme0n1", Model: "Amazon EC2 NVMe Instance Storage", SizeBytes: 950 << 30}},
 		},
-		Target:  target.Info{Kind: "null", URL: "null", Version: "1.0", Nodes: []string{"127.0.0.1"}},
+		Target:  vocab.Info{Kind: "null", URL: "null", Version: "1.0", Nodes: []string{"127.0.0.1"}},
 		Dataset: result.Dataset{Records: 100000, RecordBytes: 1000, LogicalBytes: 100000 * 1000, HostRAMBytes: 64 << 30},
 	}
 	if o.Open {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/adapter"
 )
 
 // WriteTargets lists the targets, one line each with an example URL.
-func WriteTargets(w io.Writer, entries []target.Entry) {
+func WriteTargets(w io.Writer, entries []adapter.Entry) {
 	for _, e := range entries {
 		fmt.Fprintf(w, "%-10s %-58s e.g. %s\n", e.Name, e.Summary, e.Example)
 	}
@@ -18,9 +18,9 @@ func WriteTargets(w io.Writer, entries []target.Entry) {
 
 // WriteTargetOptions prints a target's option table generated from the target's
 // declarations, so that it cannot drift from what the target accepts.
-func WriteTargetOptions(w io.Writer, e target.Entry) {
+func WriteTargetOptions(w io.Writer, e adapter.Entry) {
 	fmt.Fprintf(w, "%s: %s\ne.g. %s\n\n", e.Name, e.Summary, e.Example)
-	var opts []*target.Option
+	var opts []*adapter.Option
 	if e.Options != nil {
 		opts = e.Options().Options()
 	}
@@ -35,7 +35,7 @@ func WriteTargetOptions(w io.Writer, e target.Entry) {
 	var fromWorkload []string
 	for _, o := range opts {
 		typ, doc := o.Type(), o.Doc
-		if o.Kind == target.KindEnum && len(o.Values) > 3 {
+		if o.Kind == adapter.KindEnum && len(o.Values) > 3 {
 			typ, doc = "enum", doc+" ("+strings.Join(o.Values, ", ")+")"
 		}
 		cells := [][]string{{o.Name}, {typ}, wrap(o.DefaultText(), 24), {o.Unit}, {strings.Join(o.Aliases, ", ")}, wrap(doc, 60)}

@@ -8,7 +8,6 @@ import (
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry/perf"
 )
 
 // WriteHostText writes the host section of the terminal report: CPU split,
@@ -132,14 +131,14 @@ func WritePerfStat(w io.Writer, c *result.Counters) {
 	for _, n := range c.Unavailable {
 		unav[strings.TrimSuffix(n, " (not counted)")] = true
 	}
-	for _, name := range perf.Order() {
+	for _, name := range result.PerfOrder() {
 		x, ok := v(name)
 		switch {
 		case !ok && unav[name]:
 			line("<not supported>", name, "")
 		case !ok:
 			line("<not counted>", name, "")
-		case name == perf.TaskClock:
+		case name == result.PerfTaskClock:
 			comment := ""
 			if secs > 0 {
 				comment = fmt.Sprintf("%8.3f CPUs utilized", x/1e9/secs)
@@ -147,9 +146,9 @@ func WritePerfStat(w io.Writer, c *result.Counters) {
 			fmt.Fprintf(w, "%19s msec %-25s %s\n", units.Fixed(x/1e6, 2), name, "#  "+comment)
 		default:
 			line(units.Fixed(x, 0), name, perfComment(name, x, v))
-			if name == perf.Instructions && x > 0 {
-				f, okF := v(perf.StalledFront)
-				b, okB := v(perf.StalledBack)
+			if name == result.PerfInstructions && x > 0 {
+				f, okF := v(result.PerfStalledFront)
+				b, okB := v(result.PerfStalledBack)
 				if okF || okB {
 					line("", "", fmt.Sprintf("%8.2f stalled cycles per insn", max(f, b)/x))
 				}
@@ -175,9 +174,9 @@ func perfComment(name string, x float64, v func(string) (float64, bool)) string 
 		}
 		return fmt.Sprintf("%6.2f%% %s", 100*x/b, what)
 	}
-	taskNs, haveTask := v(perf.TaskClock)
+	taskNs, haveTask := v(result.PerfTaskClock)
 	switch name {
-	case perf.ContextSwitches, perf.CPUMigrations, perf.PageFaults, perf.Branches, perf.CacheRefs:
+	case result.PerfContextSwitches, result.PerfCPUMigrations, result.PerfPageFaults, result.PerfBranches, result.PerfCacheRefs:
 		if !haveTask || taskNs == 0 {
 			return ""
 		}
@@ -189,22 +188,22 @@ func perfComment(name string, x float64, v func(string) (float64, bool)) string 
 			return fmt.Sprintf("%8.3f K/sec", r/1e3)
 		}
 		return fmt.Sprintf("%8.3f /sec", r)
-	case perf.Cycles:
+	case result.PerfCycles:
 		if haveTask && taskNs > 0 {
 			return fmt.Sprintf("%8.3f GHz", x/taskNs)
 		}
-	case perf.StalledFront:
-		return pctOf(perf.Cycles, "frontend cycles idle")
-	case perf.StalledBack:
-		return pctOf(perf.Cycles, "backend cycles idle")
-	case perf.Instructions:
-		if c, ok := v(perf.Cycles); ok && c > 0 {
+	case result.PerfStalledFront:
+		return pctOf(result.PerfCycles, "frontend cycles idle")
+	case result.PerfStalledBack:
+		return pctOf(result.PerfCycles, "backend cycles idle")
+	case result.PerfInstructions:
+		if c, ok := v(result.PerfCycles); ok && c > 0 {
 			return fmt.Sprintf("%8.2f insns per cycle", x/c)
 		}
-	case perf.BranchMisses:
-		return pctOf(perf.Branches, "of all branches")
-	case perf.CacheMisses:
-		return pctOf(perf.CacheRefs, "of all cache refs")
+	case result.PerfBranchMisses:
+		return pctOf(result.PerfBranches, "of all branches")
+	case result.PerfCacheMisses:
+		return pctOf(result.PerfCacheRefs, "of all cache refs")
 	}
 	return ""
 }

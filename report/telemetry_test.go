@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/telemetry/perf"
 )
 
 // A fixed result: 3 s of a disk-heavy run with a server process, a
@@ -71,15 +70,15 @@ func TestWritePerfStatSeedFigures(t *testing.T) {
 		Scope:      "system",
 		DurationNs: 7403_420_000_000, // 711069.6 ms task clock at 96.046 CPUs utilized
 		Values: map[string]uint64{
-			perf.TaskClock: 711069602520_000 / 1000, perf.ContextSwitches: 14802, perf.CPUMigrations: 137, perf.PageFaults: 7207,
-			perf.Cycles: 7422259052720, perf.StalledFront: 3929716281, perf.StalledBack: 7384719523004,
-			perf.Instructions: 43938297479, perf.Branches: 6114998824, perf.BranchMisses: 375388710,
+			result.PerfTaskClock: 711069602520_000 / 1000, result.PerfContextSwitches: 14802, result.PerfCPUMigrations: 137, result.PerfPageFaults: 7207,
+			result.PerfCycles: 7422259052720, result.PerfStalledFront: 3929716281, result.PerfStalledBack: 7384719523004,
+			result.PerfInstructions: 43938297479, result.PerfBranches: 6114998824, result.PerfBranchMisses: 375388710,
 		},
-		Unavailable:       []string{perf.CacheRefs, perf.CacheMisses},
+		Unavailable:       []string{result.PerfCacheRefs, result.PerfCacheMisses},
 		UnavailableReason: "hardware counters: test",
 	}
-	c.Values[perf.TaskClock] = 711069602520 // ns
-	c.DurationNs = int64(float64(c.Values[perf.TaskClock]) / 96.046)
+	c.Values[result.PerfTaskClock] = 711069602520 // ns
+	c.DurationNs = int64(float64(c.Values[result.PerfTaskClock]) / 96.046)
 	var buf bytes.Buffer
 	WritePerfStat(&buf, c)
 	out := buf.String()

@@ -7,8 +7,6 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/platbench/platbench/internal/usererr"
-
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
@@ -151,10 +149,10 @@ func RunFailureText(h analysis.RunHealth) string {
 // compareThresholdsTable is a row per threshold rule of any run and a column
 // per run: the run's value and whether it passed; the last row counts them.
 // Nil when no run has thresholds.
-func (c *Comparison) compareThresholdsTable() *table {
+func compareThresholdsTable(c *analysis.CompareModel) *table {
 	var exprs []string
 	seen := map[string]bool{}
-	for _, r := range c.results {
+	for _, r := range c.Results {
 		for _, o := range r.Thresholds {
 			if !seen[o.Expr] {
 				seen[o.Expr] = true
@@ -172,13 +170,13 @@ func (c *Comparison) compareThresholdsTable() *table {
 	}
 	for _, e := range exprs {
 		row := []string{e}
-		for _, r := range c.results {
+		for _, r := range c.Results {
 			row = append(row, thresholdCell(r.Thresholds, e))
 		}
 		t.add(row...)
 	}
 	row := []string{"passed"}
-	for _, r := range c.results {
+	for _, r := range c.Results {
 		n := 0
 		for _, o := range r.Thresholds {
 			if o.Pass {
@@ -210,28 +208,9 @@ func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
 	return "-"
 }
 
-// Regressions are the runs' figures worse than the baseline by more than
-// limit (a fraction) by a difference the noise test calls real
-// (analysis.Comparison.Regressions). A figure name it cannot judge is a user
-// error of field fail_on.
-func (c *Comparison) Regressions(limit float64, figures []string) ([]analysis.Regression, error) {
-	var ops []string
-	for _, f := range c.an.Runs {
-		for _, o := range f.PerOp {
-			ops = append(ops, strings.ToLower(o.Op))
-		}
-	}
-	for _, f := range figures {
-		if !analysis.RegressionFigureOK(f, ops) {
-			return nil, usererr.Field("fail_on", "%q is not a figure compare can judge (fix: sustained, a latency statistic %s, or OP.STAT such as read.p99)", f, strings.Join(analysis.LatencyStats[:], ", "))
-		}
-	}
-	return c.an.Regressions(limit, figures), nil
-}
-
 // RegressionsText is the one line that names the regressions: "b.json:
 // sustained 23% worse (p 0.001); p99 40% worse (p 0.02)".
-func (c *Comparison) RegressionsText(regs []analysis.Regression, limit float64) string {
+func RegressionsText(c *analysis.CompareModel, regs []analysis.Regression, limit float64) string {
 	parts := make([]string, len(regs))
 	for i, g := range regs {
 		parts[i] = fmt.Sprintf("%s: %s %s worse (%s)", c.Runs[g.Run].Label, g.Figure, units.Percent(g.Worse), pText(g.P))

@@ -10,8 +10,7 @@ package result
 import (
 	"time"
 
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // SchemaVersion names this version of the file format. Readers accept every
@@ -25,12 +24,12 @@ type Result struct {
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
 	// Label names the run in comparisons; defaults to the platform's instance type or host.
-	Label    string      `json:"label,omitempty"`
-	Config   Config      `json:"config"`
-	Platform Platform    `json:"platform"`
-	Target   target.Info `json:"target"`
-	Dataset  Dataset     `json:"dataset"`
-	Phases   []Phase     `json:"phases"`
+	Label    string     `json:"label,omitempty"`
+	Config   Config     `json:"config"`
+	Platform Platform   `json:"platform"`
+	Target   vocab.Info `json:"target"`
+	Dataset  Dataset    `json:"dataset"`
+	Phases   []Phase    `json:"phases"`
 	// Host is the host telemetry series (package telemetry fills it; may be absent).
 	Host *HostSeries `json:"host,omitempty"`
 	// Nodes are the server nodes' telemetry from their node_exporters, one
@@ -75,7 +74,7 @@ type Tool struct {
 type Config struct {
 	Target      string            `json:"target"` // URL, password removed
 	TargetOpts  map[string]string `json:"target_opts,omitempty"`
-	Workload    workload.Spec     `json:"workload"`
+	Workload    Workload          `json:"workload"`
 	DurationNs  int64             `json:"duration_ns,omitempty"`    // 0 when bounded by Ops
 	Ops         uint64            `json:"ops,omitempty"`            // 0 when bounded by duration
 	Concurrency int               `json:"concurrency"`              // workers
@@ -178,7 +177,7 @@ type Phase struct {
 type OpTotal struct {
 	Op     string            `json:"op"`
 	Count  uint64            `json:"count"`            // completed without error
-	Errors map[string]uint64 `json:"errors,omitempty"` // by target.Class name
+	Errors map[string]uint64 `json:"errors,omitempty"` // by vocab.Class name
 	Bytes  uint64            `json:"bytes,omitempty"`  // payload bytes moved, where it matters
 	// Latency is from the intended start (open loop) or the send (closed loop).
 	Latency Summary `json:"latency"`

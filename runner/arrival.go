@@ -10,6 +10,7 @@ import (
 
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -22,7 +23,7 @@ type Stream struct {
 	// one of the workload's named operations (a profile's query), which
 	// Streams.Resolve turns into Op once the workload is known.
 	OpName  string
-	Op      workload.Op
+	Op      vocab.Op
 	HasOp   bool
 	Profile Profile
 }
@@ -47,7 +48,7 @@ func ParseStream(s string) (Stream, error) {
 		st.OpName, text = name, text[i+1:]
 		// A built-in type resolves now; a workload's named operation when
 		// the workload is known (Streams.Resolve).
-		st.Op, st.HasOp = workload.ParseOp(name)
+		st.Op, st.HasOp = vocab.ParseOp(name)
 	}
 	p, err := ParseProfile(text)
 	if err != nil {
@@ -63,7 +64,7 @@ func ParseStream(s string) (Stream, error) {
 // sums of unit exponential gaps.
 type arrival struct {
 	prof    Profile
-	op      workload.Op
+	op      vocab.Op
 	hasOp   bool
 	poisson bool
 	rng     *rand.Rand

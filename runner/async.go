@@ -6,24 +6,25 @@ import (
 	"math"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/recorder"
-	"github.com/platbench/platbench/target"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
-// Pipelined workers (target.Pipeliner): one goroutine per worker keeps up to
+// Pipelined workers (adapter.Pipeliner): one goroutine per worker keeps up to
 // its depth operations in flight, submitting new ones as completions arrive,
 // and records each operation on its own: its intended start, when it was
 // submitted and when its completion was seen. Concurrency is then the total
 // number of operations in flight, spread over the workers (connections) the
-// target asks for; see target.Pipelined.
+// target asks for; see adapter.Pipelined.
 
-// newRunWorkers creates the workers of a phase. For a target.Pipelined
+// newRunWorkers creates the workers of a phase. For a adapter.Pipelined
 // target that asks for it, depths holds each worker's in-flight depth
 // (summing to the total in flight); otherwise depths is nil and there are
 // concurrency plain workers.
-func newRunWorkers(t target.Target, concurrency int) (ws []target.Worker, depths []int, err error) {
-	p, ok := t.(target.Pipelined)
+func newRunWorkers(t adapter.Target, concurrency int) (ws []adapter.Worker, depths []int, err error) {
+	p, ok := t.(adapter.Pipelined)
 	if !ok {
 		ws, err = newWorkers(t, concurrency)
 		return ws, nil, err
@@ -40,10 +41,10 @@ func newRunWorkers(t target.Target, concurrency int) (ws []target.Worker, depths
 	}
 	depths = make([]int, n)
 	for i, w := range ws {
-		pw, ok := w.(target.Pipeliner)
+		pw, ok := w.(adapter.Pipeliner)
 		if !ok {
 			closeWorkers(ws)
-			return nil, nil, fmt.Errorf("target %T asked for pipelined workers but worker %d (%T) does not implement target.Pipeliner", t, i, w)
+			return nil, nil, fmt.Errorf("target %T asked for pipelined workers but worker %d (%T) does not implement adapter.Pipeliner", t, i, w)
 		}
 		depths[i] = total / n
 		if i < total%n {
@@ -70,7 +71,7 @@ func inFlight(depths []int) int {
 
 // slot is one operation in flight.
 type slot struct {
-	op       workload.Op
+	op       vocab.Op
 	bytes    uint64
 	intended int64
 	start    int64
@@ -99,21 +100,21 @@ func newAsyncState(rec *recorder.Recorder, sh *recorder.Shard, depth int) *async
 func (st *asyncState) done(tag int, err error) {
 	end := st.rec.Now()
 	s := &st.slots[tag]
-	st.sh.Record(s.op, s.intended, s.start, end, s.bytes, target.Classify(err))
+	st.sh.Record(s.op, s.intended, s.start, end, s.bytes, adapter.Classify(err))
 	st.free = append(st.free, tag)
 	st.nfly--
 	st.ops++
 }
 
 // submit queues req under a free slot; it must have one.
-func (st *asyncState) submit(ctx context.Context, w target.Pipeliner, req *workload.Request, intended, now int64) {
+func (st *asyncState) submit(ctx context.Context, w adapter.Pipeliner, req *workload.Request, intended, now int64) {
 	tag := st.free[len(st.free)-1]
 	st.free = st.free[:len(st.free)-1]
 	s := &st.slots[tag]
 	s.op, s.bytes, s.intended, s.start = req.Op, uint64(len(req.Value)), intended, now
 	st.sh.Begin()
 	if err := w.Submit(ctx, req, tag); err != nil {
-		st.sh.Record(s.op, intended, now, st.rec.Now(), s.bytes, target.Classify(err))
+		st.sh.Record(s.op, intended, now, st.rec.Now(), s.bytes, adapter.Classify(err))
 		st.free = append(st.free, tag)
 		st.ops++
 		return
@@ -124,7 +125,7 @@ func (st *asyncState) submit(ctx context.Context, w target.Pipeliner, req *workl
 // asyncClosedLoop keeps depth operations in flight on w until the phase
 // stops, then waits for those in flight. Op numbers are taken from the
 // shared counter in blocks, as closedLoop does (the bound stays exact).
-func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) uint64 {
+func asyncClosedLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) uint64 {
 	var left uint64 // op numbers this worker holds (see sched.claim)
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
@@ -168,13 +169,13 @@ func asyncClosedLoop(ctx context.Context, w target.Pipeliner, depth int, gen *wo
 // timerfd armed at the same moment so that the runtime's poller wakes on
 // time (its own timeouts are whole milliseconds). Operations due within a
 // tick of each other go out in one Flush.
-func asyncOpenLoop(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, sch *schedule, threshold, tick int64) lateness {
+func asyncOpenLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched, sch *schedule, threshold, tick int64) lateness {
 	slp := openLoopSleeper()
 	defer slp.close()
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	nudge := slp != nil
-	if tp, ok := w.(target.TimedPoller); ok && tp.PollsOnTime() {
+	if tp, ok := w.(adapter.TimedPoller); ok && tp.PollsOnTime() {
 		nudge = false
 	}
 	var req workload.Request
@@ -321,7 +322,7 @@ func (k *ticks) open(now int64) bool { return now >= k.last+k.tick }
 const pollNudge = 10 * int64(time.Microsecond)
 
 // asyncLoad inserts the records [from, to) through w with depth in flight.
-func asyncLoad(ctx context.Context, w target.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
+func asyncLoad(ctx context.Context, w adapter.Pipeliner, depth int, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
 	st := newAsyncState(rec, sh, depth)
 	done := st.done
 	var req workload.Request

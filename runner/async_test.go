@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -51,7 +51,7 @@ func (f *pfake) PipelineShape(c int) (int, int) {
 	f.base = time.Now()
 	return (c + f.depth - 1) / f.depth, c
 }
-func (f *pfake) NewWorker(int) (target.Worker, error) {
+func (f *pfake) NewWorker(int) (adapter.Worker, error) {
 	return &pfakeWorker{f: f, q: make([]pent, 0, f.depth)}, nil
 }
 

@@ -5,8 +5,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/null"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target/null"
 	"github.com/platbench/platbench/workload"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/recorder"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -179,7 +179,7 @@ func (p *pacer) take(wake chan struct{}) (due, bool) {
 }
 
 // work runs released operations on w until the phase is over.
-func (p *pacer) work(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, threshold int64) lateness {
+func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, threshold int64) lateness {
 	wake := make(chan struct{}, 1)
 	var req workload.Request
 	var late lateness
@@ -205,6 +205,6 @@ func (p *pacer) work(ctx context.Context, w target.Worker, gen *workload.Generat
 			}
 		}
 		err := w.Do(ctx, &req)
-		sh.Record(req.Op, d.intended, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+		sh.Record(req.Op, d.intended, t0, rec.Now(), uint64(len(req.Value)), adapter.Classify(err))
 	}
 }

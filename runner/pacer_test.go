@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/null"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target/null"
 )
 
 // The pacer with a clock the test moves: operations that come due within

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -144,7 +145,7 @@ func TestScheduleMergesStreamsByIntendedStart(t *testing.T) {
 		}
 	}
 	sch := newSchedule(ss, false, 0, 1, 1)
-	var n [workload.NumOps]int
+	var n [vocab.NumOps]int
 	last := int64(-1)
 	for {
 		a, at := sch.peek()
@@ -158,8 +159,8 @@ func TestScheduleMergesStreamsByIntendedStart(t *testing.T) {
 		n[a.op]++
 		a.advance()
 	}
-	if n[workload.OpRead] != 3000 || n[workload.OpUpdate] != 1000 {
-		t.Errorf("one second: %d reads, %d updates; want 3000 and 1000", n[workload.OpRead], n[workload.OpUpdate])
+	if n[vocab.OpRead] != 3000 || n[vocab.OpUpdate] != 1000 {
+		t.Errorf("one second: %d reads, %d updates; want 3000 and 1000", n[vocab.OpRead], n[vocab.OpUpdate])
 	}
 	if got := ss.String(); got != "read=3k; update=1k" {
 		t.Errorf("String() = %q", got)
@@ -199,12 +200,12 @@ func TestParseProfileRefusesNonsense(t *testing.T) {
 	if err := named.Set("reed=1k"); err != nil {
 		t.Fatal(err)
 	}
-	spec := workload.Spec{Name: "ycsb-a", Mix: []workload.Mix{{Op: workload.OpRead, Weight: 1}, {Op: workload.OpUpdate, Weight: 1}}}
+	spec := workload.Spec{Name: "ycsb-a", Mix: []vocab.Mix{{Op: vocab.OpRead, Weight: 1}, {Op: vocab.OpUpdate, Weight: 1}}}
 	if err := named.Resolve(&spec); err == nil || !strings.Contains(err.Error(), "not an operation of workload ycsb-a (fix: one of read, update)") {
 		t.Errorf("unknown op: %v", err)
 	}
 	spec.NamedOps = []string{"reed"}
-	if err := named.Resolve(&spec); err != nil || named[0].Op != workload.OpNamed0 || !named[0].HasOp {
+	if err := named.Resolve(&spec); err != nil || named[0].Op != vocab.OpNamed0 || !named[0].HasOp {
 		t.Errorf("named op: %v %+v", err, named[0])
 	}
 	if _, err := ParseStream("=1k"); err == nil {

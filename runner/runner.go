@@ -19,9 +19,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -32,7 +32,7 @@ type Config struct {
 	// Ops bounds the run phase by operation count; 0 means run for Duration.
 	Ops uint64
 	// Concurrency is the number of workers (goroutines, each with its own
-	// target.Worker). Default 16.
+	// adapter.Worker). Default 16.
 	Concurrency int
 	// Rate is the total fixed rate in ops/s (open loop); 0 means closed loop.
 	// Streams, when given, replace it.
@@ -135,7 +135,7 @@ func (c *Config) Validate() error {
 
 // Load inserts the records of this shard of the keyspace with Concurrency
 // workers in parallel, recording each insert, and returns the "load" phase.
-func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
+func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
 	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
@@ -151,12 +151,12 @@ func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workloa
 	var wg sync.WaitGroup
 	for i, w := range workers {
 		wg.Add(1)
-		go func(i int, w target.Worker) {
+		go func(i int, w adapter.Worker) {
 			defer wg.Done()
 			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
 			from, to := ks.LoadRange(i, len(workers))
 			if depths != nil { // pipelined: runner/async.go
-				asyncLoad(ctx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), from, to)
+				asyncLoad(ctx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), from, to)
 				return
 			}
 			loadLoop(ctx, w, gen, rec, rec.Shard(i), from, to)
@@ -173,7 +173,7 @@ func Load(ctx context.Context, t target.Target, spec *workload.Spec, ks *workloa
 	return p, nil
 }
 
-func loadLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
+func loadLoop(ctx context.Context, w adapter.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, from, to uint64) {
 	if from >= to || ctx.Err() != nil {
 		return
 	}
@@ -187,17 +187,17 @@ func loadLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec
 		op, n := req.Op, uint64(len(req.Value))
 		k++
 		if k >= to || (k&63 == 0 && ctx.Err() != nil) {
-			sh.Record(op, t0, t0, t1, n, target.Classify(err))
+			sh.Record(op, t0, t0, t1, n, adapter.Classify(err))
 			return
 		}
 		// The next insert is in flight from here (see closedLoop).
-		sh.RecordBegin(op, t0, t0, t1, n, target.Classify(err))
+		sh.RecordBegin(op, t0, t0, t1, n, adapter.Classify(err))
 		gen.Load(&req, k)
 	}
 }
 
 // Run runs the run phase and returns it, with the events that ran.
-func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, []result.Event, error) {
+func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, []result.Event, error) {
 	cfg.ensureDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
@@ -230,7 +230,7 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	var bgWG sync.WaitGroup
 	bgCtx, bgCancel := context.WithCancel(runCtx)
 	defer bgCancel()
-	if bg, ok := t.(target.Background); ok {
+	if bg, ok := t.(adapter.Background); ok {
 		bgWG.Add(1)
 		go func() {
 			defer bgWG.Done()
@@ -256,15 +256,15 @@ func Run(ctx context.Context, t target.Target, spec *workload.Spec, ks *workload
 	threshold, tick := int64(cfg.DelayThreshold), int64(cfg.PaceTick)
 	for i, w := range workers {
 		wg.Add(1)
-		go func(i int, w target.Worker) {
+		go func(i int, w adapter.Worker) {
 			defer wg.Done()
 			gen := workload.NewGenerator(spec, ks, cfg.Seed, i)
 			switch {
 			case depths != nil && open: // pipelined: runner/async.go
 				sch := newSchedule(cfg.Streams, cfg.Poisson, i, len(workers), cfg.Seed)
-				late[i] = asyncOpenLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, sch, threshold, tick)
+				late[i] = asyncOpenLoop(runCtx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, sch, threshold, tick)
 			case depths != nil:
-				asyncClosedLoop(runCtx, w.(target.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
+				asyncClosedLoop(runCtx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
 			case open: // runner/pacer.go
 				late[i] = pc.work(runCtx, w, gen, rec, rec.Shard(i), threshold)
 			default:
@@ -332,7 +332,7 @@ func (s *sched) claim(left *uint64) bool {
 }
 
 // closedLoop runs ops back to back until the phase stops (sched.claim).
-func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
+func closedLoop(ctx context.Context, w adapter.Worker, gen *workload.Generator, rec *recorder.Recorder, sh *recorder.Shard, s *sched) {
 	var left uint64 // op numbers this worker holds (see sched.claim)
 	var req workload.Request
 	if !s.claim(&left) {
@@ -348,16 +348,16 @@ func closedLoop(ctx context.Context, w target.Worker, gen *workload.Generator, r
 		// The next request is in flight from here: one lock round trip
 		// records this op and begins the next (RecordBegin).
 		if !s.claim(&left) {
-			sh.Record(op, t0, t0, t1, n, target.Classify(err))
+			sh.Record(op, t0, t0, t1, n, adapter.Classify(err))
 			return
 		}
-		sh.RecordBegin(op, t0, t0, t1, n, target.Classify(err))
+		sh.RecordBegin(op, t0, t0, t1, n, adapter.Classify(err))
 		gen.Next(&req)
 	}
 }
 
-func newWorkers(t target.Target, n int) ([]target.Worker, error) {
-	ws := make([]target.Worker, 0, n)
+func newWorkers(t adapter.Target, n int) ([]adapter.Worker, error) {
+	ws := make([]adapter.Worker, 0, n)
 	for i := 0; i < n; i++ {
 		w, err := t.NewWorker(i)
 		if err != nil {
@@ -369,7 +369,7 @@ func newWorkers(t target.Target, n int) ([]target.Worker, error) {
 	return ws, nil
 }
 
-func closeWorkers(ws []target.Worker) {
+func closeWorkers(ws []adapter.Worker) {
 	for _, w := range ws {
 		w.Close()
 	}

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/fake"
+	"github.com/platbench/platbench/adapter/null"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/fake"
-	"github.com/platbench/platbench/target/null"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -26,7 +26,7 @@ func spec(t testing.TB, name string) (*workload.Spec, *workload.Keyspace) {
 	return &s, workload.NewKeyspace(&s, 0, 1)
 }
 
-func openFake(t testing.TB, q string) target.Target {
+func openFake(t testing.TB, q string) adapter.Target {
 	u, _ := url.Parse("fake://?" + q)
 	tg, err := fake.Open(context.Background(), u, nil)
 	if err != nil {
@@ -243,7 +243,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 		sh.Begin()
 		t0 := rec.Now()
 		err := w.Do(ctx, &req)
-		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), target.Classify(err))
+		sh.Record(req.Op, t0, t0, rec.Now(), uint64(len(req.Value)), adapter.Classify(err))
 	}
 	for i := 0; i < 1000; i++ { // first use of each op allocates its histograms
 		step()

@@ -16,5 +16,5 @@ if [ ! -f "$venv/.apache-otava-$VERSION" ]; then
 fi
 export PLATBENCH_OTAVA=$venv/bin/otava
 "$PLATBENCH_OTAVA" --help >/dev/null
-go test -count=1 -run 'Otava' ./analysis ./internal/cli ./store/postgres
+go test -count=1 -run 'Otava' ./analysis ./cmd/platbench/cli ./store/postgres
 echo "check-otava: change points equal to Apache Otava $VERSION's"

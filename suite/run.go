@@ -14,6 +14,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/suite/summary"
 )
 
 // Options are how to run a suite.
@@ -22,7 +23,7 @@ type Options struct {
 	// (created). Default: the file's OutDir.
 	OutDir string
 	// OnCell is called after each cell with its summary row.
-	OnCell func(Row)
+	OnCell func(summary.Row)
 	// Runner, if set, replaces bench.Run (tests).
 	Runner func(ctx context.Context, cfg bench.Config) (*result.Result, error)
 	// Configure, if set, may adjust each cell's config before it runs
@@ -33,17 +34,11 @@ type Options struct {
 	AllowErrors bool
 }
 
-// Summary is the suite's outcome, one Row a cell; report renders it.
-type (
-	Summary = report.SuiteSummary
-	Row     = report.SuiteRow
-)
-
 // Run runs every cell in order, writing each result as it finishes and the
 // summary (summary.md, and summary.json with the rows) at the end. A cell
 // that fails is recorded and the suite goes on; Ctrl-C stops after writing
 // what ran.
-func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
+func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 	cells, err := f.Cells()
 	if err != nil {
 		return nil, err
@@ -62,7 +57,7 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Name: f.Name, OutDir: o.OutDir}
+	s := &summary.Summary{Name: f.Name, OutDir: o.OutDir}
 	for i := range cells {
 		c := &cells[i]
 		if ctx.Err() != nil {
@@ -71,7 +66,7 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 		if o.Configure != nil {
 			o.Configure(c)
 		}
-		row := Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
+		row := summary.Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
 		r, err := run(ctx, c.Config)
 		if err == nil {
 			err = finishCell(r, c, o.OutDir, &row, ths)
@@ -93,7 +88,7 @@ func Run(ctx context.Context, f *File, o Options) (*Summary, error) {
 }
 
 // writeSummary writes summary.md and summary.json into the output directory.
-func writeSummary(s *Summary) error {
+func writeSummary(s *summary.Summary) error {
 	var md bytes.Buffer
 	if err := report.WriteSuiteMarkdown(&md, s); err != nil {
 		return err
@@ -111,7 +106,7 @@ func writeSummary(s *Summary) error {
 // finishCell analyses a cell's result, writes it and fills its row from the
 // analysis: sustained throughput and errors, and the p99 over the steady
 // window, overall and per op.
-func finishCell(r *result.Result, c *Cell, dir string, row *Row, ths []analysis.Threshold) error {
+func finishCell(r *result.Result, c *Cell, dir string, row *summary.Row, ths []analysis.Threshold) error {
 	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
 	if err != nil {
 		return err

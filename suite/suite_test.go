@@ -11,6 +11,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/suite/summary"
 )
 
 func TestParseMalformed(t *testing.T) {
@@ -151,7 +152,7 @@ workloads:
 		t.Errorf("out dir %s", f.OutDir())
 	}
 	var seen []string
-	s, err := Run(context.Background(), f, Options{OnCell: func(r Row) { seen = append(seen, r.Cell) }})
+	s, err := Run(context.Background(), f, Options{OnCell: func(r summary.Row) { seen = append(seen, r.Cell) }})
 	if err != nil {
 		t.Fatal(err)
 	}

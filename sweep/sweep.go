@@ -28,6 +28,7 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -289,147 +290,23 @@ func roundRate(r float64) float64 {
 	return math.Round(r/m) * m
 }
 
-// Measure computes one step's figures over its steady window and judges it.
+// Measure computes one step's figures over its steady window and judges it
+// (analysis.SweepStep); the reason a step failed is report's wording.
 func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, error) {
 	cfg.EnsureDefaults()
-	st := result.SweepStep{Phase: p.Name, TargetOpsPerS: rate, Delayed: p.Delayed}
-	first := 0
-	if len(p.Intervals) > 0 {
-		ss, err := analysis.SteadyStateOf(p, cfg.Warmup)
-		if err != nil {
-			// A forced warm-up longer than a step: measure the whole step, say so.
-			st.SteadyMethod = "none"
-		} else {
-			st.SteadyMethod = ss.Method
-			first = min(ss.First, len(p.Intervals)-1)
-		}
-		st.SteadyFromNs = p.Intervals[first].StartNs
-		var ns int64
-		for j := first; j < len(p.Intervals); j++ {
-			iv := &p.Intervals[j]
-			d := iv.DurationNs
-			if d <= 0 {
-				d = int64(time.Second)
-			}
-			ns += d
-			for _, o := range iv.Ops {
-				st.Ops += o.Count
-				for _, n := range o.Errors {
-					st.Errors += n
-				}
-			}
-		}
-		if ns > 0 {
-			st.SustainedOpsPerS = float64(st.Ops) / (float64(ns) / 1e9)
-		}
-	} else {
-		// No interval series (an op-bounded phase): the totals.
-		st.SteadyMethod = "none"
-		for _, o := range p.Ops {
-			st.Ops += o.Count
-			for _, n := range o.Errors {
-				st.Errors += n
-			}
-		}
-		if p.DurationNs > 0 {
-			st.SustainedOpsPerS = float64(st.Ops) / (float64(p.DurationNs) / 1e9)
-		}
-	}
-	lat, err := analysis.SteadyLatency(p, first)
-	if err != nil {
-		return st, err
-	}
-	st.P50Ns, st.P99Ns, st.P999Ns, st.MaxNs = lat.P50Ns, lat.P99Ns, lat.P999Ns, lat.MaxNs
-	svc, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistService)
-	if err != nil {
-		return st, err
-	}
-	st.ServiceP99Ns = svc.P99Ns
-	lag, err := analysis.WindowLatency(p, 0, len(p.Intervals), result.HistLag)
-	if err != nil {
-		return st, err
-	}
-	st.LagP99Ns, st.LateClient = lag.P99Ns, p.LateClient
-	var all uint64
-	for _, o := range p.Ops {
-		all += o.Count
-		for _, n := range o.Errors {
-			all += n
-		}
-	}
-
-	var why []string
-	if st.SustainedOpsPerS < cfg.MinAchieved*rate {
-		why = append(why, fmt.Sprintf("sustained %s is below %s of the rate", units.OpsPerSec(st.SustainedOpsPerS), units.Percent(cfg.MinAchieved)))
-	}
-	if all > 0 && float64(p.Delayed) > cfg.MaxDelayed*float64(all) {
-		why = append(why, fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(float64(p.Delayed)/float64(all))))
-	}
-	// Ops the loader itself started late (LateClient) do not fail a step on
-	// their own: their lateness is in the latency the objective judges, the
-	// table shows them beside the lag, and the self-check calls the run
-	// client-bound when they matter.
-	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > cfg.MaxErrors*float64(tot) {
-		why = append(why, fmt.Sprintf("%s errors", units.Percent(float64(st.Errors)/float64(tot))))
-	}
-	if cfg.ObjectiveP99 > 0 && st.P99Ns > int64(cfg.ObjectiveP99) {
-		why = append(why, fmt.Sprintf("p99 %s is over the %s objective", units.Latency(float64(st.P99Ns)), cfg.ObjectiveP99))
-	}
-	if p.Interrupted {
-		why = append(why, "interrupted")
-	}
-	st.MeetsObjective = len(why) == 0
-	st.Reason = strings.Join(why, "; ")
-	return st, nil
+	st, misses, err := analysis.SweepStep(p, rate, analysis.SweepObjective{
+		MinAchieved: cfg.MinAchieved, MaxDelayed: cfg.MaxDelayed, MaxErrors: cfg.MaxErrors, P99: cfg.ObjectiveP99, Warmup: cfg.Warmup})
+	st.Reason = report.SweepStepReason(misses)
+	return st, err
 }
 
-// judge picks the best step and writes the verdict.
+// judge picks the best step (analysis.JudgeSweep) and writes report's verdict.
 func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
-	for i, st := range sw.Steps {
-		if st.MeetsObjective && (sw.Best < 0 || st.SustainedOpsPerS > sw.MaxOpsPerS) {
-			sw.Best, sw.MaxOpsPerS = i, st.SustainedOpsPerS
-		}
+	j := analysis.JudgeSweep(sw.Steps)
+	if j.Best >= 0 {
+		sw.Best, sw.MaxOpsPerS = j.Best, j.MaxOpsPerS
 	}
-	obj := "kept up with its rate"
-	if cfg.ObjectiveP99 > 0 {
-		obj = "met p99 <= " + cfg.ObjectiveP99.String()
-	}
-	switch {
-	case len(sw.Steps) == 0:
-		sw.Verdict = "no step ran"
-	case sw.Best < 0:
-		fix := "rates from " + units.Compact(lowest(sw)/4)
-		if cfg.FindMax {
-			fix = "a start at " + units.Compact(lowest(sw)/4)
-		}
-		sw.Verdict = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(lowest(sw)), fix)
-	default:
-		b := sw.Steps[sw.Best]
-		sw.Verdict = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
-		if cfg.FindMax && allMet(sw) {
-			sw.Verdict += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(cfg.Max))
-		}
-	}
-	if interrupted {
-		sw.Verdict += " (interrupted: not every step ran)"
-	}
-}
-
-func allMet(sw *result.Sweep) bool {
-	for _, st := range sw.Steps {
-		if !st.MeetsObjective {
-			return false
-		}
-	}
-	return true
-}
-
-func lowest(sw *result.Sweep) float64 {
-	l := math.Inf(1)
-	for _, st := range sw.Steps {
-		l = math.Min(l, st.TargetOpsPerS)
-	}
-	return l
+	sw.Verdict = report.SweepVerdict(j, sw.Steps, report.SweepSettings{ObjectiveP99: cfg.ObjectiveP99, FindMax: cfg.FindMax, MaxRate: cfg.Max}, interrupted)
 }
 
 func describe(cfg *Config) string {

@@ -12,7 +12,7 @@
 //	... load and run phases; r.Phases filled ...
 //	tel.Stop(r) // fills r.Host, r.Counters, r.Nodes, r.Notes, r.Dataset.PageCacheBytes
 //
-// Config is a plain struct: internal/cli binds the flags that fill it. The
+// Config is a plain struct: cmd/platbench/cli binds the flags that fill it. The
 // package does not decide anything about the target's figures: package
 // analysis reads the series.
 package telemetry
@@ -22,9 +22,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry/dbmetrics"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/nodes"
@@ -60,7 +60,7 @@ type Config struct {
 	// http://HOST:PORT/metrics on each host of TargetNodes. Default 0: off.
 	ServerMetricsPort int
 	// TargetNodes are the target's nodes as it described itself
-	// (target.Info.Nodes); package bench fills it.
+	// (vocab.Info.Nodes); package bench fills it.
 	TargetNodes []string
 	// DBMetrics selects reading the servers' own figures (Redis and Valkey
 	// INFO) every Interval into the result's DBMetrics, when the target can
@@ -73,9 +73,9 @@ type Config struct {
 	// (scripts/servers/jmx): scraped every Interval into DBMetrics instead
 	// of the target's own status. Default none.
 	DBMetricsURLs []string
-	// Status is the target's status reader (target.StatusReader); package
+	// Status is the target's status reader (adapter.StatusReader); package
 	// bench fills it when the target implements it.
-	Status target.StatusReader
+	Status adapter.StatusReader
 }
 
 // Validate reports every problem of the configuration at once.

@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"testing"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // BenchmarkNext measures one run-phase request per distribution, YCSB A's
@@ -10,7 +12,7 @@ import (
 func BenchmarkNext(b *testing.B) {
 	for _, d := range Dists {
 		b.Run(string(d), func(b *testing.B) {
-			s := spec(d, 10_000_000, Mix{OpRead, 0.5}, Mix{OpUpdate, 0.5})
+			s := spec(d, 10_000_000, vocab.Mix{Op: vocab.OpRead, Weight: 0.5}, vocab.Mix{Op: vocab.OpUpdate, Weight: 0.5})
 			g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
 			var r Request
 			b.ReportAllocs()
@@ -33,7 +35,7 @@ func BenchmarkNext(b *testing.B) {
 
 // BenchmarkLoad measures one load-phase insert.
 func BenchmarkLoad(b *testing.B) {
-	s := spec(DistUniform, 10_000_000, Mix{OpInsert, 1})
+	s := spec(DistUniform, 10_000_000, vocab.Mix{Op: vocab.OpInsert, Weight: 1})
 	g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
 	var r Request
 	b.ReportAllocs()
@@ -48,7 +50,7 @@ func BenchmarkLoad(b *testing.B) {
 // A's mix (each update fills one checked field) and a load-phase insert
 // (every field), and the check of a loaded record.
 func BenchmarkChecked(b *testing.B) {
-	s := spec(DistUniform, 10_000_000, Mix{OpRead, 0.5}, Mix{OpUpdate, 0.5})
+	s := spec(DistUniform, 10_000_000, vocab.Mix{Op: vocab.OpRead, Weight: 0.5}, vocab.Mix{Op: vocab.OpUpdate, Weight: 0.5})
 	s.CheckValues = true
 	g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
 	var r Request
@@ -82,7 +84,7 @@ func BenchmarkChecked(b *testing.B) {
 func BenchmarkNewKeyspace(b *testing.B) {
 	for _, n := range []uint64{1e6, 1e8, 1e10} {
 		b.Run(fmt.Sprintf("latest-%.0e", float64(n)), func(b *testing.B) {
-			s := spec(DistLatest, n, Mix{OpRead, 1})
+			s := spec(DistLatest, n, vocab.Mix{Op: vocab.OpRead, Weight: 1})
 			for b.Loop() {
 				NewKeyspace(s, 0, 1)
 			}

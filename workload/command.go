@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Command is one command template of a key-value workload, as memtier's
@@ -209,8 +210,8 @@ func (s *Spec) commandDefaults() {
 		}
 	}
 	for i, c := range s.Commands {
-		if i < MaxNamed {
-			s.Mix = append(s.Mix, Mix{Op: OpNamed0 + Op(i), Weight: c.Weight})
+		if i < vocab.MaxNamed {
+			s.Mix = append(s.Mix, vocab.Mix{Op: vocab.OpNamed0 + vocab.Op(i), Weight: c.Weight})
 		}
 	}
 }
@@ -256,8 +257,8 @@ func (s *Spec) commandProblems(p *usererr.List) {
 	if s.CQL != nil {
 		p.Add("commands", "are given with a cassandra-stress profile (fix: use one or the other)")
 	}
-	if len(s.Commands) > MaxNamed {
-		p.Add("commands", "are %d (fix: give at most %d command templates)", len(s.Commands), MaxNamed)
+	if len(s.Commands) > vocab.MaxNamed {
+		p.Add("commands", "are %d (fix: give at most %d command templates)", len(s.Commands), vocab.MaxNamed)
 	}
 	seen := map[string]bool{}
 	for _, c := range s.Commands {

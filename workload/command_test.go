@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -58,11 +60,11 @@ func TestCommandsInSpec(t *testing.T) {
 	if got := strings.Join(s.NamedOps, ","); got != "lpush,set,set2,z" {
 		t.Errorf("names %s", got)
 	}
-	if len(s.Mix) != 4 || s.Mix[0] != (Mix{OpNamed0, 2}) || s.Mix[3] != (Mix{OpNamed0 + 3, 1}) {
+	if len(s.Mix) != 4 || s.Mix[0] != (vocab.Mix{Op: vocab.OpNamed0, Weight: 2}) || s.Mix[3] != (vocab.Mix{Op: vocab.OpNamed0 + 3, Weight: 1}) {
 		t.Errorf("mix %+v", s.Mix)
 	}
-	if s.OpName(OpNamed0+2) != "set2" {
-		t.Errorf("OpName %s", s.OpName(OpNamed0+2))
+	if s.OpName(vocab.OpNamed0+2) != "set2" {
+		t.Errorf("OpName %s", s.OpName(vocab.OpNamed0+2))
 	}
 	s.EnsureDefaults() // idempotent
 	if len(s.Mix) != 4 || len(s.NamedOps) != 4 {
@@ -78,7 +80,7 @@ func TestCommandsInSpec(t *testing.T) {
 	}
 	s.Mix = m
 	s.EnsureDefaults()
-	if len(s.Mix) != 2 || s.Mix[0] != (Mix{OpNamed0, 3}) {
+	if len(s.Mix) != 2 || s.Mix[0] != (vocab.Mix{Op: vocab.OpNamed0, Weight: 3}) {
 		t.Errorf("mix %+v", s.Mix)
 	}
 
@@ -95,7 +97,7 @@ func TestCommandsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(s.NamedOps, ",") != "lpush,hits" || len(s.Mix) != 3 || s.Mix[2] != (Mix{OpNamed0 + 1, 3}) {
+	if strings.Join(s.NamedOps, ",") != "lpush,hits" || len(s.Mix) != 3 || s.Mix[2] != (vocab.Mix{Op: vocab.OpNamed0 + 1, Weight: 3}) {
 		t.Errorf("named %v mix %+v", s.NamedOps, s.Mix)
 	}
 	for _, f := range []string{"commands:\n  - {command: GET __key__, ratio: 2}\n", "commands:\n  - {command: GET __key__, weight: -1}\n", "commands:\n  - GET __k__\n"} {
@@ -112,7 +114,7 @@ func TestNamedOpsGetValues(t *testing.T) {
 	g := NewGenerator(&s, ks, 1, 0)
 	var req Request
 	g.Next(&req)
-	if req.Op != OpNamed0 || len(req.Value) != 20 || req.KeyNum >= 100 {
+	if req.Op != vocab.OpNamed0 || len(req.Value) != 20 || req.KeyNum >= 100 {
 		t.Errorf("request %+v", req)
 	}
 }

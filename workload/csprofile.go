@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/vocab"
 )
 
 // CQLProfile is a cassandra-stress user profile as platbench runs it on the
@@ -127,7 +128,7 @@ func ParseCSProfile(data []byte) (Spec, error) {
 		return Spec{}, err
 	}
 	s := Spec{Name: "profile-" + p.Table, CQL: p, NamedOps: p.OpNames()}
-	s.Mix = MixList{{Op: OpNamed0, Weight: 1}}
+	s.Mix = MixList{{Op: vocab.OpNamed0, Weight: 1}}
 	s.EnsureDefaults()
 	if probs := s.Problems(); len(probs) > 0 {
 		return Spec{}, probs.Err()
@@ -399,14 +400,14 @@ func (p *CQLProfile) check(top *yaml.Node) error {
 		return csErr(top, "insert.timestamp", "with a condition: the server refuses a client timestamp on conditional writes (fix: remove timestamp or condition)")
 	}
 	names := p.OpNames()
-	if len(names) > MaxNamed {
-		return csErr(top, "queries", "%d operations, more than %d (fix: keep at most %d queries and token-range queries)", len(names), MaxNamed, MaxNamed-1)
+	if len(names) > vocab.MaxNamed {
+		return csErr(top, "queries", "%d operations, more than %d (fix: keep at most %d queries and token-range queries)", len(names), vocab.MaxNamed, vocab.MaxNamed-1)
 	}
 	for i, n := range names {
 		if slices.Index(names, n) != i {
 			return csErr(top, "queries."+n, "is named twice (fix: give each query and token-range query its own name)")
 		}
-		if _, builtin := ParseOp(n); builtin && i > 0 {
+		if _, builtin := vocab.ParseOp(n); builtin && i > 0 {
 			return csErr(top, "queries."+n, "has the name of a built-in op (fix: rename it)")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestParseCSDist(t *testing.T) {
@@ -94,7 +95,7 @@ func TestParseCSProfile(t *testing.T) {
 	if got := strings.Join(s.NamedOps, ","); got != "insert,simple1,range1,all_columns" {
 		t.Errorf("NamedOps = %s", got)
 	}
-	if len(s.Mix) != 1 || s.Mix[0].Op != OpNamed0 || s.OpName(s.Mix[0].Op) != "insert" {
+	if len(s.Mix) != 1 || s.Mix[0].Op != vocab.OpNamed0 || s.OpName(s.Mix[0].Op) != "insert" {
 		t.Errorf("default mix = %v", s.Mix)
 	}
 	if c := p.Column("date"); c.Cluster.String() != "uniform(20..40)" || c.Size.String() != "uniform(4..8)" {
@@ -116,7 +117,7 @@ func TestParseCSProfile(t *testing.T) {
 		t.Errorf("token range = %+v", r)
 	}
 	m, err := s.ParseMix("insert=1,simple1=9")
-	if err != nil || len(m) != 2 || m[0].Op != OpNamed0 || m[1].Op != OpNamed0+1 || m[1].Weight != 9 {
+	if err != nil || len(m) != 2 || m[0].Op != vocab.OpNamed0 || m[1].Op != vocab.OpNamed0+1 || m[1].Weight != 9 {
 		t.Fatalf("ParseMix = %v, %v", m, err)
 	}
 	s.Mix = m
@@ -219,7 +220,7 @@ func FuzzParseCSProfile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if sp.CQL == nil || len(sp.NamedOps) == 0 || len(sp.NamedOps) > MaxNamed {
+		if sp.CQL == nil || len(sp.NamedOps) == 0 || len(sp.NamedOps) > vocab.MaxNamed {
 			t.Fatalf("accepted %q as %+v", s, sp)
 		}
 		if err := sp.Validate(); err != nil {

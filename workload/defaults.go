@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Defaults applied by EnsureDefaults. They are YCSB's core workload defaults
@@ -46,7 +47,7 @@ func (s *Spec) EnsureDefaults() {
 	s.MaxScanLength = cmp.Or(s.MaxScanLength, DefaultMaxScanLength)
 	s.commandDefaults()
 	if len(s.Mix) == 0 {
-		s.Mix = MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}
+		s.Mix = MixList{{Op: vocab.OpRead, Weight: 0.5}, {Op: vocab.OpUpdate, Weight: 0.5}}
 	}
 }
 
@@ -129,11 +130,11 @@ func (s *Spec) mixProblems(p *usererr.List) {
 	var total float64
 	hasScan := false
 	for _, m := range s.Mix {
-		if m.Op >= NumOps {
-			p.Add("mix", "has unknown op %d (fix: use one of %s)", m.Op, opList())
+		if m.Op >= vocab.NumOps {
+			p.Add("mix", "has unknown op %d (fix: use one of %s)", m.Op, vocab.OpList())
 			continue
 		}
-		if m.Op.Named() && int(m.Op-OpNamed0) >= len(s.NamedOps) {
+		if m.Op.Named() && int(m.Op-vocab.OpNamed0) >= len(s.NamedOps) {
 			p.Add("mix", "names %s, which this workload does not define (fix: use the names of the profile's insert and queries, or of the commands)", m.Op)
 			continue
 		}
@@ -142,7 +143,7 @@ func (s *Spec) mixProblems(p *usererr.List) {
 			continue
 		}
 		total += m.Weight
-		if m.Op == OpScan && m.Weight > 0 {
+		if m.Op == vocab.OpScan && m.Weight > 0 {
 			hasScan = true
 		}
 	}
@@ -158,14 +159,6 @@ func distNames() string {
 	n := make([]string, len(Dists))
 	for i, d := range Dists {
 		n[i] = string(d)
-	}
-	return strings.Join(n, ", ")
-}
-
-func opList() string {
-	n := make([]string, OpNamed0)
-	for i := range n {
-		n[i] = Op(i).String()
 	}
 	return strings.Join(n, ", ")
 }

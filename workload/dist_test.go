@@ -3,11 +3,13 @@ package workload
 import (
 	"math"
 	"testing"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // spec returns a valid Spec with the given distribution and mix, the rest
 // defaulted.
-func spec(d Dist, records uint64, mix ...Mix) *Spec {
+func spec(d Dist, records uint64, mix ...vocab.Mix) *Spec {
 	s := &Spec{Name: "test", Records: records, Distribution: d, Mix: mix}
 	s.EnsureDefaults()
 	return s
@@ -35,7 +37,7 @@ func draw(t *testing.T, s *Spec, n int, seed int64) []float64 {
 
 func TestUniformFits(t *testing.T) {
 	const records, n = 1000, 500_000
-	c := draw(t, spec(DistUniform, records, Mix{OpRead, 1}), n, 1)
+	c := draw(t, spec(DistUniform, records, vocab.Mix{Op: vocab.OpRead, Weight: 1}), n, 1)
 	p := make([]float64, records)
 	for i := range p {
 		p[i] = 1.0 / records
@@ -120,7 +122,7 @@ func TestScrambledZipfianTopKeys(t *testing.T) {
 	// most popular keys must carry the ranks' probabilities (plus a
 	// background of at most (1-sum)/records... bounded below).
 	const records, draws = 1_000_000, 2_000_000
-	c := draw(t, spec(DistZipfian, records, Mix{OpRead, 1}), draws, 5)
+	c := draw(t, spec(DistZipfian, records, vocab.Mix{Op: vocab.OpRead, Weight: 1}), draws, 5)
 	z := newZipfian(scrambledItems, 0.99, scrambledZetan)
 	pr := func(r uint64) float64 {
 		switch r {
@@ -157,7 +159,7 @@ func TestScrambledZipfianTopKeys(t *testing.T) {
 
 func TestHotspotFits(t *testing.T) {
 	const records, n = 1000, 500_000
-	s := spec(DistHotspot, records, Mix{OpRead, 1})
+	s := spec(DistHotspot, records, vocab.Mix{Op: vocab.OpRead, Weight: 1})
 	s.HotsetFraction, s.HotOpnFraction = 0.1, 0.9
 	c := draw(t, s, n, 2)
 	hot := uint64(float64(records) * 0.1)
@@ -174,7 +176,7 @@ func TestHotspotFits(t *testing.T) {
 
 func TestLatestFitsAndFollowsInserts(t *testing.T) {
 	const records, n = 1000, 500_000
-	s := spec(DistLatest, records, Mix{OpRead, 1})
+	s := spec(DistLatest, records, vocab.Mix{Op: vocab.OpRead, Weight: 1})
 	c := draw(t, s, n, 3)
 	// key = last - rank, rank ~ YCSB zipfian over records items.
 	gp := grayPMF(records, 0.99, zeta(records, 0.99))
@@ -185,7 +187,7 @@ func TestLatestFitsAndFollowsInserts(t *testing.T) {
 	assertFit(t, "latest", byRank, gp, n)
 
 	// With inserts, the newest key becomes the most popular read.
-	s = spec(DistLatest, records, Mix{OpRead, 0.5}, Mix{OpInsert, 0.5})
+	s = spec(DistLatest, records, vocab.Mix{Op: vocab.OpRead, Weight: 0.5}, vocab.Mix{Op: vocab.OpInsert, Weight: 0.5})
 	ks := NewKeyspace(s, 0, 1)
 	g := NewGenerator(s, ks, 9, 0)
 	var r Request
@@ -196,13 +198,13 @@ func TestLatestFitsAndFollowsInserts(t *testing.T) {
 	for i := 0; i < 200_000; i++ {
 		g.Next(&r)
 		switch r.Op {
-		case OpInsert:
+		case vocab.OpInsert:
 			if r.KeyNum != last+1 {
 				t.Fatalf("insert key %d, want %d", r.KeyNum, last+1)
 			}
 			last = r.KeyNum
 			zcur += math.Pow(float64(last+1), -0.99)
-		case OpRead:
+		case vocab.OpRead:
 			reads++
 			if r.KeyNum > last {
 				t.Fatalf("read of key %d beyond the last insert %d", r.KeyNum, last)
@@ -228,7 +230,7 @@ func TestLatestFitsAndFollowsInserts(t *testing.T) {
 
 func TestGaussianFits(t *testing.T) {
 	const records, n = 1001, 500_000
-	c := draw(t, spec(DistGaussian, records, Mix{OpRead, 1}), n, 4)
+	c := draw(t, spec(DistGaussian, records, vocab.Mix{Op: vocab.OpRead, Weight: 1}), n, 4)
 	mean, sd := 500.0, 500.0/3
 	cdf := func(x float64) float64 { return 0.5 * math.Erfc(-(x-mean)/(sd*math.Sqrt2)) }
 	p := make([]float64, records)
@@ -246,7 +248,7 @@ func TestGaussianFits(t *testing.T) {
 }
 
 func TestSequentialWalksTheRecords(t *testing.T) {
-	s := spec(DistSequential, 10, Mix{OpWrite, 1})
+	s := spec(DistSequential, 10, vocab.Mix{Op: vocab.OpWrite, Weight: 1})
 	ks := NewKeyspace(s, 0, 1)
 	a, b := NewGenerator(s, ks, 1, 0), NewGenerator(s, ks, 1, 1)
 	var r Request
@@ -263,25 +265,25 @@ func TestSequentialWalksTheRecords(t *testing.T) {
 }
 
 func TestMixProportionsFit(t *testing.T) {
-	s := spec(DistUniform, 1000, Mix{OpRead, 3}, Mix{OpUpdate, 1}, Mix{OpScan, 0.5}, Mix{OpInsert, 0.5}, Mix{OpDelete, 0})
+	s := spec(DistUniform, 1000, vocab.Mix{Op: vocab.OpRead, Weight: 3}, vocab.Mix{Op: vocab.OpUpdate, Weight: 1}, vocab.Mix{Op: vocab.OpScan, Weight: 0.5}, vocab.Mix{Op: vocab.OpInsert, Weight: 0.5}, vocab.Mix{Op: vocab.OpDelete, Weight: 0})
 	ks := NewKeyspace(s, 0, 1)
 	g := NewGenerator(s, ks, 8, 0)
 	const n = 400_000
-	obs := make([]float64, NumOps)
+	obs := make([]float64, vocab.NumOps)
 	var r Request
 	for i := 0; i < n; i++ {
 		g.Next(&r)
 		obs[r.Op]++
 	}
-	if obs[OpDelete] != 0 {
-		t.Errorf("op with weight 0 drawn %v times", obs[OpDelete])
+	if obs[vocab.OpDelete] != 0 {
+		t.Errorf("op with weight 0 drawn %v times", obs[vocab.OpDelete])
 	}
-	o := []float64{obs[OpRead], obs[OpUpdate], obs[OpScan], obs[OpInsert]}
+	o := []float64{obs[vocab.OpRead], obs[vocab.OpUpdate], obs[vocab.OpScan], obs[vocab.OpInsert]}
 	assertFit(t, "mix", o, []float64{0.6, 0.2, 0.1, 0.1}, n)
 }
 
 func TestScanLengthUniform(t *testing.T) {
-	s := spec(DistUniform, 1000, Mix{OpScan, 1})
+	s := spec(DistUniform, 1000, vocab.Mix{Op: vocab.OpScan, Weight: 1})
 	s.MaxScanLength = 50
 	ks := NewKeyspace(s, 0, 1)
 	g := NewGenerator(s, ks, 6, 0)

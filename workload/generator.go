@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // Generator produces the requests of one worker. It owns the key and value
@@ -20,8 +22,8 @@ type Generator struct {
 	r    *rand.Rand // over rng, for NormFloat64
 	dist Dist
 
-	ops []Op      // mix ops with weight > 0
-	cum []float64 // cumulative weights, cum[len-1] = total
+	ops []vocab.Op // mix ops with weight > 0
+	cum []float64  // cumulative weights, cum[len-1] = total
 
 	records     uint64
 	fieldCount  int
@@ -76,14 +78,14 @@ func NewGenerator(s *Spec, ks *Keyspace, seed int64, worker int) *Generator {
 
 	var total float64
 	for _, m := range s.Mix {
-		if m.Op < NumOps && m.Weight > 0 {
+		if m.Op < vocab.NumOps && m.Weight > 0 {
 			total += m.Weight
 			g.ops = append(g.ops, m.Op)
 			g.cum = append(g.cum, total)
 		}
 	}
 	if len(g.ops) == 0 { // invalid spec: read only rather than crash
-		g.ops, g.cum = []Op{OpRead}, []float64{1}
+		g.ops, g.cum = []vocab.Op{vocab.OpRead}, []float64{1}
 	}
 
 	switch g.dist {
@@ -163,10 +165,10 @@ func (g *Generator) Next(req *Request) {
 // NextOp fills req with the next operation of type op, whatever the mix says:
 // an open loop with one arrival stream per operation type picks the type
 // itself. Keys, values and scan lengths follow the workload as in Next.
-func (g *Generator) NextOp(req *Request, op Op) {
+func (g *Generator) NextOp(req *Request, op vocab.Op) {
 	g.begin(req, op)
 	var k uint64
-	if op == OpInsert {
+	if op == vocab.OpInsert {
 		g.pendingN, k = g.ks.nextInsert()
 		g.pending = true
 	} else {
@@ -174,15 +176,15 @@ func (g *Generator) NextOp(req *Request, op Op) {
 	}
 	g.setKey(req, k)
 	switch op {
-	case OpInsert, OpWrite, OpSet, OpCAS, OpProduce:
+	case vocab.OpInsert, vocab.OpWrite, vocab.OpSet, vocab.OpCAS, vocab.OpProduce:
 		g.setValue(req, g.fieldCount)
-	case OpUpdate, OpRMW:
+	case vocab.OpUpdate, vocab.OpRMW:
 		if g.writeAll {
 			g.setValue(req, g.fieldCount)
 		} else {
 			g.setValue(req, 1)
 		}
-	case OpScan:
+	case vocab.OpScan:
 		req.ScanLen = int(1 + g.below(g.maxScan))
 		req.Value, req.Fields = nil, g.fieldCount
 	default:
@@ -197,7 +199,7 @@ func (g *Generator) NextOp(req *Request, op Op) {
 
 // begin starts req as an operation of type op. The insert handed out last,
 // if any, is acknowledged first (see pending): it has completed by now.
-func (g *Generator) begin(req *Request, op Op) {
+func (g *Generator) begin(req *Request, op vocab.Op) {
 	if g.pending {
 		g.ks.ack(g.pendingN)
 		g.pending = false
@@ -210,7 +212,7 @@ func (g *Generator) begin(req *Request, op Op) {
 // Load fills req with the load-phase insert of record keyNum: every field,
 // FieldCount*FieldLength bytes. It does not allocate.
 func (g *Generator) Load(req *Request, keyNum uint64) {
-	g.begin(req, OpInsert)
+	g.begin(req, vocab.OpInsert)
 	g.setKey(req, keyNum)
 	g.setValue(req, g.fieldCount)
 }
@@ -218,7 +220,7 @@ func (g *Generator) Load(req *Request, keyNum uint64) {
 // ReadOf fills req with a read of record keyNum, every field: the read-back
 // of a verification (`--verify`). It does not allocate.
 func (g *Generator) ReadOf(req *Request, keyNum uint64) {
-	req.Op = OpRead
+	req.Op = vocab.OpRead
 	req.ScanLen = 0
 	req.FieldLen = g.fieldLen
 	g.setKey(req, keyNum)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestFnvhash64MatchesYCSB(t *testing.T) {
@@ -48,12 +50,12 @@ func TestZetaMatchesExactSum(t *testing.T) {
 }
 
 func TestKeysAndValues(t *testing.T) {
-	s := spec(DistUniform, 1000, Mix{OpUpdate, 1})
+	s := spec(DistUniform, 1000, vocab.Mix{Op: vocab.OpUpdate, Weight: 1})
 	ks := NewKeyspace(s, 0, 1)
 	g := NewGenerator(s, ks, 1, 0)
 	var r Request
 	g.Load(&r, 0)
-	if string(r.Key) != "user6284781860667377211" || r.Op != OpInsert || r.KeyNum != 0 {
+	if string(r.Key) != "user6284781860667377211" || r.Op != vocab.OpInsert || r.KeyNum != 0 {
 		t.Errorf("Load(0) = %s %d %q", r.Op, r.KeyNum, r.Key)
 	}
 	if len(r.Value) != 1000 || r.Fields != 10 || r.FieldLen != 100 {
@@ -66,7 +68,7 @@ func TestKeysAndValues(t *testing.T) {
 	}
 	first := append([]byte(nil), r.Value...)
 	g.Next(&r)
-	if r.Op != OpUpdate || len(r.Value) != 100 || r.Fields != 1 {
+	if r.Op != vocab.OpUpdate || len(r.Value) != 100 || r.Fields != 1 {
 		t.Errorf("update: %s, %d bytes, %d fields", r.Op, len(r.Value), r.Fields)
 	}
 	want := "user" + strconv.FormatUint(fnvhash64(r.KeyNum), 10)
@@ -91,22 +93,22 @@ func TestKeysAndValues(t *testing.T) {
 }
 
 func TestOpsFillTheRightFields(t *testing.T) {
-	for op := Op(0); op < NumOps; op++ {
-		s := spec(DistUniform, 100, Mix{op, 1})
+	for op := vocab.Op(0); op < vocab.NumOps; op++ {
+		s := spec(DistUniform, 100, vocab.Mix{Op: op, Weight: 1})
 		g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
 		r := Request{ScanLen: 99, Value: []byte("stale")}
 		g.Next(&r)
 		if r.Op != op || len(r.Key) == 0 || r.FieldLen != 100 {
 			t.Errorf("%s: got op %s key %q fieldlen %d", op, r.Op, r.Key, r.FieldLen)
 		}
-		writes := op == OpInsert || op == OpWrite || op == OpSet || op == OpCAS || op == OpProduce || op == OpUpdate || op == OpRMW
+		writes := op == vocab.OpInsert || op == vocab.OpWrite || op == vocab.OpSet || op == vocab.OpCAS || op == vocab.OpProduce || op == vocab.OpUpdate || op == vocab.OpRMW
 		if writes != (r.Value != nil) {
 			t.Errorf("%s: value %d bytes", op, len(r.Value))
 		}
 		if writes && len(r.Value) != r.Fields*r.FieldLen {
 			t.Errorf("%s: value %d bytes for %d fields of %d", op, len(r.Value), r.Fields, r.FieldLen)
 		}
-		if (op == OpScan) != (r.ScanLen > 0) {
+		if (op == vocab.OpScan) != (r.ScanLen > 0) {
 			t.Errorf("%s: scan length %d", op, r.ScanLen)
 		}
 	}
@@ -114,7 +116,7 @@ func TestOpsFillTheRightFields(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	run := func(seed int64, worker int) string {
-		s := spec(DistZipfian, 10000, Mix{OpRead, 0.5}, Mix{OpUpdate, 0.3}, Mix{OpScan, 0.2})
+		s := spec(DistZipfian, 10000, vocab.Mix{Op: vocab.OpRead, Weight: 0.5}, vocab.Mix{Op: vocab.OpUpdate, Weight: 0.3}, vocab.Mix{Op: vocab.OpScan, Weight: 0.2})
 		g := NewGenerator(s, NewKeyspace(s, 0, 1), seed, worker)
 		var b bytes.Buffer
 		var r Request
@@ -137,7 +139,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestNoAllocations(t *testing.T) {
 	for _, d := range Dists {
-		s := spec(d, 100000, Mix{OpRead, 0.4}, Mix{OpUpdate, 0.2}, Mix{OpScan, 0.2}, Mix{OpInsert, 0.1}, Mix{OpWrite, 0.1})
+		s := spec(d, 100000, vocab.Mix{Op: vocab.OpRead, Weight: 0.4}, vocab.Mix{Op: vocab.OpUpdate, Weight: 0.2}, vocab.Mix{Op: vocab.OpScan, Weight: 0.2}, vocab.Mix{Op: vocab.OpInsert, Weight: 0.1}, vocab.Mix{Op: vocab.OpWrite, Weight: 0.1})
 		g := NewGenerator(s, NewKeyspace(s, 0, 1), 1, 0)
 		var r Request
 		if a := testing.AllocsPerRun(10000, func() { g.Next(&r) }); a != 0 {
@@ -155,7 +157,7 @@ func TestKeyspaceShards(t *testing.T) {
 		records        uint64
 		shards, worker int
 	}{{100000, 1, 1}, {100000, 3, 7}, {10, 4, 3}, {3, 5, 2}, {1 << 40, 7, 13}} {
-		s := spec(DistUniform, c.records, Mix{OpInsert, 1})
+		s := spec(DistUniform, c.records, vocab.Mix{Op: vocab.OpInsert, Weight: 1})
 		next := uint64(0)
 		for sh := 0; sh < c.shards; sh++ {
 			ks := NewKeyspace(s, sh, c.shards)
@@ -182,7 +184,7 @@ func TestKeyspaceShards(t *testing.T) {
 	}
 
 	// Run-phase inserts of different shards never collide and start at Records.
-	s := spec(DistUniform, 1000, Mix{OpInsert, 1})
+	s := spec(DistUniform, 1000, vocab.Mix{Op: vocab.OpInsert, Weight: 1})
 	seen := map[uint64]int{}
 	for sh := 0; sh < 3; sh++ {
 		ks := NewKeyspace(s, sh, 3)
@@ -210,7 +212,7 @@ func TestKeyspaceShards(t *testing.T) {
 }
 
 func TestKeyspaceConcurrentInserts(t *testing.T) {
-	s := spec(DistLatest, 1000, Mix{OpInsert, 0.5}, Mix{OpRead, 0.5})
+	s := spec(DistLatest, 1000, vocab.Mix{Op: vocab.OpInsert, Weight: 0.5}, vocab.Mix{Op: vocab.OpRead, Weight: 0.5})
 	ks := NewKeyspace(s, 0, 1)
 	const workers, ops = 4, 5000
 	keys := make(chan uint64, workers*ops)
@@ -221,7 +223,7 @@ func TestKeyspaceConcurrentInserts(t *testing.T) {
 			var r Request
 			for i := 0; i < ops; i++ {
 				g.Next(&r)
-				if r.Op == OpInsert {
+				if r.Op == vocab.OpInsert {
 					keys <- r.KeyNum
 				}
 			}
@@ -248,8 +250,8 @@ func TestLatestReadsOnlyCompletedInserts(t *testing.T) {
 	// Worker a inserts, then stays busy; worker b must not read a's key
 	// (it does not exist yet) until a comes back for its next request.
 	// Then a's key is the most popular read of b.
-	ins := spec(DistLatest, 100, Mix{OpInsert, 1})
-	rd := spec(DistLatest, 100, Mix{OpRead, 1})
+	ins := spec(DistLatest, 100, vocab.Mix{Op: vocab.OpInsert, Weight: 1})
+	rd := spec(DistLatest, 100, vocab.Mix{Op: vocab.OpRead, Weight: 1})
 	ks := NewKeyspace(ins, 0, 1)
 	a := NewGenerator(ins, ks, 1, 0)
 	b := NewGenerator(rd, ks, 1, 1)

@@ -3,6 +3,8 @@ package workload
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // Keyspace is the state that all workers of one run share: the counter that
@@ -68,7 +70,7 @@ func NewKeyspace(s *Spec, shard, shards int) *Keyspace {
 		ks.recordsZeta = zeta(ks.records, ks.theta)
 	}
 	for _, m := range s.Mix {
-		if m.Op == OpInsert && m.Weight > 0 {
+		if m.Op == vocab.OpInsert && m.Weight > 0 {
 			ks.window = make([]bool, ackWindow)
 		}
 	}

@@ -6,34 +6,35 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platbench/platbench/vocab"
 	"gopkg.in/yaml.v3"
 )
 
 // MixList is a Spec's op mix. It is a named slice only so that YAML files may
 // write it as one "read=3,write=1" string; use it as a []Mix.
-type MixList []Mix
+type MixList []vocab.Mix
 
 // ParseMix parses "read=3,write=1" or "read=0.95,update=0.05" (op names in
 // any case, "rmw" for READ-MODIFY-WRITE; weights are relative and need not
 // sum to 1). A repeated op is an error.
-func ParseMix(s string) ([]Mix, error) { return parseMix(s, ParseOp, opList()) }
+func ParseMix(s string) ([]vocab.Mix, error) { return parseMix(s, vocab.ParseOp, vocab.OpList()) }
 
 // ParseMix parses a mix as the package function does, where the names may
 // also be sp's named operations (a profile's `insert=1,simple1=9`).
-func (sp *Spec) ParseMix(s string) ([]Mix, error) {
-	names := opList()
+func (sp *Spec) ParseMix(s string) ([]vocab.Mix, error) {
+	names := vocab.OpList()
 	if len(sp.NamedOps) > 0 {
 		names = strings.Join(sp.NamedOps, ", ") + " (this workload's operations), or " + names
 	}
 	return parseMix(s, sp.ParseOpName, names)
 }
 
-func parseMix(s string, parse func(string) (Op, bool), names string) ([]Mix, error) {
+func parseMix(s string, parse func(string) (vocab.Op, bool), names string) ([]vocab.Mix, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, fmt.Errorf("empty mix (fix: give op=weight pairs, e.g. read=3,write=1)")
 	}
-	var out []Mix
+	var out []vocab.Mix
 	for _, part := range strings.Split(s, ",") {
 		m, err := parseMixItem(part, parse, names)
 		if err != nil {
@@ -49,43 +50,32 @@ func parseMix(s string, parse func(string) (Op, bool), names string) ([]Mix, err
 	return out, nil
 }
 
-func parseMixItem(part string, parse func(string) (Op, bool), names string) (Mix, error) {
+func parseMixItem(part string, parse func(string) (vocab.Op, bool), names string) (vocab.Mix, error) {
 	name, w, ok := strings.Cut(strings.TrimSpace(part), "=")
 	if !ok {
-		return Mix{}, fmt.Errorf("mix item %q has no weight (fix: write op=weight, e.g. read=3)", strings.TrimSpace(part))
+		return vocab.Mix{}, fmt.Errorf("mix item %q has no weight (fix: write op=weight, e.g. read=3)", strings.TrimSpace(part))
 	}
 	op, ok := parse(name)
 	if !ok {
-		return Mix{}, fmt.Errorf("mix item %q: unknown op %q (fix: use one of %s)", strings.TrimSpace(part), strings.TrimSpace(name), names)
+		return vocab.Mix{}, fmt.Errorf("mix item %q: unknown op %q (fix: use one of %s)", strings.TrimSpace(part), strings.TrimSpace(name), names)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return Mix{}, fmt.Errorf("mix item %q: weight %q is not a number >= 0 (fix: e.g. %s=0.5)", strings.TrimSpace(part), strings.TrimSpace(w), strings.ToLower(strings.TrimSpace(name)))
+		return vocab.Mix{}, fmt.Errorf("mix item %q: weight %q is not a number >= 0 (fix: e.g. %s=0.5)", strings.TrimSpace(part), strings.TrimSpace(w), strings.ToLower(strings.TrimSpace(name)))
 	}
-	return Mix{Op: op, Weight: f}, nil
+	return vocab.Mix{Op: op, Weight: f}, nil
 }
 
 // String formats the mix as ParseMix reads it, e.g. "read=0.5,update=0.5".
 // A named operation (a profile's query) prints as its slot: Spec.MixString
 // prints its name.
-func (ml MixList) String() string { return ml.format(Op.String) }
+func (ml MixList) String() string { return ml.format(vocab.Op.String) }
 
 // MixString formats s's mix with its operations' names, as
 // Spec.ParseOpName reads them: "insert=1,simple1=9" for a profile.
 func (s *Spec) MixString() string { return s.Mix.format(s.OpName) }
 
-func (ml MixList) format(name func(Op) string) string {
-	var b strings.Builder
-	for i, m := range ml {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strings.ToLower(name(m.Op)))
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatFloat(m.Weight, 'g', -1, 64))
-	}
-	return b.String()
-}
+func (ml MixList) format(name func(vocab.Op) string) string { return vocab.FormatMix(ml, name) }
 
 // UnmarshalYAML accepts "read=3,write=1", a list of "op=weight" strings, or a
 // list of {op: read, weight: 3} maps (unknown keys in a map are an error).
@@ -102,11 +92,11 @@ func (ml *MixList) UnmarshalYAML(n *yaml.Node) error {
 	case yaml.SequenceNode:
 		out := make(MixList, 0, len(n.Content))
 		for _, it := range n.Content {
-			var m Mix
+			var m vocab.Mix
 			switch it.Kind {
 			case yaml.ScalarNode:
 				var err error
-				if m, err = parseMixItem(it.Value, ParseOp, opList()); err != nil {
+				if m, err = parseMixItem(it.Value, vocab.ParseOp, vocab.OpList()); err != nil {
 					return at(it, err)
 				}
 			case yaml.MappingNode:
@@ -115,9 +105,9 @@ func (ml *MixList) UnmarshalYAML(n *yaml.Node) error {
 					k, v := it.Content[i], it.Content[i+1]
 					switch k.Value {
 					case "op":
-						op, ok := ParseOp(v.Value)
+						op, ok := vocab.ParseOp(v.Value)
 						if !ok || v.Kind != yaml.ScalarNode {
-							return at(v, fmt.Errorf("mix: unknown op %q (fix: use one of %s)", v.Value, opList()))
+							return at(v, fmt.Errorf("mix: unknown op %q (fix: use one of %s)", v.Value, vocab.OpList()))
 						}
 						m.Op, haveOp = op, true
 					case "weight":
@@ -147,22 +137,4 @@ func (ml *MixList) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	return at(n, fmt.Errorf("mix is not a string or a list (fix: write mix: read=0.5,update=0.5)"))
-}
-
-// MarshalText writes the op's name, so result files carry names, not numbers.
-func (o Op) MarshalText() ([]byte, error) {
-	if o >= NumOps {
-		return nil, fmt.Errorf("workload: op %d out of range", uint8(o))
-	}
-	return []byte(o.String()), nil
-}
-
-// UnmarshalText reads an op name as ParseOp does.
-func (o *Op) UnmarshalText(b []byte) error {
-	op, ok := ParseOp(string(b))
-	if !ok {
-		return fmt.Errorf("unknown op %q (fix: use one of %s)", b, opList())
-	}
-	*o = op
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Loaded is a workload file as read: its Spec and, for a YCSB property file,
@@ -309,14 +310,14 @@ func (r *propReader) client(l *Loaded) {
 // defaults.
 var ycsbOps = []struct {
 	key string
-	op  Op
+	op  vocab.Op
 	def float64
 }{
-	{"readproportion", OpRead, ycsbReadProportion},
-	{"updateproportion", OpUpdate, ycsbUpdateProportion},
-	{"insertproportion", OpInsert, 0},
-	{"scanproportion", OpScan, 0},
-	{"readmodifywriteproportion", OpRMW, 0},
+	{"readproportion", vocab.OpRead, ycsbReadProportion},
+	{"updateproportion", vocab.OpUpdate, ycsbUpdateProportion},
+	{"insertproportion", vocab.OpInsert, 0},
+	{"scanproportion", vocab.OpScan, 0},
+	{"readmodifywriteproportion", vocab.OpRMW, 0},
 }
 
 // mix reads the proportions, which must sum to 1.
@@ -332,7 +333,7 @@ func (r *propReader) mix() MixList {
 		bad = bad || len(r.probs) > before
 		sum += w
 		if w > 0 {
-			mix = append(mix, Mix{o.op, w})
+			mix = append(mix, vocab.Mix{Op: o.op, Weight: w})
 		}
 		if given {
 			terms = append(terms, fmt.Sprintf("%s=%v", o.key, w))

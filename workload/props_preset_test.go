@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // stream draws n run-phase requests of s on one worker and counts, per
 // category, the ops, the key numbers (in 64 bins over the loaded records and
 // one above them, for inserted keys) and the scan lengths.
 type streamCounts struct {
-	ops  [NumOps]float64
+	ops  [vocab.NumOps]float64
 	keys [65]float64
 	scan []float64
 }
@@ -24,7 +26,7 @@ func stream(s *Spec, seed int64, n int) streamCounts {
 		g.Next(&req)
 		c.ops[req.Op]++
 		c.keys[min(req.KeyNum*64/s.Records, 64)]++
-		if req.Op == OpScan {
+		if req.Op == vocab.OpScan {
 			c.scan[req.ScanLen]++
 		}
 	}
@@ -88,13 +90,13 @@ func TestPropertyFilesMatchPresets(t *testing.T) {
 				f.WriteAllFields != p.WriteAllFields || f.KeyPadding != p.KeyPadding || f.KeyPrefix != p.KeyPrefix {
 				t.Errorf("spec differs:\nfile   %+v\npreset %+v", f, p)
 			}
-			if hasOp(p.Mix, OpScan) && f.MaxScanLength != p.MaxScanLength {
+			if hasOp(p.Mix, vocab.OpScan) && f.MaxScanLength != p.MaxScanLength {
 				t.Errorf("max scan length %d, preset %d", f.MaxScanLength, p.MaxScanLength)
 			}
 			// Different seeds: the same distribution, not the same draws.
 			a, b := stream(&f, 1, n), stream(&p, 2, n)
 			pairs := map[string][2][]float64{"ops": {a.ops[:], b.ops[:]}, "keys": {a.keys[:], b.keys[:]}}
-			if hasOp(p.Mix, OpScan) && len(a.scan) == len(b.scan) {
+			if hasOp(p.Mix, vocab.OpScan) && len(a.scan) == len(b.scan) {
 				pairs["scan lengths"] = [2][]float64{a.scan, b.scan}
 			}
 			for what, pair := range pairs {
@@ -126,7 +128,7 @@ func TestPresetStreamsNegativeControl(t *testing.T) {
 }
 
 func sameMix(a, b MixList) bool {
-	w := map[Op]float64{}
+	w := map[vocab.Op]float64{}
 	for _, m := range a {
 		w[m.Op] += m.Weight
 	}
@@ -141,7 +143,7 @@ func sameMix(a, b MixList) bool {
 	return true
 }
 
-func hasOp(ml MixList, op Op) bool {
+func hasOp(ml MixList, op vocab.Op) bool {
 	for _, m := range ml {
 		if m.Op == op && m.Weight > 0 {
 			return true

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // The stock workloads A-F of YCSB and of go-ycsb, as each tool publishes
@@ -16,12 +18,12 @@ import (
 // YCSB "site.ycsb.workloads.CoreWorkload".
 func TestStockWorkloadFiles(t *testing.T) {
 	mixes := map[string]MixList{
-		"a": {{OpRead, 0.5}, {OpUpdate, 0.5}},
-		"b": {{OpRead, 0.95}, {OpUpdate, 0.05}},
-		"c": {{OpRead, 1}},
-		"d": {{OpRead, 0.95}, {OpInsert, 0.05}},
-		"e": {{OpInsert, 0.05}, {OpScan, 0.95}},
-		"f": {{OpRead, 0.5}, {OpRMW, 0.5}},
+		"a": {{Op: vocab.OpRead, Weight: 0.5}, {Op: vocab.OpUpdate, Weight: 0.5}},
+		"b": {{Op: vocab.OpRead, Weight: 0.95}, {Op: vocab.OpUpdate, Weight: 0.05}},
+		"c": {{Op: vocab.OpRead, Weight: 1}},
+		"d": {{Op: vocab.OpRead, Weight: 0.95}, {Op: vocab.OpInsert, Weight: 0.05}},
+		"e": {{Op: vocab.OpInsert, Weight: 0.05}, {Op: vocab.OpScan, Weight: 0.95}},
+		"f": {{Op: vocab.OpRead, Weight: 0.5}, {Op: vocab.OpRMW, Weight: 0.5}},
 	}
 	for _, c := range []struct {
 		tool string
@@ -73,7 +75,7 @@ func TestStockWorkloadTemplates(t *testing.T) {
 			t.Errorf("%s: threadcount %d, want 500", path, l.Threads)
 		}
 		if s.Records != 1000000 || l.Ops != 3000000 || s.FieldCount != 10 || s.FieldLength != 100 || s.Distribution != DistZipfian ||
-			s.MaxScanLength != 1000 || s.HotsetFraction != 0.2 || s.HotOpnFraction != 0.8 || !reflect.DeepEqual(s.Mix, MixList{{OpRead, 0.95}, {OpUpdate, 0.05}}) {
+			s.MaxScanLength != 1000 || s.HotsetFraction != 0.2 || s.HotOpnFraction != 0.8 || !reflect.DeepEqual(s.Mix, MixList{{Op: vocab.OpRead, Weight: 0.95}, {Op: vocab.OpUpdate, Weight: 0.05}}) {
 			t.Errorf("%s: %+v ops %d", path, s, l.Ops)
 		}
 		want := "workload file " + path + ": YCSB properties platbench does not use, ignored: " + unused

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 func parseProps(t *testing.T, text string) Loaded {
@@ -24,7 +26,7 @@ func parseProps(t *testing.T, text string) Loaded {
 func TestPropertyFileDefaults(t *testing.T) {
 	l := parseProps(t, "# nothing but a comment\n\n! and another\n")
 	s := l.Spec
-	if !reflect.DeepEqual(s.Mix, MixList{{OpRead, 0.95}, {OpUpdate, 0.05}}) {
+	if !reflect.DeepEqual(s.Mix, MixList{{Op: vocab.OpRead, Weight: 0.95}, {Op: vocab.OpUpdate, Weight: 0.05}}) {
 		t.Errorf("mix = %v", s.Mix)
 	}
 	if s.Distribution != DistUniform || s.FieldCount != 10 || s.FieldLength != 100 || s.MaxScanLength != 1000 ||
@@ -47,10 +49,10 @@ func TestPropertyFileEachProperty(t *testing.T) {
 		{"operationcount=10k", func(l Loaded) bool { return l.Ops == 10000 }},
 		{"operationcount=0", func(l Loaded) bool { return l.Ops == 0 }},
 		{"readproportion=0.5\nupdateproportion=0.5", func(l Loaded) bool {
-			return reflect.DeepEqual(l.Spec.Mix, MixList{{OpRead, 0.5}, {OpUpdate, 0.5}})
+			return reflect.DeepEqual(l.Spec.Mix, MixList{{Op: vocab.OpRead, Weight: 0.5}, {Op: vocab.OpUpdate, Weight: 0.5}})
 		}},
 		{"readproportion=0.1\nupdateproportion=0.2\ninsertproportion=0.3\nscanproportion=0.15\nreadmodifywriteproportion=0.25", func(l Loaded) bool {
-			return reflect.DeepEqual(l.Spec.Mix, MixList{{OpRead, 0.1}, {OpUpdate, 0.2}, {OpInsert, 0.3}, {OpScan, 0.15}, {OpRMW, 0.25}})
+			return reflect.DeepEqual(l.Spec.Mix, MixList{{Op: vocab.OpRead, Weight: 0.1}, {Op: vocab.OpUpdate, Weight: 0.2}, {Op: vocab.OpInsert, Weight: 0.3}, {Op: vocab.OpScan, Weight: 0.15}, {Op: vocab.OpRMW, Weight: 0.25}})
 		}},
 		{"readproportion=0.7\nupdateproportion=0.2\ninsertproportion=0.1", func(l Loaded) bool { return len(l.Spec.Mix) == 3 }},
 		{"requestdistribution=zipfian", func(l Loaded) bool { return l.Spec.Distribution == DistZipfian }},
@@ -229,14 +231,14 @@ func TestOpenPropertyFile(t *testing.T) {
 	if err := os.WriteFile(y, []byte("base: ycsb-c\nrecords: 7000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := LoadFile(y); err != nil || s.Records != 7000 || s.Mix[0].Op != OpRead {
+	if s, err := LoadFile(y); err != nil || s.Records != 7000 || s.Mix[0].Op != vocab.OpRead {
 		t.Errorf("YAML without extension: %+v, %v", s, err)
 	}
 }
 
 // key_padding pads key numbers with zeros as YCSB's zeropadding does.
 func TestKeyPadding(t *testing.T) {
-	s := Spec{Records: 100, OrderedInserts: true, KeyPadding: 8, Mix: MixList{{OpRead, 1}}}
+	s := Spec{Records: 100, OrderedInserts: true, KeyPadding: 8, Mix: MixList{{Op: vocab.OpRead, Weight: 1}}}
 	s.EnsureDefaults()
 	g := NewGenerator(&s, NewKeyspace(&s, 0, 1), 1, 0)
 	var req Request

@@ -1,5 +1,7 @@
 package workload
 
+import "github.com/platbench/platbench/vocab"
+
 // Dist names a key distribution.
 type Dist string
 
@@ -15,12 +17,6 @@ const (
 	// deviations to either end, clamped to the range.
 	DistGaussian Dist = "gaussian"
 )
-
-// Mix is one op type and its relative weight.
-type Mix struct {
-	Op     Op      `yaml:"op" json:"op"`
-	Weight float64 `yaml:"weight" json:"weight"`
-}
 
 // Spec is a workload: everything needed to generate requests. It is a plain
 // struct so that it can be written into the result file as it ran.
@@ -94,7 +90,7 @@ func (s *Spec) ReadsRecords() bool {
 			continue
 		}
 		switch m.Op {
-		case OpInsert, OpProduce, OpWrite, OpSet:
+		case vocab.OpInsert, vocab.OpProduce, vocab.OpWrite, vocab.OpSet:
 		default:
 			return true
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
 )
 
 func TestEnsureDefaults(t *testing.T) {
@@ -17,7 +18,7 @@ func TestEnsureDefaults(t *testing.T) {
 	s.EnsureDefaults()
 	want := Spec{Records: 100000, FieldCount: 10, FieldLength: 100, KeyPrefix: "user", Distribution: DistZipfian,
 		ZipfConstant: 0.99, HotsetFraction: 0.2, HotOpnFraction: 0.8, MaxScanLength: 100,
-		Mix: MixList{{OpRead, 0.5}, {OpUpdate, 0.5}}}
+		Mix: MixList{{Op: vocab.OpRead, Weight: 0.5}, {Op: vocab.OpUpdate, Weight: 0.5}}}
 	if got, w := mustJSON(t, s), mustJSON(t, want); got != w {
 		t.Errorf("defaults\n got %s\nwant %s", got, w)
 	}
@@ -25,7 +26,7 @@ func TestEnsureDefaults(t *testing.T) {
 		t.Errorf("defaults do not validate: %v", err)
 	}
 	// Set fields are kept.
-	s = Spec{Records: 5, Distribution: DistUniform, Mix: MixList{{OpScan, 1}}}
+	s = Spec{Records: 5, Distribution: DistUniform, Mix: MixList{{Op: vocab.OpScan, Weight: 1}}}
 	s.EnsureDefaults()
 	if s.Records != 5 || s.Distribution != DistUniform || len(s.Mix) != 1 {
 		t.Errorf("EnsureDefaults overwrote set fields: %+v", s)
@@ -61,15 +62,17 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"hotset fraction 1", func(s *Spec) { s.Distribution, s.HotsetFraction = DistHotspot, 1 }, "hotset_fraction is 1"},
 		{"hot op fraction 2", func(s *Spec) { s.Distribution, s.HotOpnFraction = DistHotspot, 2 }, "hot_opn_fraction is 2"},
 		{"empty mix", func(s *Spec) { s.Mix = nil }, "mix is empty"},
-		{"negative weight", func(s *Spec) { s.Mix = MixList{{OpRead, -1}} }, "mix weight of READ is -1"},
-		{"NaN weight", func(s *Spec) { s.Mix = MixList{{OpRead, math.NaN()}, {OpUpdate, 1}} }, "mix weight of READ is NaN"},
-		{"zero weights", func(s *Spec) { s.Mix = MixList{{OpRead, 0}} }, "sum to 0"},
-		{"unknown op", func(s *Spec) { s.Mix = MixList{{NumOps + 3, 1}} }, "unknown op 32"},
-		{"scan without length", func(s *Spec) { s.Mix, s.MaxScanLength = MixList{{OpScan, 1}}, -1 }, "max_scan_length is -1"},
+		{"negative weight", func(s *Spec) { s.Mix = MixList{{Op: vocab.OpRead, Weight: -1}} }, "mix weight of READ is -1"},
+		{"NaN weight", func(s *Spec) {
+			s.Mix = MixList{{Op: vocab.OpRead, Weight: math.NaN()}, {Op: vocab.OpUpdate, Weight: 1}}
+		}, "mix weight of READ is NaN"},
+		{"zero weights", func(s *Spec) { s.Mix = MixList{{Op: vocab.OpRead, Weight: 0}} }, "sum to 0"},
+		{"unknown op", func(s *Spec) { s.Mix = MixList{{Op: vocab.NumOps + 3, Weight: 1}} }, "unknown op 32"},
+		{"scan without length", func(s *Spec) { s.Mix, s.MaxScanLength = MixList{{Op: vocab.OpScan, Weight: 1}}, -1 }, "max_scan_length is -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := spec(DistZipfian, 1000, Mix{OpRead, 1})
+			s := spec(DistZipfian, 1000, vocab.Mix{Op: vocab.OpRead, Weight: 1})
 			c.break_(s)
 			err := s.Validate()
 			if err == nil {
@@ -85,7 +88,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		})
 	}
 	// Several problems at once are all reported.
-	s := Spec{Name: "bad", Distribution: "nope", Mix: MixList{{OpRead, -1}}}
+	s := Spec{Name: "bad", Distribution: "nope", Mix: MixList{{Op: vocab.OpRead, Weight: -1}}}
 	err := s.Validate()
 	for _, w := range []string{"records is 0", "field_count is 0", "field_length is 0", `distribution "nope" is unknown`, "weight of READ"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
@@ -295,12 +298,12 @@ func TestExampleWorkloadFilesLoad(t *testing.T) {
 }
 
 func TestOpJSONUsesNames(t *testing.T) {
-	b, err := json.Marshal(MixList{{OpRMW, 1}})
+	b, err := json.Marshal(MixList{{Op: vocab.OpRMW, Weight: 1}})
 	if err != nil || string(b) != `[{"op":"READ-MODIFY-WRITE","weight":1}]` {
 		t.Errorf("json %s, %v", b, err)
 	}
 	var m MixList
-	if err := json.Unmarshal([]byte(`[{"op":"scan","weight":2}]`), &m); err != nil || m[0].Op != OpScan {
+	if err := json.Unmarshal([]byte(`[{"op":"scan","weight":2}]`), &m); err != nil || m[0].Op != vocab.OpScan {
 		t.Errorf("unmarshal: %v %v", m, err)
 	}
 	if err := json.Unmarshal([]byte(`[{"op":"fly","weight":2}]`), &m); err == nil {

@@ -1,9 +1,13 @@
 package workload
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/platbench/platbench/vocab"
+)
 
 func checkedSpec() *Spec {
-	s := &Spec{Records: 1000, FieldCount: 4, FieldLength: 50, Mix: MixList{{OpInsert, 1}, {OpUpdate, 1}, {OpRead, 1}}, Distribution: DistUniform, CheckValues: true}
+	s := &Spec{Records: 1000, FieldCount: 4, FieldLength: 50, Mix: MixList{{Op: vocab.OpInsert, Weight: 1}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpRead, Weight: 1}}, Distribution: DistUniform, CheckValues: true}
 	s.EnsureDefaults()
 	return s
 }

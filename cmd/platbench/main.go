@@ -1,11 +1,11 @@
 // Command platbench benchmarks data systems. All work is in the library;
-// this file only connects the process to internal/cli and exits.
+// this file only connects the process to cmd/platbench/cli and exits.
 package main
 
 import (
 	"os"
 
-	"github.com/platbench/platbench/internal/cli"
+	"github.com/platbench/platbench/cmd/platbench/cli"
 	"golang.org/x/term"
 )
 

@@ -102,25 +102,25 @@ func TestImportRules(t *testing.T) {
 	for _, f := range sources(t) {
 		dir := filepath.ToSlash(filepath.Dir(f.path))
 		for _, p := range imports(f) {
-			if p == "flag" && !strings.HasPrefix(dir, "internal/cli") && !strings.HasPrefix(dir, "cmd/") {
-				t.Errorf("%s imports flag: only internal/cli binds flags (fix: a Config field, bound in internal/cli)", f.path)
+			if p == "flag" && dir != "cmd/platbench/cli" {
+				t.Errorf("%s imports flag: only cmd/platbench/cli binds flags (fix: a Config field, bound in cmd/platbench/cli)", f.path)
 			}
 			for _, d := range drivers {
 				// store/postgres, the history's store, is the one driver user
 				// outside the target adapters.
-				if strings.HasPrefix(p, d) && !strings.HasPrefix(dir, "target/") && dir != "store/postgres" {
+				if strings.HasPrefix(p, d) && !strings.HasPrefix(dir, "adapter/") && dir != "store/postgres" {
 					t.Errorf("%s imports the driver %s: only target adapters import drivers", f.path, p)
 				}
 			}
 		}
-		if strings.HasPrefix(dir, "cmd/") {
-			continue
+		if dir == "cmd/platbench" {
+			continue // main: the one place that exits
 		}
 		for _, d := range f.ast.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			// pebble's Logger.Fatalf must not return (pebble's own
-			// default logger exits too): the one exit below cmd/.
-			if !ok || fn.Body == nil || f.path == "target/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
+			// default logger exits too): the one exit outside main.
+			if !ok || fn.Body == nil || f.path == "adapter/embedded/embedded.go" && fn.Name.Name == "Fatalf" {
 				continue
 			}
 			if line := calls(f, fn.Body, "os", "Exit"); line > 0 {
@@ -169,13 +169,13 @@ func TestOnlyReportRenders(t *testing.T) {
 var flagName = regexp.MustCompile(`(^|[\s(',;])--[a-z][a-z-]+`)
 
 // Library errors speak of config fields, not of the command line's flags:
-// internal/cli maps a usererr field to its flag. An error built below
-// internal/cli that names a flag is a library that knows the CLI.
+// cmd/platbench/cli maps a usererr field to its flag. An error built
+// outside cmd/platbench that names a flag is a library that knows the CLI.
 func TestLibraryErrorsNameNoFlags(t *testing.T) {
 	builders := map[string]bool{"Errorf": true, "New": true, "Field": true, "Configf": true, "Add": true, "Addf": true}
 	for _, f := range sources(t) {
 		dir := filepath.ToSlash(filepath.Dir(f.path))
-		if strings.HasPrefix(dir, "internal/cli") || strings.HasPrefix(dir, "cmd/") {
+		if strings.HasPrefix(dir, "cmd/platbench") {
 			continue
 		}
 		ast.Inspect(f.ast, func(n ast.Node) bool {
@@ -195,7 +195,7 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 			}
 			for _, a := range call.Args {
 				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && flagName.MatchString(lit.Value) {
-					t.Errorf("%s:%d: an error names a flag (%s): name the config field (usererr.Field) and let internal/cli map it",
+					t.Errorf("%s:%d: an error names a flag (%s): name the config field (usererr.Field) and let cmd/platbench/cli map it",
 						f.path, f.fset.Position(lit.Pos()).Line, flagName.FindString(lit.Value))
 				}
 			}

@@ -4,7 +4,7 @@
 // run (and exit accordingly) without matching message text.
 //
 // A library speaks of its own config fields ("warmup", "server_pid"), never
-// of command-line flags; internal/cli maps a field to the flag that sets it
+// of command-line flags; cmd/platbench/cli maps a field to the flag that sets it
 // when it prints the error.
 package usererr
 

@@ -13,8 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/internal/usererr"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // sink is what the engines need from the recorder: a clock and a place to
@@ -23,7 +22,7 @@ import (
 type sink interface {
 	Now() int64
 	Begin(shard, n int) // n more requests in flight
-	Record(shard int, op workload.Op, startNs, endNs int64, bytes uint64, class target.Class)
+	Record(shard int, op vocab.Op, startNs, endNs int64, bytes uint64, class vocab.Class)
 }
 
 // job is one independent submitter's share of a test: fio's job.
@@ -194,23 +193,23 @@ func ioError(write bool, off int64, n int, res int, errno unix.Errno) error {
 // ErrNoSpace is returned when the file system filled up during the probe.
 var ErrNoSpace = errors.New("no space left on the device (fix: free space or a smaller size)")
 
-func classOf(errno unix.Errno) target.Class {
+func classOf(errno unix.Errno) vocab.Class {
 	switch errno {
 	case 0:
-		return target.ClassNone
+		return vocab.ClassNone
 	case unix.EAGAIN, unix.EBUSY:
-		return target.ClassOverloaded
+		return vocab.ClassOverloaded
 	case unix.ENOSPC, unix.EROFS, unix.EPERM, unix.EACCES, unix.EINVAL:
-		return target.ClassRejected
+		return vocab.ClassRejected
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }
 
-func opOf(write bool) workload.Op {
+func opOf(write bool) vocab.Op {
 	if write {
-		return workload.OpWrite
+		return vocab.OpWrite
 	}
-	return workload.OpRead
+	return vocab.OpRead
 }
 
 // jobBuffers are the I/O buffers of a test: depth per job. Filling them with
@@ -290,15 +289,15 @@ func syncLoop(j *job, shard int, buf []byte, s sink, r *run, g *gate) {
 			r.fail(ioError(write, off, len(buf), n, errno))
 			return
 		}
-		s.Record(shard, opOf(write), start, end, uint64(n), target.ClassNone)
+		s.Record(shard, opOf(write), start, end, uint64(n), vocab.ClassNone)
 	}
 }
 
-func classOrOther(errno unix.Errno) target.Class {
-	if c := classOf(errno); c != target.ClassNone {
+func classOrOther(errno unix.Errno) vocab.Class {
+	if c := classOf(errno); c != vocab.ClassNone {
 		return c
 	}
-	return target.ClassOther
+	return vocab.ClassOther
 }
 
 // uringOpts are the io_uring engine's modes, each one of fio's options of
@@ -525,7 +524,7 @@ func (lp *uringLooper) complete(done []cqe, end int64) {
 			lp.stopping = true
 			continue
 		}
-		lp.s.Record(j.id, opOf(sl.write), sl.start, end, uint64(c.res), target.ClassNone)
+		lp.s.Record(j.id, opOf(sl.write), sl.start, end, uint64(c.res), vocab.ClassNone)
 	}
 }
 

@@ -12,8 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/platbench/platbench/recorder"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // fakeRing is a submission ring that completes a random number (at least
@@ -140,7 +139,7 @@ type fakeSink struct {
 func (s *fakeSink) tick() int64    { return max(s.step, 1) }
 func (s *fakeSink) Now() int64     { s.clock += s.tick(); return s.clock }
 func (s *fakeSink) Begin(_, n int) { s.begun += n }
-func (s *fakeSink) Record(_ int, op workload.Op, start, end int64, bytes uint64, class target.Class) {
+func (s *fakeSink) Record(_ int, op vocab.Op, start, end int64, bytes uint64, class vocab.Class) {
 	if s.recs >= len(s.ring.reaped) {
 		s.t.Fatalf("record %d without a completion reaped", s.recs)
 	}
@@ -159,7 +158,7 @@ func (s *fakeSink) Record(_ int, op workload.Op, start, end int64, bytes uint64,
 	if end != q.enteredAt || end <= start {
 		s.t.Errorf("request %d recorded with end %d; the clock read after its enter was %d (start %d)", q.serial, end, q.enteredAt, start)
 	}
-	if class != target.ClassNone {
+	if class != vocab.ClassNone {
 		s.errs++
 		if q.res >= 0 {
 			s.t.Errorf("request %d (res %d) recorded as an error", q.serial, q.res)

@@ -13,10 +13,9 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry/host"
 	"github.com/platbench/platbench/telemetry/platform"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Options are what Run needs besides the Config: who is running and where to
@@ -65,7 +64,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*result.Result, error) {
 		StartedAt: time.Now(),
 		Config:    resultConfig(&cfg, tf, engine, why),
 		Platform:  platform.Fingerprint(),
-		Target: target.Info{
+		Target: vocab.Info{
 			Kind: "disk",
 			URL:  "file://" + tf.path,
 			Details: map[string]string{
@@ -255,7 +254,7 @@ func resultConfig(c *Config, tf *testFile, engine, why string) result.Config {
 	}
 	return result.Config{
 		Target:      "file://" + tf.path,
-		Workload:    workload.Spec{Name: "disk-" + rw},
+		Workload:    result.Workload{Name: "disk-" + rw},
 		DurationNs:  int64(c.Duration),
 		Concurrency: c.Jobs * c.IODepth,
 		Warmup:      "0",
@@ -279,6 +278,6 @@ func newRecSink(rec *recorder.Recorder, n int) *recSink {
 
 func (s *recSink) Now() int64         { return s.rec.Now() }
 func (s *recSink) Begin(shard, n int) { s.shards[shard].BeginN(n) }
-func (s *recSink) Record(shard int, op workload.Op, start, end int64, bytes uint64, class target.Class) {
+func (s *recSink) Record(shard int, op vocab.Op, start, end int64, bytes uint64, class vocab.Class) {
 	s.shards[shard].Record(op, start, start, end, bytes, class)
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Prometheus server (Debian's `prometheus`, 2.42) for the test that has it
-# scrape platbench's live endpoint and runs PromQL (internal/cli,
+# scrape platbench's live endpoint and runs PromQL (cmd/platbench/cli,
 # TestPrometheusScrapesRun). The test starts a Prometheus of its own with a
 # configuration naming the run's address, so start and stop do nothing;
 # env prints PLATBENCH_PROMETHEUS_BIN.

@@ -2,7 +2,7 @@
 // postgres://...` on run, sweep and suite appends one row per run and op
 // type to the table platbench_runs (docs/history.md documents it and the
 // Apache Otava configuration that reads it); `platbench history --store`
-// reads the rows back. It is the one package outside target/ that imports a
+// reads the rows back. It is the one package outside adapter/ that imports a
 // database driver (pgx).
 package postgres
 

@@ -51,7 +51,7 @@ func TestAppendAndReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A label of this test's own: other tests (internal/cli's) share the table.
+	// A label of this test's own: other tests (cmd/platbench/cli's) share the table.
 	r.Label = fmt.Sprintf("append-test-%d", time.Now().UnixNano())
 	r.Thresholds = []result.ThresholdOutcome{{Expr: "p99<1s", Figure: "p99", Comparison: "<", Unit: result.UnitNs, Limit: 1e9, Value: 5e6, Measured: true, Pass: true}}
 	ctx := context.Background()

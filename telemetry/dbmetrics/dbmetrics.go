@@ -1,7 +1,7 @@
 // Package dbmetrics records the data system's own figures during a run
 // (issue 18, part 2): every telemetry interval it reads each server node's
 // status — Redis and Valkey INFO through the target's own connection
-// (target.StatusReader) — and turns two readings into one
+// (adapter.StatusReader) — and turns two readings into one
 // result.DBMetricsSample per node: rates of the cumulative counters
 // (commands, keyspace hits and misses, network bytes), gauges (memory,
 // clients, keys) and, per command, the calls and server-side time between
@@ -30,8 +30,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/target"
 	"github.com/platbench/platbench/telemetry/scrape"
 )
 
@@ -73,7 +73,7 @@ type node struct {
 // are reset first (CONFIG RESETSTAT), so the cumulative percentiles cover
 // the recording; a node that refuses keeps its statistics, and the result
 // says so.
-func Start(ctx context.Context, src target.StatusReader, interval time.Duration, reset bool) *Collector {
+func Start(ctx context.Context, src adapter.StatusReader, interval time.Duration, reset bool) *Collector {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}

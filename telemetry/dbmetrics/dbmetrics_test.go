@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis"
 	"github.com/platbench/platbench/internal/testenv"
-	"github.com/platbench/platbench/target"
-	"github.com/platbench/platbench/target/redis"
 )
 
 // fakeReader serves a fixed INFO text, or fails, or hangs until ctx ends.
@@ -138,7 +138,7 @@ func TestRealServerCountsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	sr := tg.(target.StatusReader)
+	sr := tg.(adapter.StatusReader)
 	c := Start(ctx, sr, 200*time.Millisecond, false)
 	const n = 2500
 	echo(t, u.Host, n)
@@ -220,7 +220,7 @@ func TestRealServerClusterAndAuth(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tg.Close()
-			sr := tg.(target.StatusReader)
+			sr := tg.(adapter.StatusReader)
 			nodes := sr.StatusNodes(ctx)
 			if len(nodes) == 0 {
 				t.Fatal("no nodes")

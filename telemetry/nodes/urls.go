@@ -92,7 +92,7 @@ func normalize(s string) (string, *usererr.Error) {
 	return scrape.URL(s, "server_metrics", "a node_exporter URL such as http://10.0.0.5:9100/metrics", false)
 }
 
-// hostOf is the host of one of target.Info's Nodes: its first word, without
+// hostOf is the host of one of vocab.Info's Nodes: its first word, without
 // a port; "local" (the embedded target) is this machine.
 func hostOf(node string) string {
 	f := strings.Fields(node)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,7 +65,7 @@ func TestProcessCounters(t *testing.T) {
 	if c.Scope != "process" {
 		t.Errorf("scope %q", c.Scope)
 	}
-	for _, name := range Order() {
+	for _, name := range result.PerfOrder() {
 		_, counted := c.Values[name]
 		listed := false
 		for _, u := range c.Unavailable {
@@ -76,7 +78,7 @@ func TestProcessCounters(t *testing.T) {
 	if len(c.Unavailable) > 0 && c.UnavailableReason == "" {
 		t.Errorf("unavailable counters without a reason")
 	}
-	if task, ok := c.Values[TaskClock]; ok {
+	if task, ok := c.Values[result.PerfTaskClock]; ok {
 		// task-clock counts the same CPU time getrusage does (ours, since open).
 		if float64(task) < 0.5*float64(cpu) || float64(task) > 1.3*float64(cpu) {
 			t.Errorf("task-clock %d ns, getrusage %d ns", task, cpu)
@@ -84,23 +86,23 @@ func TestProcessCounters(t *testing.T) {
 		if len(c.Intervals) != 2 {
 			t.Fatalf("%d intervals, want 2", len(c.Intervals))
 		}
-		sum := c.Intervals[0][TaskClock] + c.Intervals[1][TaskClock]
+		sum := c.Intervals[0][result.PerfTaskClock] + c.Intervals[1][result.PerfTaskClock]
 		if sum > task || sum < task/2 {
 			t.Errorf("intervals' task-clock %d vs total %d", sum, task)
 		}
 	} else if c.UnavailableReason == "" {
 		t.Errorf("no task-clock and no reason")
 	}
-	if n, ok := c.Values[ContextSwitches]; ok && n < 25 {
+	if n, ok := c.Values[result.PerfContextSwitches]; ok && n < 25 {
 		t.Errorf("context-switches %d after 50 sleeps, want >= 25", n)
 	}
-	if n, ok := c.Values[PageFaults]; ok && n < 4 {
+	if n, ok := c.Values[result.PerfPageFaults]; ok && n < 4 {
 		t.Errorf("page-faults %d after touching 8 MiB, want >= 4 (even with 2 MiB huge pages)", n)
 	}
-	if ipc, ok := IPC(c); ok && (ipc < 0.05 || ipc > 8) {
+	if ipc, ok := analysis.IPC(c); ok && (ipc < 0.05 || ipc > 8) {
 		t.Errorf("IPC %.3f implausible", ipc)
 	}
-	if cyc, ok := c.Values[Cycles]; ok && cyc < 1e7 {
+	if cyc, ok := c.Values[result.PerfCycles]; ok && cyc < 1e7 {
 		t.Errorf("cycles %d for ~0.4 s of spinning", cyc)
 	}
 }
@@ -115,7 +117,7 @@ func TestSystemCounters(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	c := s.Stop()
 	el := time.Since(start)
-	clk, ok := c.Values[TaskClock]
+	clk, ok := c.Values[result.PerfTaskClock]
 	if !ok {
 		if c.UnavailableReason == "" {
 			t.Fatalf("cpu-clock not counted and no reason given")
@@ -137,12 +139,12 @@ func TestOpenBadScope(t *testing.T) {
 
 // The linux counter table prints in Order.
 func TestSpecsInOrder(t *testing.T) {
-	if len(specs) != len(order) {
-		t.Fatalf("%d specs, %d names", len(specs), len(order))
+	if len(specs) != len(result.PerfOrder()) {
+		t.Fatalf("%d specs, %d names", len(specs), len(result.PerfOrder()))
 	}
 	for i, sp := range specs {
-		if sp.name != order[i] {
-			t.Errorf("spec %d is %s, order says %s", i, sp.name, order[i])
+		if sp.name != result.PerfOrder()[i] {
+			t.Errorf("spec %d is %s, order says %s", i, sp.name, result.PerfOrder()[i])
 		}
 	}
 }

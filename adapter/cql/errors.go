@@ -1,0 +1,90 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/vocab"
+)
+
+// classOf maps a driver error to a platbench error class. Server exceptions
+// carry a protocol error code; client-side failures are driver sentinels or
+// network errors.
+func classOf(err error) vocab.Class {
+	if err == nil {
+		return vocab.ClassNone
+	}
+	var re gocql.RequestError
+	if errors.As(err, &re) {
+		switch re.Code() {
+		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
+			return vocab.ClassTimeout
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping,
+			gocql.ErrCodeReadFailure, gocql.ErrCodeWriteFailure, gocql.ErrCodeTruncate:
+			return vocab.ClassUnavailable
+		case gocql.ErrCodeOverloaded:
+			return vocab.ClassOverloaded
+		case gocql.ErrCodeCredentials, gocql.ErrCodeUnauthorized, gocql.ErrCodeInvalid,
+			gocql.ErrCodeSyntax, gocql.ErrCodeConfig, gocql.ErrCodeAlreadyExists, gocql.ErrCodeProtocol:
+			return vocab.ClassRejected
+		}
+		return vocab.ClassOther
+	}
+	switch {
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
+		return vocab.ClassTimeout
+	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrUnavailable), errors.Is(err, gocql.ErrSessionClosed):
+		return vocab.ClassUnavailable
+	case errors.Is(err, gocql.ErrNotFound):
+		return vocab.ClassNotFound
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		if ne.Timeout() {
+			return vocab.ClassTimeout
+		}
+		return vocab.ClassUnavailable
+	}
+	return vocab.ClassOther
+}
+
+// classify wraps err with its class. It allocates, but only on the error path.
+func classify(err error) error { return adapter.WithClass(err, classOf) }
+
+// explainConnect turns a failure to open a session into one line naming the
+// problem and the fix.
+func explainConnect(c *Config, err error) error {
+	hosts := strings.Join(c.Hosts, ",")
+	msg := err.Error()
+	var re gocql.RequestError
+	switch {
+	case errors.As(err, &re) && re.Code() == gocql.ErrCodeCredentials,
+		strings.Contains(msg, "Provided username") || strings.Contains(msg, "and/or password are incorrect"):
+		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", c.Username, hosts, firstLine(msg), hosts)
+	case strings.Contains(msg, "authentication required"), strings.Contains(msg, "Authenticator"):
+		return adapter.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", hosts, firstLine(msg), hosts)
+	// Before the reachability cases: a failed handshake also reads
+	// "unable to discover protocol version".
+	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):
+		return adapter.Configf("cql: TLS handshake with %s failed: %s (fix: check tls_ca/tls_cert/tls_key, or drop tls=true if the server has no TLS)", hosts, firstLine(msg))
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no route to host"),
+		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "no such host"),
+		strings.Contains(msg, "no connections were made"), strings.Contains(msg, "unable to discover protocol version"):
+		return &adapter.Error{Class: vocab.ClassUnavailable, Err: adapter.Configf(
+			"cql: cannot reach any contact point %s: %s (fix: check that Cassandra runs and listens on native_transport_port, and the host:port in the URL)", hosts, firstLine(msg))}
+	}
+	return &adapter.Error{Class: classOf(err), Err: adapter.Configf("cql: cannot open a session to %s: %s", hosts, firstLine(msg))}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,566 @@
+package cql
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand"
+	"net"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/vocab"
+	"github.com/platbench/platbench/workload"
+)
+
+// Tests of the native client. Frame reading (over a real loopback socket),
+// response parsing and the token ring need no server; the rest run against
+// the real one (PLATBENCH_CQL_URL), routing on a cluster of several nodes.
+
+// loopback returns an nconn and the peer end of a TCP connection on 127.0.0.1.
+func loopback(t *testing.T) (*nconn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-acc
+	rc, _ := nc.(*net.TCPConn).SyscallConn()
+	c := &nconn{host: "test", nc: nc, rc: rc, rbuf: make([]byte, 64)}
+	c.readFn = c.readOnce
+	t.Cleanup(func() { nc.Close(); peer.Close() })
+	return c, peer
+}
+
+func frame(stream int16, op byte, body []byte) []byte {
+	b := []byte{0x84, 0, byte(uint16(stream) >> 8), byte(stream), op, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(b[5:], uint32(len(body)))
+	return append(b, body...)
+}
+
+// TestFramesSplitAnywhere: frames arriving in pieces of every size, one
+// larger than the read buffer, come out whole and in order.
+func TestFramesSplitAnywhere(t *testing.T) {
+	c, peer := loopback(t)
+	var stream []byte
+	var want [][]byte
+	for i := 0; i < 20; i++ {
+		body := bytes.Repeat([]byte{byte(i)}, i*13) // up to 247 B: larger than the 64 B buffer
+		want = append(want, body)
+		stream = append(stream, frame(int16(i), opResult, body)...)
+	}
+	go func() {
+		for i, n := 0, 1; i < len(stream); i, n = i+n, n%7+1 {
+			peer.Write(stream[i:min(i+n, len(stream))])
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	c.setReadDeadline(time.Now().Add(10 * time.Second))
+	for i := 0; i < len(want); {
+		h, body, ok, err := c.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			if err := c.fill(true); err != nil {
+				t.Fatalf("fill after %d frames: %v", i, err)
+			}
+			continue
+		}
+		if int(h.stream) != i || !bytes.Equal(body, want[i]) {
+			t.Fatalf("frame %d: stream %d, %d bytes; want stream %d, %d bytes", i, h.stream, len(body), i, len(want[i]))
+		}
+		i++
+	}
+	// Without data, a non-blocking fill says so at once.
+	if err := c.fill(false); err != errWouldBlock {
+		t.Errorf("fill(false) on an idle socket: %v, want errWouldBlock", err)
+	}
+	// A closed peer is reported, not read as an empty frame.
+	peer.Close()
+	if err := c.fill(true); err == nil {
+		t.Errorf("fill after the peer closed: no error")
+	}
+}
+
+// TestParseRowsAndErrors: row counts with and without metadata (collection,
+// UDT and tuple types included), warnings before the body, error bodies.
+func TestParseRowsAndErrors(t *testing.T) {
+	var b []byte
+	b = appendInt(b, resultRows)
+	b = appendInt(b, rowsGlobalSpec|rowsHasMorePages)
+	b = appendInt(b, 3)
+	b = appendBytes(b, []byte("paging-state"))
+	b = appendString(b, "ks")
+	b = appendString(b, "tbl")
+	b = appendString(b, "a")
+	b = appendShort(b, 0x0021) // map<text, list<int>>
+	b = appendShort(b, 0x000D)
+	b = appendShort(b, 0x0020)
+	b = appendShort(b, 0x0009)
+	b = appendString(b, "b")
+	b = appendShort(b, 0x0030) // UDT ks.t {x int}
+	b = appendString(b, "ks")
+	b = appendString(b, "t")
+	b = appendShort(b, 1)
+	b = appendString(b, "x")
+	b = appendShort(b, 0x0009)
+	b = appendString(b, "c")
+	b = appendShort(b, 0x0031) // tuple<int, custom>
+	b = appendShort(b, 2)
+	b = appendShort(b, 0x0009)
+	b = appendShort(b, 0x0000)
+	b = appendString(b, "org.example.Type")
+	b = appendInt(b, 2) // rows
+	r := reader{b: b}
+	if n, _, ok := rowsHead(&r); !ok || n != 2 || r.err != nil {
+		t.Errorf("rows with metadata: %d, %v, %v; want 2 rows", n, ok, r.err)
+	}
+
+	// NO_METADATA (what skip_metadata gets), after a warning envelope.
+	b = appendShort(nil, 1)
+	b = appendString(b, "a warning")
+	b = appendInt(b, resultRows)
+	b = appendInt(b, rowsNoMetadata)
+	b = appendInt(b, 6)
+	b = appendInt(b, 0)
+	r = reader{b: b}
+	r.skipEnvelope(flagWarning)
+	if n, _, ok := rowsHead(&r); !ok || n != 0 || r.err != nil {
+		t.Errorf("no-metadata rows: %d, %v, %v; want 0 rows", n, ok, r.err)
+	}
+	// Void (a write) is not rows.
+	r = reader{b: appendInt(nil, 1)}
+	if _, _, ok := rowsHead(&r); ok {
+		t.Errorf("Void counted as rows")
+	}
+	// A truncated body is an error, not a panic.
+	r = reader{b: b[:len(b)-3]}
+	r.skipEnvelope(flagWarning)
+	if rowsHead(&r); r.err == nil {
+		t.Errorf("truncated rows body: no error")
+	}
+
+	r = reader{b: appendString(appendInt(nil, codeWriteTimeout), "Operation timed out")}
+	code, msg := errorBody(&r)
+	if code != codeWriteTimeout || msg != "Operation timed out" {
+		t.Errorf("error body: %x %q", code, msg)
+	}
+	if adapter.Classify(serverError(code)) != vocab.ClassTimeout ||
+		adapter.Classify(serverError(codeOverloaded)) != vocab.ClassOverloaded ||
+		adapter.Classify(serverError(codeUnavailable)) != vocab.ClassUnavailable ||
+		adapter.Classify(serverError(codeInvalid)) != vocab.ClassRejected ||
+		adapter.Classify(serverError(0x7777)) != vocab.ClassOther {
+		t.Errorf("server error classes wrong")
+	}
+}
+
+// TestRingOwner: a key belongs to the first token at or after its own,
+// wrapping past the largest.
+func TestRingOwner(t *testing.T) {
+	rg := newRing([][]string{{"-100", "50"}, {"0", "1000"}})
+	for _, c := range []struct {
+		tok  int64
+		want int
+	}{{-200, 0}, {-100, 0}, {-99, 1}, {0, 1}, {1, 0}, {50, 0}, {51, 1}, {1000, 1}, {1001, 0}} {
+		if got := rg.owner(c.tok); got != c.want {
+			t.Errorf("owner(%d) = %d, want %d", c.tok, got, c.want)
+		}
+	}
+	if bad := newRing([][]string{{"abc"}}); bad.owner(1) != -1 {
+		t.Errorf("a ring of unparsable tokens routes")
+	}
+}
+
+// TestMurmur3Vectors: tokens Cassandra 5.0.9 computed (SELECT token(key)
+// on a blob key), one key per tail length and block count.
+func TestMurmur3Vectors(t *testing.T) {
+	for k, want := range murmur3Vectors {
+		if got := murmur3Token([]byte(k)); got != want {
+			t.Errorf("token(%q) = %d, want %d (Cassandra's)", k, got, want)
+		}
+	}
+}
+
+// TestMurmur3MatchesServer compares the token of random keys of every
+// length from 1 to 40 bytes (every tail length, 0-2 blocks, bytes >= 0x80
+// that Cassandra sign-extends) with the server's token().
+func TestMurmur3MatchesServer(t *testing.T) {
+	tg := setupBench(t, map[string]string{"schema": SchemaStress})
+	defer tg.Close()
+	tbl := tg.cfg.Keyspace + "." + tg.cfg.Table
+	rng := rand.New(rand.NewSource(1))
+	for n := 0; n <= 40; n++ {
+		k := make([]byte, n)
+		rng.Read(k)
+		if n == 0 {
+			continue // Cassandra refuses an empty partition key
+		}
+		if err := tg.session.Query("INSERT INTO "+tbl+" (key) VALUES (?)", k).Exec(); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+		var want int64
+		if err := tg.session.Query("SELECT token(key) FROM "+tbl+" WHERE key = ?", k).Scan(&want); err != nil {
+			t.Fatalf("token(key): %v", err)
+		}
+		if got := murmur3Token(k); got != want {
+			t.Errorf("token of %d bytes %x = %d, server %d", n, k, got, want)
+		}
+	}
+}
+
+// TestNativeConnectionOutlivesHandshakeDeadline: the handshake's deadline
+// (connect_timeout) does not stay on the connection.
+func TestNativeConnectionOutlivesHandshakeDeadline(t *testing.T) {
+	ctx := context.Background()
+	tg := openTest(t, map[string]string{"connect_timeout": "1s"})
+	defer tg.Close()
+	if err := tg.Setup(ctx, &workload.Spec{FieldCount: 1, FieldLength: 8}); err != nil {
+		t.Fatal(err)
+	}
+	wk, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wk.Close()
+	req := &workload.Request{Op: vocab.OpInsert, Key: key(1), Value: []byte("12345678"), Fields: 1, FieldLen: 8}
+	if err := wk.Do(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := wk.Do(ctx, req); err != nil {
+		t.Errorf("a request 1.5 s after a 1 s connect timeout: %v", err)
+	}
+}
+
+// pipeline drives a native worker as the runner does: depth requests in
+// flight, each completion replaced by a new request.
+type pipeline struct {
+	w      *nativeWorker
+	req    workload.Request
+	keys   [][]byte
+	i      int
+	wait   time.Duration // Poll's wait: -1 blocks (closed loop), > 0 is a fixed-rate run's timed wait
+	errs   int
+	lastEr error
+	doneFn func(int, error)
+}
+
+func (p *pipeline) done(tag int, err error) {
+	if err != nil {
+		p.errs++
+		p.lastEr = err
+	}
+	p.req.Key = p.keys[p.i%len(p.keys)]
+	p.i++
+	if err := p.w.Submit(context.Background(), &p.req, tag); err != nil {
+		p.errs++
+		p.lastEr = err
+	}
+}
+
+func newPipeline(t testing.TB, tg *Target, op vocab.Op, depth int) *pipeline {
+	wk, err := tg.NewWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pipeline{w: wk.(*nativeWorker), wait: -1}
+	p.doneFn = p.done
+	for i := 0; i < 1000; i++ {
+		p.keys = append(p.keys, key(i))
+	}
+	p.req = workload.Request{Op: op, Fields: 5, FieldLen: 34, ScanLen: 10}
+	if op != vocab.OpRead && op != vocab.OpScan {
+		p.req.Value = value(0, 5, 34)
+	}
+	for tag := 0; tag < depth; tag++ {
+		p.req.Key = p.keys[tag]
+		if err := p.w.Submit(context.Background(), &p.req, tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.w.Flush(context.Background())
+	return p
+}
+
+// step collects at least one completion and sends the replacements.
+func (p *pipeline) step() {
+	p.w.Poll(context.Background(), p.wait, p.doneFn)
+	p.w.Flush(context.Background())
+}
+
+func (p *pipeline) drain() {
+	for p.w.live > 0 {
+		p.w.Poll(context.Background(), -1, func(int, error) {})
+	}
+}
+
+func setupBench(t testing.TB, opts map[string]string) *Target {
+	tg := openTest(t, opts)
+	if err := tg.Setup(context.Background(), &workload.Spec{FieldCount: 5, FieldLength: 34}); err != nil {
+		tg.Close()
+		t.Fatalf("Setup: %v", err)
+	}
+	return tg
+}
+
+// TestNativeHotPathDoesNotAllocate: against the real server, a pipelined
+// native worker sends and completes requests of every op without a single
+// allocation.
+func TestNativeHotPathDoesNotAllocate(t *testing.T) {
+	tg := setupBench(t, nil)
+	defer tg.Close()
+	for i, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpScan, vocab.OpRMW, vocab.OpDelete, vocab.OpInsert} {
+		p := newPipeline(t, tg, op, 16)
+		if i == 6 {
+			// The timed wait of a fixed-rate run (the worker's waiter).
+			p.wait = 300 * time.Microsecond
+		}
+		for i := 0; i < 200; i++ { // warm up: buffers reach their size
+			p.step()
+		}
+		// AllocsPerRun counts every goroutine's allocations, the driver's
+		// background ones too (it refreshes its schema view after Setup's
+		// CREATE TABLE): the least of three runs is this path's own.
+		allocs := testing.AllocsPerRun(500, p.step)
+		for try := 0; try < 2 && allocs != 0; try++ {
+			time.Sleep(time.Second)
+			allocs = min(allocs, testing.AllocsPerRun(500, p.step))
+		}
+		p.drain()
+		if p.errs > 0 && !errors.Is(p.lastEr, adapter.ErrNotFound) {
+			t.Errorf("%v: %d errors, last %v", op, p.errs, p.lastEr)
+		}
+		if allocs != 0 {
+			t.Errorf("%v (Poll wait %v): %.2f allocations per Poll+Flush, want 0", op, p.wait, allocs)
+		}
+		p.w.Close()
+	}
+}
+
+// BenchmarkDo compares the two drivers on one worker, one request at a time
+// (the latency-bound case), in the same run:
+//
+//	go test -run '^$' -bench 'Do|Pipelined' -benchmem ./adapter/cql/
+func BenchmarkDo(b *testing.B) {
+	ctx := context.Background()
+	for _, driver := range []string{DriverNative, DriverGocql} {
+		tg := setupBench(b, map[string]string{"driver": driver})
+		wk, err := tg.NewWorker(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys := make([][]byte, 1000)
+		for i := range keys {
+			keys[i] = key(i)
+		}
+		req := &workload.Request{Fields: 5, FieldLen: 34, Value: value(0, 5, 34), ScanLen: 10}
+		for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead, vocab.OpUpdate, vocab.OpScan} {
+			b.Run(driver+"/"+op.String(), func(b *testing.B) {
+				req.Op = op
+				if op == vocab.OpRead || op == vocab.OpScan {
+					req.Value = nil
+				} else {
+					req.Value = value(0, 5, 34)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					req.Key = keys[i%len(keys)]
+					if err := wk.Do(ctx, req); err != nil {
+						b.Fatalf("%v: %v", op, err)
+					}
+				}
+			})
+		}
+		wk.Close()
+		tg.Close()
+	}
+}
+
+// BenchmarkPipelined: one native worker keeping 32 requests in flight, as
+// the runner drives it; ns/op is per completed request.
+func BenchmarkPipelined(b *testing.B) {
+	tg := setupBench(b, nil)
+	defer tg.Close()
+	for _, op := range []vocab.Op{vocab.OpInsert, vocab.OpRead} {
+		b.Run(op.String(), func(b *testing.B) {
+			p := newPipeline(b, tg, op, 32)
+			defer p.w.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for p.i < b.N {
+				p.step()
+			}
+			b.StopTimer()
+			p.drain()
+			if p.errs > 0 && !errors.Is(p.lastEr, adapter.ErrNotFound) {
+				b.Fatalf("%d errors, last %v", p.errs, p.lastEr)
+			}
+		})
+	}
+}
+
+// murmur3Vectors are tokens Cassandra 5.0.9 computed for these blob keys
+// (SELECT token(key) FROM standard1 WHERE key = ?): tails of 1-15 bytes,
+// one and two blocks, bytes above 0x7F.
+var murmur3Vectors = map[string]int64{
+	"L":                                    -300136452241384611,
+	"W|":                                   8756613289146334396,
+	"b\x87\xac":                            2431942896660972192,
+	"m\x92\xb7\xdc":                        -1759991823026199555,
+	"x\x9d\xc2\xe7N":                       1011480408694081033,
+	"\x83\xa8\xcd\xf2Y~":                   -453928644570841135,
+	"\x8e\xb3\xd8\xfdd\x89\xae":            1508834858518717257,
+	"\x99\xbe\xe3Jo\x94\xb9\xde":           -5875068081973061119,
+	"\xa4\xc9\xeeUz\x9f\xc4\xe9P":          -9187305428730175535,
+	"\xaf\xd4\xf9`\x85\xaa\xcf\xf4[\x80":   -4155146035612281483,
+	"\xba\xdfFk\x90\xb5\xdaAf\x8b\xb0":     -3546706986891588242,
+	"\xc5\xeaQv\x9b\xc0\xe5Lq\x96\xbb\xe0": 7687870172250128474,
+	"\xd0\xf5\\\x81\xa6\xcb\xf0W|\xa1\xc6\xebR":                                                             8150313791016090640,
+	"\xdbBg\x8c\xb1\xd6\xfbb\x87\xac\xd1\xf6]\x82":                                                          3177872675925633908,
+	"\xe6Mr\x97\xbc\xe1Hm\x92\xb7\xdcCh\x8d\xb2":                                                            6243660102101052512,
+	"\xf1X}\xa2\xc7\xecSx\x9d\xc2\xe7Ns\x98\xbd\xe2":                                                        -192849591908795137,
+	"\xfcc\x88\xad\xd2\xf7^\x83\xa8\xcd\xf2Y~\xa3\xc8\xedT":                                                 -7218766921850123993,
+	"In\x93\xb8\xddDi\x8e\xb3\xd8\xfdd\x89\xae\xd3\xf8_\x84":                                                -3651629245184783781,
+	"Ty\x9e\xc3\xe8Ot\x99\xbe\xe3Jo\x94\xb9\xdeEj\x8f\xb4":                                                  4758917822930105331,
+	"_\x84\xa9\xce\xf3Z\x7f\xa4\xc9\xeeUz\x9f\xc4\xe9Pu\x9a\xbf\xe4":                                        -771663393174024720,
+	"j\x8f\xb4\xd9\xfee\x8a\xaf\xd4\xf9`\x85\xaa\xcf\xf4[\x80\xa5\xca\xefV":                                 2956418648183921490,
+	"u\x9a\xbf\xe4Kp\x95\xba\xdfFk\x90\xb5\xdaAf\x8b\xb0\xd5\xfaa\x86":                                      2551267372429614200,
+	"\x80\xa5\xca\xefV{\xa0\xc5\xeaQv\x9b\xc0\xe5Lq\x96\xbb\xe0Gl\x91\xb6":                                  1145280714695465051,
+	"\x8b\xb0\xd5\xfaa\x86\xab\xd0\xf5\\\x81\xa6\xcb\xf0W|\xa1\xc6\xebRw\x9c\xc1\xe6":                       1695499525884814954,
+	"\x96\xbb\xe0Gl\x91\xb6\xdbBg\x8c\xb1\xd6\xfbb\x87\xac\xd1\xf6]\x82\xa7\xcc\xf1X":                       -4397475531032750365,
+	"\xa1\xc6\xebRw\x9c\xc1\xe6Mr\x97\xbc\xe1Hm\x92\xb7\xdcCh\x8d\xb2\xd7\xfcc\x88":                         -3450715045675958105,
+	"\xac\xd1\xf6]\x82\xa7\xcc\xf1X}\xa2\xc7\xecSx\x9d\xc2\xe7Ns\x98\xbd\xe2In\x93\xb8":                     -4129241415645694956,
+	"\xb7\xdcCh\x8d\xb2\xd7\xfcc\x88\xad\xd2\xf7^\x83\xa8\xcd\xf2Y~\xa3\xc8\xedTy\x9e\xc3\xe8":              -5531444844967516543,
+	"\xc2\xe7Ns\x98\xbd\xe2In\x93\xb8\xddDi\x8e\xb3\xd8\xfdd\x89\xae\xd3\xf8_\x84\xa9\xce\xf3Z":             -2923659113770594056,
+	"\xcd\xf2Y~\xa3\xc8\xedTy\x9e\xc3\xe8Ot\x99\xbe\xe3Jo\x94\xb9\xdeEj\x8f\xb4\xd9\xfee\x8a":               7439629133878031299,
+	"\xd8\xfdd\x89\xae\xd3\xf8_\x84\xa9\xce\xf3Z\x7f\xa4\xc9\xeeUz\x9f\xc4\xe9Pu\x9a\xbf\xe4Kp\x95\xba":     -8800174663902132908,
+	"\xe3Jo\x94\xb9\xdeEj\x8f\xb4\xd9\xfee\x8a\xaf\xd4\xf9`\x85\xaa\xcf\xf4[\x80\xa5\xca\xefV{\xa0\xc5\xea": -2193275354743934319,
+	"\xeeUz\x9f\xc4\xe9Pu\x9a\xbf\xe4Kp\x95\xba\xdfFk\x90\xb5\xdaAf\x8b\xb0\xd5\xfaa\x86\xab\xd0\xf5\\":     -8742875975850790974,
+}
+
+// TestTokenAwareRouting (a cluster of two or more nodes): with RF=1 every
+// insert the native worker sends is coordinated by the node that owns its
+// key, so on every node the writes it coordinated for the table equal the
+// writes it stored (system_views coordinator/local write latency counts,
+// Cassandra 4.1+). With token_aware=false they differ, which shows the
+// check can fail.
+func TestTokenAwareRouting(t *testing.T) {
+	probe := openTest(t, nil)
+	hosts := probe.session.GetHosts()
+	probe.Close()
+	if len(hosts) < 2 {
+		t.Skip("one node: routing has one choice (run with PLATBENCH_CASSANDRA_NODES=3)")
+	}
+	for _, aware := range []bool{true, false} {
+		tg := setupBench(t, map[string]string{"token_aware": fmt.Sprint(aware), "schema": SchemaStress})
+		wk, err := tg.NewWorker(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &workload.Request{Op: vocab.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+		for i := 0; i < 300; i++ {
+			req.Key = key(i)
+			if err := wk.Do(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wk.Close()
+		mismatch := 0
+		for _, h := range hosts {
+			cc := gocql.NewCluster(h.ConnectAddress().String())
+			cc.Port = h.Port()
+			cc.Authenticator = gocql.PasswordAuthenticator{Username: tg.cfg.Username, Password: tg.cfg.Password}
+			cc.HostFilter = gocql.WhiteListHostFilter(h.ConnectAddress().String())
+			s, err := cc.CreateSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var coord, local int64
+			q := "SELECT count FROM system_views.%s WHERE keyspace_name = ? AND table_name = ?"
+			if err := s.Query(fmt.Sprintf(q, "coordinator_write_latency"), tg.cfg.Keyspace, tg.cfg.Table).Scan(&coord); err != nil {
+				t.Fatalf("coordinator_write_latency on %s: %v", h.ConnectAddress(), err)
+			}
+			if err := s.Query(fmt.Sprintf(q, "local_write_latency"), tg.cfg.Keyspace, tg.cfg.Table).Scan(&local); err != nil {
+				t.Fatalf("local_write_latency on %s: %v", h.ConnectAddress(), err)
+			}
+			s.Close()
+			t.Logf("token_aware=%v %s: coordinated %d, stored %d", aware, h.ConnectAddress(), coord, local)
+			if coord != local {
+				mismatch++
+			}
+		}
+		tg.Close()
+		if aware && mismatch > 0 {
+			t.Errorf("token-aware: %d node(s) coordinated writes they do not own", mismatch)
+		}
+		if !aware && mismatch == 0 {
+			t.Errorf("round robin: every node coordinated exactly its own writes; the check cannot tell")
+		}
+	}
+}
+
+// TestRedialInBackground: a node that accepts connections but never
+// answers (a hung host) is redialled in the background: requests keep
+// going to the node that is up while a redial waits for its connect
+// timeout, instead of the worker stalling on it.
+func TestRedialInBackground(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // accept, never answer
+		}
+	}()
+	tg := setupBench(t, map[string]string{"connect_timeout": "1s", "reconnect_interval": "100ms", "token_aware": "false"})
+	defer tg.Close()
+	hosts, _ := tg.nodes()
+	w, err := newNativeWorker(tg, tg.stmts, append(hosts[:1:1], ln.Addr().String()), ring{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.conns[1] != nil {
+		t.Fatal("the hung host gave a connection")
+	}
+	req := &workload.Request{Op: vocab.OpInsert, Value: value(0, 5, 34), Fields: 5, FieldLen: 34}
+	servedWhileDialing := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; time.Now().Before(deadline) && servedWhileDialing < 100; i++ {
+		req.Key = key(i)
+		if err := w.Do(context.Background(), req); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if w.ndial > 0 {
+			servedWhileDialing++
+		}
+	}
+	if servedWhileDialing < 100 {
+		t.Errorf("only %d requests were served while the hung host was being redialled", servedWhileDialing)
+	}
+	t.Logf("%d requests served during background redials; %v", servedWhileDialing, tg.Summary(context.Background()))
+}

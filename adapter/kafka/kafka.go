@@ -1,0 +1,777 @@
+package kafka
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/vocab"
+	"github.com/platbench/platbench/workload"
+)
+
+// Target is a Kafka-protocol cluster with one topic.
+type Target struct {
+	u     *url.URL
+	opts  map[string]string
+	cfg   *Config
+	conn  []kgo.Opt
+	admin *kadm.Client
+	adm   *kgo.Client
+	run   uint32 // run id written into every payload
+
+	topic   string
+	created bool          // Setup created the topic: Close deletes it unless Keep
+	topics  []string      // every topic in use (topics=N); topics[0] == topic
+	made    []string      // the topics Setup created, which Close deletes unless Keep
+	madeIn  time.Duration // how long creating them took, leaders known
+	// existing: UseExisting was called, Setup creates no topic (dataset.go).
+	existing bool
+	group    string
+	msgSize  int // bytes per message (the smallest when a range)
+	msgMax   int // largest message; == msgSize when fixed
+	// sizeFromReq: no msg_size given, so a produce sends as many bytes as the
+	// request's value (what the runner counts as the op's bytes).
+	sizeFromReq bool
+	pull        bool
+
+	mu        sync.Mutex
+	producers []*kgo.Client
+	txns      []*txnProducer // producers' transactions (transactional), by client
+	txn       txnStats
+	workers   []*Worker
+	depth     int // records in flight per pipelined worker; 0: synchronous workers (PipelineShape)
+	nextProd  atomic.Uint32
+	ledger    *ledger
+
+	bg        []*kgo.Client   // background consumers (streaming)
+	backlog   map[uint32]bool // producers done before RunBackground started (read-only after)
+	bgStop    context.CancelFunc
+	bgDone    chan struct{}
+	lagAtEnd  int64
+	lagKnown  bool
+	lagErr    error
+	watch     *groupWatch // background consumers' assignments, for rebalance times
+	groupType string      // the group's protocol as the broker reports it
+	closeOnce sync.Once
+}
+
+var (
+	_ adapter.Target     = (*Target)(nil)
+	_ adapter.Background = (*Target)(nil)
+	_ adapter.Summarizer = (*Target)(nil)
+	_ adapter.Describer  = (*Target)(nil)
+	_ adapter.Sizer      = (*Target)(nil)
+)
+
+// Open is the registry's opener: kafka://host1:9092,host2:9092?opt=value.
+// It connects nothing; Setup does.
+func Open(_ context.Context, u *url.URL, opts map[string]string) (adapter.Target, error) {
+	cfg, err := ParseConfig(u, opts)
+	if err != nil {
+		return nil, err
+	}
+	t, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t.u, t.opts = u, opts
+	return t, nil
+}
+
+// New returns a Target for cfg (already validated by ParseConfig).
+func New(cfg *Config) (*Target, error) {
+	conn, err := cfg.connOpts()
+	if err != nil {
+		return nil, err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	t := &Target{cfg: cfg, conn: conn, run: binary.LittleEndian.Uint32(b[:])}
+	t.ledger = newLedger(t.run)
+	return t, nil
+}
+
+// Topic is the topic in use (known after Setup).
+func (t *Target) Topic() string { return t.topic }
+
+// Setup reaches the cluster, then finds or creates the topic.
+func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	if w != nil && len(w.Options) > 0 && t.u != nil && t.topic == "" {
+		// A preset's options (e.g. the stream preset's consumers=1) apply
+		// unless the URL or --target-opt say otherwise.
+		cfg, err := parseConfig(t.u, t.opts, w.Options)
+		if err != nil {
+			return err
+		}
+		t.cfg = cfg
+	}
+	if t.admin == nil {
+		cl, err := kgo.NewClient(t.conn...)
+		if err != nil {
+			return adapter.Configf("kafka: %v", err)
+		}
+		t.adm, t.admin = cl, kadm.NewClient(cl)
+	}
+	if err := t.fitWorkload(w); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, t.cfg.DialTimeout+5*time.Second)
+	defer cancel()
+	md, err := t.admin.BrokerMetadata(cctx)
+	if err != nil {
+		return t.reachErr(err)
+	}
+	if t.topic != "" { // Setup is called again before the run phase
+		return nil
+	}
+	t.topic = t.cfg.Topic
+	if t.topic == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		t.topic = t.cfg.TopicPrefix + hex.EncodeToString(b[:])
+	}
+	t.group = t.cfg.Group
+	if t.group == "" {
+		t.group = "platbench-" + t.topic
+		if t.existing {
+			// A run on an earlier load reads the topic from its start in a
+			// group of its own (removed at Close), so every such run reads
+			// the same messages: consuming does not use the dataset up.
+			t.group += fmt.Sprintf("-%08x", t.run)
+		}
+	}
+	if t.cfg.Topics > 1 {
+		return t.setupTopics(ctx, len(md.Brokers))
+	}
+	t.topics = []string{t.topic}
+	tds, err := t.admin.ListTopics(cctx, t.topic)
+	hidden := errors.Is(err, kerr.TopicAuthorizationFailed) // absent, or present and not ours to see
+	if err != nil && !hidden {
+		return t.reachErr(err)
+	}
+	if td, ok := tds[t.topic]; ok && td.Err == nil {
+		return nil // exists: use it as it is, never delete it
+	} else if ok && errors.Is(td.Err, kerr.TopicAuthorizationFailed) {
+		hidden = true
+	}
+	if t.existing {
+		return t.missingTopic()
+	}
+	return t.createTopic(cctx, len(md.Brokers), hidden)
+}
+
+// fitWorkload settles what depends on the workload: the message size, and
+// whether workers consume.
+func (t *Target) fitWorkload(w *workload.Spec) error {
+	t.msgSize, t.msgMax = t.cfg.MsgSize, t.cfg.MsgSizeMax
+	t.sizeFromReq = t.msgSize == 0
+	if t.msgSize == 0 {
+		t.msgSize = DefaultMsgSize
+		if w != nil && w.RecordBytes() >= HeaderLen {
+			t.msgSize = w.RecordBytes()
+		}
+	}
+	if t.msgMax == 0 {
+		t.msgMax = t.msgSize
+	}
+	if w == nil {
+		return nil
+	}
+	for _, m := range w.Mix {
+		if m.Op == vocab.OpConsume && m.Weight > 0 {
+			t.pull = true
+		}
+	}
+	if (t.cfg.Key == "uniform" || t.cfg.Key == "zipfian") && string(w.Distribution) != t.cfg.Key {
+		return adapter.Configf("kafka: key=%s but the workload's distribution is %q (fix: a workload with distribution %s, or key=request to use the workload's keys as they are)", t.cfg.Key, w.Distribution, t.cfg.Key)
+	}
+	return nil
+}
+
+// createTopic creates the topic that does not exist (hidden: or that this
+// user may not see) and waits for its leaders.
+func (t *Target) createTopic(cctx context.Context, brokers int, hidden bool) error {
+	if !t.cfg.Create {
+		return adapter.Configf("kafka: topic %q does not exist and create=false (fix: create it, or drop create=false)", t.topic)
+	}
+	rf, err := t.replicas(brokers)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	resp, err := t.admin.CreateTopic(cctx, int32(t.cfg.Partitions), int16(rf), nil, t.topic)
+	if err == nil {
+		err = resp.Err
+	}
+	switch {
+	case err == nil:
+		t.created, t.made = true, []string{t.topic}
+	case errors.Is(err, kerr.TopicAlreadyExists):
+	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed):
+		what := "does not exist"
+		if hidden {
+			what = "does not exist (or user may not describe it)"
+		}
+		return &adapter.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: topic %q %s and user %q may not create it: %w (fix: create the topic first and name it with topic=NAME, or grant CREATE and DESCRIBE to this user)", t.topic, what, t.cfg.User, err)}
+	default:
+		return &adapter.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: creating topic %q (partitions=%d, replication=%d): %w", t.topic, t.cfg.Partitions, rf, err)}
+	}
+	t.waitLeaders(cctx, t.topics, 10*time.Second)
+	t.madeIn = time.Since(start)
+	return nil
+}
+
+func allLeaders(td kadm.TopicDetail) bool {
+	for _, p := range td.Partitions {
+		if p.Leader < 0 || p.Err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reachErr turns a failure to talk to the cluster into one line with the fix.
+func (t *Target) reachErr(err error) error {
+	var fix string
+	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed):
+		fix = "check the user and password, and the sasl= mechanism the broker enables"
+		return &adapter.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("kafka: authentication failed at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+	case errors.Is(err, context.DeadlineExceeded):
+		fix = "is the broker up and the address right? with TLS or SASL listeners, set tls=true or sasl=..."
+	default:
+		fix = "start the broker (scripts/servers/kafka.sh start) or correct the address in the URL"
+	}
+	return &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("kafka: cannot reach a broker at %s: %w (fix: %s)", strings.Join(t.cfg.Brokers, ","), err, fix)}
+}
+
+// producer returns the producer client for a new worker, creating it, and
+// its transactions (nil unless transactional).
+func (t *Target) producer() (*kgo.Client, *txnProducer, uint32, error) {
+	id := t.nextProd.Add(1) - 1
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := int(id) % t.cfg.Producers
+	for len(t.producers) <= i {
+		opts := append(append([]kgo.Opt{}, t.conn...), t.cfg.producerOpts()...)
+		opts = append(opts, kgo.DefaultProduceTopic(t.topic))
+		if t.cfg.Transactional {
+			opts = append(opts, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.txnPrefix(), len(t.producers))))
+		}
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			return nil, nil, 0, adapter.Configf("kafka: producer: %v", err)
+		}
+		if t.cfg.Transactional {
+			p, err := newTxnProducer(cl)
+			if err != nil {
+				cl.Close()
+				return nil, nil, 0, fmt.Errorf("kafka: beginning a transaction: %w", err)
+			}
+			t.txns = append(t.txns, p)
+		}
+		t.producers = append(t.producers, cl)
+	}
+	var tx *txnProducer
+	if t.cfg.Transactional {
+		tx = t.txns[i]
+	}
+	return t.producers[i], tx, id, nil
+}
+
+// txnPrefix is the prefix of the producers' transactional ids.
+func (t *Target) txnPrefix() string {
+	if t.cfg.TxnID != "" {
+		return t.cfg.TxnID
+	}
+	return fmt.Sprintf("platbench-%08x", t.run)
+}
+
+// consumer returns a new group member for the topic.
+func (t *Target) consumer(extra ...kgo.Opt) (*kgo.Client, error) {
+	start := kgo.NewOffset().AtStart()
+	if t.cfg.Offset == "latest" {
+		start = kgo.NewOffset().AtEnd()
+	}
+	opts := append(append([]kgo.Opt{}, t.conn...),
+		kgo.ConsumeTopics(t.topics...), kgo.ConsumerGroup(t.group), kgo.ConsumeResetOffset(start),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	if t.cfg.Transactional {
+		// Committed messages only; the markers too, so that the consumed
+		// position (and the lag) moves past them.
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	}
+	if t.cfg.GroupProto == "consumer" {
+		// KIP-848: the broker's group coordinator assigns ("uniform").
+		opts = append(opts, kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer())
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		return nil, adapter.Configf("kafka: consumer: %v", err)
+	}
+	return cl, nil
+}
+
+// NewWorker returns a worker with its own producer record and buffers; its
+// first CONSUME makes it a consumer group member (consume-only and drain
+// workloads), so the load phase's workers never join the group.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	if t.topic == "" {
+		return nil, errors.New("kafka: NewWorker before Setup")
+	}
+	prod, tx, pid, err := t.producer()
+	if err != nil {
+		return nil, err
+	}
+	w := newWorker(t, prod, tx, pid)
+	if tx != nil {
+		tx.join(w)
+	}
+	t.mu.Lock()
+	t.workers = append(t.workers, w)
+	depth := t.depth
+	t.mu.Unlock()
+	if depth > 0 {
+		return newPWorker(w, depth), nil
+	}
+	return w, nil
+}
+
+// RunBackground runs the streaming workload's consumer group members: each
+// consumed message of this run is recorded as a CONSUME with its end-to-end
+// latency. When ctx ends it notes the consumer lag and lets the consumers
+// drain on until Summary has counted lost messages.
+func (t *Target) RunBackground(ctx context.Context, sink adapter.Sink) error {
+	n := t.cfg.Consumers
+	if n == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t.mu.Lock()
+	t.watch = newGroupWatch()
+	for i := 0; i < n; i++ {
+		cl, err := t.consumer(t.watch.opts(i)...)
+		if err != nil {
+			t.mu.Unlock()
+			return err
+		}
+		t.bg = append(t.bg, cl)
+	}
+	dctx, stop := context.WithCancel(context.Background())
+	t.bgStop, t.bgDone = stop, make(chan struct{})
+	bg := t.bg
+	t.mu.Unlock()
+
+	var recording atomic.Bool
+	recording.Store(true)
+	// Messages sent before the run phase (by the load phase's workers, all
+	// closed by now) are backlog: counted for lost and
+	// duplicated, but their end-to-end latency is not the stream's.
+	t.mu.Lock()
+	backlog := map[uint32]bool{}
+	for _, w := range t.workers {
+		if w.finished {
+			backlog[w.pid] = true
+		}
+	}
+	t.backlog = backlog
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	members := make([]*member, len(bg))
+	for i, cl := range bg {
+		m := &member{cl: cl, done: make(chan struct{})}
+		members[i] = m
+		var mctx context.Context
+		mctx, m.stop = context.WithCancel(dctx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(m.done)
+			t.consumeLoop(mctx, cl, sink, &recording, backlog)
+		}()
+	}
+	if t.cfg.JoinAfter > 0 || t.cfg.LeaveAfter > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.churn(ctx, dctx, members, func(cl *kgo.Client) { t.consumeLoop(dctx, cl, sink, &recording, backlog) })
+		}()
+	}
+	go func() { wg.Wait(); close(t.bgDone) }()
+	<-ctx.Done()
+	recording.Store(false)
+	t.noteGroupType()
+	t.mu.Lock()
+	bg = append([]*kgo.Client(nil), t.bg...) // with the one that joined, without the one that left
+	t.mu.Unlock()
+	t.noteLag(bg)
+	return nil
+}
+
+// consumeLoop polls until ctx ends; while recording it sends every message
+// of this run to sink.
+func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink adapter.Sink, recording *atomic.Bool, backlog map[uint32]bool) {
+	for ctx.Err() == nil {
+		fs := cl.PollRecords(ctx, 4096)
+		rec := recording.Load()
+		fs.EachError(func(_ string, _ int32, err error) {
+			if rec && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+				sink.RecordAsync(vocab.OpConsume, 0, 0, adapter.Classify(classify(err)))
+			}
+		})
+		now := time.Now().UnixNano()
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Attrs.IsControl() { // a transaction's marker
+				t.ledger.marker(r.Topic, r.Partition, r.Offset)
+				return
+			}
+			h, ok := readHeader(r.Value)
+			d := t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset)
+			if rec && d == deliveredOurs && !backlog[h.producer] {
+				sink.RecordAsync(vocab.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), vocab.ClassNone)
+			}
+		})
+	}
+}
+
+// noteLag commits what the consumers have consumed and records the lag at
+// this moment: for every partition, its end offset (high watermark) minus the
+// next offset the consumers would read (after the highest they consumed; the
+// log start for untouched partitions with offset=earliest, the end with
+// latest). Taken from what was consumed rather than from committed offsets, it
+// stays right when a commit failed (a broker restart at the end of the run).
+func (t *Target) noteLag(cls []*kgo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, cl := range cls {
+		_ = cl.CommitUncommittedOffsets(ctx)
+	}
+	// After a broker restart the admin client's first request may meet a
+	// dead connection: try a few times.
+	var ends, starts kadm.ListedOffsets
+	var err error
+	for try := 0; try < 3; try++ {
+		if ends, err = t.admin.ListEndOffsets(ctx, t.topics...); err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			if starts, err = t.admin.ListStartOffsets(ctx, t.topics...); err == nil {
+				err = starts.Error()
+			}
+		}
+		if err == nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var lag int64
+	if err == nil {
+		t.ledger.mu.Lock()
+		ends.Each(func(o kadm.ListedOffset) {
+			next := o.Offset // offset=latest
+			if t.cfg.Offset == "earliest" {
+				if so, ok := starts.Lookup(o.Topic, o.Partition); ok {
+					next = so.Offset
+				}
+			}
+			if n, ok := t.ledger.next(o.Topic, o.Partition); ok {
+				next = n
+			}
+			lag += max(0, o.Offset-next)
+		})
+		t.ledger.mu.Unlock()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lagKnown {
+		return
+	}
+	t.lagAtEnd, t.lagKnown, t.lagErr = lag, err == nil, err
+}
+
+// expected merges the acknowledged sequence numbers of every producer.
+func (t *Target) expected() (map[uint32]*bitmap, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	want := map[uint32]*bitmap{}
+	var n uint64
+	// Consumers that start at the end (offset=latest) never see the backlog:
+	// do not expect it.
+	skip := func(pid uint32) bool { return t.cfg.Offset == "latest" && t.backlog[pid] }
+	for _, w := range t.workers {
+		if skip(w.pid) {
+			continue
+		}
+		w.ackMu.Lock()
+		if w.acked.count > 0 {
+			want[w.pid] = &w.acked
+			n += w.acked.count
+		}
+		w.ackMu.Unlock()
+	}
+	return want, n
+}
+
+// Summary reports consumer lag at the end of the run, and compares what the
+// producers had acknowledged with what the consumers received: lost (acked,
+// never consumed after the drain) and duplicated messages. It is called after
+// the run, when every worker has returned.
+func (t *Target) Summary(ctx context.Context) map[string]string {
+	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
+	t.endOpenTxns()
+	t.txnSummary(out)
+	t.topicSummary(out)
+	t.groupSummary(out)
+	t.mu.Lock()
+	var pbytes uint64
+	var insFailed uint64
+	for _, w := range t.workers {
+		w.ackMu.Lock()
+		pbytes += w.bytes
+		w.ackMu.Unlock()
+		insFailed += w.asyncFailed.Load()
+	}
+	t.mu.Unlock()
+	out["kafka.produced_bytes"] = strconv.FormatUint(pbytes, 10)
+	if insFailed > 0 {
+		out["kafka.insert_failed"] = strconv.FormatUint(insFailed, 10)
+	}
+	consuming := t.pull || t.cfg.Consumers > 0
+	if !consuming {
+		_, n := t.expected()
+		out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
+		return out
+	}
+	t.mu.Lock()
+	needLag := t.pull && !t.lagKnown
+	t.mu.Unlock()
+	if needLag {
+		var cls []*kgo.Client
+		t.mu.Lock()
+		for _, w := range t.workers {
+			if w.cons != nil && !w.closed {
+				cls = append(cls, w.cons)
+			}
+		}
+		t.mu.Unlock()
+		t.noteLag(cls)
+	}
+	want, n := t.expected()
+	drained := t.waitDrained(ctx, want, n)
+	t.stopBackground()
+
+	t.ledger.mu.Lock()
+	var lost, unacked uint64
+	for pid, w := range want {
+		s := t.ledger.seen[pid]
+		if s == nil {
+			s = &bitmap{}
+		}
+		lost += s.missing(w)
+	}
+	for pid, s := range t.ledger.seen {
+		if w, ok := want[pid]; ok {
+			unacked += s.extra(w)
+		} else {
+			unacked += s.count
+		}
+	}
+	out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
+	out["kafka.consumed"] = strconv.FormatUint(t.ledger.records, 10)
+	out["kafka.consumed_bytes"] = strconv.FormatUint(t.ledger.bytes, 10)
+	out["kafka.duplicated"] = strconv.FormatUint(t.ledger.dups, 10)
+	out["kafka.consumed_unacked"] = strconv.FormatUint(unacked, 10)
+	out["kafka.foreign"] = strconv.FormatUint(t.ledger.foreign, 10)
+	out["kafka.redelivered"] = strconv.FormatUint(t.ledger.redeliv, 10)
+	t.ledger.mu.Unlock()
+	if drained || !t.pull {
+		out["kafka.lost"] = strconv.FormatUint(lost, 10)
+		if !drained {
+			out["kafka.lost_note"] = fmt.Sprintf("consumers had not caught up after drain_timeout=%s: some 'lost' messages may only be late", t.cfg.DrainTimeout)
+		}
+	} else {
+		out["kafka.not_consumed"] = strconv.FormatUint(lost, 10)
+	}
+	t.mu.Lock()
+	if t.lagKnown {
+		out["kafka.consumer_lag_end"] = strconv.FormatInt(t.lagAtEnd, 10)
+	} else if t.lagErr != nil {
+		out["kafka.consumer_lag_end"] = "unknown: " + t.lagErr.Error()
+	}
+	t.mu.Unlock()
+	return out
+}
+
+// waitDrained lets the background consumers catch up with the n messages
+// acknowledged (want: by producer), for up to drain_timeout. It reports
+// whether they did. Consume-only runs (pull) do not wait.
+func (t *Target) waitDrained(ctx context.Context, want map[uint32]*bitmap, n uint64) bool {
+	deadline := time.Now().Add(t.cfg.DrainTimeout)
+	for {
+		t.ledger.mu.Lock()
+		var got uint64
+		for pid, w := range want {
+			if s := t.ledger.seen[pid]; s != nil {
+				got += w.count - s.missing(w)
+			}
+		}
+		t.ledger.mu.Unlock()
+		if got >= n {
+			return true
+		}
+		if t.pull || time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stopBackground stops the background consumers and waits for them.
+func (t *Target) stopBackground() {
+	t.mu.Lock()
+	stop, done, bg := t.bgStop, t.bgDone, t.bg
+	t.bgStop, t.bg = nil, nil
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+		for _, cl := range bg {
+			cl.Close()
+		}
+	}
+}
+
+// Describe says what was measured.
+func (t *Target) Describe(ctx context.Context) vocab.Info {
+	info := vocab.Info{Kind: "kafka", URL: t.cfg.redactedURL(), Details: map[string]string{
+		"topic": t.topic, "acks": t.cfg.Acks, "idempotent": strconv.FormatBool(t.cfg.Idempotent),
+		"compression": t.cfg.Codec, "producers": strconv.Itoa(t.cfg.Producers), "linger": t.cfg.Linger.String(),
+		"msg_size": strconv.Itoa(t.msgSize), "partitions": strconv.Itoa(t.cfg.Partitions), "client": "franz-go v1.22.2",
+	}}
+	info.Details["produce"] = "sync"
+	if t.pipelined() {
+		info.Details["produce"] = "async"
+	}
+	if len(t.topics) > 1 {
+		info.Details["topics"] = strconv.Itoa(len(t.topics))
+	}
+	if t.cfg.Transactional {
+		info.Details["transactional_id"] = t.txnPrefix() + "-N"
+		info.Details["isolation"] = "read_committed"
+		if t.cfg.TxnMessages > 0 {
+			info.Details["txn_messages"] = strconv.Itoa(t.cfg.TxnMessages)
+		}
+		if t.cfg.TxnDuration > 0 {
+			info.Details["txn_duration"] = t.cfg.TxnDuration.String()
+		}
+		if t.cfg.TxnAbortEvery > 0 {
+			info.Details["txn_abort_every"] = strconv.Itoa(t.cfg.TxnAbortEvery)
+		}
+	}
+	if t.msgMax > t.msgSize {
+		info.Details["msg_size"] = fmt.Sprintf("%d-%d", t.msgSize, t.msgMax)
+	}
+	if t.admin == nil {
+		return info
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if md, err := t.admin.BrokerMetadata(cctx); err == nil {
+		for _, b := range md.Brokers {
+			info.Nodes = append(info.Nodes, fmt.Sprintf("%s:%d", b.Host, b.Port))
+		}
+	}
+	if vs, err := t.admin.ApiVersions(cctx); err == nil {
+		vs.Each(func(v kadm.BrokerApiVersions) {
+			if info.Version == "" && v.Err == nil {
+				info.Version = v.VersionGuess()
+			}
+		})
+	}
+	if tds, err := t.admin.ListTopics(cctx, t.topic); err == nil {
+		if td, ok := tds[t.topic]; ok && len(td.Partitions) > 0 {
+			info.Details["partitions"] = strconv.Itoa(len(td.Partitions))
+			info.Details["replication"] = strconv.Itoa(td.Partitions.NumReplicas())
+		}
+	}
+	return info
+}
+
+// DiskBytes is the topic's size in the brokers' log directories (all replicas).
+func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
+	if t.admin == nil {
+		return 0, errors.New("kafka: DiskBytes before Setup")
+	}
+	ds, err := t.admin.DescribeAllLogDirs(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	ds.Each(func(d kadm.DescribedLogDir) {
+		d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
+			if slices.Contains(t.topics, p.Topic) {
+				n += p.Size
+			}
+		})
+	})
+	return n, nil
+}
+
+// Close closes every client and deletes the topic Setup created unless Keep.
+func (t *Target) Close() error {
+	var err error
+	t.closeOnce.Do(func() {
+		t.stopBackground()
+		t.mu.Lock()
+		for _, w := range t.workers {
+			w.closeConsumer()
+		}
+		for _, p := range t.producers {
+			p.Close()
+		}
+		t.producers = nil
+		t.mu.Unlock()
+		if t.admin == nil {
+			return
+		}
+		if t.existing && t.cfg.Group == "" && t.group != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = t.admin.DeleteGroups(ctx, t.group)
+			cancel()
+		}
+		if t.created && !t.cfg.Keep {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second+time.Duration(len(t.made))*10*time.Millisecond)
+			defer cancel()
+			resp, derr := t.admin.DeleteTopics(ctx, t.made...)
+			if derr == nil {
+				derr = resp.Error()
+			}
+			if derr != nil {
+				err = fmt.Errorf("kafka: deleting topic %q: %w (fix: delete it by hand, or keep=true)", t.topic, derr)
+				if len(t.made) > 1 {
+					err = fmt.Errorf("kafka: deleting the %d topics %s..%s: %w (fix: delete them by hand, or keep=true)", len(t.made), t.made[0], t.made[len(t.made)-1], derr)
+				}
+			}
+			if t.group != "" {
+				_, _ = t.admin.DeleteGroups(ctx, t.group)
+			}
+		}
+		t.adm.Close()
+	})
+	return err
+}

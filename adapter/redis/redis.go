@@ -1,0 +1,392 @@
+// Package redis is the Redis/Valkey target: redis://[user:pass@]host:port[/db]
+// and rediss:// (TLS). Standalone servers are driven by a small RESP2 client
+// of its own (resp.go) that does not allocate per command; Redis Cluster is
+// driven by the same client, one connection per master (cluster.go).
+//
+// Two record layouts (option mode):
+//   - kv (default): the record is one string value; READ=GET, UPDATE/INSERT/
+//     WRITE/SET=SET, DELETE=DEL, RMW=GET then SET, GET=GET, INCR=INCR of a
+//     counter key "ctr:"+key.
+//   - hash: the record is a hash of FieldCount fields "field0".."fieldN-1"
+//     as YCSB's redis binding stores it; READ=HGETALL, UPDATE=HSET of one
+//     random field (all fields when the workload's write_all_fields is set),
+//     INSERT/WRITE=HSET of every field, DELETE=DEL, RMW=HGETALL then HSET.
+//
+// SCAN (YCSB E) keeps a sorted-set index of the keys, as YCSB's redis
+// binding does (scan.go). CAS is not supported: Setup rejects it. Command
+// templates (workload.Command, memtier's --command) run as operations of
+// their own (template.go).
+//
+// Pipelining (option pipeline=D, and/or conns=N): the runner drives pipelined
+// workers (async.go, adapter.Pipeliner): one goroutine per connection keeps D
+// commands in flight, so the run's concurrency is the total number of ops in
+// flight (ceil(concurrency/D) connections); with both pipeline=D and conns=N
+// there are N connections with D each, N*D in flight, as redis-benchmark
+// -c N -P D. Each op is timed from its own submit to its own reply, so its
+// latency includes the time queued behind the other commands of the pipeline
+// (redis-benchmark -P measures the same way).
+//
+// Without pipelining (pipeline=1, the default), or for a caller that drives
+// plain Workers without asking PipelineShape, each worker owns its connection
+// and Do is a plain write then read, with no goroutine hop.
+package redis
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/vocab"
+	"github.com/platbench/platbench/workload"
+)
+
+// Config is the redis target's configuration, from the URL and the target
+// options (declared in options; `platbench targets redis` prints them).
+type Config struct {
+	// Addrs are the servers (host:port); several only in cluster mode. Default 127.0.0.1:6379.
+	Addrs []string
+	// TLS is set for rediss:// URLs.
+	TLS bool
+	// Insecure skips TLS certificate verification (option tls_insecure). Default false.
+	Insecure bool
+	// User and Password authenticate (AUTH); from the URL's userinfo.
+	User, Password string
+	// DB is the database number (URL path /N). Default 0.
+	DB int
+	// Mode is "kv" (GET/SET of the record) or "hash" (HSET/HGETALL of its fields). Default kv.
+	Mode string
+	// Pipeline is the most commands in flight on one connection (option
+	// pipeline). Default 1.
+	Pipeline int
+	// Conns, when set, fixes the number of connections (option conns).
+	// Default 0: one connection per Pipeline ops in flight. With both conns
+	// and pipeline, Conns*Pipeline ops are in flight (see PipelineShape).
+	Conns int
+	// Cluster is "auto" (ask the server: INFO cluster), "true" or "false". Default auto.
+	Cluster string
+	// Timeout bounds connecting and each command (option timeout). Default 5s.
+	Timeout time.Duration
+}
+
+func (c *Config) options() *adapter.OptionSet {
+	s := adapter.NewOptionSet("redis")
+	s.Enum(&c.Mode, "mode", "kv", "kv: the record is one string (GET/SET); hash: a hash of field0..fieldN-1 (HSET/HGETALL), as YCSB's redis binding stores it", "kv", "hash")
+	s.Count(&c.Pipeline, "pipeline", "1", "commands in flight per connection (redis-benchmark -P)").Range(1, 10000).WithUnit("commands")
+	s.Count(&c.Conns, "conns", "", "fixed number of connections the ops in flight are spread over; with pipeline, conns x pipeline in flight").
+		Range(1, 10000).Computed("one per pipeline ops in flight")
+	s.Enum(&c.Cluster, "cluster", "auto", "auto asks the server (INFO cluster); true or false force cluster mode", "auto", "true", "false")
+	s.Duration(&c.Timeout, "timeout", "5s", "bound of connecting and of each command").Positive()
+	s.Bool(&c.Insecure, "tls_insecure", "false", "rediss://: skip the check of the server's certificate")
+	return s
+}
+
+// Options declares the redis target's options.
+func Options() *adapter.OptionSet { return new(Config).options() }
+
+// ParseConfig builds a Config from the URL and options (options win over the
+// URL's query). It reports every problem at once.
+func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
+	cfg := &Config{}
+	s := cfg.options()
+	s.ParseURL(u, opts)
+	switch u.Scheme {
+	case "redis", "valkey":
+	case "rediss", "valkeys":
+		cfg.TLS = true
+	default:
+		s.Problem("scheme %q is not redis:// or rediss:// (fix: redis://host:6379)", u.Scheme)
+	}
+	cfg.Addrs = addrs(u.Host)
+	if u.User != nil {
+		cfg.Password, _ = u.User.Password()
+		cfg.User = u.User.Username()
+		if _, set := u.User.Password(); !set {
+			// redis://:pass@ or redis://pass@ : a lone name is taken as the password, as redis-cli -u does.
+			cfg.Password, cfg.User = cfg.User, ""
+		}
+	}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		db, err := strconv.Atoi(p)
+		if err != nil || db < 0 {
+			s.Problem("database %q is not a number (fix: /0 to /15 at the end of the URL)", p)
+		}
+		cfg.DB = db
+	}
+	if len(cfg.Addrs) > 1 && cfg.Cluster == "false" {
+		s.Problem("several addresses need cluster mode (fix: drop cluster=false)")
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// addrs splits the URL's host list; a host without a port gets 6379.
+func addrs(host string) []string {
+	if host == "" {
+		host = "127.0.0.1:6379"
+	}
+	var out []string
+	for _, h := range strings.Split(host, ",") {
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "6379")
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// Target is an open Redis server or cluster.
+type Target struct {
+	cfg     *Config
+	dial    dialOpts
+	cluster *goredis.ClusterClient // non-nil in cluster mode: dataset checks and clean, the masters INFO is read from
+	cs      clusterState           // cluster mode: the slot map (cluster.go)
+	version string
+	server  string // "redis" or "valkey"
+
+	spec       *workload.Spec
+	fieldNames []string
+	writeAll   bool
+	check      bool // checked workload: reads check values (worker.checkedRead)
+	fieldLen   int
+	tmpls      []*tmpl // the workload's command templates (template.go), by named op slot
+	index      string  // the sorted set indexing the keys when the workload scans (scan.go); "" otherwise
+	indexB     []byte  // index, for slot routing
+
+	mu sync.Mutex
+
+	// Set by PipelineShape (async.go): workers are pworkers, each with its
+	// own connection and depth commands in flight.
+	async                   bool
+	depth, inFlight, nconns int
+
+	// status are the connections INFO is read over (status.go), by node.
+	status map[string]*conn
+}
+
+var (
+	_ adapter.Target    = (*Target)(nil)
+	_ adapter.Describer = (*Target)(nil)
+)
+
+// Open connects to the first address, checks credentials and database, and
+// decides between standalone and cluster mode.
+func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Target, error) {
+	cfg, err := ParseConfig(u, opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{cfg: cfg}
+	t.dial = dialOpts{addr: cfg.Addrs[0], user: cfg.User, password: cfg.Password, db: cfg.DB, timeout: cfg.Timeout}
+	if cfg.TLS {
+		host, _, _ := net.SplitHostPort(cfg.Addrs[0])
+		t.dial.tls = &tls.Config{ServerName: host, InsecureSkipVerify: cfg.Insecure}
+	}
+	c, err := dial(ctx, &t.dial)
+	if err != nil {
+		var cve *tls.CertificateVerificationError
+		if errors.As(err, &cve) {
+			return nil, adapter.Configf("redis: %s: the server's TLS certificate is not trusted: %v (fix: add its CA to the system's trust store, or the option tls_insecure=true for a test server)", cfg.Addrs[0], cve)
+		}
+		if adapter.Classify(err) == vocab.ClassUnavailable || adapter.Classify(err) == vocab.ClassTimeout {
+			return nil, fmt.Errorf("redis: cannot reach %s: %w (fix: start the server or correct host:port in the URL)", cfg.Addrs[0], err)
+		}
+		return nil, err
+	}
+	defer c.Close()
+	info, err := c.text("INFO", "server")
+	if err != nil {
+		var ce *adapter.ConfigError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		if adapter.Classify(err) == vocab.ClassRejected {
+			return nil, adapter.Configf("redis: %s needs a password: %v (fix: put it in the URL, redis://user:pass@host:port)", cfg.Addrs[0], err)
+		}
+		return nil, fmt.Errorf("redis: INFO on %s: %w", cfg.Addrs[0], err)
+	}
+	t.server, t.version = "redis", infoField(info, "redis_version")
+	if v := infoField(info, "valkey_version"); v != "" {
+		t.server, t.version = "valkey", v
+	}
+	clusterOn := cfg.Cluster == "true" || len(cfg.Addrs) > 1
+	if cfg.Cluster == "auto" {
+		ci, err := c.text("INFO", "cluster")
+		if err == nil && infoField(ci, "cluster_enabled") == "1" {
+			clusterOn = true
+		}
+	}
+	if clusterOn {
+		if cfg.DB != 0 {
+			return nil, adapter.Configf("redis: a cluster has only database 0, got /%d (fix: drop the /N from the URL)", cfg.DB)
+		}
+		o := &goredis.ClusterOptions{
+			Addrs: cfg.Addrs, Username: cfg.User, Password: cfg.Password,
+			DialTimeout: cfg.Timeout, ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout,
+			PoolSize: 1024, MaxRetries: -1, // the benchmark counts errors; it does not hide them behind retries
+		}
+		if t.dial.tls != nil {
+			o.TLSConfig = t.dial.tls
+		}
+		t.cluster = goredis.NewClusterClient(o)
+		if err := t.cluster.Ping(ctx).Err(); err != nil {
+			t.cluster.Close()
+			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classifyNet(err))
+		}
+		topo, err := readTopology(ctx, t.dial, cfg.Addrs)
+		if err != nil {
+			t.cluster.Close()
+			return nil, err
+		}
+		t.cs.topo.Store(topo)
+	}
+	return t, nil
+}
+
+func infoField(info, name string) string {
+	for _, l := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Setup checks that the workload uses only ops this target maps.
+func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
+	t.index, t.indexB = "", nil
+	for _, m := range w.Mix {
+		if m.Weight <= 0 {
+			continue
+		}
+		switch m.Op {
+		case vocab.OpScan:
+			if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
+				return adapter.Configf("redis: SCAN (YCSB workload E) runs one request at a time: a scan reads the index, then the records it names (fix: drop the pipeline and conns options for a workload with SCAN)")
+			}
+			t.index = indexKey(w.KeyPrefix)
+			t.indexB = []byte(t.index)
+		case vocab.OpCAS, vocab.OpProduce, vocab.OpConsume:
+			return adapter.Configf("redis: op %s is not supported (fix: use READ, UPDATE, INSERT, WRITE, READ-MODIFY-WRITE, DELETE, SET, GET or INCR)", m.Op)
+		}
+		if m.Op.Named() && int(m.Op-vocab.OpNamed0) >= len(w.Commands) {
+			return adapter.Configf("redis: op %s is not a command template of the workload (fix: give the workload that command template, or one made for redis)", w.OpName(m.Op))
+		}
+	}
+	tmpls, err := compileTemplates(w.Commands)
+	if err != nil {
+		return err
+	}
+	t.tmpls = tmpls
+	t.spec = w
+	t.writeAll = w.WriteAllFields
+	t.check, t.fieldLen = w.CheckValues, w.FieldLength
+	n := w.FieldCount
+	if n <= 0 {
+		n = 1
+	}
+	t.fieldNames = make([]string, n)
+	for i := range t.fieldNames {
+		t.fieldNames[i] = "field" + strconv.Itoa(i)
+	}
+	return nil
+}
+
+// ChecksReads: the standalone, unpipelined client checks reads; the
+// cluster and pipelined paths do not.
+func (t *Target) ChecksReads(*workload.Spec) error {
+	if t.cluster != nil {
+		return usererr.Field("validate", "is not supported by redis in cluster mode (fix: drop validate, or use a standalone server)")
+	}
+	if t.cfg.Pipeline > 1 || t.cfg.Conns > 0 {
+		return usererr.Field("validate", "is not supported by redis with the pipeline or conns option (fix: drop validate, or those options)")
+	}
+	return nil
+}
+
+// NewWorker returns worker id. Its connection is dialled now, so an
+// unreachable server shows up before the run starts.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	if t.fieldNames == nil {
+		if err := t.Setup(context.Background(), &workload.Spec{FieldCount: 1}); err != nil {
+			return nil, err
+		}
+	}
+	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
+	t.mu.Lock()
+	async := t.async
+	t.mu.Unlock()
+	if t.cluster != nil {
+		if async {
+			return t.newCPWorker(w), nil
+		}
+		return &cworker{base: w}, nil
+	}
+	if async {
+		return t.newPWorker(w)
+	}
+	c, err := dial(context.Background(), &t.dial)
+	if err != nil {
+		return nil, err
+	}
+	w.c = c
+	return w, nil
+}
+
+// Close closes the cluster client; workers close their own connections.
+func (t *Target) Close() error {
+	t.closeStatus()
+	if t.cluster != nil {
+		return t.cluster.Close()
+	}
+	return nil
+}
+
+// Describe reports the server, its version and how it is driven.
+func (t *Target) Describe(ctx context.Context) vocab.Info {
+	scheme := "redis"
+	if t.cfg.TLS {
+		scheme = "rediss"
+	}
+	u := scheme + "://" + strings.Join(t.cfg.Addrs, ",")
+	if t.cfg.DB != 0 {
+		u += "/" + strconv.Itoa(t.cfg.DB)
+	}
+	mode := "standalone (platbench RESP client)"
+	nodes := t.cfg.Addrs
+	if t.cluster != nil {
+		nodes = t.cs.topo.Load().addrs
+		mode = fmt.Sprintf("cluster of %d masters (platbench RESP client, one connection per master)", len(nodes))
+	}
+	d := map[string]string{
+		"server":   t.server,
+		"mode":     t.cfg.Mode,
+		"client":   mode,
+		"pipeline": strconv.Itoa(t.cfg.Pipeline),
+		"timeout":  t.cfg.Timeout.String(),
+	}
+	if t.cfg.Conns > 0 {
+		d["conns"] = strconv.Itoa(t.cfg.Conns)
+	}
+	t.mu.Lock()
+	if t.async {
+		d["in_flight"] = t.inFlightText()
+	}
+	t.mu.Unlock()
+	return vocab.Info{Kind: "redis", URL: u, Version: t.version, Nodes: nodes, Details: d}
+}

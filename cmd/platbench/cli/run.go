@@ -1,0 +1,591 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/workload"
+)
+
+// benchFlags are the flags `run`, `load` and `sweep` share. Numbers, sizes,
+// rates and durations are units values: the grammar of workload and suite
+// files too.
+type benchFlags struct {
+	fs          *flag.FlagSet
+	stderr      io.Writer // the workload file's warnings
+	target      string
+	targetOpts  kvFlag
+	workload    string
+	duration    units.Duration
+	ops         units.Count
+	records     units.Count
+	valueSize   units.Size
+	fieldCount  units.Count
+	fieldLength units.Size
+	mix         string
+	commands    commandFlags // --command templates (redis)
+	dist        string
+	concurrency units.Count
+	rate        runner.Streams
+	poisson     bool
+	paceTick    units.Duration
+	seed        int64
+	out         string
+	noLoad      bool
+	label       string
+	shard       string
+	startAt     string
+	rdv         rendezvousFlags // run only
+	fixedRate   bool            // sweep: every step runs at a fixed rate, --rate or not
+	quiet       bool
+	events      listFlag
+	thresholds  listFlag
+	ths         []analysis.Threshold // thresholds, parsed
+	allowErrors bool
+	abortOnFail bool // run only
+	validate    bool // --validate: checked values (workload.Spec.CheckValues)
+	tel         telemetryFlags
+	analysis    *analysis.Options
+	// --store (run and sweep): the result judged last and its file, whose
+	// rows b.stored appends (cmd/platbench/cli/history.go).
+	store    string
+	last     *result.Result
+	lastPath string
+	// --verify, --verify-sample (run only): read back the acknowledged writes.
+	verify       bool
+	verifySample bench.Sample
+}
+
+func newBenchFlags(env *Env, name, summary string) *benchFlags {
+	b := &benchFlags{stderr: env.Stderr, targetOpts: kvFlag{}, concurrency: bench.DefaultConcurrency}
+	fs := newFlags(env, name, "[flags]", summary)
+	b.fs = fs
+	fs.StringVar(&b.target, "target", bench.DefaultTarget, "target URL or name (see 'platbench targets')")
+	fs.Var(b.targetOpts, "target-opt", "target option key=value (repeatable; see the target's docs)")
+	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
+	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
+	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
+	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d)", workload.DefaultRecords))
+	fs.Var(&b.valueSize, "value-size", "bytes per record, a `size` such as 1KiB, split over the fields (default 10 fields x 100 B)")
+	fs.Var(&b.fieldCount, "field-count", "fields per record, a `count` (YCSB fieldcount)")
+	fs.Var(&b.fieldLength, "field-length", "bytes per field, a `size` (YCSB fieldlength)")
+	fs.StringVar(&b.mix, "mix", "", "op mix, e.g. read=3,write=1 (overrides the workload's)")
+	b.commands.register(fs)
+	fs.StringVar(&b.dist, "distribution", "", "key distribution: uniform, zipfian, latest, hotspot, sequential, gaussian")
+	fs.Var(&b.concurrency, "concurrency", "workers, a `count` (concurrent requests in flight)")
+	fs.Var(&b.rate, "rate", "fixed total `rate` in ops/s (open loop, e.g. 20k), or a profile: ramp(1k, 50k, 60s), stages(30s:10k, 1m:10k, 30s:0), sine(10k, 5k, 1m), bursts(50k, 10s, 5k, 50s); OP=RATE or OP=PROFILE paces one operation type on its own schedule (repeatable: --rate read=20k --rate update=5k); 0 = as fast as possible")
+	fs.Func("arrival", "how open-loop arrivals are spaced: uniform (evenly, the default) or poisson (exponential gaps, as independent users arrive)", func(v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "uniform", "even":
+			b.poisson = false
+		case "poisson":
+			b.poisson = true
+		default:
+			return fmt.Errorf("%q is not uniform or poisson", v)
+		}
+		return nil
+	})
+	fs.Var(&b.paceTick, "pace-tick", fmt.Sprintf("open loop: the shortest time between two timed wakeups, a `duration` (default %s); operations due within it of each other start together, each charged from its own intended start, so a longer tick costs less client CPU at low rates and adds up to a tick of schedule lag (tokio, under latte, keeps time in 1ms)", units.Duration(runner.DefaultPaceTick)))
+	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
+	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
+	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
+	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
+	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
+	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
+	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
+	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
+	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
+	b.tel.register(fs)
+	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
+	if name != "load" {
+		fs.StringVar(&b.store, "store", "", storeFlagDoc)
+	}
+	return b
+}
+
+// zeroes reports the flags given as 0 whose 0 the library would read as "not
+// given" and replace with a default (--records 0 once loaded 100,000
+// records): on the command line that is an error.
+func (b *benchFlags) zeroes() usererr.List {
+	var l usererr.List
+	for _, z := range []struct {
+		flag, field string
+		zero        bool
+		fix         string
+	}{
+		{"records", "records", b.records == 0, "the dataset size, e.g. 100k"},
+		{"ops", "ops", b.ops == 0, "a number of operations such as 1M, or a duration instead"},
+		{"duration", "duration", b.duration == 0, "a positive duration such as 30s"},
+		{"value-size", "value_size", b.valueSize == 0, "bytes per record such as 1KiB"},
+		{"field-count", "field_count", b.fieldCount == 0, "1 or more fields"},
+		{"field-length", "field_length", b.fieldLength == 0, "1 or more bytes per field"},
+		{"concurrency", "concurrency", b.concurrency == 0, "1 or more workers"},
+		{"pace-tick", "pace_tick", b.paceTick == 0, "a tick such as 50us or 1ms"},
+		{"telemetry-interval", "telemetry_interval", b.tel.Interval == 0, "a sampling period such as 1s"},
+	} {
+		if z.zero && flagSet(b.fs, z.flag) {
+			l.Add(z.field, "is 0 (fix: %s, or leave it out for the default)", z.fix)
+		}
+	}
+	return l
+}
+
+// spec is the workload with the flags' overrides. Flags override the file.
+// A YCSB property file's operationcount and insertstart/insertcount come
+// back in the Loaded for config, which applies them unless flags say
+// otherwise; its warnings are printed here.
+func (b *benchFlags) spec() (workload.Loaded, error) {
+	l, err := loadWorkload(b.workload)
+	if err != nil {
+		return l, err
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(b.stderr, "platbench: warning: %s\n", w)
+	}
+	spec := &l.Spec
+	if flagSet(b.fs, "records") {
+		spec.Records = uint64(b.records)
+	}
+	if flagSet(b.fs, "field-count") {
+		spec.FieldCount = int(min(b.fieldCount, math.MaxInt32))
+	}
+	if flagSet(b.fs, "field-length") {
+		spec.FieldLength = int(min(b.fieldLength, math.MaxInt32))
+	}
+	if v := int64(b.valueSize); v > 0 {
+		if spec.FieldCount <= 0 || v < int64(spec.FieldCount) || v%int64(spec.FieldCount) != 0 {
+			spec.FieldCount = 1
+		}
+		spec.FieldLength = int(min(v/int64(spec.FieldCount), math.MaxInt32))
+	}
+	b.commands.apply(spec)
+	if b.mix != "" {
+		m, err := spec.ParseMix(b.mix)
+		if err != nil {
+			return l, usagef("bad --mix: %v", err)
+		}
+		spec.Mix = m
+	}
+	if b.dist != "" {
+		spec.Distribution = workload.Dist(b.dist)
+	}
+	spec.CheckValues = spec.CheckValues || b.validate || b.verify // only checked values can be verified
+	return l, nil
+}
+
+// config turns the flags into a bench.Config with its defaults applied and
+// validated; loadOnly is `platbench load`.
+func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
+	if err := b.zeroes().Err(); err != nil {
+		return bench.Config{}, usage(err)
+	}
+	l, err := b.spec()
+	if err != nil {
+		return bench.Config{}, err
+	}
+	cfg := bench.Config{
+		Target:     b.target,
+		TargetOpts: map[string]string(b.targetOpts),
+		Workload:   l.Spec,
+		Label:      b.label,
+		Run:        !loadOnly,
+		Load:       loadOnly || !b.noLoad,
+		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
+			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson,
+			PaceTick: time.Duration(b.paceTick)},
+		Telemetry: b.tel.Config,
+	}
+	if r, ok := b.rate.Rate(); ok {
+		cfg.Runner.Rate = r
+	} else {
+		if err := b.rate.Resolve(&l.Spec); err != nil {
+			return bench.Config{}, usage(err)
+		}
+		cfg.Runner.Streams = b.rate
+	}
+	open := cfg.Runner.Open() || b.fixedRate
+	if b.poisson && !open {
+		return bench.Config{}, usagef("--arrival poisson spaces a fixed rate's arrivals: give --rate too")
+	}
+	if flagSet(b.fs, "pace-tick") && !open {
+		return bench.Config{}, usagef("--pace-tick paces a fixed rate: give --rate too (a closed loop has no schedule)")
+	}
+	if b.analysis != nil {
+		cfg.Warmup = b.analysis.Warmup
+	}
+	for _, e := range b.events {
+		ev, err := runner.ParseEvent(e)
+		if err != nil {
+			return bench.Config{}, usagef("%v", err)
+		}
+		cfg.Runner.Events = append(cfg.Runner.Events, ev)
+	}
+	if l.Ops > 0 && !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
+		cfg.Runner.Ops = l.Ops // YCSB operationcount
+	}
+	cfg.Shard, cfg.Shards = l.Shard, l.Shards // YCSB insertstart/insertcount
+	if b.shard != "" {
+		if cfg.Shard, cfg.Shards, err = parseShard(b.shard); err != nil {
+			return bench.Config{}, usage(err)
+		}
+	}
+	if b.startAt != "" {
+		t, err := time.Parse(time.RFC3339, b.startAt)
+		if err != nil {
+			return bench.Config{}, usagef("bad --start-at %q: use RFC 3339, e.g. 2026-11-22T10:00:00Z", b.startAt)
+		}
+		cfg.StartAt = t
+	}
+	cfg.Verify, cfg.VerifySample = b.verify, b.verifySample
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return cfg, usage(err)
+	}
+	if b.ths, err = analysis.ParseThresholds(b.thresholds); err != nil {
+		return cfg, usage(err)
+	}
+	if err := checkStore(b.store); err != nil {
+		return cfg, err
+	}
+	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(l.Spec)))
+}
+
+// mixOps names the op types of spec's mix.
+func mixOps(spec workload.Spec) []string {
+	out := make([]string, len(spec.Mix))
+	for i, m := range spec.Mix {
+		out[i] = spec.OpName(m.Op)
+	}
+	return out
+}
+
+// judge evaluates b's thresholds on r (stored in r.Thresholds: call it
+// before writing the result).
+func (b *benchFlags) judge(r *result.Result) error {
+	var err error
+	r.Thresholds, err = analysis.Thresholds(r, b.ths)
+	b.last = r
+	return err
+}
+
+// verdict is the outcome of a run that completed: thresholds failed (exit
+// 3), or, without thresholds, a failed run (exit 1, unless --allow-errors).
+func (b *benchFlags) verdict(r *result.Result) error {
+	if h := analysis.HealthOf(r); h.LostWrites > 0 {
+		// Whatever the thresholds say: the target did not keep what it
+		// acknowledged.
+		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written)"}
+	}
+	if len(b.ths) > 0 {
+		var failed []string
+		for _, t := range r.Thresholds {
+			if !t.Pass {
+				failed = append(failed, t.Expr)
+			}
+		}
+		if len(failed) > 0 {
+			return &exitError{exitThresholds, fmt.Sprintf("%d of %d thresholds failed: %s", len(failed), len(r.Thresholds), strings.Join(failed, ", "))}
+		}
+		return nil
+	}
+	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed() {
+		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written; --allow-errors accepts such a run)"}
+	}
+	return nil
+}
+
+// parseShard reads --shard i/N.
+func parseShard(s string) (int, int, error) {
+	a, c, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(c)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usererr.Field("shard", "%q is not i/N with 0 <= i < N (fix: e.g. 0/3)", s)
+	}
+	return i, n, nil
+}
+
+// loadWorkload resolves a preset name, a YAML file or a YCSB property file:
+// a name with a path separator or a YAML extension is a file; another name
+// is a preset, or else a file of that name if there is one.
+func loadWorkload(name string) (workload.Loaded, error) {
+	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, os.PathSeparator) {
+		return workload.Open(name)
+	}
+	spec, err := workload.Preset(name)
+	if err != nil {
+		if _, serr := os.Stat(name); serr == nil {
+			return workload.Open(name)
+		}
+	}
+	return workload.Loaded{Spec: spec}, err
+}
+
+func runRun(ctx context.Context, env *Env, args []string) error {
+	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
+	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
+	b.rdv.register(b.fs)
+	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
+	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
+	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
+	b.analysis = addAnalysisFlags(b.fs)
+	cfg, err := b.parse(args, false)
+	if err != nil {
+		return err
+	}
+	if flagSet(b.fs, "verify-sample") && !b.verify {
+		return usagef("--verify-sample says how many keys --verify reads back: give --verify too")
+	}
+	if b.abortOnFail {
+		if len(b.ths) == 0 {
+			return usagef("--abort-on-fail checks the --threshold rules while the run goes on: give at least one (e.g. --threshold p99<10ms)")
+		}
+		cfg.AbortOnFail = b.ths
+	}
+	return b.stored(ctx, execute(ctx, env, b, cfg))
+}
+
+func runLoad(ctx context.Context, env *Env, args []string) error {
+	b := newBenchFlags(env, "load", "Run only the load phase: insert the workload's records into the target (then use 'run --no-load').")
+	cfg, err := b.parse(args, true)
+	if err != nil {
+		return err
+	}
+	return execute(ctx, env, b, cfg)
+}
+
+// parse parses args (flags only) into a validated bench.Config.
+func (b *benchFlags) parse(args []string, loadOnly bool) (bench.Config, error) {
+	if err := b.parseArgs(args); err != nil {
+		return bench.Config{}, err
+	}
+	return b.config(loadOnly)
+}
+
+// parseArgs parses args, which are flags only.
+func (b *benchFlags) parseArgs(args []string) error {
+	if err := parseFlags(b.fs, args); err != nil {
+		return err
+	}
+	if b.fs.NArg() > 0 {
+		return usagef("unexpected argument %q", b.fs.Arg(0))
+	}
+	return nil
+}
+
+// resultPath is --out, or a file name made of the command, the target, the
+// workload and the time; it fails before the benchmark, not after, when the
+// result cannot be written there.
+func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error) {
+	out := b.out
+	if out == "-" { // the result's JSON on stdout, the report on stderr
+		return out, nil
+	}
+	if out == "" {
+		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
+	}
+	b.lastPath = out
+	return out, checkWritable(out)
+}
+
+// execute runs the benchmark, writes the result files and prints the report.
+func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) error {
+	bench.Version = ToolVersion()
+	out, err := b.resultPath("platbench", cfg)
+	if err != nil {
+		return err
+	}
+	if !b.quiet {
+		cfg.Runner.Progress = newProgress(env, cfg)
+	}
+	if b.tel.metricsAddr != "" {
+		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
+		if err != nil {
+			return err
+		}
+		if !b.quiet {
+			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
+		}
+	}
+	dist, err := setupRendezvous(b.rdv, &cfg)
+	if err != nil {
+		return err
+	}
+	r, err := bench.Run(ctx, cfg)
+	if !b.quiet && env.IsTTY {
+		fmt.Fprint(env.Stderr, "\r\033[K")
+	}
+	// A distributed run hands its outcome over: loader 0's r becomes the
+	// merged result. With a result in hand (a loader missing from the merge,
+	// a result that could not be sent) it is still written, then err returned.
+	r, err = dist.finish(ctx, r, err)
+	if r == nil {
+		return err
+	}
+	after := err
+	if b.analysis != nil {
+		a, err := analysis.Analyze(r, *b.analysis)
+		if err != nil {
+			return err
+		}
+		r.Analysis = a
+	}
+	if err := b.judge(r); err != nil {
+		return err
+	}
+	if out == "-" {
+		// --out -: the result is stdout (e.g. a pod's log); the report, if
+		// any, goes to stderr.
+		if err := result.Encode(env.Stdout, r); err != nil {
+			return err
+		}
+		if !b.quiet {
+			if err := printTerm(env.Stderr, r); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			return after
+		}
+		return b.verdict(r)
+	}
+	if err := result.Write(out, r); err != nil {
+		return err
+	}
+	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
+	if data, err := result.Hlog(r); err == nil {
+		if err := result.WriteFileAtomic(hlog, data); err != nil {
+			return err
+		}
+	}
+	if err := printTerm(env.Stdout, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the result of what ran was written")
+	}
+	if after != nil {
+		return after
+	}
+	return b.verdict(r)
+}
+
+// printTerm is the terminal report: the seed-shaped summary, then the analysis.
+func printTerm(w io.Writer, r *result.Result) error {
+	if err := report.WriteTerm(w, r); err != nil {
+		return err
+	}
+	if r.Sweep != nil {
+		fmt.Fprintln(w)
+		if err := report.WriteSweepText(w, r); err != nil {
+			return err
+		}
+	}
+	if len(r.Events) > 0 {
+		fmt.Fprintln(w)
+		if err := report.WriteEventsText(w, r, analysis.EventImpacts(r)); err != nil {
+			return err
+		}
+	}
+	if r.Verification != nil {
+		fmt.Fprintln(w)
+		if err := report.WriteVerificationText(w, r); err != nil {
+			return err
+		}
+	}
+	if r.Host != nil {
+		fmt.Fprintln(w)
+		report.WriteHostText(w, r)
+	}
+	if len(r.Nodes) > 0 {
+		fmt.Fprintln(w)
+		report.WriteNodesText(w, r)
+	}
+	if r.DBMetrics != nil {
+		fmt.Fprintln(w)
+		report.WriteDBMetricsText(w, r)
+	}
+	// Counters of the server or of the whole machine were asked for by name
+	// (as seed 000 ran perf stat on Cassandra): show them in full.
+	if c := r.Counters; c != nil && (c.Scope == "server" || c.Scope == "system") {
+		report.WritePerfStat(w, c)
+	}
+	if r.Analysis != nil {
+		fmt.Fprintln(w)
+		if err := report.WriteAnalysisText(w, r, r.Analysis); err != nil {
+			return err
+		}
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(w)
+		return report.WriteThresholdsText(w, r)
+	}
+	return nil
+}
+
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".platbench-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write the result to %s: %v (choose another --out)", path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+func targetName(t string) string {
+	if i := strings.Index(t, "://"); i >= 0 {
+		return t[:i]
+	}
+	return t
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// newProgress returns the runner's progress callback: a live line on a
+// terminal, a plain line every 10 s when stderr is piped.
+func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Duration) {
+	var total time.Duration
+	if cfg.Runner.Duration > 0 {
+		total = cfg.Runner.Duration
+	}
+	return func(phase string, l recorder.Live, elapsed time.Duration) {
+		secs := elapsed.Round(time.Second)
+		pos := secs.String()
+		if phase == "run" && total > 0 {
+			pos += "/" + total.String()
+		}
+		line := fmt.Sprintf("%-4s %-9s %s  p99 %s  ops %s  errors %s", phase, pos, units.OpsPerSec(l.OpsPerSec()), units.Latency(float64(l.P99Ns)), units.Int(float64(l.TotalCount)), units.Int(float64(l.TotalErrors)))
+		if env.IsTTY {
+			fmt.Fprintf(env.Stderr, "\r\033[K%s", line)
+		} else if int(secs.Seconds())%10 == 0 {
+			fmt.Fprintln(env.Stderr, line)
+		}
+	}
+}

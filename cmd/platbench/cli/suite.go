@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/suite"
+	"github.com/platbench/platbench/suite/summary"
+)
+
+func runSuite(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
+	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file)")
+	dry := fs.Bool("dry-run", false, "list the cells and exit")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	var thresholds listFlag
+	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
+	store := fs.String("store", "", storeFlagDoc)
+	validate := fs.Bool("validate", false, validateFlagDoc)
+	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
+	// Flags may come before or after FILE.
+	var file string
+	rest := args
+	for {
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if file != "" {
+			return usagef("unexpected argument %q (one suite file per command)", fs.Arg(0))
+		}
+		file, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if file == "" {
+		return usagef("no suite file (fix: platbench suite FILE.yaml)")
+	}
+	if err := checkStore(*store); err != nil {
+		return err
+	}
+	f, err := suite.Load(file)
+	if err != nil {
+		return err
+	}
+	if _, err := analysis.ParseThresholds(thresholds); err != nil {
+		return usage(err)
+	}
+	f.Thresholds = append(f.Thresholds, thresholds...)
+	cells, err := f.Cells()
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = f.OutDir()
+	}
+	if *dry {
+		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
+		for _, c := range cells {
+			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)))
+		}
+		return nil
+	}
+	bench.Version = ToolVersion()
+	n := 0
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors}
+	if !*quiet {
+		o.Configure = func(c *suite.Cell) {
+			n++
+			fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, len(cells), c.Name)
+			c.Config.Runner.Progress = newProgress(env, c.Config)
+		}
+		o.OnCell = func(r summary.Row) {
+			if env.IsTTY {
+				fmt.Fprint(env.Stderr, "\r\033[K")
+			}
+			if r.Error != "" {
+				fmt.Fprintf(env.Stderr, "cell %s FAILED: %s\n", r.Cell, r.Error)
+			}
+		}
+	}
+	if *validate {
+		o.Configure = checkValues(o.Configure)
+	}
+	s, err := suite.Run(ctx, f, o)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteSuiteText(env.Stdout, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nsummary  : %s/summary.md\n", s.OutDir)
+	if err := storeSuite(ctx, *store, s); err != nil {
+		if s.Failed() == 0 && s.ThresholdsFailed() == 0 && ctx.Err() == nil {
+			return &exitError{exitFailed, err.Error()}
+		}
+		fmt.Fprintf(env.Stderr, "platbench suite: %v\n", err)
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the results of the cells that ran and the summary were written")
+	}
+	if k := s.Failed(); k > 0 {
+		return fmt.Errorf("%d of %d cells failed (see the summary)", k, len(s.Rows))
+	}
+	if k := s.ThresholdsFailed(); k > 0 {
+		return &exitError{exitThresholds, fmt.Sprintf("%d of %d cells failed a threshold (see the summary)", k, len(s.Rows))}
+	}
+	return nil
+}
+
+// checkValues makes every cell a checked workload (--validate) before
+// configure (if any) sees it.
+func checkValues(configure func(*suite.Cell)) func(*suite.Cell) {
+	return func(c *suite.Cell) {
+		c.Config.Workload.CheckValues = true
+		if configure != nil {
+			configure(c)
+		}
+	}
+}
