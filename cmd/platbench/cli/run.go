@@ -148,9 +148,10 @@ func (b *benchFlags) zeroes() usererr.List {
 }
 
 // spec is the workload with the flags' overrides. Flags override the file.
-// A YCSB property file's operationcount and insertstart/insertcount come
-// back in the Loaded for config, which applies them unless flags say
-// otherwise; its warnings are printed here.
+// A YCSB property file's operationcount, maxexecutiontime, threadcount,
+// target and insertstart/insertcount come back in the Loaded for config,
+// which applies them unless flags say otherwise; its warnings are printed
+// here.
 func (b *benchFlags) spec() (workload.Loaded, error) {
 	l, err := loadWorkload(b.workload)
 	if err != nil {
@@ -212,7 +213,13 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 			PaceTick: time.Duration(b.paceTick)},
 		Telemetry: b.tel.Config,
 	}
-	if r, ok := b.rate.Rate(); ok {
+	// A YCSB property file's client properties, unless flags say otherwise.
+	if l.Threads > 0 && !flagSet(b.fs, "concurrency") {
+		cfg.Runner.Concurrency = int(l.Threads) // threadcount
+	}
+	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
+		cfg.Runner.Rate = l.RateOpsPerS // target
+	} else if r, ok := b.rate.Rate(); ok {
 		cfg.Runner.Rate = r
 	} else {
 		if err := b.rate.Resolve(&l.Spec); err != nil {
@@ -237,8 +244,12 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Events = append(cfg.Runner.Events, ev)
 	}
-	if l.Ops > 0 && !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
-		cfg.Runner.Ops = l.Ops // YCSB operationcount
+	if !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
+		// YCSB's operationcount and maxexecutiontime: whichever ends first.
+		cfg.Runner.Ops, cfg.Runner.Duration = l.Ops, l.MaxExecution
+		if l.Ops == 0 && l.MaxExecution == 0 {
+			cfg.Runner.Duration = time.Duration(b.duration)
+		}
 	}
 	cfg.Shard, cfg.Shards = l.Shard, l.Shards // YCSB insertstart/insertcount
 	if b.shard != "" {
