@@ -10,6 +10,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	defer s.Close()
 	if cfg.Load {
 		if err := s.Load(ctx); err != nil {
-			return nil, err
+			return s.failedLoad(ctx, err)
 		}
 		if rt, ok := s.t.(adapter.Retainer); ok && !cfg.Run {
 			rt.Retain() // `platbench load` keeps what it loaded
@@ -220,7 +221,7 @@ func (s *Session) Load(ctx context.Context) error {
 	}
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
-	if err := failedEverything(p); err != nil && ctx.Err() == nil {
+	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
 		return err
 	}
 	if !p.Interrupted {
@@ -303,22 +304,50 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 	return r, nil
 }
 
-// failedEverything turns a load phase in which every operation failed into
-// an error: running the workload on an empty dataset would only mislead.
-func failedEverything(p *result.Phase) error {
+// errLoadFailed is a load phase that failed too much to run on: Run
+// returns the result of the load with it.
+var errLoadFailed = errors.New("the load phase failed")
+
+// failedLoad turns a load phase in which nothing completed, or more than
+// maxErrors of the inserts failed, into an error that says how many failed
+// and what the target said first: running the workload on a dataset with
+// holes would only mislead.
+func failedLoad(p *result.Phase, maxErrors float64) error {
 	var ok, bad uint64
-	var cls string
 	for _, o := range p.Ops {
 		ok += o.Count
-		for c, n := range o.Errors {
+		for _, n := range o.Errors {
 			bad += n
-			cls = c
 		}
 	}
-	if ok == 0 && bad > 0 {
-		return fmt.Errorf("every insert of the load phase failed (%d errors, e.g. %s): check the target and its options", bad, cls)
+	if bad == 0 || (ok > 0 && float64(bad) <= maxErrors*float64(ok+bad)) {
+		return nil
 	}
-	return nil
+	what := fmt.Sprintf("%d of %d inserts of the load phase failed", bad, ok+bad)
+	if ok == 0 {
+		what = fmt.Sprintf("every insert of the load phase failed (%d errors)", bad)
+	}
+	first := ""
+	if len(p.ErrorMessages) > 0 {
+		m := p.ErrorMessages[0]
+		first = fmt.Sprintf(", first error: %s: %s", m.Class, m.Message)
+	}
+	return fmt.Errorf("%w: %s%s (fix: check the target, its options and the workload; the run phase did not run)", errLoadFailed, what, first)
+}
+
+// failedLoad ends a Run whose load failed: the result of what ran (the
+// load phase, with the target's messages) is returned with err, so it is
+// written and can be read.
+func (s *Session) failedLoad(ctx context.Context, err error) (*result.Result, error) {
+	if !errors.Is(err, errLoadFailed) {
+		return nil, err
+	}
+	r, ferr := s.Finish(ctx)
+	if ferr != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, err.Error())
+	return r, err
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {

@@ -104,6 +104,13 @@ type Config struct {
 	// OnTelemetry, if set, is called with the running telemetry session
 	// (the Prometheus endpoint reads its latest samples).
 	OnTelemetry func(*telemetry.Session)
+	// MaxLoadErrors is the share of the load phase's inserts that may fail:
+	// above it (or when none completed) Run stops after the load and returns
+	// its result with an error naming the first message the target gave,
+	// instead of running on a dataset with holes. Default
+	// analysis.DefaultMaxErrors (1%) when 0; 1 stops only a load in which
+	// nothing completed.
+	MaxLoadErrors float64
 }
 
 // EnsureDefaults fills every zero field that has a default (see each

@@ -69,6 +69,9 @@ func sections(u *run) []section {
 	if f.Errors > 0 {
 		out = append(out, errorSection(f))
 	}
+	if s, ok := errorMessagesSection(u.r); ok {
+		out = append(out, s)
+	}
 	if v := analysis.VerificationOf(u.r); v != nil {
 		out = append(out, verificationSection(v))
 	}
@@ -212,6 +215,22 @@ func errorSection(f *analysis.Figures) section {
 		t.add(row...)
 	}
 	return section{id: "errors", title: "Errors by class", t: t}
+}
+
+// errorMessagesSection lists what the target said when operations failed,
+// phase by phase (result.Phase.ErrorMessages); false when nothing was kept.
+func errorMessagesSection(r *result.Result) (section, bool) {
+	t := &table{head: []string{"phase", "class", "op", "message"}}
+	for _, p := range r.Phases {
+		for _, m := range p.ErrorMessages {
+			t.add(p.Name, m.Class, m.Op, m.Message)
+		}
+	}
+	if len(t.rows) == 0 {
+		return section{}, false
+	}
+	return section{id: "error-messages", title: "Errors, in the target's words", t: t,
+		notes: []string{"The first few distinct messages of each error class in each phase, as the target gave them (cut to a few hundred bytes); the counts are above."}}, true
 }
 
 func platformSection(r *result.Result) section {

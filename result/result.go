@@ -167,10 +167,24 @@ type Phase struct {
 	PaceTickNs int64 `json:"pace_tick_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.
 	Ops []OpTotal `json:"ops"`
+	// ErrorMessages are examples of what the target said when operations
+	// failed: the first few distinct messages of each error class, in the
+	// order they were first seen (absent when nothing
+	// failed; an additive field of v1). The counts are OpTotal.Errors.
+	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	// Intervals is the 1 s series.
 	Intervals []Interval `json:"intervals"`
 	// Buckets is the fine (100 ms by default) completion series.
 	Buckets Buckets `json:"buckets"`
+}
+
+// ErrorMessage is one distinct message of an error class in a phase: the
+// target's own words (the server's, the driver's), on one line, cut to a
+// few hundred bytes.
+type ErrorMessage struct {
+	Class   string `json:"class"`   // vocab.Class name: "rejected", "other"...
+	Op      string `json:"op"`      // the op that first failed with it
+	Message string `json:"message"` // e.g. "ERR value is not an integer or out of range"
 }
 
 // OpTotal is everything about one op type over a phase.

@@ -101,6 +101,7 @@ func (st *asyncState) done(tag int, err error) {
 	end := st.rec.Now()
 	s := &st.slots[tag]
 	st.sh.Record(s.op, s.intended, s.start, end, s.bytes, adapter.Classify(err))
+	noteErr(st.sh, s.op, err)
 	st.free = append(st.free, tag)
 	st.nfly--
 	st.ops++
@@ -115,6 +116,7 @@ func (st *asyncState) submit(ctx context.Context, w adapter.Pipeliner, req *work
 	st.sh.Begin()
 	if err := w.Submit(ctx, req, tag); err != nil {
 		st.sh.Record(s.op, intended, now, st.rec.Now(), s.bytes, adapter.Classify(err))
+		noteErr(st.sh, s.op, err)
 		st.free = append(st.free, tag)
 		st.ops++
 		return

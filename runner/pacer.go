@@ -206,5 +206,6 @@ func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Genera
 		}
 		err := w.Do(ctx, &req)
 		sh.Record(req.Op, d.intended, t0, rec.Now(), uint64(len(req.Value)), adapter.Classify(err))
+		noteErr(sh, req.Op, err)
 	}
 }

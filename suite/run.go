@@ -30,7 +30,8 @@ type Options struct {
 	// (the CLI sets progress output).
 	Configure func(c *Cell)
 	// AllowErrors keeps a cell without thresholds in which no operation
-	// completed, or more than half failed, from counting as failed.
+	// completed, or more than analysis.DefaultMaxErrors failed, from
+	// counting as failed.
 	AllowErrors bool
 }
 
@@ -72,8 +73,8 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 			err = finishCell(r, c, o.OutDir, &row, ths)
 		}
 		if err == nil && len(ths) == 0 && !o.AllowErrors {
-			if h := analysis.HealthOf(r); h.RunFailed() {
-				err = errors.New(report.RunFailureText(h))
+			if h := analysis.HealthOf(r); h.RunFailed(analysis.DefaultMaxErrors) {
+				err = errors.New(report.RunFailureText(h, analysis.DefaultMaxErrors))
 			}
 		}
 		if err != nil {

@@ -59,8 +59,9 @@ type benchFlags struct {
 	thresholds  listFlag
 	ths         []analysis.Threshold // thresholds, parsed
 	allowErrors bool
-	abortOnFail bool // run only
-	validate    bool // --validate: checked values (workload.Spec.CheckValues)
+	maxErrors   float64 // --max-errors, a share
+	abortOnFail bool    // run only
+	validate    bool    // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
@@ -111,7 +112,16 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
 	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
 	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
-	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
+	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than --max-errors failed still exits 0")
+	b.maxErrors = analysis.DefaultMaxErrors
+	fs.Func("max-errors", fmt.Sprintf("without --threshold, the `percent` of operations that may fail before the run fails with exit status 1, e.g. 5%% (default %s); also how many of the load phase's inserts may fail before the run phase is not run", units.Percent(analysis.DefaultMaxErrors)), func(v string) error {
+		f, err := units.ParsePercent(v)
+		if err != nil || f > 1 {
+			return fmt.Errorf("%q is not a percentage from 0%% to 100%% (fix: e.g. --max-errors 5%%)", v)
+		}
+		b.maxErrors = f
+		return nil
+	})
 	b.tel.register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
 	if name != "load" {
@@ -211,7 +221,11 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
 			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson,
 			PaceTick: time.Duration(b.paceTick)},
-		Telemetry: b.tel.Config,
+		Telemetry:     b.tel.Config,
+		MaxLoadErrors: b.maxErrors,
+	}
+	if b.allowErrors {
+		cfg.MaxLoadErrors = 1
 	}
 	// A YCSB property file's client properties, unless flags say otherwise.
 	if l.Threads > 0 && !flagSet(b.fs, "concurrency") {
@@ -302,7 +316,7 @@ func (b *benchFlags) verdict(r *result.Result) error {
 	if h := analysis.HealthOf(r); h.LostWrites > 0 {
 		// Whatever the thresholds say: the target did not keep what it
 		// acknowledged.
-		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written)"}
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written)"}
 	}
 	if len(b.ths) > 0 {
 		var failed []string
@@ -316,8 +330,8 @@ func (b *benchFlags) verdict(r *result.Result) error {
 		}
 		return nil
 	}
-	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed() {
-		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written; --allow-errors accepts such a run)"}
+	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed(b.maxErrors) {
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written; --max-errors or --allow-errors accepts such a run)"}
 	}
 	return nil
 }
