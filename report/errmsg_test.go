@@ -57,7 +57,7 @@ func TestErrorMessagesGolden(t *testing.T) {
 	}
 	h2 := analysis.HealthOf(r)
 	line := RunFailureText(h2, 0)
-	if !strings.HasSuffix(line, ": first error: READ timeout: Operation timed out - received only 0 responses.") || strings.Contains(line, "\n") {
+	if !strings.HasSuffix(line, ": first error (READ, timeout): Operation timed out - received only 0 responses.") || strings.Contains(line, "\n") {
 		t.Errorf("failure line: %s", line)
 	}
 }

@@ -149,7 +149,7 @@ func RunFailureText(h analysis.RunHealth, maxErrors float64) string {
 			units.Int(float64(all)), units.Percent(h.ErrorShare()), classList(h.ErrorsByClass), units.Percent(maxErrors))
 	}
 	if m := h.FirstError; m.Message != "" {
-		s += fmt.Sprintf(": first error: %s %s: %s", m.Op, m.Class, m.Message)
+		s += fmt.Sprintf(": first error (%s, %s): %s", m.Op, m.Class, m.Message)
 	}
 	return s
 }
