@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
@@ -35,7 +36,7 @@ func TestDBMetricsRealRedis(t *testing.T) {
 	spec.Records = 2000
 	spec.FieldCount, spec.FieldLength = 1, 100
 	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 4, Seed: 1},
 		Telemetry: telemetry.Config{DBMetrics: "reset", PerfScope: "off"},
@@ -98,7 +99,7 @@ func TestDBMetricsRealKafkaJMX(t *testing.T) {
 	}
 	spec.Records = 1000
 	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: kafka, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 3 * time.Second, Concurrency: 8, Seed: 1},
 		// The agent walks the broker's MBeans on each scrape: up to a second
@@ -252,7 +253,7 @@ func jmxRun(t *testing.T, target string, urls []string, concurrency int) (*resul
 	spec.Records = 1000
 	spec.FieldCount, spec.FieldLength = 1, 100
 	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: target, Workload: spec, Load: true, Run: true,
 		Runner:    runner.Config{Duration: 4 * time.Second, Concurrency: concurrency, Seed: 1},
 		Telemetry: telemetry.Config{DBMetricsURLs: urls, Interval: 2 * time.Second, PerfScope: "off"},

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
@@ -194,7 +195,7 @@ func TestEventCostRealHazelcastMemberKill(t *testing.T) {
 	}
 	const rate = 300
 	url := fmt.Sprintf("hazelcast://%s?cluster=%s", strings.Join(members, ","), c.cluster)
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, TargetOpts: map[string]string{"map": "events", "timeout": "10s"}, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 60 * time.Second, Rate: rate, Concurrency: 64, Seed: 1, Events: []runner.Event{kill, restart}},
 	})

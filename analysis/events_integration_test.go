@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
@@ -92,7 +93,7 @@ func TestEventCostRealRedisPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	const rate = 1000
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 16 * time.Second, Rate: rate, Concurrency: 64, Seed: 1, Events: []runner.Event{stop, cont}},
 	})
@@ -145,5 +146,55 @@ func TestEventCostRealRedisPause(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	// The frozen server held every worker: its queue is charged to it in
+	// the server-attributable latency too (p95 and p99 within 5% of
+	// latency's), the loader's own lateness being small beside it.
+	o := r.MainPhase().Ops[0]
+	if o.Attributable == nil {
+		t.Fatal("no server-attributable latency in the fixed-rate phase")
+	}
+	t.Logf("latency p95 %v p99 %v; server-attributable p95 %v p99 %v", time.Duration(o.Latency.P95Ns), time.Duration(o.Latency.P99Ns),
+		time.Duration(o.Attributable.P95Ns), time.Duration(o.Attributable.P99Ns))
+	for _, q := range [][2]int64{{o.Latency.P95Ns, o.Attributable.P95Ns}, {o.Latency.P99Ns, o.Attributable.P99Ns}} {
+		if d := float64(q[1] - q[0]); d < -0.05*float64(q[0]) || d > 0.05*float64(q[0]) {
+			t.Errorf("attributable %v against latency %v: more than 5%% apart while the server was frozen", time.Duration(q[1]), time.Duration(q[0]))
+		}
+	}
+}
+
+// The real Redis at a fixed rate it sustains, with workers to spare: no
+// request waits for a slot, so the server-attributable latency is the
+// service time (medians within 10%), while latency also holds the loader's
+// own lateness (the schedule lag).
+func TestAttributableRealRedisFixedRate(t *testing.T) {
+	requireRedis(t)
+	url, _ := privateRedis(t)
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 2000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	r, err := bench.Run(context.Background(), bench.Config{
+		Target: url, Workload: spec, Load: true, Run: true,
+		Runner: runner.Config{Duration: 4 * time.Second, Rate: 2000, Concurrency: 32, Seed: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.MainPhase()
+	o := p.Ops[0]
+	if o.Attributable == nil || o.Lag == nil {
+		t.Fatal("no server-attributable latency or schedule lag in the fixed-rate phase")
+	}
+	t.Logf("latency median %v, service %v, attributable %v, lag %v; delayed %d, late client %d", time.Duration(o.Latency.P50Ns),
+		time.Duration(o.Service.P50Ns), time.Duration(o.Attributable.P50Ns), time.Duration(o.Lag.P50Ns), p.Delayed, p.LateClient)
+	if d := float64(o.Attributable.P50Ns - o.Service.P50Ns); d < -0.1*float64(o.Service.P50Ns) || d > 0.1*float64(o.Service.P50Ns) {
+		t.Errorf("attributable median %v, service time median %v: more than 10%% apart with no slot waits", time.Duration(o.Attributable.P50Ns), time.Duration(o.Service.P50Ns))
+	}
+	if o.Attributable.P50Ns > o.Latency.P50Ns {
+		t.Errorf("attributable median %v above latency median %v", time.Duration(o.Attributable.P50Ns), time.Duration(o.Latency.P50Ns))
 	}
 }

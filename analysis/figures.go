@@ -42,8 +42,12 @@ type PhaseFigures struct {
 	Service result.Summary `json:"service"`
 	// Lag is the open loop's schedule lag (intended start to send), every op
 	// type merged; empty in closed loop and in files written before it was kept.
-	Lag   result.Summary `json:"lag,omitzero"`
-	PerOp []OpFigures    `json:"per_op"`
+	Lag result.Summary `json:"lag,omitzero"`
+	// Attributable is the open loop's server-attributable latency (latency
+	// less the client's own lateness), every op type merged; empty in closed
+	// loop and in files written before it was kept.
+	Attributable result.Summary `json:"attributable,omitzero"`
+	PerOp        []OpFigures    `json:"per_op"`
 	// RowRates are a cassandra-stress profile run's partition and row
 	// rates (RowRatesOf); nil for other workloads.
 	RowRates *RowRates `json:"row_rates,omitempty"`
@@ -52,6 +56,48 @@ type PhaseFigures struct {
 	// and stability of every full interval. For the main phase it is the
 	// analysis' Raw window, so JSON leaves it out (see analysis.raw).
 	Whole result.Window `json:"-"`
+	// Rate says whether an open-loop phase sustained its intended rate
+	// (RateCheckOf; over the steady window for the main phase, else over
+	// the whole phase); nil in closed loop.
+	Rate *RateCheck `json:"rate_check,omitempty"`
+}
+
+// RateCheck compares what an open-loop phase sustained with what its
+// schedule asked for, over a window.
+type RateCheck struct {
+	IntendedOpsPerS  float64 `json:"intended_ops_per_s"`
+	SustainedOpsPerS float64 `json:"sustained_ops_per_s"` // completions, errors included
+	// Met: at least RateMetFraction of the intended rate was sustained.
+	Met bool `json:"met"`
+}
+
+// RateMetFraction is the share of the intended rate a window must sustain
+// for the rate to count as met.
+const RateMetFraction = 0.99
+
+// RateCheckOf checks p's rate over w; nil for a closed loop or a window
+// with no intended rate.
+func RateCheckOf(p *result.Phase, w result.Window) *RateCheck {
+	if p.Mode != "open" || w.LengthNs <= 0 {
+		return nil
+	}
+	intended, n := 0.0, 0
+	for _, iv := range p.Intervals {
+		if iv.StartNs >= w.StartNs && iv.StartNs+iv.DurationNs <= w.StartNs+w.LengthNs && iv.IntendedOpsPerS > 0 {
+			intended += iv.IntendedOpsPerS
+			n++
+		}
+	}
+	if n > 0 {
+		intended /= float64(n)
+	} else {
+		intended = p.RateOpsPerS // files from before intervals kept it
+	}
+	if intended <= 0 {
+		return nil
+	}
+	sustained := float64(w.Ops+w.Errors) / (float64(w.LengthNs) / 1e9)
+	return &RateCheck{IntendedOpsPerS: intended, SustainedOpsPerS: sustained, Met: sustained >= RateMetFraction*intended}
 }
 
 // OpFigures is one op type over the whole phase.
@@ -66,6 +112,8 @@ type OpFigures struct {
 	Latency result.Summary `json:"latency"`
 	Service result.Summary `json:"service"`
 	Lag     result.Summary `json:"lag,omitzero"`
+	// Attributable is the op's server-attributable latency (open loop).
+	Attributable result.Summary `json:"attributable,omitzero"`
 }
 
 // Figures are what every report of a run shows: the main phase's figures
@@ -101,6 +149,9 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		if o.Lag != nil {
 			of.Lag = *o.Lag
 		}
+		if o.Attributable != nil {
+			of.Attributable = *o.Attributable
+		}
 		for c, n := range o.Errors {
 			of.Errors += n
 			if f.ErrorsByClass == nil {
@@ -125,8 +176,12 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		if f.Lag, err = WindowLatency(p, 0, n, result.HistLag); err != nil {
 			return nil, err
 		}
+		if f.Attributable, err = WindowLatency(p, 0, n, result.HistAttributable); err != nil {
+			return nil, err
+		}
 	}
 	f.Whole = window(p, 0, n)
+	f.Rate = RateCheckOf(p, f.Whole)
 	return f, nil
 }
 
@@ -151,6 +206,9 @@ func FiguresOf(r *result.Result) (*Figures, error) {
 		if a, err = Analyze(r, Options{Warmup: r.Config.Warmup}); err != nil {
 			return nil, err
 		}
+	}
+	if rc := RateCheckOf(p, a.Steady); rc != nil {
+		pf.Rate = rc
 	}
 	return &Figures{PhaseFigures: *pf, Analysis: a}, nil
 }

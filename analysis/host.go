@@ -209,34 +209,17 @@ func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
 }
 
 func hostNets(ss []result.HostSample, secs float64) []HostNet {
-	all := map[string]*result.NetIO{}
+	all := map[string]*netSum{}
 	for _, s := range ss {
 		for name, x := range s.Nets {
-			t := all[name]
-			if t == nil {
-				t = &result.NetIO{}
-				all[name] = t
-			}
-			t.RxBytes += x.RxBytes
-			t.TxBytes += x.TxBytes
-			t.RxPackets += x.RxPackets
-			t.TxPackets += x.TxPackets
+			addNet(all, name, result.NodeNetIO{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}, s.DurationNs)
 		}
 	}
 	var out []HostNet
-	for name, t := range all {
-		if t.RxPackets+t.TxPackets == 0 {
-			continue
-		}
-		out = append(out, HostNet{Name: name, RxBytesPerS: float64(t.RxBytes) / secs, TxBytesPerS: float64(t.TxBytes) / secs,
-			RxPacketsPerS: float64(t.RxPackets) / secs, TxPacketsPerS: float64(t.TxPackets) / secs, totalBytes: t.RxBytes + t.TxBytes})
+	for _, n := range netRates(all, secs) {
+		out = append(out, HostNet{Name: n.Name, RxBytesPerS: n.RxBytesPerS, TxBytesPerS: n.TxBytesPerS,
+			RxPacketsPerS: n.RxPacketsPerS, TxPacketsPerS: n.TxPacketsPerS, totalBytes: n.totalBytes})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].totalBytes != out[j].totalBytes {
-			return out[i].totalBytes > out[j].totalBytes
-		}
-		return out[i].Name < out[j].Name
-	})
 	return out
 }
 

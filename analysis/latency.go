@@ -66,6 +66,11 @@ func worstSummary(p *result.Phase, kind result.HistKind, ops []string) result.Su
 			if t.Lag != nil {
 				s = *t.Lag
 			}
+		case result.HistAttributable:
+			s = result.Summary{}
+			if t.Attributable != nil {
+				s = *t.Attributable
+			}
 		}
 		if s.Count == 0 {
 			continue

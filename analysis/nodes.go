@@ -303,36 +303,53 @@ func scrapeGaps[S any](samples []S, intervalNs int64, missing func(S) (bool, int
 }
 
 func nodeNets(good []result.NodeSample, secs float64) []NodeNet {
-	all := map[string]*NodeNet{}
-	var rx, tx, rp, tp = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+	all := map[string]*netSum{}
 	for _, x := range good {
 		for name, n := range x.Nets {
-			a := all[name]
-			if a == nil {
-				a = &NodeNet{Name: name}
-				all[name] = a
-			}
-			rx[name] += n.RxBytes
-			tx[name] += n.TxBytes
-			rp[name] += n.RxPackets
-			tp[name] += n.TxPackets
-			a.RxDrops += n.RxDrops
-			a.TxDrops += n.TxDrops
-			if n.SpeedBytesPerS > 0 {
-				a.SpeedBytesPerS = n.SpeedBytesPerS
-				a.UseMax = math.Max(a.UseMax, netUse(x, n))
-			}
+			addNet(all, name, n, x.DurationNs)
 		}
 	}
+	return netRates(all, secs)
+}
+
+// netSum is one interface's traffic summed over samples; the loader host's
+// and the server nodes' alike (hostNets, nodeNets).
+type netSum struct {
+	rx, tx, rp, tp   uint64
+	rxDrops, txDrops uint64
+	speed, useMax    float64
+}
+
+// addNet adds one sample (durNs long) of interface name.
+func addNet(all map[string]*netSum, name string, n result.NodeNetIO, durNs int64) {
+	a := all[name]
+	if a == nil {
+		a = &netSum{}
+		all[name] = a
+	}
+	a.rx += n.RxBytes
+	a.tx += n.TxBytes
+	a.rp += n.RxPackets
+	a.tp += n.TxPackets
+	a.rxDrops += n.RxDrops
+	a.txDrops += n.TxDrops
+	if n.SpeedBytesPerS > 0 {
+		a.speed = n.SpeedBytesPerS
+		a.useMax = math.Max(a.useMax, netUse(durNs, n))
+	}
+}
+
+// netRates is the interfaces that carried a packet, per second over secs,
+// the busiest first.
+func netRates(all map[string]*netSum, secs float64) []NodeNet {
 	var out []NodeNet
 	for name, a := range all {
-		if rp[name]+tp[name] == 0 {
+		if a.rp+a.tp == 0 {
 			continue
 		}
-		a.RxBytesPerS, a.TxBytesPerS = float64(rx[name])/secs, float64(tx[name])/secs
-		a.RxPacketsPerS, a.TxPacketsPerS = float64(rp[name])/secs, float64(tp[name])/secs
-		a.totalBytes = rx[name] + tx[name]
-		out = append(out, *a)
+		out = append(out, NodeNet{Name: name, RxBytesPerS: float64(a.rx) / secs, TxBytesPerS: float64(a.tx) / secs,
+			RxPacketsPerS: float64(a.rp) / secs, TxPacketsPerS: float64(a.tp) / secs,
+			RxDrops: a.rxDrops, TxDrops: a.txDrops, SpeedBytesPerS: a.speed, UseMax: a.useMax, totalBytes: a.rx + a.tx})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].totalBytes != out[j].totalBytes {
@@ -344,11 +361,11 @@ func nodeNets(good []result.NodeSample, secs float64) []NodeNet {
 }
 
 // netUse is one sample's use of the link: the larger direction over the speed.
-func netUse(x result.NodeSample, n result.NodeNetIO) float64 {
-	if n.SpeedBytesPerS <= 0 || x.DurationNs <= 0 {
+func netUse(durNs int64, n result.NodeNetIO) float64 {
+	if n.SpeedBytesPerS <= 0 || durNs <= 0 {
 		return 0
 	}
-	return float64(max(n.RxBytes, n.TxBytes)) / (float64(x.DurationNs) / 1e9) / n.SpeedBytesPerS
+	return float64(max(n.RxBytes, n.TxBytes)) / (float64(durNs) / 1e9) / n.SpeedBytesPerS
 }
 
 // nodeChecks runs the saturation checks over the good samples (w weighs a
@@ -393,7 +410,7 @@ func nodeChecks(good []result.NodeSample, w func(result.NodeSample) float64, sec
 	for _, name := range sortedNames(good, func(x result.NodeSample) []string { return keys(x.Nets) }) {
 		add(check(SatNet, name, SaturatedNet, func(x result.NodeSample) (float64, bool) {
 			n, ok := x.Nets[name]
-			return netUse(x, n), ok && n.SpeedBytesPerS > 0
+			return netUse(x.DurationNs, n), ok && n.SpeedBytesPerS > 0
 		}))
 	}
 	return out

@@ -45,10 +45,12 @@ var latencyStatNames = []struct {
 // statistics come three ways: from the intended start (plain), service time
 // (service.p99), and lag (lag.p99): the schedule lag, from the intended start
 // to the send, the time an open-loop operation waited behind the schedule
-// (whole phase; latency minus service time for files that do not keep it).
+// (whole phase; latency minus service time for files that do not keep it),
+// and attributable (attributable.p99): the server-attributable latency of an
+// open-loop run, latency less the client's own lateness (whole phase).
 var thresholdFigures = func() []figureDef {
 	var out []figureDef
-	for _, pre := range []string{"", "service.", "lag."} {
+	for _, pre := range []string{"", "service.", "lag.", "attributable."} {
 		for _, s := range latencyStatNames {
 			d := figureDef{name: pre + s.name, kind: "duration", perOp: true}
 			for _, a := range s.aliases {
@@ -102,7 +104,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	d, op, ok := resolveFigure(lhs)
 	if !ok {
-		return bad("unknown figure %q (fix: [op.]FIGURE with FIGURE a latency min, mean, p50, p90, p95, p99, p99.9 or max, optionally service. or lag.; or sustained, peak, errors, stalls, stalled, delayed or cv)", lhs)
+		return bad("unknown figure %q (fix: [op.]FIGURE with FIGURE a latency min, mean, p50, p90, p95, p99, p99.9 or max, optionally service., lag. or attributable.; or sustained, peak, errors, stalls, stalled, delayed or cv)", lhs)
 	}
 	if op != "" && !d.perOp {
 		return bad("%s is a figure of the whole run, not of one op type (fix: %s%s%s)", d.name, d.name, t.Cmp, rhs)

@@ -153,11 +153,22 @@ func (e *thresholdEval) value(t *Threshold) (float64, string, error) {
 // latency is a latency, service-time or lag statistic over the steady window.
 func (e *thresholdEval) latency(t *Threshold, ops []string) (float64, string, error) {
 	kind, stat := "", t.Figure
-	if k, s, ok := strings.Cut(t.Figure, "."); ok && (k == "service" || k == "lag") {
+	if k, s, ok := strings.Cut(t.Figure, "."); ok && (k == "service" || k == "lag" || k == "attributable") {
 		kind, stat = k, s
 	}
-	if kind == "lag" && e.p.Mode != "open" {
-		return 0, "lag is measured in fixed-rate (open-loop) runs only", nil
+	if (kind == "lag" || kind == "attributable") && e.p.Mode != "open" {
+		return 0, kind + " is measured in fixed-rate (open-loop) runs only", nil
+	}
+	if kind == "attributable" {
+		// Whole phase, as lag: intervals keep no histogram of it.
+		a, err := WindowLatency(e.p, e.first, len(e.p.Intervals), result.HistAttributable, ops...)
+		if err != nil {
+			return 0, "", err
+		}
+		if a.Count == 0 {
+			return 0, "the result keeps no server-attributable latency (written before platbench measured it)", nil
+		}
+		return summaryStat(a, stat), "", nil
 	}
 	n := len(e.p.Intervals)
 	lat, err := SteadyLatency(e.p, e.first, ops...)

@@ -19,10 +19,10 @@ func thresholdPhase() result.Phase {
 	p := result.Phase{Name: "run", Mode: "open", DurationNs: 20 * sec, Delayed: 100}
 	type op struct {
 		name     string
-		n, errs  uint64
-		lat, svc int64
+		n, errs        uint64
+		lat, svc, attr int64
 	}
-	ops := []op{{"READ", 1000, 10, 2e6, 1e6}, {"UPDATE", 100, 0, 20e6, 10e6}}
+	ops := []op{{"READ", 1000, 10, 2e6, 1e6, 1.5e6}, {"UPDATE", 100, 0, 20e6, 10e6, 12e6}}
 	for i := 0; i < 20; i++ {
 		iv := result.Interval{StartNs: int64(i) * sec, DurationNs: sec}
 		for _, o := range ops {
@@ -45,6 +45,10 @@ func thresholdPhase() result.Phase {
 		if o.errs > 0 {
 			t.Errors = map[string]uint64{"timeout": o.errs * 20}
 		}
+		attr := result.NewHist()
+		_ = attr.RecordValues(o.attr, int64(o.n*20))
+		as := result.Summarize(attr)
+		t.Attributable, t.AttributableHist = &as, result.EncodeHist(attr)
 		p.Ops = append(p.Ops, t)
 	}
 	counts := make([]uint32, 200)
@@ -85,6 +89,8 @@ func TestThresholdsEvaluate(t *testing.T) {
 		{"read.service.p99<=1.001ms", true, 1e6},
 		{"lag.p99<1ms", false, 10e6},
 		{"read.lag.p99<2ms", true, 1e6},
+		{"attributable.p99<10ms", false, 12e6}, // UPDATE's 12 ms is in the top 9%
+		{"read.attributable.p99<2ms", true, 1.5e6},
 		{"sustained>1k", true, 1100}, // 19,800 ops over 18 s
 		{"sustained>40k", false, 1100},
 		{"read.sustained>=1000", true, 1000},
@@ -128,6 +134,7 @@ func TestThresholdsNotMeasured(t *testing.T) {
 	}{
 		{&p, "scan.p99<1ms", "no SCAN operations"},
 		{&closed, "lag.p99<1ms", "open-loop"},
+		{&closed, "attributable.p99<1ms", "open-loop"},
 		{&closed, "delayed==0", "open-loop"},
 	} {
 		out, err := EvaluateThresholds(c.p, 0, []Threshold{mustThreshold(t, c.expr)})

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
@@ -129,41 +128,75 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.Runner.Streams = streams
 	}
 
-	t, err := registry.Open(ctx, cfg.Target, cfg.TargetOpts)
+	t, err := openWith(ctx, cfg.Open, cfg.Target, cfg.TargetOpts)
 	if err != nil {
 		return nil, err
 	}
-	// Datasets stay put: a run that loads nothing but reads records works
-	// on what is there (Setup creates nothing, Close removes nothing), and
-	// checks it first. A write-only run needs no dataset: Setup may create
-	// its table or topic (and Close removes what it created).
-	if err := checksReads(t, cfg.Target, &spec); err != nil {
+	loadID, err := setUp(ctx, t, &cfg, &spec)
+	if err != nil {
 		t.Close()
-		return nil, verifyRefused(err, cfg.Verify)
+		return nil, err
+	}
+	r, err := newResult(ctx, t, &cfg, &spec)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	tc := cfg.Telemetry
+	tc.InProcess = r.Target.Kind == "embedded"
+	tc.TargetNodes = r.Target.Nodes
+	if sr, ok := t.(adapter.StatusReader); ok {
+		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
+	}
+	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if cfg.OnTelemetry != nil {
+		cfg.OnTelemetry(tel)
+	}
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	s.recordAcks()
+	return s, nil
+}
+
+// setUp sets the target up for spec and returns the id of the load that
+// wrote the dataset a run without a load phase reads ("" when none).
+//
+// Datasets stay put: a run that loads nothing but reads records works on
+// what is there (Setup creates nothing, Close removes nothing), and checks
+// it first. A write-only run needs no dataset: Setup may create its table or
+// topic (and Close removes what it created).
+func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (string, error) {
+	if err := checksReads(t, cfg.Target, spec); err != nil {
+		return "", verifyRefused(err, cfg.Verify)
 	}
 	dc, checks := t.(adapter.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
 	if checks {
 		dc.UseExisting()
 	}
-	if err := t.Setup(ctx, &spec); err != nil {
-		t.Close()
-		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+	if err := t.Setup(ctx, spec); err != nil {
+		return "", fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
 	}
 	var loadID string
 	if checks && cfg.Run {
-		if err := dc.CheckDataset(ctx, &spec); err != nil {
-			t.Close()
-			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
+		if err := dc.CheckDataset(ctx, spec); err != nil {
+			return "", fmt.Errorf("%s: %w", redact(cfg.Target), err)
 		}
 		if lm, ok := t.(adapter.LoadMarker); ok {
-			loadID, _ = lm.LoadMark(ctx, &spec) // no mark: the result says nothing of it
+			loadID, _ = lm.LoadMark(ctx, spec) // no mark: the result says nothing of it
 		}
 	}
+	return loadID, nil
+}
 
+// newResult is the result being built: the tool, the effective
+// configuration (passwords removed), the platform and what the target is.
+func newResult(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (*result.Result, error) {
 	recorded, err := spec.Record()
 	if err != nil {
-		t.Close()
 		return nil, err
 	}
 	r := &result.Result{
@@ -194,23 +227,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		r.Target = d.Describe(ctx)
 		r.Target.URL = redact(r.Target.URL)
 	}
-	tc := cfg.Telemetry
-	tc.InProcess = r.Target.Kind == "embedded"
-	tc.TargetNodes = r.Target.Nodes
-	if sr, ok := t.(adapter.StatusReader); ok {
-		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
-	}
-	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	if cfg.OnTelemetry != nil {
-		cfg.OnTelemetry(tel)
-	}
-	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
-	s.recordAcks()
-	return s, nil
+	return r, nil
 }
 
 // Load runs the load phase.
@@ -414,41 +431,38 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 		return ctx, func() {}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
 	mode := "closed"
 	if rc.Open() {
 		mode = "open"
 	}
+	var mu sync.Mutex
+	var stops []func()
 	prev := rc.OnRecorder
 	rc.OnRecorder = func(rec *recorder.Recorder) {
 		if prev != nil {
 			prev(rec)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tk := time.NewTicker(time.Second)
-			defer tk.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-runCtx.Done():
-					return
-				case <-tk.C:
-				}
-				o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
-				if err != nil || o == nil {
-					continue
-				}
-				s.r.Aborted = &result.Abort{Threshold: *o, AtNs: rec.Now(), WarmupNs: int64(warm)}
-				cancel()
-				return
+		stop := runner.Every(runCtx, time.Second, func() bool {
+			o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			if err != nil || o == nil {
+				return true
 			}
-		}()
+			s.r.Aborted = &result.Abort{Threshold: *o, AtNs: rec.Now(), WarmupNs: int64(warm)}
+			cancel()
+			return false
+		})
+		mu.Lock()
+		stops = append(stops, stop)
+		mu.Unlock()
 	}
-	return runCtx, func() { close(done); wg.Wait(); cancel() }
+	return runCtx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
 }
 
 // checksReads refuses a checked workload (validate) on a target that cannot

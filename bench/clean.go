@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -15,12 +14,13 @@ import (
 // workload spec's loads write there. The target is opened on what is there
 // (adapter.DatasetChecker.UseExisting: nothing is created), then
 // adapter.Cleaner.Clean says what it removed (nothing is not an error).
-func Clean(ctx context.Context, url string, opts map[string]string, spec workload.Spec) ([]string, error) {
+// open opens the target (see Config.Open).
+func Clean(ctx context.Context, open OpenFunc, url string, opts map[string]string, spec workload.Spec) ([]string, error) {
 	spec.EnsureDefaults()
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := registry.Open(ctx, url, opts)
+	t, err := openWith(ctx, open, url, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,13 @@ package bench
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
@@ -47,6 +49,10 @@ type Config struct {
 	Target string
 	// TargetOpts are the target's options, key=value. Default none.
 	TargetOpts map[string]string
+	// Open opens Target with TargetOpts. Required: the caller chooses which
+	// adapters it links (the CLI gives registry.Open; a program driving a
+	// Target of its own returns it). Package bench imports no adapter.
+	Open OpenFunc `json:"-"`
 	// Workload is what to run: records, record shape, op mix, key
 	// distribution. Its zero fields take workload.Spec.EnsureDefaults'
 	// values (100,000 records of 10 fields x 100 bytes, YCSB A).
@@ -177,4 +183,19 @@ func (c *Config) Validate() error {
 	}
 	l = append(l, c.Telemetry.Problems()...)
 	return l.Err()
+}
+
+// OpenFunc opens a target from its URL (or name) and options, as
+// adapter/registry.Open does.
+type OpenFunc func(ctx context.Context, target string, opts map[string]string) (adapter.Target, error)
+
+// errNoOpen is a caller's mistake, not a user's: a Config without Open.
+var errNoOpen = errors.New("bench: Config.Open is nil (fix: give the function that opens targets, e.g. adapter/registry.Open)")
+
+// openWith opens the target through fn.
+func openWith(ctx context.Context, fn OpenFunc, target string, opts map[string]string) (adapter.Target, error) {
+	if fn == nil {
+		return nil, errNoOpen
+	}
+	return fn(ctx, target, opts)
 }

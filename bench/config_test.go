@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
@@ -25,7 +26,7 @@ func TestEnsureDefaults(t *testing.T) {
 	}
 	// Set fields are kept: an op bound means no default duration; one phase
 	// asked for is not turned into two.
-	c = Config{Target: "null", Load: true, Runner: runner.Config{Ops: 5, Concurrency: 3}}
+	c = Config{Open: registry.Open, Target: "null", Load: true, Runner: runner.Config{Ops: 5, Concurrency: 3}}
 	c.EnsureDefaults()
 	if c.Target != "null" || c.Runner.Duration != 0 || c.Runner.Ops != 5 || c.Runner.Concurrency != 3 || !c.Load || c.Run {
 		t.Errorf("EnsureDefaults overwrote set fields: %+v", c)
@@ -34,7 +35,7 @@ func TestEnsureDefaults(t *testing.T) {
 
 // Validate reports every problem at once, each naming its config field.
 func TestValidateReportsEveryProblem(t *testing.T) {
-	c := Config{
+	c := Config{Open: registry.Open,
 		Shard: 3, Shards: 2,
 		Workload:  workload.Spec{Distribution: "pareto"},
 		Runner:    runner.Config{Duration: -time.Second, Concurrency: -1, Rate: -5},
@@ -66,7 +67,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 
 // A fault event after the end of the run phase would never run: it is an error.
 func TestValidateEventAfterTheEnd(t *testing.T) {
-	c := Config{Runner: runner.Config{Duration: 10 * time.Second, Events: []runner.Event{{At: time.Minute, Kind: "kill", Arg: "42"}}}}
+	c := Config{Open: registry.Open, Runner: runner.Config{Duration: 10 * time.Second, Events: []runner.Event{{At: time.Minute, Kind: "kill", Arg: "42"}}}}
 	c.EnsureDefaults()
 	var ue *usererr.Error
 	if err := c.Validate(); !errors.As(err, &ue) || ue.Field != "events" || !strings.Contains(err.Error(), "kill:42 at 1m0s is not within the 10s run phase") {

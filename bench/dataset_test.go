@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
@@ -49,11 +50,11 @@ func TestDatasetsStayPut(t *testing.T) {
 			spec.Records = 500
 			ctx := context.Background()
 			cfg := func(load, run bool) Config {
-				return Config{Target: url, TargetOpts: c.opts, Workload: spec, Load: load, Run: run,
+				return Config{Open: registry.Open, Target: url, TargetOpts: c.opts, Workload: spec, Load: load, Run: run,
 					Runner: runner.Config{Ops: 300, Concurrency: 2, Seed: 1}, Telemetry: quietTelemetry()}
 			}
 			if c.name != "embedded" {
-				if _, err := Clean(ctx, url, c.opts, spec); err != nil {
+				if _, err := Clean(ctx, registry.Open, url, c.opts, spec); err != nil {
 					t.Fatalf("clean before: %v", err)
 				}
 			}
@@ -102,7 +103,7 @@ func TestDatasetsStayPut(t *testing.T) {
 			if c.name == "embedded" {
 				return // its directory is the dataset: nothing to clean but the directory
 			}
-			removed, err := Clean(ctx, url, c.opts, spec)
+			removed, err := Clean(ctx, registry.Open, url, c.opts, spec)
 			if err != nil || len(removed) == 0 {
 				t.Fatalf("clean: %v removed %v", err, removed)
 			}
@@ -110,7 +111,7 @@ func TestDatasetsStayPut(t *testing.T) {
 			if _, err := Run(ctx, cfg(false, true)); !errors.As(err, &de) {
 				t.Fatalf("run without a load after clean: %v, want a dataset error", err)
 			}
-			if removed, err := Clean(ctx, url, c.opts, spec); err != nil || len(removed) != 0 {
+			if removed, err := Clean(ctx, registry.Open, url, c.opts, spec); err != nil || len(removed) != 0 {
 				t.Errorf("a second clean: %v removed %v, want nothing", err, removed)
 			}
 		})

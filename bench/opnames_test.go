@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -29,7 +30,7 @@ func TestNameOps(t *testing.T) {
 func TestProfileNeedsCQLTarget(t *testing.T) {
 	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: vocab.OpNamed0, Weight: 1}}}
 	spec.EnsureDefaults()
-	cfg := Config{Target: "embedded://", Workload: spec}
+	cfg := Config{Open: registry.Open, Target: "embedded://", Workload: spec}
 	cfg.EnsureDefaults()
 	err := cfg.Validate()
 	if err == nil || !strings.Contains(err.Error(), "cassandra-stress profile") {

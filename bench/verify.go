@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -127,6 +126,8 @@ type VerifyConfig struct {
 	// file does not hold, a host that moved). Default: the result's.
 	Target     string
 	TargetOpts map[string]string
+	// Open opens the target (see Config.Open). Required.
+	Open OpenFunc
 	// Sample is how many keys to read. Default every acknowledged key.
 	Sample Sample
 	// Concurrency is how many reads are in flight. Default DefaultConcurrency.
@@ -160,7 +161,7 @@ func VerifyResult(ctx context.Context, r *result.Result, cfg VerifyConfig) (*res
 	}
 	spec.CheckValues = true
 	spec.EnsureDefaults()
-	t, err := registry.Open(ctx, url, opts)
+	t, err := openWith(ctx, cfg.Open, url, opts)
 	if err != nil {
 		return nil, err
 	}

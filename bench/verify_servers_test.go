@@ -58,15 +58,15 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 	spec.Records, spec.FieldCount, spec.FieldLength = 300, 4, 32
 	spec.Mix = workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}
 	spec.CheckValues = true
-	if _, err := Clean(ctx, url, opts, spec); err != nil {
+	if _, err := Clean(ctx, registry.Open, url, opts, spec); err != nil {
 		t.Fatalf("clean before: %v", err)
 	}
 	defer func() {
-		if _, err := Clean(ctx, url, opts, spec); err != nil {
+		if _, err := Clean(ctx, registry.Open, url, opts, spec); err != nil {
 			t.Errorf("clean after: %v", err)
 		}
 	}()
-	cfg := Config{Target: url, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quietTelemetry(),
+	cfg := Config{Open: registry.Open, Target: url, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quietTelemetry(),
 		Runner: runner.Config{Ops: 1500, Concurrency: 4, Seed: 1}}
 	if _, err := Run(ctx, cfg); err != nil {
 		t.Fatalf("load: %v", err)
@@ -87,10 +87,10 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 	} else {
 		tamper(t, url, opts, spec, wrong, gone)
 	}
-	if _, err := VerifyResult(ctx, r, VerifyConfig{}); strings.Contains(url, ":cassandra@") && err == nil {
+	if _, err := VerifyResult(ctx, r, VerifyConfig{Open: registry.Open}); strings.Contains(url, ":cassandra@") && err == nil {
 		t.Fatal("verified with the result's redacted password")
 	}
-	v2, err := VerifyResult(ctx, r, VerifyConfig{Target: url, Concurrency: 4}) // the result keeps no password
+	v2, err := VerifyResult(ctx, r, VerifyConfig{Open: registry.Open, Target: url, Concurrency: 4}) // the result keeps no password
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func TestVerifyEmbedded(t *testing.T) {
 	}
 	spec.Records = 400
 	spec.Mix = workload.MixList{{Op: vocab.OpRead, Weight: 2}, {Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpInsert, Weight: 1}}
-	r, err := Run(ctx, Config{Target: url, Workload: spec, Verify: true,
+	r, err := Run(ctx, Config{Open: registry.Open, Target: url, Workload: spec, Verify: true,
 		Runner: runner.Config{Ops: 2000, Concurrency: 4, Seed: 1}, Telemetry: quietTelemetry()})
 	if err != nil {
 		t.Fatal(err)
@@ -160,14 +160,14 @@ func TestVerifyEmbedded(t *testing.T) {
 	w.Close()
 	tg.Close()
 
-	v2, err := VerifyResult(ctx, r, VerifyConfig{Concurrency: 3})
+	v2, err := VerifyResult(ctx, r, VerifyConfig{Open: registry.Open, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v2.Checked != v.AckedKeys || v2.Missing != 1 || v2.Wrong != 1 || !slices.Equal(v2.MissingKeys, []uint64{9}) || !slices.Equal(v2.WrongKeys, []uint64{5}) {
 		t.Fatalf("after the other client: %+v", *v2)
 	}
-	v3, err := VerifyResult(ctx, r, VerifyConfig{Sample: Sample{Keys: 50}})
+	v3, err := VerifyResult(ctx, r, VerifyConfig{Open: registry.Open, Sample: Sample{Keys: 50}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestVerifyEmbedded(t *testing.T) {
 		t.Fatalf("sample of 50: %+v", *v3)
 	}
 	r.Verification = nil
-	if _, err := VerifyResult(ctx, r, VerifyConfig{}); err == nil {
+	if _, err := VerifyResult(ctx, r, VerifyConfig{Open: registry.Open}); err == nil {
 		t.Fatal("a result without a record was verified")
 	}
 	var _ adapter.Worker = okWorker{}

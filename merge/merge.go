@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -159,11 +160,12 @@ type opAcc struct {
 	errs         map[string]uint64
 	lat, svc     *hdr.Histogram
 	lag          *hdr.Histogram // open loop: schedule lag
+	attr         *hdr.Histogram // open loop: server-attributable latency
 }
 
 // add counts one part's op (or one part's interval op): lat and svc are its
 // histograms from result.Phase.MergedHist (new, so they may be kept).
-func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, lat, svc *hdr.Histogram) {
+func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, lat, svc *hdr.Histogram) error {
 	a.count += count
 	a.bytes += bytes
 	for c, n := range errs {
@@ -172,20 +174,19 @@ func (a *opAcc) add(count, bytes uint64, errs map[string]uint64, lat, svc *hdr.H
 		}
 		a.errs[c] += n
 	}
-	mergeInto(&a.lat, lat)
-	mergeInto(&a.svc, svc)
+	if err := mergeInto(&a.lat, lat); err != nil {
+		return err
+	}
+	return mergeInto(&a.svc, svc)
 }
 
-// mergeInto adds h to *dst. Both have result's histogram range, so nothing
-// is dropped.
-func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) {
-	switch {
-	case h == nil || h.TotalCount() == 0:
-	case *dst == nil:
-		*dst = h
-	default:
-		(*dst).Merge(h)
+// mergeInto adds h to *dst (result.MergeHist); an empty h adds nothing, so
+// an op no part timed keeps no histogram.
+func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) error {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
 	}
+	return result.MergeHist(dst, h)
 }
 
 func mergePhase(ps []*result.Phase) (*result.Phase, error) {
@@ -227,15 +228,9 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 	}
 	m.DurationNs = end.Sub(t0).Nanoseconds()
-	n := len(m.Buckets.Outstanding)
-	for op, cs := range m.Buckets.Counts {
-		m.Buckets.Counts[op] = grow32(cs, n)
-	}
-	for op, bs := range m.Buckets.Bytes {
-		m.Buckets.Bytes[op] = grow64(bs, n)
-	}
+	m.Buckets.Pad(len(m.Buckets.Outstanding))
 	order := acc.order
-	sortOps(order)
+	slices.SortStableFunc(order, vocab.CompareOpNames)
 	for _, op := range order {
 		a := totals[op]
 		t := result.OpTotal{Op: op, Count: a.count, Bytes: a.bytes, Errors: a.errs}
@@ -244,6 +239,10 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		if a.lag != nil && a.lag.TotalCount() > 0 {
 			lag := result.Summarize(a.lag)
 			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
+		}
+		if a.attr != nil && a.attr.TotalCount() > 0 {
+			attr := result.Summarize(a.attr)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
 		}
 		m.Ops = append(m.Ops, t)
 	}
@@ -296,12 +295,23 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 		if err != nil {
 			return err
 		}
-		a.add(o.Count, o.Bytes, o.Errors, lat, svc)
+		if err := a.add(o.Count, o.Bytes, o.Errors, lat, svc); err != nil {
+			return err
+		}
 		lag, err := p.MergedHist(0, n, result.HistLag, o.Op)
 		if err != nil {
 			return err
 		}
-		mergeInto(&a.lag, lag)
+		if err := mergeInto(&a.lag, lag); err != nil {
+			return err
+		}
+		attr, err := p.MergedHist(0, n, result.HistAttributable, o.Op)
+		if err != nil {
+			return err
+		}
+		if err := mergeInto(&a.attr, attr); err != nil {
+			return err
+		}
 	}
 	for j, iv := range p.Intervals {
 		// Interval k of a loader lands in the merged second its start falls in.
@@ -323,7 +333,9 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 			if err != nil {
 				return err
 			}
-			a.add(o.Count, o.Bytes, o.Errors, lat, nil)
+			if err := a.add(o.Count, o.Bytes, o.Errors, lat, nil); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -334,7 +346,7 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
 	shift := int(math.Round(float64(off) / float64(m.WidthNs)))
 	for op, cs := range p.Buckets.Counts {
-		dst := grow32(m.Counts[op], shift+len(cs))
+		dst := result.Grow(m.Counts[op], shift+len(cs))
 		for i, c := range cs {
 			dst[shift+i] += c
 		}
@@ -344,7 +356,7 @@ func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
 		if m.Bytes == nil {
 			m.Bytes = map[string][]uint64{}
 		}
-		dst := grow64(m.Bytes[op], shift+len(bs))
+		dst := result.Grow(m.Bytes[op], shift+len(bs))
 		for i, b := range bs {
 			dst[shift+i] += b
 		}
@@ -356,27 +368,4 @@ func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
 		}
 		m.Outstanding[shift+i] = m.Outstanding[shift+i] || o
 	}
-}
-
-// sortOps puts op types in the workload package's order (READ, UPDATE, ...).
-func sortOps(ops []string) {
-	sort.SliceStable(ops, func(i, j int) bool {
-		a, _ := vocab.ParseOp(ops[i])
-		b, _ := vocab.ParseOp(ops[j])
-		return a < b
-	})
-}
-
-func grow32(s []uint32, n int) []uint32 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
-}
-
-func grow64(s []uint64, n int) []uint64 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
 }

@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,9 +47,13 @@ func (c *Config) ensureDefaults() {
 type hset struct {
 	lat, svc [vocab.NumOps]*counts
 	lag      [vocab.NumOps]*counts // open loop: intended start to send
-	ok       [vocab.NumOps]uint64
-	errs     [vocab.NumOps][vocab.NumClasses]uint64
-	bytes    [vocab.NumOps]uint64
+	// attr is the open loop's server-attributable latency: latency less the
+	// client's own lateness (from the moment the op could have started, a
+	// worker or slot being free, to its send).
+	attr  [vocab.NumOps]*counts
+	ok    [vocab.NumOps]uint64
+	errs  [vocab.NumOps][vocab.NumClasses]uint64
+	bytes [vocab.NumOps]uint64
 }
 
 // reset zeroes the totals; the collector zeroes the counts as it drains them.
@@ -102,7 +105,19 @@ func (s *Shard) BeginN(n int) { s.started.Add(uint64(n)) }
 // enter the latency histograms; errors are counted by class.
 func (s *Shard) Record(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
 	s.mu.Lock()
-	s.record(op, intended, start, end, bytes, class)
+	s.record(op, intended, intended, start, end, bytes, class)
+	s.mu.Unlock()
+}
+
+// RecordOpen is Record for the open loop, with could: when the operation
+// could have started, the later of intended and the moment a worker or
+// in-flight slot became free for it. start - could is the client's own
+// lateness (pacer, scheduler, CPU), which the server-attributable latency
+// leaves out; could - intended is the wait for a slot the target held, which
+// it keeps (so a stalled target still pays for its whole queue).
+func (s *Shard) RecordOpen(op vocab.Op, intended, could, start, end int64, bytes uint64, class vocab.Class) {
+	s.mu.Lock()
+	s.record(op, intended, could, start, end, bytes, class)
 	s.mu.Unlock()
 }
 
@@ -111,13 +126,21 @@ func (s *Shard) Record(op vocab.Op, intended, start, end int64, bytes uint64, cl
 // round trip and an atomic add.
 func (s *Shard) RecordBegin(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
 	s.mu.Lock()
-	s.record(op, intended, start, end, bytes, class)
+	s.record(op, intended, intended, start, end, bytes, class)
 	s.begun++
 	s.mu.Unlock()
 }
 
+// Attributable is the server-attributable latency of an open-loop operation:
+// its latency (end - intended) less the client's own lateness (start -
+// could), i.e. its service time plus any wait for a worker or slot the
+// target held (could - intended).
+func Attributable(intended, could, start, end int64) int64 {
+	return end - intended - max(start-could, 0)
+}
+
 // record is Record with mu held.
-func (s *Shard) record(op vocab.Op, intended, start, end int64, bytes uint64, class vocab.Class) {
+func (s *Shard) record(op vocab.Op, intended, could, start, end int64, bytes uint64, class vocab.Class) {
 	set := s.cur
 	if class == vocab.ClassNone {
 		c := set.lat[op]
@@ -128,6 +151,7 @@ func (s *Shard) record(op vocab.Op, intended, start, end int64, bytes uint64, cl
 		if s.svcTime {
 			set.svc[op].add(clamp(end - start))
 			set.lag[op].add(clamp(start - intended))
+			set.attr[op].add(clamp(Attributable(intended, could, start, end)))
 		}
 		set.ok[op]++
 	} else {
@@ -235,6 +259,7 @@ func (s *Shard) newHists(op vocab.Op) *counts {
 		if s.svcTime {
 			set.svc[op] = new(counts)
 			set.lag[op] = new(counts)
+			set.attr[op] = new(counts)
 		}
 	}
 	return s.cur.lat[op]
@@ -278,10 +303,10 @@ type Recorder struct {
 
 // opAcc accumulates one op over the whole phase.
 type opAcc struct {
-	lat, svc, lag *hdr.Histogram
-	ok            uint64
-	errs          [vocab.NumClasses]uint64
-	bytes         uint64
+	lat, svc, lag, attr *hdr.Histogram
+	ok                  uint64
+	errs                [vocab.NumClasses]uint64
+	bytes               uint64
 }
 
 // New returns a recorder; call Start when the phase begins.
@@ -461,6 +486,7 @@ func (r *Recorder) intervalTick(at int64) {
 			if s.svcTime {
 				set.svc[op].drainInto(acc.svc, nil)
 				set.lag[op].drainInto(acc.lag, nil)
+				set.attr[op].drainInto(acc.attr, nil)
 			}
 		}
 		// set is now drained; reset it outside the worker's way.
@@ -531,6 +557,7 @@ func (r *Recorder) acc(op int) *opAcc {
 		if r.cfg.ServiceTime { // closed loop: service time is the latency
 			r.total[op].svc = result.NewHist()
 			r.total[op].lag = result.NewHist()
+			r.total[op].attr = result.NewHist()
 		}
 	}
 	return r.total[op]
@@ -634,6 +661,8 @@ func (r *Recorder) Stop() *result.Phase {
 			t.ServiceHist = result.EncodeHist(a.svc)
 			lag := result.Summarize(a.lag)
 			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
+			attr := result.Summarize(a.attr)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
 		} else {
 			// Closed loop: service time is the latency.
 			t.Service, t.ServiceHist = t.Latency, t.Hist
@@ -648,33 +677,16 @@ func (r *Recorder) Stop() *result.Phase {
 			continue
 		}
 		name := vocab.Op(op).String()
-		p.Buckets.Counts[name] = pad32(r.buckets[op], len(r.outst))
+		p.Buckets.Counts[name] = r.buckets[op]
 		if hasBytes {
 			if p.Buckets.Bytes == nil {
 				p.Buckets.Bytes = map[string][]uint64{}
 			}
-			p.Buckets.Bytes[name] = pad64(r.bucketB[op], len(r.outst))
+			p.Buckets.Bytes[name] = r.bucketB[op]
 		}
 	}
-	sort.SliceStable(p.Ops, func(i, j int) bool {
-		a, _ := vocab.ParseOp(p.Ops[i].Op)
-		b, _ := vocab.ParseOp(p.Ops[j].Op)
-		return a < b
-	})
+	p.Buckets.Pad(len(r.outst))
+	p.SortOps()
 	r.stopped = true
 	return p
-}
-
-func pad32(s []uint32, n int) []uint32 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
-}
-
-func pad64(s []uint64, n int) []uint64 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	return s
 }

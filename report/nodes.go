@@ -104,23 +104,14 @@ func nodeSection(n analysis.NodeFigures) section {
 			b(n.MemUsedMax), b(n.MemTotal), b(n.MemAvailableMin), b(n.PageCacheStart), b(n.PageCacheEnd), b(n.PageCacheMax), b(n.DirtyMax)))
 	}
 	for _, d := range n.Disks {
-		rl, wl := "-", "-"
-		if d.HasReads {
-			rl = units.Latency(d.ReadLatencyNs)
-		}
-		if d.HasWrites {
-			wl = units.Latency(d.WriteLatencyNs)
-		}
-		t.add("disk "+d.Name, fmt.Sprintf("read %s/s %s IOPS %s, write %s/s %s IOPS %s, busy %s mean %s max",
-			b(d.ReadBytesPerS), units.Short(d.ReadIOPS), rl, b(d.WriteBytesPerS), units.Short(d.WriteIOPS), wl, pct(d.BusyMean), pct(d.BusyMax)))
+		t.add("disk "+d.Name, diskLine(d))
 	}
 	for _, x := range n.Nets {
 		link := ""
 		if x.SpeedBytesPerS > 0 {
 			link = fmt.Sprintf(", link %s/s, %s used max", b(x.SpeedBytesPerS), pct(x.UseMax))
 		}
-		t.add("net "+x.Name, fmt.Sprintf("rx %s/s %s pkt/s, tx %s/s %s pkt/s, dropped %s rx %s tx%s",
-			b(x.RxBytesPerS), units.Short(x.RxPacketsPerS), b(x.TxBytesPerS), units.Short(x.TxPacketsPerS),
+		t.add("net "+x.Name, fmt.Sprintf("%s, dropped %s rx %s tx%s", netLine(x.RxBytesPerS, x.RxPacketsPerS, x.TxBytesPerS, x.TxPacketsPerS),
 			units.Int(float64(x.RxDrops)), units.Int(float64(x.TxDrops)), link))
 	}
 	for _, g := range n.Gaps {

@@ -41,12 +41,16 @@ func TestGolden(t *testing.T) {
 		{"i3-16xlarge", func(t testing.TB) *result.Result { return analysed(t, "i3-16xlarge") }, []string{"md", "json", "html"}},
 		// Analysed fixed-rate run, one op: service time table and dashed curves.
 		{"graviton-write", func(t testing.TB) *result.Result { return analysed(t, "graviton-write") }, []string{"md", "csv", "html"}},
+		// A real fixed-rate run (fake target, loaded machine): the
+		// server-attributable latency table and the rate-met note.
+		{"fixed-rate-fake", func(t testing.TB) *result.Result { return analysed(t, "fixed-rate-fake") }, []string{"md", "txt"}},
 	}
 	writers := map[string]func(*bytes.Buffer, *result.Result) error{
 		"md":   func(b *bytes.Buffer, r *result.Result) error { return WriteMarkdown(b, r) },
 		"csv":  func(b *bytes.Buffer, r *result.Result) error { return WriteCSV(b, r) },
 		"json": func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
 		"html": func(b *bytes.Buffer, r *result.Result) error { return WriteHTML(b, r) },
+		"txt":  func(b *bytes.Buffer, r *result.Result) error { return WriteTerm(b, r) },
 	}
 	for _, c := range cases {
 		r := c.r(t)

@@ -45,6 +45,9 @@ func sections(u *run) []section {
 	var out []section
 	out = append(out, throughputSection(u))
 	out = append(out, latencySection(f, result.HistLatency))
+	if f.Mode == "open" && f.Attributable.Count > 0 {
+		out = append(out, latencySection(f, result.HistAttributable))
+	}
 	if f.Mode == "open" && f.Service.Count > 0 {
 		out = append(out, latencySection(f, result.HistService))
 	}
@@ -165,6 +168,8 @@ func latencySection(f *analysis.Figures, kind result.HistKind) section {
 			return o.Service
 		case result.HistLag:
 			return o.Lag
+		case result.HistAttributable:
+			return o.Attributable
 		}
 		return o.Latency
 	}
@@ -174,6 +179,8 @@ func latencySection(f *analysis.Figures, kind result.HistKind) section {
 			row("all", f.Service)
 		case result.HistLag:
 			row("all", f.Lag)
+		case result.HistAttributable:
+			row("all", f.Attributable)
 		default:
 			row("all", f.Latency)
 		}
@@ -186,6 +193,9 @@ func latencySection(f *analysis.Figures, kind result.HistKind) section {
 	case kind == result.HistLag:
 		s.id, s.title = "lag", "Schedule lag"
 		s.notes = []string{"From each request's intended start to its actual send: the client's own lateness plus any wait for a free worker or in-flight slot."}
+	case kind == result.HistAttributable:
+		s.id, s.title = "attributable", "Server-attributable latency"
+		s.notes = []string{"Latency less the client's own lateness: from the moment each request could have started (its intended start, or later when every worker or in-flight slot was held by the target) to its completion. A stall keeps its whole queue; the loader waking late does not count."}
 	case kind == result.HistService:
 		s.id, s.title = "service", "Service time"
 		s.notes = []string{"From the actual send to the completion: what the server took, without the queueing."}

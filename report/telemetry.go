@@ -33,23 +33,13 @@ func WriteHostText(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "  memory     used %s max, page cache %s end (%s max), dirty %s max%s\n",
 		units.Bytes(f.MemUsedMax), units.Bytes(f.PageCacheEnd), units.Bytes(f.PageCacheMax), units.Bytes(f.DirtyMax), ram)
 	for _, d := range f.Disks {
-		rl, wl := "-", "-"
-		if d.HasReads {
-			rl = units.Latency(d.ReadLatencyNs)
-		}
-		if d.HasWrites {
-			wl = units.Latency(d.WriteLatencyNs)
-		}
-		fmt.Fprintf(w, "  disk %-6s read %s/s %s IOPS %s, write %s/s %s IOPS %s, busy %s mean %s max\n", d.Name,
-			units.Bytes(d.ReadBytesPerS), units.Short(d.ReadIOPS), rl,
-			units.Bytes(d.WriteBytesPerS), units.Short(d.WriteIOPS), wl, pct(d.BusyMean), pct(d.BusyMax))
+		fmt.Fprintf(w, "  disk %-6s %s\n", d.Name, diskLine(d))
 	}
 	if len(f.Disks) == 0 {
 		fmt.Fprintf(w, "  disk       no I/O\n")
 	}
 	for _, n := range f.Nets {
-		fmt.Fprintf(w, "  net %-7s rx %s/s %s pkt/s, tx %s/s %s pkt/s\n", n.Name,
-			units.Bytes(n.RxBytesPerS), units.Short(n.RxPacketsPerS), units.Bytes(n.TxBytesPerS), units.Short(n.TxPacketsPerS))
+		fmt.Fprintf(w, "  net %-7s %s\n", n.Name, netLine(n.RxBytesPerS, n.RxPacketsPerS, n.TxBytesPerS, n.TxPacketsPerS))
 	}
 	fmt.Fprintf(w, "  kernel     %s context switches/s, %s interrupts/s\n", units.Short(f.CtxSwitchesPerS), units.Short(f.InterruptsPerS))
 	writeHostProcs(w, f)
@@ -69,6 +59,27 @@ func WriteHostText(w io.Writer, r *result.Result) {
 		}
 		fmt.Fprintf(w, "  counters   %s scope: %s\n", c.Scope, strings.Join(parts, ", "))
 	}
+}
+
+// diskLine is one device's figures, for the loader host and a server node
+// alike: "read 1 MB/s 250 IOPS 1.2 ms, write ..., busy 3% mean 9% max".
+func diskLine(d analysis.HostDisk) string {
+	rl, wl := "-", "-"
+	if d.HasReads {
+		rl = units.Latency(d.ReadLatencyNs)
+	}
+	if d.HasWrites {
+		wl = units.Latency(d.WriteLatencyNs)
+	}
+	return fmt.Sprintf("read %s/s %s IOPS %s, write %s/s %s IOPS %s, busy %s mean %s max",
+		units.Bytes(d.ReadBytesPerS), units.Short(d.ReadIOPS), rl,
+		units.Bytes(d.WriteBytesPerS), units.Short(d.WriteIOPS), wl, units.Percent(d.BusyMean), units.Percent(d.BusyMax))
+}
+
+// netLine is one interface's traffic, for the loader host and a server
+// node alike: "rx 1 MB/s 900 pkt/s, tx 2 MB/s 1.1k pkt/s".
+func netLine(rx, rxPkts, tx, txPkts float64) string {
+	return fmt.Sprintf("rx %s/s %s pkt/s, tx %s/s %s pkt/s", units.Bytes(rx), units.Short(rxPkts), units.Bytes(tx), units.Short(txPkts))
 }
 
 // writeHostProcs writes platbench's own line and the server process's.

@@ -53,6 +53,11 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 		if rr, ok := analysis.RowRatesOf(r, p); ok {
 			f.RowRates = &rr
 		}
+		if a := r.Analysis; a != nil && a.Phase == p.Name {
+			if rc := analysis.RateCheckOf(p, a.Steady); rc != nil {
+				f.Rate = rc // over the steady window
+			}
+		}
 		writePhase(tw, f)
 	}
 	writeErrorMessages(tw, r)
@@ -187,6 +192,13 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	lat("latency 99.9th percentile", func(s *result.Summary) int64 { return s.P999Ns })
 	lat("latency max", func(s *result.Summary) int64 { return s.MaxNs })
 	if f.Mode == "open" {
+		if f.Attributable.Count > 0 {
+			attr := func(name string, get func(s *result.Summary) int64) {
+				line(name, units.Latency(float64(get(&f.Attributable))), func(k int) string { return units.Latency(float64(get(&f.PerOp[k].Attributable))) })
+			}
+			attr("server-attributable median", func(s *result.Summary) int64 { return s.P50Ns })
+			attr("server-attributable 99th percentile", func(s *result.Summary) int64 { return s.P99Ns })
+		}
 		line("service time median", units.Latency(float64(f.Service.P50Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P50Ns)) })
 		line("service time 99th percentile", units.Latency(float64(f.Service.P99Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P99Ns)) })
 		if f.Lag.Count > 0 {
@@ -217,8 +229,15 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
 	} else {
-		if f.Delayed > 0 {
-			fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target: the rate was not met. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
+		switch rc := f.Rate; {
+		case rc != nil && rc.Met && f.Delayed > 0:
+			fmt.Fprintf(w, "note: the rate was met (%s of %s sustained); %s operations queued in bursts behind the target (all %d workers or in-flight slots busy): their wait is in latency and in the server-attributable latency.\n",
+				units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+		case rc != nil && !rc.Met:
+			fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n",
+				units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+		case f.Delayed > 0:
+			fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
 		}
 		if f.LateClient > 0 {
 			fmt.Fprintf(w, "note: %s operations started late although a worker was free: the load generator itself was late (its pacer, or the CPU it runs on); their lateness is included in latency and shown as schedule lag.\n", units.Int(float64(f.LateClient)))

@@ -21,6 +21,9 @@ const (
 	// HistLag is the open loop's schedule lag: from the intended start to
 	// the actual send (OpTotal.LagHist); phase totals only, as service time.
 	HistLag
+	// HistAttributable is the open loop's server-attributable latency
+	// (OpTotal.AttributableHist); phase totals only, as service time.
+	HistAttributable
 )
 
 func (k HistKind) String() string {
@@ -29,6 +32,8 @@ func (k HistKind) String() string {
 		return "service time"
 	case HistLag:
 		return "schedule lag"
+	case HistAttributable:
+		return "server-attributable latency"
 	}
 	return "latency"
 }
@@ -103,6 +108,8 @@ func (t *OpTotal) hist(kind HistKind) string {
 		return t.ServiceHist
 	case HistLag:
 		return t.LagHist
+	case HistAttributable:
+		return t.AttributableHist
 	}
 	return t.Hist
 }
@@ -118,12 +125,23 @@ func mergeEncoded(h **hdr.Histogram, enc, op string, ops []string) error {
 	if err != nil {
 		return err
 	}
-	if *h == nil {
-		*h = oh
-		return nil
-	}
-	if dropped := (*h).Merge(oh); dropped > 0 {
-		return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+	return MergeHist(h, oh)
+}
+
+// MergeHist adds h to *dst (h itself becomes *dst when *dst is nil, so h
+// must be the caller's to give): the one histogram merge, of the intervals
+// of a phase (MergedHist) and of the loaders of a distributed run (package
+// merge). A value outside the histogram's range is an error wrapping
+// ErrMalformed.
+func MergeHist(dst **hdr.Histogram, h *hdr.Histogram) error {
+	switch {
+	case h == nil:
+	case *dst == nil:
+		*dst = h
+	default:
+		if dropped := (*dst).Merge(h); dropped > 0 {
+			return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@
 package result
 
 import (
+	"slices"
 	"time"
 
 	"github.com/platbench/platbench/vocab"
@@ -205,6 +206,14 @@ type OpTotal struct {
 	// or in-flight slot). Absent in closed loop, where it is 0 by definition.
 	Lag     *Summary `json:"lag,omitempty"`
 	LagHist string   `json:"lag_hist,omitempty"`
+	// Attributable is the open loop's server-attributable latency: latency
+	// less the client's own lateness, i.e. from the moment the op could have
+	// started (the later of its intended start and the moment a worker or
+	// in-flight slot became free for it) to completion, plus any wait for a
+	// slot the target held. Service time plus that wait; absent in closed
+	// loop and in results written before it existed.
+	Attributable     *Summary `json:"attributable,omitempty"`
+	AttributableHist string   `json:"attributable_hist,omitempty"`
 }
 
 // Summary is a precomputed latency summary in nanoseconds.
@@ -250,6 +259,33 @@ type Buckets struct {
 	Counts      map[string][]uint32 `json:"counts"`
 	Bytes       map[string][]uint64 `json:"bytes,omitempty"`
 	Outstanding []bool              `json:"outstanding"`
+}
+
+// Pad extends every op's counts and bytes with zeros to n buckets (the
+// length of Outstanding): an op that stopped early still has a value in
+// every bucket.
+func (b *Buckets) Pad(n int) {
+	for op, cs := range b.Counts {
+		b.Counts[op] = Grow(cs, n)
+	}
+	for op, bs := range b.Bytes {
+		b.Bytes[op] = Grow(bs, n)
+	}
+}
+
+// Grow extends s with zeros to length n (a bucket series to the phase's
+// length).
+func Grow[T uint32 | uint64](s []T, n int) []T {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}
+
+// SortOps puts a phase's op totals in the order of the ops they name
+// (vocab.CompareOpNames: READ, UPDATE, ...), keeping the order of equals.
+func (p *Phase) SortOps() {
+	slices.SortStableFunc(p.Ops, func(a, b OpTotal) int { return vocab.CompareOpNames(a.Op, b.Op) })
 }
 
 // Event is a fault event run during a phase.

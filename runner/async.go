@@ -74,6 +74,7 @@ type slot struct {
 	op       vocab.Op
 	bytes    uint64
 	intended int64
+	could    int64 // when a slot was free for it (RecordOpen)
 	start    int64
 }
 
@@ -87,6 +88,11 @@ type asyncState struct {
 	free  []int // free slot tags (a stack)
 	nfly  int
 	ops   uint64 // completed or failed to submit
+	// firstFree is the earliest moment a slot became free among the
+	// completions since it was reset: the op's service time after it could
+	// have started (so the client's own lateness is not counted as a wait
+	// for a slot on the next op).
+	firstFree int64
 }
 
 func newAsyncState(rec *recorder.Recorder, sh *recorder.Shard, depth int) *asyncState {
@@ -100,22 +106,24 @@ func newAsyncState(rec *recorder.Recorder, sh *recorder.Shard, depth int) *async
 func (st *asyncState) done(tag int, err error) {
 	end := st.rec.Now()
 	s := &st.slots[tag]
-	st.sh.Record(s.op, s.intended, s.start, end, s.bytes, adapter.Classify(err))
+	st.sh.RecordOpen(s.op, s.intended, s.could, s.start, end, s.bytes, adapter.Classify(err))
+	st.firstFree = min(st.firstFree, s.could+(end-s.start))
 	noteErr(st.sh, s.op, err)
 	st.free = append(st.free, tag)
 	st.nfly--
 	st.ops++
 }
 
-// submit queues req under a free slot; it must have one.
-func (st *asyncState) submit(ctx context.Context, w adapter.Pipeliner, req *workload.Request, intended, now int64) {
+// submit queues req under a free slot; it must have one. could is when a
+// slot was free for it (intended in closed loop).
+func (st *asyncState) submit(ctx context.Context, w adapter.Pipeliner, req *workload.Request, intended, could, now int64) {
 	tag := st.free[len(st.free)-1]
 	st.free = st.free[:len(st.free)-1]
 	s := &st.slots[tag]
-	s.op, s.bytes, s.intended, s.start = req.Op, uint64(len(req.Value)), intended, now
+	s.op, s.bytes, s.intended, s.could, s.start = req.Op, uint64(len(req.Value)), intended, could, now
 	st.sh.Begin()
 	if err := w.Submit(ctx, req, tag); err != nil {
-		st.sh.Record(s.op, intended, now, st.rec.Now(), s.bytes, adapter.Classify(err))
+		st.sh.RecordOpen(s.op, intended, could, now, st.rec.Now(), s.bytes, adapter.Classify(err))
 		noteErr(st.sh, s.op, err)
 		st.free = append(st.free, tag)
 		st.ops++
@@ -147,7 +155,7 @@ func asyncClosedLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *w
 				now = rec.Now()
 			}
 			gen.Next(&req)
-			st.submit(ctx, w, &req, now, now)
+			st.submit(ctx, w, &req, now, now, now)
 			sent = true
 		}
 		if sent {
@@ -220,7 +228,9 @@ func asyncOpenLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *wor
 			} else {
 				gen.Next(&req)
 			}
-			st.submit(ctx, w, &req, intended, now)
+			// It could have started when it came due, or when the wait for
+			// a free slot (all depth in flight) ended, whichever was later.
+			st.submit(ctx, w, &req, intended, max(intended, freedAt), now)
 			pending = false
 			sent = true
 		}
@@ -253,11 +263,12 @@ func asyncOpenLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *wor
 			wait = time.Duration(max(at-rec.Now(), 0))
 		}
 		full := len(st.free) == 0
+		st.firstFree = math.MaxInt64
 		w.Poll(ctx, wait, done)
 		now := rec.Now()
 		ticked = tk.woke(at, now)
 		if full {
-			freedAt = now
+			freedAt = min(now, st.firstFree)
 		}
 		if pending && s.stop.Load() && (!s.full.Load() || ctx.Err() != nil) {
 			// The phase ended (its time, or the run was stopped) while this
@@ -342,7 +353,7 @@ func asyncLoad(ctx context.Context, w adapter.Pipeliner, depth int, gen *workloa
 			}
 			gen.Load(&req, k)
 			k++
-			st.submit(ctx, w, &req, now, now)
+			st.submit(ctx, w, &req, now, now, now)
 			sent = true
 		}
 		if sent {

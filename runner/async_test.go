@@ -319,6 +319,19 @@ func TestPipelinedFixedRateStallIsChargedToLatency(t *testing.T) {
 	if n := totalOps(p); n < 2900 || n > 3000 {
 		t.Errorf("%d ops at 1000/s for 3 s, want about 3000 and never more", n)
 	}
+	// The stall held every worker (slot): the server-attributable latency
+	// keeps the whole wait, as latency does (within 5% at p95 and p99).
+	if o.Attributable == nil {
+		t.Fatal("no server-attributable latency in an open-loop phase")
+	}
+	for _, q := range []struct {
+		name      string
+		lat, attr int64
+	}{{"p95", o.Latency.P95Ns, o.Attributable.P95Ns}, {"p99", o.Latency.P99Ns, o.Attributable.P99Ns}} {
+		if math.Abs(float64(q.attr-q.lat)) > 0.05*float64(q.lat) {
+			t.Errorf("attributable %s %.1f ms, latency %s %.1f ms: the stall's queue must be charged to the server", q.name, float64(q.attr)/1e6, q.name, float64(q.lat)/1e6)
+		}
+	}
 }
 
 // The pipelined loop allocates nothing per op: the fake reads the process's

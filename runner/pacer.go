@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -35,6 +36,11 @@ type due struct {
 	// noIdle: no worker was idle to take it when it was released (every
 	// worker was busy with the target).
 	noIdle bool
+	// could is when it could have started: the later of intended and the
+	// moment an idle worker had become free for it (set at release when a
+	// worker was idle; otherwise the worker that takes it sets it from its
+	// own previous completion).
+	could int64
 }
 
 // lateness counts the open-loop operations that started more than the
@@ -53,7 +59,12 @@ type pacer struct {
 	head int
 	n    int
 	idle []chan struct{} // parked workers' wake channels (a stack)
-	done bool            // nothing more will be released
+	// since[i] is when idle[i]'s worker became free (see work):
+	// pushed in the order workers park, so the bottom is the longest idle.
+	since []int64
+	// freeAt is scratch: since as it was when a release began.
+	freeAt []int64
+	done   bool // nothing more will be released
 	// wasFull: the queue was full at the end of the last release, so the
 	// ops that came due since waited for the workers, not for the pacer.
 	wasFull bool
@@ -61,7 +72,8 @@ type pacer struct {
 }
 
 func newPacer(workers int) *pacer {
-	return &pacer{q: make([]due, max(1024, 4*workers)), idle: make([]chan struct{}, 0, workers), wake: make([]chan struct{}, 0, workers)}
+	return &pacer{q: make([]due, max(1024, 4*workers)), idle: make([]chan struct{}, 0, workers), wake: make([]chan struct{}, 0, workers),
+		since: make([]int64, 0, workers), freeAt: make([]int64, 0, workers)}
 }
 
 // run releases operations as they come due until the phase ends (the
@@ -100,6 +112,10 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 	// (below) lets the released ops run, so that the count is exact.
 	drop := finished || cancelled
 	p.mu.Lock()
+	// The j-th op released now could have started as soon as the j-th
+	// longest-idle worker was free (whichever worker is woken for it).
+	p.freeAt = append(p.freeAt[:0], p.since...)
+	j := 0
 	for !finished && p.n < len(p.q) {
 		a, at := sch.peek()
 		if at > now {
@@ -123,6 +139,9 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 		if idle { // wake a worker for it, whatever its wait was for
 			p.wake = append(p.wake, p.idle[len(p.idle)-1])
 			p.idle = p.idle[:len(p.idle)-1]
+			p.since = p.since[:len(p.since)-1]
+			d.could = max(at, p.freeAt[j])
+			j++
 		}
 		p.q[(p.head+p.n)%len(p.q)] = d
 		p.n++
@@ -136,6 +155,7 @@ func (p *pacer) release(now int64, sch *schedule, s *sched, released *uint64, ca
 		}
 		p.wake = append(p.wake, p.idle...)
 		p.idle = p.idle[:0]
+		p.since = p.since[:0]
 	}
 	full = p.n == len(p.q)
 	p.wasFull = full
@@ -157,8 +177,9 @@ func pause(rec *recorder.Recorder, slp *sleeper, d int64) {
 }
 
 // take hands a worker the next released operation, parking it while there is
-// none; false when the phase is over.
-func (p *pacer) take(wake chan struct{}) (due, bool) {
+// none; false when the phase is over. free is when the worker became free
+// (its last op's service time after that op could have started).
+func (p *pacer) take(wake chan struct{}, free int64) (due, bool) {
 	for {
 		p.mu.Lock()
 		if p.n > 0 {
@@ -173,9 +194,20 @@ func (p *pacer) take(wake chan struct{}) (due, bool) {
 			return due{}, false
 		}
 		p.idle = append(p.idle, wake)
+		p.since = append(p.since, free)
 		p.mu.Unlock()
 		<-wake
 	}
+}
+
+// couldStart is when d could have started, given free, when the worker that
+// takes it became free: set at release when a worker was idle then; else
+// the op was queued for want of a worker, and this one was the first free.
+func couldStart(d due, free int64) int64 {
+	if d.noIdle {
+		return max(d.intended, free)
+	}
+	return d.could
 }
 
 // work runs released operations on w until the phase is over.
@@ -183,11 +215,13 @@ func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Genera
 	wake := make(chan struct{}, 1)
 	var req workload.Request
 	var late lateness
+	free := int64(math.MinInt64) // when this worker became free (see below)
 	for {
-		d, ok := p.take(wake)
+		d, ok := p.take(wake, free)
 		if !ok {
 			return late
 		}
+		could := couldStart(d, free)
 		if d.a.hasOp {
 			gen.NextOp(&req, d.a.op)
 		} else {
@@ -205,7 +239,13 @@ func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Genera
 			}
 		}
 		err := w.Do(ctx, &req)
-		sh.Record(req.Op, d.intended, t0, rec.Now(), uint64(len(req.Value)), adapter.Classify(err))
+		end := rec.Now()
+		sh.RecordOpen(req.Op, d.intended, could, t0, end, uint64(len(req.Value)), adapter.Classify(err))
+		// When this worker would have been free had the client not been late:
+		// the op's service time after it could have started. With its actual
+		// end instead, the pacer's lateness on one op would count as a wait
+		// for a worker on the next.
+		free = could + (end - t0)
 		noteErr(sh, req.Op, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter/null"
+	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 )
 
@@ -24,6 +25,7 @@ func TestPacerReleasesDueOpsWithTheirOwnIntendedStarts(t *testing.T) {
 	for i := range idle {
 		idle[i] = make(chan struct{}, 1)
 		p.idle = append(p.idle, idle[i])
+		p.since = append(p.since, int64(i)*500_000) // free since 0 and 0.5 ms
 	}
 	// Woken at 1 ms + 50 µs: ops 0..10 are due (0, 100 µs, ..., 1 ms).
 	if fin, full := p.release(1_050_000, sch, s, &released, false); fin || full {
@@ -41,6 +43,12 @@ func TestPacerReleasesDueOpsWithTheirOwnIntendedStarts(t *testing.T) {
 		// found none idle.
 		if d.noIdle != (i >= 2) {
 			t.Errorf("op %d: noIdle %v", i, d.noIdle)
+		}
+		// Op 0 (due at 0) could start at once: a worker was free since 0;
+		// op 1 (due at 100 µs) only when the second worker was free, at
+		// 0.5 ms, whichever worker the pacer woke for it.
+		if want := map[int]int64{0: 0, 1: 500_000}; i < 2 && d.could != want[i] {
+			t.Errorf("op %d: could start at %d, want %d", i, d.could, want[i])
 		}
 	}
 	for i, c := range idle {
@@ -99,6 +107,11 @@ func TestLateStartsAreToldApart(t *testing.T) {
 	}
 	if o.Service.P99Ns > 5e6 {
 		t.Errorf("service p99 %v: the pacer's lateness leaked into service time", time.Duration(o.Service.P99Ns))
+	}
+	// The lateness was the client's (workers idle): it is latency, not
+	// server-attributable latency.
+	if o.Attributable == nil || o.Attributable.P50Ns > 2e6 || o.Attributable.P99Ns > 5e6 {
+		t.Errorf("attributable %+v: want it free of the pacer's 20 ms ticks (p50 of latency %v)", o.Attributable, time.Duration(o.Latency.P50Ns))
 	}
 }
 
@@ -184,6 +197,7 @@ func TestPacerWakesIdleWorkersAfterAFullQueue(t *testing.T) {
 	p.head, p.n = 0, 0
 	wake := []chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
 	p.idle = append(p.idle, wake...)
+	p.since = append(p.since, 15_000, 15_000)
 	p.release(20_000, sch, s, &released, false)
 	for i, c := range wake {
 		select {
@@ -194,5 +208,50 @@ func TestPacerWakesIdleWorkersAfterAFullQueue(t *testing.T) {
 	}
 	if d := p.q[p.head]; !d.noIdle || d.released != d.intended {
 		t.Errorf("the first op released after the full queue: %+v, want it counted as waiting for a worker", d)
+	}
+}
+
+// Where the latency of an open-loop op goes, computed by hand, on the paths
+// the runner takes (the pacer's release, a worker taking the op, the
+// recorder's split); times in µs from the op's intended start:
+//   - the client late by X with a worker free: X is latency, not
+//     server-attributable latency;
+//   - a target holding every worker: the wait for one is charged to both
+//     (the coordinated-omission case: a stall keeps its whole queue);
+//   - both at once are split exactly.
+func TestServerAttributableLatencySplit(t *testing.T) {
+	const us = int64(1000)
+	for _, tc := range []struct {
+		name              string
+		idleSince         int64 // a worker idle at release since then; or none (-1)
+		free              int64 // with none idle: when the worker that takes it became free
+		sent, service     int64
+		wantLat, wantAttr int64
+	}{
+		{"client late by 60 µs, a worker idle since before", -500 * us, 0, 60 * us, 90 * us, 150 * us, 90 * us},
+		{"target held every worker for 5 ms", -1, 5000 * us, 5000 * us, 90 * us, 5090 * us, 5090 * us},
+		{"held 5 ms, then the client 40 µs late", -1, 5000 * us, 5040 * us, 90 * us, 5130 * us, 5090 * us},
+		{"a worker idle, but only from 300 µs on", 300 * us, 0, 350 * us, 90 * us, 440 * us, 390 * us},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPacer(1)
+			if tc.idleSince != -1 {
+				p.idle = append(p.idle, make(chan struct{}, 1))
+				p.since = append(p.since, tc.idleSince)
+			}
+			sch := newSchedule([]Stream{{Profile: Constant(1)}}, false, 0, 1, 1) // one op, due at 0
+			var released uint64
+			p.release(tc.sent, sch, &sched{maxOps: 1}, &released, false)
+			d := p.q[p.head]
+			if d.intended != 0 || d.noIdle != (tc.idleSince == -1) {
+				t.Fatalf("released %+v", d)
+			}
+			could := couldStart(d, tc.free)
+			lat := tc.sent + tc.service - d.intended
+			attr := recorder.Attributable(d.intended, could, tc.sent, tc.sent+tc.service)
+			if lat != tc.wantLat || attr != tc.wantAttr {
+				t.Errorf("latency %d µs, attributable %d µs; want %d and %d", lat/us, attr/us, tc.wantLat/us, tc.wantAttr/us)
+			}
+		})
 	}
 }

@@ -230,21 +230,46 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 		s.stop.Store(true)
 	}()
 
-	var bgWG sync.WaitGroup
-	bgCtx, bgCancel := context.WithCancel(runCtx)
-	defer bgCancel()
-	if bg, ok := t.(adapter.Background); ok {
-		bgWG.Add(1)
-		go func() {
-			defer bgWG.Done()
-			bg.RunBackground(bgCtx, rec)
-		}()
-	}
+	stopBackground := startBackground(runCtx, t, rec)
+	defer stopBackground()
 	evCtx, evCancel := context.WithCancel(runCtx)
 	defer evCancel()
 	events := startEvents(evCtx, cfg.Events, rec)
 	stopProgress := progress(ctx, cfg.Phase, rec, cfg.Progress)
 
+	late := runWorkers(runCtx, workers, depths, spec, ks, &cfg, rec, s)
+	stopBackground()
+	evCancel()
+	evs := events.wait()
+	stopProgress()
+	p := rec.Stop()
+	describePhase(p, &cfg, depths, late)
+	p.Interrupted = ctx.Err() != nil
+	return p, evs, nil
+}
+
+// startBackground runs the target's own loops (consumers) while the phase
+// runs; stop cancels them and waits (it may be called more than once).
+func startBackground(ctx context.Context, t adapter.Target, rec *recorder.Recorder) (stop func()) {
+	bg, ok := t.(adapter.Background)
+	if !ok {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	bgCtx, cancel := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bg.RunBackground(bgCtx, rec)
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+// runWorkers runs every worker in the loop its target and mode call for
+// (and the pacer of an unpipelined open loop) until the schedule stops,
+// and returns each worker's lateness (open loop).
+func runWorkers(ctx context.Context, workers []adapter.Worker, depths []int, spec *workload.Spec, ks *workload.Keyspace, cfg *Config, rec *recorder.Recorder, s *sched) []lateness {
+	open := cfg.Open()
 	late := make([]lateness, len(workers))
 	var wg sync.WaitGroup
 	var pc *pacer
@@ -253,7 +278,7 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pc.run(runCtx, rec, newSchedule(cfg.Streams, cfg.Poisson, 0, 1, cfg.Seed), s, int64(cfg.PaceTick))
+			pc.run(ctx, rec, newSchedule(cfg.Streams, cfg.Poisson, 0, 1, cfg.Seed), s, int64(cfg.PaceTick))
 		}()
 	}
 	threshold, tick := int64(cfg.DelayThreshold), int64(cfg.PaceTick)
@@ -265,29 +290,30 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 			switch {
 			case depths != nil && open: // pipelined: runner/async.go
 				sch := newSchedule(cfg.Streams, cfg.Poisson, i, len(workers), cfg.Seed)
-				late[i] = asyncOpenLoop(runCtx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, sch, threshold, tick)
+				late[i] = asyncOpenLoop(ctx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s, sch, threshold, tick)
 			case depths != nil:
-				asyncClosedLoop(runCtx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
+				asyncClosedLoop(ctx, w.(adapter.Pipeliner), depths[i], gen, rec, rec.Shard(i), s)
 			case open: // runner/pacer.go
-				late[i] = pc.work(runCtx, w, gen, rec, rec.Shard(i), threshold)
+				late[i] = pc.work(ctx, w, gen, rec, rec.Shard(i), threshold)
 			default:
-				closedLoop(runCtx, w, gen, rec, rec.Shard(i), s)
+				closedLoop(ctx, w, gen, rec, rec.Shard(i), s)
 			}
 		}(i, w)
 	}
 	wg.Wait()
-	bgCancel()
-	bgWG.Wait()
-	evCancel()
-	evs := events.wait()
-	stopProgress()
-	p := rec.Stop()
+	return late
+}
+
+// describePhase records how the phase ran: its name, concurrency (in
+// flight when pipelined), mode, and in open loop the rate, the thresholds
+// and the operations that started late.
+func describePhase(p *result.Phase, cfg *Config, depths []int, late []lateness) {
 	p.Name, p.Concurrency = cfg.Phase, cfg.Concurrency
 	if depths != nil {
 		p.Concurrency = inFlight(depths)
 	}
 	p.Mode = "closed"
-	if open {
+	if cfg.Open() {
 		p.Mode, p.RateOpsPerS = "open", cfg.Rate
 		p.DelayThresholdNs, p.PaceTickNs = int64(cfg.DelayThreshold), int64(cfg.PaceTick)
 		var l lateness
@@ -295,10 +321,8 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 			l.add(d)
 		}
 		p.Delayed, p.LateClient = l.slots, l.client
-		describeStreams(p, cfg)
+		describeStreams(p, *cfg)
 	}
-	p.Interrupted = ctx.Err() != nil
-	return p, evs, nil
 }
 
 // sched is shared by the workers of a phase.
@@ -394,12 +418,22 @@ func progress(ctx context.Context, phase string, rec *recorder.Recorder, fn func
 	if fn == nil {
 		return func() {}
 	}
+	return Every(ctx, time.Second, func() bool {
+		fn(phase, rec.Live(), time.Duration(rec.Now()))
+		return true
+	})
+}
+
+// Every calls fn every period, on a goroutine of its own, until fn returns
+// false, ctx ends or stop is called; stop waits for the goroutine. It is
+// the one ticker of a running phase: progress lines, live threshold checks.
+func Every(ctx context.Context, period time.Duration, fn func() bool) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tk := time.NewTicker(time.Second)
+		tk := time.NewTicker(period)
 		defer tk.Stop()
 		for {
 			select {
@@ -408,7 +442,9 @@ func progress(ctx context.Context, phase string, rec *recorder.Recorder, fn func
 			case <-ctx.Done():
 				return
 			case <-tk.C:
-				fn(phase, rec.Live(), time.Duration(rec.Now()))
+				if !fn() {
+					return
+				}
 			}
 		}
 	}()

@@ -170,6 +170,19 @@ func TestFixedRateStallIsChargedToLatencyNotServiceTime(t *testing.T) {
 	if p.Mode != "open" || p.RateOpsPerS != rate {
 		t.Errorf("phase mode %q rate %v", p.Mode, p.RateOpsPerS)
 	}
+	// The stall held every worker (slot): the server-attributable latency
+	// keeps the whole wait, as latency does (within 5% at p95 and p99).
+	if o.Attributable == nil {
+		t.Fatal("no server-attributable latency in an open-loop phase")
+	}
+	for _, q := range []struct {
+		name      string
+		lat, attr int64
+	}{{"p95", o.Latency.P95Ns, o.Attributable.P95Ns}, {"p99", o.Latency.P99Ns, o.Attributable.P99Ns}} {
+		if math.Abs(float64(q.attr-q.lat)) > 0.05*float64(q.lat) {
+			t.Errorf("attributable %s %.1f ms, latency %s %.1f ms: the stall's queue must be charged to the server", q.name, float64(q.attr)/1e6, q.name, float64(q.lat)/1e6)
+		}
+	}
 }
 
 // Cancelling the context ends the phase early and still returns what ran.

@@ -17,10 +17,19 @@ validate() { "$venv/bin/kubernetes-validate" --strict --quiet -k "$VERSION" "$@"
 make -s build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin/platbench k8s --loaders 3 -- --target cql://db:9042 --workload write >"$work/default.yaml"
-bin/platbench k8s --loaders 2 --pvc platbench-results -- --target null >"$work/pvc.yaml"
+bin/platbench k8s --loaders 3 --secret-out "$work/default-secret.yaml" -- --target 'cql://admin:s3cret@db:9042' --workload write >"$work/default.yaml"
+bin/platbench k8s --loaders 2 --pvc platbench-results --secret-out "$work/pvc-secret.yaml" -- --target null >"$work/pvc.yaml"
 bin/platbench k8s --loaders 9 --name bench-east --port 7171 --cpu 8 --memory 16Gi --image registry.example/platbench:v1 \
+  --secret-out "$work/custom-secret.yaml" \
   -- --target kafka://b:9092 --workload produce --rate 40k --event '30s:kill:$(pidof x)' >"$work/custom.yaml"
+# A credential given on the command line is in the Secret's file, never in
+# the Job's manifest; neither is the run's rendezvous secret.
+rsecret=$(sed -n 's/^ *rendezvous-secret: *//p' "$work/default-secret.yaml")
+grep -q 's3cret' "$work/default-secret.yaml" && [ -n "$rsecret" ] ||
+  { echo "check-k8s: the Secret lacks the target's password or the rendezvous secret" >&2; exit 1; }
+if grep -qF -e 's3cret' -e "$rsecret" "$work/default.yaml"; then
+  echo "check-k8s: the Job's manifest holds a credential given on the command line" >&2; exit 1
+fi
 for f in "$work"/*.yaml; do
   validate "$f" || { echo "check-k8s: $(basename "$f") does not validate against the Kubernetes $VERSION schemas" >&2; exit 1; }
 done
@@ -28,4 +37,4 @@ sed 's/completionMode: Indexed/completionMod: Indexed/' "$work/default.yaml" >"$
 if validate "$work/broken.yaml.bad" >/dev/null 2>&1; then
   echo "check-k8s: a manifest with an unknown field passed: the validation does not bite" >&2; exit 1
 fi
-echo "check-k8s: manifests valid against the Kubernetes $VERSION schemas (strict); a broken one refused"
+echo "check-k8s: manifests and Secrets valid against the Kubernetes $VERSION schemas (strict), no credential in a Job's manifest; a broken one refused"

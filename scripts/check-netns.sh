@@ -37,17 +37,31 @@ done
 ip netns exec pbsrv redis-server --bind "$net.10" --port 6379 --save '' --appendonly no --protected-mode no --daemonize yes \
   --pidfile "$work/redis.pid" --logfile "$work/redis.log" --dir "$work"
 for _ in $(seq 50); do ip netns exec pbl0 bash -c "exec 3<>/dev/tcp/$net.10/6379" 2>/dev/null && break; sleep 0.1; done
-loader() { # shard out
-  ip netns exec "pbl$1" bin/platbench run --quiet --target "redis://$net.10:6379" --workload ycsb-b \
-    --records 3000 --duration 3s --shard "$1/3" --rendezvous "$net.1:7070" --rendezvous-timeout 2m --out "$2"
+head -c 32 /dev/urandom | base64 >"$work/secret"
+head -c 32 /dev/urandom | base64 >"$work/wrong"
+loader() { # shard out secret-file [namespace]
+  ip netns exec "${4:-pbl$1}" bin/platbench run --quiet --target "redis://$net.10:6379" --workload ycsb-b \
+    --records 3000 --duration 3s --shard "$1/3" --rendezvous "$net.1:7070" --rendezvous-timeout 2m \
+    --rendezvous-secret-file "$3" --out "$2"
 }
-loader 1 "$work/l1.json" >"$work/l1.log" 2>&1 &
+# Loader 0 first: it waits for the others. A stranger on another host (the
+# server's namespace) with the wrong secret comes before the real loaders:
+# it must be refused, say why, and be named in loader 0's log.
+loader 0 - "$work/secret" >"$work/merged.json" 2>"$work/l0.log" &
+p0=$!
+for _ in $(seq 100); do ip netns exec pbl1 bash -c "exec 3<>/dev/tcp/$net.1/7070" 2>/dev/null && break; sleep 0.1; done
+if loader 2 "$work/x.json" "$work/wrong" pbsrv >"$work/intruder.log" 2>&1; then
+  echo "check-netns: a loader with the wrong secret joined the run" >&2; exit 1
+fi
+grep -q "did not prove the run's secret" "$work/intruder.log" || { cat "$work/intruder.log" >&2; echo "check-netns: the intruder was not told why it was refused" >&2; exit 1; }
+loader 1 "$work/l1.json" "$work/secret" >"$work/l1.log" 2>&1 &
 p1=$!
-loader 2 "$work/l2.json" >"$work/l2.log" 2>&1 &
+loader 2 "$work/l2.json" "$work/secret" >"$work/l2.log" 2>&1 &
 p2=$!
-sleep 1 # loader 0 comes last
-loader 0 - >"$work/merged.json" 2>"$work/l0.log" || { cat "$work"/l*.log >&2; echo "check-netns: loader 0 failed" >&2; exit 1; }
+wait "$p0" || { cat "$work"/l*.log >&2; echo "check-netns: loader 0 failed" >&2; exit 1; }
 wait "$p1" && wait "$p2" || { cat "$work"/l*.log >&2; echo "check-netns: a loader failed" >&2; exit 1; }
+grep -q "refused $net.10:[0-9]* (says it is loader 2): it does not prove the run's secret" "$work/l0.log" ||
+  { cat "$work/l0.log" >&2; echo "check-netns: loader 0's log does not name the intruder at $net.10" >&2; exit 1; }
 python3 - "$work/merged.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -56,6 +70,6 @@ ops = sum(o["count"] for o in run["ops"])
 shards = sorted(l["shard"] for l in r.get("loaders", []))
 if shards != ["0/3", "1/3", "2/3"] or ops == 0:
     print("check-netns: merged result: loaders %s, %d run ops" % (shards, ops)); sys.exit(1)
-print("check-netns: 3 loaders in 3 namespaces met at 10.77.0.1:7070, ran against Redis at 10.77.0.10, "
+print("check-netns: 3 loaders in 3 namespaces met at 10.77.0.1:7070 (an intruder with the wrong secret refused), ran against Redis at 10.77.0.10, "
       "merged %d ops; run phases started within %.1f ms" % (ops, r.get("loader_start_spread_ns", 0) / 1e6))
 PY

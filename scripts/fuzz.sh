@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-5s}
 status=0
+# A log of its own: a fixed name in /tmp would mix two checkouts' runs.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 while IFS=: read -r file fn; do
   pkg="./$(dirname "$file")"
   echo "fuzz: $pkg $fn ($FUZZTIME)"
@@ -14,16 +17,16 @@ while IFS=: read -r file fn; do
   before=$( (find "$corpus" -type f 2>/dev/null || true) | wc -l)
   ok=0
   for attempt in 1 2; do
-    if go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/tmp/platbench-fuzz.log 2>&1; then ok=1; break; fi
+    if go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then ok=1; break; fi
     # Go's fuzzer sometimes ends a timed run with "context deadline exceeded"
     # and no failing input (a known flake of its timed runs): that run found nothing, so it
     # is run once more; a failure that wrote an input is never retried.
     after=$( (find "$corpus" -type f 2>/dev/null || true) | wc -l)
-    grep -q "context deadline exceeded" /tmp/platbench-fuzz.log && [ "$after" = "$before" ] || break
+    grep -q "context deadline exceeded" "$log" && [ "$after" = "$before" ] || break
     echo "fuzz: $pkg $fn ended with the toolchain's 'context deadline exceeded' and no failing input: once more"
   done
   if [ "$ok" = 0 ]; then
-    cat /tmp/platbench-fuzz.log
+    cat "$log"
     echo "fuzz: $pkg $fn FAILED (the failing input is under $pkg/testdata/fuzz/$fn)"
     status=1
   fi

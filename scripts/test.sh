@@ -4,6 +4,13 @@
 # CI is set), then stops the servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Root first, before anything is installed: the suite apt-get installs servers,
+# creates network namespaces (scripts/check-netns.sh) and runs PostgreSQL as its
+# own user. Without root it would fail half-way; say so at once instead.
+if [ "$(id -u)" != 0 ]; then
+  echo "make test needs root (apt-get installs, network namespaces, a PostgreSQL cluster run as its own user): run it as root, e.g. sudo make test; make unit runs the tests that need no server" >&2
+  exit 2
+fi
 mkdir -p .cache test-artifacts
 # Hygiene gates first (gofmt, go mod tidy, vet, staticcheck, deadcode): they
 # need no server and fail fast.

@@ -24,6 +24,9 @@ type Options struct {
 	OutDir string
 	// OnCell is called after each cell with its summary row.
 	OnCell func(summary.Row)
+	// Open opens each cell's target (bench.Config.Open). Required unless
+	// Runner is set.
+	Open bench.OpenFunc
 	// Runner, if set, replaces bench.Run (tests).
 	Runner func(ctx context.Context, cfg bench.Config) (*result.Result, error)
 	// Configure, if set, may adjust each cell's config before it runs
@@ -64,6 +67,7 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 		if ctx.Err() != nil {
 			break
 		}
+		c.Config.Open = o.Open
 		if o.Configure != nil {
 			o.Configure(c)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
@@ -152,7 +153,7 @@ workloads:
 		t.Errorf("out dir %s", f.OutDir())
 	}
 	var seen []string
-	s, err := Run(context.Background(), f, Options{OnCell: func(r summary.Row) { seen = append(seen, r.Cell) }})
+	s, err := Run(context.Background(), f, Options{Open: registry.Open, OnCell: func(r summary.Row) { seen = append(seen, r.Cell) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestRunRecordsFailedCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Run(context.Background(), f, Options{OutDir: dir})
+	s, err := Run(context.Background(), f, Options{Open: registry.Open, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	s, err := Run(ctx, f, Options{OutDir: dir, Runner: func(ctx context.Context, cfg bench.Config) (*result.Result, error) {
+	s, err := Run(ctx, f, Options{Open: registry.Open, OutDir: dir, Runner: func(ctx context.Context, cfg bench.Config) (*result.Result, error) {
 		n++
 		r, err := bench.Run(ctx, cfg)
 		cancel() // Ctrl-C during the first cell

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -201,7 +202,7 @@ func TestConfigValidate(t *testing.T) {
 		{"bad rate", Config{Rates: []float64{-1}}, "not a positive rate"},
 		{"short step", Config{Rates: []float64{10}, Step: time.Second}, "too short"},
 		{"start above max", Config{FindMax: true, ObjectiveP99: time.Millisecond, Start: 10, Max: 5}, "0 < start <= max"},
-		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Runner: runner.Config{Events: []runner.Event{{}}}}}, "events cannot be run in a sweep"},
+		{"events", Config{Rates: []float64{10}, Bench: bench.Config{Open: registry.Open, Runner: runner.Config{Events: []runner.Event{{}}}}}, "events cannot be run in a sweep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -222,7 +223,7 @@ func tinyBench(t *testing.T, url string) bench.Config {
 	}
 	spec.Records = 500
 	spec.EnsureDefaults()
-	return bench.Config{Target: url, Workload: spec, Load: true, Runner: runner.Config{Concurrency: 4, Seed: 1}}
+	return bench.Config{Open: registry.Open, Target: url, Workload: spec, Load: true, Runner: runner.Config{Concurrency: 4, Seed: 1}}
 }
 
 // A real sweep against the null target: one load phase, one phase per rate,

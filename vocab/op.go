@@ -129,3 +129,12 @@ func OpName(op Op, named []string) string {
 	}
 	return op.String()
 }
+
+// CompareOpNames orders two op names as the ops they name (READ before
+// UPDATE...; a name ParseOp does not know counts as READ), for sorting the
+// ops of a result.
+func CompareOpNames(a, b string) int {
+	x, _ := ParseOp(a)
+	y, _ := ParseOp(b)
+	return int(x) - int(y)
+}

@@ -43,11 +43,11 @@ func TestVerifyTruncate(t *testing.T) {
 	ctx := context.Background()
 	opts := map[string]string{"keyspace": "pb_verify_truncate"}
 	spec := verifySpec(t)
-	if _, err := bench.Clean(ctx, u, opts, spec); err != nil {
+	if _, err := bench.Clean(ctx, registry.Open, u, opts, spec); err != nil {
 		t.Fatal(err)
 	}
-	defer bench.Clean(ctx, u, opts, spec)
-	cfg := bench.Config{Target: u, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quiet(),
+	defer bench.Clean(ctx, registry.Open, u, opts, spec)
+	cfg := bench.Config{Open: registry.Open, Target: u, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quiet(),
 		Runner: runner.Config{Ops: 1000, Concurrency: 4, Seed: 1}}
 	if _, err := bench.Run(ctx, cfg); err != nil {
 		t.Fatalf("load: %v", err)
@@ -69,7 +69,7 @@ func TestVerifyTruncate(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.Close()
-	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Target: u, Concurrency: 4}) // the result keeps no password
+	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Open: registry.Open, Target: u, Concurrency: 4}) // the result keeps no password
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +100,10 @@ func TestVerifyNodeDown(t *testing.T) {
 	opts := map[string]string{"keyspace": "pb_verify_down", "rf": "3", "consistency": "QUORUM", "timeout": "1s", "reconnect_interval": "1s"}
 	spec := verifySpec(t)
 	spec.Records = 2000
-	if _, err := bench.Clean(ctx, u, opts, spec); err != nil {
+	if _, err := bench.Clean(ctx, registry.Open, u, opts, spec); err != nil {
 		t.Fatal(err)
 	}
-	defer bench.Clean(ctx, u, opts, spec)
+	defer bench.Clean(ctx, registry.Open, u, opts, spec)
 	// Node 3's process, as the server script started it (its pid file).
 	runDir := os.Getenv("PLATBENCH_CASSANDRA_RUN")
 	if runDir == "" {
@@ -122,7 +122,7 @@ func TestVerifyNodeDown(t *testing.T) {
 			t.Errorf("start-node 3: %v\n%s", err, out)
 		}
 	})
-	cfg := bench.Config{Target: u, TargetOpts: opts, Workload: spec, Verify: true, Telemetry: quiet(),
+	cfg := bench.Config{Open: registry.Open, Target: u, TargetOpts: opts, Workload: spec, Verify: true, Telemetry: quiet(),
 		Runner: runner.Config{Duration: 10 * time.Second, Concurrency: 8, Seed: 1, Rate: 2000, Events: []runner.Event{ev}}}
 	r, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,10 +15,14 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// Three loader processes with --rendezvous: loader 0 is started last (the
-// others wait for it), the run phases start together, and loader 0 writes
-// one merged result holding all three loaders to its stdout (--out -, as
-// the Kubernetes Job does), with no file shared between them.
+// Three loader processes with --rendezvous and the run's secret: loader 0
+// is started first and waits; strangers then come to its port (a platbench
+// loader with the wrong secret, a connection speaking the old protocol with
+// no secret, one sending an endless line, one sending a byte a second) and
+// are refused and named in loader 0's log; then the two real loaders come,
+// the run phases start together, and loader 0 writes one merged result
+// holding all three loaders to its stdout (--out -, as the Kubernetes Job
+// does), with no file shared between them.
 func TestRendezvousThreeProcesses(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "platbench")
@@ -30,7 +35,10 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	run := func(shard int) *exec.Cmd {
+	secret, wrong := filepath.Join(dir, "secret"), filepath.Join(dir, "wrong")
+	os.WriteFile(secret, []byte("c2VjcmV0IG9mIHRoaXMgcnVuLCAzMiBieXRlcw==\n"), 0o600)
+	os.WriteFile(wrong, []byte("bm90IHRoZSBzZWNyZXQgb2YgdGhpcyBydW4uLi4=\n"), 0o600)
+	run := func(shard int, secretFile string) *exec.Cmd {
 		d := filepath.Join(dir, "loader"+strconv.Itoa(shard))
 		os.MkdirAll(d, 0o755)
 		// Different dataset sizes make the load phases end at different
@@ -41,7 +49,7 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 		}
 		return exec.Command(bin, "run", "--quiet", "--target", "fake://?latency=200us",
 			"--records", strconv.Itoa(2000*(shard+1)), "--duration", "2s", "--shard", strconv.Itoa(shard)+"/3",
-			"--rendezvous", "127.0.0.1:"+port, "--rendezvous-timeout", "2m", "--out", out)
+			"--rendezvous", "127.0.0.1:"+port, "--rendezvous-timeout", "2m", "--rendezvous-secret-file", secretFile, "--out", out)
 	}
 	var wg sync.WaitGroup
 	outs := make([]string, 3)
@@ -54,14 +62,67 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 			outs[shard], errs[shard] = string(b), err
 		}()
 	}
-	start(1, run(1))
-	start(2, run(2))
-	time.Sleep(time.Second) // loader 0 comes last: the others retry
-	start(0, run(0))
+	var log0 strings.Builder
+	l0 := run(0, secret)
+	l0.Stderr = &log0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		b, err := l0.Output()
+		outs[0], errs[0] = string(b), err
+	}()
+	// Loader 0 listens before it loads: wait for its port.
+	addr := "127.0.0.1:" + port
+	for end := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("loader 0 never listened")
+		}
+	}
+	// A platbench loader with the wrong secret is refused and says why.
+	if b, err := run(2, wrong).CombinedOutput(); err == nil || !strings.Contains(string(b), "did not prove the run's secret") {
+		t.Errorf("a loader with the wrong secret: %v\n%s", err, b)
+	}
+	stranger := func(send []byte) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		c.Write(send)
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		io.Copy(io.Discard, c) // until loader 0 hangs up
+	}
+	stranger([]byte(`{"type":"ready","shard":1,"shards":3,"version":"` + "x" + `"}` + "\n"))
+	stranger([]byte(strings.Repeat("{", 1<<20)))
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	go func() {
+		for range 30 {
+			if _, err := slow.Write([]byte("{")); err != nil {
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	start(1, run(1, secret))
+	start(2, run(2, secret))
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.Fatalf("loader %d: %v\n%s", i, err, outs[i])
+			t.Fatalf("loader %d: %v\n%s\n%s", i, err, outs[i], log0.String())
+		}
+	}
+	for _, want := range []string{"(says it is loader 2): it does not prove the run's secret", "(says it is loader 1): it does not prove the run's secret", "message over the size limit"} {
+		if !strings.Contains(log0.String(), want) {
+			t.Errorf("loader 0's log lacks %q:\n%s", want, log0.String())
 		}
 	}
 	r, err := result.Decode(strings.NewReader(outs[0]))

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -62,10 +63,32 @@ func sources(t *testing.T) []file {
 	return out
 }
 
-// A function past ~80 lines is usually two jobs; 100 is the hard limit.
+// A function past ~80 lines is usually two jobs: 80 is the limit.
+const limit = 80
+
+// older are the functions that were longer when the limit came down from
+// 100 to 80 (issue 30), with the length each may not exceed: split one and
+// delete its line here (a line whose function is within the limit fails).
+// runner/async.go's asyncOpenLoop (102: issue 33 made it longer than the old
+// limit) and recorder's intervalTick are the hot path: split them with the
+// allocation tests and BenchmarkRunnerNull at hand.
+var older = map[string]int{
+	"adapter/cql/ring.go murmur3Token":    93,
+	"adapter/kafka/kafka.go Summary":      85,
+	"analysis/lm.go lmFit":                83,
+	"analysis/plan.go planRow":            92,
+	"cmd/platbench/cli/k8s.go indexedJob": 91,
+	"cmd/platbench/cli/run.go execute":    81,
+	"probe/disk/run.go Run":               85,
+	"recorder/recorder.go intervalTick":   91,
+	"report/term.go writePhase":           96,
+	"runner/async.go asyncOpenLoop":       102,
+	"sweep/sweep.go Run":                  84,
+}
+
 func TestNoLongFunctions(t *testing.T) {
-	const limit = 100
 	var long []string
+	seen := map[string]bool{}
 	for _, f := range sources(t) {
 		for _, d := range f.ast.Decls {
 			fn, ok := d.(*ast.FuncDecl)
@@ -73,14 +96,29 @@ func TestNoLongFunctions(t *testing.T) {
 				continue
 			}
 			n := f.fset.Position(fn.End()).Line - f.fset.Position(fn.Pos()).Line + 1
-			if n > limit {
-				long = append(long, f.path+": "+fn.Name.Name+" is "+strconv.Itoa(n)+" lines")
+			key := f.path + " " + fn.Name.Name
+			most, old := older[key]
+			if old {
+				seen[key] = true
+				if n <= limit {
+					long = append(long, key+" is "+strconv.Itoa(n)+" lines now: delete its line from older")
+				}
+			} else {
+				most = limit
 			}
+			if n > most {
+				long = append(long, f.path+": "+fn.Name.Name+" is "+strconv.Itoa(n)+" lines (limit "+strconv.Itoa(most)+": split it by job)")
+			}
+		}
+	}
+	for key := range older {
+		if !seen[key] {
+			long = append(long, key+" is gone: delete its line from older")
 		}
 	}
 	sort.Strings(long)
 	for _, l := range long {
-		t.Errorf("%s (limit %d: split it by job)", l, limit)
+		t.Error(l)
 	}
 }
 
@@ -201,5 +239,83 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// module is the import path of this module's root.
+const module = "github.com/platbench/platbench"
+
+// layerTable reads the layer table of docs/architecture.md: the layer of
+// each package (a module-relative directory), from the rows between the
+// "layers: begin" and "layers: end" markers.
+func layerTable(t *testing.T) map[string]int {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	begin, end := strings.Index(text, "<!-- layers: begin -->"), strings.Index(text, "<!-- layers: end -->")
+	if begin < 0 || end < begin {
+		t.Fatal("docs/architecture.md has no layer table between <!-- layers: begin --> and <!-- layers: end -->")
+	}
+	layerOf := map[string]int{}
+	row := regexp.MustCompile(`^\|\s*(\d+)[^|]*\|([^|]*)\|`)
+	pkg := regexp.MustCompile("`([a-z0-9/_]+)`")
+	for _, line := range strings.Split(text[begin:end], "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		for _, p := range pkg.FindAllStringSubmatch(m[2], -1) {
+			if prev, dup := layerOf[p[1]]; dup {
+				t.Errorf("docs/architecture.md puts %s on layers %d and %d", p[1], prev, n)
+			}
+			layerOf[p[1]] = n
+		}
+	}
+	if len(layerOf) < 20 {
+		t.Fatalf("the layer table of docs/architecture.md names only %d packages", len(layerOf))
+	}
+	return layerOf
+}
+
+// TestImportLayers: every package is on a layer of docs/architecture.md's
+// table and imports only packages of this module on its own layer or lower
+// ones: data flows one way, and the result contract stays at the bottom.
+func TestImportLayers(t *testing.T) {
+	layerOf := layerTable(t)
+	bad := map[string]bool{}
+	for _, f := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(f.path))
+		own, ok := layerOf[dir]
+		if !ok {
+			if !bad[dir] {
+				t.Errorf("package %s is on no layer of docs/architecture.md's table (fix: add it to the row it belongs to)", dir)
+			}
+			bad[dir] = true
+			continue
+		}
+		for _, p := range imports(f) {
+			dep, ours := strings.CutPrefix(p, module+"/")
+			if !ours {
+				continue
+			}
+			l, ok := layerOf[dep]
+			if ok && l <= own {
+				continue
+			}
+			edge := dir + " -> " + dep
+			if bad[edge] {
+				continue
+			}
+			bad[edge] = true
+			if !ok {
+				t.Errorf("%s imports %s, which is on no layer of docs/architecture.md's table", f.path, dep)
+			} else {
+				t.Errorf("%s imports %s: layer %d imports layer %d (fix: move what it needs down, or the code up)", f.path, dep, own, l)
+			}
+		}
 	}
 }

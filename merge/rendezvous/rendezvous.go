@@ -10,14 +10,24 @@
 // merge). Loaders of other versions are refused: their results would not
 // merge honestly.
 //
+// Every loader holds the run's secret (Options.Secret) and proves it: loader 0
+// sends each connection a fresh challenge, a peer answers with an HMAC of both
+// nonces and what it says of itself, and every later line carries an HMAC
+// under a key of that connection (wire.go). A connection that cannot prove
+// the secret, sends more than HelloLimit bytes before it has, or takes longer
+// than HandshakeTimeout is refused, named in loader 0's log (Options.Log) and
+// dropped; the run goes on with the real loaders. Handshakes run side by
+// side, so a slow stranger holds up no one.
+//
 // What it does not do: elect a coordinator (loader 0 is, by its shard
-// number), authenticate peers, or retry a run a loader dropped out of.
+// number), encrypt (results carry no secret), or retry a run a loader dropped
+// out of.
 package rendezvous
 
 import (
 	"bufio"
 	"context"
-	"encoding/json"
+	"crypto/hmac"
 	"errors"
 	"fmt"
 	"net"
@@ -33,23 +43,93 @@ import (
 // start: enough for its message to reach every loader.
 const Lead = 2 * time.Second
 
-// message is one line of the protocol (JSON per line).
+// MinSecret is the shortest secret accepted, in bytes.
+const MinSecret = 16
+
+// maxHandshakes bounds the connections loader 0 checks at once; more are
+// dropped unread (a flood of strangers costs it no more than this).
+const maxHandshakes = 64
+
+// Options are what both sides of a rendezvous share besides the address.
+type Options struct {
+	// Secret is the run's shared secret, at least MinSecret bytes; required.
+	Secret []byte
+	// MaxMessage bounds an authenticated message (a loader's result), in
+	// bytes. Default DefaultMaxMessage.
+	MaxMessage int
+	// HandshakeTimeout bounds a connection's whole handshake. Default 10 s.
+	HandshakeTimeout time.Duration
+	// Log receives one line per refused connection (loader 0). Default: none.
+	Log func(string)
+}
+
+func (o *Options) check() error {
+	if len(o.Secret) < MinSecret {
+		return fmt.Errorf("rendezvous: the run's secret is %d bytes, under %d (fix: e.g. head -c 32 /dev/urandom | base64 > secret, the same file on every loader)", len(o.Secret), MinSecret)
+	}
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = func(string) {}
+	}
+	return nil
+}
+
+// message is one line of the protocol.
 type message struct {
-	Type    string         `json:"type"` // ready, start, result, ok, error
+	Type    string         `json:"type"` // challenge, ready, welcome, start, result, ok, error
 	Shard   int            `json:"shard,omitempty"`
 	Shards  int            `json:"shards,omitempty"`
 	Version string         `json:"version,omitempty"`
+	Nonce   string         `json:"nonce,omitempty"`
+	Proof   string         `json:"proof,omitempty"`
 	At      time.Time      `json:"at,omitzero"`
 	Result  *result.Result `json:"result,omitempty"`
 	Error   string         `json:"error,omitempty"`
 }
 
+// conn is one authenticated connection, on either side.
+type conn struct {
+	net.Conn
+	br   *bufio.Reader
+	sess *session
+}
+
+func (c *conn) send(m message) error {
+	line, err := c.sess.frame(m)
+	if err != nil {
+		return err
+	}
+	_, err = c.Write(line)
+	return err
+}
+
+func (c *conn) recv(limit int) (message, error) {
+	line, err := readLine(c.br, limit)
+	if err != nil {
+		return message{}, err
+	}
+	return c.sess.open(line)
+}
+
+// sendPlain writes a pre-authentication line.
+func sendPlain(w net.Conn, m message) error {
+	line, err := jsonLine(m)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(line)
+	return err
+}
+
 // peerConn is one loader's connection, as the coordinator holds it.
 type peerConn struct {
 	shard int
-	conn  net.Conn
-	enc   *json.Encoder
-	dec   *json.Decoder
+	*conn
 }
 
 // Coordinator is loader 0's side.
@@ -57,34 +137,67 @@ type Coordinator struct {
 	ln      net.Listener
 	shards  int
 	version string
+	opt     Options
 	mu      sync.Mutex
 	peers   map[int]*peerConn
+	pending map[net.Conn]bool // connections in their handshake
+	started bool              // the start is sent: no loader joins after it
 }
 
 // Listen makes this loader the coordinator of shards loaders on addr
 // (":7070"); version is this loader's, which every peer must match.
-func Listen(addr string, shards int, version string) (*Coordinator, error) {
+func Listen(addr string, shards int, version string, opt Options) (*Coordinator, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("rendezvous: cannot listen on %s: %w (fix: a free port)", addr, err)
 	}
-	return &Coordinator{ln: ln, shards: shards, version: version, peers: map[int]*peerConn{}}, nil
+	return &Coordinator{ln: ln, shards: shards, version: version, opt: opt, peers: map[int]*peerConn{}, pending: map[net.Conn]bool{}}, nil
 }
 
-// Ready waits until every other loader has said it is ready (ctx bounds the
-// wait), then sends them all the start time and returns it.
+// Addr is where the coordinator listens.
+func (c *Coordinator) Addr() net.Addr { return c.ln.Addr() }
+
+// Ready waits until every other loader has proved the secret and said it is
+// ready (ctx bounds the wait), then sends them all the start time and
+// returns it.
 func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
 	stop := context.AfterFunc(ctx, func() { c.ln.Close() })
 	defer stop()
-	for c.count() < c.shards-1 {
-		conn, err := c.ln.Accept()
-		if err != nil {
-			return time.Time{}, fmt.Errorf("rendezvous: waiting for loaders %s: %w (fix: start them with loader 0's address, or allow a longer rendezvous timeout)", c.missing(), cmpErr(ctx, err))
+	admitted := make(chan error, maxHandshakes)
+	acceptErr := make(chan error, 1)
+	slots := make(chan struct{}, maxHandshakes)
+	go func() {
+		for {
+			nc, err := c.ln.Accept()
+			if err != nil {
+				acceptErr <- err
+				return
+			}
+			select {
+			case slots <- struct{}{}:
+			default:
+				c.opt.Log(fmt.Sprintf("rendezvous: refused %s: %d handshakes already under way", nc.RemoteAddr(), maxHandshakes))
+				nc.Close()
+				continue
+			}
+			go func() {
+				defer func() { <-slots }()
+				admitted <- c.admit(nc)
+			}()
 		}
-		if err := c.admit(ctx, conn); err != nil {
-			conn.Close()
-			// A stray or mismatched connection does not end the wait; it is
-			// answered and dropped. A version mismatch is reported at once.
+	}()
+	defer c.dropPending()
+	for c.count() < c.shards-1 {
+		select {
+		case err := <-acceptErr:
+			return time.Time{}, fmt.Errorf("rendezvous: waiting for loaders %s: %w (fix: start them with loader 0's address and the run's secret, or allow a longer rendezvous timeout)", c.missing(), cmpErr(ctx, err))
+		case err := <-admitted:
+			// A stranger or a mismatched loader does not end the wait: it is
+			// refused, logged and dropped. A loader of another version that
+			// holds the secret is one of ours: its run cannot merge.
 			var ve *versionError
 			if errors.As(err, &ve) {
 				return time.Time{}, err
@@ -92,51 +205,101 @@ func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
 		}
 	}
 	c.ln.Close()
+	c.dropPending()
 	at := time.Now().Add(Lead)
 	for _, p := range c.sorted() {
-		if err := p.enc.Encode(message{Type: "start", At: at}); err != nil {
+		if err := p.send(message{Type: "start", At: at}); err != nil {
 			return time.Time{}, fmt.Errorf("rendezvous: loader %d dropped out before the start: %w", p.shard, err)
 		}
 	}
 	return at, nil
 }
 
+// dropPending closes the connections still in their handshake.
+func (c *Coordinator) dropPending() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started = true
+	for nc := range c.pending {
+		nc.Close()
+	}
+}
+
 type versionError struct{ msg string }
 
 func (e *versionError) Error() string { return e.msg }
 
-// admit reads a connection's ready message and keeps it.
-func (c *Coordinator) admit(ctx context.Context, conn net.Conn) error {
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	p := &peerConn{conn: conn, enc: json.NewEncoder(conn), dec: json.NewDecoder(bufio.NewReader(conn))}
-	var m message
-	if err := p.dec.Decode(&m); err != nil || m.Type != "ready" {
-		return fmt.Errorf("rendezvous: a connection that is not a loader: %v", err)
-	}
-	conn.SetReadDeadline(time.Time{})
-	refuse := func(format string, a ...any) error {
-		msg := fmt.Sprintf(format, a...)
-		p.enc.Encode(message{Type: "error", Error: msg})
-		return errors.New(msg)
-	}
-	switch {
-	case m.Version != c.version:
-		msg := fmt.Sprintf("rendezvous: loader %d runs platbench %s, loader 0 runs %s (fix: the same image for every loader)", m.Shard, m.Version, c.version)
-		p.enc.Encode(message{Type: "error", Error: msg})
-		return &versionError{msg}
-	case m.Shards != c.shards:
-		return refuse("rendezvous: loader %d counts %d loaders, loader 0 counts %d (fix: the same --shard i/N on every loader)", m.Shard, m.Shards, c.shards)
-	case m.Shard <= 0 || m.Shard >= c.shards:
-		return refuse("rendezvous: shard %d is not one of 1..%d", m.Shard, c.shards-1)
+// admit runs one connection's handshake and keeps it if it proves the
+// secret and belongs to this run; otherwise it is refused, logged and
+// closed.
+func (c *Coordinator) admit(nc net.Conn) error {
+	c.mu.Lock()
+	c.pending[nc] = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, nc)
+		c.mu.Unlock()
+	}()
+	claim := ""
+	p, err := c.handshake(nc, &claim)
+	if err != nil {
+		c.opt.Log(fmt.Sprintf("rendezvous: refused %s%s: %v", nc.RemoteAddr(), claim, err))
+		nc.Close()
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.peers[m.Shard]; old != nil {
-		old.conn.Close() // a restarted loader replaces its earlier connection
+	if c.started {
+		p.Close()
+		return errors.New("rendezvous: a loader that came after the start")
 	}
-	p.shard = m.Shard
-	c.peers[m.Shard] = p
+	if old := c.peers[p.shard]; old != nil {
+		old.Close() // a restarted loader replaces its earlier connection
+	}
+	c.peers[p.shard] = p
 	return nil
+}
+
+func (c *Coordinator) handshake(nc net.Conn, claim *string) (*peerConn, error) {
+	nc.SetDeadline(time.Now().Add(c.opt.HandshakeTimeout))
+	cNonce := nonce()
+	if err := sendPlain(nc, message{Type: "challenge", Nonce: cNonce}); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(nc)
+	line, err := readLine(br, HelloLimit)
+	if err != nil {
+		return nil, fmt.Errorf("no hello: %w", err)
+	}
+	m, err := decodeHello(line)
+	if err != nil {
+		return nil, err
+	}
+	*claim = fmt.Sprintf(" (says it is loader %d)", m.Shard)
+	want := helloProof(c.opt.Secret, cNonce, m.Nonce, m.Shard, m.Shards, m.Version)
+	if m.Type != "ready" || len(m.Nonce) != 64 || !hmac.Equal([]byte(m.Proof), []byte(want)) {
+		sendPlain(nc, message{Type: "error", Error: "rendezvous: loader 0 refused this loader: it did not prove the run's secret (fix: the same secret on every loader)"})
+		return nil, errors.New("it does not prove the run's secret")
+	}
+	pc := &peerConn{shard: m.Shard, conn: &conn{Conn: nc, br: br, sess: &session{key: sessionKey(c.opt.Secret, cNonce, m.Nonce), out: toPeer, in: toCoordinator}}}
+	refuse := func(err error) (*peerConn, error) {
+		pc.send(message{Type: "error", Error: err.Error()})
+		return nil, err
+	}
+	switch {
+	case m.Version != c.version:
+		return refuse(&versionError{fmt.Sprintf("rendezvous: loader %d runs platbench %s, loader 0 runs %s (fix: the same image for every loader)", m.Shard, m.Version, c.version)})
+	case m.Shards != c.shards:
+		return refuse(fmt.Errorf("rendezvous: loader %d counts %d loaders, loader 0 counts %d (fix: the same shard count on every loader)", m.Shard, m.Shards, c.shards))
+	case m.Shard <= 0 || m.Shard >= c.shards:
+		return refuse(fmt.Errorf("rendezvous: shard %d is not one of 1..%d", m.Shard, c.shards-1))
+	}
+	if err := pc.send(message{Type: "welcome"}); err != nil {
+		return nil, err
+	}
+	nc.SetDeadline(time.Time{})
+	return pc, nil
 }
 
 func (c *Coordinator) count() int {
@@ -170,9 +333,9 @@ func (c *Coordinator) missing() string {
 }
 
 // Collect receives every peer's result (ctx bounds the wait) and returns
-// them in shard order with own (shard 0) first. A loader that drops out or
-// sends an error is named in the error; the results that did arrive are
-// returned with it.
+// them in shard order with own (shard 0) first. A loader that drops out,
+// sends an error, or sends more than Options.MaxMessage bytes is named in
+// the error; the results that did arrive are returned with it.
 func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*result.Result, error) {
 	peers := c.sorted()
 	out := make([]*result.Result, len(peers))
@@ -182,10 +345,9 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*resul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stop := context.AfterFunc(ctx, func() { p.conn.SetReadDeadline(time.Now()) })
+			stop := context.AfterFunc(ctx, func() { p.SetReadDeadline(time.Now()) })
 			defer stop()
-			var m message
-			err := p.dec.Decode(&m)
+			m, err := p.recv(c.opt.MaxMessage)
 			switch {
 			case err != nil:
 				errs[i] = fmt.Errorf("loader %d sent no result: %w", p.shard, cmpErr(ctx, err))
@@ -195,9 +357,9 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*resul
 				errs[i] = fmt.Errorf("loader %d sent %q, not a result", p.shard, m.Type)
 			default:
 				out[i] = m.Result
-				p.enc.Encode(message{Type: "ok"})
+				p.send(message{Type: "ok"})
 			}
-			p.conn.Close()
+			p.Close()
 		}()
 	}
 	wg.Wait()
@@ -213,29 +375,32 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*resul
 // Close drops every connection.
 func (c *Coordinator) Close() error {
 	c.ln.Close()
+	c.dropPending()
 	for _, p := range c.sorted() {
-		p.conn.Close()
+		p.Close()
 	}
 	return nil
 }
 
 // Peer is the side of loaders 1..N-1.
 type Peer struct {
-	conn net.Conn
-	enc  *json.Encoder
-	dec  *json.Decoder
+	*conn
 }
 
-// Dial connects loader shard of shards to the coordinator at addr, retrying
-// until ctx ends (the coordinator's pod may start later than this one).
-func Dial(ctx context.Context, addr string, shard, shards int, version string) (*Peer, error) {
+// Dial connects loader shard of shards to the coordinator at addr and proves
+// the secret, retrying until ctx ends (the coordinator's pod may start later
+// than this one). A refusal by loader 0 ends it at once.
+func Dial(ctx context.Context, addr string, shard, shards int, version string, opt Options) (*Peer, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	var d net.Dialer
 	for {
-		conn, err := d.DialContext(ctx, "tcp", addr)
+		nc, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
-			p := &Peer{conn: conn, enc: json.NewEncoder(conn), dec: json.NewDecoder(bufio.NewReader(conn))}
-			if err := p.enc.Encode(message{Type: "ready", Shard: shard, Shards: shards, Version: version}); err != nil {
-				conn.Close()
+			p, err := hello(nc, shard, shards, version, opt)
+			if err != nil {
+				nc.Close()
 				return nil, fmt.Errorf("rendezvous: %s: %w", addr, err)
 			}
 			return p, nil
@@ -248,12 +413,59 @@ func Dial(ctx context.Context, addr string, shard, shards int, version string) (
 	}
 }
 
+// hello is the peer's side of the handshake: answer the challenge, then
+// check that loader 0 holds the secret too (its welcome is framed under the
+// session key), so no impostor receives this loader's result.
+func hello(nc net.Conn, shard, shards int, version string, opt Options) (*Peer, error) {
+	nc.SetDeadline(time.Now().Add(opt.HandshakeTimeout))
+	br := bufio.NewReader(nc)
+	line, err := readLine(br, HelloLimit)
+	if err != nil {
+		return nil, fmt.Errorf("no challenge from loader 0: %w", err)
+	}
+	m, err := decodeHello(line)
+	if err != nil {
+		return nil, err
+	}
+	if m.Type == "error" {
+		return nil, errors.New(m.Error)
+	}
+	if m.Type != "challenge" || len(m.Nonce) != 64 {
+		return nil, fmt.Errorf("loader 0 sent %q, not a challenge", m.Type)
+	}
+	pNonce := nonce()
+	if err := sendPlain(nc, message{Type: "ready", Shard: shard, Shards: shards, Version: version, Nonce: pNonce,
+		Proof: helloProof(opt.Secret, m.Nonce, pNonce, shard, shards, version)}); err != nil {
+		return nil, err
+	}
+	p := &Peer{&conn{Conn: nc, br: br, sess: &session{key: sessionKey(opt.Secret, m.Nonce, pNonce), out: toCoordinator, in: toPeer}}}
+	line, err = readLine(br, HelloLimit)
+	if err != nil {
+		return nil, fmt.Errorf("no answer to this loader's hello: %w", err)
+	}
+	w, err := p.sess.open(line)
+	if err != nil {
+		if plain, perr := decodeHello(line); perr == nil && plain.Type == "error" {
+			return nil, errors.New(plain.Error)
+		}
+		return nil, fmt.Errorf("loader 0 did not prove the run's secret: %v", err)
+	}
+	switch w.Type {
+	case "welcome":
+		nc.SetDeadline(time.Time{})
+		return p, nil
+	case "error":
+		return nil, errors.New(w.Error)
+	}
+	return nil, fmt.Errorf("loader 0 sent %q, not a welcome", w.Type)
+}
+
 // Start waits for the coordinator's start time (ctx bounds the wait).
 func (p *Peer) Start(ctx context.Context) (time.Time, error) {
-	stop := context.AfterFunc(ctx, func() { p.conn.SetReadDeadline(time.Now()) })
+	stop := context.AfterFunc(ctx, func() { p.SetReadDeadline(time.Now()) })
 	defer stop()
-	var m message
-	if err := p.dec.Decode(&m); err != nil {
+	m, err := p.recv(HelloLimit)
+	if err != nil {
 		return time.Time{}, fmt.Errorf("rendezvous: waiting for the start: %w", cmpErr(ctx, err))
 	}
 	switch m.Type {
@@ -268,21 +480,21 @@ func (p *Peer) Start(ctx context.Context) (time.Time, error) {
 // Send delivers this loader's result (or, with r nil, its failure) and waits
 // for the coordinator to acknowledge it.
 func (p *Peer) Send(ctx context.Context, r *result.Result, failure error) error {
-	defer p.conn.Close()
-	stop := context.AfterFunc(ctx, func() { p.conn.SetDeadline(time.Now()) })
+	defer p.Close()
+	stop := context.AfterFunc(ctx, func() { p.SetDeadline(time.Now()) })
 	defer stop()
 	m := message{Type: "result", Result: r}
 	if r == nil {
 		m = message{Type: "error", Error: fmt.Sprint(failure)}
 	}
-	if err := p.enc.Encode(m); err != nil {
+	if err := p.send(m); err != nil {
 		return fmt.Errorf("rendezvous: sending the result to loader 0: %w", err)
 	}
 	if r == nil {
 		return nil
 	}
-	var ack message
-	if err := p.dec.Decode(&ack); err != nil || ack.Type != "ok" {
+	ack, err := p.recv(HelloLimit)
+	if err != nil || ack.Type != "ok" {
 		return fmt.Errorf("rendezvous: loader 0 did not acknowledge the result: %v", cmpErr(ctx, err))
 	}
 	return nil

@@ -10,6 +10,11 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
+// secret is the run's secret in these tests.
+var secret = []byte("0123456789abcdef0123456789abcdef")
+
+func opts() Options { return Options{Secret: secret} }
+
 func res(label string) *result.Result {
 	return &result.Result{Schema: result.SchemaVersion, Label: label, Phases: []result.Phase{{Name: "run", DurationNs: 1}}}
 }
@@ -21,7 +26,7 @@ func TestThreeLoaders(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Reserve a port, then free it so the peers dial into nothing first.
-	c0, err := Listen("127.0.0.1:0", 3, "v1")
+	c0, err := Listen("127.0.0.1:0", 3, "v1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +39,7 @@ func TestThreeLoaders(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := Dial(ctx, addr, shard, 3, "v1")
+			p, err := Dial(ctx, addr, shard, 3, "v1", opts())
 			if err != nil {
 				t.Error(err)
 				return
@@ -49,7 +54,7 @@ func TestThreeLoaders(t *testing.T) {
 		}()
 	}
 	time.Sleep(700 * time.Millisecond) // the peers' first dials fail
-	c, err := Listen(addr, 3, "v1")
+	c, err := Listen(addr, 3, "v1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,14 +88,14 @@ func TestThreeLoaders(t *testing.T) {
 func TestVersionMismatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Listen("127.0.0.1:0", 2, "v1")
+	c, err := Listen("127.0.0.1:0", 2, "v1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	done := make(chan error, 1)
 	go func() {
-		p, err := Dial(ctx, c.ln.Addr().String(), 1, 2, "v2")
+		p, err := Dial(ctx, c.ln.Addr().String(), 1, 2, "v2", opts())
 		if err != nil {
 			done <- err
 			return
@@ -111,14 +116,14 @@ func TestVersionMismatch(t *testing.T) {
 func TestPeerFailureNamed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Listen("127.0.0.1:0", 3, "v1")
+	c, err := Listen("127.0.0.1:0", 3, "v1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	for shard := 1; shard <= 2; shard++ {
 		go func() {
-			p, err := Dial(ctx, c.ln.Addr().String(), shard, 3, "v1")
+			p, err := Dial(ctx, c.ln.Addr().String(), shard, 3, "v1", opts())
 			if err != nil {
 				t.Error(err)
 				return
@@ -148,7 +153,7 @@ func TestPeerFailureNamed(t *testing.T) {
 func TestReadyTimesOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	c, err := Listen("127.0.0.1:0", 3, "v1")
+	c, err := Listen("127.0.0.1:0", 3, "v1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,11 @@ start_node_once() {
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
     echo "cassandra.sh: node$i already running (pid $(cat "$dir/pid"))" >&2; return 0
   fi
+  # A node of another checkout (or a stale one) on this address would answer
+  # wait_ready in this one's place: say so rather than test against it.
+  if (exec 3<>"/dev/tcp/$addr/9042") 2>/dev/null; then
+    die "$addr:9042 is taken by another process, not by this checkout's node$i (fix: stop it, or PLATBENCH_CASSANDRA_ADDR_OFFSET=<n> to use other loopback addresses)"
+  fi
   if [ "${PLATBENCH_CASSANDRA_KEEP_DATA:-0}" != 1 ] || [ ! -d "$dir/data" ]; then rm -rf "$dir"; fi
   mkdir -p "$dir/data" "$dir/commitlog" "$dir/saved_caches" "$dir/hints" "$dir/cdc_raw" "$dir/logs"
   seeds=$(addr_of 1)

@@ -3,22 +3,38 @@
 # `--store postgres://...`): Debian's PostgreSQL 15, a private cluster in
 # .cache/postgres listening on 127.0.0.1 only (no Unix socket), trust
 # authentication for the superuser platbench, database platbench.
-# initdb refuses to run as root: the cluster belongs to the postgres user
-# (Debian's package creates it; else nobody).
+# initdb refuses to run as root: run by root, the cluster belongs to the
+# postgres user (Debian's package creates it; else nobody), and its data
+# directory cannot live in the clone, since a clone under /root or a mktemp -d
+# directory (mode 0700) is closed to that user. Root's cluster then lives in a
+# directory of its own from mktemp (named in .cache/postgres/datadir, removed
+# by stop); run by anyone else, the cluster is theirs and stays in .cache/.
+#   PLATBENCH_POSTGRES_DIR   where the cluster lives (its data/ beneath)
 #   PLATBENCH_POSTGRES_URL   postgres://platbench@127.0.0.1:PORT/platbench
 # Usage: postgres.sh install|start|stop|env
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dir=$(realpath -m "${PLATBENCH_POSTGRES_DIR:-$PWD/.cache/postgres}")
+home=$PWD/.cache/postgres
+pointer=$home/datadir # root's cluster directory, outside the clone
 PORT=${PLATBENCH_POSTGRES_PORT:-15432}
 BIN=${PLATBENCH_POSTGRES_BIN:-/usr/lib/postgresql/15/bin}
 URL="postgres://platbench@127.0.0.1:$PORT/platbench?sslmode=disable"
 
 owner() { if id postgres >/dev/null 2>&1; then echo postgres; else echo nobody; fi; }
 as_owner() { # the cluster's commands as its owner (we may be root)
-  if [ "$(id -u)" = 0 ]; then runuser -u "$(owner)" -- "$@"; else "$@"; fi
+  # from /: the clone may be closed to that user, and its commands start in the current directory
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u "$(owner)" -- "$@"); else "$@"; fi
 }
 need() { [ -x "$BIN/initdb" ] && [ -x "$BIN/pg_ctl" ] && [ -x "$BIN/psql" ]; }
+if [ -n "${PLATBENCH_POSTGRES_DIR:-}" ]; then
+  dir=$(realpath -m "$PLATBENCH_POSTGRES_DIR")
+elif [ "$(id -u)" != 0 ]; then
+  dir=$home
+elif [ -f "$pointer" ] && [ -d "$(cat "$pointer")" ]; then
+  dir=$(cat "$pointer")
+else
+  dir="" # made by start
+fi
 
 case "${1:-}" in
 install)
@@ -34,8 +50,16 @@ start)
   if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     echo "postgres.sh: port $PORT is taken by another process (fix: PLATBENCH_POSTGRES_PORT=<free port> $0 start)" >&2; exit 1
   fi
+  if [ -z "$dir" ]; then
+    mkdir -p "$home"
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/platbench-postgres.XXXXXX")
+    echo "$dir" >"$pointer"
+  fi
   mkdir -p "$dir"
   [ "$(id -u)" != 0 ] || chown "$(owner)" "$dir"
+  if ! as_owner test -x "$dir"; then
+    echo "postgres.sh: the PostgreSQL user $(owner) cannot enter $dir (fix: PLATBENCH_POSTGRES_DIR=<a directory it can reach> $0 start)" >&2; exit 1
+  fi
   if [ ! -f "$dir/data/PG_VERSION" ]; then
     as_owner "$BIN/initdb" -D "$dir/data" -U platbench --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 ||
       { echo "postgres.sh: initdb failed (see $dir/initdb.log)" >&2; exit 1; }
@@ -48,8 +72,13 @@ start)
   fi
   ;;
 stop)
+  [ -n "$dir" ] || exit 0
   if [ -f "$dir/data/postmaster.pid" ]; then
     as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+  fi
+  # root's cluster outside the clone goes with the server: nothing is left in /tmp
+  if [ -z "${PLATBENCH_POSTGRES_DIR:-}" ] && [ -f "$pointer" ] && [ "$(cat "$pointer")" = "$dir" ]; then
+    rm -rf "$dir" "$pointer"
   fi
   ;;
 env)

@@ -21,6 +21,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/machine"
 	"github.com/platbench/platbench/telemetry/proc"
 )
 
@@ -64,11 +66,10 @@ type Sampler struct {
 	haveLast bool
 	err      error
 
-	// previous raw readings
+	// the previous raw reading
 	prevAt    time.Time
 	prevStat  procfs.Stat
-	prevDisks map[string]blockdevice.IOStats
-	prevNets  map[string]procfs.NetDevLine
+	prev      *machine.Reading
 	havePrev  bool
 	wholeDisk map[string]bool
 }
@@ -190,13 +191,24 @@ func (s *Sampler) read(now time.Time) {
 	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad} {
 		s.setErr(err)
 	}
-	curDisks := make(map[string]blockdevice.IOStats, len(disks))
+	cur := &machine.Reading{}
+	if errStat == nil {
+		cpuReading(cur, stat)
+	}
+	if errMem == nil {
+		cur.Mem = memReading(mem)
+	}
+	cur.Disks = make(map[string]*machine.DiskCounters, len(disks))
 	for _, d := range disks {
 		if s.wholeDisk[d.DeviceName] {
-			curDisks[d.DeviceName] = d.IOStats
+			cur.Disks[d.DeviceName] = diskCounters(d.IOStats)
 		}
 	}
-	curNets := map[string]procfs.NetDevLine(nets)
+	cur.Nets = make(map[string]*machine.NetCounters, len(nets))
+	for name, n := range nets {
+		cur.Nets[name] = &machine.NetCounters{RxBytes: float64(n.RxBytes), TxBytes: float64(n.TxBytes),
+			RxPackets: float64(n.RxPackets), TxPackets: float64(n.TxPackets)}
+	}
 
 	if s.havePrev {
 		dt := now.Sub(s.prevAt)
@@ -205,7 +217,7 @@ func (s *Sampler) read(now time.Time) {
 			DurationNs: dt.Nanoseconds(),
 		}
 		if errStat == nil {
-			cpuSplit(&hs, s.prevStat, stat)
+			cpuSplit(&hs, s.prev, cur)
 			hs.CtxSwitches = sub(stat.ContextSwitches, s.prevStat.ContextSwitches)
 			hs.Interrupts = sub(stat.IRQTotal, s.prevStat.IRQTotal)
 		}
@@ -213,13 +225,14 @@ func (s *Sampler) read(now time.Time) {
 			hs.Load1 = load.Load1
 		}
 		if errMem == nil {
-			memFigures(&hs, mem)
+			m := machine.MemFigures(cur.Mem)
+			hs.MemUsedBytes, hs.MemAvailableBytes, hs.PageCacheBytes, hs.DirtyBytes = m.UsedBytes, m.AvailableBytes, m.PageCacheBytes, m.DirtyBytes
 		}
 		if errDisk == nil {
-			hs.Disks = diskDeltas(s.prevDisks, curDisks, dt)
+			hs.Disks = machine.DiskDeltas(s.prev.Disks, cur.Disks, dt)
 		}
 		if errNet == nil {
-			hs.Nets = netDeltas(s.prevNets, curNets)
+			hs.Nets = hostNets(machine.NetDeltas(s.prev.Nets, cur.Nets))
 		}
 		s.series.Samples = append(s.series.Samples, hs)
 		s.latest, s.haveLast = hs, true
@@ -235,108 +248,59 @@ func (s *Sampler) read(now time.Time) {
 			s.tick(len(s.series.Samples)-1, now)
 		}
 	}
-	s.prevAt, s.prevStat, s.prevDisks, s.prevNets, s.havePrev = now, stat, curDisks, curNets, true
+	s.prevAt, s.prevStat, s.prev, s.havePrev = now, stat, cur, true
 }
 
-// cpuSplit fills the CPU fractions from two /proc/stat readings. User
-// includes nice (and guest time, which the kernel already counts in user).
-func cpuSplit(hs *result.HostSample, a, b procfs.Stat) {
-	d := func(x, y procfs.CPUStat) (user, sys, iow, irq, soft, steal, idle, total float64) {
-		user = (y.User - x.User) + (y.Nice - x.Nice)
-		sys = y.System - x.System
-		iow = y.Iowait - x.Iowait
-		irq = y.IRQ - x.IRQ
-		soft = y.SoftIRQ - x.SoftIRQ
-		steal = y.Steal - x.Steal
-		idle = y.Idle - x.Idle
-		total = user + sys + iow + irq + soft + steal + idle
-		return
+// cpuSplit fills the CPU figures from two readings of /proc/stat
+// (package telemetry/machine: the same arithmetic as the server nodes').
+func cpuSplit(hs *result.HostSample, prev, cur *machine.Reading) {
+	c := machine.CPUDeltas(prev, cur)
+	hs.CPUUser, hs.CPUSystem, hs.CPUIOWait, hs.CPUIRQ, hs.CPUSoftIRQ, hs.CPUSteal, hs.CPUIdle = c.User, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle
+	hs.CPUMaxCore, hs.CPUMaxCoreID, hs.CPUMaxCoreIRQ = c.MaxCore, c.MaxCoreID, c.MaxCoreIRQ
+}
+
+// cpuReading is /proc/stat's CPU lines as a machine reading: the all-CPU
+// line and each core's. User includes guest time (the kernel already counts
+// it there).
+func cpuReading(r *machine.Reading, st procfs.Stat) {
+	times := func(c procfs.CPUStat) *machine.CPUTimes {
+		return &machine.CPUTimes{User: c.User, Nice: c.Nice, System: c.System, IOWait: c.Iowait, IRQ: c.IRQ,
+			SoftIRQ: c.SoftIRQ, Steal: c.Steal, Idle: c.Idle}
 	}
-	user, sys, iow, irq, soft, steal, idle, total := d(a.CPUTotal, b.CPUTotal)
-	if total > 0 {
-		hs.CPUUser, hs.CPUSystem, hs.CPUIOWait = user/total, sys/total, iow/total
-		hs.CPUIRQ, hs.CPUSoftIRQ, hs.CPUSteal, hs.CPUIdle = irq/total, soft/total, steal/total, idle/total
-	}
-	hs.CPUMaxCoreID = -1
-	for id, y := range b.CPU {
-		x, ok := a.CPU[id]
-		if !ok {
-			continue
-		}
-		_, _, iow, irq, soft, _, idle, total := d(x, y)
-		if total <= 0 {
-			continue
-		}
-		if f := (irq + soft) / total; f > hs.CPUMaxCoreIRQ {
-			hs.CPUMaxCoreIRQ = f
-		}
-		// A core waiting on I/O is idle for this purpose: busy means running something.
-		if busy := 1 - (idle+iow)/total; busy > hs.CPUMaxCore || hs.CPUMaxCoreID < 0 {
-			hs.CPUMaxCore, hs.CPUMaxCoreID = busy, int(id)
-		}
+	r.Total = times(st.CPUTotal)
+	r.CPU = make(map[string]*machine.CPUTimes, len(st.CPU))
+	for id, c := range st.CPU {
+		r.CPU[strconv.FormatInt(id, 10)] = times(c)
 	}
 }
 
-func memFigures(hs *result.HostSample, m procfs.Meminfo) {
-	v := func(p *uint64) int64 {
-		if p == nil {
-			return 0
+// memReading is /proc/meminfo's gauges by name, as node_exporter names them.
+func memReading(m procfs.Meminfo) map[string]float64 {
+	out := map[string]float64{}
+	for name, p := range map[string]*uint64{"MemTotal": m.MemTotalBytes, "MemFree": m.MemFreeBytes, "Buffers": m.BuffersBytes,
+		"Cached": m.CachedBytes, "SReclaimable": m.SReclaimableBytes, "MemAvailable": m.MemAvailableBytes, "Dirty": m.DirtyBytes} {
+		if p != nil {
+			out[name] = float64(*p)
 		}
-		return int64(*p)
-	}
-	total, free, buf, cached, srecl := v(m.MemTotalBytes), v(m.MemFreeBytes), v(m.BuffersBytes), v(m.CachedBytes), v(m.SReclaimableBytes)
-	// As free(1): used = total - free - buffers - page cache - reclaimable slab.
-	hs.MemUsedBytes = total - free - buf - cached - srecl
-	hs.MemAvailableBytes = v(m.MemAvailableBytes)
-	hs.PageCacheBytes = cached
-	hs.DirtyBytes = v(m.DirtyBytes)
-}
-
-// diskDeltas turns two /proc/diskstats readings into per-device I/O. Sectors
-// in diskstats are always 512 bytes, whatever the device's block size.
-func diskDeltas(prev, cur map[string]blockdevice.IOStats, dt time.Duration) map[string]result.DiskIO {
-	out := make(map[string]result.DiskIO, len(cur))
-	for name, c := range cur {
-		p, ok := prev[name]
-		if !ok {
-			continue
-		}
-		io := result.DiskIO{
-			Reads:      sub(c.ReadIOs, p.ReadIOs),
-			Writes:     sub(c.WriteIOs, p.WriteIOs),
-			ReadBytes:  sub(c.ReadSectors, p.ReadSectors) * 512,
-			WriteBytes: sub(c.WriteSectors, p.WriteSectors) * 512,
-		}
-		if io.Reads > 0 {
-			io.ReadLatencyNs = int64(sub(c.ReadTicks, p.ReadTicks)) * 1e6 / int64(io.Reads)
-		}
-		if io.Writes > 0 {
-			io.WriteLatencyNs = int64(sub(c.WriteTicks, p.WriteTicks)) * 1e6 / int64(io.Writes)
-		}
-		if dt > 0 {
-			io.BusyFraction = float64(sub(c.IOsTotalTicks, p.IOsTotalTicks)) * 1e6 / float64(dt.Nanoseconds())
-			if io.BusyFraction > 1 {
-				io.BusyFraction = 1
-			}
-		}
-		out[name] = io
 	}
 	return out
 }
 
-// netDeltas keeps interfaces that ever carried traffic (loopback included:
-// a local server's traffic is there).
-func netDeltas(prev, cur map[string]procfs.NetDevLine) map[string]result.NetIO {
-	out := make(map[string]result.NetIO, len(cur))
-	for name, c := range cur {
-		p, ok := prev[name]
-		if !ok || c.RxPackets+c.TxPackets == 0 {
-			continue
-		}
-		out[name] = result.NetIO{
-			RxBytes: sub(c.RxBytes, p.RxBytes), TxBytes: sub(c.TxBytes, p.TxBytes),
-			RxPackets: sub(c.RxPackets, p.RxPackets), TxPackets: sub(c.TxPackets, p.TxPackets),
-		}
+// diskCounters is one /proc/diskstats line as machine counters. Sectors in
+// diskstats are always 512 bytes, whatever the device's block size; times
+// are in milliseconds.
+func diskCounters(c blockdevice.IOStats) *machine.DiskCounters {
+	return &machine.DiskCounters{Reads: float64(c.ReadIOs), Writes: float64(c.WriteIOs),
+		ReadBytes: float64(c.ReadSectors) * 512, WrittenBytes: float64(c.WriteSectors) * 512,
+		ReadSecs: float64(c.ReadTicks) / 1e3, WriteSecs: float64(c.WriteTicks) / 1e3, IOSecs: float64(c.IOsTotalTicks) / 1e3}
+}
+
+// hostNets keeps the loader host's figures of each interface (its samples
+// carry no drops or speed).
+func hostNets(n map[string]result.NodeNetIO) map[string]result.NetIO {
+	out := make(map[string]result.NetIO, len(n))
+	for name, v := range n {
+		out[name] = result.NetIO{RxBytes: v.RxBytes, TxBytes: v.TxBytes, RxPackets: v.RxPackets, TxPackets: v.TxPackets}
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/machine"
 )
 
 func cpuSeconds(t *testing.T) float64 {
@@ -202,7 +203,7 @@ func TestCPUSplitFromFixture(t *testing.T) {
 	b.CPU[1] = withSteal(b.CPU[1], 0.1)
 	b.CPUTotal.User, b.CPUTotal.Idle, b.CPUTotal.Steal = 1, 2.9, 0.1
 	a.CPUTotal.Idle = 2
-	cpuSplit(&hs, a, b)
+	splitStats(&hs, a, b)
 	if hs.CPUUser != 0.5 || hs.CPUSteal != 0.05 || hs.CPUIdle < 0.449 || hs.CPUIdle > 0.451 {
 		t.Errorf("split user %.3f steal %.3f idle %.3f, want 0.5 0.05 0.45", hs.CPUUser, hs.CPUSteal, hs.CPUIdle)
 	}
@@ -218,10 +219,18 @@ func TestCPUSplitFromFixture(t *testing.T) {
 	cc := d.CPU[0]
 	cc.SoftIRQ, cc.IRQ = 0.6, 0.3
 	d.CPU[0] = cc
-	cpuSplit(&hs, c, d)
+	splitStats(&hs, c, d)
 	if hs.CPUMaxCoreIRQ < 0.899 || hs.CPUMaxCoreIRQ > 0.901 {
 		t.Errorf("interrupt share %.3f, want 0.9", hs.CPUMaxCoreIRQ)
 	}
+}
+
+// splitStats is cpuSplit of two /proc/stat readings.
+func splitStats(hs *result.HostSample, a, b procfs.Stat) {
+	ra, rb := &machine.Reading{}, &machine.Reading{}
+	cpuReading(ra, a)
+	cpuReading(rb, b)
+	cpuSplit(hs, ra, rb)
 }
 
 func mkStat(cores map[int64][2]float64) procfs.Stat {

@@ -11,30 +11,12 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/machine"
 )
 
 // reading is one scrape's raw figures: node_exporter's counters (seconds,
 // bytes, operations since boot) and memory gauges, by label.
-type reading struct {
-	cpu   map[string]*cpuTimes
-	mem   map[string]float64 // node_memory_<X>_bytes by X
-	disks map[string]*diskCounters
-	nets  map[string]*netCounters
-}
-
-// cpuTimes are one CPU's seconds by mode (node_cpu_seconds_total).
-type cpuTimes struct{ user, nice, system, iowait, irq, softirq, steal, idle float64 }
-
-// diskCounters are one device's node_disk_* counters.
-type diskCounters struct {
-	reads, writes, readBytes, writtenBytes float64
-	readSecs, writeSecs, ioSecs            float64
-}
-
-// netCounters are one interface's node_network_* counters (and its speed gauge).
-type netCounters struct {
-	rxBytes, txBytes, rxPackets, txPackets, rxDrops, txDrops, speed float64
-}
+type reading = machine.Reading
 
 // errNotNodeExporter is a body that parsed but holds none of the figures.
 var errNotNodeExporter = errors.New("the body has no node_cpu_seconds_total, node_memory_*, node_disk_* or node_network_* metrics: is this a node_exporter (with its cpu, meminfo, diskstats and netdev collectors on)?")
@@ -49,123 +31,123 @@ func parseExposition(body io.Reader) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reading{cpu: map[string]*cpuTimes{}, mem: map[string]float64{},
-		disks: map[string]*diskCounters{}, nets: map[string]*netCounters{}}
+	r := &reading{CPU: map[string]*machine.CPUTimes{}, Mem: map[string]float64{},
+		Disks: map[string]*machine.DiskCounters{}, Nets: map[string]*machine.NetCounters{}}
 	for name, f := range fams {
 		switch {
 		case name == "node_cpu_seconds_total":
-			r.addCPU(f)
+			addCPU(r, f)
 		case strings.HasPrefix(name, "node_memory_") && strings.HasSuffix(name, "_bytes"):
 			for _, m := range f.Metric {
 				if v, ok := value(m); ok {
-					r.mem[strings.TrimSuffix(strings.TrimPrefix(name, "node_memory_"), "_bytes")] = v
+					r.Mem[strings.TrimSuffix(strings.TrimPrefix(name, "node_memory_"), "_bytes")] = v
 				}
 			}
 		case strings.HasPrefix(name, "node_disk_"):
-			r.addDisk(name, f)
+			addDisk(r, name, f)
 		case strings.HasPrefix(name, "node_network_"):
-			r.addNet(name, f)
+			addNet(r, name, f)
 		}
 	}
-	if len(r.cpu)+len(r.mem)+len(r.disks)+len(r.nets) == 0 {
+	if len(r.CPU)+len(r.Mem)+len(r.Disks)+len(r.Nets) == 0 {
 		return nil, errNotNodeExporter
 	}
 	return r, nil
 }
 
-func (r *reading) addCPU(f *dto.MetricFamily) {
+func addCPU(r *reading, f *dto.MetricFamily) {
 	for _, m := range f.Metric {
 		v, ok := value(m)
 		if !ok {
 			continue
 		}
 		id := label(m, "cpu")
-		c := r.cpu[id]
+		c := r.CPU[id]
 		if c == nil {
-			c = &cpuTimes{}
-			r.cpu[id] = c
+			c = &machine.CPUTimes{}
+			r.CPU[id] = c
 		}
 		switch label(m, "mode") {
 		case "user":
-			c.user = v
+			c.User = v
 		case "nice":
-			c.nice = v
+			c.Nice = v
 		case "system":
-			c.system = v
+			c.System = v
 		case "iowait":
-			c.iowait = v
+			c.IOWait = v
 		case "irq":
-			c.irq = v
+			c.IRQ = v
 		case "softirq":
-			c.softirq = v
+			c.SoftIRQ = v
 		case "steal":
-			c.steal = v
+			c.Steal = v
 		case "idle":
-			c.idle = v
+			c.Idle = v
 		}
 	}
 }
 
-func (r *reading) addDisk(name string, f *dto.MetricFamily) {
-	var field func(*diskCounters) *float64
+func addDisk(r *reading, name string, f *dto.MetricFamily) {
+	var field func(*machine.DiskCounters) *float64
 	switch name {
 	case "node_disk_reads_completed_total":
-		field = func(d *diskCounters) *float64 { return &d.reads }
+		field = func(d *machine.DiskCounters) *float64 { return &d.Reads }
 	case "node_disk_writes_completed_total":
-		field = func(d *diskCounters) *float64 { return &d.writes }
+		field = func(d *machine.DiskCounters) *float64 { return &d.Writes }
 	case "node_disk_read_bytes_total":
-		field = func(d *diskCounters) *float64 { return &d.readBytes }
+		field = func(d *machine.DiskCounters) *float64 { return &d.ReadBytes }
 	case "node_disk_written_bytes_total":
-		field = func(d *diskCounters) *float64 { return &d.writtenBytes }
+		field = func(d *machine.DiskCounters) *float64 { return &d.WrittenBytes }
 	case "node_disk_read_time_seconds_total":
-		field = func(d *diskCounters) *float64 { return &d.readSecs }
+		field = func(d *machine.DiskCounters) *float64 { return &d.ReadSecs }
 	case "node_disk_write_time_seconds_total":
-		field = func(d *diskCounters) *float64 { return &d.writeSecs }
+		field = func(d *machine.DiskCounters) *float64 { return &d.WriteSecs }
 	case "node_disk_io_time_seconds_total":
-		field = func(d *diskCounters) *float64 { return &d.ioSecs }
+		field = func(d *machine.DiskCounters) *float64 { return &d.IOSecs }
 	default:
 		return
 	}
 	for _, m := range f.Metric {
 		if v, ok := value(m); ok {
 			dev := label(m, "device")
-			d := r.disks[dev]
+			d := r.Disks[dev]
 			if d == nil {
-				d = &diskCounters{}
-				r.disks[dev] = d
+				d = &machine.DiskCounters{}
+				r.Disks[dev] = d
 			}
 			*field(d) = v
 		}
 	}
 }
 
-func (r *reading) addNet(name string, f *dto.MetricFamily) {
-	var field func(*netCounters) *float64
+func addNet(r *reading, name string, f *dto.MetricFamily) {
+	var field func(*machine.NetCounters) *float64
 	switch name {
 	case "node_network_receive_bytes_total":
-		field = func(n *netCounters) *float64 { return &n.rxBytes }
+		field = func(n *machine.NetCounters) *float64 { return &n.RxBytes }
 	case "node_network_transmit_bytes_total":
-		field = func(n *netCounters) *float64 { return &n.txBytes }
+		field = func(n *machine.NetCounters) *float64 { return &n.TxBytes }
 	case "node_network_receive_packets_total":
-		field = func(n *netCounters) *float64 { return &n.rxPackets }
+		field = func(n *machine.NetCounters) *float64 { return &n.RxPackets }
 	case "node_network_transmit_packets_total":
-		field = func(n *netCounters) *float64 { return &n.txPackets }
+		field = func(n *machine.NetCounters) *float64 { return &n.TxPackets }
 	case "node_network_receive_drop_total":
-		field = func(n *netCounters) *float64 { return &n.rxDrops }
+		field = func(n *machine.NetCounters) *float64 { return &n.RxDrops }
 	case "node_network_transmit_drop_total":
-		field = func(n *netCounters) *float64 { return &n.txDrops }
+		field = func(n *machine.NetCounters) *float64 { return &n.TxDrops }
 	case "node_network_speed_bytes":
-		field = func(n *netCounters) *float64 { return &n.speed }
+		field = func(n *machine.NetCounters) *float64 { return &n.Speed }
 	default:
 		return
 	}
 	for _, m := range f.Metric {
 		if v, ok := value(m); ok {
 			dev := label(m, "device")
-			n := r.nets[dev]
+			n := r.Nets[dev]
 			if n == nil {
-				n = &netCounters{}
-				r.nets[dev] = n
+				n = &machine.NetCounters{}
+				r.Nets[dev] = n
 			}
 			*field(n) = v
 		}
@@ -202,156 +184,15 @@ func label(m *dto.Metric, name string) string {
 }
 
 // sample turns two readings dt apart into one sample's figures (OffsetNs is
-// the caller's). A counter that went down (the node rebooted, the exporter
-// was replaced) counts as no change.
+// the caller's), by the one arithmetic the loader host uses too (package
+// telemetry/machine).
 func sample(prev, cur *reading, dt time.Duration) result.NodeSample {
-	s := result.NodeSample{DurationNs: dt.Nanoseconds()}
-	cpuFigures(&s, prev.cpu, cur.cpu)
-	memFigures(&s, cur.mem)
-	s.Disks = diskDeltas(prev.disks, cur.disks, dt)
-	s.Nets = netDeltas(prev.nets, cur.nets)
-	return s
-}
-
-// cpuFigures fills the CPU split, the busiest core and the highest
-// interrupt share of a core, as telemetry/host does from /proc/stat (which
-// is where node_exporter reads them).
-func cpuFigures(s *result.NodeSample, prev, cur map[string]*cpuTimes) {
-	var all cpuTimes
-	s.CPUMaxCoreID = -1
-	s.CPUs = len(cur)
-	for id, y := range cur {
-		x, ok := prev[id]
-		if !ok {
-			continue
-		}
-		d := cpuTimes{user: sub(y.user, x.user) + sub(y.nice, x.nice), system: sub(y.system, x.system),
-			iowait: sub(y.iowait, x.iowait), irq: sub(y.irq, x.irq), softirq: sub(y.softirq, x.softirq),
-			steal: sub(y.steal, x.steal), idle: sub(y.idle, x.idle)}
-		all.user += d.user
-		all.system += d.system
-		all.iowait += d.iowait
-		all.irq += d.irq
-		all.softirq += d.softirq
-		all.steal += d.steal
-		all.idle += d.idle
-		total := d.user + d.system + d.iowait + d.irq + d.softirq + d.steal + d.idle
-		if !(total > 0) || math.IsInf(total, 0) {
-			continue
-		}
-		if f := (d.irq + d.softirq) / total; f > s.CPUMaxCoreIRQ {
-			s.CPUMaxCoreIRQ = f
-		}
-		// A core waiting on I/O is idle for this purpose: busy means running something.
-		if busy := 1 - (d.idle+d.iowait)/total; busy > s.CPUMaxCore || s.CPUMaxCoreID < 0 {
-			s.CPUMaxCore, s.CPUMaxCoreID = max(busy, 0), coreID(id)
-		}
-	}
-	total := all.user + all.system + all.iowait + all.irq + all.softirq + all.steal + all.idle
-	if total > 0 && !math.IsInf(total, 0) {
-		s.CPUUser, s.CPUSystem, s.CPUIOWait = all.user/total, all.system/total, all.iowait/total
-		s.CPUIRQ, s.CPUSoftIRQ, s.CPUSteal, s.CPUIdle = all.irq/total, all.softirq/total, all.steal/total, all.idle/total
-	}
-}
-
-// coreID is the number in node_exporter's cpu label ("3"), -1 if it is not one.
-func coreID(s string) int {
-	n := 0
-	if s == "" || len(s) > 6 {
-		return -1
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
-// memFigures reads the memory gauges of the latest scrape; used memory is
-// free(1)'s: total - free - buffers - page cache - reclaimable slab.
-func memFigures(s *result.NodeSample, m map[string]float64) {
-	total, free, buf, cached, srecl := m["MemTotal"], m["MemFree"], m["Buffers"], m["Cached"], m["SReclaimable"]
-	s.MemTotalBytes = toInt(total)
-	s.MemUsedBytes = toInt(total - free - buf - cached - srecl)
-	s.MemAvailableBytes = toInt(m["MemAvailable"])
-	s.PageCacheBytes = toInt(cached)
-	s.DirtyBytes = toInt(m["Dirty"])
-}
-
-func diskDeltas(prev, cur map[string]*diskCounters, dt time.Duration) map[string]result.DiskIO {
-	out := make(map[string]result.DiskIO, len(cur))
-	for name, c := range cur {
-		p, ok := prev[name]
-		if !ok {
-			continue
-		}
-		io := result.DiskIO{
-			Reads: toUint(sub(c.reads, p.reads)), Writes: toUint(sub(c.writes, p.writes)),
-			ReadBytes: toUint(sub(c.readBytes, p.readBytes)), WriteBytes: toUint(sub(c.writtenBytes, p.writtenBytes)),
-		}
-		if io.Reads > 0 {
-			io.ReadLatencyNs = toInt(sub(c.readSecs, p.readSecs) * 1e9 / float64(io.Reads))
-		}
-		if io.Writes > 0 {
-			io.WriteLatencyNs = toInt(sub(c.writeSecs, p.writeSecs) * 1e9 / float64(io.Writes))
-		}
-		if dt > 0 {
-			io.BusyFraction = min(sub(c.ioSecs, p.ioSecs)/dt.Seconds(), 1)
-		}
-		out[name] = io
-	}
-	return out
-}
-
-// netDeltas keeps interfaces that ever carried a packet.
-func netDeltas(prev, cur map[string]*netCounters) map[string]result.NodeNetIO {
-	out := make(map[string]result.NodeNetIO, len(cur))
-	for name, c := range cur {
-		p, ok := prev[name]
-		if !ok || c.rxPackets+c.txPackets == 0 {
-			continue
-		}
-		out[name] = result.NodeNetIO{
-			RxBytes: toUint(sub(c.rxBytes, p.rxBytes)), TxBytes: toUint(sub(c.txBytes, p.txBytes)),
-			RxPackets: toUint(sub(c.rxPackets, p.rxPackets)), TxPackets: toUint(sub(c.txPackets, p.txPackets)),
-			RxDrops: toUint(sub(c.rxDrops, p.rxDrops)), TxDrops: toUint(sub(c.txDrops, p.txDrops)),
-			SpeedBytesPerS: c.speed,
-		}
-	}
-	return out
-}
-
-// sub is a counter's increase; 0 when it went down (a reset) or is not a
-// finite number.
-func sub(a, b float64) float64 {
-	d := a - b
-	if !(d > 0) || math.IsInf(d, 0) {
-		return 0
-	}
-	return d
-}
-
-// toUint rounds a non-negative delta to a count; huge values saturate.
-func toUint(v float64) uint64 {
-	switch {
-	case !(v > 0):
-		return 0
-	case v >= math.MaxUint64:
-		return math.MaxUint64
-	}
-	return uint64(math.Round(v))
-}
-
-// toInt rounds a byte figure; negatives (a gauge set inconsistent with
-// another) are 0 and huge values saturate.
-func toInt(v float64) int64 {
-	switch {
-	case !(v > 0):
-		return 0
-	case v >= math.MaxInt64:
-		return math.MaxInt64
-	}
-	return int64(math.Round(v))
+	c := machine.CPUDeltas(prev, cur)
+	m := machine.MemFigures(cur.Mem)
+	return result.NodeSample{DurationNs: dt.Nanoseconds(),
+		CPUs: c.CPUs, CPUUser: c.User, CPUSystem: c.System, CPUIOWait: c.IOWait, CPUIRQ: c.IRQ, CPUSoftIRQ: c.SoftIRQ,
+		CPUSteal: c.Steal, CPUIdle: c.Idle, CPUMaxCore: c.MaxCore, CPUMaxCoreID: c.MaxCoreID, CPUMaxCoreIRQ: c.MaxCoreIRQ,
+		MemTotalBytes: m.TotalBytes, MemUsedBytes: m.UsedBytes, MemAvailableBytes: m.AvailableBytes,
+		PageCacheBytes: m.PageCacheBytes, DirtyBytes: m.DirtyBytes,
+		Disks: machine.DiskDeltas(prev.Disks, cur.Disks, dt), Nets: machine.NetDeltas(prev.Nets, cur.Nets)}
 }

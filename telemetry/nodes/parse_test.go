@@ -26,20 +26,20 @@ func TestParseFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.cpu) != 2 {
-		t.Errorf("cpus = %d, want 2", len(r.cpu))
+	if len(r.CPU) != 2 {
+		t.Errorf("cpus = %d, want 2", len(r.CPU))
 	}
 	for _, c := range []struct {
 		name      string
 		got, want float64
 	}{
-		{"cpu 0 user", r.cpu["0"].user, 2229.16},
-		{"cpu 0 nice", r.cpu["0"].nice, 0.32},
-		{"cpu 0 idle", r.cpu["0"].idle, 1426.27},
-		{"MemTotal", r.mem["MemTotal"], 2.5276502016e+10},
-		{"Cached", r.mem["Cached"], 3.558514688e+09},
-		{"vda written", r.disks["vda"].writtenBytes, 6.1137702912e+10},
-		{"eth0 rx bytes", r.nets["eth0"].rxBytes, 5.79219422e+08},
+		{"cpu 0 user", r.CPU["0"].User, 2229.16},
+		{"cpu 0 nice", r.CPU["0"].Nice, 0.32},
+		{"cpu 0 idle", r.CPU["0"].Idle, 1426.27},
+		{"MemTotal", r.Mem["MemTotal"], 2.5276502016e+10},
+		{"Cached", r.Mem["Cached"], 3.558514688e+09},
+		{"vda written", r.Disks["vda"].WrittenBytes, 6.1137702912e+10},
+		{"eth0 rx bytes", r.Nets["eth0"].RxBytes, 5.79219422e+08},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/bench"
 )
 
@@ -28,7 +29,7 @@ func runClean(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	removed, err := bench.Clean(ctx, *tgt, opts, l.Spec)
+	removed, err := bench.Clean(ctx, registry.Open, *tgt, opts, l.Spec)
 	if err != nil {
 		return err
 	}

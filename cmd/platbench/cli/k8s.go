@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
+	"net/url"
+	"os"
 	"regexp"
 	"strings"
 
@@ -27,6 +31,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
+	secretOut := fs.String("secret-out", "", "write the Secret (the run's rendezvous secret and the target's credentials) here, mode 0600, apart from the Job's YAML (default NAME-secret.yaml)")
 	var rest []string
 	for i, a := range args {
 		if a == "--" {
@@ -50,14 +55,33 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 		return usagef("--port %d is not a port", *port)
 	}
 	for _, a := range rest {
-		for _, f := range []string{"--shard", "--out", "--start-at", "--rendezvous", "--quiet"} {
+		for _, f := range []string{"--shard", "--out", "--start-at", "--rendezvous", "--rendezvous-secret-file", "--quiet"} {
 			if a == f || strings.HasPrefix(a, f+"=") {
 				return usagef("%s is set by the job itself; leave it out of the run flags", f)
 			}
 		}
 	}
-	data, err := indexedJob(k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port, pvc: *pvc}, rest)
+	rest, secrets, err := takeCredentials(rest)
 	if err != nil {
+		return err
+	}
+	secrets[secretRendezvous] = newSecret()
+	j := k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port, pvc: *pvc, secrets: secrets,
+		metricsPort: metricsPort(rest)}
+	if *secretOut == "" {
+		*secretOut = *name + "-secret.yaml"
+	}
+	j.secretFile = *secretOut
+	data, err := indexedJob(j, rest)
+	if err != nil {
+		return err
+	}
+	sdata, err := secretManifest(j)
+	if err != nil {
+		return err
+	}
+	// The Secret first: a Job whose Secret is missing would not start.
+	if err := writePrivate(*secretOut, sdata); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -67,11 +91,184 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	return result.WriteFileAtomic(*out, data)
 }
 
+// Keys of the Secret platbench k8s writes, and the environment variables
+// the loaders read them from.
+const (
+	secretRendezvous = "rendezvous-secret"
+	secretUser       = "target-user"
+	secretPassword   = "target-password"
+)
+
+var secretEnv = []struct{ key, env string }{
+	{secretRendezvous, envRendezvous}, {secretUser, envTargetUser}, {secretPassword, envTargetPassword},
+}
+
+// takeCredentials moves every credential out of the run flags: the user and
+// password of --target's URL, --target-user and --target-password-file (read
+// here, on the machine that writes the Job). A password as a target option
+// is refused: it would stay in the pod spec.
+func takeCredentials(args []string) ([]string, map[string]string, error) {
+	secrets := map[string]string{}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		if !strings.HasPrefix(name, "--") && !strings.HasPrefix(name, "-") {
+			out = append(out, a)
+			continue
+		}
+		flagName := strings.TrimLeft(name, "-")
+		switch flagName {
+		case "target", "target-user", "target-password-file", "target-opt":
+		default:
+			out = append(out, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, usagef("%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch flagName {
+		case "target":
+			u, err := url.Parse(val)
+			if err == nil && u.User != nil {
+				secrets[secretUser] = u.User.Username()
+				if p, has := u.User.Password(); has {
+					secrets[secretPassword] = p
+				}
+				u.User = nil
+				val = u.String()
+			}
+			out = append(out, "--target", val)
+		case "target-user":
+			secrets[secretUser] = val
+		case "target-password-file":
+			p, err := readSecretFile(val)
+			if err != nil {
+				return nil, nil, usagef("--target-password-file: %v", err)
+			}
+			secrets[secretPassword] = p
+		case "target-opt":
+			k, _, _ := strings.Cut(val, "=")
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "password", "pass", "sasl_password", "secret":
+				return nil, nil, usagef("--target-opt %s=... would put a password in the pod spec (fix: --target-password-file FILE, or the password in --target's URL: platbench k8s moves both into a Secret)", k)
+			}
+			out = append(out, "--target-opt", val)
+		}
+	}
+	if secrets[secretUser] == "" {
+		delete(secrets, secretUser)
+	}
+	return out, secrets, nil
+}
+
+// metricsPort is the port of --metrics-addr in the run flags, if any (the
+// NetworkPolicy lets Prometheus reach it).
+func metricsPort(args []string) string {
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a, "--metrics-addr=")
+		if !ok && a == "--metrics-addr" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if ok {
+			if _, port, found := strings.Cut(v, ":"); found {
+				return port
+			}
+		}
+	}
+	return ""
+}
+
+// newSecret is a fresh rendezvous secret: 32 random bytes, base64.
+func newSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// writePrivate writes a file only its owner can read.
+func writePrivate(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("cannot write %s: %w (fix: --secret-out in a writable directory)", path, err)
+	}
+	return os.Chmod(path, 0o600) // an existing file keeps its mode in WriteFile
+}
+
+// secretManifest is the Secret the Job's pods read their credentials from.
+func secretManifest(j k8sJob) ([]byte, error) {
+	doc := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Secret",
+		"metadata":   map[string]any{"name": j.name + "-secrets", "labels": map[string]any{"app": "platbench", "job": j.name}},
+		"type":       "Opaque",
+		"stringData": j.secrets,
+	}
+	body, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("# platbench: the secrets of the job %s (the loaders' rendezvous secret, the target's credentials).\n# Keep this file private; kubectl apply -f it before the job. No other file holds these values.\n---\n", j.name)
+	return append([]byte(head), body...), nil
+}
+
+// secretEnvOf is the loaders' environment: credentials reach them as
+// variables from the Secret (secretKeyRef), never in the command, the pod
+// spec or the Job's YAML.
+func secretEnvOf(j k8sJob) []any {
+	var env []any
+	for _, e := range secretEnv {
+		if _, ok := j.secrets[e.key]; ok {
+			env = append(env, map[string]any{"name": e.env, "valueFrom": map[string]any{
+				"secretKeyRef": map[string]any{"name": j.name + "-secrets", "key": e.key}}})
+		}
+	}
+	return env
+}
+
+// networkPolicy admits only the job's own pods to the rendezvous port (and,
+// with --metrics-addr, anyone to the metrics port); it is enforced by the
+// cluster's network plugin where that supports NetworkPolicies.
+func networkPolicy(j k8sJob) map[string]any {
+	ingress := []any{map[string]any{
+		"from":  []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"job": j.name}}}},
+		"ports": []any{map[string]any{"protocol": "TCP", "port": j.port}},
+	}}
+	if j.metricsPort != "" {
+		ingress = append(ingress, map[string]any{"ports": []any{map[string]any{"protocol": "TCP", "port": portValue(j.metricsPort)}}})
+	}
+	return map[string]any{
+		"apiVersion": "networking.k8s.io/v1",
+		"kind":       "NetworkPolicy",
+		"metadata":   map[string]any{"name": j.name + "-rendezvous", "labels": map[string]any{"app": "platbench"}},
+		"spec": map[string]any{
+			"podSelector": map[string]any{"matchLabels": map[string]any{"job": j.name}},
+			"policyTypes": []any{"Ingress"},
+			"ingress":     ingress,
+		},
+	}
+}
+
+// portValue is a port number as Kubernetes wants it (an int), or a named port.
+func portValue(p string) any {
+	var n int
+	if _, err := fmt.Sscan(p, &n); err == nil && n > 0 && n < 65536 {
+		return n
+	}
+	return p
+}
+
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
 
 type k8sJob struct {
 	name, image, cpu, mem, pvc string
 	n, port                    int
+	secrets                    map[string]string // key -> value, in the Secret NAME-secrets
+	secretFile                 string            // where the Secret's manifest is written
+	metricsPort                string            // --metrics-addr's port, reachable from anywhere
 }
 
 // indexedJob builds the Service and the Job manifest.
@@ -92,6 +289,7 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 		command = append(command, strings.ReplaceAll(a, "$(", "$$("))
 	}
 	res := map[string]any{"cpu": j.cpu, "memory": j.mem}
+	env, policy := secretEnvOf(j), networkPolicy(j)
 	svc := map[string]any{
 		"apiVersion": "v1",
 		"kind":       "Service",
@@ -134,6 +332,7 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 						"command":   command,
 						"ports":     []any{map[string]any{"name": "rendezvous", "containerPort": j.port}},
 						"resources": map[string]any{"requests": res, "limits": res},
+						"env":       env,
 					}},
 				},
 			},
@@ -147,13 +346,14 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# platbench: %d loaders; they start the run phase together once all have loaded.\n", j.n)
+	fmt.Fprintf(&b, "# Their secrets are in %s (a Secret, apart from this file): kubectl apply -f %s -f this.yaml\n", j.secretFile, j.secretFile)
 	if j.pvc != "" {
 		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is %s-shard-0.json on the claim %s.\n", j.name, j.pvc)
 	} else {
 		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is loader 0's log:\n")
 		fmt.Fprintf(&b, "#   kubectl logs -l job-name=%s,batch.kubernetes.io/job-completion-index=0 --tail=-1 > merged.json\n", j.name)
 	}
-	for _, doc := range []any{svc, job} {
+	for _, doc := range []any{svc, policy, job} {
 		body, err := yaml.Marshal(doc)
 		if err != nil {
 			return nil, err

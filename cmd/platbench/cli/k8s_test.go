@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +13,8 @@ import (
 // per loader; each pod runs its own shard, meets loader 0 at NAME-0.NAME
 // (the pods' subdomain is the Service), and prints its result on stdout.
 func TestK8sIndexedJob(t *testing.T) {
-	code, out, stderr := run(t, "k8s", "--loaders", "4", "--name", "bench", "--", "--target", "cql://db:9042", "--workload", "write", "--rate", "40k", "--event", "$(not expanded)")
+	dir := t.TempDir()
+	code, out, stderr := run(t, "k8s", "--loaders", "4", "--name", "bench", "--secret-out", filepath.Join(dir, "s.yaml"), "--", "--target", "cql://db:9042", "--workload", "write", "--rate", "40k", "--event", "$(not expanded)")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -47,10 +50,10 @@ func TestK8sIndexedJob(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	if len(docs) != 2 || docs[0].Kind != "Service" || docs[1].Kind != "Job" {
-		t.Fatalf("want a Service and a Job, got %d documents:\n%s", len(docs), out)
+	if len(docs) != 3 || docs[0].Kind != "Service" || docs[1].Kind != "NetworkPolicy" || docs[2].Kind != "Job" {
+		t.Fatalf("want a Service, a NetworkPolicy and a Job, got %d documents:\n%s", len(docs), out)
 	}
-	svc, job := docs[0], docs[1]
+	svc, job := docs[0], docs[2]
 	if svc.Spec.ClusterIP != "None" || svc.Spec.Selector["job"] != "bench" || job.Spec.Template.Metadata.Labels["job"] != "bench" {
 		t.Errorf("the headless Service does not select the job's pods: %+v / %+v", svc.Spec, job.Spec.Template.Metadata)
 	}
@@ -70,7 +73,7 @@ func TestK8sIndexedJob(t *testing.T) {
 	}
 	// With --pvc, every loader also writes its result to the claim (loader
 	// 0's is the merged one).
-	code, out, stderr = run(t, "k8s", "--loaders", "2", "--pvc", "results", "--", "--target", "null")
+	code, out, stderr = run(t, "k8s", "--loaders", "2", "--pvc", "results", "--secret-out", filepath.Join(dir, "s2.yaml"), "--", "--target", "null")
 	if code != 0 || !strings.Contains(out, "claimName: results") || !strings.Contains(out, "mountPath: /results") ||
 		!strings.Contains(out, "/results/platbench-shard-$(JOB_COMPLETION_INDEX).json") {
 		t.Errorf("--pvc: exit %d %s\n%s", code, stderr, out)
@@ -80,9 +83,81 @@ func TestK8sIndexedJob(t *testing.T) {
 		{"k8s", "--", "--rendezvous=x:1"},
 		{"k8s", "--loaders", "1"},
 		{"k8s", "--name", "Not_A_Label"},
+		{"k8s", "--", "--rendezvous-secret-file", "x"},
+		{"k8s", "--", "--target-opt", "password=s3cret"},
 	} {
 		if code, _, _ := run(t, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
 	}
+}
+
+// Credentials given to platbench k8s (in --target's URL or a password file)
+// go into the Secret file, mode 0600, never into the Job's YAML; the pods
+// read them, and the run's rendezvous secret, through secretKeyRef; the
+// NetworkPolicy admits only the job's own pods to the rendezvous port.
+func TestK8sCredentialsInSecret(t *testing.T) {
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte("filepass-42\n"), 0o600)
+	secretOut := filepath.Join(dir, "secret.yaml")
+	for _, args := range [][]string{
+		{"--target", "cql://admin:s3cret@db:9042", "--workload", "write"},
+		{"--target=cql://db:9042", "--target-user", "admin", "--target-password-file", pwFile, "--metrics-addr", ":9464"},
+	} {
+		code, out, stderr := run(t, append([]string{"k8s", "--loaders", "3", "--name", "bench", "--secret-out", secretOut, "--"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		secret, err := os.ReadFile(secretOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(secretOut); fi.Mode().Perm() != 0o600 {
+			t.Errorf("the Secret file has mode %v, want 0600", fi.Mode().Perm())
+		}
+		var sec struct {
+			Kind       string
+			StringData map[string]string `yaml:"stringData"`
+		}
+		if err := yaml.Unmarshal([]byte(strings.SplitN(string(secret), "---\n", 2)[1]), &sec); err != nil || sec.Kind != "Secret" {
+			t.Fatalf("secret file: %v\n%s", err, secret)
+		}
+		pass := sec.StringData[secretPassword]
+		if (pass != "s3cret" && pass != "filepass-42") || sec.StringData[secretUser] != "admin" || len(sec.StringData[secretRendezvous]) < 40 {
+			t.Errorf("Secret holds %v", sec.StringData)
+		}
+		for _, leak := range []string{pass, sec.StringData[secretRendezvous], "admin", pwFile} {
+			if strings.Contains(out, leak) {
+				t.Errorf("the Job's YAML holds %q:\n%s", leak, out)
+			}
+		}
+		for _, want := range []string{"--target\n", "cql://db:9042", "name: PLATBENCH_TARGET_PASSWORD", "name: PLATBENCH_RENDEZVOUS_SECRET",
+			"name: bench-secrets", "key: target-password", "kind: NetworkPolicy", "port: 7070"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the Job's YAML lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(strings.Join(args, " "), "metrics-addr") && !strings.Contains(out, "port: 9464") {
+			t.Errorf("the NetworkPolicy does not open the metrics port:\n%s", out)
+		}
+	}
+}
+
+// FuzzTakeCredentials: any run flags given to platbench k8s either are
+// refused or come back without the password they held.
+func FuzzTakeCredentials(f *testing.F) {
+	f.Add("--target", "cql://admin:s3cret@db:9042", "--workload")
+	f.Add("--target=redis://:pw@h:6379", "--target-opt", "password=x")
+	f.Add("--target-user", "u", "-target=kafka://a:b@c")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		args := []string{a, b, c}
+		out, secrets, err := takeCredentials(args)
+		if err != nil {
+			return
+		}
+		if p := secrets[secretPassword]; len(p) > 3 && strings.Contains(strings.Join(out, " "), ":"+p+"@") {
+			t.Fatalf("the password %q stayed in the run flags %q", p, out)
+		}
+	})
 }

@@ -83,27 +83,16 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
 	uringModes := bindUringFlags(fs)
 	throttle := fs.String("throttle", "", "pass I/O through platbench's own on/off throttle, ON/PERIOD[@BYTES_PER_S], e.g. 200ms/1s@200m (tests the regulation detector)")
-	// PATH may come before or after the flags.
-	var pos []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	path, err := probePath(fs, args)
+	if err != nil {
+		return err
 	}
-	if len(pos) != 1 {
-		return usagef("give exactly one PATH, got %d (fix: platbench probe disk /var/lib/mydb)", len(pos))
-	}
-	cfg := disk.Config{Path: pos[0], Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
+	cfg := disk.Config{Path: path, Size: int64(size), Duration: time.Duration(dur), Direct: *direct, Jobs: *jobs, IODepth: *depth,
 		RWMixRead: *mix, Bucket: time.Duration(bucket), Keep: *keep, Force: *force, Engine: *engine, NoScramble: !*scramble}
 	bsSet := false
 	fs.Visit(func(f *flag.Flag) { bsSet = bsSet || f.Name == "bs" })
 	var errs []error
-	err := uringModes(&cfg)
+	err = uringModes(&cfg)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -141,6 +130,32 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "probe: "+format+"\n", a...)
 		},
 	}
+	return probeOutcome(ctx, env, cfg, opt, *out)
+}
+
+// probePath parses the flags, which may come before or after PATH, and
+// returns PATH.
+func probePath(fs *flag.FlagSet, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return "", usagef("give exactly one PATH, got %d (fix: platbench probe disk /var/lib/mydb)", len(pos))
+	}
+	return pos[0], nil
+}
+
+// probeOutcome runs the probe, writes its result to out and its report to
+// stdout, and says whether it was interrupted.
+func probeOutcome(ctx context.Context, env *Env, cfg disk.Config, opt disk.Options, out string) error {
 	res, runErr := disk.Run(ctx, cfg, opt)
 	if res == nil {
 		return runErr
@@ -151,13 +166,13 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	if _, err := disk.Analyze(res); err != nil {
 		return err
 	}
-	if err := result.Write(*out, res); err != nil {
-		return fmt.Errorf("writing %s: %w", *out, err)
+	if err := result.Write(out, res); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
 	}
 	report.WriteDiskProbe(env.Stdout, res)
-	fmt.Fprintf(env.Stdout, "\nresult: %s\n", *out)
+	fmt.Fprintf(env.Stdout, "\nresult: %s\n", out)
 	if runErr != nil {
-		return fmt.Errorf("interrupted; the partial result is in %s", *out)
+		return fmt.Errorf("interrupted; the partial result is in %s", out)
 	}
 	return nil
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/merge"
 	"github.com/platbench/platbench/merge/rendezvous"
 	"github.com/platbench/platbench/result"
@@ -18,13 +21,41 @@ import (
 // every loader has loaded, and brings every loader's result to loader 0,
 // which writes the merged result (package merge/rendezvous).
 type rendezvousFlags struct {
-	addr    string
-	timeout time.Duration
+	addr       string
+	timeout    time.Duration
+	secretFile string
+	maxMessage units.Size
 }
 
 func (f *rendezvousFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "rendezvous", "", "HOST:PORT of loader 0 of a --shard run: loaders start the run phase together once all have loaded, and loader 0 collects and merges every result (no shared volume); loader 0 listens on PORT")
 	fs.DurationVar(&f.timeout, "rendezvous-timeout", 30*time.Minute, "how long loader 0 waits for the others to load, and for their results")
+	fs.StringVar(&f.secretFile, "rendezvous-secret-file", "", "a file whose first line is the run's secret (at least 16 bytes), the same on every loader: a connection that cannot prove it is refused (default: $"+envRendezvous+"; platbench k8s makes one)")
+	f.maxMessage = rendezvous.DefaultMaxMessage
+	fs.Var(&f.maxMessage, "rendezvous-max-message", "the largest result loader 0 accepts from a loader, a `size` (default 1GiB)")
+}
+
+// options reads the run's secret: from the file, else the environment.
+func (f *rendezvousFlags) options(log io.Writer) (rendezvous.Options, error) {
+	secret := os.Getenv(envRendezvous)
+	if f.secretFile != "" {
+		s, err := readSecretFile(f.secretFile)
+		if err != nil {
+			return rendezvous.Options{}, usagef("--rendezvous-secret-file: %v", err)
+		}
+		secret = s
+	}
+	if secret == "" {
+		return rendezvous.Options{}, usagef("--rendezvous needs the run's secret, the same on every loader (fix: head -c 32 /dev/urandom | base64 > secret, then --rendezvous-secret-file secret on every loader, or $%s)", envRendezvous)
+	}
+	if len(secret) < rendezvous.MinSecret {
+		return rendezvous.Options{}, usagef("the run's secret is %d bytes, under %d (fix: head -c 32 /dev/urandom | base64 > secret)", len(secret), rendezvous.MinSecret)
+	}
+	if f.maxMessage < 1<<20 || f.maxMessage > 1<<40 {
+		return rendezvous.Options{}, usagef("--rendezvous-max-message %v is outside 1MiB..1TiB (fix: e.g. 1GiB; a result of an hour's run is tens of MB)", f.maxMessage)
+	}
+	return rendezvous.Options{Secret: []byte(secret), MaxMessage: int(f.maxMessage),
+		Log: func(s string) { fmt.Fprintln(log, s) }}, nil
 }
 
 // distributed is one loader's part in a rendezvous.
@@ -37,7 +68,7 @@ type distributed struct {
 
 // setupRendezvous checks the flags against cfg and, for loader 0, listens at
 // once (a port in use is found before the load phase); it sets cfg.Gate.
-func setupRendezvous(f rendezvousFlags, cfg *bench.Config) (*distributed, error) {
+func setupRendezvous(f rendezvousFlags, cfg *bench.Config, log io.Writer) (*distributed, error) {
 	if f.addr == "" {
 		return nil, nil
 	}
@@ -52,10 +83,14 @@ func setupRendezvous(f rendezvousFlags, cfg *bench.Config) (*distributed, error)
 	case !cfg.Run:
 		return nil, usagef("--rendezvous starts a run phase: it does not go with load alone")
 	}
+	opt, err := f.options(log)
+	if err != nil {
+		return nil, err
+	}
 	d := &distributed{f: f, shard: cfg.Shard}
 	version := ToolVersion()
 	if cfg.Shard == 0 {
-		if d.coord, err = rendezvous.Listen(":"+port, cfg.Shards, version); err != nil {
+		if d.coord, err = rendezvous.Listen(":"+port, cfg.Shards, version, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -65,7 +100,7 @@ func setupRendezvous(f rendezvousFlags, cfg *bench.Config) (*distributed, error)
 		if d.coord != nil {
 			return d.coord.Ready(ctx)
 		}
-		p, err := rendezvous.Dial(ctx, f.addr, cfg.Shard, cfg.Shards, version)
+		p, err := rendezvous.Dial(ctx, f.addr, cfg.Shard, cfg.Shards, version, opt)
 		if err != nil {
 			return time.Time{}, err
 		}

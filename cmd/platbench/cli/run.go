@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -32,6 +33,7 @@ type benchFlags struct {
 	stderr      io.Writer // the workload file's warnings
 	target      string
 	targetOpts  kvFlag
+	creds       credFlags // the target's user and password off the command line
 	workload    string
 	duration    units.Duration
 	ops         units.Count
@@ -80,6 +82,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	b.fs = fs
 	fs.StringVar(&b.target, "target", bench.DefaultTarget, "target URL or name (see 'platbench targets')")
 	fs.Var(b.targetOpts, "target-opt", "target option key=value (repeatable; see the target's docs)")
+	b.creds.register(fs)
 	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
 	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
@@ -211,9 +214,14 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
+	target, err := b.creds.apply(b.target)
+	if err != nil {
+		return bench.Config{}, err
+	}
 	cfg := bench.Config{
-		Target:     b.target,
+		Target:     target,
 		TargetOpts: map[string]string(b.targetOpts),
+		Open:       registry.Open,
 		Workload:   l.Spec,
 		Label:      b.label,
 		Run:        !loadOnly,
@@ -364,13 +372,16 @@ func loadWorkload(name string) (workload.Loaded, error) {
 }
 
 func runRun(ctx context.Context, env *Env, args []string) error {
-	b := newBenchFlags(env, "run", "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog).")
+	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog)."
+	b := newBenchFlags(env, "run", summary)
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.rdv.register(b.fs)
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
 	b.analysis = addAnalysisFlags(b.fs)
+	usage := groupedUsage(b.fs, "run", "[flags]", summary, runGroups)
+	b.fs.Usage = func() { usage(env.Stdout) }
 	cfg, err := b.parse(args, false)
 	if err != nil {
 		return err
@@ -449,7 +460,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
 		}
 	}
-	dist, err := setupRendezvous(b.rdv, &cfg)
+	dist, err := setupRendezvous(b.rdv, &cfg, env.Stderr)
 	if err != nil {
 		return err
 	}

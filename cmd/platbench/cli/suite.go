@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -23,23 +25,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	store := fs.String("store", "", storeFlagDoc)
 	validate := fs.Bool("validate", false, validateFlagDoc)
 	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
-	// Flags may come before or after FILE.
-	var file string
-	rest := args
-	for {
-		if err := parseFlags(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if file != "" {
-			return usagef("unexpected argument %q (one suite file per command)", fs.Arg(0))
-		}
-		file, rest = fs.Arg(0), fs.Args()[1:]
-	}
-	if file == "" {
-		return usagef("no suite file (fix: platbench suite FILE.yaml)")
+	file, err := suiteFile(fs, args)
+	if err != nil {
+		return err
 	}
 	if err := checkStore(*store); err != nil {
 		return err
@@ -69,7 +57,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	bench.Version = ToolVersion()
 	n := 0
-	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors}
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open}
 	if !*quiet {
 		o.Configure = func(c *suite.Cell) {
 			n++
@@ -92,11 +80,40 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return suiteOutcome(ctx, env, s, *store)
+}
+
+// suiteFile parses the flags, which may come before or after FILE, and
+// returns FILE.
+func suiteFile(fs *flag.FlagSet, args []string) (string, error) {
+	var file string
+	rest := args
+	for {
+		if err := parseFlags(fs, rest); err != nil {
+			return "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if file != "" {
+			return "", usagef("unexpected argument %q (one suite file per command)", fs.Arg(0))
+		}
+		file, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if file == "" {
+		return "", usagef("no suite file (fix: platbench suite FILE.yaml)")
+	}
+	return file, nil
+}
+
+// suiteOutcome prints the summary, stores it (--store) and says how the
+// suite went: interrupted, cells failed, thresholds failed, or nil.
+func suiteOutcome(ctx context.Context, env *Env, s *summary.Summary, store string) error {
 	if err := report.WriteSuiteText(env.Stdout, s); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nsummary  : %s/summary.md\n", s.OutDir)
-	if err := storeSuite(ctx, *store, s); err != nil {
+	if err := storeSuite(ctx, store, s); err != nil {
 		if s.Failed() == 0 && s.ThresholdsFailed() == 0 && ctx.Err() == nil {
 			return &exitError{exitFailed, err.Error()}
 		}

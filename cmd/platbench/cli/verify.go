@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
@@ -40,7 +41,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Target: *tgt, TargetOpts: opts, Sample: sample,
+	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Target: *tgt, TargetOpts: opts, Open: registry.Open, Sample: sample,
 		Concurrency: int(min(conc, math.MaxInt32))})
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
