@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"runtime"
 	"strings"
@@ -107,6 +108,8 @@ type Session struct {
 	// is then the target the runner drives (t, its workers recording).
 	acks *ackLog
 	rt   adapter.Target
+	// plan is the load phase's size estimate (nil without a load).
+	plan *analysis.LoadPlan
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -142,6 +145,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, err
 	}
+	plan, err := planLoad(ctx, t, &cfg, &spec, r)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
 	tc.TargetNodes = r.Target.Nodes
@@ -156,9 +164,49 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
+}
+
+// planLoad says what the load phase will write before it starts: the
+// records (lowered to cfg.DatasetBytes when a budget is given; the target is
+// told), the rows and bytes of a record as the target has it set up, beside
+// the host's RAM and the target's free disk where known. A load that cannot
+// fit is refused. Nil without a load phase.
+func planLoad(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec, r *result.Result) (*analysis.LoadPlan, error) {
+	if !cfg.Load {
+		return nil, nil
+	}
+	rows, bytes := 1.0, float64(spec.RecordBytes())
+	rs, sized := t.(adapter.RecordSizer)
+	if sized {
+		rows, bytes = rs.RecordSize(spec)
+	}
+	var free int64
+	if fd, ok := t.(adapter.FreeDisker); ok {
+		free, _ = fd.FreeDiskBytes(ctx) // unknown: nothing to refuse on
+	}
+	records := spec.Records
+	if cfg.Shards > 1 {
+		// This loader's share.
+		records = (records + uint64(cfg.Shards) - 1) / uint64(cfg.Shards)
+	}
+	p, err := analysis.PlanLoad(records, rows, bytes, cfg.DatasetBytes, r.Platform.RAMBytes, free)
+	if err != nil {
+		return nil, err
+	}
+	if p.BoundedFrom > 0 {
+		spec.Records = p.Records * uint64(max(cfg.Shards, 1))
+		r.Config.Workload.Records = spec.Records
+		if sized {
+			rs.Resize(spec)
+		}
+	}
+	if cfg.OnLoadPlan != nil {
+		cfg.OnLoadPlan(p)
+	}
+	return &p, nil
 }
 
 // setUp sets the target up for spec and returns the id of the load that
@@ -302,6 +350,16 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		from, to := ks.Shard()
 		r.Dataset.Records = to - from
 		r.Dataset.LogicalBytes = int64(to-from) * int64(spec.RecordBytes())
+	}
+	if p := s.plan; p != nil && spec.CQL != nil {
+		// A profile's record is a partition: its rows and bytes as the
+		// target has them.
+		r.Dataset.RowsPerRecord = p.RowsPerRecord
+		r.Dataset.RecordBytes = int(min(p.BytesPerRecord, math.MaxInt32))
+		r.Dataset.LogicalBytes = int64(float64(r.Dataset.Records) * p.BytesPerRecord)
+	}
+	if p := s.plan; p != nil {
+		r.Dataset.FreeDiskBytes = p.FreeDiskBytes
 	}
 	if sz, ok := t.(adapter.Sizer); ok {
 		if b, err := sz.DiskBytes(ctx); err == nil {

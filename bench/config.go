@@ -117,6 +117,15 @@ type Config struct {
 	// analysis.DefaultMaxErrors (1%) when 0; 1 stops only a load in which
 	// nothing completed.
 	MaxLoadErrors float64
+	// DatasetBytes bounds what a load phase writes, in bytes (a budget such
+	// as 10 GiB): the records are lowered to what fits, a record being the
+	// target's (a profile's mean partition) or the workload's record size
+	// (analysis.PlanLoad). Default 0: the workload's records.
+	DatasetBytes int64
+	// OnLoadPlan, if set, is called with the load phase's plan (records,
+	// rows, bytes, beside the host's RAM and the target's free disk) before
+	// the load starts.
+	OnLoadPlan func(analysis.LoadPlan) `json:"-"`
 }
 
 // EnsureDefaults fills every zero field that has a default (see each

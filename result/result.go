@@ -117,12 +117,18 @@ type Disk struct {
 
 // Dataset is what the workload stored.
 type Dataset struct {
-	Records        uint64 `json:"records"`
-	RecordBytes    int    `json:"record_bytes"`
-	LogicalBytes   int64  `json:"logical_bytes"`        // records x record size
-	DiskBytes      int64  `json:"disk_bytes,omitempty"` // as the target reports, when it can
-	HostRAMBytes   int64  `json:"host_ram_bytes"`
-	PageCacheBytes int64  `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
+	Records      uint64 `json:"records"`
+	RecordBytes  int    `json:"record_bytes"`
+	LogicalBytes int64  `json:"logical_bytes"` // records x record size
+	// RowsPerRecord is a cassandra-stress profile's mean rows per partition
+	// (a record is a partition; absent for one row per record).
+	RowsPerRecord float64 `json:"rows_per_record,omitempty"`
+	// FreeDiskBytes is what the target's disk had free before the load,
+	// where the target can tell.
+	FreeDiskBytes  int64 `json:"free_disk_bytes,omitempty"`
+	DiskBytes      int64 `json:"disk_bytes,omitempty"` // as the target reports, when it can
+	HostRAMBytes   int64 `json:"host_ram_bytes"`
+	PageCacheBytes int64 `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
 	// Source is where the dataset came from: DatasetLoaded (this run's load
 	// phase) or DatasetExisting (an earlier load, checked before the run
 	// where the target can check).

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/platbench/platbench/adapter/registry"
@@ -62,8 +63,9 @@ type benchFlags struct {
 	ths         []analysis.Threshold // thresholds, parsed
 	allowErrors bool
 	maxErrors   float64 // --max-errors, a share
-	abortOnFail bool    // run only
-	validate    bool    // --validate: checked values (workload.Spec.CheckValues)
+	datasetSize units.Size
+	abortOnFail bool // run only
+	validate    bool // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
@@ -86,7 +88,8 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
 	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
-	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d)", workload.DefaultRecords))
+	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d); a cassandra-stress profile's partitions", workload.DefaultRecords))
+	fs.Var(&b.datasetSize, "dataset-size", "bound the dataset the load phase writes to a `size` such as 10GiB: the records are lowered to what fits (a profile's record is a partition, its rows and bytes from the profile's distributions)")
 	fs.Var(&b.valueSize, "value-size", "bytes per record, a `size` such as 1KiB, split over the fields (default 10 fields x 100 B)")
 	fs.Var(&b.fieldCount, "field-count", "fields per record, a `count` (YCSB fieldcount)")
 	fs.Var(&b.fieldLength, "field-length", "bytes per field, a `size` (YCSB fieldlength)")
@@ -231,6 +234,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 			PaceTick: time.Duration(b.paceTick)},
 		Telemetry:     b.tel.Config,
 		MaxLoadErrors: b.maxErrors,
+		DatasetBytes:  int64(b.datasetSize),
 	}
 	if b.allowErrors {
 		cfg.MaxLoadErrors = 1
@@ -449,7 +453,12 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	if !b.quiet {
-		cfg.Runner.Progress = newProgress(env, cfg)
+		var loadTotal atomic.Uint64
+		cfg.OnLoadPlan = func(p analysis.LoadPlan) {
+			loadTotal.Store(p.Records)
+			fmt.Fprintln(env.Stderr, report.LoadPlanText(p))
+		}
+		cfg.Runner.Progress = newProgress(env, cfg, &loadTotal)
 	}
 	if b.tel.metricsAddr != "" {
 		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
@@ -606,7 +615,7 @@ func sanitize(s string) string {
 
 // newProgress returns the runner's progress callback: a live line on a
 // terminal, a plain line every 10 s when stderr is piped.
-func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Duration) {
+func newProgress(env *Env, cfg bench.Config, loadTotal *atomic.Uint64) func(string, recorder.Live, time.Duration) {
 	var total time.Duration
 	if cfg.Runner.Duration > 0 {
 		total = cfg.Runner.Duration
@@ -618,6 +627,9 @@ func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Du
 			pos += "/" + total.String()
 		}
 		line := fmt.Sprintf("%-4s %-9s %s  p99 %s  ops %s  errors %s", phase, pos, units.OpsPerSec(l.OpsPerSec()), units.Latency(float64(l.P99Ns)), units.Int(float64(l.TotalCount)), units.Int(float64(l.TotalErrors)))
+		if phase == "load" && loadTotal != nil {
+			line += report.LoadProgressText(l.TotalCount+l.TotalErrors, loadTotal.Load(), elapsed)
+		}
 		if env.IsTTY {
 			fmt.Fprintf(env.Stderr, "\r\033[K%s", line)
 		} else if int(secs.Seconds())%10 == 0 {
