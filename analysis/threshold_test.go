@@ -18,7 +18,7 @@ import (
 func thresholdPhase() result.Phase {
 	p := result.Phase{Name: "run", Mode: "open", DurationNs: 20 * sec, Delayed: 100}
 	type op struct {
-		name     string
+		name           string
 		n, errs        uint64
 		lat, svc, attr int64
 	}

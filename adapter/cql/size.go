@@ -23,4 +23,3 @@ func (t *Target) Resize(w *workload.Spec) {
 }
 
 var _ adapter.RecordSizer = (*Target)(nil)
-
