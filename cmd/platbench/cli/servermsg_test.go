@@ -137,3 +137,31 @@ func TestCQLRejectedStatementShown(t *testing.T) {
 		t.Errorf("result: %d phases, messages %+v", len(r.Phases), r.Phases[0].ErrorMessages)
 	}
 }
+
+// go-ycsb's own workloada (workload=core, as published) against the real
+// Cassandra: 1,000 records loaded, 1,000 operations of read 0.5, update 0.5,
+// no warning, no error.
+func TestGoYCSBWorkloadOnCassandra(t *testing.T) {
+	u := testenv.URL(t, "PLATBENCH_CQL_URL")
+	ks := fmt.Sprintf("pbycsb_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := run(t, "run", "--target", u, "--target-opt", "keyspace="+ks, "--workload", filepath.Join("..", "..", "..", "workload", "testdata", "go-ycsb", "workloada"),
+		"--out", out, "--quiet")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops, failed uint64
+	for _, o := range r.Phases[1].Ops {
+		ops += o.Count
+		for _, n := range o.Errors {
+			failed += n
+		}
+	}
+	if w := r.Config.Workload; w.Records != 1000 || len(w.Mix) != 2 || r.Phases[0].Ops[0].Count != 1000 || ops != 1000 || failed != 0 {
+		t.Errorf("workload %+v: loaded %d, ran %d ops, %d failed", w, r.Phases[0].Ops[0].Count, ops, failed)
+	}
+}
