@@ -233,18 +233,12 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson,
 			PaceTick: time.Duration(b.paceTick)},
 		Telemetry:     b.tel.Config,
-		MaxLoadErrors: b.maxErrors,
+		MaxLoadErrors: b.loadAllowance(),
 		DatasetBytes:  int64(b.datasetSize),
 	}
-	if b.allowErrors {
-		cfg.MaxLoadErrors = 1
-	}
-	// A YCSB property file's client properties, unless flags say otherwise.
-	if l.Threads > 0 && !flagSet(b.fs, "concurrency") {
-		cfg.Runner.Concurrency = int(l.Threads) // threadcount
-	}
+	b.applyLoaded(&cfg, l)
 	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
-		cfg.Runner.Rate = l.RateOpsPerS // target
+		cfg.Runner.Rate = l.RateOpsPerS // YCSB's target
 	} else if r, ok := b.rate.Rate(); ok {
 		cfg.Runner.Rate = r
 	} else {
@@ -270,14 +264,6 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Events = append(cfg.Runner.Events, ev)
 	}
-	if !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
-		// YCSB's operationcount and maxexecutiontime: whichever ends first.
-		cfg.Runner.Ops, cfg.Runner.Duration = l.Ops, l.MaxExecution
-		if l.Ops == 0 && l.MaxExecution == 0 {
-			cfg.Runner.Duration = time.Duration(b.duration)
-		}
-	}
-	cfg.Shard, cfg.Shards = l.Shard, l.Shards // YCSB insertstart/insertcount
 	if b.shard != "" {
 		if cfg.Shard, cfg.Shards, err = parseShard(b.shard); err != nil {
 			return bench.Config{}, usage(err)
@@ -302,6 +288,32 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		return cfg, err
 	}
 	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(l.Spec)))
+}
+
+// loadAllowance is the share of the load's inserts that may fail
+// (--max-errors; any with --allow-errors).
+func (b *benchFlags) loadAllowance() float64 {
+	if b.allowErrors {
+		return 1
+	}
+	return b.maxErrors
+}
+
+// applyLoaded applies what a YCSB property file says beyond the workload,
+// unless flags say otherwise: threadcount, operationcount and
+// maxexecutiontime (whichever ends first), insertstart/insertcount (the
+// shard). Its target (a rate) is applied with the rate flags.
+func (b *benchFlags) applyLoaded(cfg *bench.Config, l workload.Loaded) {
+	if l.Threads > 0 && !flagSet(b.fs, "concurrency") {
+		cfg.Runner.Concurrency = int(l.Threads)
+	}
+	if !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
+		cfg.Runner.Ops, cfg.Runner.Duration = l.Ops, l.MaxExecution
+		if l.Ops == 0 && l.MaxExecution == 0 {
+			cfg.Runner.Duration = time.Duration(b.duration)
+		}
+	}
+	cfg.Shard, cfg.Shards = l.Shard, l.Shards
 }
 
 // mixOps names the op types of spec's mix.
@@ -453,12 +465,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	if !b.quiet {
-		var loadTotal atomic.Uint64
-		cfg.OnLoadPlan = func(p analysis.LoadPlan) {
-			loadTotal.Store(p.Records)
-			fmt.Fprintln(env.Stderr, report.LoadPlanText(p))
-		}
-		cfg.Runner.Progress = newProgress(env, cfg, &loadTotal)
+		showProgress(env, &cfg)
 	}
 	if b.tel.metricsAddr != "" {
 		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
@@ -611,6 +618,17 @@ func sanitize(s string) string {
 		}
 		return '-'
 	}, s)
+}
+
+// showProgress prints the load's plan before it starts and a progress line
+// while each phase runs.
+func showProgress(env *Env, cfg *bench.Config) {
+	var loadTotal atomic.Uint64
+	cfg.OnLoadPlan = func(p analysis.LoadPlan) {
+		loadTotal.Store(p.Records)
+		fmt.Fprintln(env.Stderr, report.LoadPlanText(p))
+	}
+	cfg.Runner.Progress = newProgress(env, *cfg, &loadTotal)
 }
 
 // newProgress returns the runner's progress callback: a live line on a
