@@ -177,7 +177,7 @@ func TestAttributableRealRedisFixedRate(t *testing.T) {
 	spec.Records = 2000
 	spec.FieldCount, spec.FieldLength = 1, 100
 	spec.EnsureDefaults()
-	r, err := bench.Run(context.Background(), bench.Config{
+	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 4 * time.Second, Rate: 2000, Concurrency: 32, Seed: 1},
 	})

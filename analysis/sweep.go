@@ -16,6 +16,28 @@ type SweepObjective struct {
 	MinAchieved, MaxDelayed, MaxErrors float64
 	P99                                time.Duration
 	Warmup                             string
+	// Judge is the latency P99 judges: JudgeAttributable (the default: the
+	// server-attributable latency, so the loader's own lateness does not
+	// fail a step the server kept within the objective; that lateness fails
+	// it as MissClientBound instead) or JudgeLatency (from the intended
+	// start, steady window).
+	Judge string
+}
+
+// The latencies a sweep's objective may judge (SweepObjective.Judge).
+const (
+	JudgeAttributable = "attributable"
+	JudgeLatency      = "latency"
+)
+
+// JudgedP99 is the p99 a sweep's objective judges in st, and whether it is
+// the server-attributable one: it is unless judge is JudgeLatency or the
+// step has none (a file from before it was kept).
+func JudgedP99(st *result.SweepStep, judge string) (int64, bool) {
+	if judge != JudgeLatency && st.AttributableP99Ns > 0 {
+		return st.AttributableP99Ns, true
+	}
+	return st.P99Ns, false
 }
 
 // StepMiss is one condition a sweep step missed (package report words it).
@@ -37,6 +59,8 @@ const (
 	MissErrors                          // more than MaxErrors of its ops failed
 	MissObjective                       // p99 over the objective
 	MissInterrupted                     // Ctrl-C stopped the step
+	MissClientBound                     // judged on attributable latency: the loader started more than MaxDelayed late
+	MissAttributable                    // server-attributable p99 over the objective
 )
 
 // SweepStep measures one step of a sweep over its steady window (the whole
@@ -78,6 +102,11 @@ func SweepStep(p *result.Phase, rate float64, o SweepObjective) (result.SweepSte
 		return st, nil, err
 	}
 	st.LagP99Ns, st.LateClient = lag.P99Ns, p.LateClient
+	attr, err := WindowLatency(p, 0, len(p.Intervals), result.HistAttributable)
+	if err != nil {
+		return st, nil, err
+	}
+	st.AttributableP99Ns = attr.P99Ns
 	misses := stepMisses(p, &st, rate, o)
 	st.MeetsObjective = len(misses) == 0
 	return st, misses, nil
@@ -98,15 +127,24 @@ func stepMisses(p *result.Phase, st *result.SweepStep, rate float64, o SweepObje
 	if all > 0 && float64(p.Delayed) > o.MaxDelayed*float64(all) {
 		out = append(out, StepMiss{MissDelayed, float64(p.Delayed) / float64(all), o.MaxDelayed})
 	}
-	// Ops the loader itself started late (LateClient) do not fail a step on
-	// their own: their lateness is in the latency the objective judges, the
-	// table shows them beside the lag, and the self-check calls the run
-	// client-bound when they matter.
+	// Ops the loader itself started late (LateClient): judged on latency,
+	// their lateness is in the figure the objective judges and does not fail
+	// a step on its own (the self-check calls the run client-bound); judged
+	// on the server-attributable latency, which leaves it out, a step whose
+	// loader was late beyond the delayed limit measures the loader and fails.
+	judged, attributable := JudgedP99(st, o.Judge)
+	if o.P99 > 0 && attributable && all > 0 && float64(p.LateClient) > o.MaxDelayed*float64(all) {
+		out = append(out, StepMiss{MissClientBound, float64(p.LateClient) / float64(all), o.MaxDelayed})
+	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > o.MaxErrors*float64(tot) {
 		out = append(out, StepMiss{MissErrors, float64(st.Errors) / float64(tot), o.MaxErrors})
 	}
-	if o.P99 > 0 && st.P99Ns > int64(o.P99) {
-		out = append(out, StepMiss{MissObjective, float64(st.P99Ns), float64(o.P99)})
+	if o.P99 > 0 && judged > int64(o.P99) {
+		kind := MissObjective
+		if attributable {
+			kind = MissAttributable
+		}
+		out = append(out, StepMiss{kind, float64(judged), float64(o.P99)})
 	}
 	if p.Interrupted {
 		out = append(out, StepMiss{Kind: MissInterrupted})

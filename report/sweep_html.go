@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,11 +21,20 @@ import (
 // x (linear) and its latency percentiles on y (log), the way latency-vs-load
 // plots are usually drawn; the objective is a dashed horizontal line.
 
-// sweepTable is one row per step.
+// sweepTable is one row per step; the server-attributable p99 has a column
+// when the steps kept it.
 func sweepTable(sw *result.Sweep) *table {
+	attr := false
+	for _, st := range sw.Steps {
+		attr = attr || st.AttributableP99Ns > 0
+	}
 	t := &table{
 		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "lag p99", "delayed", "client late", "errors", "meets", "why not"},
 		right: []bool{false, true, true, true, true, true, true, true, true, true, true, false, false},
+	}
+	if attr {
+		t.head = slices.Insert(t.head, 6, "attrib. p99")
+		t.right = slices.Insert(t.right, 6, true)
 	}
 	for i, st := range sw.Steps {
 		meets := "no"
@@ -34,8 +44,12 @@ func sweepTable(sw *result.Sweep) *table {
 		if i == sw.Best {
 			meets += " *"
 		}
-		t.add(st.Phase, units.OpsPerSec(st.TargetOpsPerS), units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P50Ns)), units.Latency(float64(st.P99Ns)),
-			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Latency(float64(st.LagP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.LateClient)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason))
+		cells := []string{st.Phase, units.OpsPerSec(st.TargetOpsPerS), units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P50Ns)), units.Latency(float64(st.P99Ns)),
+			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Latency(float64(st.LagP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.LateClient)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason)}
+		if attr {
+			cells = slices.Insert(cells, 6, units.Latency(float64(st.AttributableP99Ns)))
+		}
+		t.add(cells...)
 	}
 	return t
 }
@@ -45,7 +59,7 @@ func sweepTable(sw *result.Sweep) *table {
 func swShortReason(reason string) string {
 	var out []string
 	for _, k := range []struct{ has, word string }{
-		{"below", "rate"}, {"started late", "delayed"}, {"errors", "errors"}, {"objective", "p99"}, {"interrupted", "interrupted"},
+		{"below", "rate"}, {"started late", "delayed"}, {"errors", "errors"}, {"objective", "p99"}, {"client-bound", "client"}, {"interrupted", "interrupted"},
 	} {
 		if strings.Contains(reason, k.has) {
 			out = append(out, k.word)
@@ -66,7 +80,11 @@ func swReasons(w io.Writer, sw *result.Sweep, prefix string) {
 func sweepObjective(sw *result.Sweep) string {
 	s := fmt.Sprintf("a step meets the objective when it sustains %.0f%% of its rate, at most %s of ops start late and %s fail",
 		sw.MinAchievedRatio*100, units.Percent(sw.MaxDelayedRatio), units.Percent(sw.MaxErrorRatio))
-	if sw.ObjectiveP99Ns > 0 {
+	switch {
+	case sw.ObjectiveP99Ns > 0 && sw.Judge == "attributable":
+		s += ", and its server-attributable p99 (latency less the loader's own lateness, whole step) is at most " + units.Latency(float64(sw.ObjectiveP99Ns)) +
+			"; a step the loader started late beyond the delayed limit fails as client-bound"
+	case sw.ObjectiveP99Ns > 0:
 		s += ", and its p99 is at most " + units.Latency(float64(sw.ObjectiveP99Ns))
 	}
 	return s + "; figures are over each step's steady window (latency from the intended start)"

@@ -25,6 +25,10 @@ func SweepStepReason(misses []analysis.StepMiss) string {
 			why[i] = fmt.Sprintf("%s errors", units.Percent(m.Value))
 		case analysis.MissObjective:
 			why[i] = fmt.Sprintf("p99 %s is over the %s objective", units.Latency(m.Value), time.Duration(m.Limit))
+		case analysis.MissAttributable:
+			why[i] = fmt.Sprintf("server-attributable p99 %s is over the %s objective", units.Latency(m.Value), time.Duration(m.Limit))
+		case analysis.MissClientBound:
+			why[i] = fmt.Sprintf("the loader started %s of ops late with a worker free (client-bound: give it cores of its own)", units.Percent(m.Value))
 		case analysis.MissInterrupted:
 			why[i] = "interrupted"
 		}
@@ -37,6 +41,7 @@ func SweepStepReason(misses []analysis.StepMiss) string {
 // rate it would try.
 type SweepSettings struct {
 	ObjectiveP99 time.Duration
+	Judge        string // analysis.JudgeAttributable (default) or JudgeLatency
 	FindMax      bool
 	MaxRate      float64
 }
@@ -46,6 +51,9 @@ func SweepVerdict(j analysis.SweepJudgement, steps []result.SweepStep, s SweepSe
 	obj := "kept up with its rate"
 	if s.ObjectiveP99 > 0 {
 		obj = "met p99 <= " + s.ObjectiveP99.String()
+		if s.Judge != analysis.JudgeLatency {
+			obj = "met server-attributable p99 <= " + s.ObjectiveP99.String()
+		}
 	}
 	var v string
 	switch {
@@ -59,7 +67,11 @@ func SweepVerdict(j analysis.SweepJudgement, steps []result.SweepStep, s SweepSe
 		v = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(j.LowestRate), fix)
 	default:
 		b := steps[j.Best]
-		v = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s)", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
+		v = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
+		if judged, attr := analysis.JudgedP99(&b, s.Judge); attr {
+			v += ", server-attributable p99 " + units.Latency(float64(judged))
+		}
+		v += ")"
 		if s.FindMax && j.AllMet {
 			v += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(s.MaxRate))
 		}

@@ -85,6 +85,10 @@ type Sweep struct {
 	// ObjectiveP99Ns is the latency objective (0: none; steps are then judged
 	// on keeping up with the rate only).
 	ObjectiveP99Ns int64 `json:"objective_p99_ns,omitempty"`
+	// Judge is the latency the objective judged: "attributable" (the
+	// server-attributable latency) or "latency" (from the intended start);
+	// empty in files from before it could be chosen (latency).
+	Judge string `json:"judge,omitempty"`
 	// MinAchievedRatio is the share of the target rate a step must sustain.
 	MinAchievedRatio float64 `json:"min_achieved_ratio"`
 	// MaxDelayedRatio is the share of ops that may start late (no free worker).
@@ -129,6 +133,10 @@ type SweepStep struct {
 	// to send) over the whole step.
 	LateClient uint64 `json:"late_client,omitempty"`
 	LagP99Ns   int64  `json:"lag_p99_ns,omitempty"`
+	// AttributableP99Ns is the server-attributable latency p99 over the
+	// whole step (latency less the loader's own lateness); 0 in files from
+	// before it was kept.
+	AttributableP99Ns int64 `json:"attributable_p99_ns,omitempty"`
 	// MeetsObjective is true when the step kept up with its rate, within the
 	// delayed and error limits, and (with an objective) under the p99.
 	MeetsObjective bool `json:"meets_objective"`

@@ -228,9 +228,7 @@ func asyncOpenLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *wor
 			} else {
 				gen.Next(&req)
 			}
-			// It could have started when it came due, or when the wait for
-			// a free slot (all depth in flight) ended, whichever was later.
-			st.submit(ctx, w, &req, intended, max(intended, freedAt), now)
+			st.submit(ctx, w, &req, intended, max(intended, freedAt), now) // could start: due, or a slot freed
 			pending = false
 			sent = true
 		}

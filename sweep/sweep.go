@@ -59,6 +59,11 @@ type Config struct {
 	// ObjectiveP99 is the latency objective (p99 over a step's steady window).
 	// Required with FindMax; optional with Rates (0: judge on keeping up only).
 	ObjectiveP99 time.Duration
+	// Judge is the latency the objective judges: analysis.JudgeAttributable
+	// (the default: the server-attributable latency; the loader's own
+	// lateness then fails a step as client-bound) or analysis.JudgeLatency
+	// (latency from the intended start, steady window).
+	Judge string
 	// Start and Max bound FindMax, in ops/s. Defaults DefaultStart (1000) and
 	// DefaultMax (10M).
 	Start, Max float64
@@ -109,6 +114,11 @@ func (c *Config) Validate() error {
 	}
 	if c.FindMax && c.ObjectiveP99 <= 0 {
 		l.Add("objective_p99", "is needed by a find-max search (fix: a latency objective such as 10ms)")
+	}
+	switch c.Judge {
+	case "", analysis.JudgeAttributable, analysis.JudgeLatency:
+	default:
+		l.Add("judge", "%q is not %s or %s (fix: one of them)", c.Judge, analysis.JudgeAttributable, analysis.JudgeLatency)
 	}
 	if c.ObjectiveP99 < 0 {
 		l.Add("objective_p99", "%s is negative (fix: a duration such as 10ms)", c.ObjectiveP99)
@@ -174,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		}
 	}
 	sw := &result.Sweep{
-		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99),
+		Mode: "rates", StepNs: int64(cfg.Step), ObjectiveP99Ns: int64(cfg.ObjectiveP99), Judge: cmp.Or(cfg.Judge, analysis.JudgeAttributable),
 		MinAchievedRatio: cfg.MinAchieved, MaxDelayedRatio: cfg.MaxDelayed, MaxErrorRatio: cfg.MaxErrors,
 		Best: -1,
 	}
@@ -295,7 +305,7 @@ func roundRate(r float64) float64 {
 func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, error) {
 	cfg.EnsureDefaults()
 	st, misses, err := analysis.SweepStep(p, rate, analysis.SweepObjective{
-		MinAchieved: cfg.MinAchieved, MaxDelayed: cfg.MaxDelayed, MaxErrors: cfg.MaxErrors, P99: cfg.ObjectiveP99, Warmup: cfg.Warmup})
+		MinAchieved: cfg.MinAchieved, MaxDelayed: cfg.MaxDelayed, MaxErrors: cfg.MaxErrors, P99: cfg.ObjectiveP99, Warmup: cfg.Warmup, Judge: cfg.Judge})
 	st.Reason = report.SweepStepReason(misses)
 	return st, err
 }
@@ -306,7 +316,7 @@ func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 	if j.Best >= 0 {
 		sw.Best, sw.MaxOpsPerS = j.Best, j.MaxOpsPerS
 	}
-	sw.Verdict = report.SweepVerdict(j, sw.Steps, report.SweepSettings{ObjectiveP99: cfg.ObjectiveP99, FindMax: cfg.FindMax, MaxRate: cfg.Max}, interrupted)
+	sw.Verdict = report.SweepVerdict(j, sw.Steps, report.SweepSettings{ObjectiveP99: cfg.ObjectiveP99, Judge: cfg.Judge, FindMax: cfg.FindMax, MaxRate: cfg.Max}, interrupted)
 }
 
 func describe(cfg *Config) string {

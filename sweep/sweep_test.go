@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -345,5 +346,45 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(sw.Verdict, "interrupted") {
 		t.Errorf("verdict %q", sw.Verdict)
+	}
+}
+
+// The objective judges the server-attributable p99 by default: a step whose
+// latency p99 (20 ms) is over the objective only by the loader's own
+// lateness (attributable p99 5 ms) meets it, unless the loader was late on
+// more ops than the delayed limit (client-bound), or the judge is latency.
+func TestMeasureJudgesAttributable(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		judge      string
+		lateClient uint64
+		meets      bool
+		reason     string
+	}{
+		{"attributable by default", "", 100, true, ""},
+		{"the loader late on 6% of ops", "", 300, false, "client-bound"},
+		{"judged on latency", analysis.JudgeLatency, 100, false, "p99 20.0 ms is over the 10ms objective"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := stepPhase(t, "rate-1000", repeat(1000, 5), 20*time.Millisecond, 0, 0)
+			p.Mode, p.LateClient = "open", c.lateClient
+			attr := result.NewHist()
+			if err := attr.RecordValues(int64(5*time.Millisecond), 5000); err != nil {
+				t.Fatal(err)
+			}
+			s := result.Summarize(attr)
+			p.Ops[0].Attributable, p.Ops[0].AttributableHist = &s, result.EncodeHist(attr)
+			cfg := Config{ObjectiveP99: 10 * time.Millisecond, Warmup: "0", Judge: c.judge}
+			st, err := Measure(p, 1000, &cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.MeetsObjective != c.meets || !strings.Contains(st.Reason, c.reason) {
+				t.Errorf("meets %v (%q), want %v (%q)", st.MeetsObjective, st.Reason, c.meets, c.reason)
+			}
+			if d := math.Abs(float64(st.AttributableP99Ns) - 5e6); d > 0.001*5e6 {
+				t.Errorf("attributable p99 %s, want 5ms", time.Duration(st.AttributableP99Ns))
+			}
+		})
 	}
 }

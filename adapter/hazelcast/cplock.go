@@ -11,19 +11,20 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/hazelcast/cpwire"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
 // cpLocks drives FencedLocks and ISemaphores (cp=lock, cp=semaphore) over
-// cpWire, in one CP session of this client on the CP group, kept alive by
+// a cpwire.Conn, in one CP session of this client on the CP group, kept alive by
 // heartbeats. The object of an op is named after the request's key number
 // (PREFIX-KeyNum), so the workload's records and key distribution set the
 // contention: one hot lock, or many.
 type cpLocks struct {
-	w     *cpWire
+	w     *cpwire.Conn
 	cfg   *Config
-	group raftGroup
+	group cpwire.RaftGroup
 
 	mu      sync.Mutex
 	session int64         // 0: none yet, or expired
@@ -38,12 +39,12 @@ type cpLocks struct {
 
 // openLocks reaches the CP group of the objects and opens a session on it.
 func openLocks(ctx context.Context, cfg *Config, prefix string) (*cpLocks, error) {
-	l := &cpLocks{w: newWire(cfg), cfg: cfg, hbStop: make(chan struct{})}
-	m := newRequest(msgCreateGroup, 0)
-	m.str(prefix) // the proxy name: "name" or "name@group"
-	r, err := l.w.call(ctx, m)
+	l := &cpLocks{w: cpwire.New(cpwire.Options{Addrs: cfg.Addrs, ConnectTimeout: cfg.ConnectTimeout, Cluster: cfg.Cluster, User: cfg.User, Password: cfg.Password}), cfg: cfg, hbStop: make(chan struct{})}
+	m := cpwire.NewRequest(cpwire.MsgCreateGroup, 0)
+	m.Str(prefix) // the proxy name: "name" or "name@group"
+	r, err := l.w.Call(ctx, m)
 	if err == nil {
-		l.group, err = r.raftGroup()
+		l.group, err = r.RaftGroup()
 	}
 	if err == nil {
 		_, err = l.sessionID(ctx)
@@ -63,14 +64,14 @@ func (l *cpLocks) sessionID(ctx context.Context) (int64, error) {
 	if l.session != 0 {
 		return l.session, nil
 	}
-	m := newRequest(msgCreateSession, 0)
-	m.group(l.group)
-	m.str("platbench")
-	r, err := l.w.call(ctx, m)
+	m := cpwire.NewRequest(cpwire.MsgCreateSession, 0)
+	m.Group(l.group)
+	m.Str("platbench")
+	r, err := l.w.Call(ctx, m)
 	if err != nil {
 		return 0, err
 	}
-	l.session, l.ttl = r.long(0), time.Duration(r.long(8))*time.Millisecond
+	l.session, l.ttl = r.Long(0), time.Duration(r.Long(8))*time.Millisecond
 	return l.session, nil
 }
 
@@ -91,11 +92,11 @@ func (l *cpLocks) heartbeats() {
 		if sid == 0 {
 			continue
 		}
-		m := newRequest(msgHeartbeat, 8)
-		m.putLong(0, sid)
-		m.group(l.group)
+		m := cpwire.NewRequest(cpwire.MsgHeartbeat, 8)
+		m.PutLong(0, sid)
+		m.Group(l.group)
 		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.Timeout)
-		_, err := l.w.call(ctx, m)
+		_, err := l.w.Call(ctx, m)
 		cancel()
 		l.noteExpired(sid, err)
 	}
@@ -104,8 +105,8 @@ func (l *cpLocks) heartbeats() {
 // noteExpired forgets session sid if err says the cluster expired it: the
 // next op opens a new one.
 func (l *cpLocks) noteExpired(sid int64, err error) {
-	var e *memberError
-	if !errors.As(err, &e) || !strings.HasSuffix(e.className, "SessionExpiredException") {
+	var e *cpwire.MemberError
+	if !errors.As(err, &e) || !strings.HasSuffix(e.ClassName, "SessionExpiredException") {
 		return
 	}
 	l.mu.Lock()
@@ -129,27 +130,27 @@ func (l *cpLocks) close() {
 	sid := l.session
 	l.mu.Unlock()
 	if sid != 0 {
-		m := newRequest(msgCloseSession, 8)
-		m.putLong(0, sid)
-		m.group(l.group)
+		m := cpwire.NewRequest(cpwire.MsgCloseSession, 8)
+		m.PutLong(0, sid)
+		m.Group(l.group)
 		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.Timeout)
-		_, _ = l.w.call(ctx, m)
+		_, _ = l.w.Call(ctx, m)
 		cancel()
 	}
-	l.w.kill()
+	l.w.Kill()
 }
 
 // lockMsg builds a FencedLock or ISemaphore call of the session's thread:
 // fixed session, thread, invocation uid, then extra fixed bytes.
-func (l *cpLocks) lockMsg(typ int32, sid, thread int64, extra int) *wmsg {
-	m := newRequest(typ, 8+8+uuidSize+extra)
-	m.putLong(0, sid)
-	m.putLong(8, thread)
-	m.putUUID(16, newUUID())
+func (l *cpLocks) lockMsg(typ int32, sid, thread int64, extra int) *cpwire.Request {
+	m := cpwire.NewRequest(typ, 8+8+cpwire.UUIDSize+extra)
+	m.PutLong(0, sid)
+	m.PutLong(8, thread)
+	m.PutUUID(16, cpwire.NewUUID())
 	return m
 }
 
-const lockFixed = 8 + 8 + uuidSize // offset of the parameters after session, thread, uid
+const lockFixed = 8 + 8 + cpwire.UUIDSize // offset of the parameters after session, thread, uid
 
 // lock takes the FencedLock name for thread (tryLock), waiting up to wait.
 // It returns whether it got it.
@@ -158,16 +159,16 @@ func (l *cpLocks) lock(ctx context.Context, name string, thread int64, wait time
 	if err != nil {
 		return false, err
 	}
-	m := l.lockMsg(msgTryLock, sid, thread, 8)
-	m.putLong(lockFixed, wait.Milliseconds())
-	m.group(l.group)
-	m.str(name)
-	r, err := l.w.call(ctx, m)
+	m := l.lockMsg(cpwire.MsgTryLock, sid, thread, 8)
+	m.PutLong(lockFixed, wait.Milliseconds())
+	m.Group(l.group)
+	m.Str(name)
+	r, err := l.w.Call(ctx, m)
 	if err != nil {
 		l.noteExpired(sid, err)
 		return false, err
 	}
-	return r.long(0) != 0, nil // the fence; 0 when a tryLock did not get the lock
+	return r.Long(0) != 0, nil // the fence; 0 when a tryLock did not get the lock
 }
 
 func (l *cpLocks) unlock(ctx context.Context, name string, thread int64) error {
@@ -175,10 +176,10 @@ func (l *cpLocks) unlock(ctx context.Context, name string, thread int64) error {
 	if err != nil {
 		return err
 	}
-	m := l.lockMsg(msgUnlock, sid, thread, 0)
-	m.group(l.group)
-	m.str(name)
-	_, err = l.w.call(ctx, m)
+	m := l.lockMsg(cpwire.MsgUnlock, sid, thread, 0)
+	m.Group(l.group)
+	m.Str(name)
+	_, err = l.w.Call(ctx, m)
 	l.noteExpired(sid, err)
 	return err
 }
@@ -189,11 +190,11 @@ func (l *cpLocks) initSemaphore(ctx context.Context, name string) error {
 	if _, ok := l.inited.Load(name); ok {
 		return nil
 	}
-	m := newRequest(msgSemInit, 4)
-	m.putInt(0, int32(l.cfg.Permits))
-	m.group(l.group)
-	m.str(name)
-	if _, err := l.w.call(ctx, m); err != nil {
+	m := cpwire.NewRequest(cpwire.MsgSemInit, 4)
+	m.PutInt(0, int32(l.cfg.Permits))
+	m.Group(l.group)
+	m.Str(name)
+	if _, err := l.w.Call(ctx, m); err != nil {
 		return err
 	}
 	l.inited.Store(name, true)
@@ -209,17 +210,17 @@ func (l *cpLocks) acquire(ctx context.Context, name string, thread int64, wait t
 	if err != nil {
 		return false, err
 	}
-	m := l.lockMsg(msgSemAcquire, sid, thread, 4+8)
-	m.putInt(lockFixed, 1)
-	m.putLong(lockFixed+4, wait.Milliseconds())
-	m.group(l.group)
-	m.str(name)
-	r, err := l.w.call(ctx, m)
+	m := l.lockMsg(cpwire.MsgSemAcquire, sid, thread, 4+8)
+	m.PutInt(lockFixed, 1)
+	m.PutLong(lockFixed+4, wait.Milliseconds())
+	m.Group(l.group)
+	m.Str(name)
+	r, err := l.w.Call(ctx, m)
 	if err != nil {
 		l.noteExpired(sid, err)
 		return false, err
 	}
-	return r.boolean(0), nil
+	return r.Boolean(0), nil
 }
 
 func (l *cpLocks) release(ctx context.Context, name string, thread int64) error {
@@ -227,11 +228,11 @@ func (l *cpLocks) release(ctx context.Context, name string, thread int64) error 
 	if err != nil {
 		return err
 	}
-	m := l.lockMsg(msgSemRelease, sid, thread, 4)
-	m.putInt(lockFixed, 1)
-	m.group(l.group)
-	m.str(name)
-	_, err = l.w.call(ctx, m)
+	m := l.lockMsg(cpwire.MsgSemRelease, sid, thread, 4)
+	m.PutInt(lockFixed, 1)
+	m.Group(l.group)
+	m.Str(name)
+	_, err = l.w.Call(ctx, m)
 	l.noteExpired(sid, err)
 	return err
 }
@@ -316,23 +317,4 @@ func (t *Target) openLocks(ctx context.Context) error {
 	}
 	t.locks = l
 	return nil
-}
-
-// cpClass is the class of an exception a member returned to a CP call.
-func cpClass(className string) vocab.Class {
-	n := className[strings.LastIndexByte(className, '.')+1:]
-	switch n {
-	case "OperationTimeoutException", "WaitKeyCancelledException":
-		return vocab.ClassTimeout
-	case "CannotReplicateException", "HazelcastOverloadException":
-		return vocab.ClassOverloaded
-	case "NotLeaderException", "LeaderDemotedException", "StaleAppendRequestException", "CPGroupDestroyedException",
-		"SessionExpiredException", "HazelcastInstanceNotActiveException", "MemberLeftException", "TargetNotMemberException",
-		"CallerNotMemberException", "IndeterminateOperationStateException", "RetryableHazelcastException", "NoDataMemberInClusterException":
-		return vocab.ClassUnavailable
-	case "IllegalMonitorStateException", "LockOwnershipLostException", "LockAcquireLimitReachedException",
-		"IllegalArgumentException", "AuthenticationException", "UnsupportedOperationException", "HazelcastException":
-		return vocab.ClassRejected
-	}
-	return vocab.ClassOther
 }

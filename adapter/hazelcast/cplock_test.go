@@ -197,5 +197,5 @@ func TestLongs(t *testing.T) {
 // cluster expires the session.
 func (l *cpLocks) crash() {
 	close(l.hbStop)
-	l.w.kill()
+	l.w.Kill()
 }

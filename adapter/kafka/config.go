@@ -61,7 +61,7 @@ type Config struct {
 	Inflight   int           // option inflight; produce requests in flight per broker without idempotence; default 0: franz-go's 1
 	Producers  int           // option producers; independent producer clients, worker i uses client i%N; default 1
 	Timeout    time.Duration // option timeout; produce delivery timeout, default 30s
-	Async      bool          // option async; default true: a worker per producer client keeps many records in flight (see pipe.go)
+	Async      bool          // option async; default true: a worker per producer client keeps many records in flight (see pipeline.go)
 	SyncInsert bool          // option sync_insert; INSERTs (the load phase) wait for their ack like PRODUCE; default false: asynchronous, up to 256 in flight per worker
 
 	// Transactions (ProducerPerformance's --transactional-id and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -164,11 +165,11 @@ func (c *conn) value() (any, error) {
 	}
 	switch line[0] {
 	case '-':
-		return nil, serverError(line[1:])
+		return nil, resp.ServerError(line[1:])
 	case '+':
 		return string(line[1:]), nil
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := resp.ParseInt(line[1:])
 	if !ok {
 		return nil, fmt.Errorf("redis: malformed reply %q", line)
 	}
@@ -181,7 +182,7 @@ func (c *conn) value() (any, error) {
 		}
 		b := make([]byte, n+2)
 		if _, err := io.ReadFull(c.br, b); err != nil {
-			return nil, classifyNet(err)
+			return nil, resp.ClassifyNet(err)
 		}
 		return string(b[:n]), nil
 	case '*':
@@ -224,8 +225,8 @@ func (t *Target) refresh() {
 
 // isRedirect reports a MOVED or ASK reply.
 func isRedirect(err error) bool {
-	var re *respError
-	return errors.As(err, &re) && (strings.HasPrefix(re.msg, "redis: MOVED ") || strings.HasPrefix(re.msg, "redis: ASK "))
+	var re *resp.Error
+	return errors.As(err, &re) && (strings.HasPrefix(re.Msg, "redis: MOVED ") || strings.HasPrefix(re.Msg, "redis: ASK "))
 }
 
 // cworker is a cluster worker: a connection per master (a plain worker,
@@ -288,11 +289,11 @@ func (w *cworker) nodeAt(addr string) int {
 
 // askTarget is the node an ASK reply sends to ("" for any other error).
 func askTarget(err error) string {
-	var re *respError
-	if !errors.As(err, &re) || !strings.HasPrefix(re.msg, "redis: ASK ") {
+	var re *resp.Error
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Msg, "redis: ASK ") {
 		return ""
 	}
-	if f := strings.Fields(re.msg); len(f) >= 4 {
+	if f := strings.Fields(re.Msg); len(f) >= 4 {
 		return f[3]
 	}
 	return ""
@@ -381,9 +382,9 @@ func (w *cworker) scan(req *workload.Request) error {
 			continue
 		}
 		c := n.worker.c
-		c.wbuf = appendArray(c.wbuf, 2)
-		c.wbuf = appendBulkString(c.wbuf, cmd)
-		c.wbuf = appendBulk(c.wbuf, key)
+		c.wbuf = resp.AppendArray(c.wbuf, 2)
+		c.wbuf = resp.AppendBulkString(c.wbuf, cmd)
+		c.wbuf = resp.AppendBulk(c.wbuf, key)
 		n.worker.scanPend++
 	}
 	x.scanFound = 0

@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -50,7 +51,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 		key := w.KeyName(k)
 		n, err := c.Exists(ctx, key).Result()
 		if err != nil {
-			return fmt.Errorf("redis: checking the dataset: %w", classifyNet(err))
+			return fmt.Errorf("redis: checking the dataset: %w", resp.ClassifyNet(err))
 		}
 		if n == 0 {
 			return adapter.MissingDataset("redis: the dataset is not there: record %d of %d (key %q) is missing in %s (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
@@ -63,7 +64,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 			return adapter.MissingDataset("redis: the scan index %s does not list record %d of %d (key %q) in %s: the dataset was loaded by a workload without SCAN (fix: load it with the scanning workload; then run without the load phase)",
 				t.index, k, w.Records, key, t.where())
 		} else if err != nil {
-			return fmt.Errorf("redis: checking the scan index: %w", classifyNet(err))
+			return fmt.Errorf("redis: checking the scan index: %w", resp.ClassifyNet(err))
 		}
 	}
 	return nil
@@ -123,7 +124,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) 
 		err = clean(ctx, cc)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redis: cleaning %s: %w", t.where(), classifyNet(err))
+		return nil, fmt.Errorf("redis: cleaning %s: %w", t.where(), resp.ClassifyNet(err))
 	}
 	if n == 0 {
 		return nil, nil
@@ -167,7 +168,7 @@ func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) erro
 	c, done := t.admin()
 	defer done()
 	if err := c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err(); err != nil {
-		return classifyNet(err)
+		return resp.ClassifyNet(err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -41,10 +42,10 @@ func (w *worker) indexed(req *workload.Request) error {
 	}
 	w.c.refreshRead()
 	_, err1 := w.c.readReply()
-	if err1 != nil && !isServerError(err1) {
+	if err1 != nil && !resp.IsServerError(err1) {
 		return w.lost(err1)
 	}
-	if _, err := w.c.readReply(); err != nil && !isServerError(err) {
+	if _, err := w.c.readReply(); err != nil && !resp.IsServerError(err) {
 		return w.lost(err)
 	} else if err1 == nil {
 		err1 = err
@@ -55,16 +56,16 @@ func (w *worker) indexed(req *workload.Request) error {
 // appendIndex appends req's index update: ZADD for an insert, ZREM for a delete.
 func (w *worker) appendIndex(buf []byte, req *workload.Request) []byte {
 	if req.Op == vocab.OpDelete {
-		buf = appendArray(buf, 3)
-		buf = appendBulkString(buf, "ZREM")
-		buf = appendBulkString(buf, w.t.index)
-		return appendBulk(buf, req.Key)
+		buf = resp.AppendArray(buf, 3)
+		buf = resp.AppendBulkString(buf, "ZREM")
+		buf = resp.AppendBulkString(buf, w.t.index)
+		return resp.AppendBulk(buf, req.Key)
 	}
-	buf = appendArray(buf, 4)
-	buf = appendBulkString(buf, "ZADD")
-	buf = appendBulkString(buf, w.t.index)
+	buf = resp.AppendArray(buf, 4)
+	buf = resp.AppendBulkString(buf, "ZADD")
+	buf = resp.AppendBulkString(buf, w.t.index)
 	buf = appendBulkUint(buf, req.KeyNum)
-	return appendBulk(buf, req.Key)
+	return resp.AppendBulk(buf, req.Key)
 }
 
 // lost closes a connection whose stream is out of step and returns err.
@@ -86,9 +87,9 @@ func (w *worker) scan(req *workload.Request) error {
 	cmd := w.recordCmd()
 	start := 0
 	for _, end := range w.scanEnds {
-		c.wbuf = appendArray(c.wbuf, 2)
-		c.wbuf = appendBulkString(c.wbuf, cmd)
-		c.wbuf = appendBulk(c.wbuf, w.scanKeys[start:end])
+		c.wbuf = resp.AppendArray(c.wbuf, 2)
+		c.wbuf = resp.AppendBulkString(c.wbuf, cmd)
+		c.wbuf = resp.AppendBulk(c.wbuf, w.scanKeys[start:end])
 		start = end
 	}
 	w.scanFound = 0
@@ -113,13 +114,13 @@ func (w *worker) readIndex(req *workload.Request) error {
 		}
 	}
 	c := w.c
-	buf := appendArray(c.wbuf[:0], 7)
-	buf = appendBulkString(buf, "ZRANGEBYSCORE")
-	buf = appendBulkString(buf, w.t.index)
+	buf := resp.AppendArray(c.wbuf[:0], 7)
+	buf = resp.AppendBulkString(buf, "ZRANGEBYSCORE")
+	buf = resp.AppendBulkString(buf, w.t.index)
 	buf = appendBulkUint(buf, req.KeyNum)
-	buf = appendBulkString(buf, "+inf")
-	buf = appendBulkString(buf, "LIMIT")
-	buf = appendBulkString(buf, "0")
+	buf = resp.AppendBulkString(buf, "+inf")
+	buf = resp.AppendBulkString(buf, "LIMIT")
+	buf = resp.AppendBulkString(buf, "0")
 	c.wbuf = appendBulkUint(buf, uint64(max(req.ScanLen, 1)))
 	if err := c.flush(); err != nil {
 		return w.lost(err)
@@ -127,7 +128,7 @@ func (w *worker) readIndex(req *workload.Request) error {
 	c.refreshRead()
 	var err error
 	if w.scanKeys, w.scanEnds, err = c.readKeys(w.scanKeys[:0], w.scanEnds[:0]); err != nil {
-		if isServerError(err) {
+		if resp.IsServerError(err) {
 			return err
 		}
 		return w.lost(err)
@@ -151,13 +152,13 @@ func (w *worker) readRecords(n int) (int, error) {
 	var first error
 	for range n {
 		r, err := c.readReply()
-		if err != nil && !isServerError(err) {
+		if err != nil && !resp.IsServerError(err) {
 			return found, w.lost(err)
 		}
 		switch {
 		case err != nil:
 			first = firstErr(first, err)
-		case r.kind == '$' && r.n < 0, r.kind == '*' && r.n <= 0:
+		case r.Kind == '$' && r.N < 0, r.Kind == '*' && r.N <= 0:
 			first = firstErr(first, adapter.ErrNotFound)
 		default:
 			found++
@@ -176,7 +177,7 @@ func (w *worker) indexOnly(req *workload.Request) error {
 	}
 	w.c.wbuf = w.appendIndex(w.c.wbuf[:0], req)
 	_, err := w.c.roundTrip()
-	if err != nil && !isServerError(err) {
+	if err != nil && !resp.IsServerError(err) {
 		return w.lost(err)
 	}
 	return err
@@ -208,9 +209,9 @@ func (c *conn) readKeys(keys []byte, ends []int) ([]byte, []int, error) {
 		return keys, ends, err
 	}
 	if line[0] == '-' {
-		return keys, ends, serverError(line[1:])
+		return keys, ends, resp.ServerError(line[1:])
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := resp.ParseInt(line[1:])
 	if line[0] != '*' || !ok {
 		return keys, ends, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
 	}
@@ -219,14 +220,14 @@ func (c *conn) readKeys(keys []byte, ends []int) ([]byte, []int, error) {
 		if err != nil {
 			return keys, ends, err
 		}
-		m, ok := parseInt(line[1:])
+		m, ok := resp.ParseInt(line[1:])
 		if line[0] != '$' || !ok || m < 0 {
 			return keys, ends, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a key, got %q", line)}
 		}
 		at := len(keys)
 		keys = append(keys, make([]byte, m+2)...)[:at+int(m)+2]
 		if _, err := io.ReadFull(c.br, keys[at:]); err != nil {
-			return keys, ends, classifyNet(err)
+			return keys, ends, resp.ClassifyNet(err)
 		}
 		keys = keys[:at+int(m)]
 		ends = append(ends, len(keys))

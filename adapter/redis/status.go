@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 )
 
 var _ adapter.StatusReader = (*Target)(nil)
@@ -69,7 +70,7 @@ func (t *Target) statusCmd(ctx context.Context, node string, args ...string) (st
 		c.timeout = 0 // the deadline above bounds this command; refresh would extend it
 	}
 	s, err := c.text(args...)
-	if err != nil && !isServerError(err) {
+	if err != nil && !resp.IsServerError(err) {
 		// A broken or timed-out connection may hold half a reply: start afresh.
 		c.Close()
 		t.mu.Lock()

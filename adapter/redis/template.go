@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -47,10 +48,10 @@ func compileTemplates(cmds []workload.Command) ([]*tmpl, error) {
 			return nil, adapter.Configf("redis: command %s (%q) cannot be a template: %s %s, which would put the pipeline's replies out of step (fix: benchmark another command)", c.Name, c.Command, name, why)
 		}
 		t := &tmpl{}
-		cur := appendArray(nil, len(args))
+		cur := resp.AppendArray(nil, len(args))
 		for _, a := range args {
 			if a.Kind == workload.ArgLiteral {
-				cur = appendBulkString(cur, a.Text)
+				cur = resp.AppendBulkString(cur, a.Text)
 				continue
 			}
 			t.parts = append(t.parts, cur)

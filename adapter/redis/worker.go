@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -65,8 +66,8 @@ func (w *worker) one(req *workload.Request, op vocab.Op) error {
 	}
 	buf := w.c.wbuf[:0]
 	if w.ask { // cluster: the slot is being imported here (ASK): ASKING first
-		buf = appendArray(buf, 1)
-		buf = appendBulkString(buf, "ASKING")
+		buf = resp.AppendArray(buf, 1)
+		buf = resp.AppendBulkString(buf, "ASKING")
 	}
 	buf, isRead, err := w.build(buf, req, op)
 	if err != nil {
@@ -77,10 +78,10 @@ func (w *worker) one(req *workload.Request, op vocab.Op) error {
 		return w.checkedRead(req)
 	}
 	r, err := w.c.roundTrip()
-	if w.ask && (err == nil || isServerError(err)) {
+	if w.ask && (err == nil || resp.IsServerError(err)) {
 		r, err = w.c.readReply() // the command's, after ASKING's
 	}
-	if err != nil && !isServerError(err) {
+	if err != nil && !resp.IsServerError(err) {
 		// The stream is out of step with its replies: start over.
 		w.c.Close()
 		w.c = nil
@@ -90,9 +91,9 @@ func (w *worker) one(req *workload.Request, op vocab.Op) error {
 	}
 	if isRead {
 		switch {
-		case r.kind == '$' && r.n < 0, r.kind == '*' && r.n <= 0:
+		case r.Kind == '$' && r.N < 0, r.Kind == '*' && r.N <= 0:
 			return adapter.ErrNotFound
-		case r.kind != '$' && r.kind != '*':
+		case r.Kind != '$' && r.Kind != '*':
 			return errReplyMismatch
 		}
 	}
@@ -108,7 +109,7 @@ func (w *worker) checkedRead(req *workload.Request) error {
 		v, err = w.c.checkedReply(req.Key, w.t.cfg.Mode == "hash", w.t.fieldLen, len(w.fieldNames))
 	}
 	if err != nil {
-		if !isServerError(err) {
+		if !resp.IsServerError(err) {
 			w.c.Close()
 			w.c = nil
 		}
@@ -150,13 +151,13 @@ func (w *worker) build(buf []byte, req *workload.Request, op vocab.Op) (_ []byte
 	switch op {
 	case vocab.OpRead, vocab.OpGet:
 		if hash {
-			buf = appendArray(buf, 2)
-			buf = appendBulkString(buf, "HGETALL")
+			buf = resp.AppendArray(buf, 2)
+			buf = resp.AppendBulkString(buf, "HGETALL")
 		} else {
-			buf = appendArray(buf, 2)
-			buf = appendBulkString(buf, "GET")
+			buf = resp.AppendArray(buf, 2)
+			buf = resp.AppendBulkString(buf, "GET")
 		}
-		return appendBulk(buf, req.Key), true, nil
+		return resp.AppendBulk(buf, req.Key), true, nil
 	case vocab.OpUpdate:
 		if hash && !w.writeAll {
 			f := w.fieldNames[w.next()%uint64(len(w.fieldNames))]
@@ -167,23 +168,23 @@ func (w *worker) build(buf []byte, req *workload.Request, op vocab.Op) (_ []byte
 			if fl := req.FieldLen; fl > 0 && fl < len(v) {
 				v = v[:fl]
 			}
-			buf = appendArray(buf, 4)
-			buf = appendBulkString(buf, "HSET")
-			buf = appendBulk(buf, req.Key)
-			buf = appendBulkString(buf, f)
-			return appendBulk(buf, v), false, nil
+			buf = resp.AppendArray(buf, 4)
+			buf = resp.AppendBulkString(buf, "HSET")
+			buf = resp.AppendBulk(buf, req.Key)
+			buf = resp.AppendBulkString(buf, f)
+			return resp.AppendBulk(buf, v), false, nil
 		}
 		return w.buildWriteAll(buf, req, hash), false, nil
 	case vocab.OpInsert, vocab.OpWrite, vocab.OpSet:
 		return w.buildWriteAll(buf, req, hash), false, nil
 	case vocab.OpDelete:
-		buf = appendArray(buf, 2)
-		buf = appendBulkString(buf, "DEL")
-		return appendBulk(buf, req.Key), false, nil
+		buf = resp.AppendArray(buf, 2)
+		buf = resp.AppendBulkString(buf, "DEL")
+		return resp.AppendBulk(buf, req.Key), false, nil
 	case vocab.OpIncr:
-		buf = appendArray(buf, 2)
-		buf = appendBulkString(buf, "INCR")
-		return appendBulk2(buf, "ctr:", req.Key), false, nil
+		buf = resp.AppendArray(buf, 2)
+		buf = resp.AppendBulkString(buf, "INCR")
+		return resp.AppendBulk2(buf, "ctr:", req.Key), false, nil
 	}
 	return buf, false, adapter.ErrUnsupported
 }
@@ -191,19 +192,19 @@ func (w *worker) build(buf []byte, req *workload.Request, op vocab.Op) (_ []byte
 // buildWriteAll writes the whole record: SET, or HSET of every field.
 func (w *worker) buildWriteAll(buf []byte, req *workload.Request, hash bool) []byte {
 	if !hash {
-		buf = appendArray(buf, 3)
-		buf = appendBulkString(buf, "SET")
-		buf = appendBulk(buf, req.Key)
-		return appendBulk(buf, req.Value)
+		buf = resp.AppendArray(buf, 3)
+		buf = resp.AppendBulkString(buf, "SET")
+		buf = resp.AppendBulk(buf, req.Key)
+		return resp.AppendBulk(buf, req.Value)
 	}
 	n := len(w.fieldNames)
-	buf = appendArray(buf, 2+2*n)
-	buf = appendBulkString(buf, "HSET")
-	buf = appendBulk(buf, req.Key)
+	buf = resp.AppendArray(buf, 2+2*n)
+	buf = resp.AppendBulkString(buf, "HSET")
+	buf = resp.AppendBulk(buf, req.Key)
 	per := len(req.Value) / n
 	for i, f := range w.fieldNames {
-		buf = appendBulkString(buf, f)
-		buf = appendBulk(buf, req.Value[i*per:(i+1)*per])
+		buf = resp.AppendBulkString(buf, f)
+		buf = resp.AppendBulk(buf, req.Value[i*per:(i+1)*per])
 	}
 	return buf
 }

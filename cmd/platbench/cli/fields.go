@@ -63,6 +63,7 @@ var flagOfField = map[string]string{
 	"rates":         "rates",
 	"find_max":      "find-max",
 	"objective_p99": "p99",
+	"judge":         "judge",
 	"start":         "start",
 	"max":           "max",
 	"bisect":        "bisect",

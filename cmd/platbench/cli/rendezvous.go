@@ -32,7 +32,7 @@ func (f *rendezvousFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "rendezvous-timeout", 30*time.Minute, "how long loader 0 waits for the others to load, and for their results")
 	fs.StringVar(&f.secretFile, "rendezvous-secret-file", "", "a file whose first line is the run's secret (at least 16 bytes), the same on every loader: a connection that cannot prove it is refused (default: $"+envRendezvous+"; platbench k8s makes one)")
 	f.maxMessage = rendezvous.DefaultMaxMessage
-	fs.Var(&f.maxMessage, "rendezvous-max-message", "the largest result loader 0 accepts from a loader, a `size` (default 1GiB)")
+	fs.Var(&f.maxMessage, "rendezvous-max-message", "the largest result loader 0 accepts from a loader, a `size` in bytes")
 }
 
 // options reads the run's secret: from the file, else the environment.

@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -31,40 +30,6 @@ import (
 
 // Version is the engine version reported in results (go.mod pins it).
 const Version = "pebble v1.1.5"
-
-// Config is the embedded target's configuration, from the URL and the
-// target options.
-type Config struct {
-	// Dir is the data directory (the URL path). Default: a new temporary
-	// directory, removed after the run unless Keep.
-	Dir string
-	// Sync fsyncs the WAL on every write (option sync). Default false.
-	Sync bool
-	// Cache is the block cache size in bytes (option cache). Default 64 MiB.
-	Cache int64
-	// Keep keeps a temporary data directory after the run (option keep). Default false.
-	Keep bool
-}
-
-func (c *Config) options() *adapter.OptionSet {
-	s := adapter.NewOptionSet("embedded")
-	s.Bool(&c.Sync, "sync", "false", "fsync the WAL on every write; false lets the OS flush it")
-	s.Size(&c.Cache, "cache", "64MiB", "pebble's block cache").Positive()
-	s.Bool(&c.Keep, "keep", "false", "keep a temporary data directory after the run (a directory given in the URL is always kept)")
-	return s
-}
-
-// Options declares the embedded target's options.
-func Options() *adapter.OptionSet { return new(Config).options() }
-
-// ParseConfig builds a Config from the URL and options, reporting every
-// problem at once.
-func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
-	c := &Config{Dir: u.Path}
-	s := c.options()
-	s.ParseURL(u, opts)
-	return c, s.Err()
-}
 
 // Target is an open pebble database.
 type Target struct {
@@ -143,10 +108,6 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 	return nil
 }
 
-func (t *Target) NewWorker(id int) (adapter.Worker, error) {
-	return &worker{db: t.db, sync: t.sync, check: t.check, fieldLen: t.fieldLen, fieldCount: t.fieldCount}, nil
-}
-
 // ChecksReads: the embedded store checks every read, update and scan of a
 // checked workload.
 func (t *Target) ChecksReads(*workload.Spec) error { return nil }
@@ -179,113 +140,6 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 func (t *Target) Describe(ctx context.Context) vocab.Info {
 	d := map[string]string{"dir": t.dir, "sync": strconv.FormatBool(t.sync == pebble.Sync), "cache_bytes": strconv.FormatInt(t.cacheB, 10)}
 	return vocab.Info{Kind: "embedded", URL: "embedded://" + t.dir, Version: Version, Nodes: []string{"local"}, Details: d}
-}
-
-type worker struct {
-	db   *pebble.DB
-	sync *pebble.WriteOptions
-	buf  []byte // record buffer for read-modify-write
-
-	check                bool // checked workload: reads check values
-	fieldLen, fieldCount int
-}
-
-func (w *worker) Close() error { return nil }
-
-// Do executes one request against pebble.
-func (w *worker) Do(ctx context.Context, req *workload.Request) error {
-	switch req.Op {
-	case vocab.OpRead, vocab.OpGet:
-		_, c, err := w.get(req.Key)
-		if err != nil {
-			return err
-		}
-		return c.Close()
-	case vocab.OpInsert, vocab.OpWrite, vocab.OpSet:
-		return classify(w.db.Set(req.Key, req.Value, w.sync))
-	case vocab.OpUpdate, vocab.OpRMW:
-		return w.update(req)
-	case vocab.OpDelete:
-		return classify(w.db.Delete(req.Key, w.sync))
-	case vocab.OpScan:
-		return w.scan(req)
-	}
-	return adapter.ErrUnsupported
-}
-
-// get reads a record and, in a checked workload, checks it. Unless it
-// returns an error, the caller closes c once done with v.
-func (w *worker) get(key []byte) ([]byte, io.Closer, error) {
-	v, c, err := w.db.Get(key)
-	if err != nil {
-		return nil, nil, w.classify(err)
-	}
-	if w.check {
-		if err := adapter.Verdict(workload.CheckRecord(v, key, w.fieldLen, w.fieldCount)); err != nil {
-			c.Close()
-			return nil, nil, err
-		}
-	}
-	return v, c, nil
-}
-
-// update reads the record, overwrites len(Value) bytes from field
-// req.Field (one field, or all of them from the first) and writes it back.
-// A checked workload checks the record read first.
-func (w *worker) update(req *workload.Request) error {
-	v, c, err := w.get(req.Key)
-	if err != nil {
-		return err
-	}
-	w.buf = append(w.buf[:0], v...)
-	c.Close()
-	off := req.Field * req.FieldLen
-	for len(w.buf) < off+len(req.Value) {
-		w.buf = append(w.buf, 0)
-	}
-	copy(w.buf[off:], req.Value)
-	return classify(w.db.Set(req.Key, w.buf, w.sync))
-}
-
-func (w *worker) scan(req *workload.Request) error {
-	it, err := w.db.NewIter(&pebble.IterOptions{LowerBound: req.Key})
-	if err != nil {
-		return classify(err)
-	}
-	n := 0
-	var bad error
-	for ok := it.First(); ok && n < req.ScanLen; ok = it.Next() {
-		v := it.Value()
-		if w.check && bad == nil {
-			bad = adapter.Verdict(workload.CheckRecord(v, it.Key(), w.fieldLen, w.fieldCount))
-		}
-		n++
-	}
-	if err := it.Close(); err != nil {
-		return classify(err)
-	}
-	return bad
-}
-
-// classify is classify, but a record absent from a checked workload is
-// ErrValidationMissing.
-func (w *worker) classify(err error) error {
-	if w.check && errors.Is(err, pebble.ErrNotFound) {
-		return adapter.ErrValidationMissing
-	}
-	return classify(err)
-}
-
-func classify(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, pebble.ErrNotFound):
-		return adapter.ErrNotFound
-	case errors.Is(err, unix.ENOSPC):
-		return &adapter.Error{Class: vocab.ClassRejected, Err: fmt.Errorf("disk full: %w", err)}
-	}
-	return &adapter.Error{Class: vocab.ClassOther, Err: err}
 }
 
 // quietLogger keeps pebble's informational lines off the terminal; fatal

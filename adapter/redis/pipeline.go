@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -175,10 +176,10 @@ func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag in
 		_ = c.nc.SetReadDeadline(time.Now().Add(wait))
 		c.rdl = time.Time{} // the next refreshRead sets the command timeout again
 		if _, err := c.br.Peek(1); err != nil {
-			if adapter.Classify(classifyNet(err)) == vocab.ClassTimeout {
+			if adapter.Classify(resp.ClassifyNet(err)) == vocab.ClassTimeout {
 				return 0
 			}
-			w.breakConn(classifyNet(err))
+			w.breakConn(resp.ClassifyNet(err))
 			return w.failAll(done)
 		}
 	}
@@ -188,7 +189,7 @@ func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag in
 	n := 0
 	for w.n > 0 {
 		r, err := c.readReply()
-		if err != nil && !isServerError(err) {
+		if err != nil && !resp.IsServerError(err) {
 			w.breakConn(err)
 			return n + w.failAll(done)
 		}
@@ -197,9 +198,9 @@ func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag in
 		w.n--
 		if err == nil && e.isRead {
 			switch {
-			case r.kind == '$' && r.n < 0, r.kind == '*' && r.n <= 0:
+			case r.Kind == '$' && r.N < 0, r.Kind == '*' && r.N <= 0:
 				err = adapter.ErrNotFound
-			case r.kind != '$' && r.kind != '*':
+			case r.Kind != '$' && r.Kind != '*':
 				err = errReplyMismatch
 			}
 		}

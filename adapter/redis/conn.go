@@ -4,17 +4,14 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -43,10 +40,7 @@ type conn struct {
 }
 
 // reply is what the worker needs to know of one reply.
-type reply struct {
-	kind byte  // '+', ':', '$', '*'
-	n    int64 // integer value, bulk length (-1 nil) or array length (-1 nil)
-}
+type reply = resp.Reply
 
 // dialOpts is how to reach and authenticate to one server.
 type dialOpts struct {
@@ -69,7 +63,7 @@ func dial(ctx context.Context, o *dialOpts) (*conn, error) {
 		nc, err = d.DialContext(ctx, "tcp", o.addr)
 	}
 	if err != nil {
-		return nil, classifyNet(fmt.Errorf("connect to redis at %s: %w", o.addr, err))
+		return nil, resp.ClassifyNet(fmt.Errorf("connect to redis at %s: %w", o.addr, err))
 	}
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
@@ -98,11 +92,16 @@ func dial(ctx context.Context, o *dialOpts) (*conn, error) {
 
 func (c *conn) Close() error { return c.nc.Close() }
 
+// line, readReply and bulkInto read from the connection (package resp).
+func (c *conn) line() ([]byte, error)                { return resp.Line(c.br) }
+func (c *conn) readReply() (reply, error)            { return resp.ReadReply(c.br) }
+func (c *conn) bulkInto(dst *[]byte) ([]byte, error) { return resp.BulkInto(c.br, dst) }
+
 // cmd appends a command made of strings (setup path; allocation is fine).
 func (c *conn) cmd(args ...string) {
-	c.wbuf = appendArray(c.wbuf, len(args))
+	c.wbuf = resp.AppendArray(c.wbuf, len(args))
 	for _, a := range args {
-		c.wbuf = appendBulkString(c.wbuf, a)
+		c.wbuf = resp.AppendBulkString(c.wbuf, a)
 	}
 }
 
@@ -128,7 +127,7 @@ func (c *conn) text(args ...string) (string, error) {
 	}
 	switch line[0] {
 	case '-':
-		return "", serverError(line[1:])
+		return "", resp.ServerError(line[1:])
 	case '$':
 		n, err := strconv.Atoi(string(line[1:]))
 		if err != nil || n < 0 {
@@ -136,7 +135,7 @@ func (c *conn) text(args ...string) (string, error) {
 		}
 		b := make([]byte, n+2)
 		if _, err := io.ReadFull(c.br, b); err != nil {
-			return "", classifyNet(err)
+			return "", resp.ClassifyNet(err)
 		}
 		return string(b[:n]), nil
 	case '+':
@@ -175,199 +174,9 @@ func (c *conn) flush() error {
 func (c *conn) write(b []byte) error {
 	c.refreshWrite()
 	if _, err := c.nc.Write(b); err != nil {
-		return classifyNet(err)
+		return resp.ClassifyNet(err)
 	}
 	return nil
-}
-
-// line returns the next CRLF-terminated line without its CRLF. The slice is
-// valid until the next read.
-func (c *conn) line() ([]byte, error) {
-	b, err := c.br.ReadSlice('\n')
-	if err != nil {
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return nil, &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
-		}
-		return nil, classifyNet(err)
-	}
-	if len(b) < 3 || b[len(b)-2] != '\r' {
-		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
-	}
-	return b[:len(b)-2], nil
-}
-
-// readReply reads one complete reply and discards its payload. A server
-// error reply is returned as an error (allocating: errors are rare).
-func (c *conn) readReply() (reply, error) {
-	line, err := c.line()
-	if err != nil {
-		return reply{}, err
-	}
-	kind := line[0]
-	switch kind {
-	case '-':
-		return reply{}, serverError(line[1:])
-	case '+':
-		return reply{kind: kind}, nil
-	case ':', '$', '*':
-		n, ok := parseInt(line[1:])
-		if !ok {
-			return reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
-		}
-		r := reply{kind: kind, n: n}
-		switch kind {
-		case '$':
-			if n >= 0 {
-				if _, err := c.br.Discard(int(n) + 2); err != nil {
-					return reply{}, classifyNet(err)
-				}
-			}
-		case '*':
-			for i := int64(0); i < n; i++ {
-				if _, err := c.readReply(); err != nil {
-					return reply{}, err
-				}
-			}
-		}
-		return r, nil
-	}
-	return reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
-}
-
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg := false
-	if b[0] == '-' {
-		neg = true
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	var n int64
-	for _, ch := range b {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(ch-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-func appendArray(b []byte, n int) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(n), 10)
-	return append(b, '\r', '\n')
-}
-
-func appendBulk(b, v []byte) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(v)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, v...)
-	return append(b, '\r', '\n')
-}
-
-// appendBulk2 appends one bulk string made of a and v concatenated.
-func appendBulk2(b []byte, a string, v []byte) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(a)+len(v)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, a...)
-	b = append(b, v...)
-	return append(b, '\r', '\n')
-}
-
-func appendBulkString(b []byte, s string) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
-
-// serverError classifies a RESP error reply by its prefix (the error code).
-func serverError(msg []byte) error {
-	s := string(msg)
-	code := s
-	if i := strings.IndexByte(s, ' '); i >= 0 {
-		code = s[:i]
-	}
-	class := vocab.ClassOther
-	switch code {
-	case "NOAUTH", "WRONGPASS", "NOPERM", "WRONGTYPE", "MOVED", "ASK", "READONLY", "NOSCRIPT":
-		class = vocab.ClassRejected
-	case "OOM", "BUSY":
-		class = vocab.ClassOverloaded
-	case "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS":
-		class = vocab.ClassUnavailable
-	}
-	if code == "MOVED" || code == "ASK" {
-		s += " (the server is a cluster: use cluster=true)"
-	}
-	return &adapter.Error{Class: class, Err: &respError{"redis: " + s}}
-}
-
-// respError is an error reply of the server. Unlike a network error it leaves
-// the connection usable: the reply was read in full.
-type respError struct{ msg string }
-
-func (e *respError) Error() string { return e.msg }
-
-func isServerError(err error) bool {
-	var re *respError
-	return errors.As(err, &re)
-}
-
-// classifyNet turns a network error into a classified target error.
-func classifyNet(err error) error {
-	var te *adapter.Error
-	if errors.As(err, &te) {
-		return err
-	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return &adapter.Error{Class: vocab.ClassTimeout, Err: err}
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return &adapter.Error{Class: vocab.ClassUnavailable, Err: err}
-	}
-	return &adapter.Error{Class: vocab.ClassOther, Err: err}
-}
-
-// bulkInto reads one bulk-string reply's bytes into *dst (grown if needed,
-// then reused) and returns them; nil for a nil reply. Only checked reads
-// (validate) keep a value's bytes.
-func (c *conn) bulkInto(dst *[]byte) ([]byte, error) {
-	line, err := c.line()
-	if err != nil {
-		return nil, err
-	}
-	if line[0] == '-' {
-		return nil, serverError(line[1:])
-	}
-	n, ok := parseInt(line[1:])
-	if line[0] != '$' || !ok {
-		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
-	}
-	if n < 0 {
-		return nil, nil
-	}
-	if int64(cap(*dst)) < n+2 {
-		*dst = make([]byte, n+2)
-	}
-	b := (*dst)[:n+2]
-	if _, err := io.ReadFull(c.br, b); err != nil {
-		return nil, classifyNet(err)
-	}
-	return b[:n], nil
 }
 
 // checkedReply reads the reply of a checked read of key (GET, or HGETALL
@@ -386,9 +195,9 @@ func (c *conn) checkedReply(key []byte, hash bool, fieldLen, fieldCount int) (wo
 		return 0, err
 	}
 	if line[0] == '-' {
-		return 0, serverError(line[1:])
+		return 0, resp.ServerError(line[1:])
 	}
-	n, ok := parseInt(line[1:])
+	n, ok := resp.ParseInt(line[1:])
 	if line[0] != '*' || !ok {
 		return 0, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected an array, got %q", line)}
 	}

@@ -1,0 +1,226 @@
+// Package resp is RESP2, the Redis serialization protocol, as platbench's
+// own Redis client speaks it: commands appended to a caller's buffer
+// without allocating (AppendArray, AppendBulk...), replies read from a
+// bufio.Reader and discarded as they stream in (ReadReply: platbench needs
+// a reply's type and size, never its content), a bulk string read into a
+// reused buffer (BulkInto, for checked reads), and the classes of its
+// errors (ServerError by the reply's error code, ClassifyNet for the
+// transport). It knows nothing of connections, clusters or workloads:
+// package redis holds those.
+package resp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/vocab"
+)
+
+// Reply is what a worker needs to know of one reply.
+type Reply struct {
+	Kind byte  // '+', ':', '$', '*'
+	N    int64 // integer value, bulk length (-1 nil) or array length (-1 nil)
+}
+
+// Line returns the next CRLF-terminated line without its CRLF. The slice is
+// valid until the next read.
+func Line(br *bufio.Reader) ([]byte, error) {
+	b, err := br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return nil, &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
+		}
+		return nil, ClassifyNet(err)
+	}
+	if len(b) < 3 || b[len(b)-2] != '\r' {
+		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
+	}
+	return b[:len(b)-2], nil
+}
+
+// ReadReply reads one complete reply and discards its payload. A server
+// error reply is returned as an error (allocating: errors are rare).
+func ReadReply(br *bufio.Reader) (Reply, error) {
+	line, err := Line(br)
+	if err != nil {
+		return Reply{}, err
+	}
+	kind := line[0]
+	switch kind {
+	case '-':
+		return Reply{}, ServerError(line[1:])
+	case '+':
+		return Reply{Kind: kind}, nil
+	case ':', '$', '*':
+		n, ok := ParseInt(line[1:])
+		if !ok {
+			return Reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
+		}
+		r := Reply{Kind: kind, N: n}
+		switch kind {
+		case '$':
+			if n >= 0 {
+				if _, err := br.Discard(int(n) + 2); err != nil {
+					return Reply{}, ClassifyNet(err)
+				}
+			}
+		case '*':
+			for i := int64(0); i < n; i++ {
+				if _, err := ReadReply(br); err != nil {
+					return Reply{}, err
+				}
+			}
+		}
+		return r, nil
+	}
+	return Reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
+}
+
+// ParseInt parses a RESP integer (an optional minus, then digits)
+// without allocating.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var n int64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(ch-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// AppendArray, AppendBulk and AppendBulkString append an array header of
+// n elements, a bulk string of v, and one of s, to b.
+func AppendArray(b []byte, n int) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
+}
+
+func AppendBulk(b, v []byte) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(v)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, v...)
+	return append(b, '\r', '\n')
+}
+
+// AppendBulk2 appends one bulk string made of a and v concatenated.
+func AppendBulk2(b []byte, a string, v []byte) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(a)+len(v)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, a...)
+	b = append(b, v...)
+	return append(b, '\r', '\n')
+}
+
+func AppendBulkString(b []byte, s string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+// ServerError classifies a RESP error reply by its prefix (the error code).
+func ServerError(msg []byte) error {
+	s := string(msg)
+	code := s
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		code = s[:i]
+	}
+	class := vocab.ClassOther
+	switch code {
+	case "NOAUTH", "WRONGPASS", "NOPERM", "WRONGTYPE", "MOVED", "ASK", "READONLY", "NOSCRIPT":
+		class = vocab.ClassRejected
+	case "OOM", "BUSY":
+		class = vocab.ClassOverloaded
+	case "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS":
+		class = vocab.ClassUnavailable
+	}
+	if code == "MOVED" || code == "ASK" {
+		s += " (the server is a cluster: use cluster=true)"
+	}
+	return &adapter.Error{Class: class, Err: &Error{"redis: " + s}}
+}
+
+// Error is an error reply of the server. Unlike a network error it leaves
+// the connection usable: the reply was read in full.
+type Error struct{ Msg string } // "redis: " and the reply's text
+
+func (e *Error) Error() string { return e.Msg }
+
+// IsServerError reports whether err is an error reply of the server.
+func IsServerError(err error) bool {
+	var re *Error
+	return errors.As(err, &re)
+}
+
+// ClassifyNet turns a network error into a classified target error.
+func ClassifyNet(err error) error {
+	var te *adapter.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return &adapter.Error{Class: vocab.ClassTimeout, Err: err}
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return &adapter.Error{Class: vocab.ClassUnavailable, Err: err}
+	}
+	return &adapter.Error{Class: vocab.ClassOther, Err: err}
+}
+
+// BulkInto reads one bulk-string reply's bytes into *dst (grown if needed,
+// then reused) and returns them; nil for a nil reply. Only checked reads
+// (validate) keep a value's bytes.
+func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
+	line, err := Line(br)
+	if err != nil {
+		return nil, err
+	}
+	if line[0] == '-' {
+		return nil, ServerError(line[1:])
+	}
+	n, ok := ParseInt(line[1:])
+	if line[0] != '$' || !ok {
+		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
+	}
+	if n < 0 {
+		return nil, nil
+	}
+	if int64(cap(*dst)) < n+2 {
+		*dst = make([]byte, n+2)
+	}
+	b := (*dst)[:n+2]
+	if _, err := io.ReadFull(br, b); err != nil {
+		return nil, ClassifyNet(err)
+	}
+	return b[:n], nil
+}
