@@ -73,8 +73,12 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 		}
 		row := summary.Row{Cell: c.Name, Target: c.Target, Workload: c.Workload, Records: c.Records}
 		r, err := run(ctx, c.Config)
-		if err == nil {
-			err = finishCell(r, c, o.OutDir, &row, ths)
+		if r != nil {
+			// A cell whose load failed has a result too (the load, with
+			// the target's messages): it is written, the cell failed.
+			if ferr := finishCell(r, c, o.OutDir, &row, ths); err == nil {
+				err = ferr
+			}
 		}
 		if err == nil && len(ths) == 0 && !o.AllowErrors {
 			if h := analysis.HealthOf(r); h.RunFailed(analysis.DefaultMaxErrors) {
