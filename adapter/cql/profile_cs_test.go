@@ -20,7 +20,8 @@ import (
 // batches with [p..P] partitions and [r..R] rows": select's min share of
 // the fewest partitions of the smallest ones up to MaxInsertRows), and an
 // insert of the counter and LWT examples writes one row of one partition,
-// as their comments say.
+// as their comments say. The insert statement is cassandra-stress's
+// (compareWithStress).
 func TestApacheExampleProfilesRun(t *testing.T) {
 	for _, c := range []struct {
 		file, ks   string
@@ -41,6 +42,7 @@ func TestApacheExampleProfilesRun(t *testing.T) {
 			text := strings.ReplaceAll(string(data), "'replication_factor': 3", "'replication_factor': 1")
 			const parts = 4
 			tg, spec := openProfileText(t, text, c.ks, parts, DriverNative)
+			compareWithStress(t, tg)
 			if got := tg.prof.MaxInsertRows(); got != c.maxRows {
 				t.Errorf("MaxInsertRows %d, want cassandra-stress's bound %d", got, c.maxRows)
 			}
@@ -126,5 +128,49 @@ func TestProfileLWTBodyNull(t *testing.T) {
 	}
 	if n := count(t, tg2, "SELECT body FROM "+tg2.prof.Def.Keyspace+".posts"); n != 10 {
 		t.Errorf("table holds %d rows, want 5 partitions x 2", n)
+	}
+}
+
+// stressInsert is the insert cassandra-stress prepares for the table
+// (StressProfile.getInsert): UPDATE t SET every non-key column = ? (a
+// counter c = c + ?) WHERE every key column = ?, in the driver's column
+// order (partition key, clustering, then the others).
+func stressInsert(tg *Target) (stmt string, cells []string) {
+	var sets, where []string
+	for _, c := range tg.prof.Cols {
+		cells = append(cells, c.Name)
+		switch {
+		case c.PK || c.Level >= 0:
+			where = append(where, c.Name+" = ?")
+		case tg.prof.Counter:
+			sets = append(sets, c.Name+" = "+c.Name+" + ?")
+		default:
+			sets = append(sets, c.Name+" = ?")
+		}
+	}
+	return "UPDATE " + tg.prof.Def.Table + " SET " + strings.Join(sets, ", ") + " WHERE " + strings.Join(where, " AND "), cells
+}
+
+// compareWithStress checks the profile's insert against cassandra-stress's:
+// the same UPDATE (with the profile's condition after it) where platbench
+// writes an UPDATE (counters, conditions), and the same cells where it
+// writes an INSERT (which adds the row's liveness marker, where
+// cassandra-stress's UPDATE writes only the cells).
+func compareWithStress(t *testing.T, tg *Target) {
+	t.Helper()
+	got := tg.prof.Insert.CQL
+	want, cells := stressInsert(tg)
+	if cond := tg.prof.Def.Insert.Condition; cond != "" && cond != "IF NOT EXISTS" {
+		want += " " + cond
+	}
+	if strings.HasPrefix(got, "UPDATE") {
+		if got != want {
+			t.Errorf("insert\n got %s\nwant %s (cassandra-stress's)", got, want)
+		}
+		return
+	}
+	open, end := strings.Index(got, "("), strings.Index(got, ")")
+	if open < 0 || end < open || strings.Join(strings.Split(got[open+1:end], ", "), ",") != strings.Join(cells, ",") {
+		t.Errorf("insert %s does not write the cells of cassandra-stress's %s", got, want)
 	}
 }
