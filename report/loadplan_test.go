@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/result"
 )
 
 // The line said before a load, for a profile's wide partitions and for
@@ -26,5 +27,13 @@ func TestLoadPlanText(t *testing.T) {
 	}
 	if got := LoadProgressText(10, 100, time.Second); got != "  10 of 100 records" {
 		t.Errorf("progress in the first seconds %q", got)
+	}
+}
+
+// The dataset line of a profile's run names partitions and their rows.
+func TestDatasetLineOfPartitions(t *testing.T) {
+	d := result.Dataset{Records: 3, RowsPerRecord: 1000, RecordBytes: 2848552, LogicalBytes: 3 * 2848552, HostRAMBytes: 16 << 30}
+	if got, want := datasetLine(&d), "3 partitions x 1000 rows (2.72 MiB) = 8.15 MiB logical; host RAM 16.0 GiB"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }

@@ -328,6 +328,11 @@ func datasetLine(d *result.Dataset) string {
 		return ""
 	}
 	s := fmt.Sprintf("%s records x %s = %s logical", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
+	if d.RowsPerRecord > 1 {
+		// A profile's record is a partition.
+		s = fmt.Sprintf("%s partitions x %s rows (%s) = %s logical", units.Int(float64(d.Records)), units.Sig3(d.RowsPerRecord),
+			units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
+	}
 	if d.DiskBytes > 0 {
 		s += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
 	}
