@@ -135,16 +135,41 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	loadID, err := setUp(ctx, t, &cfg, &spec)
+	// Datasets stay put: a run that loads nothing but reads records works
+	// on what is there (Setup creates nothing, Close removes nothing), and
+	// checks it first. A write-only run needs no dataset: Setup may create
+	// its table or topic (and Close removes what it created).
+	if err := checksReads(t, cfg.Target, &spec); err != nil {
+		t.Close()
+		return nil, verifyRefused(err, cfg.Verify)
+	}
+	dc, checks := t.(adapter.DatasetChecker)
+	checks = checks && !cfg.Load && spec.ReadsRecords()
+	if checks {
+		dc.UseExisting()
+	}
+	if err := t.Setup(ctx, &spec); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+	}
+	var loadID string
+	if checks && cfg.Run {
+		if err := dc.CheckDataset(ctx, &spec); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
+		}
+		if lm, ok := t.(adapter.LoadMarker); ok {
+			loadID, _ = lm.LoadMark(ctx, &spec) // no mark: the result says nothing of it
+		}
+	}
+
+	recorded, err := spec.Record()
 	if err != nil {
 		t.Close()
 		return nil, err
 	}
-	r, err := newResult(ctx, t, &cfg, &spec)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
+	r := newResult(cfg, recorded)
+	r.Target = describe(ctx, t, cfg.Target)
 	plan, err := planLoad(ctx, t, &cfg, &spec, r)
 	if err != nil {
 		t.Close()
@@ -164,9 +189,49 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
+	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
+}
+
+// newResult is the result of a run before any phase ran.
+func newResult(cfg Config, recorded result.Workload) *result.Result {
+	r := &result.Result{
+		Schema:    result.SchemaVersion,
+		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
+		StartedAt: time.Now().UTC(),
+		Label:     cfg.Label,
+		Platform:  platform.Fingerprint(),
+		Config: result.Config{
+			Target:      redact(cfg.Target),
+			TargetOpts:  redactOpts(cfg.TargetOpts),
+			Workload:    recorded,
+			DurationNs:  int64(cfg.Runner.Duration),
+			Ops:         cfg.Runner.Ops,
+			Concurrency: cfg.Runner.Concurrency,
+			RateOpsPerS: cfg.Runner.Rate,
+			Seed:        cfg.Runner.Seed,
+			Load:        cfg.Load,
+			Warmup:      cfg.Warmup,
+			Extra:       cfg.Extra,
+		},
+	}
+	if cfg.Shards > 1 {
+		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	}
+	return r
+}
+
+// describe is what the target says it is (passwords removed from its URL),
+// or its URL's scheme.
+func describe(ctx context.Context, t adapter.Target, target string) vocab.Info {
+	if d, ok := t.(adapter.Describer); ok {
+		info := d.Describe(ctx)
+		info.URL = redact(info.URL)
+		return info
+	}
+	return vocab.Info{Kind: schemeOf(target), URL: redact(target)}
 }
 
 // planLoad says what the load phase will write before it starts: the
@@ -209,75 +274,6 @@ func planLoad(ctx context.Context, t adapter.Target, cfg *Config, spec *workload
 	return &p, nil
 }
 
-// setUp sets the target up for spec and returns the id of the load that
-// wrote the dataset a run without a load phase reads ("" when none).
-//
-// Datasets stay put: a run that loads nothing but reads records works on
-// what is there (Setup creates nothing, Close removes nothing), and checks
-// it first. A write-only run needs no dataset: Setup may create its table or
-// topic (and Close removes what it created).
-func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (string, error) {
-	if err := checksReads(t, cfg.Target, spec); err != nil {
-		return "", verifyRefused(err, cfg.Verify)
-	}
-	dc, checks := t.(adapter.DatasetChecker)
-	checks = checks && !cfg.Load && spec.ReadsRecords()
-	if checks {
-		dc.UseExisting()
-	}
-	if err := t.Setup(ctx, spec); err != nil {
-		return "", fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
-	}
-	var loadID string
-	if checks && cfg.Run {
-		if err := dc.CheckDataset(ctx, spec); err != nil {
-			return "", fmt.Errorf("%s: %w", redact(cfg.Target), err)
-		}
-		if lm, ok := t.(adapter.LoadMarker); ok {
-			loadID, _ = lm.LoadMark(ctx, spec) // no mark: the result says nothing of it
-		}
-	}
-	return loadID, nil
-}
-
-// newResult is the result being built: the tool, the effective
-// configuration (passwords removed), the platform and what the target is.
-func newResult(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (*result.Result, error) {
-	recorded, err := spec.Record()
-	if err != nil {
-		return nil, err
-	}
-	r := &result.Result{
-		Schema:    result.SchemaVersion,
-		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
-		StartedAt: time.Now().UTC(),
-		Label:     cfg.Label,
-		Platform:  platform.Fingerprint(),
-		Config: result.Config{
-			Target:      redact(cfg.Target),
-			TargetOpts:  redactOpts(cfg.TargetOpts),
-			Workload:    recorded,
-			DurationNs:  int64(cfg.Runner.Duration),
-			Ops:         cfg.Runner.Ops,
-			Concurrency: cfg.Runner.Concurrency,
-			RateOpsPerS: cfg.Runner.Rate,
-			Seed:        cfg.Runner.Seed,
-			Load:        cfg.Load,
-			Warmup:      cfg.Warmup,
-			Extra:       cfg.Extra,
-		},
-	}
-	if cfg.Shards > 1 {
-		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
-	}
-	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
-	if d, ok := t.(adapter.Describer); ok {
-		r.Target = d.Describe(ctx)
-		r.Target.URL = redact(r.Target.URL)
-	}
-	return r, nil
-}
-
 // Load runs the load phase.
 func (s *Session) Load(ctx context.Context) error {
 	p, err := runner.Load(ctx, s.rt, &s.spec, s.ks, s.cfg.Runner)
@@ -286,6 +282,7 @@ func (s *Session) Load(ctx context.Context) error {
 	}
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
+	s.cfg.Journal.PhaseDone(p)
 	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -317,6 +314,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
 	s.r.Events = append(s.r.Events, evs...)
+	s.cfg.Journal.PhaseDone(p)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
 }
 
@@ -361,6 +359,12 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 	if p := s.plan; p != nil {
 		r.Dataset.FreeDiskBytes = p.FreeDiskBytes
 	}
+	if sz, ok := t.(adapter.Sizer); ok {
+		if b, err := sz.DiskBytes(ctx); err == nil {
+			r.Dataset.DiskBytes = b
+		}
+	}
+
 	if sz, ok := t.(adapter.Sizer); ok {
 		if b, err := sz.DiskBytes(ctx); err == nil {
 			r.Dataset.DiskBytes = b

@@ -12,6 +12,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/workload"
@@ -126,6 +127,11 @@ type Config struct {
 	// rows, bytes, beside the host's RAM and the target's free disk) before
 	// the load starts.
 	OnLoadPlan func(analysis.LoadPlan) `json:"-"`
+	// Journal, if set, receives the run as it goes (the header at the
+	// start, every 1 s interval as it closes, every phase as it ends), so
+	// a loader killed mid-run leaves a result (result.ReadJournal). The
+	// caller creates it and removes it once the result file is written.
+	Journal *result.Journal `json:"-"`
 }
 
 // EnsureDefaults fills every zero field that has a default (see each

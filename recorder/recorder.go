@@ -29,6 +29,10 @@ type Config struct {
 	// In closed loop latency and service time are the same figure, the lag is
 	// 0, and recording them would only cost time on the hot path. Default false.
 	ServiceTime bool
+	// OnInterval, if set, is called with each 1 s interval as it closes (on
+	// the collector's goroutine, outside the recorder's lock): the run's
+	// journal writes it to disk at once.
+	OnInterval func(result.Interval)
 }
 
 func (c *Config) ensureDefaults() {
@@ -396,11 +400,20 @@ func (r *Recorder) collect() {
 			r.bucketTick()
 			nextBucket += bw
 		}
+		closed := false
 		if r.Now() >= nextInterval {
 			r.intervalTick(nextInterval)
 			nextInterval += iw
+			closed = true
+		}
+		var iv result.Interval
+		if closed && r.cfg.OnInterval != nil {
+			iv = r.intervals[len(r.intervals)-1]
 		}
 		r.mu.Unlock()
+		if closed && r.cfg.OnInterval != nil {
+			r.cfg.OnInterval(iv)
+		}
 		d := min(nextSample, nextBucket+grace) - r.Now()
 		if d < 0 {
 			d = 0

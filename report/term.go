@@ -199,8 +199,10 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 			attr("server-attributable median", func(s *result.Summary) int64 { return s.P50Ns })
 			attr("server-attributable 99th percentile", func(s *result.Summary) int64 { return s.P99Ns })
 		}
-		line("service time median", units.Latency(float64(f.Service.P50Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P50Ns)) })
-		line("service time 99th percentile", units.Latency(float64(f.Service.P99Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P99Ns)) })
+		if f.Service.Count > 0 { // a phase cut short (a journal) has none
+			line("service time median", units.Latency(float64(f.Service.P50Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P50Ns)) })
+			line("service time 99th percentile", units.Latency(float64(f.Service.P99Ns)), func(k int) string { return units.Latency(float64(f.PerOp[k].Service.P99Ns)) })
+		}
 		if f.Lag.Count > 0 {
 			lag := func(name string, get func(s *result.Summary) int64) {
 				line(name, units.Latency(float64(get(&f.Lag))), func(k int) string { return units.Latency(float64(get(&f.PerOp[k].Lag))) })
@@ -218,14 +220,23 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	}
 	fmt.Fprintf(tw, "total errors\t: %s\n", errLine)
 	if f.Mode == "open" {
-		fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(f.Delayed)), units.Latency(float64(f.DelayThresholdNs)))
-		fmt.Fprintf(tw, "late starts (client)\t: %s (started more than %s late with a worker free: the client itself was late)\n", units.Int(float64(f.LateClient)), units.Latency(float64(f.DelayThresholdNs)))
+		if f.DelayThresholdNs > 0 || f.Delayed+f.LateClient > 0 { // a phase cut short (a journal) counts none
+			fmt.Fprintf(tw, "delayed operations\t: %s (started more than %s late: no worker or in-flight slot was free)\n", units.Int(float64(f.Delayed)), units.Latency(float64(f.DelayThresholdNs)))
+			fmt.Fprintf(tw, "late starts (client)\t: %s (started more than %s late with a worker free: the client itself was late)\n", units.Int(float64(f.LateClient)), units.Latency(float64(f.DelayThresholdNs)))
+		}
 		if f.PaceTickNs > 0 {
 			fmt.Fprintf(tw, "pace tick\t: %s (operations due within it of each other start together, each charged from its own intended start)\n", units.Latency(float64(f.PaceTickNs)))
 		}
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()
+	writeLoopNotes(w, f)
+}
+
+// writeLoopNotes says what the phase's latency means: service time under
+// saturation in a closed loop; in an open loop, whether the rate was met and
+// who was late.
+func writeLoopNotes(w io.Writer, f *analysis.PhaseFigures) {
 	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
 	} else {

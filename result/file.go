@@ -92,6 +92,9 @@ func Decode(rd io.Reader) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if IsJournal(data) {
+		return ReadJournal(bytes.NewReader(data))
+	}
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {

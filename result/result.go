@@ -62,6 +62,10 @@ type Result struct {
 	Verification *Verification `json:"verification,omitempty"`
 	// Notes are plain-language remarks produced during the run (client-bound, delayed ops...).
 	Notes []string `json:"notes,omitempty"`
+	// CutShort marks a result made from a run's journal (ReadJournal): the
+	// loader was killed before it wrote its result; phases it did not end
+	// are interrupted and hold what their complete seconds recorded.
+	CutShort bool `json:"cut_short,omitempty"`
 }
 
 // Tool identifies the binary that wrote the file.

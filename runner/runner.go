@@ -58,6 +58,9 @@ type Config struct {
 	BucketWidth time.Duration
 	// Progress, if set, is called about once a second with the latest interval.
 	Progress func(phase string, live recorder.Live, elapsed time.Duration)
+	// OnInterval, if set, is called with each 1 s interval of a phase as it
+	// closes (the run's journal: result.Journal).
+	OnInterval func(phase string, iv result.Interval)
 	// Phase names the run phase. Default "run".
 	Phase string
 	// Events run at offsets into the run phase (fault injection).
@@ -105,6 +108,14 @@ func (c *Config) ensureDefaults() {
 	}
 }
 
+// onInterval is OnInterval bound to a phase, or nil.
+func (c *Config) onInterval(phase string) func(result.Interval) {
+	if c.OnInterval == nil {
+		return nil
+	}
+	return func(iv result.Interval) { c.OnInterval(phase, iv) }
+}
+
 // Open reports whether the run phase is an open loop (a rate was given).
 func (c *Config) Open() bool { return c.Rate > 0 || len(c.Streams) > 0 }
 
@@ -138,7 +149,7 @@ func (c *Config) Validate() error {
 // workers in parallel, recording each insert, and returns the "load" phase.
 func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
-	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth})
+	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth, OnInterval: cfg.onInterval("load")})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, err
@@ -206,7 +217,7 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 		return nil, nil, err
 	}
 	open := cfg.Open()
-	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open})
+	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open, OnInterval: cfg.onInterval(cfg.Phase)})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, nil, err

@@ -62,3 +62,59 @@ func TestCtrlCWritesWhatRan(t *testing.T) {
 		}
 	}
 }
+
+// SIGKILL mid-run (the OOM killer, a preempted spot loader): nothing can
+// catch it, so the run's journal, written as it goes, is what is left.
+// report and compare read it: the load phase whole, the run phase with
+// every second it completed, marked cut short.
+func TestKillLeavesAReadableJournal(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "platbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "r.json")
+	cmd := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	journal := out + ".partial"
+	// Wait for three complete seconds of the run phase in the journal.
+	for end := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(journal)
+		if strings.Count(string(b), `"phase":"run"`) >= 3 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no three seconds of the run in the journal after a minute:\n%.500s", b)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a result file after SIGKILL: the test did not kill mid-run")
+	}
+	r, err := result.Read(journal)
+	if err != nil {
+		t.Fatalf("the journal left by SIGKILL does not read: %v", err)
+	}
+	load, run := r.Phase("load"), r.Phase("run")
+	if !r.CutShort || load == nil || load.Interrupted || run == nil || !run.Interrupted || len(run.Intervals) < 3 || len(run.Ops) == 0 {
+		t.Fatalf("cut short %v, load %v, run %+v", r.CutShort, load != nil, run)
+	}
+	var ops uint64
+	for _, o := range run.Ops {
+		ops += o.Count
+	}
+	if want := uint64(len(run.Intervals)) * 1000; ops < want*9/10 || ops > want*11/10 {
+		t.Errorf("run phase: %d ops in %d complete seconds at 1,000 op/s", ops, len(run.Intervals))
+	}
+	rep, err := exec.Command(bin, "report", journal).CombinedOutput()
+	if err != nil || !strings.Contains(string(rep), "cut short") || !strings.Contains(string(rep), "op rate") {
+		t.Errorf("report of the journal: %v\n%s", err, rep)
+	}
+	if cmp, err := exec.Command(bin, "compare", journal, journal).CombinedOutput(); err != nil {
+		t.Errorf("compare of the journal: %v\n%s", err, cmp)
+	}
+}

@@ -78,10 +78,9 @@ var older = map[string]int{
 	"analysis/lm.go lmFit":                83,
 	"analysis/plan.go planRow":            92,
 	"cmd/platbench/cli/k8s.go indexedJob": 91,
-	"cmd/platbench/cli/run.go execute":    81,
 	"probe/disk/run.go Run":               85,
 	"recorder/recorder.go intervalTick":   91,
-	"report/term.go writePhase":           96,
+	"report/term.go writePhase":           84,
 	"runner/async.go asyncOpenLoop":       102,
 	"sweep/sweep.go Run":                  84,
 }

@@ -467,20 +467,23 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if !b.quiet {
 		showProgress(env, &cfg)
 	}
-	if b.tel.metricsAddr != "" {
-		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
-		if err != nil {
-			return err
-		}
-		if !b.quiet {
-			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
-		}
+	if err := startMetrics(ctx, env, b, &cfg); err != nil {
+		return err
 	}
 	dist, err := setupRendezvous(b.rdv, &cfg, env.Stderr)
 	if err != nil {
 		return err
 	}
+	written := false
+	closeJournal, err := startJournal(env, out, &cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { closeJournal(written) }()
 	r, err := bench.Run(ctx, cfg)
+	if r == nil {
+		written = true // nothing ran: no journal to keep
+	}
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
@@ -503,24 +506,12 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	if out == "-" {
-		// --out -: the result is stdout (e.g. a pod's log); the report, if
-		// any, goes to stderr.
-		if err := result.Encode(env.Stdout, r); err != nil {
-			return err
-		}
-		if !b.quiet {
-			if err := printTerm(env.Stderr, r); err != nil {
-				return err
-			}
-		}
-		if after != nil {
-			return after
-		}
-		return b.verdict(r)
+		return writeStdout(env, b, r, after)
 	}
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
+	written = true
 	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
 	if data, err := result.Hlog(r); err == nil {
 		if err := result.WriteFileAtomic(hlog, data); err != nil {
@@ -538,6 +529,58 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return after
 	}
 	return b.verdict(r)
+}
+
+// startMetrics serves the live Prometheus endpoint (--metrics-addr).
+func startMetrics(ctx context.Context, env *Env, b *benchFlags, cfg *bench.Config) error {
+	if b.tel.metricsAddr == "" {
+		return nil
+	}
+	addr, err := serveMetrics(ctx, b.tel.metricsAddr, cfg)
+	if err != nil {
+		return err
+	}
+	if !b.quiet {
+		fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
+	}
+	return nil
+}
+
+// writeStdout is --out -: the result is stdout (e.g. a pod's log); the
+// report, if any, goes to stderr. after is the run's own error.
+func writeStdout(env *Env, b *benchFlags, r *result.Result, after error) error {
+	if err := result.Encode(env.Stdout, r); err != nil {
+		return err
+	}
+	if !b.quiet {
+		if err := printTerm(env.Stderr, r); err != nil {
+			return err
+		}
+	}
+	if after != nil {
+		return after
+	}
+	return b.verdict(r)
+}
+
+// startJournal opens the run's journal (RESULT.partial), which keeps the
+// run as it goes: a loader killed before it writes its result leaves it,
+// and report and compare read it. close removes it once the result file is
+// written (written true). No journal with --out -.
+func startJournal(env *Env, out string, cfg *bench.Config) (close func(written bool), err error) {
+	if out == "-" {
+		return func(bool) {}, nil
+	}
+	j, err := result.CreateJournal(out + result.JournalSuffix)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Journal = j
+	return func(written bool) {
+		if err := j.Close(written); err != nil && !written {
+			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
+		}
+	}, nil
 }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.

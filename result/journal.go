@@ -1,0 +1,269 @@
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// A journal is what a run writes as it goes, beside its result file
+// (RESULT.partial): one JSON line per event, written the moment the event
+// happens. The result file itself is written once, at the end, and the
+// journal removed; when the loader is killed before that (the OOM killer, a
+// preempted spot loader, a Kubernetes eviction: nothing can catch SIGKILL)
+// the journal is what is left, and ReadJournal makes a result of it that
+// `platbench report` and `compare` read, marked cut short.
+//
+// Lines, in order: a header (the run's result before any phase ran: config,
+// platform, target), then per phase every closed 1 s interval, then the
+// phase itself, whole, when it ends (totals and fine buckets). Each line goes to the file with one write(2) as it is
+// made: a killed process loses nothing written, a crash of the machine
+// loses what the page cache had not flushed (no fsync: a second's line
+// does not wait for the disk). A torn last line (the kill came mid-write)
+// is ignored.
+
+// JournalKind names the journal format in its header line.
+const JournalKind = "platbench.journal/v1"
+
+// JournalSuffix is appended to a result path to name its journal.
+const JournalSuffix = ".partial"
+
+type journalLine struct {
+	Journal  string    `json:"journal,omitempty"` // header: JournalKind
+	Result   *Result   `json:"result,omitempty"`  // header
+	Phase    string    `json:"phase,omitempty"`   // the interval's phase
+	Interval *Interval `json:"interval,omitempty"`
+	Done     *Phase    `json:"done,omitempty"` // a finished phase, whole
+}
+
+// Journal writes a run's journal. Its methods may be called from several
+// goroutines; an error is kept and returned by Close (the run goes on: the
+// journal is insurance, the result file the contract).
+type Journal struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	buf  bytes.Buffer
+	err  error
+}
+
+// CreateJournal creates (or truncates) the journal at path.
+func CreateJournal(path string) (*Journal, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the run's journal %s: %w (check that the directory is writable)", path, err)
+	}
+	return &Journal{f: f, path: path}, nil
+}
+
+// Path is where the journal is.
+func (j *Journal) Path() string { return j.path }
+
+func (j *Journal) line(l journalLine) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	if err := json.NewEncoder(&j.buf).Encode(l); err != nil {
+		j.err = err
+		return
+	}
+	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
+		j.err = fmt.Errorf("writing the run's journal %s: %w", j.path, err)
+	}
+}
+
+// Begin writes the header: r as it is before any phase ran.
+func (j *Journal) Begin(r *Result) {
+	h := *r
+	h.Phases = nil
+	j.line(journalLine{Journal: JournalKind, Result: &h})
+}
+
+// Start writes the header and returns Interval for the runner to call (nil
+// on a nil journal: no journal, nothing to call).
+func (j *Journal) Start(r *Result) func(phase string, iv Interval) {
+	if j == nil {
+		return nil
+	}
+	j.Begin(r)
+	return j.Interval
+}
+
+// Interval writes one closed interval of phase.
+func (j *Journal) Interval(phase string, iv Interval) {
+	j.line(journalLine{Phase: phase, Interval: &iv})
+}
+
+// PhaseDone writes a finished phase, whole (with its last, partial
+// interval, which closed at its end).
+func (j *Journal) PhaseDone(p *Phase) {
+	j.line(journalLine{Done: p})
+}
+
+// Close closes the journal and, with remove (the result file is written),
+// deletes it; a journal that could not be written whole (a full disk) is
+// deleted too: it would be half a record. It returns the first error the
+// journal met.
+func (j *Journal) Close(remove bool) error {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	err := errors.Join(j.err, j.f.Close())
+	if remove || err != nil {
+		os.Remove(j.path)
+	}
+	return err
+}
+
+// IsJournal says whether data begins as a journal does.
+func IsJournal(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte(`{"journal":`))
+}
+
+// ReadJournal makes a result of a journal: every phase it saw, each with
+// every interval that closed. A phase that ended has its totals as the run
+// wrote them; one cut short has totals merged from its intervals (latency
+// only: service time and lag are kept per phase, at its end), is marked
+// interrupted, and the result is marked cut short with a note saying how far
+// it got.
+func ReadJournal(rd io.Reader) (*Result, error) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	var r *Result
+	var phases []*Phase
+	byName := map[string]*Phase{}
+	torn := false
+	for n := 1; sc.Scan(); n++ {
+		if torn {
+			return nil, fmt.Errorf("%w: journal line %d follows a line that is not JSON (fix: the .partial file of a platbench run, as it wrote it)", ErrMalformed, n-1)
+		}
+		var l journalLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			torn = true // only the last line may be torn (killed mid-write)
+			continue
+		}
+		switch {
+		case n == 1:
+			if l.Journal != JournalKind || l.Result == nil {
+				return nil, fmt.Errorf("%w: not a platbench journal (its first line is not a %s header)", ErrMalformed, JournalKind)
+			}
+			r = l.Result
+		case l.Interval != nil:
+			p := byName[l.Phase]
+			if p == nil || p.Name == "" {
+				p = &Phase{Name: l.Phase}
+				byName[l.Phase] = p
+				phases = append(phases, p)
+			}
+			p.Intervals = append(p.Intervals, *l.Interval)
+		case l.Done != nil:
+			d := *l.Done
+			if p := byName[d.Name]; p != nil && p.Name != "" {
+				*p = d
+			} else {
+				p := &d
+				byName[d.Name] = p
+				phases = append(phases, p)
+			}
+			byName[d.Name] = &Phase{} // a later phase of the same name starts anew
+		default:
+			return nil, fmt.Errorf("%w: journal line %d is neither an interval nor a phase", ErrMalformed, n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: reading the journal: %v", ErrMalformed, err)
+	}
+	if r == nil {
+		return nil, fmt.Errorf("%w: an empty journal (the run was killed before it began)", ErrMalformed)
+	}
+	r.CutShort = true
+	for _, p := range phases {
+		if p.DurationNs == 0 && len(p.Intervals) > 0 { // never ended
+			if err := cutShort(r, p); err != nil {
+				return nil, err
+			}
+		}
+		r.Phases = append(r.Phases, *p)
+	}
+	if len(r.Phases) == 0 {
+		return nil, fmt.Errorf("%w: the journal holds no complete second of any phase (the run was killed in its first second)", ErrMalformed)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// cutShort completes a phase the run never ended from its intervals.
+func cutShort(r *Result, p *Phase) error {
+	last := p.Intervals[len(p.Intervals)-1]
+	p.DurationNs = last.StartNs + last.DurationNs
+	p.Interrupted = true
+	p.Mode, p.Concurrency, p.RateOpsPerS = "closed", r.Config.Concurrency, 0
+	if p.Name != "load" && r.Config.RateOpsPerS > 0 {
+		p.Mode, p.RateOpsPerS = "open", r.Config.RateOpsPerS
+	}
+	type acc struct {
+		h      *hdr.Histogram
+		n, b   uint64
+		errors map[string]uint64
+	}
+	accs := map[string]*acc{}
+	var order []string
+	for _, iv := range p.Intervals {
+		for _, o := range iv.Ops {
+			a := accs[o.Op]
+			if a == nil {
+				a = &acc{}
+				accs[o.Op] = a
+				order = append(order, o.Op)
+			}
+			a.n += o.Count
+			a.b += o.Bytes
+			for c, k := range o.Errors {
+				if a.errors == nil {
+					a.errors = map[string]uint64{}
+				}
+				a.errors[c] += k
+			}
+			if o.Hist == "" {
+				continue
+			}
+			h, err := DecodeHist(o.Hist)
+			if err != nil {
+				return err
+			}
+			if err := MergeHist(&a.h, h); err != nil {
+				return err
+			}
+		}
+	}
+	slices.Sort(order)
+	for _, op := range order {
+		a := accs[op]
+		if a.h == nil {
+			a.h = NewHist()
+		}
+		t := OpTotal{Op: op, Count: a.n, Bytes: a.b, Errors: a.errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
+		p.Ops = append(p.Ops, t)
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary",
+		p.Name, len(p.Intervals), float64(p.DurationNs)/1e9))
+	return nil
+}
