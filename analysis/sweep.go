@@ -54,13 +54,13 @@ type StepMissKind uint8
 
 // The conditions a step can miss, in the order they are judged.
 const (
-	MissAchieved    StepMissKind = iota // sustained below MinAchieved of the rate
-	MissDelayed                         // more than MaxDelayed of its ops started late
-	MissErrors                          // more than MaxErrors of its ops failed
-	MissObjective                       // p99 over the objective
-	MissInterrupted                     // Ctrl-C stopped the step
-	MissClientBound                     // judged on attributable latency: the loader started more than MaxDelayed late
-	MissAttributable                    // server-attributable p99 over the objective
+	MissAchieved     StepMissKind = iota // sustained below MinAchieved of the rate
+	MissDelayed                          // more than MaxDelayed of its ops started late
+	MissErrors                           // more than MaxErrors of its ops failed
+	MissObjective                        // p99 over the objective
+	MissInterrupted                      // Ctrl-C stopped the step
+	MissClientBound                      // judged on attributable latency: the loader started more than MaxDelayed late
+	MissAttributable                     // server-attributable p99 over the objective
 )
 
 // SweepStep measures one step of a sweep over its steady window (the whole

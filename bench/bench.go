@@ -135,41 +135,16 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Datasets stay put: a run that loads nothing but reads records works
-	// on what is there (Setup creates nothing, Close removes nothing), and
-	// checks it first. A write-only run needs no dataset: Setup may create
-	// its table or topic (and Close removes what it created).
-	if err := checksReads(t, cfg.Target, &spec); err != nil {
-		t.Close()
-		return nil, verifyRefused(err, cfg.Verify)
-	}
-	dc, checks := t.(adapter.DatasetChecker)
-	checks = checks && !cfg.Load && spec.ReadsRecords()
-	if checks {
-		dc.UseExisting()
-	}
-	if err := t.Setup(ctx, &spec); err != nil {
-		t.Close()
-		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
-	}
-	var loadID string
-	if checks && cfg.Run {
-		if err := dc.CheckDataset(ctx, &spec); err != nil {
-			t.Close()
-			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
-		}
-		if lm, ok := t.(adapter.LoadMarker); ok {
-			loadID, _ = lm.LoadMark(ctx, &spec) // no mark: the result says nothing of it
-		}
-	}
-
-	recorded, err := spec.Record()
+	loadID, err := setUp(ctx, t, &cfg, &spec)
 	if err != nil {
 		t.Close()
 		return nil, err
 	}
-	r := newResult(cfg, recorded)
-	r.Target = describe(ctx, t, cfg.Target)
+	r, err := newResult(ctx, t, &cfg, &spec)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	plan, err := planLoad(ctx, t, &cfg, &spec, r)
 	if err != nil {
 		t.Close()
@@ -195,8 +170,44 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// newResult is the result of a run before any phase ran.
-func newResult(cfg Config, recorded result.Workload) *result.Result {
+// setUp sets the target up for spec and returns the id of the load that
+// wrote the dataset a run without a load phase reads ("" when none).
+//
+// Datasets stay put: a run that loads nothing but reads records works on
+// what is there (Setup creates nothing, Close removes nothing), and checks
+// it first. A write-only run needs no dataset: Setup may create its table or
+// topic (and Close removes what it created).
+func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (string, error) {
+	if err := checksReads(t, cfg.Target, spec); err != nil {
+		return "", verifyRefused(err, cfg.Verify)
+	}
+	dc, checks := t.(adapter.DatasetChecker)
+	checks = checks && !cfg.Load && spec.ReadsRecords()
+	if checks {
+		dc.UseExisting()
+	}
+	if err := t.Setup(ctx, spec); err != nil {
+		return "", fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+	}
+	var loadID string
+	if checks && cfg.Run {
+		if err := dc.CheckDataset(ctx, spec); err != nil {
+			return "", fmt.Errorf("%s: %w", redact(cfg.Target), err)
+		}
+		if lm, ok := t.(adapter.LoadMarker); ok {
+			loadID, _ = lm.LoadMark(ctx, spec) // no mark: the result says nothing of it
+		}
+	}
+	return loadID, nil
+}
+
+// newResult is the result being built: the tool, the effective
+// configuration (passwords removed), the platform and what the target is.
+func newResult(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (*result.Result, error) {
+	recorded, err := spec.Record()
+	if err != nil {
+		return nil, err
+	}
 	r := &result.Result{
 		Schema:    result.SchemaVersion,
 		Tool:      result.Tool{Name: "platbench", Version: Version, GoVersion: runtime.Version()},
@@ -220,18 +231,12 @@ func newResult(cfg Config, recorded result.Workload) *result.Result {
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
-	return r
-}
-
-// describe is what the target says it is (passwords removed from its URL),
-// or its URL's scheme.
-func describe(ctx context.Context, t adapter.Target, target string) vocab.Info {
+	r.Target = vocab.Info{Kind: schemeOf(cfg.Target), URL: redact(cfg.Target)}
 	if d, ok := t.(adapter.Describer); ok {
-		info := d.Describe(ctx)
-		info.URL = redact(info.URL)
-		return info
+		r.Target = d.Describe(ctx)
+		r.Target.URL = redact(r.Target.URL)
 	}
-	return vocab.Info{Kind: schemeOf(target), URL: redact(target)}
+	return r, nil
 }
 
 // planLoad says what the load phase will write before it starts: the

@@ -230,29 +230,29 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()
-	writeLoopNotes(w, f)
-}
-
-// writeLoopNotes says what the phase's latency means: service time under
-// saturation in a closed loop; in an open loop, whether the rate was met and
-// who was late.
-func writeLoopNotes(w io.Writer, f *analysis.PhaseFigures) {
 	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
 	} else {
-		switch rc := f.Rate; {
-		case rc != nil && rc.Met && f.Delayed > 0:
-			fmt.Fprintf(w, "note: the rate was met (%s of %s sustained); %s operations queued in bursts behind the target (all %d workers or in-flight slots busy): their wait is in latency and in the server-attributable latency.\n",
-				units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
-		case rc != nil && !rc.Met:
-			fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n",
-				units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
-		case f.Delayed > 0:
-			fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
-		}
+		writeRateNote(w, f)
 		if f.LateClient > 0 {
 			fmt.Fprintf(w, "note: %s operations started late although a worker was free: the load generator itself was late (its pacer, or the CPU it runs on); their lateness is included in latency and shown as schedule lag.\n", units.Int(float64(f.LateClient)))
 		}
+	}
+}
+
+// writeRateNote says whether an open-loop phase met its rate, and what the
+// operations that waited for a worker were: bursts queued behind the target
+// at a met rate, or the sign of a missed one.
+func writeRateNote(w io.Writer, f *analysis.PhaseFigures) {
+	switch rc := f.Rate; {
+	case rc != nil && rc.Met && f.Delayed > 0:
+		fmt.Fprintf(w, "note: the rate was met (%s of %s sustained); %s operations queued in bursts behind the target (all %d workers or in-flight slots busy): their wait is in latency and in the server-attributable latency.\n",
+			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+	case rc != nil && !rc.Met:
+		fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n",
+			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+	case f.Delayed > 0:
+		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
 	}
 }
 

@@ -80,7 +80,7 @@ var older = map[string]int{
 	"cmd/platbench/cli/k8s.go indexedJob": 91,
 	"probe/disk/run.go Run":               85,
 	"recorder/recorder.go intervalTick":   91,
-	"report/term.go writePhase":           84,
+	"report/term.go writePhase":           96,
 	"runner/async.go asyncOpenLoop":       102,
 	"sweep/sweep.go Run":                  84,
 }

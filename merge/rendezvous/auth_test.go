@@ -42,7 +42,7 @@ func TestStrangersRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	addr := c.Addr().String()
+	addr := c.ln.Addr().String()
 	ready := make(chan time.Time, 1)
 	readyErr := make(chan error, 1)
 	go func() {
@@ -166,7 +166,7 @@ func TestSlowStrangerDropped(t *testing.T) {
 	}
 	defer c.Close()
 	go c.Ready(ctx)
-	nc, err := net.Dial("tcp", c.Addr().String())
+	nc, err := net.Dial("tcp", c.ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestImpostorCoordinator(t *testing.T) {
 	}
 	defer c.Close()
 	go c.Ready(ctx)
-	_, err = Dial(ctx, c.Addr().String(), 1, 2, "v1", opts())
+	_, err = Dial(ctx, c.ln.Addr().String(), 1, 2, "v1", opts())
 	if err == nil || !strings.Contains(err.Error(), "prove the run's secret") {
 		t.Fatalf("dial to an impostor: %v", err)
 	}

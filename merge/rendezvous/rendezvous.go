@@ -157,9 +157,6 @@ func Listen(addr string, shards int, version string, opt Options) (*Coordinator,
 	return &Coordinator{ln: ln, shards: shards, version: version, opt: opt, peers: map[int]*peerConn{}, pending: map[net.Conn]bool{}}, nil
 }
 
-// Addr is where the coordinator listens.
-func (c *Coordinator) Addr() net.Addr { return c.ln.Addr() }
-
 // Ready waits until every other loader has proved the secret and said it is
 // ready (ctx bounds the wait), then sends them all the start time and
 // returns it.

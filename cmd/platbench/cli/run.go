@@ -467,8 +467,14 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if !b.quiet {
 		showProgress(env, &cfg)
 	}
-	if err := startMetrics(ctx, env, b, &cfg); err != nil {
-		return err
+	if b.tel.metricsAddr != "" {
+		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
+		if err != nil {
+			return err
+		}
+		if !b.quiet {
+			fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
+		}
 	}
 	dist, err := setupRendezvous(b.rdv, &cfg, env.Stderr)
 	if err != nil {
@@ -506,12 +512,36 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	if out == "-" {
-		return writeStdout(env, b, r, after)
+		// --out -: the result is stdout (e.g. a pod's log); the report, if
+		// any, goes to stderr.
+		if err := result.Encode(env.Stdout, r); err != nil {
+			return err
+		}
+		if !b.quiet {
+			if err := printTerm(env.Stderr, r); err != nil {
+				return err
+			}
+		}
+	} else {
+		if err := writeResult(env, out, r); err != nil {
+			return err
+		}
+		written = true
+		if ctx.Err() != nil {
+			return errors.New("interrupted: the result of what ran was written")
+		}
 	}
+	if after != nil {
+		return after
+	}
+	return b.verdict(r)
+}
+
+// writeResult writes the result file and its .hlog, then prints the report.
+func writeResult(env *Env, out string, r *result.Result) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
-	written = true
 	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
 	if data, err := result.Hlog(r); err == nil {
 		if err := result.WriteFileAtomic(hlog, data); err != nil {
@@ -522,45 +552,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
-	if ctx.Err() != nil {
-		return errors.New("interrupted: the result of what ran was written")
-	}
-	if after != nil {
-		return after
-	}
-	return b.verdict(r)
-}
-
-// startMetrics serves the live Prometheus endpoint (--metrics-addr).
-func startMetrics(ctx context.Context, env *Env, b *benchFlags, cfg *bench.Config) error {
-	if b.tel.metricsAddr == "" {
-		return nil
-	}
-	addr, err := serveMetrics(ctx, b.tel.metricsAddr, cfg)
-	if err != nil {
-		return err
-	}
-	if !b.quiet {
-		fmt.Fprintf(env.Stderr, "Prometheus metrics on http://%s/metrics\n", addr)
-	}
 	return nil
-}
-
-// writeStdout is --out -: the result is stdout (e.g. a pod's log); the
-// report, if any, goes to stderr. after is the run's own error.
-func writeStdout(env *Env, b *benchFlags, r *result.Result, after error) error {
-	if err := result.Encode(env.Stdout, r); err != nil {
-		return err
-	}
-	if !b.quiet {
-		if err := printTerm(env.Stderr, r); err != nil {
-			return err
-		}
-	}
-	if after != nil {
-		return after
-	}
-	return b.verdict(r)
 }
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
