@@ -47,6 +47,23 @@ type Sizer interface {
 	DiskBytes(ctx context.Context) (int64, error)
 }
 
+// RecordSizer is implemented by targets that know, once set up, what one
+// record of the workload holds on them: a cassandra-stress profile's
+// partition, its mean rows and bytes from the profile's distributions and
+// the table's types (the load's size estimate; without it a record is the
+// workload's RecordBytes). Resize is called when w.Records was lowered
+// after Setup (a dataset budget): the target uses the new count.
+type RecordSizer interface {
+	RecordSize(w *workload.Spec) (rows, bytes float64)
+	Resize(w *workload.Spec)
+}
+
+// FreeDisker is implemented by targets that can tell how many bytes their
+// disk has free for the dataset (a load that cannot fit is refused).
+type FreeDisker interface {
+	FreeDiskBytes(ctx context.Context) (int64, error)
+}
+
 // Datasets stay put (docs/datasets.md): `platbench load` keeps what it
 // creates; `run` removes only what its own load phase created in the same
 // invocation; `run --no-load` first checks that the dataset is there.

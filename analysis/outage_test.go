@@ -57,7 +57,7 @@ func TestOutage(t *testing.T) {
 	if a.Steady.SustainedOpsPerS == 0 {
 		t.Errorf("the steady window served nothing (%s): an outage taken for a steady state", a.SteadyState.Reason)
 	}
-	if h := HealthOf(r); !h.RunFailed() || h.Outage == nil {
+	if h := HealthOf(r); !h.RunFailed(1) || h.Outage == nil {
 		t.Errorf("health %+v: an outage is a failed run", h)
 	}
 }

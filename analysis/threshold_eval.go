@@ -265,7 +265,18 @@ type RunHealth struct {
 	// LostWrites counts acknowledged writes the verification after the run
 	// found missing or wrong (VerificationOf); any fails the run.
 	LostWrites uint64
+	// FirstError is the first error message the counted phases kept
+	// (result.Phase.ErrorMessages): what the target said, for the one-line
+	// failure. Empty when none was kept.
+	FirstError result.ErrorMessage
 }
+
+// DefaultMaxErrors is the share of a run's operations that may fail before
+// the run is failed (exit status 1) when the user set neither thresholds
+// nor an allowance: 1%. A run in which more failed measured the failures
+// more than the system (with half of them failing, the latency and the
+// throughput are those of two different workloads mixed).
+const DefaultMaxErrors = 0.01
 
 // HealthOf counts r's operations (see RunHealth).
 func HealthOf(r *result.Result) RunHealth {
@@ -288,14 +299,27 @@ func HealthOf(r *result.Result) RunHealth {
 				h.Failed += n
 			}
 		}
+		if h.FirstError.Message == "" && len(p.ErrorMessages) > 0 {
+			h.FirstError = p.ErrorMessages[0]
+		}
 	}
 	return h
 }
 
-// RunFailed is true when no operation completed, or more than half of the
-// operations failed: a run that measured the failure, not the system.
-func (h RunHealth) RunFailed() bool {
-	return h.Completed == 0 || h.Failed > h.Completed || h.Outage != nil || h.LostWrites > 0
+// RunFailed is true when no operation completed, more than maxErrors (a
+// fraction: DefaultMaxErrors unless the user allowed more) of the
+// operations failed, the target stopped serving, or the verification found
+// lost writes: a run that measured the failure, not the system.
+func (h RunHealth) RunFailed(maxErrors float64) bool {
+	return h.Completed == 0 || h.ErrorShare() > maxErrors || h.Outage != nil || h.LostWrites > 0
+}
+
+// ErrorShare is the share of the operations that failed (0 without any).
+func (h RunHealth) ErrorShare() float64 {
+	if all := h.Completed + h.Failed; all > 0 {
+		return float64(h.Failed) / float64(all)
+	}
+	return 0
 }
 
 // LiveWarmup is when live threshold checks (--abort-on-fail) start in a run

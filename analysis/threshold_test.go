@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -199,17 +200,26 @@ func TestParseThresholdRefuses(t *testing.T) {
 	}
 }
 
+// A run fails when more than the allowed share of its operations failed:
+// 1% by default. 200 errors in 22,200 operations (0.9%) pass at 1% and fail
+// at 0.5%; the Redis case, 49.5% failing, fails (it passed the old
+// "more than half" rule). The first message the phase kept is the one
+// the failure line shows.
 func TestRunHealth(t *testing.T) {
 	p := thresholdPhase()
-	if h := HealthOf(resultOf(p)); h.RunFailed() || h.Failed != 200 || h.Completed != 22000 {
+	if h := HealthOf(resultOf(p)); h.RunFailed(DefaultMaxErrors) || h.Failed != 200 || h.Completed != 22000 {
 		t.Errorf("healthy run: %+v", h)
 	}
-	p.Ops[0].Errors["not_found"] = 30000
-	if h := HealthOf(resultOf(p)); !h.RunFailed() || h.ErrorsByClass["not_found"] != 30000 {
-		t.Errorf("mostly failed run: %+v", h)
+	if h := HealthOf(resultOf(p)); !h.RunFailed(0.005) || math.Abs(h.ErrorShare()-200.0/22200) > 1e-12 {
+		t.Errorf("0.9%% failed, 0.5%% allowed: %+v", h)
+	}
+	p.ErrorMessages = []result.ErrorMessage{{Class: "not_found", Op: "READ", Message: "key not found"}}
+	p.Ops[0].Errors["not_found"] = 21600 // 21,800 of 44,000: 49.5%
+	if h := HealthOf(resultOf(p)); !h.RunFailed(DefaultMaxErrors) || h.ErrorsByClass["not_found"] != 21600 || h.FirstError.Message != "key not found" {
+		t.Errorf("half failed: %+v", h)
 	}
 	empty := result.Phase{Name: "run"}
-	if !HealthOf(resultOf(empty)).RunFailed() {
+	if !HealthOf(resultOf(empty)).RunFailed(1) {
 		t.Error("a run with no operation is a failed run")
 	}
 }

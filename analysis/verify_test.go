@@ -16,7 +16,7 @@ func TestVerificationOf(t *testing.T) {
 	if v.Lost != 5 || v.LostFraction != 0.05 || !v.Sampled || v.Consistency != "QUORUM" {
 		t.Fatalf("figures: %+v", *v)
 	}
-	if h := HealthOf(r); h.LostWrites != 5 || !h.RunFailed() {
+	if h := HealthOf(r); h.LostWrites != 5 || !h.RunFailed(DefaultMaxErrors) {
 		t.Fatalf("health: %+v", h)
 	}
 	r.Verification.Missing, r.Verification.Wrong = 0, 0

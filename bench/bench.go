@@ -10,11 +10,13 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"runtime"
 	"strings"
@@ -50,7 +52,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	defer s.Close()
 	if cfg.Load {
 		if err := s.Load(ctx); err != nil {
-			return nil, err
+			return s.failedLoad(ctx, err)
 		}
 		if rt, ok := s.t.(adapter.Retainer); ok && !cfg.Run {
 			rt.Retain() // `platbench load` keeps what it loaded
@@ -106,6 +108,8 @@ type Session struct {
 	// is then the target the runner drives (t, its workers recording).
 	acks *ackLog
 	rt   adapter.Target
+	// plan is the load phase's size estimate (nil without a load).
+	plan *analysis.LoadPlan
 }
 
 // Open applies cfg's defaults, validates it, opens and sets up the target,
@@ -141,6 +145,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, err
 	}
+	plan, err := planLoad(ctx, t, &cfg, &spec, r)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
 	tc.TargetNodes = r.Target.Nodes
@@ -156,7 +165,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.OnTelemetry(tel)
 	}
 	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
-	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID}
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
 }
@@ -230,6 +239,46 @@ func newResult(ctx context.Context, t adapter.Target, cfg *Config, spec *workloa
 	return r, nil
 }
 
+// planLoad says what the load phase will write before it starts: the
+// records (lowered to cfg.DatasetBytes when a budget is given; the target is
+// told), the rows and bytes of a record as the target has it set up, beside
+// the host's RAM and the target's free disk where known. A load that cannot
+// fit is refused. Nil without a load phase.
+func planLoad(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec, r *result.Result) (*analysis.LoadPlan, error) {
+	if !cfg.Load {
+		return nil, nil
+	}
+	rows, bytes := 1.0, float64(spec.RecordBytes())
+	rs, sized := t.(adapter.RecordSizer)
+	if sized {
+		rows, bytes = rs.RecordSize(spec)
+	}
+	var free int64
+	if fd, ok := t.(adapter.FreeDisker); ok {
+		free, _ = fd.FreeDiskBytes(ctx) // unknown: nothing to refuse on
+	}
+	records := spec.Records
+	if cfg.Shards > 1 {
+		// This loader's share.
+		records = (records + uint64(cfg.Shards) - 1) / uint64(cfg.Shards)
+	}
+	p, err := analysis.PlanLoad(records, rows, bytes, cfg.DatasetBytes, r.Platform.RAMBytes, free)
+	if err != nil {
+		return nil, err
+	}
+	if p.BoundedFrom > 0 {
+		spec.Records = p.Records * uint64(max(cfg.Shards, 1))
+		r.Config.Workload.Records = spec.Records
+		if sized {
+			rs.Resize(spec)
+		}
+	}
+	if cfg.OnLoadPlan != nil {
+		cfg.OnLoadPlan(p)
+	}
+	return &p, nil
+}
+
 // Load runs the load phase.
 func (s *Session) Load(ctx context.Context) error {
 	p, err := runner.Load(ctx, s.rt, &s.spec, s.ks, s.cfg.Runner)
@@ -239,7 +288,7 @@ func (s *Session) Load(ctx context.Context) error {
 	nameOps(p, &s.spec)
 	s.r.Phases = append(s.r.Phases, *p)
 	s.cfg.Journal.PhaseDone(p)
-	if err := failedEverything(p); err != nil && ctx.Err() == nil {
+	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
 		return err
 	}
 	if !p.Interrupted {
@@ -305,6 +354,22 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		r.Dataset.Records = to - from
 		r.Dataset.LogicalBytes = int64(to-from) * int64(spec.RecordBytes())
 	}
+	if p := s.plan; p != nil && spec.CQL != nil {
+		// A profile's record is a partition: its rows and bytes as the
+		// target has them.
+		r.Dataset.RowsPerRecord = p.RowsPerRecord
+		r.Dataset.RecordBytes = int(min(p.BytesPerRecord, math.MaxInt32))
+		r.Dataset.LogicalBytes = int64(float64(r.Dataset.Records) * p.BytesPerRecord)
+	}
+	if p := s.plan; p != nil {
+		r.Dataset.FreeDiskBytes = p.FreeDiskBytes
+	}
+	if sz, ok := t.(adapter.Sizer); ok {
+		if b, err := sz.DiskBytes(ctx); err == nil {
+			r.Dataset.DiskBytes = b
+		}
+	}
+
 	if sz, ok := t.(adapter.Sizer); ok {
 		if b, err := sz.DiskBytes(ctx); err == nil {
 			r.Dataset.DiskBytes = b
@@ -323,22 +388,50 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 	return r, nil
 }
 
-// failedEverything turns a load phase in which every operation failed into
-// an error: running the workload on an empty dataset would only mislead.
-func failedEverything(p *result.Phase) error {
+// errLoadFailed is a load phase that failed too much to run on: Run
+// returns the result of the load with it.
+var errLoadFailed = errors.New("the load phase failed")
+
+// failedLoad turns a load phase in which nothing completed, or more than
+// maxErrors of the inserts failed, into an error that says how many failed
+// and what the target said first: running the workload on a dataset with
+// holes would only mislead.
+func failedLoad(p *result.Phase, maxErrors float64) error {
 	var ok, bad uint64
-	var cls string
 	for _, o := range p.Ops {
 		ok += o.Count
-		for c, n := range o.Errors {
+		for _, n := range o.Errors {
 			bad += n
-			cls = c
 		}
 	}
-	if ok == 0 && bad > 0 {
-		return fmt.Errorf("every insert of the load phase failed (%d errors, e.g. %s): check the target and its options", bad, cls)
+	if bad == 0 || (ok > 0 && float64(bad) <= maxErrors*float64(ok+bad)) {
+		return nil
 	}
-	return nil
+	what := fmt.Sprintf("%d of %d inserts of the load phase failed", bad, ok+bad)
+	if ok == 0 {
+		what = fmt.Sprintf("every insert of the load phase failed (%d errors)", bad)
+	}
+	first := ""
+	if len(p.ErrorMessages) > 0 {
+		m := p.ErrorMessages[0]
+		first = fmt.Sprintf(", first error: %s: %s", m.Class, m.Message)
+	}
+	return fmt.Errorf("%w: %s%s (fix: check the target, its options and the workload; the run phase did not run)", errLoadFailed, what, first)
+}
+
+// failedLoad ends a Run whose load failed: the result of what ran (the
+// load phase, with the target's messages) is returned with err, so it is
+// written and can be read.
+func (s *Session) failedLoad(ctx context.Context, err error) (*result.Result, error) {
+	if !errors.Is(err, errLoadFailed) {
+		return nil, err
+	}
+	r, ferr := s.Finish(ctx)
+	if ferr != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, err.Error())
+	return r, err
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {

@@ -114,6 +114,22 @@ type Config struct {
 	// OnTelemetry, if set, is called with the running telemetry session
 	// (the Prometheus endpoint reads its latest samples).
 	OnTelemetry func(*telemetry.Session)
+	// MaxLoadErrors is the share of the load phase's inserts that may fail:
+	// above it (or when none completed) Run stops after the load and returns
+	// its result with an error naming the first message the target gave,
+	// instead of running on a dataset with holes. Default
+	// analysis.DefaultMaxErrors (1%) when 0; 1 stops only a load in which
+	// nothing completed.
+	MaxLoadErrors float64
+	// DatasetBytes bounds what a load phase writes, in bytes (a budget such
+	// as 10 GiB): the records are lowered to what fits, a record being the
+	// target's (a profile's mean partition) or the workload's record size
+	// (analysis.PlanLoad). Default 0: the workload's records.
+	DatasetBytes int64
+	// OnLoadPlan, if set, is called with the load phase's plan (records,
+	// rows, bytes, beside the host's RAM and the target's free disk) before
+	// the load starts.
+	OnLoadPlan func(analysis.LoadPlan) `json:"-"`
 	// Journal, if set, receives the run as it goes (the header at the
 	// start, every 1 s interval as it closes, every phase as it ends), so
 	// a loader killed mid-run leaves a result (result.ReadJournal). The

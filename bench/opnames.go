@@ -26,6 +26,9 @@ func nameOps(p *result.Phase, spec *workload.Spec) {
 	for i := range p.Ops {
 		rename(&p.Ops[i].Op)
 	}
+	for i := range p.ErrorMessages {
+		rename(&p.ErrorMessages[i].Op)
+	}
 	for i := range p.Intervals {
 		for j := range p.Intervals[i].Ops {
 			rename(&p.Intervals[i].Ops[j].Op)

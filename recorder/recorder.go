@@ -91,6 +91,7 @@ type Shard struct {
 	late     [vocab.NumOps]uint32
 	lateB    [vocab.NumOps]uint64
 	finished uint64
+	errs     *errorSampler // the recorder's, shared by its shards
 	begun    uint64        // requests begun by RecordBegin, under mu
 	started  atomic.Uint64 // requests begun by Begin
 	_        [64]byte      // keep shards on separate cache lines
@@ -301,6 +302,7 @@ type Recorder struct {
 	ivCounts   [vocab.NumOps]*counts // an interval's latencies of every shard, merged
 	live       Live
 	stopped    bool
+	errs       errorSampler
 }
 
 // opAcc accumulates one op over the whole phase.
@@ -320,6 +322,9 @@ func New(cfg Config) *Recorder {
 		r.shards = append(r.shards, newShard(cfg.ServiceTime, bw))
 	}
 	r.async = newShard(false, bw)
+	for _, s := range append(r.shards, r.async) {
+		s.errs = &r.errs
+	}
 	return r
 }
 
@@ -644,7 +649,8 @@ func (r *Recorder) Stop() *result.Phase {
 			Counts:      map[string][]uint32{},
 			Outstanding: r.outst,
 		},
-		Intervals: r.intervals,
+		Intervals:     r.intervals,
+		ErrorMessages: r.errs.messages(),
 	}
 	hasBytes := false
 	for op, a := range r.total {

@@ -72,6 +72,9 @@ func sections(u *run) []section {
 	if f.Errors > 0 {
 		out = append(out, errorSection(f))
 	}
+	if s, ok := errorMessagesSection(u.r); ok {
+		out = append(out, s)
+	}
 	if v := analysis.VerificationOf(u.r); v != nil {
 		out = append(out, verificationSection(v))
 	}
@@ -224,6 +227,22 @@ func errorSection(f *analysis.Figures) section {
 	return section{id: "errors", title: "Errors by class", t: t}
 }
 
+// errorMessagesSection lists what the target said when operations failed,
+// phase by phase (result.Phase.ErrorMessages); false when nothing was kept.
+func errorMessagesSection(r *result.Result) (section, bool) {
+	t := &table{head: []string{"phase", "class", "op", "message"}}
+	for _, p := range r.Phases {
+		for _, m := range p.ErrorMessages {
+			t.add(p.Name, m.Class, m.Op, m.Message)
+		}
+	}
+	if len(t.rows) == 0 {
+		return section{}, false
+	}
+	return section{id: "error-messages", title: "Errors, in the target's words", t: t,
+		notes: []string{"The first few distinct messages of each error class in each phase, as the target gave them (cut to a few hundred bytes); the counts are above."}}, true
+}
+
 func platformSection(r *result.Result) section {
 	p := r.Platform
 	t := &table{head: []string{"platform", ""}}
@@ -309,6 +328,11 @@ func datasetLine(d *result.Dataset) string {
 		return ""
 	}
 	s := fmt.Sprintf("%s records x %s = %s logical", units.Int(float64(d.Records)), units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
+	if d.RowsPerRecord > 1 {
+		// A profile's record is a partition.
+		s = fmt.Sprintf("%s partitions x %s rows (%s) = %s logical", units.Int(float64(d.Records)), units.Sig3(d.RowsPerRecord),
+			units.Bytes(float64(d.RecordBytes)), units.Bytes(float64(d.LogicalBytes)))
+	}
 	if d.DiskBytes > 0 {
 		s += fmt.Sprintf(", %s on disk", units.Bytes(float64(d.DiskBytes)))
 	}

@@ -60,6 +60,7 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 		}
 		writePhase(tw, f)
 	}
+	writeErrorMessages(tw, r)
 	if ds := datasetLine(&r.Dataset); ds != "" {
 		fmt.Fprintf(tw, "\ndataset  : %s\n", ds)
 	}
@@ -278,4 +279,19 @@ func rateMode(f *analysis.PhaseFigures) string {
 		mode += ", Poisson arrivals"
 	}
 	return mode
+}
+
+// writeErrorMessages lists what the target said when operations failed:
+// the messages each phase kept, one line each.
+func writeErrorMessages(w io.Writer, r *result.Result) {
+	first := true
+	for _, p := range r.Phases {
+		for _, m := range p.ErrorMessages {
+			if first {
+				fmt.Fprintf(w, "\nerrors, in the target's words:\n")
+				first = false
+			}
+			fmt.Fprintf(w, "  %s %s %s: %s\n", p.Name, m.Op, m.Class, m.Message)
+		}
+	}
 }

@@ -130,20 +130,28 @@ func thresholdsSectionHTML(r *result.Result) (template.HTML, error) {
 }
 
 // RunFailureText is the one line that says why a run failed (see
-// analysis.RunHealth).
-func RunFailureText(h analysis.RunHealth) string {
+// analysis.RunHealth.RunFailed, with maxErrors the share of failures
+// allowed), ending with the first message the target gave.
+func RunFailureText(h analysis.RunHealth, maxErrors float64) string {
 	all := h.Completed + h.Failed
+	var s string
 	switch {
 	case h.LostWrites > 0:
 		return "the run failed: " + lostText(h.LostWrites)
 	case h.Outage != nil && all > 0:
-		return "the run failed: the target stopped serving: " + OutageText(h.Outage)
+		s = "the run failed: the target stopped serving: " + OutageText(h.Outage)
 	case all == 0:
 		return "the run failed: no operation completed"
 	case h.Completed == 0:
-		return fmt.Sprintf("the run failed: all %s operations failed (%s)", units.Int(float64(all)), classList(h.ErrorsByClass))
+		s = fmt.Sprintf("the run failed: all %s operations failed (%s)", units.Int(float64(all)), classList(h.ErrorsByClass))
+	default:
+		s = fmt.Sprintf("the run failed: %s of %s operations failed (%s, %s), more than the %s allowed", units.Int(float64(h.Failed)),
+			units.Int(float64(all)), units.Percent(h.ErrorShare()), classList(h.ErrorsByClass), units.Percent(maxErrors))
 	}
-	return fmt.Sprintf("the run failed: %s of %s operations failed (%s)", units.Int(float64(h.Failed)), units.Int(float64(all)), classList(h.ErrorsByClass))
+	if m := h.FirstError; m.Message != "" {
+		s += fmt.Sprintf(": first error (%s, %s): %s", m.Op, m.Class, m.Message)
+	}
+	return s
 }
 
 // compareThresholdsTable is a row per threshold rule of any run and a column

@@ -47,8 +47,8 @@ func TestVerificationRendered(t *testing.T) {
 		}
 	}
 	h := analysis.HealthOf(r)
-	if !h.RunFailed() || !strings.Contains(RunFailureText(h), "4 acknowledged writes were missing or wrong") {
-		t.Errorf("failure: %v %q", h.RunFailed(), RunFailureText(h))
+	if !h.RunFailed(analysis.DefaultMaxErrors) || !strings.Contains(RunFailureText(h, analysis.DefaultMaxErrors), "4 acknowledged writes were missing or wrong") {
+		t.Errorf("failure: %v %q", h.RunFailed(analysis.DefaultMaxErrors), RunFailureText(h, analysis.DefaultMaxErrors))
 	}
 	// A clean verification: one line, no alarm, the run not failed by it.
 	r.Verification.Missing, r.Verification.Wrong = 0, 0

@@ -124,12 +124,18 @@ type Disk struct {
 
 // Dataset is what the workload stored.
 type Dataset struct {
-	Records        uint64 `json:"records"`
-	RecordBytes    int    `json:"record_bytes"`
-	LogicalBytes   int64  `json:"logical_bytes"`        // records x record size
-	DiskBytes      int64  `json:"disk_bytes,omitempty"` // as the target reports, when it can
-	HostRAMBytes   int64  `json:"host_ram_bytes"`
-	PageCacheBytes int64  `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
+	Records      uint64 `json:"records"`
+	RecordBytes  int    `json:"record_bytes"`
+	LogicalBytes int64  `json:"logical_bytes"` // records x record size
+	// RowsPerRecord is a cassandra-stress profile's mean rows per partition
+	// (a record is a partition; absent for one row per record).
+	RowsPerRecord float64 `json:"rows_per_record,omitempty"`
+	// FreeDiskBytes is what the target's disk had free before the load,
+	// where the target can tell.
+	FreeDiskBytes  int64 `json:"free_disk_bytes,omitempty"`
+	DiskBytes      int64 `json:"disk_bytes,omitempty"` // as the target reports, when it can
+	HostRAMBytes   int64 `json:"host_ram_bytes"`
+	PageCacheBytes int64 `json:"page_cache_bytes,omitempty"` // host page cache at the end of the run
 	// Source is where the dataset came from: DatasetLoaded (this run's load
 	// phase) or DatasetExisting (an earlier load, checked before the run
 	// where the target can check).
@@ -175,10 +181,24 @@ type Phase struct {
 	PaceTickNs int64 `json:"pace_tick_ns,omitempty"`
 	// Ops are the totals per op type, in a stable order.
 	Ops []OpTotal `json:"ops"`
+	// ErrorMessages are examples of what the target said when operations
+	// failed: the first few distinct messages of each error class, in the
+	// order they were first seen (absent when nothing
+	// failed; an additive field of v1). The counts are OpTotal.Errors.
+	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	// Intervals is the 1 s series.
 	Intervals []Interval `json:"intervals"`
 	// Buckets is the fine (100 ms by default) completion series.
 	Buckets Buckets `json:"buckets"`
+}
+
+// ErrorMessage is one distinct message of an error class in a phase: the
+// target's own words (the server's, the driver's), on one line, cut to a
+// few hundred bytes.
+type ErrorMessage struct {
+	Class   string `json:"class"`   // vocab.Class name: "rejected", "other"...
+	Op      string `json:"op"`      // the op that first failed with it
+	Message string `json:"message"` // e.g. "ERR value is not an integer or out of range"
 }
 
 // OpTotal is everything about one op type over a phase.

@@ -108,6 +108,7 @@ func (st *asyncState) done(tag int, err error) {
 	s := &st.slots[tag]
 	st.sh.RecordOpen(s.op, s.intended, s.could, s.start, end, s.bytes, adapter.Classify(err))
 	st.firstFree = min(st.firstFree, s.could+(end-s.start))
+	noteErr(st.sh, s.op, err)
 	st.free = append(st.free, tag)
 	st.nfly--
 	st.ops++
@@ -123,6 +124,7 @@ func (st *asyncState) submit(ctx context.Context, w adapter.Pipeliner, req *work
 	st.sh.Begin()
 	if err := w.Submit(ctx, req, tag); err != nil {
 		st.sh.RecordOpen(s.op, intended, could, now, st.rec.Now(), s.bytes, adapter.Classify(err))
+		noteErr(st.sh, s.op, err)
 		st.free = append(st.free, tag)
 		st.ops++
 		return

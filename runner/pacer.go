@@ -246,5 +246,6 @@ func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Genera
 		// end instead, the pacer's lateness on one op would count as a wait
 		// for a worker on the next.
 		free = could + (end - t0)
+		noteErr(sh, req.Op, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -199,10 +200,12 @@ func loadLoop(ctx context.Context, w adapter.Worker, gen *workload.Generator, re
 		k++
 		if k >= to || (k&63 == 0 && ctx.Err() != nil) {
 			sh.Record(op, t0, t0, t1, n, adapter.Classify(err))
+			noteErr(sh, op, err)
 			return
 		}
 		// The next insert is in flight from here (see closedLoop).
 		sh.RecordBegin(op, t0, t0, t1, n, adapter.Classify(err))
+		noteErr(sh, op, err)
 		gen.Load(&req, k)
 	}
 }
@@ -384,9 +387,11 @@ func closedLoop(ctx context.Context, w adapter.Worker, gen *workload.Generator, 
 		// records this op and begins the next (RecordBegin).
 		if !s.claim(&left) {
 			sh.Record(op, t0, t0, t1, n, adapter.Classify(err))
+			noteErr(sh, op, err)
 			return
 		}
 		sh.RecordBegin(op, t0, t0, t1, n, adapter.Classify(err))
+		noteErr(sh, op, err)
 		gen.Next(&req)
 	}
 }
@@ -402,6 +407,15 @@ func newWorkers(t adapter.Target, n int) ([]adapter.Worker, error) {
 		ws = append(ws, w)
 	}
 	return ws, nil
+}
+
+// noteErr keeps the message of a failed operation for the phase's result
+// (recorder.Shard.NoteError), after it was recorded: never timed, and
+// nothing at all for an operation that succeeded.
+func noteErr(sh *recorder.Shard, op vocab.Op, err error) {
+	if err != nil {
+		sh.NoteError(op, adapter.Classify(err), err)
+	}
 }
 
 func closeWorkers(ws []adapter.Worker) {

@@ -33,7 +33,8 @@ type Options struct {
 	// (the CLI sets progress output).
 	Configure func(c *Cell)
 	// AllowErrors keeps a cell without thresholds in which no operation
-	// completed, or more than half failed, from counting as failed.
+	// completed, or more than analysis.DefaultMaxErrors failed, from
+	// counting as failed.
 	AllowErrors bool
 }
 
@@ -102,12 +103,16 @@ func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run fun
 		file = RepeatName(c.Name, round, repeat) + ".json"
 	}
 	r, err := run(ctx, c.Config)
-	if err == nil {
-		err = finishCell(r, c, o.OutDir, file, &row, ths)
+	if r != nil {
+		// A cell whose load failed has a result too (the load, with the
+		// target's messages): it is written, the cell failed.
+		if ferr := finishCell(r, c, o.OutDir, file, &row, ths); err == nil {
+			err = ferr
+		}
 	}
 	if err == nil && len(ths) == 0 && !o.AllowErrors {
-		if h := analysis.HealthOf(r); h.RunFailed() {
-			err = errors.New(report.RunFailureText(h))
+		if h := analysis.HealthOf(r); h.RunFailed(analysis.DefaultMaxErrors) {
+			err = errors.New(report.RunFailureText(h, analysis.DefaultMaxErrors))
 		}
 	}
 	if err != nil {

@@ -169,3 +169,26 @@ func (d *CSDist) Sample(u, v float64, seq uint64) int64 {
 	}
 	return d.Min + int64(x)
 }
+
+// expectGrid is how many points of each uniform input Expected averages
+// Sample over (stratified: the midpoints of equal slices of [0, 1)).
+const expectGridU, expectGridV = 4096, 8
+
+// Expected is the mean of max(Sample, floor) over d's inputs: what a
+// distribution gives on average as Sample draws it (the clamping and
+// rounding included), for estimates such as a profile's rows per partition
+// and its mean value size.
+func (d *CSDist) Expected(floor int64) float64 {
+	if d.Kind == "fixed" {
+		return float64(max(d.Min, floor))
+	}
+	var sum float64
+	for i := range expectGridU {
+		u := (float64(i) + 0.5) / expectGridU
+		for j := range expectGridV {
+			v := (float64(j) + 0.5) / expectGridV
+			sum += float64(max(d.Sample(u, v, uint64(i*expectGridV+j)), floor))
+		}
+	}
+	return sum / (expectGridU * expectGridV)
+}

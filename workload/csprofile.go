@@ -44,9 +44,9 @@ type CSColumn struct {
 
 // CSInsert is the insert section: partitions per batch, the share of a
 // partition's rows one visit writes (Select/SelectDiv), the batch type
-// (LOGGED, UNLOGGED, COUNTER; "" for cassandra-stress's default, UNLOGGED
-// over one partition) and an optional LWT condition ("IF NOT EXISTS",
-// "IF col = ?").
+// of an insert of more than one row (LOGGED, UNLOGGED, COUNTER; "" for
+// cassandra-stress's default, LOGGED, or COUNTER on a counter table) and an
+// optional LWT condition ("IF NOT EXISTS", "IF col = ?", "IF body = NULL").
 type CSInsert struct {
 	Partitions CSDist `json:"partitions"`
 	Select     CSDist `json:"select"`

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
@@ -24,6 +25,14 @@ type Loaded struct {
 	// Ops is YCSB's operationcount: the run phase's length in operations
 	// (0: the file does not say).
 	Ops uint64
+	// Threads is the client's threadcount (0: the file does not say).
+	Threads uint64
+	// RateOpsPerS is the client's target, total operations per second
+	// (0: as fast as possible, or the file does not say).
+	RateOpsPerS float64
+	// MaxExecution is the client's maxexecutiontime (0: not given): the run
+	// phase ends then even if operationcount is not reached.
+	MaxExecution time.Duration
 	// Shard of Shards is what YCSB's insertstart and insertcount say when
 	// they split recordcount into equal parts (Shards 0: the whole dataset).
 	Shard, Shards int
@@ -230,6 +239,7 @@ func ParsePropertyFile(data []byte) (Loaded, error) {
 	r.workloadClass()
 	s.Records = r.count("recordcount", DefaultRecords, false)
 	l.Ops = r.count("operationcount", 0, true)
+	r.client(&l)
 	s.Mix = r.mix()
 	r.shape(s)
 	r.keys(s)
@@ -253,13 +263,46 @@ func ParsePropertyFile(data []byte) (Loaded, error) {
 	return l, nil
 }
 
-// workloadClass accepts workload=...CoreWorkload (listed as not used: it
-// says nothing platbench needs) and refuses any other workload class.
+// coreWorkloadNames are the names YCSB and go-ycsb give CoreWorkload in
+// the workload property: YCSB loads the class by name (site.ycsb since
+// 0.14, com.yahoo.ycsb before); go-ycsb registers "core" and YCSB's class
+// name (pkg/workload/core.go).
+var coreWorkloadNames = []string{"core", "site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"}
+
+// workloadClass accepts workload= any of CoreWorkload's names and refuses
+// any other workload class: platbench runs CoreWorkload's model only.
 func (r *propReader) workloadClass() {
-	p, ok := r.props["workload"]
-	if ok && !strings.HasSuffix(p.value, ".CoreWorkload") && p.value != "CoreWorkload" {
-		r.used["workload"] = true
-		r.fail("workload", "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; remove the line if the file is one)")
+	p, ok := r.get("workload")
+	if ok && !slices.Contains(coreWorkloadNames, p.value) {
+		r.fail("workload", "is not YCSB's CoreWorkload (fix: platbench reads CoreWorkload property files only; write workload=%s, or remove the line, if the file is one)", coreWorkloadNames[0])
+	}
+}
+
+// client reads the properties of YCSB's and go-ycsb's client that a
+// property file may carry (they are passed with -P like the workload's):
+// threadcount, target (ops/s) and maxexecutiontime (seconds).
+func (r *propReader) client(l *Loaded) {
+	l.Threads = r.count("threadcount", 0, false)
+	if l.Threads > math.MaxInt32 {
+		r.fail("threadcount", "is out of range (fix: give 1 to %d)", math.MaxInt32)
+		l.Threads = 0
+	}
+	if p, ok := r.get("target"); ok {
+		v, err := units.ParseRate(p.value)
+		if err != nil {
+			r.fail("target", "%v", err)
+		}
+		l.RateOpsPerS = v
+	}
+	// Whole seconds, as YCSB reads it: "1m" would be a million seconds to
+	// units.ParseCount and an error to YCSB.
+	if p, ok := r.props["maxexecutiontime"]; ok && strings.Trim(p.value, "0123456789") != "" {
+		r.used["maxexecutiontime"] = true
+		r.fail("maxexecutiontime", "is not whole seconds (fix: e.g. maxexecutiontime=600)")
+	} else if n := r.count("maxexecutiontime", 0, true); n > uint64(math.MaxInt64/time.Second) {
+		r.fail("maxexecutiontime", "is out of range (fix: give seconds, e.g. 600)")
+	} else {
+		l.MaxExecution = time.Duration(n) * time.Second
 	}
 }
 
@@ -332,6 +375,16 @@ func (r *propReader) shape(s *Spec) {
 	}
 	r.choice("scanlengthdistribution", "uniform", []string{"uniform"}, map[string]string{
 		"zipfian": "platbench draws scan lengths uniformly"})
+	// YCSB's scan pacing (its template writes the values that turn it off).
+	if r.count("maxscanrate", 0, true) != 0 {
+		r.fail("maxscanrate", "is not supported: platbench does not pace the records of a scan (fix: remove it or write maxscanrate=0)")
+	}
+	if r.count("scanoptimelimit", 0, true) != 0 {
+		r.fail("scanoptimelimit", "is not supported: platbench does not cut scans short (fix: remove it or write scanoptimelimit=0)")
+	}
+	if r.boolean("discardscannedrecord", false) {
+		r.fail("discardscannedrecord", "is not supported: platbench reads every scanned record (fix: remove it or write discardscannedrecord=false)")
+	}
 }
 
 // keys reads how keys are chosen and formatted.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/vocab"
 )
@@ -76,12 +77,19 @@ func TestPropertyFileEachProperty(t *testing.T) {
 		{"hotspotdatafraction=0.1\nhotspotopnfraction=0.9", func(l Loaded) bool {
 			return l.Spec.HotsetFraction == 0.1 && l.Spec.HotOpnFraction == 0.9
 		}},
-		{"workload=site.ycsb.workloads.CoreWorkload", func(l Loaded) bool { return len(l.Warnings) == 1 }},
+		{"workload=site.ycsb.workloads.CoreWorkload", func(l Loaded) bool { return len(l.Warnings) == 0 }},
+		{"workload=core", func(l Loaded) bool { return len(l.Warnings) == 0 }},
+		{"maxscanrate=0\nscanoptimelimit=0\ndiscardscannedrecord=false", func(l Loaded) bool { return len(l.Warnings) == 0 }},
 		{"recordcount=1000\ninsertstart=0\ninsertcount=1000", func(l Loaded) bool { return l.Shards == 0 }},
 		{"recordcount=1000\ninsertstart=500\ninsertcount=250", func(l Loaded) bool { return l.Shard == 2 && l.Shards == 4 }},
 		{"recordcount=1000\ninsertstart=500", func(l Loaded) bool { return l.Shard == 1 && l.Shards == 2 }},
 		{"recordcount=1000\ninsertcount=500", func(l Loaded) bool { return l.Shard == 0 && l.Shards == 2 }},
 		{"recordcount:300", func(l Loaded) bool { return l.Spec.Records == 300 }},
+		{"threadcount=500 ", func(l Loaded) bool { return l.Threads == 500 }},
+		{"target=2000", func(l Loaded) bool { return l.RateOpsPerS == 2000 }},
+		{"target=0", func(l Loaded) bool { return l.RateOpsPerS == 0 }},
+		{"maxexecutiontime=90", func(l Loaded) bool { return l.MaxExecution == 90*time.Second }},
+		{"maxexecutiontime=0", func(l Loaded) bool { return l.MaxExecution == 0 }},
 	} {
 		l := parseProps(t, c.text)
 		if !c.check(l) {
@@ -130,6 +138,14 @@ func TestPropertyFileRefusals(t *testing.T) {
 		{"recordcount=1000\ninsertstart=300", "line 2: insertstart=300 is not one of equal parts"},
 		{"workload=site.ycsb.workloads.TimeSeriesWorkload", "line 1: workload=site.ycsb.workloads.TimeSeriesWorkload is not YCSB's CoreWorkload"},
 		{"fieldcount=1k\nfieldlength=1MiB", "field_length x field_count"},
+		{"threadcount=0", "line 1: threadcount=0 is 0"},
+		{"threadcount=5B", "line 1: threadcount=5B is out of range"},
+		{"target=fast", "line 1: target=fast "},
+		{"target=-5", "line 1: target=-5 "},
+		{"maxexecutiontime=1m", "line 1: maxexecutiontime=1m "},
+		{"maxscanrate=100", "line 1: maxscanrate=100 is not supported: platbench does not pace"},
+		{"scanoptimelimit=5", "line 1: scanoptimelimit=5 is not supported"},
+		{"discardscannedrecord=true", "line 1: discardscannedrecord=true is not supported"},
 	} {
 		_, err := ParsePropertyFile([]byte(c.text))
 		if err == nil {
@@ -161,7 +177,7 @@ func TestPropertyFileWarnsOnceForUnused(t *testing.T) {
 	if len(l.Warnings) != 1 {
 		t.Fatalf("warnings = %q, want one", l.Warnings)
 	}
-	want := "YCSB properties platbench does not use, ignored: workload (line 1), db (line 2), table (line 4), measurementtype (line 5), readproportoin (line 6)"
+	want := "YCSB properties platbench does not use, ignored: db (line 2), table (line 4), measurementtype (line 5), readproportoin (line 6)"
 	if l.Warnings[0] != want {
 		t.Errorf("warning:\n got %s\nwant %s", l.Warnings[0], want)
 	}
@@ -257,8 +273,23 @@ func FuzzPropertyFile(f *testing.F) {
 		"readproportion=0\nupdateproportion=0\nscanproportion=1\nmaxscanlength=10\n",
 		"a:b\nc = d\n",
 		"x\n",
+		"workload=core\nreadallfields=true\nreadproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nmaxscanlength=1\nscanlengthdistribution=uniform\n",
+		"threadcount=16\ntarget=1k\nmaxexecutiontime=60\n",
+		"workload=com.yahoo.ycsb.workloads.CoreWorkload\nmaxscanrate=0\nscanoptimelimit=0\ndiscardscannedrecord=false\n",
 	} {
 		f.Add([]byte(seed))
+	}
+	// The tools' own files (TestStockWorkloadFiles) seed the corpus too.
+	stock, _ := filepath.Glob("testdata/*ycsb/workload*")
+	if len(stock) == 0 {
+		f.Fatal("no stock workload files under testdata")
+	}
+	for _, p := range stock {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := ParsePropertyFile(data)

@@ -591,8 +591,7 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 			}
 		case opError:
 			code, msg := errorBodyView(&r)
-			opErr = serverError(code)
-			w.t.stats.serverError(code, msg)
+			opErr = w.t.stats.serverError(code, msg)
 			unprepared = code == codeUnprepared
 		default:
 			opErr = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.op)}
@@ -814,7 +813,28 @@ type nativeStats struct {
 	mu     sync.Mutex
 	counts map[string]int
 	last   map[int32]string
+	// worded counts, per code, the errors handed out with the server's
+	// message in the current second (wordedSec): a few carry it, the rest
+	// are the shared value that costs nothing.
+	worded    map[int32]int
+	wordedSec int64
 }
+
+// wordedPerSecond is how many errors of one code a second carry the
+// server's message (more whenever the message changes): enough for each
+// phase's first failures (recorder.MaxErrorMessages of them are kept), few
+// enough that an error storm allocates next to nothing.
+const wordedPerSecond = 64
+
+// wordedError is a server error with the server's own message: the shared
+// value of its code (errors.Is matches it) and what the server said.
+type wordedError struct {
+	base *adapter.Error
+	msg  string
+}
+
+func (e *wordedError) Error() string { return e.base.Err.Error() + ": " + e.msg }
+func (e *wordedError) Unwrap() error { return e.base }
 
 func (s *nativeStats) event(name string) {
 	s.mu.Lock()
@@ -825,15 +845,31 @@ func (s *nativeStats) event(name string) {
 	s.mu.Unlock()
 }
 
-func (s *nativeStats) serverError(code int32, msg []byte) {
+// serverError keeps the last message of each code for the result's
+// target details and returns the operation's error: the shared value of the
+// code, or, for the first errors of a code in a second and whenever the
+// message changes, one that carries the server's message (so that the
+// phase's error messages are the server's words).
+func (s *nativeStats) serverError(code int32, msg []byte) error {
+	base := serverError(code)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.last == nil {
-		s.last = map[int32]string{}
+		s.last, s.worded = map[int32]string{}, map[int32]int{}
 	}
-	if s.last[code] != string(msg) { // no allocation unless it changed
+	changed := s.last[code] != string(msg) // no allocation unless it changed
+	if changed {
 		s.last[code] = string(msg)
 	}
-	s.mu.Unlock()
+	if sec := time.Now().Unix(); sec != s.wordedSec {
+		s.wordedSec = sec
+		clear(s.worded)
+	}
+	if !changed && s.worded[code] >= wordedPerSecond {
+		return base
+	}
+	s.worded[code]++
+	return &adapter.Error{Class: base.Class, Err: &wordedError{base: base, msg: s.last[code]}}
 }
 
 func (s *nativeStats) summary(m map[string]string) {

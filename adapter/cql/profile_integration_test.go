@@ -26,8 +26,25 @@ func openProfile(t *testing.T, name string, records uint64, driver string) (*Tar
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := fmt.Sprintf("pbprof_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	spec, err := workload.ParseCSProfile([]byte(strings.ReplaceAll(string(data), "pbprof", ks)))
+	return openProfileText(t, string(data), "pbprof", records, driver)
+}
+
+// openProfileText sets up a profile whose keyspace ks is renamed to one of
+// the test's own.
+func openProfileText(t *testing.T, text, ks string, records uint64, driver string) (*Target, *workload.Spec) {
+	t.Helper()
+	tg, spec, err := setupProfileText(t, text, ks, records, driver)
+	if err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	return tg, spec
+}
+
+// setupProfileText is openProfileText returning Setup's error.
+func setupProfileText(t *testing.T, text, ks string, records uint64, driver string) (*Target, *workload.Spec, error) {
+	t.Helper()
+	own := fmt.Sprintf("pbprof_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	spec, err := workload.ParseCSProfile([]byte(strings.ReplaceAll(text, ks, own)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +53,7 @@ func openProfile(t *testing.T, name string, records uint64, driver string) (*Tar
 	t.Cleanup(func() { _ = tg.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := tg.Setup(ctx, &spec); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	return tg, &spec
+	return tg, &spec, tg.Setup(ctx, &spec)
 }
 
 // run does n ops of op on keys 0..n-1 (mod records) with one worker.

@@ -106,7 +106,8 @@ func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte
 	if st == &pr.Load {
 		bq = &g.Load
 	}
-	if n == 1 && !pr.Batched {
+	if n == 1 {
+		// A lone statement goes unbatched, as cassandra-stress sends it.
 		g.Buf = g.Buf[:0]
 		g.Fill(bq, vs[0].Part, vs[0].Row, 1)
 		w.prof.vals = appendValues(w.prof.vals[:0], bq.Vals)
@@ -115,7 +116,11 @@ func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte
 	}
 	start := len(b)
 	b = appendHeader(b, id, opBatch)
-	b = append(b, byte(pr.Batch), 0, 0)
+	bt := pr.Batch
+	if st == &pr.Load {
+		bt = pr.LoadBatch
+	}
+	b = append(b, byte(bt), 0, 0)
 	used := 0
 	for _, v := range vs[:n] {
 		if used > 0 && len(b)-start > csprofile.MaxBatchBytes {

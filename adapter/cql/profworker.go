@@ -101,7 +101,8 @@ func (w *profWorker) insert(ctx context.Context, keyNum uint64, all bool) error 
 // returns how many it sent.
 func (w *profWorker) write(ctx context.Context, st *csprofile.Stmt, vs []csprofile.Visit) (int, error) {
 	pr := w.pr
-	if len(vs) == 1 && !pr.Batched {
+	if len(vs) == 1 {
+		// A lone statement goes unbatched, as cassandra-stress sends it.
 		b, q := &w.g.Ins, w.ins
 		if st == &pr.Load {
 			b, q = &w.g.Load, w.load
@@ -121,7 +122,11 @@ func (w *profWorker) write(ctx context.Context, st *csprofile.Stmt, vs []csprofi
 // driverBatch sends the rows as a batch on the driver's session.
 func (w *profWorker) driverBatch(ctx context.Context, st *csprofile.Stmt, vs []csprofile.Visit) (int, error) {
 	pr := w.pr
-	batch := pr.session.Batch(pr.Batch).Consistency(st.CL)
+	bt := pr.Batch
+	if st == &pr.Load {
+		bt = pr.LoadBatch
+	}
+	batch := pr.session.Batch(bt).Consistency(st.CL)
 	if st.Serial != 0 {
 		batch = batch.SerialConsistency(st.Serial)
 	}

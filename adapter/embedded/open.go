@@ -154,3 +154,14 @@ func (quietLogger) Fatalf(format string, args ...interface{}) {
 
 // DataDir returns the directory in use (for tests and reports).
 func (t *Target) DataDir() string { return filepath.Clean(t.dir) }
+
+// FreeDiskBytes is what the file system of the store's directory has free.
+func (t *Target) FreeDiskBytes(ctx context.Context) (int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(t.dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+var _ adapter.FreeDisker = (*Target)(nil)

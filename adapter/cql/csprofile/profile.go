@@ -69,11 +69,15 @@ type Profile struct {
 	Records uint64
 	Insert  Stmt // one row
 	Load    Stmt // one row, unconditional (the load phase)
-	Batch   gocql.BatchType
-	Batched bool   // insert.batchtype given
-	Ops     []Stmt // the named slots after insert: queries, then token ranges
-	Ranges  int    // how many of Ops (at the end) are token-range scans
-	Native  bool   // workers use platbench's own client (driver=native)
+	// Batch is the type of an insert's batch: insert.batchtype, or
+	// cassandra-stress's default, LOGGED (COUNTER on a counter table,
+	// where the server refuses any other). LoadBatch is the load phase's,
+	// which cassandra-stress does not have: UNLOGGED (COUNTER). A lone
+	// statement is never batched (cassandra-stress's SchemaInsert).
+	Batch, LoadBatch gocql.BatchType
+	Ops              []Stmt // the named slots after insert: queries, then token ranges
+	Ranges           int    // how many of Ops (at the end) are token-range scans
+	Native           bool   // workers use platbench's own client (driver=native)
 
 	// Partitions and Rows are what the inserts wrote (not the load),
 	// Returned the rows queries returned, NotApplied the conditional

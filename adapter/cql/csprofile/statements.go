@@ -3,6 +3,7 @@ package csprofile
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -82,6 +83,45 @@ func (pr *Profile) insertCQL() (insert, load string, err error) {
 	return fmt.Sprintf("UPDATE %s%s SET %s = ? WHERE %s %s", tbl, use, strings.Join(regs, " = ?, "), where, cond), load, nil
 }
 
+// batchTypes sets Batch and LoadBatch. A counter table's insert in a
+// LOGGED or UNLOGGED batch is refused by the server whenever a batch holds
+// more than one statement: refused here, before any is sent, when the
+// profile can write more than one row per insert.
+func (pr *Profile) batchTypes() error {
+	pr.Batch, pr.LoadBatch = gocql.LoggedBatch, gocql.UnloggedBatch
+	if pr.Counter {
+		pr.Batch, pr.LoadBatch = gocql.CounterBatch, gocql.CounterBatch
+	}
+	switch bt := pr.Def.Insert.BatchType; bt {
+	case "LOGGED", "UNLOGGED":
+		if pr.Counter && pr.MaxInsertRows() > 1 {
+			return adapter.Configf("cql: profile insert.batchtype %s on counter table %s, whose inserts write up to %d rows: the server refuses counter updates in a %s batch (fix: batchtype: COUNTER, or leave batchtype out)",
+				bt, pr.Def.Table, pr.MaxInsertRows(), bt)
+		}
+		if !pr.Counter {
+			pr.Batch = map[string]gocql.BatchType{"LOGGED": gocql.LoggedBatch, "UNLOGGED": gocql.UnloggedBatch}[bt]
+		}
+	case "COUNTER":
+		pr.Batch = gocql.CounterBatch
+	}
+	return nil
+}
+
+// MaxInsertRows is the most rows one insert can write: the largest
+// partitions draw times, in each, the select ratio's largest share of the
+// largest partition (at least one row), as cassandra-stress bounds a batch
+// ("Generating batches with [..] rows").
+func (pr *Profile) MaxInsertRows() uint64 {
+	rows := 1.0
+	for _, c := range pr.CK {
+		rows *= float64(max(c.Spec.Cluster.Max, 1))
+	}
+	in := pr.Def.Insert
+	sel := float64(in.Select.Max) / float64(max(in.SelectDiv, 1))
+	per := max(math.Ceil(rows*sel), 1)
+	return uint64(min(float64(max(in.Partitions.Max, 1))*per, math.MaxInt64))
+}
+
 func quoteIdent(s string) string {
 	if strings.ToLower(s) == s && !strings.ContainsAny(s, " \"-") {
 		return s
@@ -97,18 +137,8 @@ func (pr *Profile) Prepare(ctx context.Context, c Settings, server Server) error
 	}
 	pr.Insert = Stmt{Name: "insert", CQL: ins, CL: c.WriteCL, CAS: pr.Def.Insert.Condition != ""}
 	pr.Load = Stmt{Name: "load", CQL: load, CL: c.WriteCL}
-	switch pr.Def.Insert.BatchType {
-	case "LOGGED":
-		pr.Batch, pr.Batched = gocql.LoggedBatch, true
-	case "UNLOGGED":
-		pr.Batch, pr.Batched = gocql.UnloggedBatch, true
-	case "COUNTER":
-		pr.Batch, pr.Batched = gocql.CounterBatch, true
-	default:
-		pr.Batch = gocql.UnloggedBatch
-		if pr.Counter {
-			pr.Batch = gocql.CounterBatch
-		}
+	if err := pr.batchTypes(); err != nil {
+		return err
 	}
 	if pr.Insert.CAS {
 		pr.Insert.Serial = gocql.Serial

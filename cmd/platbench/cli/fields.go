@@ -18,6 +18,7 @@ var flagOfField = map[string]string{
 	"target_opts":    "target-opt",
 	"workload":       "workload",
 	"records":        "records",
+	"dataset_size":   "dataset-size",
 	"field_count":    "field-count",
 	"field_length":   "field-length",
 	"value_size":     "value-size",

@@ -18,11 +18,11 @@ type flagGroup struct {
 // runGroups sorts run's flags by purpose. Every flag of run is in exactly
 // one group (TestRunHelpGroupsEveryFlag).
 var runGroups = []flagGroup{
-	{"Workload (what to do)", []string{"workload", "records", "field-count", "field-length", "value-size", "mix", "distribution",
+	{"Workload (what to do)", []string{"workload", "records", "dataset-size", "field-count", "field-length", "value-size", "mix", "distribution",
 		"command", "command-name", "command-weight", "validate"}},
 	{"Load shape (how long, how hard)", []string{"duration", "ops", "concurrency", "rate", "arrival", "pace-tick", "seed", "no-load", "event", "repeat"}},
 	{"Target", []string{"target", "target-opt", "target-user", "target-password-file"}},
-	{"Measurement (how results are judged)", []string{"warmup", "threshold", "abort-on-fail", "allow-errors", "verify", "verify-sample"}},
+	{"Measurement (how results are judged)", []string{"warmup", "threshold", "abort-on-fail", "max-errors", "allow-errors", "verify", "verify-sample"}},
 	{"Telemetry (the host, the servers, live metrics)", []string{"telemetry-interval", "perf-scope", "server-pid", "server-process",
 		"server-metrics", "server-metrics-port", "db-metrics", "db-metrics-url", "metrics-addr"}},
 	{"Cost", []string{"platform", "nodes", "storage", "price-per-hour", "catalog", "loader-instance", "zones", "rf"}},

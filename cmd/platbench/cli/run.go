@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/platbench/platbench/adapter/registry"
@@ -64,6 +65,8 @@ type benchFlags struct {
 	thresholds  listFlag
 	ths         []analysis.Threshold // thresholds, parsed
 	allowErrors bool
+	maxErrors   float64 // --max-errors, a share
+	datasetSize units.Size
 	abortOnFail bool // run only
 	validate    bool // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
@@ -88,7 +91,8 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))
 	fs.Var(&b.ops, "ops", "run phase length in operations, a `count` such as 1M, instead of a duration")
-	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d)", workload.DefaultRecords))
+	fs.Var(&b.records, "records", fmt.Sprintf("records in the dataset, a `count` such as 1M (default from the workload: %d); a cassandra-stress profile's partitions", workload.DefaultRecords))
+	fs.Var(&b.datasetSize, "dataset-size", "bound the dataset the load phase writes to a `size` such as 10GiB: the records are lowered to what fits (a profile's record is a partition, its rows and bytes from the profile's distributions)")
 	fs.Var(&b.valueSize, "value-size", "bytes per record, a `size` such as 1KiB, split over the fields (default 10 fields x 100 B)")
 	fs.Var(&b.fieldCount, "field-count", "fields per record, a `count` (YCSB fieldcount)")
 	fs.Var(&b.fieldLength, "field-length", "bytes per field, a `size` (YCSB fieldlength)")
@@ -118,7 +122,16 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
 	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
 	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
-	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than half failed still exits 0")
+	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than --max-errors failed still exits 0")
+	b.maxErrors = analysis.DefaultMaxErrors
+	fs.Func("max-errors", fmt.Sprintf("without --threshold, the `percent` of operations that may fail before the run fails with exit status 1, e.g. 5%% (default %s); also how many of the load phase's inserts may fail before the run phase is not run", units.Percent(analysis.DefaultMaxErrors)), func(v string) error {
+		f, err := units.ParsePercent(v)
+		if err != nil || f > 1 {
+			return fmt.Errorf("%q is not a percentage from 0%% to 100%% (fix: e.g. --max-errors 5%%)", v)
+		}
+		b.maxErrors = f
+		return nil
+	})
 	b.tel.register(fs)
 	fs.Var(&b.events, "event", "fault event OFFSET:KIND:ARG during the run phase: exec:\"CMD\", kill:PID, stop:PID, cont:PID (repeatable)")
 	if name != "load" {
@@ -155,9 +168,10 @@ func (b *benchFlags) zeroes() usererr.List {
 }
 
 // spec is the workload with the flags' overrides. Flags override the file.
-// A YCSB property file's operationcount and insertstart/insertcount come
-// back in the Loaded for config, which applies them unless flags say
-// otherwise; its warnings are printed here.
+// A YCSB property file's operationcount, maxexecutiontime, threadcount,
+// target and insertstart/insertcount come back in the Loaded for config,
+// which applies them unless flags say otherwise; its warnings are printed
+// here.
 func (b *benchFlags) spec() (workload.Loaded, error) {
 	l, err := loadWorkload(b.workload)
 	if err != nil {
@@ -223,9 +237,14 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		Runner: runner.Config{Duration: time.Duration(b.duration), Ops: uint64(b.ops),
 			Seed: b.seed, Concurrency: int(min(b.concurrency, math.MaxInt32)), Poisson: b.poisson,
 			PaceTick: time.Duration(b.paceTick)},
-		Telemetry: b.tel.Config,
+		Telemetry:     b.tel.Config,
+		MaxLoadErrors: b.loadAllowance(),
+		DatasetBytes:  int64(b.datasetSize),
 	}
-	if r, ok := b.rate.Rate(); ok {
+	b.applyLoaded(&cfg, l)
+	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
+		cfg.Runner.Rate = l.RateOpsPerS // YCSB's target
+	} else if r, ok := b.rate.Rate(); ok {
 		cfg.Runner.Rate = r
 	} else {
 		if err := b.rate.Resolve(&l.Spec); err != nil {
@@ -250,21 +269,8 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		}
 		cfg.Runner.Events = append(cfg.Runner.Events, ev)
 	}
-	if l.Ops > 0 && !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
-		cfg.Runner.Ops = l.Ops // YCSB operationcount
-	}
-	cfg.Shard, cfg.Shards = l.Shard, l.Shards // YCSB insertstart/insertcount
-	if b.shard != "" {
-		if cfg.Shard, cfg.Shards, err = parseShard(b.shard); err != nil {
-			return bench.Config{}, usage(err)
-		}
-	}
-	if b.startAt != "" {
-		t, err := time.Parse(time.RFC3339, b.startAt)
-		if err != nil {
-			return bench.Config{}, usagef("bad --start-at %q: use RFC 3339, e.g. 2026-11-22T10:00:00Z", b.startAt)
-		}
-		cfg.StartAt = t
+	if err := b.distribution(&cfg); err != nil {
+		return bench.Config{}, err
 	}
 	cfg.Verify, cfg.VerifySample = b.verify, b.verifySample
 	cfg.EnsureDefaults()
@@ -278,6 +284,50 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		return cfg, err
 	}
 	return cfg, usage(analysis.CheckThresholdOps(b.ths, mixOps(l.Spec)))
+}
+
+// distribution reads --shard and --start-at into cfg.
+func (b *benchFlags) distribution(cfg *bench.Config) error {
+	if b.shard != "" {
+		var err error
+		if cfg.Shard, cfg.Shards, err = parseShard(b.shard); err != nil {
+			return usage(err)
+		}
+	}
+	if b.startAt != "" {
+		t, err := time.Parse(time.RFC3339, b.startAt)
+		if err != nil {
+			return usagef("bad --start-at %q: use RFC 3339, e.g. 2026-11-22T10:00:00Z", b.startAt)
+		}
+		cfg.StartAt = t
+	}
+	return nil
+}
+
+// loadAllowance is the share of the load's inserts that may fail
+// (--max-errors; any with --allow-errors).
+func (b *benchFlags) loadAllowance() float64 {
+	if b.allowErrors {
+		return 1
+	}
+	return b.maxErrors
+}
+
+// applyLoaded applies what a YCSB property file says beyond the workload,
+// unless flags say otherwise: threadcount, operationcount and
+// maxexecutiontime (whichever ends first), insertstart/insertcount (the
+// shard). Its target (a rate) is applied with the rate flags.
+func (b *benchFlags) applyLoaded(cfg *bench.Config, l workload.Loaded) {
+	if l.Threads > 0 && !flagSet(b.fs, "concurrency") {
+		cfg.Runner.Concurrency = int(l.Threads)
+	}
+	if !flagSet(b.fs, "ops") && !flagSet(b.fs, "duration") {
+		cfg.Runner.Ops, cfg.Runner.Duration = l.Ops, l.MaxExecution
+		if l.Ops == 0 && l.MaxExecution == 0 {
+			cfg.Runner.Duration = time.Duration(b.duration)
+		}
+	}
+	cfg.Shard, cfg.Shards = l.Shard, l.Shards
 }
 
 // mixOps names the op types of spec's mix.
@@ -304,7 +354,7 @@ func (b *benchFlags) verdict(r *result.Result) error {
 	if h := analysis.HealthOf(r); h.LostWrites > 0 {
 		// Whatever the thresholds say: the target did not keep what it
 		// acknowledged.
-		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written)"}
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written)"}
 	}
 	if len(b.ths) > 0 {
 		var failed []string
@@ -318,8 +368,8 @@ func (b *benchFlags) verdict(r *result.Result) error {
 		}
 		return nil
 	}
-	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed() {
-		return &exitError{exitFailed, report.RunFailureText(h) + " (the result was written; --allow-errors accepts such a run)"}
+	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed(b.maxErrors) {
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written; --max-errors or --allow-errors accepts such a run)"}
 	}
 	return nil
 }
@@ -471,7 +521,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	if !b.quiet {
-		cfg.Runner.Progress = newProgress(env, cfg)
+		showProgress(env, &cfg)
 	}
 	if b.tel.metricsAddr != "" {
 		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
@@ -661,9 +711,20 @@ func sanitize(s string) string {
 	}, s)
 }
 
+// showProgress prints the load's plan before it starts and a progress line
+// while each phase runs.
+func showProgress(env *Env, cfg *bench.Config) {
+	var loadTotal atomic.Uint64
+	cfg.OnLoadPlan = func(p analysis.LoadPlan) {
+		loadTotal.Store(p.Records)
+		fmt.Fprintln(env.Stderr, report.LoadPlanText(p))
+	}
+	cfg.Runner.Progress = newProgress(env, *cfg, &loadTotal)
+}
+
 // newProgress returns the runner's progress callback: a live line on a
 // terminal, a plain line every 10 s when stderr is piped.
-func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Duration) {
+func newProgress(env *Env, cfg bench.Config, loadTotal *atomic.Uint64) func(string, recorder.Live, time.Duration) {
 	var total time.Duration
 	if cfg.Runner.Duration > 0 {
 		total = cfg.Runner.Duration
@@ -675,6 +736,9 @@ func newProgress(env *Env, cfg bench.Config) func(string, recorder.Live, time.Du
 			pos += "/" + total.String()
 		}
 		line := fmt.Sprintf("%-4s %-9s %s  p99 %s  ops %s  errors %s", phase, pos, units.OpsPerSec(l.OpsPerSec()), units.Latency(float64(l.P99Ns)), units.Int(float64(l.TotalCount)), units.Int(float64(l.TotalErrors)))
+		if phase == "load" && loadTotal != nil {
+			line += report.LoadProgressText(l.TotalCount+l.TotalErrors, loadTotal.Load(), elapsed)
+		}
 		if env.IsTTY {
 			fmt.Fprintf(env.Stderr, "\r\033[K%s", line)
 		} else if int(secs.Seconds())%10 == 0 {

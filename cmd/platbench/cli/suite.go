@@ -62,7 +62,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		o.Configure = func(c *suite.Cell) {
 			n++
 			fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, len(cells), c.Name)
-			c.Config.Runner.Progress = newProgress(env, c.Config)
+			c.Config.Runner.Progress = newProgress(env, c.Config, nil)
 		}
 		o.OnCell = func(r summary.Row) {
 			if env.IsTTY {

@@ -29,7 +29,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if !b.quiet {
-		sc.Bench.Runner.Progress = newProgress(env, cfg)
+		sc.Bench.Runner.Progress = newProgress(env, cfg, nil)
 		sc.OnStep = func(st result.SweepStep) {
 			if env.IsTTY {
 				fmt.Fprint(env.Stderr, "\r\033[K")

@@ -59,7 +59,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", path)
 	if h := analysis.HealthOf(r); h.LostWrites > 0 {
-		return &exitError{exitFailed, report.RunFailureText(h)}
+		return &exitError{exitFailed, report.RunFailureText(h, analysis.DefaultMaxErrors)}
 	}
 	return nil
 }

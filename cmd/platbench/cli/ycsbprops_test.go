@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/result"
 )
@@ -22,7 +23,7 @@ func TestRunYCSBPropertyFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := "platbench: warning: workload file " + props + ": YCSB properties platbench does not use, ignored: workload (line 2), table (line 9)\n"
+	want := "platbench: warning: workload file " + props + ": YCSB properties platbench does not use, ignored: table (line 9)\n"
 	if stderr != want {
 		t.Errorf("stderr:\n got %q\nwant %q", stderr, want)
 	}
@@ -122,5 +123,40 @@ func TestYCSBExamplePropertyFilesRun(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Errorf("%s: exit %d: %s", path, code, stderr)
 		}
+	}
+}
+
+// go-ycsb's stock files say workload=core and run unchanged; the client
+// properties a -P file may carry are the run's: threadcount the
+// concurrency, target the fixed rate, maxexecutiontime a bound beside
+// operationcount (whichever ends first); a flag overrides each.
+func TestYCSBPropertyFileClientProperties(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "workloadc")
+	os.WriteFile(props, []byte("workload=core\nrecordcount=200\noperationcount=300\nreadproportion=1\nupdateproportion=0\n"+
+		"threadcount=3\ntarget=5000\nmaxexecutiontime=30\n"), 0o644)
+	out := filepath.Join(dir, "r.json")
+	code, _, stderr := run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db"), "--out", out, "--quiet")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	if c.Concurrency != 3 || c.RateOpsPerS != 5000 || c.DurationNs != int64(30*time.Second) || c.Ops != 300 || r.Phases[1].Ops[0].Count != 300 {
+		t.Errorf("concurrency %d rate %v duration %v ops %d, run did %d", c.Concurrency, c.RateOpsPerS, time.Duration(c.DurationNs), c.Ops, r.Phases[1].Ops[0].Count)
+	}
+	code, _, stderr = run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db2"), "--out", out, "--quiet",
+		"--concurrency", "2", "--rate", "0", "--ops", "100")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r, err = result.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Config; c.Concurrency != 2 || c.RateOpsPerS != 0 || c.DurationNs != 0 || c.Ops != 100 {
+		t.Errorf("flags did not override: concurrency %d rate %v duration %v ops %d", c.Concurrency, c.RateOpsPerS, time.Duration(c.DurationNs), c.Ops)
 	}
 }
