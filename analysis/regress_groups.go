@@ -13,6 +13,9 @@ type GroupRegression struct {
 	// Lo and Hi bound the ratio of centres (group/baseline), 95%.
 	Lo, Hi float64
 	Basis  Basis
+	// Unconfirmed: one run on each side; the interval covers within-run
+	// noise only, so the change cannot be told from run-to-run noise.
+	Unconfirmed bool
 }
 
 // Regressions lists the groups whose named figures are worse than the
@@ -29,7 +32,15 @@ func (c *GroupComparison) Regressions(limit float64, figures []string) []GroupRe
 			continue
 		}
 		for gi, v := range row.Verdicts {
-			if gi == c.Baseline || v.Outcome != OutcomeWorse || v.NoTest != "" || v.Call != Different || v.Ratio.Ratio <= 0 {
+			if gi == c.Baseline || v.Outcome != OutcomeWorse || v.NoTest != "" || v.Ratio.Ratio <= 0 {
+				continue
+			}
+			// One run on each side (within-run noise only) never gets a
+			// verdict; a gate still cannot let a change it cannot rule out
+			// pass: worse beyond limit even by within-run noise fires it,
+			// marked unconfirmed.
+			unconfirmed := v.Basis == BasisWithinRun && (row.Better > 0 && v.Hi < 1 || row.Better < 0 && v.Lo > 1)
+			if v.Call != Different && !unconfirmed {
 				continue
 			}
 			worse := v.Ratio.Ratio - 1 // latency: higher is worse
@@ -37,7 +48,7 @@ func (c *GroupComparison) Regressions(limit float64, figures []string) []GroupRe
 				worse = 1 - v.Ratio.Ratio
 			}
 			if worse > limit {
-				out = append(out, GroupRegression{Group: gi, Figure: name, Worse: worse, Lo: v.Lo, Hi: v.Hi, Basis: v.Basis})
+				out = append(out, GroupRegression{Group: gi, Figure: name, Worse: worse, Lo: v.Lo, Hi: v.Hi, Basis: v.Basis, Unconfirmed: unconfirmed})
 			}
 		}
 	}

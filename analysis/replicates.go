@@ -241,7 +241,13 @@ func GroupRatio(base, other []RunValue, o IntervalOptions) (Ratio, bool) {
 	h := t * math.Sqrt(se2)
 	r := Ratio{Ratio: math.Exp(d), Lo: math.Exp(d - h), Hi: math.Exp(d + h), DF: df, Basis: basis}
 	r.Call = callOf(d-h, d+h, m)
-	if r.Call != Same && !(r.Call == Different && basis != BasisWithinRun) {
+	if basis == BasisWithinRun {
+		// Two single runs differ by more than a run varies inside itself:
+		// an interval of within-run noise alone can neither tell them apart
+		// nor call them alike. It is shown (marked), never a verdict.
+		r.Call = Inconclusive
+	}
+	if r.Call != Same && r.Call != Different {
 		r.RunsNeeded = runsToSettle(perRun, perRunDF, math.Max(m, math.Abs(d)))
 	}
 	if basis == BasisWithinRun {

@@ -105,8 +105,8 @@ func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []str
 		}
 	}
 	if within {
-		notes = append(notes, withinMark+" One run on each side: run-to-run noise is unknown, and the verdict covers within-run "+
-			"noise only. Repeat the runs (run --repeat N, a suite's repeat:) or supply a spread (--run-spread, --run-spread-from).")
+		notes = append(notes, withinMark+" One run on each side: run-to-run noise is unknown; the interval covers within-run noise "+
+			"only, so it gives no verdict (inconclusive). Repeat the runs (run --repeat N, a suite's repeat:) or supply a spread (--run-spread, --run-spread-from).")
 	}
 	if oneSide {
 		notes = append(notes, "One side has a single run: the other side's variation between runs stands for both.")

@@ -33,6 +33,6 @@ func ExampleCompare() {
 		}
 	}
 	// Output:
-	// Sustained throughput: 19,112 op/s -> 25,059 op/s: +31% [+24, +39] better* (within-run only)
-	// Latency p99: 5.28 ms -> 2.08 ms: -61% [-61, -60] better* (within-run only)
+	// Sustained throughput: 19,112 op/s -> 25,059 op/s: +31% [+24, +39] inconcl.* (within-run only)
+	// Latency p99: 5.28 ms -> 2.08 ms: -61% [-61, -60] inconcl.* (within-run only)
 }

@@ -220,12 +220,18 @@ func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
 // sustained 23% worse [interval of the ratio 0.74, 0.80]; p99 40% worse ...".
 func RegressionsText(c *analysis.CompareModel, regs []analysis.GroupRegression, limit float64) string {
 	parts := make([]string, len(regs))
+	unconfirmed := false
 	for i, g := range regs {
 		parts[i] = fmt.Sprintf("%s: %s %s worse (95%% interval of the ratio %.3g to %.3g, %s)", c.Groups[g.Group].Name, g.Figure,
 			units.Percent(g.Worse), g.Lo, g.Hi, g.Basis)
+		unconfirmed = unconfirmed || g.Unconfirmed
 	}
-	return fmt.Sprintf("worse than the baseline (%s) by more than %s, by an interval that calls it different: %s",
-		c.Groups[c.Baseline].Name, units.Percent(limit), strings.Join(parts, "; "))
+	how := "by an interval that calls it different"
+	if unconfirmed {
+		how = "not ruled out, but unconfirmed where one run on each side leaves run-to-run noise unknown (fix: repeat each side, e.g. run --repeat 3, or give --run-spread)"
+	}
+	return fmt.Sprintf("worse than the baseline (%s) by more than %s, %s: %s",
+		c.Groups[c.Baseline].Name, units.Percent(limit), how, strings.Join(parts, "; "))
 }
 
 // OutageText says for how long the target stopped serving.

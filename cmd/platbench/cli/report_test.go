@@ -106,7 +106,7 @@ func TestCompare(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, w := range []string{"i3.16xlarge (baseline)", "Against i3.16xlarge", "better*", "Method: each run is one value", "run-to-run noise is unknown"} {
+	for _, w := range []string{"i3.16xlarge (baseline)", "Against i3.16xlarge", "inconcl.*", "Method: each run is one value", "run-to-run noise is unknown"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}
