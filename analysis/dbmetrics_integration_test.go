@@ -29,13 +29,7 @@ import (
 func TestDBMetricsRealRedis(t *testing.T) {
 	requireRedis(t)
 	url, _ := privateRedis(t)
-	spec, err := workload.Preset("ycsb-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Records = 2000
-	spec.FieldCount, spec.FieldLength = 1, 100
-	spec.EnsureDefaults()
+	spec := smallSpec(t, "ycsb-a")
 	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner:    runner.Config{Duration: 3 * time.Second, Concurrency: 4, Seed: 1},

@@ -24,6 +24,20 @@ import (
 // requireRedis gates the real-server event tests on the Redis the test
 // scripts install and start (scripts/servers/redis.sh): locally they skip
 // without it, under CI they fail.
+// smallSpec is preset with 2,000 records of one 100-byte field: the real
+// Redis tests' dataset.
+func smallSpec(t *testing.T, preset string) workload.Spec {
+	t.Helper()
+	spec, err := workload.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 2000
+	spec.FieldCount, spec.FieldLength = 1, 100
+	spec.EnsureDefaults()
+	return spec
+}
+
 func requireRedis(t *testing.T) {
 	t.Helper()
 	testenv.URL(t, "PLATBENCH_REDIS_URL")
@@ -77,13 +91,7 @@ func privateRedis(t *testing.T) (string, int) {
 func TestEventCostRealRedisPause(t *testing.T) {
 	requireRedis(t)
 	url, pid := privateRedis(t)
-	spec, err := workload.Preset("ycsb-c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Records = 2000
-	spec.FieldCount, spec.FieldLength = 1, 100
-	spec.EnsureDefaults()
+	spec := smallSpec(t, "ycsb-c")
 	stop, err := runner.ParseEvent("4s:stop:" + strconv.Itoa(pid))
 	if err != nil {
 		t.Fatal(err)
@@ -170,13 +178,7 @@ func TestEventCostRealRedisPause(t *testing.T) {
 func TestAttributableRealRedisFixedRate(t *testing.T) {
 	requireRedis(t)
 	url, _ := privateRedis(t)
-	spec, err := workload.Preset("ycsb-c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Records = 2000
-	spec.FieldCount, spec.FieldLength = 1, 100
-	spec.EnsureDefaults()
+	spec := smallSpec(t, "ycsb-c")
 	r, err := bench.Run(context.Background(), bench.Config{Open: registry.Open,
 		Target: url, Workload: spec, Load: true, Run: true,
 		Runner: runner.Config{Duration: 4 * time.Second, Rate: 2000, Concurrency: 32, Seed: 1},
