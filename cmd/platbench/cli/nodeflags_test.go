@@ -78,8 +78,12 @@ func TestServerMetricsPortCassandra(t *testing.T) {
 	port := testenv.URL(t, "PLATBENCH_NODE_EXPORTER_PORT")
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_NODE_EXPORTER_URLS"), ",")
 	out := filepath.Join(t.TempDir(), "r.json")
+	// --allow-errors: this test is about the nodes' telemetry; the CQL
+	// adapter's tests, run at the same time, pause and stop nodes, and the
+	// write timeouts that causes (174 of 500 inserts in one CI run) are
+	// not its subject.
 	code, stdout, stderr := run(t, "run", "--target", cql, "--records", "500", "--duration", "2s",
-		"--concurrency", "2", "--server-metrics-port", port, "--out", out, "--quiet")
+		"--concurrency", "2", "--server-metrics-port", port, "--out", out, "--quiet", "--allow-errors")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
