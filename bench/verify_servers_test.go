@@ -66,8 +66,11 @@ func testVerifyServer(t *testing.T, url string, opts map[string]string) {
 			t.Errorf("clean after: %v", err)
 		}
 	}()
+	// MaxLoadErrors 0.5: the CQL adapter's tests pause and stop nodes while
+	// this runs; load timeouts are not this test's subject (unacknowledged
+	// writes are not verified).
 	cfg := Config{Open: registry.Open, Target: url, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quietTelemetry(),
-		Runner: runner.Config{Ops: 1500, Concurrency: 4, Seed: 1}}
+		Runner: runner.Config{Ops: 1500, Concurrency: 4, Seed: 1}, MaxLoadErrors: 0.5}
 	if _, err := Run(ctx, cfg); err != nil {
 		t.Fatalf("load: %v", err)
 	}
