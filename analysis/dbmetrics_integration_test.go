@@ -139,6 +139,7 @@ func TestDBMetricsRealKafkaJMX(t *testing.T) {
 // request time sits below the client's latency.
 func TestDBMetricsRealCassandraJMX(t *testing.T) {
 	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL") // the CQL adapter's tests pause nodes
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_CASSANDRA_JMX_URLS"), ",")
 	// The agent walks Cassandra's MBeans on each scrape: a second and more
 	// on a loaded machine (jmxRun's two-second samples leave it time).

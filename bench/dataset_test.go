@@ -40,6 +40,9 @@ func TestDatasetsStayPut(t *testing.T) {
 			if c.env != "" {
 				url = testenv.URL(t, c.env)
 			}
+			if c.name == "cql" {
+				testenv.Shared(t, c.env) // the CQL adapter's tests pause nodes
+			}
 			if c.name == "redis" {
 				url += "/5" // a database of its own
 			}

@@ -37,6 +37,9 @@ func TestVerifyServers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			url := testenv.URL(t, c.env)
+			if c.name == "cql" {
+				testenv.Shared(t, c.env) // the CQL adapter's tests pause nodes
+			}
 			if c.name == "redis" {
 				url += "/7" // a database of its own
 			}

@@ -401,6 +401,7 @@ func TestUnreachable(t *testing.T) {
 // classified as timeouts, and succeed again once the node resumes. An
 // expired context is a timeout too.
 func TestTimeoutClassified(t *testing.T) {
+	testenv.Exclusive(t, "PLATBENCH_CQL_URL") // other packages' tests load the node
 	for _, driver := range []string{DriverNative, DriverGocql} {
 		t.Run(driver, func(t *testing.T) { testTimeoutClassified(t, driver) })
 	}
@@ -481,6 +482,7 @@ func nodeCtl(t *testing.T) string {
 // goes on, and requests succeed again once it is back. It needs the server
 // script (PLATBENCH_CQL_NODECTL) to stop and start the node.
 func TestNodeDownMidRun(t *testing.T) {
+	testenv.Exclusive(t, "PLATBENCH_CQL_URL") // other packages' tests load the node
 	for _, driver := range []string{DriverNative, DriverGocql} {
 		t.Run(driver, func(t *testing.T) { testNodeDownMidRun(t, driver) })
 	}

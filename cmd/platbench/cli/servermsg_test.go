@@ -89,6 +89,7 @@ queries:
 // the default 100,000 partitions to the 3 that fit, which the load writes.
 func TestCQLProfileLoadPlanAndBudget(t *testing.T) {
 	u := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL") // the CQL adapter's tests pause nodes
 	prof := cqlProfile(t, "gaussian(5..100)", 1000)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := run(t, "load", "--target", u, "--workload", prof, "--dataset-size", "10MiB", "--out", out)
@@ -119,6 +120,7 @@ func TestCQLProfileLoadPlanAndBudget(t *testing.T) {
 // is written with it, and the exit status is 1.
 func TestCQLRejectedStatementShown(t *testing.T) {
 	u := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL") // the CQL adapter's tests pause nodes
 	prof := cqlProfile(t, "fixed(70000)", 1)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := run(t, "run", "--target", u, "--workload", prof, "--records", "20", "--ops", "20", "--out", out, "--quiet")
@@ -143,6 +145,7 @@ func TestCQLRejectedStatementShown(t *testing.T) {
 // no warning, no error.
 func TestGoYCSBWorkloadOnCassandra(t *testing.T) {
 	u := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL") // the CQL adapter's tests pause nodes
 	ks := fmt.Sprintf("pbycsb_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := run(t, "run", "--target", u, "--target-opt", "keyspace="+ks, "--workload", filepath.Join("..", "..", "..", "workload", "testdata", "go-ycsb", "workloada"),
