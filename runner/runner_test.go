@@ -148,9 +148,7 @@ func TestFixedRateStallIsChargedToLatencyNotServiceTime(t *testing.T) {
 	got99 := float64(o.Latency.P99Ns)
 	t.Logf("latency p99 %.1f ms (hand: %.1f ms), p50 %.3f ms; service p99 %.3f ms, p99.9 %.1f ms; delayed %d",
 		got99/1e6, wantP99/1e6, float64(o.Latency.P50Ns)/1e6, float64(o.Service.P99Ns)/1e6, float64(o.Service.P999Ns)/1e6, p.Delayed)
-	if math.Abs(got99-wantP99) > 40e6 {
-		t.Errorf("latency p99 = %.1f ms, hand computation gives %.1f ms", got99/1e6, wantP99/1e6)
-	}
+	checkStallP99(t, got99, wantP99)
 	if float64(o.Latency.P50Ns) > wantP50+20e6 {
 		t.Errorf("latency p50 = %.1f ms, want about 0", float64(o.Latency.P50Ns)/1e6)
 	}
@@ -263,5 +261,19 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(10000, step); a != 0 {
 		t.Fatalf("hot path allocates %.2f times per op, want 0", a)
+	}
+}
+
+// checkStallP99 holds a latency p99 against the hand computation for a
+// stall at a fixed rate. Not below it (less than 40 ms short would mean the
+// stall's queue was not charged: coordinated omission), and not above twice
+// it (charging from anything but the intended start would give seconds).
+// The margin above is wide because a loaded machine lengthens the stall as
+// the loader sees it: seen 543.7 and 643.8 ms against 471 ms while other
+// builds ran, which is latency the loader really measured.
+func checkStallP99(t *testing.T, got, want float64) {
+	t.Helper()
+	if got < want-40e6 || got > 2*want {
+		t.Errorf("latency p99 = %.1f ms, hand computation gives %.1f ms (want from %.1f to %.1f ms)", got/1e6, want/1e6, (want-40e6)/1e6, 2*want/1e6)
 	}
 }
