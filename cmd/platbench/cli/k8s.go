@@ -105,8 +105,10 @@ var secretEnv = []struct{ key, env string }{
 
 // takeCredentials moves every credential out of the run flags: the user and
 // password of --target's URL, --target-user and --target-password-file (read
-// here, on the machine that writes the Job). A password as a target option
-// is refused: it would stay in the pod spec.
+// here, on the machine that writes the Job), and the TLS files (tls_ca,
+// tls_cert, tls_key) named by --target-opt or the URL's query, which the
+// pods read from the Secret mounted at tlsMount. A password as a target
+// option is refused: it would stay in the pod spec.
 func takeCredentials(args []string) ([]string, map[string]string, error) {
 	secrets := map[string]string{}
 	var out []string
@@ -133,16 +135,11 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 		}
 		switch flagName {
 		case "target":
-			u, err := url.Parse(val)
-			if err == nil && u.User != nil {
-				secrets[secretUser] = u.User.Username()
-				if p, has := u.User.Password(); has {
-					secrets[secretPassword] = p
-				}
-				u.User = nil
-				val = u.String()
+			v, err := targetCredentials(val, secrets)
+			if err != nil {
+				return nil, nil, err
 			}
-			out = append(out, "--target", val)
+			out = append(out, "--target", v)
 		case "target-user":
 			secrets[secretUser] = val
 		case "target-password-file":
@@ -157,6 +154,13 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 			case "password", "pass", "sasl_password", "secret":
 				return nil, nil, usagef("--target-opt %s=... would put a password in the pod spec (fix: --target-password-file FILE, or the password in --target's URL: platbench k8s moves both into a Secret)", k)
 			}
+			if k, v, ok := strings.Cut(val, "="); ok {
+				p, err := tlsFileToSecret(strings.TrimSpace(k), v, secrets)
+				if err != nil {
+					return nil, nil, err
+				}
+				val = k + "=" + p
+			}
 			out = append(out, "--target-opt", val)
 		}
 	}
@@ -164,6 +168,83 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 		delete(secrets, secretUser)
 	}
 	return out, secrets, nil
+}
+
+// targetCredentials takes the user and password out of --target's URL, and
+// the TLS files its query names, into secrets; it returns the URL left.
+func targetCredentials(val string, secrets map[string]string) (string, error) {
+	u, err := url.Parse(val)
+	if err != nil {
+		return val, nil // run reports the bad URL, in the pod and in a local try
+	}
+	if u.User != nil {
+		secrets[secretUser] = u.User.Username()
+		if p, has := u.User.Password(); has {
+			secrets[secretPassword] = p
+		}
+		u.User = nil
+	}
+	q := u.Query()
+	moved := false
+	for _, k := range tlsOptions {
+		if v := q.Get(k.opt); v != "" {
+			if v, err = tlsFileToSecret(k.opt, v, secrets); err != nil {
+				return "", err
+			}
+			q.Set(k.opt, v)
+			moved = true
+		}
+	}
+	if moved {
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), nil
+}
+
+// The target options that name a TLS file on the machine that writes the
+// Job: platbench k8s puts each file into the Secret under key, mounted in
+// every pod at tlsMount/key, and passes that path on.
+var tlsOptions = []struct{ opt, key string }{
+	{"tls_ca", "tls-ca"}, {"tls_cert", "tls-cert"}, {"tls_key", "tls-key"},
+}
+
+const tlsMount = "/etc/platbench/tls"
+
+// tlsFileToSecret moves the file a TLS option names into secrets and
+// returns its path in the pod; other options come back as they are.
+func tlsFileToSecret(opt, path string, secrets map[string]string) (string, error) {
+	for _, k := range tlsOptions {
+		if k.opt != opt {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", usagef("%s=%s: %v (fix: the path of a readable PEM file on this machine: platbench k8s puts it into the Secret)", opt, path, err)
+		}
+		if len(b) == 0 {
+			return "", usagef("%s=%s is empty (fix: a PEM file)", opt, path)
+		}
+		secrets[k.key] = string(b)
+		return tlsMount + "/" + k.key, nil
+	}
+	return path, nil
+}
+
+// tlsVolume mounts the TLS files in the Secret (if any) read-only at
+// tlsMount, readable by the pod's user alone.
+func tlsVolume(j k8sJob) (volume, mount map[string]any) {
+	var items []any
+	for _, k := range tlsOptions {
+		if _, ok := j.secrets[k.key]; ok {
+			items = append(items, map[string]any{"key": k.key, "path": k.key})
+		}
+	}
+	if items == nil {
+		return nil, nil
+	}
+	volume = map[string]any{"name": "tls", "secret": map[string]any{
+		"secretName": j.name + "-secrets", "items": items, "defaultMode": 0o400}}
+	return volume, map[string]any{"name": "tls", "mountPath": tlsMount, "readOnly": true}
 }
 
 // metricsPort is the port of --metrics-addr in the run flags, if any (the
@@ -271,6 +352,25 @@ type k8sJob struct {
 	metricsPort                string            // --metrics-addr's port, reachable from anywhere
 }
 
+// addVolumes gives the Job's pods the results claim (--pvc) and the TLS
+// files of the Secret, when there are any.
+func addVolumes(job map[string]any, j k8sJob) {
+	var volumes, mounts []any
+	if j.pvc != "" {
+		volumes = append(volumes, map[string]any{"name": "results", "persistentVolumeClaim": map[string]any{"claimName": j.pvc}})
+		mounts = append(mounts, map[string]any{"name": "results", "mountPath": "/results"})
+	}
+	if v, m := tlsVolume(j); v != nil {
+		volumes, mounts = append(volumes, v), append(mounts, m)
+	}
+	if volumes == nil {
+		return
+	}
+	spec := job["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	spec["volumes"] = volumes
+	spec["containers"].([]any)[0].(map[string]any)["volumeMounts"] = mounts
+}
+
 // indexedJob builds the Service and the Job manifest.
 func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 	// No shell in the image: Kubernetes itself expands $(JOB_COMPLETION_INDEX)
@@ -338,12 +438,7 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 			},
 		},
 	}
-	if j.pvc != "" {
-		spec := job["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
-		spec["volumes"] = []any{map[string]any{"name": "results", "persistentVolumeClaim": map[string]any{"claimName": j.pvc}}}
-		c := spec["containers"].([]any)[0].(map[string]any)
-		c["volumeMounts"] = []any{map[string]any{"name": "results", "mountPath": "/results"}}
-	}
+	addVolumes(job, j)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# platbench: %d loaders; they start the run phase together once all have loaded.\n", j.n)
 	fmt.Fprintf(&b, "# Their secrets are in %s (a Secret, apart from this file): kubectl apply -f %s -f this.yaml\n", j.secretFile, j.secretFile)

@@ -144,6 +144,51 @@ func TestK8sCredentialsInSecret(t *testing.T) {
 	}
 }
 
+// The TLS files a target option or the URL's query names (a client key
+// above all) go into the Secret, not the Job: the pods read them from the
+// Secret mounted read-only at /etc/platbench/tls, and the run flags name
+// that path. A file that cannot be read is refused with the option named.
+func TestK8sTLSFilesInSecret(t *testing.T) {
+	dir := t.TempDir()
+	key := "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKEYMATERIAL\n-----END PRIVATE KEY-----\n"
+	files := map[string]string{"key.pem": key, "cert.pem": "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n", "ca.pem": "CA-PEM\n"}
+	for n, body := range files {
+		os.WriteFile(filepath.Join(dir, n), []byte(body), 0o600)
+	}
+	secretOut := filepath.Join(dir, "secret.yaml")
+	code, out, stderr := run(t, "k8s", "--loaders", "2", "--name", "tls", "--secret-out", secretOut, "--",
+		"--target", "cql://db:9042?tls_ca="+filepath.Join(dir, "ca.pem"),
+		"--target-opt", "tls_cert="+filepath.Join(dir, "cert.pem"), "--target-opt", "tls_key="+filepath.Join(dir, "key.pem"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	secret, _ := os.ReadFile(secretOut)
+	var sec struct {
+		StringData map[string]string `yaml:"stringData"`
+	}
+	if err := yaml.Unmarshal([]byte(strings.SplitN(string(secret), "---\n", 2)[1]), &sec); err != nil {
+		t.Fatal(err)
+	}
+	if sec.StringData["tls-key"] != key || sec.StringData["tls-cert"] != files["cert.pem"] || sec.StringData["tls-ca"] != files["ca.pem"] {
+		t.Errorf("the Secret holds %v", sec.StringData)
+	}
+	for _, leak := range []string{"KEYMATERIAL", "CERT\n", "key.pem", "cert.pem", "ca.pem"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the Job's YAML holds %q:\n%s", leak, out)
+		}
+	}
+	for _, want := range []string{"tls_key=/etc/platbench/tls/tls-key", "tls_cert=/etc/platbench/tls/tls-cert",
+		"tls_ca=%2Fetc%2Fplatbench%2Ftls%2Ftls-ca", "mountPath: /etc/platbench/tls", "secretName: tls-secrets", "defaultMode: 256", "readOnly: true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the Job's YAML lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, stderr = run(t, "k8s", "--loaders", "2", "--secret-out", secretOut, "--", "--target", "cql://db", "--target-opt", "tls_key="+filepath.Join(dir, "missing.pem"))
+	if code != 2 || !strings.Contains(stderr, "tls_key=") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("a missing key file: exit %d, %q; want 2 and one line naming tls_key", code, stderr)
+	}
+}
+
 // FuzzTakeCredentials: any run flags given to platbench k8s either are
 // refused or come back without the password they held.
 func FuzzTakeCredentials(f *testing.F) {
