@@ -3,12 +3,14 @@ package cql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -87,4 +89,46 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// serverErrors are the error values the native worker returns for server
+// exceptions: one per code, made once, so that a run full of timeouts does
+// not allocate an error per op. The last message of each
+// code is kept by the target for the result (see nativeStats).
+var serverErrors = map[int32]*adapter.Error{}
+
+func init() {
+	for code, def := range map[int32]struct {
+		class vocab.Class
+		name  string
+	}{
+		cqlwire.CodeServer:        {vocab.ClassOther, "server error"},
+		cqlwire.CodeProtocol:      {vocab.ClassRejected, "protocol error"},
+		cqlwire.CodeBadCredential: {vocab.ClassRejected, "bad credentials"},
+		cqlwire.CodeUnavailable:   {vocab.ClassUnavailable, "unavailable (not enough replicas alive)"},
+		cqlwire.CodeOverloaded:    {vocab.ClassOverloaded, "overloaded"},
+		cqlwire.CodeBootstrapping: {vocab.ClassUnavailable, "coordinator is bootstrapping"},
+		cqlwire.CodeTruncate:      {vocab.ClassUnavailable, "truncate error"},
+		cqlwire.CodeWriteTimeout:  {vocab.ClassTimeout, "write timeout (server side)"},
+		cqlwire.CodeReadTimeout:   {vocab.ClassTimeout, "read timeout (server side)"},
+		cqlwire.CodeReadFailure:   {vocab.ClassUnavailable, "read failure"},
+		cqlwire.CodeFunction:      {vocab.ClassOther, "function failure"},
+		cqlwire.CodeWriteFailure:  {vocab.ClassUnavailable, "write failure"},
+		cqlwire.CodeSyntax:        {vocab.ClassRejected, "syntax error"},
+		cqlwire.CodeUnauthorized:  {vocab.ClassRejected, "unauthorized"},
+		cqlwire.CodeInvalid:       {vocab.ClassRejected, "invalid request"},
+		cqlwire.CodeConfig:        {vocab.ClassRejected, "configuration error"},
+		cqlwire.CodeAlreadyExists: {vocab.ClassRejected, "already exists"},
+		cqlwire.CodeUnprepared:    {vocab.ClassOther, "statement not prepared on this node"},
+	} {
+		serverErrors[code] = &adapter.Error{Class: def.class, Err: fmt.Errorf("cql: %s (server code 0x%04X)", def.name, code)}
+	}
+}
+
+// serverError returns the error value of an exception code.
+func serverError(code int32) *adapter.Error {
+	if e, ok := serverErrors[code]; ok {
+		return e
+	}
+	return &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: server error code 0x%04X", code)}
 }

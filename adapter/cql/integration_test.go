@@ -15,6 +15,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -309,7 +310,7 @@ func testConsistencyLevels(t *testing.T, driver string) {
 		t.Helper()
 		if driver == DriverNative {
 			msg := tg.Summary(ctx)["cql_server_error_0x1000"]
-			if !errors.Is(err, serverErrors[codeUnavailable]) || !strings.Contains(msg, "consistency level "+want.String()) {
+			if !errors.Is(err, serverErrors[cqlwire.CodeUnavailable]) || !strings.Contains(msg, "consistency level "+want.String()) {
 				t.Errorf("want a server Unavailable at %v, got %v (server said %q)", want, err, msg)
 			}
 			return

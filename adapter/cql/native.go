@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/csprofile"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -70,7 +71,7 @@ type nativeWorker struct {
 	st    *statements
 	cfg   *Config
 	hosts []string
-	conns []*nconn // nil: down (redialled on demand)
+	conns []*cqlwire.Conn // nil: down (redialled on demand)
 	fail  []time.Time
 
 	// Redials of a node that is down run in the background while the other
@@ -110,7 +111,7 @@ var _ adapter.Pipeliner = (*nativeWorker)(nil)
 
 // maxDepth is the most requests a native worker keeps in flight; the other
 // stream ids are room for timed-out requests whose responses are still due.
-const maxDepth = maxStreams / 2
+const maxDepth = cqlwire.MaxStreams / 2
 
 var monoStart = time.Now()
 
@@ -126,14 +127,14 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*nativeWorker, error) {
 	w := &nativeWorker{
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg, cqls: cqls, prof: prof,
-		conns:    make([]*nconn, len(hosts)),
+		conns:    make([]*cqlwire.Conn, len(hosts)),
 		fail:     make([]time.Time, len(hosts)),
 		dialing:  make([]bool, len(hosts)),
 		dialed:   make(chan dialResult, len(hosts)),
 		broken:   make([]error, len(hosts)),
 		inflight: make([]int, len(hosts)),
-		streams:  make([]stream, maxStreams),
-		free:     make([]int16, maxStreams),
+		streams:  make([]stream, cqlwire.MaxStreams),
+		free:     make([]int16, cqlwire.MaxStreams),
 		depth:    maxDepth,
 		timeout:  int64(c.Timeout),
 		rr:       id,
@@ -145,7 +146,7 @@ func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *p
 	w.nextCheck = mono() + w.checkEvery
 	w.errTimeout = &adapter.Error{Class: vocab.ClassTimeout, Err: fmt.Errorf("cql: no response within the request timeout %s", c.Timeout)}
 	for i := range w.free {
-		w.free[i] = int16(maxStreams - 1 - i)
+		w.free[i] = int16(cqlwire.MaxStreams - 1 - i)
 	}
 	// The wait for any of several nodes, and for one node the timed wait
 	// of a fixed-rate run (the runtime poller's deadlines wake up to a
@@ -185,11 +186,11 @@ func (w *nativeWorker) dial(i int) error {
 // background) and taken in by dialDone on the worker's goroutine.
 type dialResult struct {
 	i   int
-	c   *nconn
+	c   *cqlwire.Conn
 	err error
 }
 
-func (w *nativeWorker) connect(i int) (*nconn, error) {
+func (w *nativeWorker) connect(i int) (*cqlwire.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
 	defer cancel()
 	return dialNative(ctx, w.cfg, w.hosts[i], w.cqls)
@@ -233,14 +234,13 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 		return err
 	}
 	if w.wt == nil { // the worker closed meanwhile
-		c.close()
+		c.Close()
 		return nil
 	}
-	if err := w.wt.add(c.fd); err != nil {
-		c.close()
+	if err := w.wt.add(c.Fd()); err != nil {
+		c.Close()
 		return err
 	}
-	c.rdl = time.Time{}
 	w.conns[i] = c
 	if !w.fail[i].IsZero() {
 		w.t.stats.event("reconnected")
@@ -323,31 +323,31 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 	c := w.conns[ci]
 	id := w.free[len(w.free)-1]
 	s := &w.streams[id]
-	mark := len(c.wbuf)
+	mark := len(c.Out)
 	kind := uint8(kindWrite)
 	switch req.Op {
 	case vocab.OpRead:
 		kind = kindRead
-		c.wbuf = w.execKey(c.wbuf, c, int(id), stRead, req.Key)
+		c.Out = w.execKey(c.Out, c, int(id), stRead, req.Key)
 	case vocab.OpInsert, vocab.OpWrite:
-		c.wbuf = w.execInsert(c.wbuf, c, int(id), req)
+		c.Out = w.execInsert(c.Out, c, int(id), req)
 	case vocab.OpUpdate:
-		c.wbuf = w.execUpdate(c.wbuf, c, int(id), req)
+		c.Out = w.execUpdate(c.Out, c, int(id), req)
 	case vocab.OpDelete:
-		c.wbuf = w.execKey(c.wbuf, c, int(id), stDelete, req.Key)
+		c.Out = w.execKey(c.Out, c, int(id), stDelete, req.Key)
 	case vocab.OpScan:
 		kind = kindScan
-		c.wbuf = w.execScan(c.wbuf, c, int(id), req)
+		c.Out = w.execScan(c.Out, c, int(id), req)
 	case vocab.OpRMW:
 		kind = kindRMWRead
-		c.wbuf = w.execKey(c.wbuf, c, int(id), stRead, req.Key)
+		c.Out = w.execKey(c.Out, c, int(id), stRead, req.Key)
 		s.pending = w.execUpdate(s.pending[:0], c, int(id), req)
 	default:
 		return adapter.ErrUnsupported
 	}
-	if len(c.wbuf)-mark > 256<<20 {
-		c.wbuf = c.wbuf[:mark]
-		return adapter.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller value size)", len(c.wbuf)-mark)
+	if len(c.Out)-mark > 256<<20 {
+		c.Out = c.Out[:mark]
+		return adapter.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: a smaller value size)", len(c.Out)-mark)
 	}
 	if w.t.check && kind != kindWrite {
 		s.key = append(s.key[:0], req.Key...)
@@ -376,33 +376,33 @@ const (
 )
 
 // execHead starts an EXECUTE of statement st with n bound values.
-func (w *nativeWorker) execHead(b []byte, c *nconn, id, st int, cl uint16, n int) []byte {
-	b = appendHeader(b, id, opExecute)
-	b = appendShortBytes(b, c.ids[st])
-	b = appendShort(b, int(cl))
-	b = append(b, qpValues|qpSkipMetadata)
-	return appendShort(b, n)
+func (w *nativeWorker) execHead(b []byte, c *cqlwire.Conn, id, st int, cl uint16, n int) []byte {
+	b = cqlwire.AppendHeader(b, id, cqlwire.OpExecute)
+	b = cqlwire.AppendShortBytes(b, c.IDs[st])
+	b = cqlwire.AppendShort(b, int(cl))
+	b = append(b, cqlwire.QueryValues|cqlwire.QuerySkipMetadata)
+	return cqlwire.AppendShort(b, n)
 }
 
-func (w *nativeWorker) execKey(b []byte, c *nconn, id, st int, key []byte) []byte {
+func (w *nativeWorker) execKey(b []byte, c *cqlwire.Conn, id, st int, key []byte) []byte {
 	cl := w.cfg.WriteCL
 	if st == stRead {
 		cl = w.cfg.ReadCL
 	}
 	start := len(b)
 	b = w.execHead(b, c, id, st, uint16(cl), 1)
-	b = appendBytes(b, nonNil(key))
-	finishFrame(b, start)
+	b = cqlwire.AppendBytes(b, nonNil(key))
+	cqlwire.FinishFrame(b, start)
 	return b
 }
 
 // execInsert binds the key and every field, each its slice of the value (a
 // value shorter than the record leaves the remaining fields empty, not null).
-func (w *nativeWorker) execInsert(b []byte, c *nconn, id int, req *workload.Request) []byte {
+func (w *nativeWorker) execInsert(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	start := len(b)
 	nf := w.st.fields
 	b = w.execHead(b, c, id, stInsert, uint16(w.cfg.WriteCL), nf+1)
-	b = appendBytes(b, nonNil(req.Key))
+	b = cqlwire.AppendBytes(b, nonNil(req.Key))
 	v := req.Value
 	fl := req.FieldLen
 	if fl <= 0 {
@@ -410,15 +410,15 @@ func (w *nativeWorker) execInsert(b []byte, c *nconn, id int, req *workload.Requ
 	}
 	for i := 0; i < nf; i++ {
 		lo, hi := min(i*fl, len(v)), min((i+1)*fl, len(v))
-		b = appendBytes(b, nonNil(v[lo:hi]))
+		b = cqlwire.AppendBytes(b, nonNil(v[lo:hi]))
 	}
-	finishFrame(b, start)
+	cqlwire.FinishFrame(b, start)
 	return b
 }
 
 // execUpdate writes the whole record (YCSB writeallfields, a value holding
 // every field) or one field, rotating over the fields.
-func (w *nativeWorker) execUpdate(b []byte, c *nconn, id int, req *workload.Request) []byte {
+func (w *nativeWorker) execUpdate(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	nf := w.st.fields
 	if nf > 1 && req.FieldLen > 0 && len(req.Value) >= nf*req.FieldLen {
 		return w.execInsert(b, c, id, req)
@@ -437,23 +437,23 @@ func (w *nativeWorker) execUpdate(b []byte, c *nconn, id int, req *workload.Requ
 	}
 	start := len(b)
 	b = w.execHead(b, c, id, stUpdate0+f, uint16(w.cfg.WriteCL), 2)
-	b = appendBytes(b, nonNil(req.Value[:n]))
-	b = appendBytes(b, nonNil(req.Key))
-	finishFrame(b, start)
+	b = cqlwire.AppendBytes(b, nonNil(req.Value[:n]))
+	b = cqlwire.AppendBytes(b, nonNil(req.Key))
+	cqlwire.FinishFrame(b, start)
 	return b
 }
 
-func (w *nativeWorker) execScan(b []byte, c *nconn, id int, req *workload.Request) []byte {
+func (w *nativeWorker) execScan(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	n := req.ScanLen
 	if n <= 0 {
 		n = 1
 	}
 	start := len(b)
 	b = w.execHead(b, c, id, stScan, uint16(w.cfg.ReadCL), 2)
-	b = appendBytes(b, nonNil(req.Key))
-	b = appendInt(b, 4)
-	b = appendInt(b, int32(n))
-	finishFrame(b, start)
+	b = cqlwire.AppendBytes(b, nonNil(req.Key))
+	b = cqlwire.AppendInt(b, 4)
+	b = cqlwire.AppendInt(b, int32(n))
+	cqlwire.FinishFrame(b, start)
 	return b
 }
 
@@ -470,11 +470,11 @@ func nonNil(b []byte) []byte {
 // Flush writes each connection's queued requests.
 func (w *nativeWorker) Flush(ctx context.Context) {
 	for i, c := range w.conns {
-		if c == nil || len(c.wbuf) == 0 {
+		if c == nil || len(c.Out) == 0 {
 			continue
 		}
-		if err := c.flush(); err != nil {
-			w.broken[i] = netErr(c.host, err)
+		if err := c.Flush(); err != nil {
+			w.broken[i] = netErr(c.Host(), err)
 			w.drop(i)
 		}
 	}
@@ -486,8 +486,8 @@ func (w *nativeWorker) drop(i int) {
 	if c == nil {
 		return
 	}
-	w.wt.del(c.fd)
-	c.close()
+	w.wt.del(c.Fd())
+	c.Close()
 	w.conns[i] = nil
 	w.fail[i] = time.Now()
 	w.t.stats.event("connection_lost")
@@ -543,7 +543,7 @@ func (w *nativeWorker) Poll(ctx context.Context, wait time.Duration, done func(t
 func (w *nativeWorker) drain(done func(int, error)) int {
 	n := 0
 	for i, c := range w.conns {
-		if c != nil && c.w > c.r {
+		if c != nil && c.Buffered() > 0 {
 			n += w.drainConn(i, done)
 		}
 	}
@@ -554,58 +554,58 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 	c := w.conns[i]
 	n := 0
 	for {
-		h, body, ok, err := c.next()
+		h, body, ok, err := c.Next()
 		if err != nil {
-			w.broken[i] = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: %s: %w", c.host, err)}
+			w.broken[i] = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: %s: %w", c.Host(), wireErr(err))}
 			w.drop(i)
 			return n + w.failBroken(done)
 		}
 		if !ok {
 			return n
 		}
-		if h.stream < 0 || int(h.stream) >= w.hw {
+		if h.Stream < 0 || int(h.Stream) >= w.hw {
 			continue // an event (we register for none) or a stray response
 		}
-		s := &w.streams[h.stream]
+		s := &w.streams[h.Stream]
 		if !s.busy || int(s.conn) != i {
 			continue
 		}
 		if s.orphan {
-			w.release(int(h.stream))
+			w.release(int(h.Stream))
 			continue
 		}
-		r := reader{b: body}
-		r.skipEnvelope(h.flags)
+		r := cqlwire.Reader{B: body}
+		r.SkipEnvelope(h.Flags)
 		var opErr error
 		var unprepared bool
-		switch h.op {
-		case opResult:
+		switch h.Op {
+		case cqlwire.OpResult:
 			if s.kind >= kindPWrite {
 				var more bool
-				if more, opErr = w.profResult(c, int(h.stream), s, &r); more {
+				if more, opErr = w.profResult(c, int(h.Stream), s, &r); more {
 					s.seen = 0 // the next frame went out on the same stream
 					continue
 				}
 			} else if s.kind != kindWrite {
 				opErr = w.readResult(&r, s)
 			}
-		case opError:
-			code, msg := errorBodyView(&r)
+		case cqlwire.OpError:
+			code, msg := cqlwire.ErrorBodyView(&r)
 			opErr = w.t.stats.serverError(code, msg)
-			unprepared = code == codeUnprepared
+			unprepared = code == cqlwire.CodeUnprepared
 		default:
-			opErr = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.op)}
+			opErr = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.Op)}
 		}
 		if s.kind == kindRMWRead && opErr == nil {
 			// The read succeeded: its write goes out on the same stream.
-			c.wbuf = append(c.wbuf, s.pending...)
+			c.Out = append(c.Out, s.pending...)
 			s.kind, s.seen = kindWrite, 0
 			continue
 		}
 		done(int(s.tag), opErr)
 		w.live--
 		n++
-		w.release(int(h.stream))
+		w.release(int(h.Stream))
 		if unprepared {
 			// The node forgot our statements (a restart that lost its
 			// prepared cache): reconnect, which prepares them again.
@@ -618,12 +618,12 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 
 // readResult is the outcome of a read's (or scan's) Rows result; a checked
 // workload checks the rows.
-func (w *nativeWorker) readResult(r *reader, s *stream) error {
-	rows, cols, isRows := rowsHead(r)
+func (w *nativeWorker) readResult(r *cqlwire.Reader, s *stream) error {
+	rows, cols, isRows := cqlwire.RowsHead(r)
 	w.lastRows = rows
 	switch {
-	case r.err != nil:
-		return &adapter.Error{Class: vocab.ClassOther, Err: r.err}
+	case r.Err != nil:
+		return &adapter.Error{Class: vocab.ClassOther, Err: r.Err}
 	case !isRows:
 		return &adapter.Error{Class: vocab.ClassOther, Err: errors.New("cql: a read answered without rows")}
 	case rows == 0 && w.t.check && s.kind != kindScan:
@@ -634,6 +634,33 @@ func (w *nativeWorker) readResult(r *reader, s *stream) error {
 		return adapter.Verdict(checkRows(r, rows, cols, s.key, s.kind == kindScan, w.t.fieldLen))
 	}
 	return nil
+}
+
+// checkRows checks the rows of a checked read (workload validate): each
+// row's columns are the fields in order, after the key when keyCol (a
+// scan); key is the record's key otherwise. A null, short or wrong field is
+// corrupt. It does not allocate.
+func checkRows(r *cqlwire.Reader, rows, cols int, key []byte, keyCol bool, fieldLen int) workload.Verdict {
+	first := 0
+	if keyCol {
+		first = 1
+	}
+	for range rows {
+		for c := range cols {
+			v := r.BytesView()
+			if r.Err != nil {
+				return workload.ValueCorrupt
+			}
+			if c < first {
+				key = v
+				continue
+			}
+			if len(v) != fieldLen || !workload.CheckField(v, key, c-first) {
+				return workload.ValueCorrupt
+			}
+		}
+	}
+	return workload.ValueOK
 }
 
 // await blocks until a response arrives, wait passes (wait > 0) or the next
@@ -662,15 +689,15 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 		c := w.conns[one]
 		for {
 			dl := monoStart.Add(time.Duration(until))
-			if !c.rdl.Equal(dl) {
-				c.setReadDeadline(dl)
+			if !c.ReadDeadline().Equal(dl) {
+				c.SetReadDeadline(dl)
 			}
-			err := c.fill(true)
+			err := c.Fill(true)
 			if err != nil {
 				if errors.Is(err, os.ErrDeadlineExceeded) {
 					return 0
 				}
-				w.broken[one] = netErr(c.host, err)
+				w.broken[one] = netErr(c.Host(), err)
 				w.drop(one)
 				return w.failBroken(done)
 			}
@@ -680,7 +707,7 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 			if w.conns[one] == nil {
 				return 0
 			}
-			if len(c.wbuf) > 0 {
+			if len(c.Out) > 0 {
 				// Continuations (an RMW's write, a profile's next batch
 				// or page) go out before the wait for their answers.
 				w.sendPending()
@@ -715,16 +742,16 @@ func (w *nativeWorker) sweep(done func(int, error)) int {
 		if c == nil || w.inflight[i] == 0 {
 			continue
 		}
-		if !c.rdl.IsZero() {
+		if !c.ReadDeadline().IsZero() {
 			// A deadline left by a blocking wait would fail this read.
-			c.setReadDeadline(time.Time{})
+			c.SetReadDeadline(time.Time{})
 		}
-		err := c.fill(false)
-		if err == errWouldBlock {
+		err := c.Fill(false)
+		if err == cqlwire.ErrWouldBlock {
 			continue
 		}
 		if err != nil {
-			w.broken[i] = netErr(c.host, err)
+			w.broken[i] = netErr(c.Host(), err)
 			w.drop(i)
 			n += w.failBroken(done)
 			continue
@@ -762,9 +789,9 @@ func (w *nativeWorker) checkTimeouts(now int64, done func(int, error)) int {
 // sendPending writes the RMW writes queued while reading responses.
 func (w *nativeWorker) sendPending() {
 	for i, c := range w.conns {
-		if c != nil && len(c.wbuf) > 0 {
-			if err := c.flush(); err != nil {
-				w.broken[i] = netErr(c.host, err)
+		if c != nil && len(c.Out) > 0 {
+			if err := c.Flush(); err != nil {
+				w.broken[i] = netErr(c.Host(), err)
 				w.drop(i)
 			}
 		}
@@ -790,12 +817,12 @@ func (w *nativeWorker) Close() error {
 		w.dialing[r.i] = false
 		w.ndial--
 		if r.c != nil {
-			r.c.close()
+			r.c.Close()
 		}
 	}
 	for i := range w.conns {
 		if w.conns[i] != nil {
-			w.conns[i].close()
+			w.conns[i].Close()
 			w.conns[i] = nil
 		}
 	}

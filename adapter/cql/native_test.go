@@ -1,9 +1,7 @@
 package cql
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -14,158 +12,23 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
-// Tests of the native client. Frame reading (over a real loopback socket),
-// response parsing and the token ring need no server; the rest run against
+// Tests of the native client. Error classes and the token ring need no
+// server (frames and replies are tested in cqlwire); the rest run against
 // the real one (PLATBENCH_CQL_URL), routing on a cluster of several nodes.
 
-// loopback returns an nconn and the peer end of a TCP connection on 127.0.0.1.
-func loopback(t *testing.T) (*nconn, net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		acc <- c
-	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := <-acc
-	rc, _ := nc.(*net.TCPConn).SyscallConn()
-	c := &nconn{host: "test", nc: nc, rc: rc, rbuf: make([]byte, 64)}
-	c.readFn = c.readOnce
-	t.Cleanup(func() { nc.Close(); peer.Close() })
-	return c, peer
-}
-
-func frame(stream int16, op byte, body []byte) []byte {
-	b := []byte{0x84, 0, byte(uint16(stream) >> 8), byte(stream), op, 0, 0, 0, 0}
-	binary.BigEndian.PutUint32(b[5:], uint32(len(body)))
-	return append(b, body...)
-}
-
-// TestFramesSplitAnywhere: frames arriving in pieces of every size, one
-// larger than the read buffer, come out whole and in order.
-func TestFramesSplitAnywhere(t *testing.T) {
-	c, peer := loopback(t)
-	var stream []byte
-	var want [][]byte
-	for i := 0; i < 20; i++ {
-		body := bytes.Repeat([]byte{byte(i)}, i*13) // up to 247 B: larger than the 64 B buffer
-		want = append(want, body)
-		stream = append(stream, frame(int16(i), opResult, body)...)
-	}
-	go func() {
-		for i, n := 0, 1; i < len(stream); i, n = i+n, n%7+1 {
-			peer.Write(stream[i:min(i+n, len(stream))])
-			time.Sleep(100 * time.Microsecond)
-		}
-	}()
-	c.setReadDeadline(time.Now().Add(10 * time.Second))
-	for i := 0; i < len(want); {
-		h, body, ok, err := c.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			if err := c.fill(true); err != nil {
-				t.Fatalf("fill after %d frames: %v", i, err)
-			}
-			continue
-		}
-		if int(h.stream) != i || !bytes.Equal(body, want[i]) {
-			t.Fatalf("frame %d: stream %d, %d bytes; want stream %d, %d bytes", i, h.stream, len(body), i, len(want[i]))
-		}
-		i++
-	}
-	// Without data, a non-blocking fill says so at once.
-	if err := c.fill(false); err != errWouldBlock {
-		t.Errorf("fill(false) on an idle socket: %v, want errWouldBlock", err)
-	}
-	// A closed peer is reported, not read as an empty frame.
-	peer.Close()
-	if err := c.fill(true); err == nil {
-		t.Errorf("fill after the peer closed: no error")
-	}
-}
-
-// TestParseRowsAndErrors: row counts with and without metadata (collection,
-// UDT and tuple types included), warnings before the body, error bodies.
-func TestParseRowsAndErrors(t *testing.T) {
-	var b []byte
-	b = appendInt(b, resultRows)
-	b = appendInt(b, rowsGlobalSpec|rowsHasMorePages)
-	b = appendInt(b, 3)
-	b = appendBytes(b, []byte("paging-state"))
-	b = appendString(b, "ks")
-	b = appendString(b, "tbl")
-	b = appendString(b, "a")
-	b = appendShort(b, 0x0021) // map<text, list<int>>
-	b = appendShort(b, 0x000D)
-	b = appendShort(b, 0x0020)
-	b = appendShort(b, 0x0009)
-	b = appendString(b, "b")
-	b = appendShort(b, 0x0030) // UDT ks.t {x int}
-	b = appendString(b, "ks")
-	b = appendString(b, "t")
-	b = appendShort(b, 1)
-	b = appendString(b, "x")
-	b = appendShort(b, 0x0009)
-	b = appendString(b, "c")
-	b = appendShort(b, 0x0031) // tuple<int, custom>
-	b = appendShort(b, 2)
-	b = appendShort(b, 0x0009)
-	b = appendShort(b, 0x0000)
-	b = appendString(b, "org.example.Type")
-	b = appendInt(b, 2) // rows
-	r := reader{b: b}
-	if n, _, ok := rowsHead(&r); !ok || n != 2 || r.err != nil {
-		t.Errorf("rows with metadata: %d, %v, %v; want 2 rows", n, ok, r.err)
-	}
-
-	// NO_METADATA (what skip_metadata gets), after a warning envelope.
-	b = appendShort(nil, 1)
-	b = appendString(b, "a warning")
-	b = appendInt(b, resultRows)
-	b = appendInt(b, rowsNoMetadata)
-	b = appendInt(b, 6)
-	b = appendInt(b, 0)
-	r = reader{b: b}
-	r.skipEnvelope(flagWarning)
-	if n, _, ok := rowsHead(&r); !ok || n != 0 || r.err != nil {
-		t.Errorf("no-metadata rows: %d, %v, %v; want 0 rows", n, ok, r.err)
-	}
-	// Void (a write) is not rows.
-	r = reader{b: appendInt(nil, 1)}
-	if _, _, ok := rowsHead(&r); ok {
-		t.Errorf("Void counted as rows")
-	}
-	// A truncated body is an error, not a panic.
-	r = reader{b: b[:len(b)-3]}
-	r.skipEnvelope(flagWarning)
-	if rowsHead(&r); r.err == nil {
-		t.Errorf("truncated rows body: no error")
-	}
-
-	r = reader{b: appendString(appendInt(nil, codeWriteTimeout), "Operation timed out")}
-	code, msg := errorBody(&r)
-	if code != codeWriteTimeout || msg != "Operation timed out" {
-		t.Errorf("error body: %x %q", code, msg)
-	}
-	if adapter.Classify(serverError(code)) != vocab.ClassTimeout ||
-		adapter.Classify(serverError(codeOverloaded)) != vocab.ClassOverloaded ||
-		adapter.Classify(serverError(codeUnavailable)) != vocab.ClassUnavailable ||
-		adapter.Classify(serverError(codeInvalid)) != vocab.ClassRejected ||
+// TestServerErrorClasses: server exception codes (cqlwire) map to their
+// error classes; an unknown code is other.
+func TestServerErrorClasses(t *testing.T) {
+	if adapter.Classify(serverError(cqlwire.CodeWriteTimeout)) != vocab.ClassTimeout ||
+		adapter.Classify(serverError(cqlwire.CodeOverloaded)) != vocab.ClassOverloaded ||
+		adapter.Classify(serverError(cqlwire.CodeUnavailable)) != vocab.ClassUnavailable ||
+		adapter.Classify(serverError(cqlwire.CodeInvalid)) != vocab.ClassRejected ||
 		adapter.Classify(serverError(0x7777)) != vocab.ClassOther {
 		t.Errorf("server error classes wrong")
 	}

@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/csprofile"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -54,7 +55,7 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 	c := w.conns[ci]
 	id := w.free[len(w.free)-1]
 	s := &w.streams[id]
-	mark := len(c.wbuf)
+	mark := len(c.Out)
 	kind := uint8(kindPWrite)
 	s.vs, s.vi = s.vs[:0], 0
 	switch {
@@ -65,7 +66,7 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 			s.st = &pr.Load
 		}
 		s.vs = g.Visits(s.vs, req.KeyNum, all)
-		c.wbuf = w.appendWrite(c.wbuf, c, int(id), s)
+		c.Out = w.appendWrite(c.Out, c, int(id), s)
 	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(g.Ops):
 		i := int(req.Op-vocab.OpNamed0) - 1
 		b := &g.Ops[i]
@@ -82,13 +83,13 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 			kind = kindPQuery
 		}
 		s.pending = appendValues(s.pending[:0], b.Vals)
-		c.wbuf = appendProfExec(c.wbuf, c, int(id), b.St, s.pending, nil)
+		c.Out = appendProfExec(c.Out, c, int(id), b.St, s.pending, nil)
 	default:
 		return adapter.Configf("cql: op %s is not an operation of the profile (fix: give the mix in the names %v)", req.Op, pr.Def.OpNames())
 	}
-	if len(c.wbuf)-mark > 256<<20 {
-		c.wbuf = c.wbuf[:mark]
-		return adapter.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: smaller column sizes in the profile)", len(c.wbuf)-mark)
+	if len(c.Out)-mark > 256<<20 {
+		c.Out = c.Out[:mark]
+		return adapter.Configf("cql: a request of %d bytes exceeds the protocol's 256 MiB frame (fix: smaller column sizes in the profile)", len(c.Out)-mark)
 	}
 	w.take(id, kind, ci, tag)
 	return nil
@@ -97,7 +98,7 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 // appendWrite encodes the next write of s's rows (s.vs[s.vi:]): one row as
 // an EXECUTE, or a BATCH of up to csprofile.MaxBatch rows and MaxBatchBytes, one
 // partition for a conditional one.
-func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte {
+func (w *nativeWorker) appendWrite(b []byte, c *cqlwire.Conn, id int, s *stream) []byte {
 	g := w.prof.gen
 	pr, st := g.Profile(), s.st
 	vs := s.vs[s.vi:]
@@ -115,7 +116,7 @@ func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte
 		return appendProfExec(b, c, id, st, w.prof.vals, nil)
 	}
 	start := len(b)
-	b = appendHeader(b, id, opBatch)
+	b = cqlwire.AppendHeader(b, id, cqlwire.OpBatch)
 	bt := pr.Batch
 	if st == &pr.Load {
 		bt = pr.LoadBatch
@@ -129,62 +130,62 @@ func (w *nativeWorker) appendWrite(b []byte, c *nconn, id int, s *stream) []byte
 		g.Buf = g.Buf[:0]
 		g.Fill(bq, v.Part, v.Row, 1)
 		b = append(b, 1)
-		b = appendShortBytes(b, c.ids[st.Idx])
+		b = cqlwire.AppendShortBytes(b, c.IDs[st.Idx])
 		b = appendValues(b, bq.Vals)
 		used++
 	}
-	b[start+headerLen+1], b[start+headerLen+2] = byte(used>>8), byte(used)
-	b = appendShort(b, int(st.CL))
+	b[start+cqlwire.HeaderLen+1], b[start+cqlwire.HeaderLen+2] = byte(used>>8), byte(used)
+	b = cqlwire.AppendShort(b, int(st.CL))
 	if st.Serial != 0 {
-		b = append(b, qpSerial)
-		b = appendShort(b, int(st.Serial))
+		b = append(b, cqlwire.QuerySerial)
+		b = cqlwire.AppendShort(b, int(st.Serial))
 	} else {
 		b = append(b, 0)
 	}
-	finishFrame(b, start)
+	cqlwire.FinishFrame(b, start)
 	s.vi += used
 	return b
 }
 
 // appendProfExec encodes an EXECUTE of st with its encoded values (count
 // included), continuing from paging state page when not nil.
-func appendProfExec(b []byte, c *nconn, id int, st *csprofile.Stmt, vals, page []byte) []byte {
+func appendProfExec(b []byte, c *cqlwire.Conn, id int, st *csprofile.Stmt, vals, page []byte) []byte {
 	start := len(b)
-	b = appendHeader(b, id, opExecute)
-	b = appendShortBytes(b, c.ids[st.Idx])
-	b = appendShort(b, int(st.CL))
-	flags := byte(qpValues)
+	b = cqlwire.AppendHeader(b, id, cqlwire.OpExecute)
+	b = cqlwire.AppendShortBytes(b, c.IDs[st.Idx])
+	b = cqlwire.AppendShort(b, int(st.CL))
+	flags := byte(cqlwire.QueryValues)
 	if !st.CAS {
-		flags |= qpSkipMetadata
+		flags |= cqlwire.QuerySkipMetadata
 	}
 	if st.PageSize > 0 {
-		flags |= qpPageSize
+		flags |= cqlwire.QueryPageSize
 	}
 	if page != nil {
-		flags |= qpPagingState
+		flags |= cqlwire.QueryPagingState
 	}
 	if st.Serial != 0 {
-		flags |= qpSerial
+		flags |= cqlwire.QuerySerial
 	}
 	b = append(b, flags)
 	b = append(b, vals...)
 	if st.PageSize > 0 {
-		b = appendInt(b, int32(st.PageSize))
+		b = cqlwire.AppendInt(b, int32(st.PageSize))
 	}
 	if page != nil {
-		b = appendBytes(b, page)
+		b = cqlwire.AppendBytes(b, page)
 	}
 	if st.Serial != 0 {
-		b = appendShort(b, int(st.Serial))
+		b = cqlwire.AppendShort(b, int(st.Serial))
 	}
-	finishFrame(b, start)
+	cqlwire.FinishFrame(b, start)
 	return b
 }
 
 func appendValues(b []byte, vals []csprofile.Blob) []byte {
-	b = appendShort(b, len(vals))
+	b = cqlwire.AppendShort(b, len(vals))
 	for i := range vals {
-		b = appendBytes(b, nonNil(vals[i].B))
+		b = cqlwire.AppendBytes(b, nonNil(vals[i].B))
 	}
 	return b
 }
@@ -192,16 +193,16 @@ func appendValues(b []byte, vals []csprofile.Blob) []byte {
 // profResult takes a profile operation's RESULT on stream id of c: it
 // counts a query's rows and a conditional write not applied, and sends
 // the operation's next frame (more true) if it has one.
-func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more bool, err error) {
+func (w *nativeWorker) profResult(c *cqlwire.Conn, id int, s *stream, r *cqlwire.Reader) (more bool, err error) {
 	pr := w.prof.gen.Profile()
 	rows, page, applied := profRows(r, s.st.CAS)
-	if r.err != nil {
-		return false, &adapter.Error{Class: vocab.ClassOther, Err: r.err}
+	if r.Err != nil {
+		return false, &adapter.Error{Class: vocab.ClassOther, Err: r.Err}
 	}
 	if s.kind == kindPQuery {
 		pr.Returned.Add(uint64(rows))
 		if page != nil {
-			c.wbuf = appendProfExec(c.wbuf, c, id, s.st, s.pending, page)
+			c.Out = appendProfExec(c.Out, c, id, s.st, s.pending, page)
 			return true, nil
 		}
 		return false, nil
@@ -210,7 +211,7 @@ func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more 
 		pr.NotApplied.Add(1)
 	}
 	if s.vi < len(s.vs) {
-		c.wbuf = w.appendWrite(c.wbuf, c, id, s)
+		c.Out = w.appendWrite(c.Out, c, id, s)
 		return true, nil
 	}
 	return false, nil
@@ -219,14 +220,14 @@ func (w *nativeWorker) profResult(c *nconn, id int, s *stream, r *reader) (more 
 // profRows reads a RESULT: its rows, the paging state when more pages
 // follow (a view into the frame), and a conditional statement's [applied]
 // (true for any other result).
-func profRows(r *reader, cas bool) (rows int, page []byte, applied bool) {
-	rows, _, page, isRows := rowsMeta(r)
+func profRows(r *cqlwire.Reader, cas bool) (rows int, page []byte, applied bool) {
+	rows, _, page, isRows := cqlwire.RowsMeta(r)
 	if !isRows {
 		return 0, nil, true
 	}
 	applied = true
 	if cas && rows > 0 {
-		v := r.bytesView()
+		v := r.BytesView()
 		applied = len(v) == 1 && v[0] != 0
 	}
 	return rows, page, applied

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -227,7 +228,7 @@ func TestProfilePipelinedUnknownOp(t *testing.T) {
 	p := newPPipe(t, tg)
 	err := p.w.Submit(context.Background(), &workload.Request{Op: vocab.OpScan}, 0)
 	var ue *usererr.Error
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "fix:") || p.w.live != 0 || len(p.w.free) != maxStreams {
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "fix:") || p.w.live != 0 || len(p.w.free) != cqlwire.MaxStreams {
 		t.Errorf("Submit(scan) = %v (live %d, %d free streams), want a user error with the fix", err, p.w.live, len(p.w.free))
 	}
 }

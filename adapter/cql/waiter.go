@@ -72,7 +72,7 @@ func (w *waiter) del(fd int) { _ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, fd,
 // ready polls the set without waiting; false makes the runtime's poller
 // park the goroutine until the set's fd is readable.
 // Both system calls are non-blocking, so they go without the runtime's
-// system-call bookkeeping (see nconn.readOnce).
+// system-call bookkeeping (see cqlwire.Conn's readOnce).
 func (w *waiter) ready(uintptr) bool {
 	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(w.epfd), uintptr(unsafe.Pointer(&w.events[0])), uintptr(len(w.events)), 0, 0, 0)
 	n := int(r)
@@ -81,7 +81,7 @@ func (w *waiter) ready(uintptr) bool {
 	}
 	for _, ev := range w.events[:n] {
 		if int(ev.Fd) == w.tfd {
-			_, _ = rawRead(uintptr(w.tfd), w.tbuf[:]) // clear the expiry
+			_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(w.tfd), uintptr(unsafe.Pointer(&w.tbuf[0])), uintptr(len(w.tbuf))) // clear the expiry
 		}
 	}
 	return true
