@@ -23,7 +23,7 @@ const (
 
 // Drivers.
 const (
-	DriverNative = "native" // platbench's own CQL protocol v4 client (native.go)
+	DriverNative = "native" // platbench's own CQL protocol v4 client (pipeline.go)
 	DriverGocql  = "gocql"  // github.com/apache/cassandra-gocql-driver/v2
 )
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -82,6 +83,63 @@ func explainConnect(c *Config, err error) error {
 			"cql: cannot reach any contact point %s: %s (fix: check that Cassandra runs and listens on native_transport_port, and the host:port in the URL)", hosts, firstLine(msg))}
 	}
 	return &adapter.Error{Class: classOf(err), Err: adapter.Configf("cql: cannot open a session to %s: %s", hosts, firstLine(msg))}
+}
+
+// startupErr explains a failed handshake with host.
+func startupErr(cfg *Config, host string, err error) error {
+	var se *cqlwire.ServerError
+	switch {
+	case errors.Is(err, cqlwire.ErrAuthRequired):
+		return adapter.Configf("cql: %s requires authentication (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", host, host)
+	case !errors.As(err, &se):
+		return wireErr(err)
+	case se.Req == "AUTH_RESPONSE" && se.Code == cqlwire.CodeBadCredential:
+		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", cfg.Username, host, firstLine(se.Msg), host)
+	case se.Req == "AUTH_RESPONSE":
+		return fmt.Errorf("cql: authenticating on %s: %s (%w)", host, se.Msg, serverError(se.Code))
+	case se.Code == cqlwire.CodeProtocol:
+		return adapter.Configf("cql: %s does not speak CQL protocol v4: %s (fix: the option driver=gocql)", host, firstLine(se.Msg))
+	}
+	return fmt.Errorf("cql: STARTUP on %s: %s (%w)", host, se.Msg, serverError(se.Code))
+}
+
+// requestErr explains a failed USE or PREPARE; what names the request.
+func requestErr(what string, err error) error {
+	var se *cqlwire.ServerError
+	if errors.As(err, &se) {
+		return fmt.Errorf("cql: %s%s: %w", what, se.Msg, serverError(se.Code))
+	}
+	return wireErr(err)
+}
+
+// wireErr classifies a network failure of cqlwire's requests and adds the
+// fix to a protocol version the native worker does not speak.
+func wireErr(err error) error {
+	var ne *cqlwire.NetError
+	if errors.As(err, &ne) {
+		return &adapter.Error{Class: netClass(ne.Err), Err: ne}
+	}
+	var ve *cqlwire.VersionError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("%w (fix: use driver=gocql for servers without protocol v4)", err)
+	}
+	return err
+}
+
+// netErr classifies a network failure.
+func netErr(host string, err error) error {
+	var te *adapter.Error
+	if errors.As(err, &te) {
+		return err
+	}
+	return &adapter.Error{Class: netClass(err), Err: fmt.Errorf("cql: %s: %w", host, err)}
+}
+
+func netClass(err error) vocab.Class {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return vocab.ClassTimeout
+	}
+	return vocab.ClassUnavailable
 }
 
 func firstLine(s string) string {

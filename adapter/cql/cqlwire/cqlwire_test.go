@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -241,4 +242,114 @@ func FuzzReadFrames(f *testing.F) {
 			}
 		}
 	})
+}
+
+// server answers each request frame read from peer with the next of
+// replies (a whole frame each, its stream id set to the request's), and
+// sends the requests' opcodes and bodies to got.
+func server(t *testing.T, peer net.Conn, got chan<- []byte, replies ...[]byte) {
+	t.Helper()
+	go func() {
+		for _, rep := range replies {
+			h := make([]byte, HeaderLen)
+			if _, err := io.ReadFull(peer, h); err != nil {
+				return
+			}
+			body := make([]byte, binary.BigEndian.Uint32(h[5:]))
+			if _, err := io.ReadFull(peer, body); err != nil {
+				return
+			}
+			got <- append([]byte{h[4]}, body...)
+			rep = append([]byte(nil), rep...)
+			copy(rep[2:4], h[2:4])
+			peer.Write(rep)
+		}
+	}()
+}
+
+// TestStartup: the handshake answers a password challenge with the
+// credentials, and reports what the server refused as a ServerError of
+// the request it refused; without credentials it stops at the challenge.
+func TestStartup(t *testing.T) {
+	deadline := time.Now().Add(10 * time.Second)
+	authenticate := frame(0, opAuthenticate, AppendString(nil, "org.apache.cassandra.auth.PasswordAuthenticator"))
+	got := make(chan []byte, 4)
+
+	c, peer := loopback(t)
+	server(t, peer, got, authenticate, frame(0, opAuthSuccess, AppendInt(nil, -1)))
+	if err := c.Startup("u", "pw", deadline); err != nil {
+		t.Fatalf("Startup: %v", err)
+	}
+	if req := <-got; req[0] != opStartup || !bytes.Contains(req, []byte("CQL_VERSION")) {
+		t.Errorf("first request: %q, want STARTUP with CQL_VERSION", req)
+	}
+	if req := <-got; req[0] != opAuthResponse || !bytes.Equal(req[1:], AppendBytes(nil, []byte("\x00u\x00pw"))) {
+		t.Errorf("second request: %q, want AUTH_RESPONSE with \\0u\\0pw", req)
+	}
+
+	c, peer = loopback(t)
+	server(t, peer, got, authenticate)
+	if err := c.Startup("", "", deadline); !errors.Is(err, ErrAuthRequired) {
+		t.Errorf("Startup without credentials: %v, want ErrAuthRequired", err)
+	}
+	<-got
+
+	c, peer = loopback(t)
+	server(t, peer, got, authenticate, frame(0, OpError, AppendString(AppendInt(nil, CodeBadCredential), "bad password")))
+	var se *ServerError
+	if err := c.Startup("u", "x", deadline); !errors.As(err, &se) || se.Req != "AUTH_RESPONSE" || se.Code != CodeBadCredential || se.Msg != "bad password" {
+		t.Errorf("refused credentials: %v, want the AUTH_RESPONSE's ServerError", err)
+	}
+	<-got
+	<-got
+
+	c, peer = loopback(t)
+	v3 := frame(0, opReady, nil)
+	v3[0] = 0x83
+	server(t, peer, got, v3)
+	var ve *VersionError
+	if err := c.Startup("", "", deadline); !errors.As(err, &ve) || ve.Got != 3 {
+		t.Errorf("a v3 server: %v, want a VersionError of 3", err)
+	}
+	<-got
+}
+
+// TestUsePrepare: USE quotes the keyspace; PREPARE keeps each statement's
+// id in order; an ERROR answer is a ServerError, a closed connection a
+// NetError naming the host.
+func TestUsePrepare(t *testing.T) {
+	deadline := time.Now().Add(10 * time.Second)
+	got := make(chan []byte, 4)
+	c, peer := loopback(t)
+	prepared := func(id string) []byte {
+		b := AppendShortBytes(AppendInt(nil, resultPrepared), []byte(id))
+		return frame(0, OpResult, append(b, make([]byte, 24)...)) // metadata, not read
+	}
+	server(t, peer, got, frame(0, OpResult, AppendInt(AppendString(nil, "ks"), 0)), prepared("id-1"), prepared("id-2"),
+		frame(0, OpError, AppendString(AppendInt(nil, CodeSyntax), "line 1: no viable alternative")))
+	if err := c.Use(`k"s`, deadline); err != nil {
+		t.Fatalf("Use: %v", err)
+	}
+	if req := <-got; req[0] != opQuery || !bytes.Contains(req, []byte(`USE "k""s"`)) {
+		t.Errorf("USE request: %q", req)
+	}
+	for _, s := range []string{"SELECT 1", "SELECT 2"} {
+		if err := c.Prepare(s, deadline); err != nil {
+			t.Fatalf("Prepare(%q): %v", s, err)
+		}
+		<-got
+	}
+	if len(c.IDs) != 2 || string(c.IDs[0]) != "id-1" || string(c.IDs[1]) != "id-2" {
+		t.Errorf("IDs %q, want id-1, id-2", c.IDs)
+	}
+	var se *ServerError
+	if err := c.Prepare("SELEC", deadline); !errors.As(err, &se) || se.Req != "PREPARE" || se.Code != CodeSyntax {
+		t.Errorf("a refused statement: %v, want PREPARE's ServerError", err)
+	}
+	<-got
+	peer.Close()
+	var ne *NetError
+	if err := c.Prepare("SELECT 3", deadline); !errors.As(err, &ne) || ne.Host != "test" {
+		t.Errorf("a closed connection: %v, want a NetError of host test", err)
+	}
 }

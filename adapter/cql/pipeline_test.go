@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -31,6 +32,37 @@ func TestServerErrorClasses(t *testing.T) {
 		adapter.Classify(serverError(cqlwire.CodeInvalid)) != vocab.ClassRejected ||
 		adapter.Classify(serverError(0x7777)) != vocab.ClassOther {
 		t.Errorf("server error classes wrong")
+	}
+}
+
+// TestDialErrorsExplained: cqlwire's typed failures of the handshake and
+// the preparations read as one line with the fix, of the right class.
+func TestDialErrorsExplained(t *testing.T) {
+	cfg := &Config{Username: "bob"}
+	h := "10.0.0.1:9042"
+	timeout := &cqlwire.NetError{Host: h, Err: os.ErrDeadlineExceeded}
+	for _, c := range []struct {
+		err   error
+		want  string
+		class vocab.Class
+	}{
+		{startupErr(cfg, h, cqlwire.ErrAuthRequired), "cql: 10.0.0.1:9042 requires authentication (fix: cql://user:password@10.0.0.1:9042, or the options user=NAME and password=SECRET)", vocab.ClassOther},
+		{startupErr(cfg, h, &cqlwire.ServerError{Req: "AUTH_RESPONSE", Code: cqlwire.CodeBadCredential, Msg: "Provided username bob and/or password are incorrect\nmore"}),
+			`cql: authentication failed for user "bob" on 10.0.0.1:9042: Provided username bob and/or password are incorrect (fix: check user and password, e.g. cql://user:password@10.0.0.1:9042)`, vocab.ClassOther},
+		{startupErr(cfg, h, &cqlwire.ServerError{Req: "AUTH_RESPONSE", Code: cqlwire.CodeServer, Msg: "boom"}), "cql: authenticating on 10.0.0.1:9042: boom (other: cql: server error (server code 0x0000))", vocab.ClassOther},
+		{startupErr(cfg, h, &cqlwire.ServerError{Req: "STARTUP", Code: cqlwire.CodeProtocol, Msg: "Invalid or unsupported protocol version (4)"}),
+			"cql: 10.0.0.1:9042 does not speak CQL protocol v4: Invalid or unsupported protocol version (4) (fix: the option driver=gocql)", vocab.ClassOther},
+		{startupErr(cfg, h, &cqlwire.ServerError{Req: "STARTUP", Code: cqlwire.CodeOverloaded, Msg: "busy"}), "cql: STARTUP on 10.0.0.1:9042: busy (overloaded: cql: overloaded (server code 0x1001))", vocab.ClassOverloaded},
+		{startupErr(cfg, h, &cqlwire.VersionError{Got: 3}), "cql: the server answered with protocol version 3, want 4 (fix: use driver=gocql for servers without protocol v4)", vocab.ClassOther},
+		{startupErr(cfg, h, timeout), "timeout: cql: 10.0.0.1:9042: i/o timeout", vocab.ClassTimeout},
+		{requestErr("USE ks on "+h+": ", &cqlwire.ServerError{Req: "USE", Code: cqlwire.CodeInvalid, Msg: "Keyspace 'ks' does not exist"}),
+			"cql: USE ks on 10.0.0.1:9042: Keyspace 'ks' does not exist: rejected: cql: invalid request (server code 0x2200)", vocab.ClassRejected},
+		{requestErr("preparing \"X\" on "+h+": ", &cqlwire.NetError{Host: h, Err: errors.New("cql: connection closed by the server")}),
+			"unavailable: cql: 10.0.0.1:9042: cql: connection closed by the server", vocab.ClassUnavailable},
+	} {
+		if c.err.Error() != c.want || adapter.Classify(c.err) != c.class {
+			t.Errorf("got  %q (%v)\nwant %q (%v)", c.err, adapter.Classify(c.err), c.want, c.class)
+		}
 	}
 }
 

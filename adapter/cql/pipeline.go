@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sync"
 	"time"
@@ -16,8 +17,9 @@ import (
 )
 
 // The native worker (driver=native, the default): platbench's own CQL
-// protocol v4 client, built for the load generator's hot path the way the
-// Redis target's RESP client is. One worker is one goroutine holding one
+// protocol v4 client (the protocol itself is adapter/cql/cqlwire), built
+// for the load generator's hot path the way the Redis target's RESP client
+// is. One worker is one goroutine holding one
 // connection to each node (of the local DC); it implements adapter.Pipeliner,
 // so the runner keeps many requests in flight from that goroutine: Submit
 // encodes an EXECUTE frame (the statements are prepared on each connection
@@ -25,7 +27,7 @@ import (
 // connection's batch in one write, Poll reads responses, which carry the
 // request's stream id and may come back in any order. Requests are routed
 // to a node owning the key (Murmur3 token ring) or round robin. A
-// cassandra-stress profile runs on the same worker (profpipe.go): its
+// cassandra-stress profile runs on the same worker (profile_pipeline.go): its
 // operations that need several frames (batches, pages) continue on their
 // stream as the answers arrive.
 //
@@ -44,7 +46,7 @@ const (
 	kindRead           // a Rows result with no row is not found
 	kindRMWRead        // the read of a read-modify-write: its write follows
 	kindScan           // a scan: as kindRead, its rows carry their keys
-	kindPWrite         // a profile's write: may continue with more batches (profpipe.go)
+	kindPWrite         // a profile's write: may continue with more batches (profile_pipeline.go)
 	kindPQuery         // a profile's query: may continue with more pages
 )
 
@@ -59,7 +61,7 @@ type stream struct {
 	pending []byte // the RMW's write frame, sent when its read returns; a profile query's bound values
 	key     []byte // a checked read's key (workload validate)
 
-	// A profile operation's continuation (profpipe.go).
+	// A profile operation's continuation (profile_pipeline.go).
 	st *csprofile.Stmt
 	vs []csprofile.Visit // a profile write's rows; vs[vi:] are still to send
 	vi int
@@ -104,7 +106,7 @@ type nativeWorker struct {
 	syncer adapter.Syncer
 
 	cqls []string  // the statements prepared on each connection
-	prof *profPipe // a profile's operations (profpipe.go); nil: ycsb/stress
+	prof *profPipe // a profile's operations (profile_pipeline.go); nil: ycsb/stress
 }
 
 var _ adapter.Pipeliner = (*nativeWorker)(nil)
@@ -194,6 +196,45 @@ func (w *nativeWorker) connect(i int) (*cqlwire.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
 	defer cancel()
 	return dialNative(ctx, w.cfg, w.hosts[i], w.cqls)
+}
+
+// dialNative opens a connection of the native worker to host (protocol v4,
+// adapter/cql/cqlwire), authenticates and prepares stmts. Failures are
+// explained in one line with the fix.
+func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (*cqlwire.Conn, error) {
+	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	nc, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return nil, &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}
+	}
+	c, err := cqlwire.NewConn(host, nc)
+	if err != nil {
+		return nil, err
+	}
+	// The handshake and the preparations run one request at a time, under
+	// the connect timeout.
+	deadline := time.Now().Add(cfg.ConnectTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	if err := c.Startup(cfg.Username, cfg.Password, deadline); err != nil {
+		c.Close()
+		return nil, startupErr(cfg, host, err)
+	}
+	if cfg.sessionKeyspace != "" {
+		if err := c.Use(cfg.sessionKeyspace, deadline); err != nil {
+			c.Close()
+			return nil, requestErr(fmt.Sprintf("USE %s on %s: ", cfg.sessionKeyspace, host), err)
+		}
+	}
+	for _, s := range stmts {
+		if err := c.Prepare(s, deadline); err != nil {
+			c.Close()
+			return nil, requestErr(fmt.Sprintf("preparing %q on %s: ", s, host), err)
+		}
+	}
+	c.ClearDeadlines()
+	return c, nil
 }
 
 // redial starts a background dial of host i.

@@ -1,6 +1,6 @@
 // Package cql drives Apache Cassandra, ScyllaDB and DataStax Enterprise over
 // CQL, with platbench's own protocol v4 client (driver=native, the default:
-// native.go, one goroutine per worker keeping many requests in flight, no
+// pipeline.go, one goroutine per worker keeping many requests in flight, no
 // allocation per request) or the Apache Cassandra Go driver
 // (github.com/apache/cassandra-gocql-driver/v2, driver=gocql, for TLS and
 // compression). The driver's session also does the schema work and tracks

@@ -17,7 +17,7 @@ var _ adapter.Worker = (*profWorker)(nil)
 // (prepared statements bound to the generator's blobs). The values are
 // generated without allocating (csprofile.Gen); the driver and batches
 // allocate. On platbench's own client (driver=native) the pipelined native
-// worker sends them instead (profpipe.go).
+// worker sends them instead (profile_pipeline.go).
 type profWorker struct {
 	pr   *profile
 	g    *csprofile.Gen

@@ -9,7 +9,7 @@ import (
 )
 
 // A profile on platbench's own client (driver=native) runs on the pipelined
-// native worker (native.go): Submit generates an operation's values (the
+// native worker (pipeline.go): Submit generates an operation's values (the
 // profWorker's generator, without allocating for fixed-size types), routes
 // it to the owner of its partition's token (or round robin for token-range
 // scans) and encodes its first frame on a stream of its own; many
