@@ -51,8 +51,8 @@ const holdWait = 10 * time.Minute
 
 // hold takes a lock (flock, so it holds across the processes of one go
 // test run and is dropped if a process dies) on a file named after the
-// server's address, released when the test ends.
-func hold(t testing.TB, env string, how int) {
+// server's address, released when the test ends. A variable, as URL is.
+var hold = func(t testing.TB, env string, how int) {
 	t.Helper()
 	addr := os.Getenv(env)
 	if addr == "" {
