@@ -125,6 +125,11 @@ func init() {
 	}
 }
 
+// errRateLimited is ScyllaDB's per-partition rate-limit error
+// (SCYLLA_RATE_LIMIT_ERROR; its code is the one the node advertised):
+// overloaded, as the extension asks drivers not to retry it.
+var errRateLimited = &adapter.Error{Class: vocab.ClassOverloaded, Err: errors.New("cql: rate limit reached (ScyllaDB's per-partition rate limit)")}
+
 // serverError returns the error value of an exception code.
 func serverError(code int32) *adapter.Error {
 	if e, ok := serverErrors[code]; ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/csprofile"
+	"github.com/platbench/platbench/adapter/cql/scylla"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -70,9 +71,18 @@ type nativeWorker struct {
 	t     *Target
 	st    *statements
 	cfg   *Config
-	hosts []string
-	conns []*cqlwire.Conn // nil: down (redialled on demand)
+	hosts []string        // the nodes
+	conns []*cqlwire.Conn // per slot (shards.go): nil: down (redialled on demand)
 	fail  []time.Time
+
+	// Shard awareness (shards.go): where each node's connections sit, what
+	// each slot's connection said in SUPPORTED, the requests sent per slot,
+	// the connections opened per node (through the shard-aware port,
+	// plain, closed as excess).
+	lay                     shardLayout
+	sups                    []scylla.Supported
+	sent                    []int64
+	nAware, nPlain, nExcess []int
 
 	// Redials of a node that is down run in the background while the other
 	// nodes serve (a dial to a dead host can take the connect timeout).
@@ -88,8 +98,8 @@ type nativeWorker struct {
 	live    int     // requests the runner waits for (not orphans)
 	depth   int
 
-	broken   []error // a connection that failed in Flush: its requests fail at the next Poll
-	inflight []int   // streams taken per connection (orphans included)
+	broken   []error // per slot: a connection that failed in Flush: its requests fail at the next Poll
+	inflight []int   // per slot: streams taken (orphans included)
 
 	timeout    int64 // ns
 	checkEvery int64
@@ -127,17 +137,11 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*nativeWorker, error) {
 	w := &nativeWorker{
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg, cqls: cqls, prof: prof,
-		conns:    make([]*cqlwire.Conn, len(hosts)),
-		fail:     make([]time.Time, len(hosts)),
-		dialing:  make([]bool, len(hosts)),
-		dialed:   make(chan dialResult, len(hosts)),
-		broken:   make([]error, len(hosts)),
-		inflight: make([]int, len(hosts)),
-		streams:  make([]stream, cqlwire.MaxStreams),
-		free:     make([]int16, cqlwire.MaxStreams),
-		depth:    maxDepth,
-		timeout:  int64(c.Timeout),
-		rr:       id,
+		streams: make([]stream, cqlwire.MaxStreams),
+		free:    make([]int16, cqlwire.MaxStreams),
+		depth:   maxDepth,
+		timeout: int64(c.Timeout),
+		rr:      id,
 	}
 	if st != nil {
 		w.next = id % st.fields
@@ -156,54 +160,24 @@ func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *p
 		return nil, err
 	}
 	w.wt = wt
-	// Connect to every node now, so that the run starts with all of them;
-	// a node that is down is retried during the run.
-	var firstErr error
-	up := 0
-	for i := range hosts {
-		if err := w.dial(i); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		up++
-	}
-	if up == 0 {
+	// Connect to every node (and each shard of a sharded one) now, so
+	// that the run starts with all of them; a node that is down is retried
+	// during the run.
+	if err := w.connectAll(); err != nil {
 		w.Close()
-		return nil, firstErr
+		return nil, err
 	}
 	return w, nil
 }
 
-// dial opens the connection to host i and waits for it.
-func (w *nativeWorker) dial(i int) error {
-	c, err := w.connect(i)
-	return w.dialDone(dialResult{i: i, c: c, err: err})
-}
+// dial opens the connection of slot i and waits for it.
+func (w *nativeWorker) dial(i int) error { return w.dialDone(w.connect(i)) }
 
-// dialResult is the outcome of a dial, made by connect (possibly in the
-// background) and taken in by dialDone on the worker's goroutine.
-type dialResult struct {
-	i   int
-	c   *cqlwire.Conn
-	err error
-}
-
-func (w *nativeWorker) connect(i int) (*cqlwire.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
-	defer cancel()
-	return dialNative(ctx, w.cfg, w.hosts[i], w.cqls)
-}
-
-// redial starts a background dial of host i.
+// redial starts a background dial of slot i.
 func (w *nativeWorker) redial(i int) {
 	w.dialing[i] = true
 	w.ndial++
-	go func() {
-		c, err := w.connect(i)
-		w.dialed <- dialResult{i: i, c: c, err: err}
-	}()
+	go func() { w.dialed <- w.connect(i) }()
 }
 
 // collectDials takes in the background dials that finished, if any.
@@ -237,11 +211,15 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 		c.Close()
 		return nil
 	}
+	if i = w.place(r); i < 0 {
+		return nil // a shard already served (shards.go)
+	}
 	if err := w.wt.add(c.Fd()); err != nil {
 		c.Close()
 		return err
 	}
 	w.conns[i] = c
+	w.sups[i] = r.sup
 	if !w.fail[i].IsZero() {
 		w.t.stats.event("reconnected")
 	}
@@ -251,7 +229,9 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 func (w *nativeWorker) Depth() int { return w.depth }
 
 // route picks the connection for key: the owner of its token if that node
-// is up, else the next node that is up. A node down for longer than the
+// is up (on ScyllaDB, the connection to the shard owning the token), else
+// the next connection that is up (another shard of that node, or the next
+// node). A connection down for longer than the
 // reconnect interval is redialled in the background meanwhile; with every
 // node down, the worker waits for a redial (after a pause, so that a dead
 // cluster yields a bounded rate of errors).
@@ -269,7 +249,9 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	if n > 1 {
 		start = -1
 		if ok && w.cfg.TokenAware {
-			start = w.ring.owner(token)
+			if h := w.ring.owner(token); h >= 0 {
+				start = w.lay.slotOf(h, token)
+			}
 		}
 		if start < 0 {
 			w.rr++
@@ -302,7 +284,9 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	if err := w.dial(start); err != nil {
 		return -1, err
 	}
-	return start, nil
+	// The connection may serve another shard than start's (a plain
+	// connection goes where the node puts it).
+	return w.routeToken(token, ok)
 }
 
 // reconnectPause paces redials when every node is down.
@@ -364,6 +348,7 @@ func (w *nativeWorker) take(id int16, kind uint8, ci, tag int) {
 	w.hw = max(w.hw, int(id)+1)
 	w.live++
 	w.inflight[ci]++
+	w.sent[ci]++
 }
 
 // Statement indexes in statements.all() order.
@@ -591,7 +576,11 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 			}
 		case cqlwire.OpError:
 			code, msg := cqlwire.ErrorBodyView(&r)
-			opErr = w.t.stats.serverError(code, msg)
+			if sup := &w.sups[i]; sup.RateLimit && code == sup.RateLimitCode {
+				opErr = w.t.stats.wordedError(code, errRateLimited, msg)
+			} else {
+				opErr = w.t.stats.serverError(code, msg)
+			}
 			unprepared = code == cqlwire.CodeUnprepared
 		default:
 			opErr = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.Op)}
@@ -830,6 +819,10 @@ func (w *nativeWorker) Close() error {
 		w.wt.close()
 		w.wt = nil
 	}
+	if w.lay.slots() > 0 && w.sent != nil {
+		w.t.stats.shards.fold(w.hosts, &w.lay, w.sent, w.nAware, w.nPlain, w.nExcess)
+		w.sent = nil
+	}
 	return nil
 }
 
@@ -845,6 +838,8 @@ type nativeStats struct {
 	// are the shared value that costs nothing.
 	worded    map[int32]int
 	wordedSec int64
+
+	shards shardStats // what shard awareness did (shards.go)
 }
 
 // wordedPerSecond is how many errors of one code a second carry the
@@ -878,7 +873,12 @@ func (s *nativeStats) event(name string) {
 // message changes, one that carries the server's message (so that the
 // phase's error messages are the server's words).
 func (s *nativeStats) serverError(code int32, msg []byte) error {
-	base := serverError(code)
+	return s.wordedError(code, serverError(code), msg)
+}
+
+// wordedError is serverError with the error value of the code given: a
+// code whose meaning the node advertised (ScyllaDB's rate limit).
+func (s *nativeStats) wordedError(code int32, base *adapter.Error, msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {

@@ -10,46 +10,82 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqlwire"
+	"github.com/platbench/platbench/adapter/cql/scylla"
 	"github.com/platbench/platbench/vocab"
 )
 
+// dialTarget is what a dial opens: a connection to the node's CQL port
+// (aware ""), or one to shard of shards through the shard-aware port at
+// aware (shards.go).
+type dialTarget struct {
+	aware         string
+	shard, shards int
+}
+
 // dialNative opens a connection of the native worker to host (protocol v4,
-// adapter/cql/cqlwire), authenticates and prepares stmts. Failures are
-// explained in one line with the fix.
-func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (*cqlwire.Conn, error) {
-	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
-	nc, err := d.DialContext(ctx, "tcp", host)
+// adapter/cql/cqlwire), reads what the node supports (ScyllaDB's sharding
+// and extensions, with shard_aware), authenticates and prepares stmts.
+// Failures are explained in one line with the fix.
+func dialNative(ctx context.Context, cfg *Config, host string, stmts []string, to dialTarget) dialResult {
+	nc, aware, err := dialSocket(ctx, cfg, host, to)
 	if err != nil {
-		return nil, &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}
+		return dialResult{err: &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}}
 	}
 	c, err := cqlwire.NewConn(host, nc)
 	if err != nil {
-		return nil, err
+		return dialResult{err: err}
 	}
+	r := dialResult{c: c, aware: aware}
 	// The handshake and the preparations run one request at a time, under
 	// the connect timeout.
 	deadline := time.Now().Add(cfg.ConnectTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := c.Startup(cfg.Username, cfg.Password, deadline); err != nil {
+	if cfg.ShardAware {
+		opts, err := c.Options(deadline)
+		if err != nil {
+			c.Close()
+			return dialResult{err: startupErr(cfg, host, err)}
+		}
+		// A node whose ScyllaDB options cannot be read is served as one
+		// that has none; the worker reports it (supErr).
+		r.sup, r.supErr = scylla.Parse(opts)
+	}
+	if err := c.Startup(cfg.Username, cfg.Password, deadline, r.sup.Startup()...); err != nil {
 		c.Close()
-		return nil, startupErr(cfg, host, err)
+		return dialResult{err: startupErr(cfg, host, err)}
 	}
 	if cfg.sessionKeyspace != "" {
 		if err := c.Use(cfg.sessionKeyspace, deadline); err != nil {
 			c.Close()
-			return nil, requestErr(fmt.Sprintf("USE %s on %s: ", cfg.sessionKeyspace, host), err)
+			return dialResult{err: requestErr(fmt.Sprintf("USE %s on %s: ", cfg.sessionKeyspace, host), err)}
 		}
 	}
 	for _, s := range stmts {
 		if err := c.Prepare(s, deadline); err != nil {
 			c.Close()
-			return nil, requestErr(fmt.Sprintf("preparing %q on %s: ", s, host), err)
+			return dialResult{err: requestErr(fmt.Sprintf("preparing %q on %s: ", s, host), err)}
 		}
 	}
 	c.ClearDeadlines()
-	return c, nil
+	return r
+}
+
+// dialSocket connects to host, or to the shard to.shard through the
+// shard-aware port when there is one; when that fails (a firewall, a NAT
+// that rewrites source ports), to host: the node then picks the shard.
+// aware says which it was.
+func dialSocket(ctx context.Context, cfg *Config, host string, to dialTarget) (nc net.Conn, aware bool, err error) {
+	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if to.aware != "" {
+		lo, hi := scylla.PortRange()
+		if nc, err = scylla.DialShard(ctx, d, to.aware, to.shard, to.shards, lo, hi); err == nil {
+			return nc, true, nil
+		}
+	}
+	nc, err = d.DialContext(ctx, "tcp", host)
+	return nc, false, err
 }
 
 // startupErr explains a failed handshake with host.
@@ -67,7 +103,7 @@ func startupErr(cfg *Config, host string, err error) error {
 	case se.Code == cqlwire.CodeProtocol:
 		return adapter.Configf("cql: %s does not speak CQL protocol v4: %s (fix: the option driver=gocql)", host, firstLine(se.Msg))
 	}
-	return fmt.Errorf("cql: STARTUP on %s: %s (%w)", host, se.Msg, serverError(se.Code))
+	return fmt.Errorf("cql: %s on %s: %s (%w)", se.Req, host, se.Msg, serverError(se.Code))
 }
 
 // requestErr explains a failed USE or PREPARE; what names the request.

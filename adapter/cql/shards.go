@@ -1,11 +1,14 @@
 package cql
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/scylla"
 )
 
@@ -86,9 +89,16 @@ func (l *shardLayout) home(h int, s *scylla.Supported) int {
 // shardStats is what the native workers' shard awareness did, for the
 // result: folded in by each worker as it closes (nothing on the hot path).
 type shardStats struct {
-	mu    sync.Mutex
-	nodes map[string]*nodeShards
-	off   string // why requests were not routed to shards, when no node was sharded
+	mu         sync.Mutex
+	nodes      map[string]*nodeShards
+	unreadable string // the last SUPPORTED whose ScyllaDB options could not be read
+}
+
+// note keeps why a node's ScyllaDB options could not be read.
+func (st *shardStats) note(err error) {
+	st.mu.Lock()
+	st.unreadable = err.Error()
+	st.mu.Unlock()
 }
 
 // nodeShards is one node's figures, summed over the workers.
@@ -165,9 +175,130 @@ func (st *shardStats) summary(m map[string]string, why string) {
 	default:
 		m["cql_shard_aware"] = "no: " + why
 	}
+	if st.unreadable != "" {
+		m["cql_scylla_options_unreadable"] = st.unreadable
+	}
 	m["cql_shards_per_node"] = strings.Join(shards, "; ")
 	m["cql_connections"] = strings.Join(conns, "; ")
 	if len(reqs) > 0 {
 		m["cql_requests_per_shard"] = strings.Join(reqs, "; ")
 	}
+}
+
+// dialResult is the outcome of a dial of slot i, made by connect (possibly
+// in the background) and taken in by dialDone on the worker's goroutine.
+type dialResult struct {
+	i      int
+	c      *cqlwire.Conn
+	sup    scylla.Supported // what the node said in SUPPORTED
+	supErr error            // its ScyllaDB options could not be read
+	aware  bool             // opened through the shard-aware port
+	err    error
+}
+
+// connect dials slot i: its node's shard through the shard-aware port
+// when the node is sharded and has one, else the node's CQL port.
+func (w *nativeWorker) connect(i int) dialResult {
+	h := w.lay.node[i]
+	var to dialTarget
+	if w.lay.sharded(h) {
+		to = dialTarget{aware: w.lay.aware[h], shard: w.lay.shard[i], shards: w.lay.sharder[h].Shards()}
+	}
+	r := w.dialHost(h, to)
+	r.i = i
+	return r
+}
+
+func (w *nativeWorker) dialHost(h int, to dialTarget) dialResult {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
+	defer cancel()
+	return dialNative(ctx, w.cfg, w.hosts[h], w.cqls, to)
+}
+
+// connectAll opens each node's first connection, which says whether and
+// how the node is sharded, lays out the slots, and then opens a connection
+// to every other shard of the sharded nodes. It fails when no node
+// answers.
+func (w *nativeWorker) connectAll() error {
+	first := make([]dialResult, len(w.hosts))
+	sups := make([]*scylla.Supported, len(w.hosts))
+	for h := range w.hosts {
+		first[h] = w.dialHost(h, dialTarget{})
+		if first[h].err == nil {
+			sups[h] = &first[h].sup
+		}
+	}
+	w.lay = newShardLayout(w.hosts, sups, w.cfg.ShardAware)
+	n := w.lay.slots()
+	w.conns, w.fail, w.dialing = make([]*cqlwire.Conn, n), make([]time.Time, n), make([]bool, n)
+	w.dialed = make(chan dialResult, n)
+	w.broken, w.inflight, w.sups, w.sent = make([]error, n), make([]int, n), make([]scylla.Supported, n), make([]int64, n)
+	w.nAware, w.nPlain, w.nExcess = make([]int, len(w.hosts)), make([]int, len(w.hosts)), make([]int, len(w.hosts))
+	var firstErr error
+	for h := range w.hosts {
+		first[h].i = w.lay.base[h]
+		if err := w.dialDone(first[h]); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	for i := range w.conns {
+		if w.conns[i] != nil {
+			w.fillShards(sups)
+			return nil
+		}
+	}
+	return firstErr
+}
+
+// fillRounds bounds the rounds of plain dials that fill a node's shards
+// when it has no shard-aware port: the node puts each connection on a
+// shard of its choosing, so a round may leave some empty. What is still
+// empty after them is redialled during the run, when a request needs it.
+const fillRounds = 8
+
+// fillShards dials, in parallel, every empty slot of the sharded nodes
+// that answered (up[h] != nil), and waits for the dials.
+func (w *nativeWorker) fillShards(up []*scylla.Supported) {
+	for range fillRounds {
+		for i, c := range w.conns {
+			h := w.lay.node[i]
+			if c == nil && !w.dialing[i] && w.lay.sharded(h) && up[h] != nil {
+				w.redial(i)
+			}
+		}
+		if w.ndial == 0 {
+			return
+		}
+		for w.ndial > 0 {
+			_ = w.dialDone(<-w.dialed) // a failure leaves the slot to the run's redials
+		}
+	}
+}
+
+// place is the slot a new connection serves, counted by how it was
+// opened: its node's shard (which is the slot asked for, unless a plain
+// connection landed elsewhere); -1 when that shard has a connection
+// already, and this one was closed.
+func (w *nativeWorker) place(r dialResult) int {
+	h := w.lay.node[r.i]
+	if r.supErr != nil {
+		w.t.stats.event("scylla_options_unreadable")
+		w.t.stats.shards.note(r.supErr)
+	}
+	j := w.lay.home(h, &r.sup)
+	if j < 0 {
+		j = r.i // a node that changed its shard count: served as asked
+	}
+	if w.conns[j] != nil {
+		r.c.Close()
+		w.nExcess[h]++
+		w.fail[r.i] = time.Now() // retried after the reconnect interval
+		return -1
+	}
+	if r.aware {
+		w.nAware[h]++
+	} else {
+		w.nPlain[h]++
+	}
+	return j
 }

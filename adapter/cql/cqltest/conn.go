@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/murmur3"
 	"github.com/platbench/platbench/adapter/cql/scylla"
 )
@@ -65,7 +66,6 @@ func (c *conn) serve() {
 		if _, err := io.ReadFull(r, body); err != nil {
 			return
 		}
-		c.out = c.out[:0]
 		if hdr[0] != 0x04 {
 			c.fail(stream, codeProtocol, fmt.Sprintf("cqltest speaks protocol v4 only, got version %d", hdr[0]&0x7F), nil)
 		} else {
@@ -85,7 +85,7 @@ func (c *conn) serve() {
 func (c *conn) handle(stream int16, op byte, r *rd) {
 	switch op {
 	case opOptions:
-		c.frame(stream, opSupported, scylla.AppendOptions(nil, c.supported()))
+		c.frame(stream, opSupported, c.supported())
 	case opStartup:
 		opts := r.stringMap()
 		_, c.lwt = opts[scylla.KeyLWTMark]
@@ -106,14 +106,27 @@ func (c *conn) handle(stream int16, op byte, r *rd) {
 	}
 }
 
-// supported is this connection's SUPPORTED: ScyllaDB's options in Scylla
-// mode, Cassandra's alone otherwise.
-func (c *conn) supported() [][2]string {
-	o := [][2]string{{"CQL_VERSION", "3.0.0"}, {"COMPRESSION", ""}, {"PROTOCOL_VERSIONS", "4/v4"}}
+// supported is this connection's SUPPORTED body: ScyllaDB's options in
+// Scylla mode, Cassandra's alone otherwise.
+func (c *conn) supported() []byte {
+	o := [][2]string{{"CQL_VERSION", "3.0.0"}, {"PROTOCOL_VERSIONS", "4/v4"}}
 	cfg := &c.n.c.cfg
-	if !cfg.Scylla {
-		return o
+	if cfg.Scylla {
+		o = append(o, c.scyllaOptions()...)
 	}
+	var keys []string
+	m := map[string][]string{"COMPRESSION": {}}
+	for _, kv := range o {
+		keys = append(keys, kv[0])
+		m[kv[0]] = append(m[kv[0]], kv[1])
+	}
+	return cqlwire.AppendStringMultimap(nil, append(keys, "COMPRESSION"), m)
+}
+
+// scyllaOptions are ScyllaDB's keys, as a node sends them.
+func (c *conn) scyllaOptions() [][2]string {
+	cfg := &c.n.c.cfg
+	var o [][2]string
 	o = append(o,
 		[2]string{scylla.KeyShard, strconv.Itoa(c.shard)},
 		[2]string{scylla.KeyNrShards, strconv.Itoa(cfg.Shards)},

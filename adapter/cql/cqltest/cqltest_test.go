@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/murmur3"
 	"github.com/platbench/platbench/adapter/cql/scylla"
 )
@@ -46,9 +47,10 @@ func dial(t *testing.T, nc net.Conn) (*client, scylla.Supported) {
 	if op != opSupported {
 		t.Fatalf("OPTIONS answered 0x%02X", op)
 	}
-	m, err := scylla.DecodeOptions(body)
-	if err != nil {
-		t.Fatal(err)
+	r := cqlwire.Reader{B: body}
+	m := r.StringMultimap()
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	s, err := scylla.Parse(m)
 	if err != nil {

@@ -7,7 +7,10 @@ import (
 	"math/big"
 	"math/rand"
 	"net"
+	"sort"
 	"testing"
+
+	"github.com/platbench/platbench/adapter/cql/cqlwire"
 )
 
 // shardBig is the algorithm of ScyllaDB's docs/dev/protocol-extensions.md
@@ -170,40 +173,24 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestOptionsRoundTrip(t *testing.T) {
-	body := AppendOptions(nil, [][2]string{{"CQL_VERSION", "3.0.0"}, {KeyShard, "1"}, {"COMPRESSION", "lz4"}, {"COMPRESSION", "snappy"}, {"TABLETS_ROUTING_V1", ""}})
-	m, err := DecodeOptions(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m) != 4 || m[KeyShard][0] != "1" || len(m["COMPRESSION"]) != 2 || m["COMPRESSION"][1] != "snappy" || len(m["TABLETS_ROUTING_V1"]) != 0 {
-		t.Errorf("round trip: %q", m)
-	}
-	for i := range body {
-		if _, err := DecodeOptions(body[:i]); err == nil {
-			t.Errorf("a body cut at %d of %d bytes decoded", i, len(body))
-		}
-	}
-	if _, err := DecodeOptions(append(body, 0)); err == nil {
-		t.Errorf("a trailing byte decoded")
-	}
-}
-
-// FuzzParseSupported: any SUPPORTED body decodes or fails without a
-// panic, and what Parse accepts as sharded can be computed on.
+// FuzzParseSupported: any SUPPORTED body (read by cqlwire) decodes or
+// fails without a panic, and what Parse accepts as sharded can be computed on.
 func FuzzParseSupported(f *testing.F) {
-	var seed [][2]string
-	for k, vs := range scyllaOpts("2") {
-		for _, v := range vs {
-			seed = append(seed, [2]string{k, v})
+	body := func(m map[string][]string) []byte {
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
 		}
+		sort.Strings(keys)
+		return cqlwire.AppendStringMultimap(nil, keys, m)
 	}
-	f.Add(AppendOptions(nil, seed))
-	f.Add(AppendOptions(nil, [][2]string{{"CQL_VERSION", "3.4.7"}}))
-	f.Add(AppendOptions(nil, [][2]string{{KeyNrShards, "0"}, {KeyShard, "1"}}))
+	f.Add(body(scyllaOpts("2")))
+	f.Add(body(map[string][]string{"CQL_VERSION": {"3.4.7"}}))
+	f.Add(body(map[string][]string{KeyNrShards: {"0"}, KeyShard: {"1"}}))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		m, err := DecodeOptions(body)
-		if err != nil {
+		r := cqlwire.Reader{B: body}
+		m := r.StringMultimap()
+		if r.Err != nil {
 			return
 		}
 		s, err := Parse(m)

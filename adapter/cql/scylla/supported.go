@@ -1,6 +1,7 @@
 // Package scylla is what a CQL client needs of ScyllaDB's extensions to
 // the native protocol (docs/dev/protocol-extensions.md in the ScyllaDB
-// tree): the options a node advertises in its SUPPORTED response (Parse),
+// tree): the options a node advertises in its SUPPORTED response (Parse,
+// of the options cqlwire.Conn.Options reads),
 // which of them a client asks for in STARTUP (Supported.Startup), the shard
 // that owns a token (Sharder, the biased-token-round-robin algorithm) and a
 // dialer that opens a connection to a chosen shard through the shard-aware
@@ -194,91 +195,3 @@ func arg(vs []string, name string) (string, bool) {
 	}
 	return "", false
 }
-
-// DecodeOptions reads the body of a SUPPORTED response: a [string multimap]
-// (a [short] count of keys, each a [string] and a [string list]). A body
-// shorter than its counts say is an error; bytes after the map are too.
-func DecodeOptions(body []byte) (map[string][]string, error) {
-	r := body
-	short := func() (int, bool) {
-		if len(r) < 2 {
-			return 0, false
-		}
-		n := int(r[0])<<8 | int(r[1])
-		r = r[2:]
-		return n, true
-	}
-	str := func() (string, bool) {
-		n, ok := short()
-		if !ok || len(r) < n {
-			return "", false
-		}
-		s := string(r[:n])
-		r = r[n:]
-		return s, true
-	}
-	errShort := errors.New("scylla: SUPPORTED body shorter than its counts")
-	keys, ok := short()
-	if !ok {
-		return nil, errShort
-	}
-	m := make(map[string][]string, min(keys, 64))
-	for ; keys > 0; keys-- {
-		k, ok := str()
-		if !ok {
-			return nil, errShort
-		}
-		n, ok := short()
-		if !ok {
-			return nil, errShort
-		}
-		vs := make([]string, 0, min(n, 16))
-		for ; n > 0; n-- {
-			v, ok := str()
-			if !ok {
-				return nil, errShort
-			}
-			vs = append(vs, v)
-		}
-		m[k] = vs
-	}
-	if len(r) != 0 {
-		return nil, fmt.Errorf("scylla: %d bytes after the SUPPORTED options", len(r))
-	}
-	return m, nil
-}
-
-// AppendOptions appends opts as a [string multimap]: keys in their first
-// order, a key's values in theirs; a pair with an empty value only names
-// its key (an empty list when it has no other value). The test server's
-// SUPPORTED body is made by it.
-func AppendOptions(b []byte, opts [][2]string) []byte {
-	// Group the values of each key, keeping the keys' first order.
-	var keys []string
-	vals := map[string][]string{}
-	for _, kv := range opts {
-		if _, ok := vals[kv[0]]; !ok {
-			keys = append(keys, kv[0])
-		}
-		if kv[1] != "" || vals[kv[0]] == nil {
-			vals[kv[0]] = append(vals[kv[0]], kv[1])
-		}
-	}
-	b = appendShort(b, len(keys))
-	for _, k := range keys {
-		b = appendString(b, k)
-		vs := vals[k]
-		if len(vs) == 1 && vs[0] == "" {
-			vs = nil
-		}
-		b = appendShort(b, len(vs))
-		for _, v := range vs {
-			b = appendString(b, v)
-		}
-	}
-	return b
-}
-
-func appendShort(b []byte, n int) []byte { return append(b, byte(n>>8), byte(n)) }
-
-func appendString(b []byte, s string) []byte { return append(appendShort(b, len(s)), s...) }

@@ -1,0 +1,200 @@
+package cql
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/cql/cqltest"
+	"github.com/platbench/platbench/vocab"
+	"github.com/platbench/platbench/workload"
+)
+
+// The native worker against cqltest's ring (3 nodes of 4 shards on
+// loopback): end-to-end tests of shard awareness that need no ScyllaDB
+// (none can be installed from this project's registries). The worker is
+// made as NewWorker makes it, from the cluster's hosts and tokens, without
+// the gocql session (which cqltest does not serve: it would need the
+// system tables).
+
+func shardTarget(t *testing.T, opts map[string]string) *Target {
+	t.Helper()
+	u, _ := url.Parse("cql://127.0.0.1")
+	cfg, err := ParseConfig(u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStatements(&cfg, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Target{cfg: cfg, stmts: st, events: &hostEvents{}}
+}
+
+// drive runs n requests of op through w, depth in flight, as the runner
+// does; it returns the errors by class.
+func drive(t *testing.T, w *nativeWorker, op vocab.Op, n, depth int) map[vocab.Class]int {
+	t.Helper()
+	errs := map[vocab.Class]int{}
+	req := workload.Request{Op: op, Fields: 5, FieldLen: 4}
+	if op != vocab.OpRead {
+		req.Value = []byte("abcdefghijklmnopqrst")
+	}
+	sent, done := 0, 0
+	submit := func(tag int) {
+		req.Key = fmt.Appendf(req.Key[:0], "user%d", sent)
+		sent++
+		if err := w.Submit(context.Background(), &req, tag); err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+	}
+	for tag := 0; tag < depth && sent < n; tag++ {
+		submit(tag)
+	}
+	w.Flush(context.Background())
+	for done < n {
+		w.Poll(context.Background(), -1, func(tag int, err error) {
+			done++
+			if err != nil {
+				errs[adapter.Classify(err)]++
+			}
+			if sent < n {
+				submit(tag)
+			}
+		})
+		w.Flush(context.Background())
+	}
+	return errs
+}
+
+// TestShardAwareEndToEnd: with and without the shard-aware port, a worker
+// holds one connection per shard of each node, each on the shard its slot
+// stands for; every request lands on the node and the shard owning its
+// token; every shard serves some; reads find the writes.
+func TestShardAwareEndToEnd(t *testing.T) {
+	for _, port := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shard_aware_port=%v", port), func(t *testing.T) {
+			cl, err := cqltest.Start(cqltest.Config{Scylla: true, ShardAwarePort: port, Nodes: 3, Shards: 4, Seed: 35, RandomPlainShard: !port})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			tg := shardTarget(t, nil)
+			w, err := newNativeWorker(tg, tg.stmts, cl.Hosts(), newRing(cl.Tokens()), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.lay.slots() != 12 {
+				t.Fatalf("%d slots, want 3 nodes x 4 shards", w.lay.slots())
+			}
+			for i, c := range w.conns {
+				if c == nil {
+					t.Fatalf("slot %d (node %d shard %d) has no connection", i, w.lay.node[i], w.lay.shard[i])
+				}
+				if w.sups[i].Shard != w.lay.shard[i] {
+					t.Errorf("slot %d: the connection is served by shard %d, want %d", i, w.sups[i].Shard, w.lay.shard[i])
+				}
+			}
+			if e := drive(t, w, vocab.OpInsert, 4000, 64); len(e) > 0 {
+				t.Fatalf("inserts failed: %v", e)
+			}
+			if e := drive(t, w, vocab.OpRead, 4000, 64); len(e) > 0 {
+				t.Fatalf("reads failed (a read that misses its write is not_found): %v", e)
+			}
+			w.Close()
+			s := cl.Stats()
+			t.Logf("requests per node and shard %v; plain connections %v, shard-aware %v", s.Requests, s.PlainConns, s.AwareConns)
+			if s.WrongNode != 0 || s.WrongShard != 0 || s.Unrouted != 0 {
+				t.Errorf("%d requests on the wrong node, %d on the wrong shard, %d unrouted; want none", s.WrongNode, s.WrongShard, s.Unrouted)
+			}
+			total := int64(0)
+			for n, per := range s.Requests {
+				for sh, r := range per {
+					total += r
+					if r == 0 {
+						t.Errorf("node %d shard %d served nothing of 8,000 requests", n, sh)
+					}
+				}
+			}
+			if total != 8000 {
+				t.Errorf("%d requests served, want 8,000", total)
+			}
+			for n := range 3 {
+				aware, plain := sum(s.AwareConns[n]), sum(s.PlainConns[n])
+				if port && (aware != 3 || plain != 1) {
+					t.Errorf("node %d: %d connections through the shard-aware port, %d plain; want 3 and 1 (the first, which learns the shards)", n, aware, plain)
+				}
+				if !port && (aware != 0 || plain < 4) {
+					t.Errorf("node %d without the port: %d shard-aware, %d plain connections", n, aware, plain)
+				}
+			}
+			m := map[string]string{}
+			tg.stats.shards.summary(m, "")
+			t.Logf("summary: %q", m)
+			if !strings.HasPrefix(m["cql_shard_aware"], "yes") || strings.Count(m["cql_requests_per_shard"], "/") != 9 {
+				t.Errorf("summary %q", m)
+			}
+		})
+	}
+}
+
+func sum(v []int) int {
+	n := 0
+	for _, x := range v {
+		n += x
+	}
+	return n
+}
+
+// TestCassandraUnchanged: nodes that advertise no sharding (cqltest's
+// Cassandra mode) get one connection each, requests still go to the owner
+// node, and the result says why it was not shard-aware.
+func TestCassandraUnchanged(t *testing.T) {
+	cl, err := cqltest.Start(cqltest.Config{Nodes: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tg := shardTarget(t, nil)
+	w, err := newNativeWorker(tg, tg.stmts, cl.Hosts(), newRing(cl.Tokens()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.lay.slots() != 3 {
+		t.Fatalf("%d slots, want one per node", w.lay.slots())
+	}
+	if e := drive(t, w, vocab.OpInsert, 1000, 16); len(e) > 0 {
+		t.Fatalf("inserts failed: %v", e)
+	}
+	w.Close()
+	if s := cl.Stats(); s.WrongNode != 0 || sum(s.PlainConns[0])+sum(s.PlainConns[1])+sum(s.PlainConns[2]) != 3 {
+		t.Errorf("stats %+v", s)
+	}
+	m := tg.Summary(context.Background())
+	if !strings.HasPrefix(m["cql_shard_aware"], "no: ") {
+		t.Errorf("cql_shard_aware %q", m["cql_shard_aware"])
+	}
+}
+
+// TestRateLimitIsOverloaded: ScyllaDB's rate-limit error (its code
+// advertised in SUPPORTED) is classified overloaded.
+func TestRateLimitIsOverloaded(t *testing.T) {
+	cl, err := cqltest.Start(cqltest.Config{Scylla: true, ShardAwarePort: true, Nodes: 1, Shards: 2, RateLimitEvery: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tg := shardTarget(t, nil)
+	w, err := newNativeWorker(tg, tg.stmts, cl.Hosts(), newRing(cl.Tokens()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	e := drive(t, w, vocab.OpInsert, 1000, 8)
+	if e[vocab.ClassOverloaded] != 100 || len(e) != 1 {
+		t.Errorf("errors by class %v, want 100 overloaded", e)
+	}
+}
