@@ -83,6 +83,8 @@ type nativeWorker struct {
 	sups                    []scylla.Supported
 	sent                    []int64
 	nAware, nPlain, nExcess []int
+	lwt                     []bool // per statement (cqls): ScyllaDB marked it a lightweight transaction
+	anyLWT                  bool
 
 	// Redials of a node that is down run in the background while the other
 	// nodes serve (a dial to a dead host can take the connect timeout).
@@ -220,6 +222,7 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 	}
 	w.conns[i] = c
 	w.sups[i] = r.sup
+	w.markLWT(c, &r.sup)
 	if !w.fail[i].IsZero() {
 		w.t.stats.event("reconnected")
 	}
@@ -241,6 +244,12 @@ func (w *nativeWorker) route(key []byte) (int, error) {
 
 // routeToken routes to the owner of token when known (ok) and token-aware.
 func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
+	return w.routeTo(token, ok, w.cfg.TokenAware)
+}
+
+// routeTo routes to the owner of token when known (ok) and primary (a
+// token-aware run, or a lightweight transaction: shards.go).
+func (w *nativeWorker) routeTo(token int64, ok, primary bool) (int, error) {
 	if w.ndial > 0 {
 		w.collectDials()
 	}
@@ -248,7 +257,7 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	start := 0
 	if n > 1 {
 		start = -1
-		if ok && w.cfg.TokenAware {
+		if ok && primary {
 			if h := w.ring.owner(token); h >= 0 {
 				start = w.lay.slotOf(h, token)
 			}
@@ -276,7 +285,7 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 		if err := w.dialDone(<-w.dialed); err != nil {
 			return -1, err
 		}
-		return w.routeToken(token, ok)
+		return w.routeTo(token, ok, primary)
 	}
 	if d := time.Since(w.fail[start]); d < reconnectPause {
 		time.Sleep(reconnectPause - d)
@@ -286,7 +295,7 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	}
 	// The connection may serve another shard than start's (a plain
 	// connection goes where the node puts it).
-	return w.routeToken(token, ok)
+	return w.routeTo(token, ok, primary)
 }
 
 // reconnectPause paces redials when every node is down.
@@ -820,7 +829,7 @@ func (w *nativeWorker) Close() error {
 		w.wt = nil
 	}
 	if w.lay.slots() > 0 && w.sent != nil {
-		w.t.stats.shards.fold(w.hosts, &w.lay, w.sent, w.nAware, w.nPlain, w.nExcess)
+		w.t.stats.shards.fold(w.hosts, &w.lay, w.sent, w.nAware, w.nPlain, w.nExcess, w.lwt)
 		w.sent = nil
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/scylla"
+	"github.com/platbench/platbench/workload"
 )
 
 // ScyllaDB shard awareness in the native client. A ScyllaDB node runs one
@@ -90,6 +91,7 @@ func (l *shardLayout) home(h int, s *scylla.Supported) int {
 // result: folded in by each worker as it closes (nothing on the hot path).
 type shardStats struct {
 	mu         sync.Mutex
+	lwt        int // statements marked as lightweight transactions (the most a worker saw)
 	nodes      map[string]*nodeShards
 	unreadable string // the last SUPPORTED whose ScyllaDB options could not be read
 }
@@ -113,9 +115,16 @@ type nodeShards struct {
 
 // fold adds one worker's figures: requests per slot and its connection
 // counts per node.
-func (st *shardStats) fold(hosts []string, l *shardLayout, requests []int64, aware, plain, excess []int) {
+func (st *shardStats) fold(hosts []string, l *shardLayout, requests []int64, aware, plain, excess []int, lwt []bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	n := 0
+	for _, b := range lwt {
+		if b {
+			n++
+		}
+	}
+	st.lwt = max(st.lwt, n)
 	if st.nodes == nil {
 		st.nodes = map[string]*nodeShards{}
 	}
@@ -174,6 +183,9 @@ func (st *shardStats) summary(m map[string]string, why string) {
 		m["cql_shard_aware"] = fmt.Sprintf("partly: %d of %d nodes sharded (the others answered without ScyllaDB's options, or were down when the workers started)", sharded, len(hosts))
 	default:
 		m["cql_shard_aware"] = "no: " + why
+	}
+	if st.lwt > 0 {
+		m["cql_lwt_statements"] = fmt.Sprintf("%d marked by the nodes as lightweight transactions: sent to the primary replica's owning shard", st.lwt)
 	}
 	if st.unreadable != "" {
 		m["cql_scylla_options_unreadable"] = st.unreadable
@@ -234,6 +246,7 @@ func (w *nativeWorker) connectAll() error {
 	w.dialed = make(chan dialResult, n)
 	w.broken, w.inflight, w.sups, w.sent = make([]error, n), make([]int, n), make([]scylla.Supported, n), make([]int64, n)
 	w.nAware, w.nPlain, w.nExcess = make([]int, len(w.hosts)), make([]int, len(w.hosts)), make([]int, len(w.hosts))
+	w.lwt = make([]bool, len(w.cqls))
 	var firstErr error
 	for h := range w.hosts {
 		first[h].i = w.lay.base[h]
@@ -301,4 +314,31 @@ func (w *nativeWorker) place(r dialResult) int {
 		w.nPlain[h]++
 	}
 	return j
+}
+
+// markLWT takes in which of c's statements its node marked as lightweight
+// transactions (SCYLLA_LWT_ADD_METADATA_MARK: a bit of the prepared
+// metadata's flags). Those go to the primary replica, and on it to the
+// shard owning the token, even with token_aware=false: LWTs that contend
+// on a key then queue on one replica instead of competing (the
+// extension's purpose, protocol-extensions.md).
+func (w *nativeWorker) markLWT(c *cqlwire.Conn, sup *scylla.Supported) {
+	if !sup.LWTMark {
+		return
+	}
+	for k, f := range c.Flags {
+		if k < len(w.lwt) && f&sup.LWTMask != 0 {
+			w.lwt[k], w.anyLWT = true, true
+		}
+	}
+}
+
+// lwtOp reports whether a profile request starts with a statement marked
+// as a lightweight transaction.
+func (w *nativeWorker) lwtOp(req *workload.Request) bool {
+	if !w.anyLWT {
+		return false
+	}
+	i := w.prof.stmtIdx(req)
+	return i >= 0 && i < len(w.lwt) && w.lwt[i]
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqltest"
+	"github.com/platbench/platbench/adapter/cql/murmur3"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -196,5 +197,48 @@ func TestRateLimitIsOverloaded(t *testing.T) {
 	e := drive(t, w, vocab.OpInsert, 1000, 8)
 	if e[vocab.ClassOverloaded] != 100 || len(e) != 1 {
 		t.Errorf("errors by class %v, want 100 overloaded", e)
+	}
+}
+
+// TestLWTToPrimary: a statement the nodes mark as a lightweight
+// transaction (cqltest sets SCYLLA_LWT_ADD_METADATA_MARK's bit on a
+// conditional statement) is recognised from its prepared metadata, and
+// routed to its token's owner node and shard even with token_aware=false;
+// other requests then go round robin.
+func TestLWTToPrimary(t *testing.T) {
+	cl, err := cqltest.Start(cqltest.Config{Scylla: true, ShardAwarePort: true, Nodes: 3, Shards: 4, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tg := shardTarget(t, map[string]string{"token_aware": "false"})
+	cqls := append(tg.stmts.all(), "UPDATE ks.usertable SET field0 = ? WHERE y_id = ? IF field0 = ?")
+	w, err := newNativeConns(tg, &tg.cfg, tg.stmts, cqls, nil, cl.Hosts(), newRing(cl.Tokens()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for k, lwt := range w.lwt {
+		if lwt != (k == len(cqls)-1) {
+			t.Errorf("statement %d %q: marked LWT %v", k, cqls[k], lwt)
+		}
+	}
+	elsewhere := 0
+	for i := range 1000 {
+		tok := murmur3.Token(fmt.Appendf(nil, "user%d", i))
+		slot, err := w.routeTo(tok, true, w.lwt[len(cqls)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := cl.Owner(tok)
+		if w.lay.node[slot] != owner || w.lay.shard[slot] != w.lay.sharder[owner].ShardOf(tok) {
+			t.Fatalf("LWT of token %d on node %d shard %d, want node %d shard %d", tok, w.lay.node[slot], w.lay.shard[slot], owner, w.lay.sharder[owner].ShardOf(tok))
+		}
+		if slot, _ = w.routeToken(tok, true); w.lay.node[slot] != owner {
+			elsewhere++
+		}
+	}
+	if elsewhere < 300 {
+		t.Errorf("token_aware=false sent only %d of 1,000 other requests off their owner node: the LWT check cannot tell", elsewhere)
 	}
 }

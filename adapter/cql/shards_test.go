@@ -42,7 +42,7 @@ func TestShardLayout(t *testing.T) {
 		t.Errorf("shard_aware=false: %d slots, want one per node", off.slots())
 	}
 	var st shardStats
-	st.fold(hosts, &l, []int64{1, 2, 3, 4, 9, 5, 6, 7}, []int{3, 0, 0, 0}, []int{1, 1, 2, 1}, []int{0, 0, 1, 0})
+	st.fold(hosts, &l, []int64{1, 2, 3, 4, 9, 5, 6, 7}, []int{3, 0, 0, 0}, []int{1, 1, 2, 1}, []int{0, 0, 1, 0}, nil)
 	m := map[string]string{}
 	st.summary(m, "")
 	if !strings.HasPrefix(m["cql_shard_aware"], "partly: 2 of 4") || m["cql_requests_per_shard"] != "10.0.0.1:9042 1/2/3/4; 10.0.0.3:9042 5/6" {
