@@ -251,10 +251,6 @@ func (n *Node) AwarePort() int {
 	return n.aware.Addr().(*net.TCPAddr).Port
 }
 
-// Stop closes the node's listeners and connections (a node going down);
-// the rest of the cluster keeps serving.
-func (n *Node) Stop() { n.close() }
-
 func (n *Node) close() {
 	n.mu.Lock()
 	n.closed = true

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/murmur3"
 	"github.com/platbench/platbench/adapter/cql/scylla"
 )
@@ -120,7 +119,7 @@ func (c *conn) supported() []byte {
 		keys = append(keys, kv[0])
 		m[kv[0]] = append(m[kv[0]], kv[1])
 	}
-	return cqlwire.AppendStringMultimap(nil, append(keys, "COMPRESSION"), m)
+	return appendMultimap(nil, append(keys, "COMPRESSION"), m)
 }
 
 // scyllaOptions are ScyllaDB's keys, as a node sends them.
@@ -333,4 +332,17 @@ func appendString(b []byte, s string) []byte {
 
 func appendShortBytes(b, v []byte) []byte {
 	return append(binary.BigEndian.AppendUint16(b, uint16(len(v))), v...)
+}
+
+// appendMultimap appends m as a [string multimap], keys in the order given.
+func appendMultimap(b []byte, keys []string, m map[string][]string) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(keys)))
+	for _, k := range keys {
+		b = appendString(b, k)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m[k])))
+		for _, v := range m[k] {
+			b = appendString(b, v)
+		}
+	}
+	return b
 }

@@ -356,17 +356,3 @@ func (r *Reader) StringMultimap() map[string][]string {
 	}
 	return m
 }
-
-// AppendStringMultimap appends m as a [string multimap], keys in the order
-// given (a server's SUPPORTED body: the test server's, a fuzz seed).
-func AppendStringMultimap(b []byte, keys []string, m map[string][]string) []byte {
-	b = AppendShort(b, len(keys))
-	for _, k := range keys {
-		b = AppendString(b, k)
-		b = AppendShort(b, len(m[k]))
-		for _, v := range m[k] {
-			b = AppendString(b, v)
-		}
-	}
-	return b
-}

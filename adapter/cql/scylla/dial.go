@@ -88,14 +88,6 @@ func portTaken(err error) bool {
 	return errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.EADDRNOTAVAIL)
 }
 
-// SourcePort is the local port of c (0 when it is not TCP).
-func SourcePort(c net.Conn) int {
-	if a, ok := c.LocalAddr().(*net.TCPAddr); ok {
-		return a.Port
-	}
-	return 0
-}
-
 // ShardAwareAddr is the address of host's shard-aware port (host as in
 // host:port, the node's CQL address).
 func ShardAwareAddr(host string, port uint16) (string, error) {
