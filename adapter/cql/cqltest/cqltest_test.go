@@ -175,3 +175,53 @@ func TestCassandraMode(t *testing.T) {
 		t.Errorf("Cassandra mode advertised %+v", sup)
 	}
 }
+
+// TestBatch: each statement of a BATCH (prepared or not) is checked
+// against its own token, and its rows are written.
+func TestBatch(t *testing.T) {
+	cl, err := Start(Config{Scylla: true, Nodes: 1, Shards: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	nc, err := net.Dial("tcp", cl.Hosts()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := dial(t, nc)
+	ins, _, _ := c.prepare("INSERT INTO ks.t (key, \"C0\") VALUES (?, ?)")
+	b := []byte{1}                          // unlogged
+	b = binary.BigEndian.AppendUint16(b, 2) // two statements
+	b = append(b, 1)                        // prepared
+	b = appendShortBytes(b, ins)            // its id
+	b = binary.BigEndian.AppendUint16(b, 2) // two values
+	for _, v := range []string{"k1", "v1"} {
+		b = append(binary.BigEndian.AppendUint32(b, uint32(len(v))), v...)
+	}
+	q := `INSERT INTO ks.t (key, "C0") VALUES (?, ?)`
+	b = append(b, 0) // a query string
+	b = append(binary.BigEndian.AppendUint32(b, uint32(len(q))), q...)
+	b = binary.BigEndian.AppendUint16(b, 2)
+	for _, v := range []string{"k2", "v2"} {
+		b = append(binary.BigEndian.AppendUint32(b, uint32(len(v))), v...)
+	}
+	b = append(binary.BigEndian.AppendUint16(b, 1), 0) // consistency ONE, no flags
+	if op, body := c.do(opBatch, b); op != opResult {
+		t.Fatalf("BATCH answered 0x%02X %q", op, body)
+	}
+	s := cl.Stats()
+	if got := s.Requests[0][0] + s.Requests[0][1]; got != 2 || s.WrongNode != 0 || s.Unrouted != 0 {
+		t.Errorf("stats %+v: want 2 statements counted on the one node", s)
+	}
+	sel, _, _ := c.prepare(`SELECT "C0" FROM ks.t WHERE key = ?`)
+	for _, k := range []string{"k1", "k2"} {
+		_, body := c.execute(sel, []byte(k))
+		r := &rd{b: body}
+		r.int()
+		r.int()
+		r.int()
+		if r.int() != 1 || string(r.bytes()) != "v"+k[1:] {
+			t.Errorf("the batch's row %s was not written: %q", k, body)
+		}
+	}
+}
