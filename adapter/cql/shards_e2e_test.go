@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqltest"
@@ -240,5 +241,61 @@ func TestLWTToPrimary(t *testing.T) {
 	}
 	if elsewhere < 300 {
 		t.Errorf("token_aware=false sent only %d of 1,000 other requests off their owner node: the LWT check cannot tell", elsewhere)
+	}
+}
+
+// TestShardReconnect: when a node drops every connection, requests fail
+// or go to the nodes that are up meanwhile, and the worker redials each
+// shard through the shard-aware port; once back, every request again
+// lands on its owning node and shard.
+func TestShardReconnect(t *testing.T) {
+	cl, err := cqltest.Start(cqltest.Config{Scylla: true, ShardAwarePort: true, Nodes: 3, Shards: 4, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tg := shardTarget(t, map[string]string{"reconnect_interval": "50ms"})
+	w, err := newNativeWorker(tg, tg.stmts, cl.Hosts(), newRing(cl.Tokens()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	drive(t, w, vocab.OpInsert, 500, 16)
+	cl.Node(1).DropConnections()
+	// Requests until every slot is connected again (each redial waits the
+	// reconnect interval after its slot failed).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		drive(t, w, vocab.OpInsert, 200, 16)
+		up := 0
+		for _, c := range w.conns {
+			if c != nil {
+				up++
+			}
+		}
+		if up == len(w.conns) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d slots connected 20 s after the node dropped its connections", up, len(w.conns))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range w.conns {
+		if w.sups[i].Shard != w.lay.shard[i] {
+			t.Errorf("slot %d: reconnected to shard %d, want %d", i, w.sups[i].Shard, w.lay.shard[i])
+		}
+	}
+	for i := range 3 {
+		cl.Node(i).ResetStats()
+	}
+	if e := drive(t, w, vocab.OpInsert, 2000, 32); len(e) > 0 {
+		t.Errorf("after the reconnection: errors %v", e)
+	}
+	if s := cl.Stats(); s.WrongNode != 0 || s.WrongShard != 0 {
+		t.Errorf("after the reconnection: %d requests on the wrong node, %d on the wrong shard", s.WrongNode, s.WrongShard)
+	}
+	if s := cl.Stats(); sum(s.AwareConns[1]) < 3+3 {
+		t.Errorf("node 1's shard-aware connections %v: the redials did not go through the port", s.AwareConns[1])
 	}
 }

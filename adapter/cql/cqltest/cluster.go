@@ -251,6 +251,26 @@ func (n *Node) AwarePort() int {
 	return n.aware.Addr().(*net.TCPAddr).Port
 }
 
+// DropConnections closes the node's open connections (a node restart, as
+// its clients see it); the node accepts new ones.
+func (n *Node) DropConnections() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for c := range n.open {
+		c.Close()
+	}
+}
+
+// ResetStats zeroes the node's request counts.
+func (n *Node) ResetStats() {
+	for i := range n.requests {
+		n.requests[i].Store(0)
+	}
+	n.wrongNode.Store(0)
+	n.wrongShard.Store(0)
+	n.unrouted.Store(0)
+}
+
 func (n *Node) close() {
 	n.mu.Lock()
 	n.closed = true
