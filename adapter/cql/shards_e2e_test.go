@@ -176,8 +176,16 @@ func TestCassandraUnchanged(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 	m := tg.Summary(context.Background())
-	if !strings.HasPrefix(m["cql_shard_aware"], "no: ") {
+	if !strings.HasPrefix(m["cql_shard_aware"], "no: the nodes advertise no ScyllaDB sharding") {
 		t.Errorf("cql_shard_aware %q", m["cql_shard_aware"])
+	}
+	// The gocql driver says it is not shard-aware.
+	tg.cfg.Driver = DriverGocql
+	if got := tg.Summary(context.Background())["cql_shard_aware"]; !strings.Contains(got, "driver=gocql") {
+		t.Errorf("driver=gocql: cql_shard_aware %q", got)
+	}
+	if got := tg.Describe(context.Background()).Details["shard_aware"]; !strings.HasPrefix(got, "false (driver=gocql") {
+		t.Errorf("driver=gocql: shard_aware %q", got)
 	}
 }
 
