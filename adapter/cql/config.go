@@ -50,6 +50,11 @@ type Config struct {
 	LocalDC string
 	// TokenAware routes each request to a replica of its key. Default true.
 	TokenAware bool
+	// ShardAware (native client): on nodes that advertise ScyllaDB's
+	// sharding, one connection per shard of each node, and each request to
+	// the shard owning its token (shards.go). Default true; without the
+	// advertisement (Cassandra) it changes nothing.
+	ShardAware bool
 	// Username and Password enable PasswordAuthenticator. From the URL user
 	// info or the user/password options. Default none.
 	Username, Password string
@@ -124,6 +129,7 @@ func (c *Config) options(p *parsed) *adapter.OptionSet {
 	s.Var(setCL(&c.WriteCL), func() {}, "write_consistency", "LOCAL_ONE", "level of INSERT, WRITE, UPDATE, DELETE", consistencies...)
 	s.String(&c.LocalDC, "dc", "", "local data centre: DC-aware routing (only that DC's nodes coordinate)")
 	s.Bool(&c.TokenAware, "token_aware", "true", "send each request to a replica of its key")
+	s.Bool(&c.ShardAware, "shard_aware", "true", "native: on ScyllaDB, a connection per shard of each node (through the shard-aware port when the node has one) and each request to the shard owning its token; no effect on nodes that advertise no sharding (Cassandra)")
 	s.String(&c.Username, "user", "", "PasswordAuthenticator user name").Computed("the URL's user info")
 	s.String(&c.Password, "password", "", "PasswordAuthenticator password (never written to the result)").Computed("the URL's user info").Hidden()
 	s.Enum(&c.Driver, "driver", "", "the client: native (platbench's protocol v4 client) or gocql (the Apache driver)", DriverNative, DriverGocql).

@@ -100,7 +100,7 @@ func startupErr(cfg *Config, host string, err error) error {
 	case se.Code == cqlwire.CodeProtocol:
 		return adapter.Configf("cql: %s does not speak CQL protocol v4: %s (fix: the option driver=gocql)", host, firstLine(se.Msg))
 	}
-	return fmt.Errorf("cql: STARTUP on %s: %s (%w)", host, se.Msg, serverError(se.Code))
+	return fmt.Errorf("cql: %s on %s: %s (%w)", se.Req, host, se.Msg, serverError(se.Code))
 }
 
 // requestErr explains a failed USE or PREPARE; what names the request.
@@ -182,6 +182,11 @@ func init() {
 		serverErrors[code] = &adapter.Error{Class: def.class, Err: fmt.Errorf("cql: %s (server code 0x%04X)", def.name, code)}
 	}
 }
+
+// errRateLimited is ScyllaDB's per-partition rate-limit error
+// (SCYLLA_RATE_LIMIT_ERROR; its code is the one the node advertised):
+// overloaded, as the extension asks drivers not to retry it.
+var errRateLimited = &adapter.Error{Class: vocab.ClassOverloaded, Err: errors.New("cql: rate limit reached (ScyllaDB's per-partition rate limit)")}
 
 // serverError returns the error value of an exception code.
 func serverError(code int32) *adapter.Error {

@@ -13,9 +13,12 @@
 // and a YCSB usertable or a cassandra-stress standard1 table; Close drops
 // what Setup created unless keep=true.
 //
-// What it does not do: ScyllaDB shard-aware routing (requests go to the
-// right node but not to the right shard), and server-side metrics (it
-// measures what the client sees).
+// On ScyllaDB the native client is shard-aware (shards.go): a connection
+// per shard of each node, and each request to the shard owning its token.
+//
+// What it does not do: shard awareness with driver=gocql (the Apache
+// driver has none), ScyllaDB tablets, and server-side metrics (it measures
+// what the client sees).
 package cql
 
 import (
@@ -388,7 +391,7 @@ func (t *Target) Describe(ctx context.Context) vocab.Info {
 		"conns_per_host":    fmt.Sprint(c.Conns),
 		"timeout":           c.Timeout.String(),
 		"compression":       c.Compression,
-		"shard_aware":       "false (neither platbench's client nor the Apache driver is ScyllaDB shard-aware)",
+		"shard_aware":       shardAware(c),
 	}
 	if c.Compaction != "" {
 		info.Details["compaction"], _ = compactionClass(c.Compaction)
@@ -397,6 +400,18 @@ func (t *Target) Describe(ctx context.Context) vocab.Info {
 		info.Details["tls"] = "true"
 	}
 	return info
+}
+
+// shardAware is what the client does about ScyllaDB's shards; what it did
+// (cql_shard_aware and the figures beside it) is in the Summary.
+func shardAware(c Config) string {
+	switch {
+	case c.Driver != DriverNative:
+		return "false (driver=gocql: the Apache driver is not ScyllaDB shard-aware)"
+	case !c.ShardAware:
+		return "false (shard_aware=false)"
+	}
+	return "true on nodes that advertise ScyllaDB's sharding (see cql_shard_aware)"
 }
 
 func routing(c Config) string {
@@ -415,6 +430,14 @@ func routing(c Config) string {
 func (t *Target) Summary(ctx context.Context) map[string]string {
 	m := t.events.summary()
 	t.stats.summary(m)
+	why := "the nodes advertise no ScyllaDB sharding (Cassandra, or ScyllaDB with enable_shard_aware_drivers: false)"
+	if !t.cfg.ShardAware {
+		why = "shard_aware=false"
+	}
+	t.stats.shards.summary(m, why)
+	if t.cfg.Driver != DriverNative {
+		m["cql_shard_aware"] = "no: driver=gocql (the Apache driver) is not ScyllaDB shard-aware"
+	}
 	t.mu.Lock()
 	if t.diskPerNode != "" {
 		m["cql_disk_per_node"] = t.diskPerNode
@@ -423,7 +446,7 @@ func (t *Target) Summary(ctx context.Context) map[string]string {
 		t.prof.Summary(m)
 	}
 	if t.shapeN > 0 {
-		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node each)", t.shapeDepth, t.shapeN)
+		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node, or per shard of each ScyllaDB node, each)", t.shapeDepth, t.shapeN)
 	}
 	t.mu.Unlock()
 	return m

@@ -12,6 +12,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqlwire"
 	"github.com/platbench/platbench/adapter/cql/csprofile"
+	"github.com/platbench/platbench/adapter/cql/scylla"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -72,9 +73,20 @@ type nativeWorker struct {
 	t     *Target
 	st    *statements
 	cfg   *Config
-	hosts []string
-	conns []*cqlwire.Conn // nil: down (redialled on demand)
+	hosts []string        // the nodes
+	conns []*cqlwire.Conn // per slot (shards.go): nil: down (redialled on demand)
 	fail  []time.Time
+
+	// Shard awareness (shards.go): where each node's connections sit, what
+	// each slot's connection said in SUPPORTED, the requests sent per slot,
+	// the connections opened per node (through the shard-aware port,
+	// plain, closed as excess).
+	lay                     shardLayout
+	sups                    []scylla.Supported
+	sent                    []int64
+	nAware, nPlain, nExcess []int
+	lwt                     []bool // per statement (cqls): ScyllaDB marked it a lightweight transaction
+	anyLWT                  bool
 
 	// Redials of a node that is down run in the background while the other
 	// nodes serve (a dial to a dead host can take the connect timeout).
@@ -90,8 +102,8 @@ type nativeWorker struct {
 	live    int     // requests the runner waits for (not orphans)
 	depth   int
 
-	broken   []error // a connection that failed in Flush: its requests fail at the next Poll
-	inflight []int   // streams taken per connection (orphans included)
+	broken   []error // per slot: a connection that failed in Flush: its requests fail at the next Poll
+	inflight []int   // per slot: streams taken (orphans included)
 
 	timeout    int64 // ns
 	checkEvery int64
@@ -129,17 +141,11 @@ func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int)
 func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*nativeWorker, error) {
 	w := &nativeWorker{
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg, cqls: cqls, prof: prof,
-		conns:    make([]*cqlwire.Conn, len(hosts)),
-		fail:     make([]time.Time, len(hosts)),
-		dialing:  make([]bool, len(hosts)),
-		dialed:   make(chan dialResult, len(hosts)),
-		broken:   make([]error, len(hosts)),
-		inflight: make([]int, len(hosts)),
-		streams:  make([]stream, cqlwire.MaxStreams),
-		free:     make([]int16, cqlwire.MaxStreams),
-		depth:    maxDepth,
-		timeout:  int64(c.Timeout),
-		rr:       id,
+		streams: make([]stream, cqlwire.MaxStreams),
+		free:    make([]int16, cqlwire.MaxStreams),
+		depth:   maxDepth,
+		timeout: int64(c.Timeout),
+		rr:      id,
 	}
 	if st != nil {
 		w.next = id % st.fields
@@ -158,93 +164,98 @@ func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *p
 		return nil, err
 	}
 	w.wt = wt
-	// Connect to every node now, so that the run starts with all of them;
-	// a node that is down is retried during the run.
-	var firstErr error
-	up := 0
-	for i := range hosts {
-		if err := w.dial(i); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		up++
-	}
-	if up == 0 {
+	// Connect to every node (and each shard of a sharded one) now, so
+	// that the run starts with all of them; a node that is down is retried
+	// during the run.
+	if err := w.connectAll(); err != nil {
 		w.Close()
-		return nil, firstErr
+		return nil, err
 	}
 	return w, nil
 }
 
-// dial opens the connection to host i and waits for it.
-func (w *nativeWorker) dial(i int) error {
-	c, err := w.connect(i)
-	return w.dialDone(dialResult{i: i, c: c, err: err})
-}
+// dial opens the connection of slot i and waits for it.
+func (w *nativeWorker) dial(i int) error { return w.dialDone(w.connect(i)) }
 
-// dialResult is the outcome of a dial, made by connect (possibly in the
-// background) and taken in by dialDone on the worker's goroutine.
-type dialResult struct {
-	i   int
-	c   *cqlwire.Conn
-	err error
-}
-
-func (w *nativeWorker) connect(i int) (*cqlwire.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
-	defer cancel()
-	return dialNative(ctx, w.cfg, w.hosts[i], w.cqls)
+// dialTarget is what a dial opens: a connection to the node's CQL port
+// (aware ""), or one to shard of shards through the shard-aware port at
+// aware (shards.go).
+type dialTarget struct {
+	aware         string
+	shard, shards int
 }
 
 // dialNative opens a connection of the native worker to host (protocol v4,
-// adapter/cql/cqlwire), authenticates and prepares stmts. Failures are
-// explained in one line with the fix.
-func dialNative(ctx context.Context, cfg *Config, host string, stmts []string) (*cqlwire.Conn, error) {
-	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
-	nc, err := d.DialContext(ctx, "tcp", host)
+// adapter/cql/cqlwire), reads what the node supports (ScyllaDB's sharding
+// and extensions, with shard_aware), authenticates and prepares stmts.
+// Failures are explained in one line with the fix.
+func dialNative(ctx context.Context, cfg *Config, host string, stmts []string, to dialTarget) dialResult {
+	nc, aware, err := dialSocket(ctx, cfg, host, to)
 	if err != nil {
-		return nil, &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}
+		return dialResult{err: &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("cql: cannot reach %s: %v (fix: check that the node runs and listens on native_transport_port)", host, err)}}
 	}
 	c, err := cqlwire.NewConn(host, nc)
 	if err != nil {
-		return nil, err
+		return dialResult{err: err}
 	}
+	r := dialResult{c: c, aware: aware}
 	// The handshake and the preparations run one request at a time, under
 	// the connect timeout.
 	deadline := time.Now().Add(cfg.ConnectTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := c.Startup(cfg.Username, cfg.Password, deadline); err != nil {
+	if cfg.ShardAware {
+		opts, err := c.Options(deadline)
+		if err != nil {
+			c.Close()
+			return dialResult{err: startupErr(cfg, host, err)}
+		}
+		// A node whose ScyllaDB options cannot be read is served as one
+		// that has none; the worker reports it (supErr).
+		r.sup, r.supErr = scylla.Parse(opts)
+	}
+	if err := c.Startup(cfg.Username, cfg.Password, deadline, r.sup.Startup()...); err != nil {
 		c.Close()
-		return nil, startupErr(cfg, host, err)
+		return dialResult{err: startupErr(cfg, host, err)}
 	}
 	if cfg.sessionKeyspace != "" {
 		if err := c.Use(cfg.sessionKeyspace, deadline); err != nil {
 			c.Close()
-			return nil, requestErr(fmt.Sprintf("USE %s on %s: ", cfg.sessionKeyspace, host), err)
+			return dialResult{err: requestErr(fmt.Sprintf("USE %s on %s: ", cfg.sessionKeyspace, host), err)}
 		}
 	}
 	for _, s := range stmts {
 		if err := c.Prepare(s, deadline); err != nil {
 			c.Close()
-			return nil, requestErr(fmt.Sprintf("preparing %q on %s: ", s, host), err)
+			return dialResult{err: requestErr(fmt.Sprintf("preparing %q on %s: ", s, host), err)}
 		}
 	}
 	c.ClearDeadlines()
-	return c, nil
+	return r
 }
 
-// redial starts a background dial of host i.
+// dialSocket connects to host, or to the shard to.shard through the
+// shard-aware port when there is one; when that fails (a firewall, a NAT
+// that rewrites source ports), to host: the node then picks the shard.
+// aware says which it was.
+func dialSocket(ctx context.Context, cfg *Config, host string, to dialTarget) (nc net.Conn, aware bool, err error) {
+	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if to.aware != "" {
+		lo, hi := scylla.PortRange()
+		if nc, err = scylla.DialShard(ctx, d, to.aware, to.shard, to.shards, lo, hi); err == nil {
+			return nc, true, nil
+		}
+	}
+	nc, err = d.DialContext(ctx, "tcp", host)
+	return nc, false, err
+}
+
+// redial starts a background dial of slot i.
 func (w *nativeWorker) redial(i int) {
 	w.dialing[i] = true
 	w.ndial++
-	go func() {
-		c, err := w.connect(i)
-		w.dialed <- dialResult{i: i, c: c, err: err}
-	}()
+	go func() { w.dialed <- w.connect(i) }()
 }
 
 // collectDials takes in the background dials that finished, if any.
@@ -278,11 +289,16 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 		c.Close()
 		return nil
 	}
+	if i = w.place(r); i < 0 {
+		return nil // a shard already served (shards.go)
+	}
 	if err := w.wt.add(c.Fd()); err != nil {
 		c.Close()
 		return err
 	}
 	w.conns[i] = c
+	w.sups[i] = r.sup
+	w.markLWT(c, &r.sup)
 	if !w.fail[i].IsZero() {
 		w.t.stats.event("reconnected")
 	}
@@ -292,7 +308,9 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 func (w *nativeWorker) Depth() int { return w.depth }
 
 // route picks the connection for key: the owner of its token if that node
-// is up, else the next node that is up. A node down for longer than the
+// is up (on ScyllaDB, the connection to the shard owning the token), else
+// the next connection that is up (another shard of that node, or the next
+// node). A connection down for longer than the
 // reconnect interval is redialled in the background meanwhile; with every
 // node down, the worker waits for a redial (after a pause, so that a dead
 // cluster yields a bounded rate of errors).
@@ -302,6 +320,12 @@ func (w *nativeWorker) route(key []byte) (int, error) {
 
 // routeToken routes to the owner of token when known (ok) and token-aware.
 func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
+	return w.routeTo(token, ok, w.cfg.TokenAware)
+}
+
+// routeTo routes to the owner of token when known (ok) and primary (a
+// token-aware run, or a lightweight transaction: shards.go).
+func (w *nativeWorker) routeTo(token int64, ok, primary bool) (int, error) {
 	if w.ndial > 0 {
 		w.collectDials()
 	}
@@ -309,8 +333,10 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	start := 0
 	if n > 1 {
 		start = -1
-		if ok && w.cfg.TokenAware {
-			start = w.ring.owner(token)
+		if ok && primary {
+			if h := w.ring.owner(token); h >= 0 {
+				start = w.lay.slotOf(h, token)
+			}
 		}
 		if start < 0 {
 			w.rr++
@@ -335,7 +361,7 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 		if err := w.dialDone(<-w.dialed); err != nil {
 			return -1, err
 		}
-		return w.routeToken(token, ok)
+		return w.routeTo(token, ok, primary)
 	}
 	if d := time.Since(w.fail[start]); d < reconnectPause {
 		time.Sleep(reconnectPause - d)
@@ -343,7 +369,9 @@ func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
 	if err := w.dial(start); err != nil {
 		return -1, err
 	}
-	return start, nil
+	// The connection may serve another shard than start's (a plain
+	// connection goes where the node puts it).
+	return w.routeTo(token, ok, primary)
 }
 
 // reconnectPause paces redials when every node is down.
@@ -405,6 +433,7 @@ func (w *nativeWorker) take(id int16, kind uint8, ci, tag int) {
 	w.hw = max(w.hw, int(id)+1)
 	w.live++
 	w.inflight[ci]++
+	w.sent[ci]++
 }
 
 // Statement indexes in statements.all() order.
@@ -632,7 +661,11 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 			}
 		case cqlwire.OpError:
 			code, msg := cqlwire.ErrorBodyView(&r)
-			opErr = w.t.stats.serverError(code, msg)
+			if sup := &w.sups[i]; sup.RateLimit && code == sup.RateLimitCode {
+				opErr = w.t.stats.wordedError(code, errRateLimited, msg)
+			} else {
+				opErr = w.t.stats.serverError(code, msg)
+			}
 			unprepared = code == cqlwire.CodeUnprepared
 		default:
 			opErr = &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("cql: unexpected response opcode 0x%02X", h.Op)}
@@ -871,6 +904,10 @@ func (w *nativeWorker) Close() error {
 		w.wt.close()
 		w.wt = nil
 	}
+	if w.lay.slots() > 0 && w.sent != nil {
+		w.t.stats.shards.fold(w.hosts, &w.lay, w.sent, w.nAware, w.nPlain, w.nExcess, w.lwt)
+		w.sent = nil
+	}
 	return nil
 }
 
@@ -886,6 +923,8 @@ type nativeStats struct {
 	// are the shared value that costs nothing.
 	worded    map[int32]int
 	wordedSec int64
+
+	shards shardStats // what shard awareness did (shards.go)
 }
 
 // wordedPerSecond is how many errors of one code a second carry the
@@ -919,7 +958,12 @@ func (s *nativeStats) event(name string) {
 // message changes, one that carries the server's message (so that the
 // phase's error messages are the server's words).
 func (s *nativeStats) serverError(code int32, msg []byte) error {
-	base := serverError(code)
+	return s.wordedError(code, serverError(code), msg)
+}
+
+// wordedError is serverError with the error value of the code given: a
+// code whose meaning the node advertised (ScyllaDB's rate limit).
+func (s *nativeStats) wordedError(code int32, base *adapter.Error, msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {

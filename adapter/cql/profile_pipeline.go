@@ -43,12 +43,29 @@ func (p *profPipe) token(req *workload.Request) (int64, bool) {
 	return murmur3Token(key), true
 }
 
+// stmtIdx is the index (in Profile.CQLs) of the statement req starts
+// with; -1 for an op the profile does not have.
+func (p *profPipe) stmtIdx(req *workload.Request) int {
+	g := p.gen
+	pr := g.Profile()
+	switch {
+	case req.Op == vocab.OpNamed0:
+		return pr.Insert.Idx
+	case req.Op == vocab.OpInsert || req.Op == vocab.OpWrite:
+		return pr.Load.Idx
+	case req.Op.Named() && int(req.Op-vocab.OpNamed0)-1 < len(g.Ops):
+		return g.Ops[int(req.Op-vocab.OpNamed0)-1].St.Idx
+	}
+	return -1
+}
+
 // submitProfile encodes the first frame of a profile operation.
 func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 	g := w.prof.gen
 	pr := g.Profile()
 	g.Buf = g.Buf[:0]
-	ci, err := w.routeToken(w.prof.token(req))
+	tok, ok := w.prof.token(req)
+	ci, err := w.routeTo(tok, ok, w.cfg.TokenAware || w.lwtOp(req))
 	if err != nil {
 		return err
 	}

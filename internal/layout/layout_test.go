@@ -73,7 +73,6 @@ const limit = 80
 // limit) and recorder's intervalTick are the hot path: split them with the
 // allocation tests and BenchmarkRunnerNull at hand.
 var older = map[string]int{
-	"adapter/cql/ring.go murmur3Token":    93,
 	"adapter/kafka/open.go Summary":       85,
 	"analysis/lm.go lmFit":                83,
 	"analysis/plan.go planRow":            92,

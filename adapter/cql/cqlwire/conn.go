@@ -24,8 +24,10 @@ type Conn struct {
 	// Out holds the requests not yet written (Flush writes them).
 	Out []byte
 	// IDs are the ids of the statements prepared on the connection, in
-	// the order Prepare prepared them.
-	IDs [][]byte
+	// the order Prepare prepared them; Flags the flags of each one's
+	// metadata (ScyllaDB marks a lightweight transaction there).
+	IDs   [][]byte
+	Flags []uint32
 
 	rbuf []byte // rbuf[r:w] is read but not yet consumed
 	r, w int
@@ -102,14 +104,40 @@ func (c *Conn) Fd() int { return c.fd }
 // Buffered is the number of bytes read but not yet consumed by Next.
 func (c *Conn) Buffered() int { return c.w - c.r }
 
-// Startup sends STARTUP and answers a PasswordAuthenticator challenge with
-// user and password, one request at a time until deadline. The errors are
-// ErrAuthRequired, a *ServerError, a *NetError, or the frame's.
-func (c *Conn) Startup(user, password string, deadline time.Time) error {
+// Options sends OPTIONS and returns the SUPPORTED answer's options (what
+// the server speaks, and ScyllaDB's extensions: package scylla reads
+// them), before Startup.
+func (c *Conn) Options(deadline time.Time) (map[string][]string, error) {
+	b := AppendHeader(c.Out[:0], 0, opOptions)
+	FinishFrame(b, 0)
+	h, body, err := c.roundTrip(b, deadline)
+	if err != nil {
+		return nil, err
+	}
+	if h.Op == OpError {
+		return nil, serverError("OPTIONS", body)
+	}
+	r := Reader{B: body}
+	m := r.StringMultimap()
+	if h.Op != opSupported || r.Err != nil {
+		return nil, fmt.Errorf("cql: unexpected answer 0x%02X to OPTIONS from %s", h.Op, c.host)
+	}
+	return m, nil
+}
+
+// Startup sends STARTUP, with extra options after CQL_VERSION (the
+// extensions a client asks for), and answers a PasswordAuthenticator
+// challenge with user and password, one request at a time until deadline.
+// The errors are ErrAuthRequired, a *ServerError, a *NetError, or the
+// frame's.
+func (c *Conn) Startup(user, password string, deadline time.Time, extra ...[2]string) error {
 	b := AppendHeader(c.Out[:0], 0, opStartup)
-	b = AppendShort(b, 1)
+	b = AppendShort(b, 1+len(extra))
 	b = AppendString(b, "CQL_VERSION")
 	b = AppendString(b, "3.0.0")
+	for _, kv := range extra {
+		b = AppendString(AppendString(b, kv[0]), kv[1])
+	}
 	FinishFrame(b, 0)
 	h, body, err := c.roundTrip(b, deadline)
 	if err != nil {
@@ -184,10 +212,12 @@ func (c *Conn) Prepare(stmt string, deadline time.Time) error {
 		return fmt.Errorf("cql: preparing %q on %s: unexpected answer", stmt, c.host)
 	}
 	id := r.ShortBytes()
+	flags := uint32(r.Int()) // the metadata's flags
 	if r.Err != nil {
 		return r.Err
 	}
 	c.IDs = append(c.IDs, append([]byte(nil), id...))
+	c.Flags = append(c.Flags, flags)
 	return nil
 }
 

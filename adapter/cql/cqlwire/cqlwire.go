@@ -39,6 +39,8 @@ const (
 	OpBatch        = 0x0D
 	opAuthResponse = 0x0F
 	opAuthSuccess  = 0x10
+	opOptions      = 0x05
+	opSupported    = 0x06
 
 	flagCompressed    = 0x01
 	flagTracing       = 0x02
@@ -332,4 +334,25 @@ func ErrorBodyView(r *Reader) (code int32, msg []byte) {
 func ErrorBody(r *Reader) (code int32, msg string) {
 	code, m := ErrorBodyView(r)
 	return code, string(m)
+}
+
+// StringMultimap reads a [string multimap]: a [short] count of keys, each
+// a [string] and a [string list] (the body of SUPPORTED). It allocates:
+// handshakes only.
+func (r *Reader) StringMultimap() map[string][]string {
+	keys := r.Short()
+	m := make(map[string][]string, min(keys, 64))
+	for ; keys > 0 && r.Err == nil; keys-- {
+		k := string(r.StringView())
+		n := r.Short()
+		vs := make([]string, 0, min(n, 16))
+		for ; n > 0 && r.Err == nil; n-- {
+			vs = append(vs, string(r.StringView()))
+		}
+		m[k] = vs
+	}
+	if r.Err != nil {
+		return nil
+	}
+	return m
 }
