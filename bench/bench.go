@@ -286,8 +286,7 @@ func (s *Session) Load(ctx context.Context) error {
 		return err
 	}
 	nameOps(p, &s.spec)
-	s.r.Phases = append(s.r.Phases, *p)
-	s.cfg.Journal.PhaseDone(p)
+	s.addPhase(p)
 	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -317,10 +316,26 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 		return nil, err
 	}
 	nameOps(p, &s.spec)
-	s.r.Phases = append(s.r.Phases, *p)
+	s.addPhase(p)
 	s.r.Events = append(s.r.Events, evs...)
-	s.cfg.Journal.PhaseDone(p)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
+}
+
+// addPhase adds a finished phase to the result and to the journal, and
+// points it at its seconds there (a streamed phase keeps no interval
+// histograms in memory: result.Phase.MergedHist reads them back).
+func (s *Session) addPhase(p *result.Phase) {
+	s.cfg.Journal.PhaseDone(p)
+	nth := 0
+	for i := range s.r.Phases {
+		if s.r.Phases[i].Name == p.Name {
+			nth++
+		}
+	}
+	s.r.Phases = append(s.r.Phases, *p)
+	if sf := s.cfg.Journal.Seconds(); sf != nil {
+		s.r.Phases[len(s.r.Phases)-1].UseSeconds(sf, nth, 0)
+	}
 }
 
 // Close stops the telemetry (if Finish did not) and closes the target

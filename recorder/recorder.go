@@ -32,6 +32,13 @@ type Config struct {
 	// OnInterval, if set, is called with each 1 s interval as it closes (on
 	// the collector's goroutine, outside the recorder's lock): the run's
 	// journal writes it to disk at once.
+	//
+	// With it the recorder streams: it keeps the stored series only
+	// (result.Coarsener: no interval histograms, wider intervals past the
+	// first hour) and fine buckets of all op types together
+	// (Buckets.All), so its memory does not grow with the phase's length
+	// beyond a few hundred kB an hour. Without it (tests, a result on
+	// stdout) it keeps every second whole, as files of schema v1 had.
 	OnInterval func(result.Interval)
 }
 
@@ -293,16 +300,25 @@ type Recorder struct {
 	mu         sync.Mutex // guards everything below
 	total      [vocab.NumOps]*opAcc
 	intervals  []result.Interval
-	lastTick   int64 // Now() of the last interval tick
+	nIntervals int
+	lastIv     result.Interval // the last interval closed
+	lastTick   int64           // Now() of the last interval tick
 	buckets    [vocab.NumOps][]uint32
 	bucketB    [vocab.NumOps][]uint64
 	outst      []bool
-	inflightAt []bool // requests in flight at each bucket's end
-	scratch    *hset
-	ivCounts   [vocab.NumOps]*counts // an interval's latencies of every shard, merged
-	live       Live
-	stopped    bool
-	errs       errorSampler
+	inflightAt []bool // requests in flight at the ends of the buckets not yet closed
+	// stream: the series kept when streaming (Config.OnInterval): the
+	// stored intervals, and fine buckets of all ops together.
+	stream   bool
+	coarse   result.Coarsener
+	all      []uint32
+	allB     []uint64
+	allHasB  bool
+	scratch  *hset
+	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
+	live     Live
+	stopped  bool
+	errs     errorSampler
 }
 
 // opAcc accumulates one op over the whole phase.
@@ -316,7 +332,7 @@ type opAcc struct {
 // New returns a recorder; call Start when the phase begins.
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
-	r := &Recorder{cfg: cfg, scratch: &hset{}}
+	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil}
 	bw := int64(cfg.BucketWidth)
 	for i := 0; i < cfg.Shards; i++ {
 		r.shards = append(r.shards, newShard(cfg.ServiceTime, bw))
@@ -408,7 +424,7 @@ func (r *Recorder) collect() {
 		}
 		var iv result.Interval
 		if closed && r.cfg.OnInterval != nil {
-			iv = r.intervals[len(r.intervals)-1]
+			iv = r.lastIv
 		}
 		r.mu.Unlock()
 		if closed && r.cfg.OnInterval != nil {
@@ -445,12 +461,20 @@ func (r *Recorder) bucketTick() {
 		s.harvest(k, &done, &doneB, &spanned)
 		s.mu.Unlock()
 	}
-	// Requests in flight at the bucket's end (sampled then; at Stop, now).
+	// Requests in flight at the bucket's end (sampled then; at Stop, now):
+	// samples are taken in bucket order, one per bucket, and dropped once
+	// used.
 	var inflight bool
-	if k < int64(len(r.inflightAt)) {
-		inflight = r.inflightAt[k]
+	if len(r.inflightAt) > 0 {
+		inflight = r.inflightAt[0]
+		r.inflightAt = r.inflightAt[1:]
 	} else {
 		inflight = r.inflight()
+	}
+	if r.stream {
+		any := r.addAll(&done, &doneB)
+		r.outst = append(r.outst, inflight || spanned || any)
+		return
 	}
 	n := len(r.outst)
 	any := false
@@ -469,6 +493,20 @@ func (r *Recorder) bucketTick() {
 		}
 	}
 	r.outst = append(r.outst, inflight || spanned || any)
+}
+
+// addAll adds a bucket's completions of every op to the streamed series and
+// says whether there was any.
+func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
+	var c, b uint64
+	for op := range done {
+		c += done[op]
+		b += doneB[op]
+	}
+	r.all = append(r.all, uint32(min(c, 1<<32-1)))
+	r.allB = append(r.allB, b)
+	r.allHasB = r.allHasB || b > 0
+	return c > 0
 }
 
 // intervalTick closes the interval ending at `at`. Called with r.mu held.
@@ -552,7 +590,14 @@ func (r *Recorder) intervalTick(at int64) {
 			live.P99Ns = io.Latency.P99Ns
 		}
 	}
-	r.intervals = append(r.intervals, iv)
+	r.lastIv = iv
+	r.nIntervals++
+	if r.stream {
+		// A histogram the recorder just encoded decodes: no error to meet.
+		_ = r.coarse.Add(iv)
+	} else {
+		r.intervals = append(r.intervals, iv)
+	}
 	for _, a := range r.total {
 		if a != nil {
 			live.TotalCount += a.ok
@@ -614,6 +659,9 @@ func (l Live) OpsPerSec() float64 {
 func (r *Recorder) Intervals() []result.Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.stream {
+		return r.coarse.Snapshot()
+	}
 	return append([]result.Interval(nil), r.intervals...)
 }
 
@@ -638,8 +686,11 @@ func (r *Recorder) Stop() *result.Phase {
 	for int64(len(r.outst))*bw < end {
 		r.bucketTick()
 	}
-	if end > r.lastTick || len(r.intervals) == 0 {
+	if end > r.lastTick || r.nIntervals == 0 {
 		r.intervalTick(end)
+	}
+	if r.stream {
+		r.intervals = r.coarse.Finish()
 	}
 	p := &result.Phase{
 		StartedAt:  r.startAt,
@@ -696,6 +747,12 @@ func (r *Recorder) Stop() *result.Phase {
 				p.Buckets.Bytes = map[string][]uint64{}
 			}
 			p.Buckets.Bytes[name] = r.bucketB[op]
+		}
+	}
+	if r.stream {
+		p.Buckets.All = r.all
+		if r.allHasB {
+			p.Buckets.AllBytes = r.allB
 		}
 	}
 	p.Buckets.Pad(len(r.outst))

@@ -118,3 +118,48 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 		t.Errorf("compare of the journal: %v\n%s", err, cmp)
 	}
 }
+
+// A run that ends keeps its journal as the result's seconds file: the
+// result holds the stored series without interval histograms (schema v2),
+// and the latency of a window is read back from the seconds, exactly the
+// operations the window's intervals count.
+func TestRunKeepsItsSeconds(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "platbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "r.json")
+	if b, err := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "4s", "--out", out, "--quiet").CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(out + ".partial"); err == nil {
+		t.Error("the journal is still there after the result was written")
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Phase("run")
+	if r.Schema != result.SchemaVersion || r.CutShort || run == nil || run.HasIntervalHists() || !run.HasSeconds() || len(run.Buckets.All) == 0 {
+		t.Fatalf("schema %s, cut short %v, run phase streamed: %v", r.Schema, r.CutShort, run != nil && run.HasSeconds())
+	}
+	n := len(run.Intervals)
+	var want uint64
+	for _, iv := range run.Intervals[1:] {
+		for _, o := range iv.Ops {
+			want += o.Count
+		}
+	}
+	h, err := run.MergedHist(1, n, result.HistLatency)
+	if err != nil || uint64(h.TotalCount()) != want || want == 0 {
+		t.Fatalf("window [1, %d): %v latencies (err %v), intervals count %d ops", n, h.TotalCount(), err, want)
+	}
+	s, err := result.Read(result.SecondsPath(out))
+	if err != nil || s.CutShort || s.Phase("run") == nil {
+		t.Fatalf("the seconds file reads as a result: %v (cut short %v)", err, s != nil && s.CutShort)
+	}
+	if rep, err := exec.Command(bin, "report", out).CombinedOutput(); err != nil || !strings.Contains(string(rep), "op rate") {
+		t.Errorf("report: %v\n%s", err, rep)
+	}
+}

@@ -536,15 +536,15 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
-	written := false
+	written, ran := false, true
 	closeJournal, err := startJournal(env, out, &cfg)
 	if err != nil {
 		return err
 	}
-	defer func() { closeJournal(written) }()
+	defer func() { closeJournal(written, ran) }()
 	r, err := bench.Run(ctx, cfg)
 	if r == nil {
-		written = true // nothing ran: no journal to keep
+		ran = false // nothing ran: no journal to keep
 	}
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
@@ -613,19 +613,28 @@ func writeResult(env *Env, out string, r *result.Result) error {
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
 // run as it goes: a loader killed before it writes its result leaves it,
-// and report and compare read it. close removes it once the result file is
-// written (written true). No journal with --out -.
-func startJournal(env *Env, out string, cfg *bench.Config) (close func(written bool), err error) {
+// and report and compare read it. Once the result file is written (written
+// true) close moves it beside the result as its seconds file (every second
+// with its histograms: result.SecondsPath); when nothing ran (ran false) it
+// removes it. No journal with --out -.
+func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), err error) {
 	if out == "-" {
-		return func(bool) {}, nil
+		return func(bool, bool) {}, nil
 	}
 	j, err := result.CreateJournal(out + result.JournalSuffix)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Journal = j
-	return func(written bool) {
-		if err := j.Close(written); err != nil && !written {
+	return func(written, ran bool) {
+		var err error
+		switch {
+		case written:
+			err = j.Keep(result.SecondsPath(out))
+		default:
+			err = j.Close(!ran)
+		}
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
 	}, nil
