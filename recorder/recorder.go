@@ -313,7 +313,6 @@ type Recorder struct {
 	coarse   result.Coarsener
 	all      []uint32
 	allB     []uint64
-	allHasB  bool
 	scratch  *hset
 	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
 	live     Live
@@ -504,8 +503,9 @@ func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
 		b += doneB[op]
 	}
 	r.all = append(r.all, uint32(min(c, 1<<32-1)))
-	r.allB = append(r.allB, b)
-	r.allHasB = r.allHasB || b > 0
+	if b > 0 || r.allB != nil { // no bytes series until a byte moved
+		r.allB = append(result.Grow(r.allB, len(r.all)-1), b)
+	}
 	return c > 0
 }
 
@@ -513,6 +513,9 @@ func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
+	// Streaming past the first hour, the stored interval's histograms take
+	// the second's counts directly (no encoding and decoding between).
+	coarse := r.stream && !r.coarse.Open(iv.StartNs)
 	var ok, bytes [vocab.NumOps]uint64
 	var errs [vocab.NumOps][vocab.NumClasses]uint64
 	for _, s := range r.allShards() {
@@ -571,7 +574,11 @@ func (r *Recorder) intervalTick(at int64) {
 			// each, then added to the phase's histogram.
 			io.Latency = result.SummarizeCounts(c.n[:])
 			io.Hist = result.EncodeCounts(c.n[:])
-			c.drainInto(acc.lat, nil)
+			var also *hdr.Histogram
+			if coarse {
+				also = r.coarse.Hist(io.Op)
+			}
+			c.drainInto(acc.lat, also)
 		}
 		iv.Ops = append(iv.Ops, io)
 		lo := LiveOp{Op: vocab.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
@@ -593,8 +600,7 @@ func (r *Recorder) intervalTick(at int64) {
 	r.lastIv = iv
 	r.nIntervals++
 	if r.stream {
-		// A histogram the recorder just encoded decodes: no error to meet.
-		_ = r.coarse.Add(iv)
+		r.coarse.AddCounted(iv)
 	} else {
 		r.intervals = append(r.intervals, iv)
 	}
@@ -751,9 +757,7 @@ func (r *Recorder) Stop() *result.Phase {
 	}
 	if r.stream {
 		p.Buckets.All = r.all
-		if r.allHasB {
-			p.Buckets.AllBytes = r.allB
-		}
+		p.Buckets.AllBytes = r.allB
 	}
 	p.Buckets.Pad(len(r.outst))
 	p.SortOps()

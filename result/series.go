@@ -1,6 +1,8 @@
 package result
 
 import (
+	"fmt"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -36,11 +38,54 @@ type Coarsener struct {
 	cur   *Interval
 	curW  int64 // intended x duration of cur, summed
 	hists map[string]*hdr.Histogram
+	nOps  int // op types of the last stored interval (room for the next)
+}
+
+// Open readies the stored interval that the second starting at startNs
+// falls in, closing the one being filled if it is another, and says
+// whether that second is stored whole (the first hour's 1 s tier). A
+// caller that holds the second's latencies as counts rather than an
+// encoded histogram adds them to Hist(op) after Open and before AddCounted.
+func (c *Coarsener) Open(startNs int64) (whole bool) {
+	w, tier := SeriesWidth(startNs)
+	if w == 1e9 {
+		c.flush()
+		return true
+	}
+	start := tier + (startNs-tier)/w*w
+	if c.cur != nil && c.cur.StartNs != start {
+		c.flush()
+	}
+	if c.cur == nil {
+		c.cur = &Interval{StartNs: start}
+		c.curW = 0
+	}
+	return false
+}
+
+// Hist is the latency histogram of op in the stored interval being filled
+// (after Open).
+func (c *Coarsener) Hist(op string) *hdr.Histogram {
+	if c.hists == nil {
+		c.hists = map[string]*hdr.Histogram{}
+	}
+	h := c.hists[op]
+	if h == nil {
+		h = NewHist()
+		c.hists[op] = h
+	}
+	return h
 }
 
 // Add folds the next 1 s interval in. A histogram that does not decode is
 // an error wrapping ErrMalformed (the interval's counts are still added).
-func (c *Coarsener) Add(iv Interval) error {
+func (c *Coarsener) Add(iv Interval) error { return c.add(iv, true) }
+
+// AddCounted is Add for a second whose latencies went into Hist already:
+// its encoded histograms are not read.
+func (c *Coarsener) AddCounted(iv Interval) { _ = c.add(iv, false) }
+
+func (c *Coarsener) add(iv Interval, decode bool) error {
 	w, tier := SeriesWidth(iv.StartNs)
 	if w == 1e9 {
 		c.flush()
@@ -69,6 +114,9 @@ func (c *Coarsener) Add(iv Interval) error {
 	}
 	var err error
 	for _, o := range iv.Ops {
+		if !decode {
+			o.Hist = ""
+		}
 		if e := c.addOp(o); e != nil && err == nil {
 			err = e
 		}
@@ -86,6 +134,9 @@ func (c *Coarsener) addOp(o IntervalOp) error {
 		}
 	}
 	if k < 0 {
+		if cur.Ops == nil {
+			cur.Ops = make([]IntervalOp, 0, c.nOps)
+		}
 		cur.Ops = append(cur.Ops, IntervalOp{Op: o.Op})
 		k = len(cur.Ops) - 1
 	}
@@ -105,13 +156,8 @@ func (c *Coarsener) addOp(o IntervalOp) error {
 	if err != nil {
 		return err
 	}
-	if c.hists == nil {
-		c.hists = map[string]*hdr.Histogram{}
-	}
-	if acc := c.hists[o.Op]; acc != nil {
-		acc.Merge(h)
-	} else {
-		c.hists[o.Op] = h
+	if dropped := c.Hist(o.Op).Merge(h); dropped > 0 {
+		return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
 	}
 	return nil
 }
@@ -123,10 +169,14 @@ func (c *Coarsener) flush() {
 	}
 	for i := range c.cur.Ops {
 		if h := c.hists[c.cur.Ops[i].Op]; h != nil && h.TotalCount() > 0 {
-			c.cur.Ops[i].Latency = Summarize(h)
+			// hdr's own walks: the same figures as Summarize without
+			// Summarize's copy of the counts (a quarter megabyte per op
+			// every stored interval).
+			c.cur.Ops[i].Latency = summarizeHdr(h)
 			h.Reset()
 		}
 	}
+	c.nOps = len(c.cur.Ops)
 	c.out = append(c.out, *c.cur)
 	c.cur = nil
 }
