@@ -524,8 +524,18 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 		if prev != nil {
 			prev(rec)
 		}
+		if rec.Streams() {
+			rec.KeepWindow(int64(warm))
+		}
 		stop := runner.Every(runCtx, time.Second, func() bool {
-			o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			var o *result.ThresholdOutcome
+			var err error
+			if rec.Streams() {
+				ivs, ops := rec.Window()
+				o, err = analysis.LiveWindowThresholds("run", mode, ivs, ops, ths)
+			} else {
+				o, err = analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			}
 			if err != nil || o == nil {
 				return true
 			}

@@ -309,10 +309,15 @@ type Recorder struct {
 	inflightAt []bool // requests in flight at the ends of the buckets not yet closed
 	// stream: the series kept when streaming (Config.OnInterval): the
 	// stored intervals, and fine buckets of all ops together.
-	stream   bool
-	coarse   result.Coarsener
-	all      []uint32
-	allB     []uint64
+	stream bool
+	coarse result.Coarsener
+	all    []uint32
+	allB   []uint64
+	// A window kept for live checks (KeepWindow): every op's latency
+	// from winFrom on.
+	winOn    bool
+	winFrom  int64
+	win      [vocab.NumOps]*hdr.Histogram
 	scratch  *hset
 	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
 	live     Live
@@ -574,11 +579,17 @@ func (r *Recorder) intervalTick(at int64) {
 			// each, then added to the phase's histogram.
 			io.Latency = result.SummarizeCounts(c.n[:])
 			io.Hist = result.EncodeCounts(c.n[:])
-			var also *hdr.Histogram
+			var also, win *hdr.Histogram
 			if coarse {
 				also = r.coarse.Hist(io.Op)
 			}
-			c.drainInto(acc.lat, also)
+			if r.winOn && iv.StartNs >= r.winFrom {
+				if r.win[op] == nil {
+					r.win[op] = result.NewHist()
+				}
+				win = r.win[op]
+			}
+			c.drainInto(acc.lat, also, win)
 		}
 		iv.Ops = append(iv.Ops, io)
 		lo := LiveOp{Op: vocab.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
@@ -669,6 +680,66 @@ func (r *Recorder) Intervals() []result.Interval {
 		return r.coarse.Snapshot()
 	}
 	return append([]result.Interval(nil), r.intervals...)
+}
+
+// Streams says whether the recorder streams (Config.OnInterval): its
+// intervals carry no histograms.
+func (r *Recorder) Streams() bool { return r.stream }
+
+// KeepWindow makes the recorder keep every op's latency from offset fromNs
+// of the phase on (a live check's window past its warm-up), so that Window
+// need not merge the seconds again every time it is asked. Call it before
+// the phase reaches fromNs.
+func (r *Recorder) KeepWindow(fromNs int64) {
+	r.mu.Lock()
+	r.winOn, r.winFrom = true, fromNs
+	r.mu.Unlock()
+}
+
+// Window returns the intervals that start in the window KeepWindow set
+// (the stored series: see Config.OnInterval) and each op's totals over
+// them, with the latency histogram (OpTotal.Hist). Off the hot path: it
+// encodes a histogram per op.
+func (r *Recorder) Window() ([]result.Interval, []result.OpTotal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.intervals
+	if r.stream {
+		all = r.coarse.Snapshot()
+	}
+	var ivs []result.Interval
+	for _, iv := range all {
+		if iv.StartNs >= r.winFrom {
+			ivs = append(ivs, iv)
+		}
+	}
+	var ops []result.OpTotal
+	idx := map[string]int{}
+	for _, iv := range ivs {
+		for _, o := range iv.Ops {
+			k, ok := idx[o.Op]
+			if !ok {
+				k = len(ops)
+				idx[o.Op] = k
+				ops = append(ops, result.OpTotal{Op: o.Op})
+			}
+			t := &ops[k]
+			t.Count += o.Count
+			for c, n := range o.Errors {
+				if t.Errors == nil {
+					t.Errors = map[string]uint64{}
+				}
+				t.Errors[c] += n
+			}
+		}
+	}
+	for op, h := range r.win {
+		if k, ok := idx[vocab.Op(op).String()]; ok && h != nil {
+			ops[k].Hist = result.EncodeHist(h)
+			ops[k].Latency = result.Summarize(h)
+		}
+	}
+	return ivs, ops
 }
 
 // Live returns the latest snapshot.
