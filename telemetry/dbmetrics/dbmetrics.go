@@ -61,6 +61,8 @@ type node struct {
 
 	mu       sync.Mutex
 	series   result.DBMetricsSeries
+	thin     *result.Thin[result.DBMetricsSample] // series.Samples, bounded past the first hour
+	lastGood *result.DBMetricsSample              // for live displays
 	server   string
 	prev     *reading
 	prevAt   time.Time
@@ -184,12 +186,9 @@ func (c *Collector) Latest() []result.DBMetricsSeries {
 	var out []result.DBMetricsSeries
 	for _, n := range c.nodes {
 		n.mu.Lock()
-		for i := len(n.series.Samples) - 1; i >= 0; i-- {
-			if x := n.series.Samples[i]; !x.Missing {
-				out = append(out, result.DBMetricsSeries{Node: n.series.Node, StartedAt: n.series.StartedAt,
-					IntervalNs: n.series.IntervalNs, Version: n.series.Version, Samples: []result.DBMetricsSample{x}})
-				break
-			}
+		if x := n.lastGood; x != nil {
+			out = append(out, result.DBMetricsSeries{Node: n.series.Node, StartedAt: n.series.StartedAt,
+				IntervalNs: n.series.IntervalNs, Version: n.series.Version, Samples: []result.DBMetricsSample{*x}})
 		}
 		n.mu.Unlock()
 	}
@@ -201,7 +200,7 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.series.Samples = append(n.series.Samples, result.DBMetricsSample{
+		n.add(result.DBMetricsSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error()})
 		return
 	}
@@ -214,9 +213,19 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 		s := sample(n.prev, r, now.Sub(n.prevAt).Seconds())
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
 		s.DurationNs = now.Sub(n.prevAt).Nanoseconds()
-		n.series.Samples = append(n.series.Samples, s)
+		n.add(s)
+		n.lastGood = &s
 	}
 	n.prev, n.prevAt = r, now
+}
+
+// add keeps a sample (result.Thin). Called with mu held.
+func (n *node) add(s result.DBMetricsSample) {
+	if n.thin == nil {
+		n.thin = result.DBMetricsThin()
+	}
+	n.thin.Add(s)
+	n.series.Samples = n.thin.Samples()
 }
 
 // fetch reads the node once (ctx carries its timeout).

@@ -57,6 +57,7 @@ type node struct {
 
 	mu     sync.Mutex
 	series result.NodeSeries
+	thin   *result.Thin[result.NodeSample] // series.Samples, bounded past the first hour
 	prev   *reading
 	prevAt time.Time
 }
@@ -112,7 +113,7 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.series.Samples = append(n.series.Samples, result.NodeSample{
+		n.add(result.NodeSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error(), CPUMaxCoreID: -1})
 		return
 	}
@@ -121,9 +122,18 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	if n.prev != nil {
 		s := sample(n.prev, r, now.Sub(n.prevAt))
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
-		n.series.Samples = append(n.series.Samples, s)
+		n.add(s)
 	}
 	n.prev, n.prevAt = r, now
+}
+
+// add keeps a sample (result.Thin). Called with mu held.
+func (n *node) add(s result.NodeSample) {
+	if n.thin == nil {
+		n.thin = result.NodeThin()
+	}
+	n.thin.Add(s)
+	n.series.Samples = n.thin.Samples()
 }
 
 // get fetches and parses one exposition (ctx carries the node's timeout).
