@@ -156,6 +156,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if sr, ok := t.(adapter.StatusReader); ok {
 		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
 	}
+	// The journal's header first: telemetry writes samples after it.
+	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
+	if cfg.Journal != nil {
+		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
+	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {
 		t.Close()
@@ -164,7 +169,6 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil

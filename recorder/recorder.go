@@ -521,36 +521,9 @@ func (r *Recorder) intervalTick(at int64) {
 	// Streaming past the first hour, the stored interval's histograms take
 	// the second's counts directly (no encoding and decoding between).
 	coarse := r.stream && !r.coarse.Open(iv.StartNs)
-	var ok, bytes [vocab.NumOps]uint64
-	var errs [vocab.NumOps][vocab.NumClasses]uint64
-	for _, s := range r.allShards() {
-		s.mu.Lock()
-		s.cur, s.spare = s.spare, s.cur
-		s.mu.Unlock()
-		set := s.spare
-		for op := range set.lat {
-			ok[op] += set.ok[op]
-			bytes[op] += set.bytes[op]
-			for c := range errs[op] {
-				errs[op][c] += set.errs[op][c]
-			}
-			if set.ok[op] == 0 {
-				continue
-			}
-			acc := r.acc(op)
-			if r.ivCounts[op] == nil {
-				r.ivCounts[op] = new(counts)
-			}
-			set.lat[op].moveInto(r.ivCounts[op])
-			if s.svcTime {
-				set.svc[op].drainInto(acc.svc, nil)
-				set.lag[op].drainInto(acc.lag, nil)
-				set.attr[op].drainInto(acc.attr, nil)
-			}
-		}
-		// set is now drained; reset it outside the worker's way.
-		set.reset()
-	}
+	var sums ivSums
+	r.swapShards(&sums)
+	ok, bytes, errs := &sums.ok, &sums.bytes, &sums.errs
 	live := Live{Phase: r.cfg.Phase, AtNs: at, IntervalNs: iv.DurationNs}
 	for op := range ok {
 		var errMap map[string]uint64
@@ -575,21 +548,7 @@ func (r *Recorder) intervalTick(at int64) {
 		}
 		io := result.IntervalOp{Op: vocab.Op(op).String(), Count: ok[op], Errors: errMap, Bytes: bytes[op]}
 		if c := r.ivCounts[op]; c != nil && ok[op] > 0 {
-			// Summarized and encoded from the merged counts in one pass
-			// each, then added to the phase's histogram.
-			io.Latency = result.SummarizeCounts(c.n[:])
-			io.Hist = result.EncodeCounts(c.n[:])
-			var also, win *hdr.Histogram
-			if coarse {
-				also = r.coarse.Hist(io.Op)
-			}
-			if r.winOn && iv.StartNs >= r.winFrom {
-				if r.win[op] == nil {
-					r.win[op] = result.NewHist()
-				}
-				win = r.win[op]
-			}
-			c.drainInto(acc.lat, also, win)
+			r.latencyOf(op, c, &io, iv.StartNs, coarse)
 		}
 		iv.Ops = append(iv.Ops, io)
 		lo := LiveOp{Op: vocab.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
@@ -626,6 +585,66 @@ func (r *Recorder) intervalTick(at int64) {
 	r.live = live
 }
 
+// ivSums are an interval's counts of every shard.
+type ivSums struct {
+	ok, bytes [vocab.NumOps]uint64
+	errs      [vocab.NumOps][vocab.NumClasses]uint64
+}
+
+// swapShards swaps every shard's histogram sets and drains the one the
+// interval filled: counts into t, latencies into ivCounts, service time,
+// lag and attributable latency into the phase's. Called with r.mu held.
+func (r *Recorder) swapShards(t *ivSums) {
+	for _, s := range r.allShards() {
+		s.mu.Lock()
+		s.cur, s.spare = s.spare, s.cur
+		s.mu.Unlock()
+		set := s.spare
+		for op := range set.lat {
+			t.ok[op] += set.ok[op]
+			t.bytes[op] += set.bytes[op]
+			for c := range t.errs[op] {
+				t.errs[op][c] += set.errs[op][c]
+			}
+			if set.ok[op] == 0 {
+				continue
+			}
+			acc := r.acc(op)
+			if r.ivCounts[op] == nil {
+				r.ivCounts[op] = new(counts)
+			}
+			set.lat[op].moveInto(r.ivCounts[op])
+			if s.svcTime {
+				set.svc[op].drainInto(acc.svc, nil)
+				set.lag[op].drainInto(acc.lag, nil)
+				set.attr[op].drainInto(acc.attr, nil)
+			}
+		}
+		// set is now drained; reset it outside the worker's way.
+		set.reset()
+	}
+}
+
+// latencyOf summarizes and encodes an interval's latencies of op (c, the
+// counts of every shard) in one pass each, then adds them to the phase's
+// histogram, to the stored interval's when it is wider than the second
+// (coarse), and to the live window's. Called with r.mu held.
+func (r *Recorder) latencyOf(op int, c *counts, io *result.IntervalOp, startNs int64, coarse bool) {
+	io.Latency = result.SummarizeCounts(c.n[:])
+	io.Hist = result.EncodeCounts(c.n[:])
+	var also, win *hdr.Histogram
+	if coarse {
+		also = r.coarse.Hist(io.Op)
+	}
+	if r.winOn && startNs >= r.winFrom {
+		if r.win[op] == nil {
+			r.win[op] = result.NewHist()
+		}
+		win = r.win[op]
+	}
+	c.drainInto(r.total[op].lat, also, win)
+}
+
 func (r *Recorder) acc(op int) *opAcc {
 	if r.total[op] == nil {
 		r.total[op] = &opAcc{lat: result.NewHist()}
@@ -636,6 +655,28 @@ func (r *Recorder) acc(op int) *opAcc {
 		}
 	}
 	return r.total[op]
+}
+
+// fillBuckets puts the fine series in b: per op, or of all ops together
+// when streaming. Called with r.mu held.
+func (r *Recorder) fillBuckets(b *result.Buckets, hasBytes bool) {
+	for op := range r.buckets {
+		if r.buckets[op] == nil {
+			continue
+		}
+		name := vocab.Op(op).String()
+		b.Counts[name] = r.buckets[op]
+		if hasBytes {
+			if b.Bytes == nil {
+				b.Bytes = map[string][]uint64{}
+			}
+			b.Bytes[name] = r.bucketB[op]
+		}
+	}
+	if r.stream {
+		b.All, b.AllBytes = r.all, r.allB
+	}
+	b.Pad(len(r.outst))
 }
 
 // Live is a snapshot of the last closed interval, for progress lines and
@@ -813,24 +854,7 @@ func (r *Recorder) Stop() *result.Phase {
 			hasBytes = true
 		}
 	}
-	for op := range r.buckets {
-		if r.buckets[op] == nil {
-			continue
-		}
-		name := vocab.Op(op).String()
-		p.Buckets.Counts[name] = r.buckets[op]
-		if hasBytes {
-			if p.Buckets.Bytes == nil {
-				p.Buckets.Bytes = map[string][]uint64{}
-			}
-			p.Buckets.Bytes[name] = r.bucketB[op]
-		}
-	}
-	if r.stream {
-		p.Buckets.All = r.all
-		p.Buckets.AllBytes = r.allB
-	}
-	p.Buckets.Pad(len(r.outst))
+	r.fillBuckets(&p.Buckets, hasBytes)
 	p.SortOps()
 	r.stopped = true
 	return p

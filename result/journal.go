@@ -43,6 +43,8 @@ type journalLine struct {
 	Interval *Interval `json:"interval,omitempty"`
 	Done     *Phase    `json:"done,omitempty"` // a finished phase, whole
 	End      bool      `json:"end,omitempty"`  // the run ended and its result was written
+	// Sample is one telemetry sample (host, server node, db metrics).
+	Sample *TelemetrySample `json:"sample,omitempty"`
 }
 
 // Journal writes a run's journal. Its methods may be called from several
@@ -119,6 +121,11 @@ func (j *Journal) Interval(phase string, iv Interval) {
 	j.line(journalLine{Phase: phase, Interval: &iv})
 }
 
+// Sample writes one telemetry sample as a collector took it.
+func (j *Journal) Sample(s TelemetrySample) {
+	j.line(journalLine{Sample: &s})
+}
+
 // PhaseDone writes a finished phase, whole (with its last, partial
 // interval, which closed at its end).
 func (j *Journal) PhaseDone(p *Phase) {
@@ -185,6 +192,7 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 	var r *Result
 	var phases []*journalPhase
 	byName := map[string]*journalPhase{}
+	tel := &journalTelemetry{}
 	torn, ended := false, false
 	for n := 1; sc.Scan(); n++ {
 		if torn {
@@ -221,6 +229,8 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 			byName[l.Done.Name] = jp // a later phase of the same name starts anew
 		case l.End:
 			ended = true
+		case l.Sample != nil:
+			tel.add(l.Sample)
 		default:
 			return nil, fmt.Errorf("%w: journal line %d is neither an interval nor a phase", ErrMalformed, n)
 		}
@@ -232,6 +242,9 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 		return nil, fmt.Errorf("%w: an empty journal (the run was killed before it began)", ErrMalformed)
 	}
 	r.CutShort = !ended
+	if r.CutShort {
+		tel.fill(r) // a whole result has its own, summarized at its end
+	}
 	for _, jp := range phases {
 		if !jp.done {
 			if jp.seconds == 0 {
@@ -324,6 +337,72 @@ func cutShort(r *Result, jp *journalPhase) {
 		t := OpTotal{Op: op, Count: a.n, Bytes: a.b, Errors: a.errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
 		p.Ops = append(p.Ops, t)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary",
+	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary (the telemetry samples it wrote are kept)",
 		p.Name, jp.seconds, float64(p.DurationNs)/1e9))
+}
+
+// journalTelemetry rebuilds the telemetry series of a run cut short from
+// its journal's samples (thinned as the run keeps them).
+type journalTelemetry struct {
+	host           *HostSeries
+	hostT          *Thin[HostSample]
+	selfT, serverT *Thin[ProcSample]
+	nodes          []*NodeSeries
+	nodeT          map[string]*Thin[NodeSample]
+	dbs            []*DBMetricsSeries
+	dbT            map[string]*Thin[DBMetricsSample]
+}
+
+func (t *journalTelemetry) add(s *TelemetrySample) {
+	switch {
+	case s.Host != nil:
+		if t.host == nil {
+			t.host = &HostSeries{StartedAt: s.StartedAt}
+			t.hostT, t.selfT, t.serverT = HostThin(), ProcThin(), ProcThin()
+		}
+		t.hostT.Add(*s.Host)
+		if s.Self != nil {
+			t.selfT.Add(*s.Self)
+		}
+		if s.Server != nil {
+			t.serverT.Add(*s.Server)
+		}
+	case s.NodeSample != nil:
+		if t.nodeT == nil {
+			t.nodeT = map[string]*Thin[NodeSample]{}
+		}
+		if t.nodeT[s.Node] == nil {
+			t.nodeT[s.Node] = NodeThin()
+			t.nodes = append(t.nodes, &NodeSeries{Node: s.Node, StartedAt: s.StartedAt})
+		}
+		t.nodeT[s.Node].Add(*s.NodeSample)
+	case s.DB != nil:
+		if t.dbT == nil {
+			t.dbT = map[string]*Thin[DBMetricsSample]{}
+		}
+		if t.dbT[s.Node] == nil {
+			t.dbT[s.Node] = DBMetricsThin()
+			t.dbs = append(t.dbs, &DBMetricsSeries{Node: s.Node, StartedAt: s.StartedAt})
+		}
+		t.dbT[s.Node].Add(*s.DB)
+	}
+}
+
+// fill puts the rebuilt series in r.
+func (t *journalTelemetry) fill(r *Result) {
+	if t.host != nil {
+		t.host.Samples, t.host.SelfSamples, t.host.Server = t.hostT.Samples(), t.selfT.Samples(), t.serverT.Samples()
+		r.Host = t.host
+	}
+	for _, n := range t.nodes {
+		n.Samples = t.nodeT[n.Node].Samples()
+		r.Nodes = append(r.Nodes, *n)
+	}
+	if len(t.dbs) > 0 {
+		r.DBMetrics = &DBMetrics{}
+		for _, d := range t.dbs {
+			d.Samples = t.dbT[d.Node].Samples()
+			r.DBMetrics.Nodes = append(r.DBMetrics.Nodes, *d)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package result
 import (
 	"maps"
 	"math"
+	"time"
 )
 
 // Thin keeps a telemetry series bounded as Coarsener keeps a phase's
@@ -224,4 +225,20 @@ func NodeThin() *Thin[NodeSample] {
 // DBMetricsThin: see HostThin.
 func DBMetricsThin() *Thin[DBMetricsSample] {
 	return &Thin[DBMetricsSample]{Merge: MergeDBMetricsSample, Offset: func(s *DBMetricsSample) int64 { return s.OffsetNs }}
+}
+
+// TelemetrySample is one sample of one telemetry series as a collector
+// takes it, before Thin merges it: what a run's journal writes every
+// second (the seconds file keeps them all). Exactly one of Host, NodeSample
+// and DB is set; Self and Server go with Host.
+type TelemetrySample struct {
+	// Node names the server node of a NodeSample or DB sample.
+	Node string `json:"node,omitempty"`
+	// StartedAt is the series' start, which the sample's offset counts from.
+	StartedAt  time.Time        `json:"started_at"`
+	Host       *HostSample      `json:"host,omitempty"`
+	Self       *ProcSample      `json:"self,omitempty"`
+	Server     *ProcSample      `json:"server,omitempty"`
+	NodeSample *NodeSample      `json:"node_sample,omitempty"`
+	DB         *DBMetricsSample `json:"db,omitempty"`
 }

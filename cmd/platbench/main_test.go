@@ -103,6 +103,10 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	if !r.CutShort || load == nil || load.Interrupted || run == nil || !run.Interrupted || len(run.Intervals) < 3 || len(run.Ops) == 0 {
 		t.Fatalf("cut short %v, load %v, run %+v", r.CutShort, load != nil, run)
 	}
+	// The host's samples went to the journal as they were taken.
+	if r.Host == nil || len(r.Host.Samples) < 3 || r.Host.Samples[0].CPUIdle+r.Host.Samples[0].CPUUser == 0 {
+		t.Errorf("the journal gave no host series (%+v)", r.Host)
+	}
 	var ops uint64
 	for _, o := range run.Ops {
 		ops += o.Count

@@ -47,12 +47,17 @@ func WithServer(t *proc.Tracker) Option { return func(s *Sampler) { s.server = t
 // goroutine; the perf counters use it to cut their intervals on the same clock.
 func WithTick(f func(i int, at time.Time)) Option { return func(s *Sampler) { s.tick = f } }
 
+// WithSample calls f with every sample as it is taken (the run's journal
+// writes it), before the series thins it.
+func WithSample(f func(result.TelemetrySample)) Option { return func(s *Sampler) { s.onSample = f } }
+
 // Sampler is a running host sampler.
 type Sampler struct {
 	interval time.Duration
 	server   *proc.Tracker
 	self     *proc.Tracker
 	tick     func(int, time.Time)
+	onSample func(result.TelemetrySample)
 
 	fs  procfs.FS
 	bfs blockdevice.FS
@@ -255,6 +260,17 @@ func (s *Sampler) read(now time.Time) {
 func (s *Sampler) keep(hs result.HostSample, selfS result.ProcSample, selfOK bool, srvS result.ProcSample, srvOK bool) {
 	if s.thinHost == nil {
 		s.thinHost, s.thinSelf, s.thinServer = result.HostThin(), result.ProcThin(), result.ProcThin()
+	}
+	if s.onSample != nil {
+		ts := result.TelemetrySample{StartedAt: s.series.StartedAt, Host: &hs}
+		if selfOK {
+			ts.Self = &selfS
+		}
+		if srvOK {
+			ts.Server = &srvS
+		}
+		selfS.OffsetNs, srvS.OffsetNs = hs.OffsetNs, hs.OffsetNs
+		s.onSample(ts)
 	}
 	s.thinHost.Add(hs)
 	s.series.Samples = s.thinHost.Samples()
