@@ -220,7 +220,9 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			end = e
 		}
 		off := p.StartedAt.Sub(t0).Nanoseconds()
-		m.UseSecondsOf(p, off)
+		if allSeconds(ps) {
+			m.UseSecondsOf(p, off)
+		}
 		if err := acc.add(p, off); err != nil {
 			return nil, err
 		}
@@ -391,4 +393,17 @@ func addShifted[T uint32 | uint64](dst, src []T, shift int) []T {
 		dst[shift+i] += v
 	}
 	return dst
+}
+
+// allSeconds says whether every part keeps its seconds in a seconds file
+// at hand: only then does a window of the merged phase read them (one
+// loader's seconds would stand for all). Without them a window's latency
+// is the whole phase's (analysis.WindowLatency).
+func allSeconds(ps []*result.Phase) bool {
+	for _, p := range ps {
+		if !p.HasSeconds() && !p.HasIntervalHists() {
+			return false
+		}
+	}
+	return true
 }

@@ -41,6 +41,15 @@ func Encode(w io.Writer, r *Result) error {
 
 // WriteFileAtomic writes data to path through a temporary file and a rename.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for data that write writes (too much to
+// hold: a long run's .hlog).
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -52,7 +61,7 @@ func WriteFileAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w (check free space and permissions)", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {

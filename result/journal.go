@@ -57,6 +57,15 @@ type Journal struct {
 	buf  bytes.Buffer
 	err  error
 	sf   *SecondsFile
+	head *Result     // the header, for the .hlog's
+	hlog *HlogStream // TeeHlog
+}
+
+// TeeHlog writes the seconds of h's phase to h as well, as they come.
+func (j *Journal) TeeHlog(h *HlogStream) {
+	if j != nil {
+		j.hlog = h
+	}
 }
 
 // CreateJournal creates (or truncates) the journal at path.
@@ -103,6 +112,9 @@ func (j *Journal) line(l journalLine) {
 func (j *Journal) Begin(r *Result) {
 	h := *r
 	h.Phases = nil
+	if j != nil {
+		j.head = &h
+	}
 	j.line(journalLine{Journal: JournalKind, Result: &h})
 }
 
@@ -119,6 +131,9 @@ func (j *Journal) Start(r *Result) func(phase string, iv Interval) {
 // Interval writes one closed interval of phase.
 func (j *Journal) Interval(phase string, iv Interval) {
 	j.line(journalLine{Phase: phase, Interval: &iv})
+	if j != nil && j.head != nil {
+		j.hlog.interval(j.head, phase, &iv)
+	}
 }
 
 // Sample writes one telemetry sample as a collector took it.
@@ -130,6 +145,9 @@ func (j *Journal) Sample(s TelemetrySample) {
 // interval, which closed at its end).
 func (j *Journal) PhaseDone(p *Phase) {
 	j.line(journalLine{Done: p})
+	if j != nil {
+		j.hlog.phaseDone(p.Name)
+	}
 }
 
 // Keep ends the journal (a line saying the run ended, so that it no longer

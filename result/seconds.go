@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -141,13 +142,39 @@ func (p *Phase) readSeconds(spans [][2]int64, ops []string) (*hdr.Histogram, err
 }
 
 func (ref *secondsRef) read(spans [][2]int64, ops []string, h **hdr.Histogram) error {
+	return ref.each(spans, func(iv *Interval) error {
+		for _, o := range iv.Ops {
+			if err := mergeEncoded(h, o.Hist, o.Op, ops); err != nil {
+				return fmt.Errorf("op %s, second at %d ns: %w", o.Op, iv.StartNs, err)
+			}
+		}
+		return nil
+	})
+}
+
+// eachSecond calls f with every second of p, in order, from its seconds
+// file (offsets as p's own).
+func (p *Phase) eachSecond(f func(iv *Interval) error) error {
+	if len(p.seconds) != 1 {
+		return fmt.Errorf("phase %s: %d seconds files (one loader's phase has one)", p.Name, len(p.seconds))
+	}
+	ref := p.seconds[0]
+	return ref.each([][2]int64{{math.MinInt64, math.MaxInt64}}, func(iv *Interval) error {
+		iv.StartNs += ref.offNs
+		return f(iv)
+	})
+}
+
+// each calls f with the seconds of the phase whose start (plus offNs)
+// falls in spans.
+func (ref *secondsRef) each(spans [][2]int64, f func(iv *Interval) error) error {
 	path := ref.file.Path()
-	f, err := os.Open(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w (fix: keep %s beside its result file)", err, filepath.Base(path))
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	prefix := []byte(`{"phase":` + strconv.Quote(ref.name) + `,"interval":{"start_ns":`)
 	done := []byte(`{"done":{"name":` + strconv.Quote(ref.name) + `,`)
@@ -177,10 +204,8 @@ func (ref *secondsRef) read(spans [][2]int64, ops []string, h **hdr.Histogram) e
 		if err := json.Unmarshal(line, &l); err != nil || l.Interval == nil {
 			continue
 		}
-		for _, o := range l.Interval.Ops {
-			if err := mergeEncoded(h, o.Hist, o.Op, ops); err != nil {
-				return fmt.Errorf("op %s, second at %d ns: %w", o.Op, at, err)
-			}
+		if err := f(l.Interval); err != nil {
+			return err
 		}
 	}
 	return sc.Err()

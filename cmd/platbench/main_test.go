@@ -103,6 +103,10 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	if !r.CutShort || load == nil || load.Interrupted || run == nil || !run.Interrupted || len(run.Intervals) < 3 || len(run.Ops) == 0 {
 		t.Fatalf("cut short %v, load %v, run %+v", r.CutShort, load != nil, run)
 	}
+	// The .hlog was written as the run went: a line per op per second.
+	if hl, err := os.ReadFile(filepath.Join(dir, "r.hlog")); err != nil || hlogLines(t, hl) < 3 {
+		t.Errorf("the .hlog left by SIGKILL: %v, %d lines of seconds", err, hlogLines(t, hl))
+	}
 	// The host's samples went to the journal as they were taken.
 	if r.Host == nil || len(r.Host.Samples) < 3 || r.Host.Samples[0].CPUIdle+r.Host.Samples[0].CPUUser == 0 {
 		t.Errorf("the journal gave no host series (%+v)", r.Host)
@@ -166,4 +170,34 @@ func TestRunKeepsItsSeconds(t *testing.T) {
 	if rep, err := exec.Command(bin, "report", out).CombinedOutput(); err != nil || !strings.Contains(string(rep), "op rate") {
 		t.Errorf("report: %v\n%s", err, rep)
 	}
+	// The .hlog, written as the run went, has a line per op per second.
+	var lines int
+	for _, iv := range run.Intervals {
+		for _, o := range iv.Ops {
+			if o.Count > 0 {
+				lines++
+			}
+		}
+	}
+	hl, err := os.ReadFile(filepath.Join(dir, "r.hlog"))
+	if got := hlogLines(t, hl); err != nil || got != lines {
+		t.Errorf(".hlog: %v, %d lines of seconds, the run's intervals have %d", err, got, lines)
+	}
+}
+
+// hlogLines counts an .hlog's interval lines, each of whose histograms
+// must decode.
+func hlogLines(t *testing.T, hl []byte) int {
+	n := 0
+	for _, l := range strings.Split(string(hl), "\n") {
+		if !strings.HasPrefix(l, "Tag=") {
+			continue
+		}
+		f := strings.Split(l, ",")
+		if _, err := result.DecodeHist(f[len(f)-1]); err != nil {
+			t.Errorf(".hlog line %.60q: %v", l, err)
+		}
+		n++
+	}
+	return n
 }

@@ -537,7 +537,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	written, ran := false, true
-	closeJournal, err := startJournal(env, out, &cfg)
+	closeJournal, hs, err := startJournal(env, out, &cfg)
 	if err != nil {
 		return err
 	}
@@ -579,7 +579,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			}
 		}
 	} else {
-		if err := writeResult(env, out, r); err != nil {
+		if err := writeResult(env, out, r, hs); err != nil {
 			return err
 		}
 		written = true
@@ -594,13 +594,19 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 }
 
 // writeResult writes the result file and its .hlog, then prints the report.
-func writeResult(env *Env, out string, r *result.Result) error {
+// The .hlog of a run phase was written as it ran (hs); any other (a load
+// only, a merged result) is written now, from the seconds.
+func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
-	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
-	if data, err := result.Hlog(r); err == nil {
-		if err := result.WriteFileAtomic(hlog, data); err != nil {
+	hlog := hlogPath(out)
+	streamed := hs.Wrote() && r.MainPhase().Name == "run" && len(r.Loaders) == 0
+	if err := hs.Close(); err != nil {
+		streamed = false
+	}
+	if !streamed {
+		if err := result.WriteAtomic(hlog, func(w io.Writer) error { return result.WriteHlog(w, r) }); err != nil {
 			return err
 		}
 	}
@@ -617,14 +623,21 @@ func writeResult(env *Env, out string, r *result.Result) error {
 // true) close moves it beside the result as its seconds file (every second
 // with its histograms: result.SecondsPath); when nothing ran (ran false) it
 // removes it. No journal with --out -.
-func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), err error) {
+//
+// The run phase's .hlog is written as it goes too (hs; nil with --out -).
+func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), hs *result.HlogStream, err error) {
 	if out == "-" {
-		return func(bool, bool) {}, nil
+		return func(bool, bool) {}, nil, nil
 	}
 	j, err := result.CreateJournal(out + result.JournalSuffix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if hs, err = result.CreateHlogStream(hlogPath(out), "run"); err != nil {
+		j.Close(true)
+		return nil, nil, err
+	}
+	j.TeeHlog(hs)
 	cfg.Journal = j
 	return func(written, ran bool) {
 		var err error
@@ -637,8 +650,15 @@ func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, 
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
-	}, nil
+		hs.Close()
+		if !ran {
+			os.Remove(hlogPath(out))
+		}
+	}, hs, nil
 }
+
+// hlogPath names the .hlog of the result at out.
+func hlogPath(out string) string { return strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog" }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.
 func printTerm(w io.Writer, r *result.Result) error {
