@@ -606,8 +606,10 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		streamed = false
 	}
 	if !streamed {
+		// The result is written: a log that cannot be is said, not fatal
+		// (a merged phase of streamed loaders has no one seconds file).
 		if err := result.WriteAtomic(hlog, func(w io.Writer) error { return result.WriteHlog(w, r) }); err != nil {
-			return err
+			fmt.Fprintf(env.Stderr, "platbench: no HdrHistogram log: %v\n", err)
 		}
 	}
 	if err := printTerm(env.Stdout, r); err != nil {
