@@ -10,28 +10,20 @@ import (
 	"time"
 )
 
-// Hlog renders the main phase's interval histograms as a standard HdrHistogram
-// interval log (format 1.3), one tagged line per op type per interval, readable
-// by HdrHistogram's HistogramLogProcessor (-tag READ picks an op). Values are
-// nanoseconds; the Interval_Max column is in milliseconds, as the Java writer
-// does by default. Timestamps are seconds relative to the StartTime line (no
-// BaseTime line), which the reader accepts as relative times.
+// WriteHlog writes the main phase's interval histograms to w as a
+// standard HdrHistogram interval log (format 1.3), one tagged line per op
+// type per interval, readable by HdrHistogram's HistogramLogProcessor (-tag
+// READ picks an op). Values are nanoseconds; the Interval_Max column is in
+// milliseconds, as the Java writer does by default. Timestamps are seconds
+// relative to the StartTime line (no BaseTime line), which the reader
+// accepts as relative times.
 //
 // Written by hand: the hdrhistogram-go log writer mixes milliseconds and
 // seconds in its timestamp columns.
 //
 // A streamed phase's seconds are read from its seconds file; a long one's
-// log is large (a day of ten op types, about 2 GB): WriteHlog writes it
-// without holding it.
-func Hlog(r *Result) ([]byte, error) {
-	var b bytes.Buffer
-	if err := WriteHlog(&b, r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// WriteHlog writes what Hlog returns to w.
+// log is large (a day of ten op types, about 2 GB): it goes to w as it is
+// read, not held.
 func WriteHlog(w io.Writer, r *Result) error {
 	p := r.MainPhase()
 	if p == nil {

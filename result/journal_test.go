@@ -72,3 +72,73 @@ func FuzzReadJournal(f *testing.F) {
 		}
 	})
 }
+
+// A run that ends keeps its journal as the seconds file: the result's
+// streamed phase (no interval histograms) merges a window's latency from
+// it, exactly the window's operations, whichever way round it reads (the
+// window itself, or the rest taken off the totals); the .hlog is written
+// from it; the file reads as a whole result; a journal cut short gets its
+// host series back from the samples.
+func TestSecondsFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	j, err := CreateJournal(out + JournalSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{Schema: SchemaVersion, Label: "x"}
+	j.Begin(r)
+	j.Sample(TelemetrySample{Host: &HostSample{OffsetNs: 0, DurationNs: 1e9, CPUUser: 0.5}})
+	var c Coarsener
+	tot := NewHist()
+	for s := int64(0); s < 10; s++ {
+		h := NewHist()
+		_ = h.RecordValues(1000*(s+1), s+1) // second s: s+1 ops of (s+1) µs
+		tot.Merge(h)
+		iv := Interval{StartNs: s * 1e9, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: uint64(s + 1), Hist: EncodeHist(h), Latency: Summarize(h)}}}
+		j.Interval("load", iv)
+		if err := c.Add(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Phase{Name: "load", Mode: "closed", DurationNs: 10e9, Intervals: c.Finish(),
+		Ops: []OpTotal{{Op: "READ", Count: 55, Hist: EncodeHist(tot), Latency: Summarize(tot)}}}
+	j.PhaseDone(&p)
+	r.Phases = []Phase{p}
+	if err := Write(out, r); err != nil {
+		t.Fatal(err)
+	}
+	cut, err := Read(out + JournalSuffix) // as a kill would leave it
+	if err != nil || !cut.CutShort || cut.Host == nil || len(cut.Host.Samples) != 1 {
+		t.Fatalf("the journal before its end: %v, cut short %v, host %+v", err, cut != nil && cut.CutShort, cut)
+	}
+	if err := j.Keep(SecondsPath(out)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := got.Phase("load")
+	if lp.HasIntervalHists() || !lp.HasSeconds() {
+		t.Fatalf("streamed phase: interval histograms %v, seconds %v", lp.HasIntervalHists(), lp.HasSeconds())
+	}
+	for _, w := range [][2]int{{2, 4}, {1, 10}, {0, 3}} { // short window; most of the phase; from the start
+		h, err := lp.MergedHist(w[0], w[1], HistLatency)
+		var want int64
+		for s := w[0]; s < w[1]; s++ {
+			want += int64(s + 1)
+		}
+		if err != nil || h.TotalCount() != want || h.Min() < int64(w[0]+1)*1000-1 {
+			t.Errorf("window %v: %d latencies from %d ns (err %v), want %d from %d µs", w, h.TotalCount(), h.Min(), err, want, w[0]+1)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHlog(&b, got); err != nil || strings.Count(b.String(), "Tag=READ,") != 10 {
+		t.Errorf("hlog from the seconds file: %v\n%s", err, b.String())
+	}
+	s, err := Read(SecondsPath(out))
+	if err != nil || s.CutShort || s.Phase("load") == nil {
+		t.Errorf("the seconds file as a result: %v, cut short %v", err, s != nil && s.CutShort)
+	}
+}
