@@ -142,3 +142,30 @@ func TestSecondsFile(t *testing.T) {
 		t.Errorf("the seconds file as a result: %v, cut short %v", err, s != nil && s.CutShort)
 	}
 }
+
+// FuzzSecondsFile: any bytes beside a streamed result as its seconds file
+// give a window's latency or an error, never a panic.
+func FuzzSecondsFile(f *testing.F) {
+	h := NewHist()
+	_ = h.RecordValues(1000, 3)
+	var b bytes.Buffer
+	b.WriteString(`{"journal":"platbench.journal/v1","result":{"schema":"` + SchemaVersion + `"}}` + "\n")
+	b.WriteString(`{"phase":"run","interval":{"start_ns":1000000000,"duration_ns":1000000000,"ops":[{"op":"READ","count":3,"latency":{},"hist":"` + EncodeHist(h) + `"}]}}` + "\n")
+	b.WriteString(`{"done":{"name":"run","mode":"closed"}}` + "\n")
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"phase":"run","interval":{"start_ns":x`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "s.seconds.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := Phase{Name: "run", DurationNs: 3e9, Intervals: []Interval{{StartNs: 0, DurationNs: 1e9}, {StartNs: 1e9, DurationNs: 1e9}, {StartNs: 2e9, DurationNs: 1e9}},
+			Ops: []OpTotal{{Op: "READ", Count: 3, Hist: EncodeHist(h)}}}
+		p.UseSeconds(NewSecondsFile(path), 0, 0)
+		for _, w := range [][2]int{{1, 2}, {1, 3}} {
+			if hh, err := p.MergedHist(w[0], w[1], HistLatency); err == nil && hh == nil {
+				t.Fatal("no histogram and no error")
+			}
+		}
+	})
+}
