@@ -30,8 +30,13 @@ import (
 // does not wait for the disk). A torn last line (the kill came mid-write)
 // is ignored.
 
-// JournalKind names the journal format in its header line.
-const JournalKind = "platbench.journal/v1"
+// JournalKind names the journal format in its header line. v2 (issue 34)
+// added telemetry samples and the end line; a v1 journal (intervals and
+// phases only) reads the same way.
+const JournalKind = "platbench.journal/v2"
+
+// journalV1 is the first journal format, still read.
+const journalV1 = "platbench.journal/v1"
 
 // JournalSuffix is appended to a result path to name its journal.
 const JournalSuffix = ".partial"
@@ -223,7 +228,7 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 		}
 		switch {
 		case n == 1:
-			if l.Journal != JournalKind || l.Result == nil {
+			if (l.Journal != JournalKind && l.Journal != journalV1) || l.Result == nil {
 				return nil, fmt.Errorf("%w: not a platbench journal (its first line is not a %s header)", ErrMalformed, JournalKind)
 			}
 			r = l.Result

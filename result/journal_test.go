@@ -49,6 +49,11 @@ func TestReadJournal(t *testing.T) {
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "cut short") {
 		t.Errorf("notes %q", r.Notes)
 	}
+	v1 := `{"journal":"platbench.journal/v1","result":{"schema":"platbench.result/v1"}}` + "\n" +
+		`{"phase":"run","interval":{"start_ns":0,"duration_ns":1000000000,"ops":[{"op":"READ","count":3,"latency":{}}]}}` + "\n"
+	if r, err := ReadJournal(strings.NewReader(v1)); err != nil || !r.CutShort || r.Phase("run").Ops[0].Count != 3 {
+		t.Errorf("a journal of format v1 (before issue 34): %v", err)
+	}
 	for _, bad := range []string{"", `{"journal":"other"}`, `{"journal":"platbench.journal/v1","result":{"schema":"platbench.result/v9"}}`,
 		"{\"journal\":\"platbench.journal/v1\",\"result\":{}}\nnot json\n{}\n"} {
 		if _, err := ReadJournal(strings.NewReader(bad)); err == nil {
