@@ -310,6 +310,9 @@ func (jp *journalPhase) add(iv Interval) error {
 	if jp.accs == nil {
 		jp.accs = map[string]*journalAcc{}
 	}
+	// Each second's histograms are decoded once, for the totals and for
+	// the stored interval (past the first hour).
+	whole := jp.c.Open(iv.StartNs)
 	for _, o := range iv.Ops {
 		a := jp.accs[o.Op]
 		if a == nil {
@@ -331,11 +334,17 @@ func (jp *journalPhase) add(iv Interval) error {
 		if err != nil {
 			return err
 		}
+		if !whole {
+			if dropped := jp.c.Hist(o.Op).Merge(h); dropped > 0 {
+				return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+			}
+		}
 		if err := MergeHist(&a.h, h); err != nil {
 			return err
 		}
 	}
-	return jp.c.Add(iv)
+	jp.c.AddCounted(iv)
+	return nil
 }
 
 // cutShort completes a phase the run never ended from its seconds.

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,4 +174,28 @@ func FuzzSecondsFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A journal cut short past its first hour reads into the stored series:
+// 1 s intervals for the hour, then 10 s ones whose latency is their
+// seconds' merged; the totals hold every second.
+func TestReadJournalPastAnHour(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"journal":"` + JournalKind + `","result":{"schema":"` + SchemaVersion + `"}}` + "\n")
+	h := NewHist()
+	_ = h.RecordValues(5000, 2)
+	enc := EncodeHist(h)
+	for s := int64(0); s < 3620; s++ {
+		fmt.Fprintf(&b, `{"phase":"run","interval":{"start_ns":%d,"duration_ns":1000000000,"ops":[{"op":"READ","count":2,"latency":{},"hist":"%s"}]}}`+"\n", s*1e9, enc)
+	}
+	r, err := ReadJournal(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Phase("run")
+	last := p.Intervals[len(p.Intervals)-1]
+	if len(p.Intervals) != 3602 || last.DurationNs != 10e9 || last.Ops[0].Count != 20 || last.Ops[0].Latency.Count != 20 ||
+		p.Ops[0].Count != 7240 || p.Ops[0].Latency.Count != 7240 {
+		t.Errorf("%d intervals, the last %+v; totals %+v", len(p.Intervals), last, p.Ops)
+	}
 }
