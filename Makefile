@@ -49,6 +49,13 @@ servers-stop:
 bench-pacing: build
 	scripts/bench-pacing.sh
 
+# Soak: RSS at 1 min vs 30 min on null at 100k op/s with ten op types and six node_exporter
+# endpoints, the result's size per hour, report time on it and on a synthetic day (issue 34;
+# docs/benchmarks.md). Part of make bench; SOAK_DURATION, SOAK_RATE, SOAK_NODES set it.
+.PHONY: bench-soak
+bench-soak: build
+	PLATBENCH_BIN=$(BIN) scripts/bench-soak.sh
+
 # Side-by-side benchmarks against peers; each block is owned by its target.
 
 # CQL: platbench vs latte on one Cassandra node, clients pinned to one core (docs/benchmarks-cql.md).

@@ -52,12 +52,7 @@ func DiskPhaseFigures(p *result.Phase) DiskFigures {
 		full := int(p.DurationNs / b.WidthNs) // skip the final partial bucket
 		f.MinBucketMB = -1
 		for i := 0; i < n && i < full; i++ {
-			var sum uint64
-			for _, s := range b.Bytes {
-				if i < len(s) {
-					sum += s[i]
-				}
-			}
+			sum := b.BytesAt(i)
 			mb := float64(sum) / (float64(b.WidthNs) / 1e9) / 1e6
 			f.PeakBucketMB = max(f.PeakBucketMB, mb)
 			if f.MinBucketMB < 0 || mb < f.MinBucketMB {

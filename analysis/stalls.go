@@ -58,10 +58,7 @@ func fineBuckets(p *result.Phase) ([]float64, []bool) {
 	if b.WidthNs <= 0 {
 		return nil, nil
 	}
-	n := len(b.Outstanding)
-	for _, c := range b.Counts {
-		n = max(n, len(c))
-	}
+	n := b.Len()
 	if p.DurationNs > 0 {
 		n = min(n, int(p.DurationNs/b.WidthNs))
 	}
@@ -69,10 +66,8 @@ func fineBuckets(p *result.Phase) ([]float64, []bool) {
 		return nil, nil
 	}
 	series := make([]float64, n)
-	for _, c := range b.Counts {
-		for i := 0; i < n && i < len(c); i++ {
-			series[i] += float64(c[i])
-		}
+	for i := range series {
+		series[i] = float64(b.CountAt(i))
 	}
 	assume := len(b.Outstanding) == 0 && p.Mode == "closed"
 	stalled := make([]bool, n)

@@ -346,6 +346,27 @@ const MinLiveWarmup = 5 * time.Second
 // the warm-up before it may fail a run.
 const liveMinIntervals = 3
 
+// LiveWindowThresholds is LiveThresholds for a recorder that streams
+// (recorder.Window): ivs are the intervals past the warm-up and ops the
+// totals over them, with their latency histograms (a streamed interval
+// carries none).
+func LiveWindowThresholds(name, mode string, ivs []result.Interval, ops []result.OpTotal, ths []Threshold) (*result.ThresholdOutcome, error) {
+	if len(ivs) < liveMinIntervals {
+		return nil, nil
+	}
+	p := &result.Phase{Name: name, Mode: mode, Intervals: ivs, Ops: ops}
+	out, err := EvaluateThresholds(p, 0, ths)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Measured && !out[i].Pass {
+			return &out[i], nil
+		}
+	}
+	return nil, nil
+}
+
 // LiveThresholds evaluates ths on the intervals of a run phase so far, from
 // the warm-up on: the figures the intervals hold (latency, throughput,
 // errors); the others (service time, lag, stalls, delayed: kept for the

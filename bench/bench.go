@@ -156,6 +156,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if sr, ok := t.(adapter.StatusReader); ok {
 		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
 	}
+	// The journal's header first: telemetry writes samples after it.
+	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
+	if cfg.Journal != nil {
+		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
+	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {
 		t.Close()
@@ -164,7 +169,6 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
@@ -286,8 +290,7 @@ func (s *Session) Load(ctx context.Context) error {
 		return err
 	}
 	nameOps(p, &s.spec)
-	s.r.Phases = append(s.r.Phases, *p)
-	s.cfg.Journal.PhaseDone(p)
+	s.addPhase(p)
 	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -317,10 +320,26 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 		return nil, err
 	}
 	nameOps(p, &s.spec)
-	s.r.Phases = append(s.r.Phases, *p)
+	s.addPhase(p)
 	s.r.Events = append(s.r.Events, evs...)
-	s.cfg.Journal.PhaseDone(p)
 	return &s.r.Phases[len(s.r.Phases)-1], nil
+}
+
+// addPhase adds a finished phase to the result and to the journal, and
+// points it at its seconds there (a streamed phase keeps no interval
+// histograms in memory: result.Phase.MergedHist reads them back).
+func (s *Session) addPhase(p *result.Phase) {
+	s.cfg.Journal.PhaseDone(p)
+	nth := 0
+	for i := range s.r.Phases {
+		if s.r.Phases[i].Name == p.Name {
+			nth++
+		}
+	}
+	s.r.Phases = append(s.r.Phases, *p)
+	if sf := s.cfg.Journal.Seconds(); sf != nil {
+		s.r.Phases[len(s.r.Phases)-1].UseSeconds(sf, nth, 0)
+	}
 }
 
 // Close stops the telemetry (if Finish did not) and closes the target
@@ -509,8 +528,18 @@ func (s *Session) abortOnFail(ctx context.Context, rc *runner.Config) (context.C
 		if prev != nil {
 			prev(rec)
 		}
+		if rec.Streams() {
+			rec.KeepWindow(int64(warm))
+		}
 		stop := runner.Every(runCtx, time.Second, func() bool {
-			o, err := analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			var o *result.ThresholdOutcome
+			var err error
+			if rec.Streams() {
+				ivs, ops := rec.Window()
+				o, err = analysis.LiveWindowThresholds("run", mode, ivs, ops, ths)
+			} else {
+				o, err = analysis.LiveThresholds("run", mode, rec.Intervals(), warm, ths)
+			}
 			if err != nil || o == nil {
 				return true
 			}

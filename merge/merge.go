@@ -220,6 +220,9 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			end = e
 		}
 		off := p.StartedAt.Sub(t0).Nanoseconds()
+		if allSeconds(ps) {
+			m.UseSecondsOf(p, off)
+		}
 		if err := acc.add(p, off); err != nil {
 			return nil, err
 		}
@@ -313,6 +316,10 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 			return err
 		}
 	}
+	// A streamed part keeps its seconds' histograms in its seconds file:
+	// its intervals add their counts, and the merged phase reads the
+	// parts' seconds files for a window's latency (result.Phase.UseSeconds).
+	hists := p.HasIntervalHists()
 	for j, iv := range p.Intervals {
 		// Interval k of a loader lands in the merged second its start falls in.
 		slot := int64(math.Round(float64(off+iv.StartNs) / 1e9))
@@ -329,9 +336,12 @@ func (acc *phaseAcc) add(p *result.Phase, off int64) error {
 				a = &opAcc{}
 				ivs[slot][o.Op] = a
 			}
-			lat, err := p.MergedHist(j, j+1, result.HistLatency, o.Op)
-			if err != nil {
-				return err
+			var lat *hdr.Histogram
+			if hists {
+				var err error
+				if lat, err = p.MergedHist(j, j+1, result.HistLatency, o.Op); err != nil {
+					return err
+				}
 			}
 			if err := a.add(o.Count, o.Bytes, o.Errors, lat, nil); err != nil {
 				return err
@@ -362,10 +372,38 @@ func addBuckets(m *result.Buckets, p *result.Phase, off int64) {
 		}
 		m.Bytes[op] = dst
 	}
+	if len(p.Buckets.All) > 0 {
+		m.All = addShifted(m.All, p.Buckets.All, shift)
+	}
+	if len(p.Buckets.AllBytes) > 0 {
+		m.AllBytes = addShifted(m.AllBytes, p.Buckets.AllBytes, shift)
+	}
 	for i, o := range p.Buckets.Outstanding {
 		for len(m.Outstanding) <= shift+i {
 			m.Outstanding = append(m.Outstanding, false)
 		}
 		m.Outstanding[shift+i] = m.Outstanding[shift+i] || o
 	}
+}
+
+// addShifted adds src to dst from index shift on, growing dst.
+func addShifted[T uint32 | uint64](dst, src []T, shift int) []T {
+	dst = result.Grow(dst, shift+len(src))
+	for i, v := range src {
+		dst[shift+i] += v
+	}
+	return dst
+}
+
+// allSeconds says whether every part keeps its seconds in a seconds file
+// at hand: only then does a window of the merged phase read them (one
+// loader's seconds would stand for all). Without them a window's latency
+// is the whole phase's (analysis.WindowLatency).
+func allSeconds(ps []*result.Phase) bool {
+	for _, p := range ps {
+		if !p.HasSeconds() && !p.HasIntervalHists() {
+			return false
+		}
+	}
+	return true
 }

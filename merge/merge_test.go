@@ -89,6 +89,7 @@ func checkMerged(t *testing.T, files []string) *result.Result {
 	if run == nil {
 		t.Fatal("merged result has no run phase")
 	}
+	var allCompleted uint64
 	for _, mo := range run.Ops {
 		var count, errs uint64
 		h := result.NewHist()
@@ -132,10 +133,21 @@ func checkMerged(t *testing.T, files []string) *result.Result {
 		if inIntervals != count {
 			t.Errorf("%s: merged intervals hold %d ops, parts %d", mo.Op, inIntervals, count)
 		}
-		if inBuckets != count+errs {
+		allCompleted += count + errs
+		if len(run.Buckets.All) == 0 && inBuckets != count+errs {
 			t.Errorf("%s: merged buckets hold %d completions, parts %d", mo.Op, inBuckets, count+errs)
 		}
 	}
+	if b := &run.Buckets; len(b.All) > 0 { // streamed parts: all ops together
+		var inBuckets uint64
+		for i := range b.Len() {
+			inBuckets += b.CountAt(i)
+		}
+		if inBuckets != allCompleted {
+			t.Errorf("merged buckets hold %d completions, parts %d", inBuckets, allCompleted)
+		}
+	}
+	checkMergedWindow(t, run)
 	// Loaders started together: the merged run is about one loader long, not n.
 	if d := time.Duration(run.DurationNs); d > time.Duration(parts[0].Phase("run").DurationNs)+2*time.Second {
 		t.Errorf("merged run lasts %v: loaders were not aligned by wall clock", d)
@@ -229,5 +241,29 @@ func TestMergeOpenLoopLag(t *testing.T) {
 	}
 	if iv := p.Intervals[0]; iv.IntendedOpsPerS < 1000 || iv.IntendedOpsPerS > 3000 {
 		t.Errorf("first second's intended rate %.0f, want the ramp's (both loaders' shares summed)", iv.IntendedOpsPerS)
+	}
+}
+
+// checkMergedWindow: the latency of a window of a merged phase holds the
+// operations its intervals count, whether the parts kept their seconds in
+// their intervals or in their seconds files (streamed).
+func checkMergedWindow(t *testing.T, run *result.Phase) {
+	t.Helper()
+	n := len(run.Intervals)
+	if n < 2 {
+		return
+	}
+	var want uint64
+	for _, iv := range run.Intervals[1:] {
+		for _, o := range iv.Ops {
+			want += o.Count
+		}
+	}
+	h, err := run.MergedHist(1, n, result.HistLatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uint64(h.TotalCount()) != want {
+		t.Errorf("merged window [1, %d) has %d latencies, its intervals count %d ops (streamed: %v)", n, h.TotalCount(), want, run.HasSeconds())
 	}
 }

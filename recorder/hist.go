@@ -56,13 +56,18 @@ func valueAt(i int) int64 {
 	return int64(i-b<<subHalfMag) << uint(b)
 }
 
-// drainInto adds c to a (and to b, if not nil) and zeroes c.
-func (c *counts) drainInto(a, b *hdr.Histogram) {
+// drainInto adds c to a (and to b and d, if not nil) and zeroes c.
+func (c *counts) drainInto(a, b *hdr.Histogram, d ...*hdr.Histogram) {
 	c.each(func(i int, n uint64) {
 		v := valueAt(i)
 		a.RecordValues(v, int64(n))
 		if b != nil {
 			b.RecordValues(v, int64(n))
+		}
+		for _, h := range d {
+			if h != nil {
+				h.RecordValues(v, int64(n))
+			}
 		}
 	})
 }

@@ -32,6 +32,14 @@ type Config struct {
 	// OnInterval, if set, is called with each 1 s interval as it closes (on
 	// the collector's goroutine, outside the recorder's lock): the run's
 	// journal writes it to disk at once.
+	//
+	// With it the recorder streams: it keeps the stored series only
+	// (result.Coarsener: no interval histograms, wider intervals past the
+	// first hour) and fine buckets of all op types together
+	// (Buckets.All), so its memory grows with the phase's length only by
+	// the stored series: past the first hour about 0.1 MB an hour per op
+	// type (TestStreamedMemoryIsFlat: 1.1 MB for ten). Without it (tests, a result on
+	// stdout) it keeps every second whole, as files of schema v1 had.
 	OnInterval func(result.Interval)
 }
 
@@ -293,16 +301,29 @@ type Recorder struct {
 	mu         sync.Mutex // guards everything below
 	total      [vocab.NumOps]*opAcc
 	intervals  []result.Interval
-	lastTick   int64 // Now() of the last interval tick
+	nIntervals int
+	lastIv     result.Interval // the last interval closed
+	lastTick   int64           // Now() of the last interval tick
 	buckets    [vocab.NumOps][]uint32
 	bucketB    [vocab.NumOps][]uint64
 	outst      []bool
-	inflightAt []bool // requests in flight at each bucket's end
-	scratch    *hset
-	ivCounts   [vocab.NumOps]*counts // an interval's latencies of every shard, merged
-	live       Live
-	stopped    bool
-	errs       errorSampler
+	inflightAt []bool // requests in flight at the ends of the buckets not yet closed
+	// stream: the series kept when streaming (Config.OnInterval): the
+	// stored intervals, and fine buckets of all ops together.
+	stream bool
+	coarse result.Coarsener
+	all    []uint32
+	allB   []uint64
+	// A window kept for live checks (KeepWindow): every op's latency
+	// from winFrom on.
+	winOn    bool
+	winFrom  int64
+	win      [vocab.NumOps]*hdr.Histogram
+	scratch  *hset
+	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
+	live     Live
+	stopped  bool
+	errs     errorSampler
 }
 
 // opAcc accumulates one op over the whole phase.
@@ -316,7 +337,7 @@ type opAcc struct {
 // New returns a recorder; call Start when the phase begins.
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
-	r := &Recorder{cfg: cfg, scratch: &hset{}}
+	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil}
 	bw := int64(cfg.BucketWidth)
 	for i := 0; i < cfg.Shards; i++ {
 		r.shards = append(r.shards, newShard(cfg.ServiceTime, bw))
@@ -408,7 +429,7 @@ func (r *Recorder) collect() {
 		}
 		var iv result.Interval
 		if closed && r.cfg.OnInterval != nil {
-			iv = r.intervals[len(r.intervals)-1]
+			iv = r.lastIv
 		}
 		r.mu.Unlock()
 		if closed && r.cfg.OnInterval != nil {
@@ -445,12 +466,20 @@ func (r *Recorder) bucketTick() {
 		s.harvest(k, &done, &doneB, &spanned)
 		s.mu.Unlock()
 	}
-	// Requests in flight at the bucket's end (sampled then; at Stop, now).
+	// Requests in flight at the bucket's end (sampled then; at Stop, now):
+	// samples are taken in bucket order, one per bucket, and dropped once
+	// used.
 	var inflight bool
-	if k < int64(len(r.inflightAt)) {
-		inflight = r.inflightAt[k]
+	if len(r.inflightAt) > 0 {
+		inflight = r.inflightAt[0]
+		r.inflightAt = r.inflightAt[1:]
 	} else {
 		inflight = r.inflight()
+	}
+	if r.stream {
+		any := r.addAll(&done, &doneB)
+		r.outst = append(r.outst, inflight || spanned || any)
+		return
 	}
 	n := len(r.outst)
 	any := false
@@ -471,40 +500,31 @@ func (r *Recorder) bucketTick() {
 	r.outst = append(r.outst, inflight || spanned || any)
 }
 
+// addAll adds a bucket's completions of every op to the streamed series and
+// says whether there was any.
+func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
+	var c, b uint64
+	for op := range done {
+		c += done[op]
+		b += doneB[op]
+	}
+	r.all = append(r.all, uint32(min(c, 1<<32-1)))
+	if b > 0 || r.allB != nil { // no bytes series until a byte moved
+		r.allB = append(result.Grow(r.allB, len(r.all)-1), b)
+	}
+	return c > 0
+}
+
 // intervalTick closes the interval ending at `at`. Called with r.mu held.
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
-	var ok, bytes [vocab.NumOps]uint64
-	var errs [vocab.NumOps][vocab.NumClasses]uint64
-	for _, s := range r.allShards() {
-		s.mu.Lock()
-		s.cur, s.spare = s.spare, s.cur
-		s.mu.Unlock()
-		set := s.spare
-		for op := range set.lat {
-			ok[op] += set.ok[op]
-			bytes[op] += set.bytes[op]
-			for c := range errs[op] {
-				errs[op][c] += set.errs[op][c]
-			}
-			if set.ok[op] == 0 {
-				continue
-			}
-			acc := r.acc(op)
-			if r.ivCounts[op] == nil {
-				r.ivCounts[op] = new(counts)
-			}
-			set.lat[op].moveInto(r.ivCounts[op])
-			if s.svcTime {
-				set.svc[op].drainInto(acc.svc, nil)
-				set.lag[op].drainInto(acc.lag, nil)
-				set.attr[op].drainInto(acc.attr, nil)
-			}
-		}
-		// set is now drained; reset it outside the worker's way.
-		set.reset()
-	}
+	// Streaming past the first hour, the stored interval's histograms take
+	// the second's counts directly (no encoding and decoding between).
+	coarse := r.stream && !r.coarse.Open(iv.StartNs)
+	var sums ivSums
+	r.swapShards(&sums)
+	ok, bytes, errs := &sums.ok, &sums.bytes, &sums.errs
 	live := Live{Phase: r.cfg.Phase, AtNs: at, IntervalNs: iv.DurationNs}
 	for op := range ok {
 		var errMap map[string]uint64
@@ -529,11 +549,7 @@ func (r *Recorder) intervalTick(at int64) {
 		}
 		io := result.IntervalOp{Op: vocab.Op(op).String(), Count: ok[op], Errors: errMap, Bytes: bytes[op]}
 		if c := r.ivCounts[op]; c != nil && ok[op] > 0 {
-			// Summarized and encoded from the merged counts in one pass
-			// each, then added to the phase's histogram.
-			io.Latency = result.SummarizeCounts(c.n[:])
-			io.Hist = result.EncodeCounts(c.n[:])
-			c.drainInto(acc.lat, nil)
+			r.latencyOf(op, c, &io, iv.StartNs, coarse)
 		}
 		iv.Ops = append(iv.Ops, io)
 		lo := LiveOp{Op: vocab.Op(op), Count: ok[op], Errors: nerr, P50Ns: io.Latency.P50Ns, P99Ns: io.Latency.P99Ns, P999Ns: io.Latency.P999Ns, MaxNs: io.Latency.MaxNs, TotalCount: acc.ok}
@@ -552,7 +568,13 @@ func (r *Recorder) intervalTick(at int64) {
 			live.P99Ns = io.Latency.P99Ns
 		}
 	}
-	r.intervals = append(r.intervals, iv)
+	r.lastIv = iv
+	r.nIntervals++
+	if r.stream {
+		r.coarse.AddCounted(iv)
+	} else {
+		r.intervals = append(r.intervals, iv)
+	}
 	for _, a := range r.total {
 		if a != nil {
 			live.TotalCount += a.ok
@@ -562,6 +584,66 @@ func (r *Recorder) intervalTick(at int64) {
 		}
 	}
 	r.live = live
+}
+
+// ivSums are an interval's counts of every shard.
+type ivSums struct {
+	ok, bytes [vocab.NumOps]uint64
+	errs      [vocab.NumOps][vocab.NumClasses]uint64
+}
+
+// swapShards swaps every shard's histogram sets and drains the one the
+// interval filled: counts into t, latencies into ivCounts, service time,
+// lag and attributable latency into the phase's. Called with r.mu held.
+func (r *Recorder) swapShards(t *ivSums) {
+	for _, s := range r.allShards() {
+		s.mu.Lock()
+		s.cur, s.spare = s.spare, s.cur
+		s.mu.Unlock()
+		set := s.spare
+		for op := range set.lat {
+			t.ok[op] += set.ok[op]
+			t.bytes[op] += set.bytes[op]
+			for c := range t.errs[op] {
+				t.errs[op][c] += set.errs[op][c]
+			}
+			if set.ok[op] == 0 {
+				continue
+			}
+			acc := r.acc(op)
+			if r.ivCounts[op] == nil {
+				r.ivCounts[op] = new(counts)
+			}
+			set.lat[op].moveInto(r.ivCounts[op])
+			if s.svcTime {
+				set.svc[op].drainInto(acc.svc, nil)
+				set.lag[op].drainInto(acc.lag, nil)
+				set.attr[op].drainInto(acc.attr, nil)
+			}
+		}
+		// set is now drained; reset it outside the worker's way.
+		set.reset()
+	}
+}
+
+// latencyOf summarizes and encodes an interval's latencies of op (c, the
+// counts of every shard) in one pass each, then adds them to the phase's
+// histogram, to the stored interval's when it is wider than the second
+// (coarse), and to the live window's. Called with r.mu held.
+func (r *Recorder) latencyOf(op int, c *counts, io *result.IntervalOp, startNs int64, coarse bool) {
+	io.Latency = result.SummarizeCounts(c.n[:])
+	io.Hist = result.EncodeCounts(c.n[:])
+	var also, win *hdr.Histogram
+	if coarse {
+		also = r.coarse.Hist(io.Op)
+	}
+	if r.winOn && startNs >= r.winFrom {
+		if r.win[op] == nil {
+			r.win[op] = result.NewHist()
+		}
+		win = r.win[op]
+	}
+	c.drainInto(r.total[op].lat, also, win)
 }
 
 func (r *Recorder) acc(op int) *opAcc {
@@ -574,6 +656,28 @@ func (r *Recorder) acc(op int) *opAcc {
 		}
 	}
 	return r.total[op]
+}
+
+// fillBuckets puts the fine series in b: per op, or of all ops together
+// when streaming. Called with r.mu held.
+func (r *Recorder) fillBuckets(b *result.Buckets, hasBytes bool) {
+	for op := range r.buckets {
+		if r.buckets[op] == nil {
+			continue
+		}
+		name := vocab.Op(op).String()
+		b.Counts[name] = r.buckets[op]
+		if hasBytes {
+			if b.Bytes == nil {
+				b.Bytes = map[string][]uint64{}
+			}
+			b.Bytes[name] = r.bucketB[op]
+		}
+	}
+	if r.stream {
+		b.All, b.AllBytes = r.all, r.allB
+	}
+	b.Pad(len(r.outst))
 }
 
 // Live is a snapshot of the last closed interval, for progress lines and
@@ -614,7 +718,70 @@ func (l Live) OpsPerSec() float64 {
 func (r *Recorder) Intervals() []result.Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.stream {
+		return r.coarse.Snapshot()
+	}
 	return append([]result.Interval(nil), r.intervals...)
+}
+
+// Streams says whether the recorder streams (Config.OnInterval): its
+// intervals carry no histograms.
+func (r *Recorder) Streams() bool { return r.stream }
+
+// KeepWindow makes the recorder keep every op's latency from offset fromNs
+// of the phase on (a live check's window past its warm-up), so that Window
+// need not merge the seconds again every time it is asked. Call it before
+// the phase reaches fromNs.
+func (r *Recorder) KeepWindow(fromNs int64) {
+	r.mu.Lock()
+	r.winOn, r.winFrom = true, fromNs
+	r.mu.Unlock()
+}
+
+// Window returns the intervals that start in the window KeepWindow set
+// (the stored series: see Config.OnInterval) and each op's totals over
+// them, with the latency histogram (OpTotal.Hist). Off the hot path: it
+// encodes a histogram per op.
+func (r *Recorder) Window() ([]result.Interval, []result.OpTotal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.intervals
+	if r.stream {
+		all = r.coarse.Snapshot()
+	}
+	var ivs []result.Interval
+	for _, iv := range all {
+		if iv.StartNs >= r.winFrom {
+			ivs = append(ivs, iv)
+		}
+	}
+	var ops []result.OpTotal
+	idx := map[string]int{}
+	for _, iv := range ivs {
+		for _, o := range iv.Ops {
+			k, ok := idx[o.Op]
+			if !ok {
+				k = len(ops)
+				idx[o.Op] = k
+				ops = append(ops, result.OpTotal{Op: o.Op})
+			}
+			t := &ops[k]
+			t.Count += o.Count
+			for c, n := range o.Errors {
+				if t.Errors == nil {
+					t.Errors = map[string]uint64{}
+				}
+				t.Errors[c] += n
+			}
+		}
+	}
+	for op, h := range r.win {
+		if k, ok := idx[vocab.Op(op).String()]; ok && h != nil {
+			ops[k].Hist = result.EncodeHist(h)
+			ops[k].Latency = result.Summarize(h)
+		}
+	}
+	return ivs, ops
 }
 
 // Live returns the latest snapshot.
@@ -638,8 +805,11 @@ func (r *Recorder) Stop() *result.Phase {
 	for int64(len(r.outst))*bw < end {
 		r.bucketTick()
 	}
-	if end > r.lastTick || len(r.intervals) == 0 {
+	if end > r.lastTick || r.nIntervals == 0 {
 		r.intervalTick(end)
+	}
+	if r.stream {
+		r.intervals = r.coarse.Finish()
 	}
 	p := &result.Phase{
 		StartedAt:  r.startAt,
@@ -685,20 +855,7 @@ func (r *Recorder) Stop() *result.Phase {
 			hasBytes = true
 		}
 	}
-	for op := range r.buckets {
-		if r.buckets[op] == nil {
-			continue
-		}
-		name := vocab.Op(op).String()
-		p.Buckets.Counts[name] = r.buckets[op]
-		if hasBytes {
-			if p.Buckets.Bytes == nil {
-				p.Buckets.Bytes = map[string][]uint64{}
-			}
-			p.Buckets.Bytes[name] = r.bucketB[op]
-		}
-	}
-	p.Buckets.Pad(len(r.outst))
+	r.fillBuckets(&p.Buckets, hasBytes)
 	p.SortOps()
 	r.stopped = true
 	return p

@@ -180,7 +180,7 @@ func throughputFine(p *result.Phase, a *result.Analysis) *chart {
 	if b.WidthNs <= 0 {
 		return nil
 	}
-	n := 0
+	n := len(b.All)
 	for _, cs := range b.Counts {
 		n = max(n, len(cs))
 	}
@@ -189,10 +189,8 @@ func throughputFine(p *result.Phase, a *result.Analysis) *chart {
 	}
 	w := float64(b.WidthNs) / 1e9
 	tot := make([]float64, n)
-	for _, cs := range b.Counts {
-		for i, v := range cs {
-			tot[i] += float64(v)
-		}
+	for i := range tot {
+		tot[i] = float64(b.CountAt(i))
 	}
 	s := series{name: "all ops", color: 0, xs: make([]float64, n), ys: make([]float64, n)}
 	for i := range tot {

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,15 @@ func Encode(w io.Writer, r *Result) error {
 
 // WriteFileAtomic writes data to path through a temporary file and a rename.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for data that write writes (too much to
+// hold: a long run's .hlog).
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -51,7 +61,7 @@ func WriteFileAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w (check free space and permissions)", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -79,7 +89,28 @@ func Read(path string) (*Result, error) {
 		return nil, usererr.New("cannot read result %s: %v (fix: the path of a result file written by platbench)", path, err)
 	}
 	defer f.Close()
-	r, err := Decode(f)
+	// A journal (a run cut short) is read as it streams: a day's may be
+	// gigabytes, of which the result keeps a bounded part.
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, _ := br.Peek(64)
+	var r *Result
+	if IsJournal(head) {
+		r, err = ReadJournal(br)
+		if err == nil {
+			seen := map[string]int{}
+			sf := NewSecondsFile(path)
+			for i := range r.Phases {
+				p := &r.Phases[i]
+				p.UseSeconds(sf, seen[p.Name], 0)
+				seen[p.Name]++
+			}
+		}
+	} else {
+		r, err = Decode(br)
+		if err == nil {
+			attachSeconds(r, path)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -113,8 +144,8 @@ func (r *Result) Validate() error {
 		probs = append(probs, "no schema field")
 	} else if !strings.HasPrefix(r.Schema, "platbench.result/") {
 		probs = append(probs, fmt.Sprintf("schema %q is not a platbench result", r.Schema))
-	} else if r.Schema != SchemaVersion {
-		probs = append(probs, fmt.Sprintf("schema %q is not supported by this version (reads %s)", r.Schema, SchemaVersion))
+	} else if r.Schema != SchemaVersion && r.Schema != SchemaV1 {
+		probs = append(probs, fmt.Sprintf("schema %q is not supported by this version (reads %s and %s)", r.Schema, SchemaV1, SchemaVersion))
 	}
 	if len(r.Phases) == 0 {
 		probs = append(probs, "no phases")

@@ -30,8 +30,13 @@ import (
 // does not wait for the disk). A torn last line (the kill came mid-write)
 // is ignored.
 
-// JournalKind names the journal format in its header line.
-const JournalKind = "platbench.journal/v1"
+// JournalKind names the journal format in its header line. v2 (issue 34)
+// added telemetry samples and the end line; a v1 journal (intervals and
+// phases only) reads the same way.
+const JournalKind = "platbench.journal/v2"
+
+// journalV1 is the first journal format, still read.
+const journalV1 = "platbench.journal/v1"
 
 // JournalSuffix is appended to a result path to name its journal.
 const JournalSuffix = ".partial"
@@ -42,6 +47,9 @@ type journalLine struct {
 	Phase    string    `json:"phase,omitempty"`   // the interval's phase
 	Interval *Interval `json:"interval,omitempty"`
 	Done     *Phase    `json:"done,omitempty"` // a finished phase, whole
+	End      bool      `json:"end,omitempty"`  // the run ended and its result was written
+	// Sample is one telemetry sample (host, server node, db metrics).
+	Sample *TelemetrySample `json:"sample,omitempty"`
 }
 
 // Journal writes a run's journal. Its methods may be called from several
@@ -53,6 +61,16 @@ type Journal struct {
 	path string
 	buf  bytes.Buffer
 	err  error
+	sf   *SecondsFile
+	head *Result     // the header, for the .hlog's
+	hlog *HlogStream // TeeHlog
+}
+
+// TeeHlog writes the seconds of h's phase to h as well, as they come.
+func (j *Journal) TeeHlog(h *HlogStream) {
+	if j != nil {
+		j.hlog = h
+	}
 }
 
 // CreateJournal creates (or truncates) the journal at path.
@@ -61,11 +79,20 @@ func CreateJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the run's journal %s: %w (check that the directory is writable)", path, err)
 	}
-	return &Journal{f: f, path: path}, nil
+	return &Journal{f: f, path: path, sf: NewSecondsFile(path)}, nil
 }
 
 // Path is where the journal is.
 func (j *Journal) Path() string { return j.path }
+
+// Seconds is where the journal's seconds are: here while the run goes, in
+// the seconds file once Keep moved it there (nil on a nil journal).
+func (j *Journal) Seconds() *SecondsFile {
+	if j == nil {
+		return nil
+	}
+	return j.sf
+}
 
 func (j *Journal) line(l journalLine) {
 	if j == nil {
@@ -90,6 +117,9 @@ func (j *Journal) line(l journalLine) {
 func (j *Journal) Begin(r *Result) {
 	h := *r
 	h.Phases = nil
+	if j != nil {
+		j.head = &h
+	}
 	j.line(journalLine{Journal: JournalKind, Result: &h})
 }
 
@@ -106,12 +136,47 @@ func (j *Journal) Start(r *Result) func(phase string, iv Interval) {
 // Interval writes one closed interval of phase.
 func (j *Journal) Interval(phase string, iv Interval) {
 	j.line(journalLine{Phase: phase, Interval: &iv})
+	if j != nil && j.head != nil {
+		j.hlog.interval(j.head, phase, &iv)
+	}
+}
+
+// Sample writes one telemetry sample as a collector took it.
+func (j *Journal) Sample(s TelemetrySample) {
+	j.line(journalLine{Sample: &s})
 }
 
 // PhaseDone writes a finished phase, whole (with its last, partial
 // interval, which closed at its end).
 func (j *Journal) PhaseDone(p *Phase) {
 	j.line(journalLine{Done: p})
+	if j != nil {
+		j.hlog.phaseDone(p.Name)
+	}
+}
+
+// Keep ends the journal (a line saying the run ended, so that it no longer
+// reads as cut short), closes it and moves it to path: the result's seconds
+// file (SecondsPath). A journal that could not be written whole is deleted
+// instead, and the error returned.
+func (j *Journal) Keep(path string) error {
+	if j == nil {
+		return nil
+	}
+	j.line(journalLine{End: true})
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := errors.Join(j.err, j.f.Close()); err != nil {
+		os.Remove(j.path)
+		return err
+	}
+	if err := os.Rename(j.path, path); err != nil {
+		os.Remove(j.path)
+		return fmt.Errorf("cannot keep the run's seconds as %s: %w", path, err)
+	}
+	j.path = path
+	j.sf.moved(path)
+	return nil
 }
 
 // Close closes the journal and, with remove (the result file is written),
@@ -137,18 +202,21 @@ func IsJournal(data []byte) bool {
 }
 
 // ReadJournal makes a result of a journal: every phase it saw, each with
-// every interval that closed. A phase that ended has its totals as the run
-// wrote them; one cut short has totals merged from its intervals (latency
-// only: service time and lag are kept per phase, at its end), is marked
-// interrupted, and the result is marked cut short with a note saying how far
-// it got.
+// every interval that closed, folded into the stored series as a run keeps
+// it (Coarsener: a day-long journal reads in bounded memory). A phase that
+// ended has its totals as the run wrote them; one cut short has totals
+// merged from its intervals (latency only: service time and lag are kept
+// per phase, at its end), is marked interrupted, and, unless the journal
+// saw the run's end (a seconds file), the result is marked cut short with a
+// note saying how far it got.
 func ReadJournal(rd io.Reader) (*Result, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	var r *Result
-	var phases []*Phase
-	byName := map[string]*Phase{}
-	torn := false
+	var phases []*journalPhase
+	byName := map[string]*journalPhase{}
+	tel := &journalTelemetry{}
+	torn, ended := false, false
 	for n := 1; sc.Scan(); n++ {
 		if torn {
 			return nil, fmt.Errorf("%w: journal line %d follows a line that is not JSON (fix: the .partial file of a platbench run, as it wrote it)", ErrMalformed, n-1)
@@ -160,28 +228,32 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 		}
 		switch {
 		case n == 1:
-			if l.Journal != JournalKind || l.Result == nil {
+			if (l.Journal != JournalKind && l.Journal != journalV1) || l.Result == nil {
 				return nil, fmt.Errorf("%w: not a platbench journal (its first line is not a %s header)", ErrMalformed, JournalKind)
 			}
 			r = l.Result
 		case l.Interval != nil:
-			p := byName[l.Phase]
-			if p == nil || p.Name == "" {
-				p = &Phase{Name: l.Phase}
-				byName[l.Phase] = p
-				phases = append(phases, p)
+			jp := byName[l.Phase]
+			if jp == nil || jp.done {
+				jp = &journalPhase{p: Phase{Name: l.Phase}}
+				byName[l.Phase] = jp
+				phases = append(phases, jp)
 			}
-			p.Intervals = append(p.Intervals, *l.Interval)
+			if err := jp.add(*l.Interval); err != nil {
+				return nil, fmt.Errorf("journal line %d: %w", n, err)
+			}
 		case l.Done != nil:
-			d := *l.Done
-			if p := byName[d.Name]; p != nil && p.Name != "" {
-				*p = d
-			} else {
-				p := &d
-				byName[d.Name] = p
-				phases = append(phases, p)
+			jp := byName[l.Done.Name]
+			if jp == nil || jp.done {
+				jp = &journalPhase{}
+				phases = append(phases, jp)
 			}
-			byName[d.Name] = &Phase{} // a later phase of the same name starts anew
+			jp.p, jp.done = *l.Done, true
+			byName[l.Done.Name] = jp // a later phase of the same name starts anew
+		case l.End:
+			ended = true
+		case l.Sample != nil:
+			tel.add(l.Sample)
 		default:
 			return nil, fmt.Errorf("%w: journal line %d is neither an interval nor a phase", ErrMalformed, n)
 		}
@@ -192,14 +264,19 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: an empty journal (the run was killed before it began)", ErrMalformed)
 	}
-	r.CutShort = true
-	for _, p := range phases {
-		if p.DurationNs == 0 && len(p.Intervals) > 0 { // never ended
-			if err := cutShort(r, p); err != nil {
-				return nil, err
+	r.CutShort = !ended
+	if r.CutShort {
+		tel.fill(r) // a whole result has its own, summarized at its end
+	}
+	for _, jp := range phases {
+		if !jp.done {
+			if jp.seconds == 0 {
+				continue
 			}
+			jp.p.Intervals = jp.c.Finish()
+			cutShort(r, jp)
 		}
-		r.Phases = append(r.Phases, *p)
+		r.Phases = append(r.Phases, jp.p)
 	}
 	if len(r.Phases) == 0 {
 		return nil, fmt.Errorf("%w: the journal holds no complete second of any phase (the run was killed in its first second)", ErrMalformed)
@@ -210,60 +287,154 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 	return r, nil
 }
 
-// cutShort completes a phase the run never ended from its intervals.
-func cutShort(r *Result, p *Phase) error {
-	last := p.Intervals[len(p.Intervals)-1]
-	p.DurationNs = last.StartNs + last.DurationNs
+// journalPhase is a phase as ReadJournal reads it: its seconds folded into
+// the stored series and into totals per op.
+type journalPhase struct {
+	p       Phase
+	done    bool // its whole phase line was read
+	c       Coarsener
+	seconds int
+	endNs   int64
+	accs    map[string]*journalAcc
+}
+
+type journalAcc struct {
+	h      *hdr.Histogram
+	n, b   uint64
+	errors map[string]uint64
+}
+
+func (jp *journalPhase) add(iv Interval) error {
+	jp.seconds++
+	jp.endNs = iv.StartNs + iv.DurationNs
+	if jp.accs == nil {
+		jp.accs = map[string]*journalAcc{}
+	}
+	// Each second's histograms are decoded once, for the totals and for
+	// the stored interval (past the first hour).
+	whole := jp.c.Open(iv.StartNs)
+	for _, o := range iv.Ops {
+		a := jp.accs[o.Op]
+		if a == nil {
+			a = &journalAcc{}
+			jp.accs[o.Op] = a
+		}
+		a.n += o.Count
+		a.b += o.Bytes
+		for c, k := range o.Errors {
+			if a.errors == nil {
+				a.errors = map[string]uint64{}
+			}
+			a.errors[c] += k
+		}
+		if o.Hist == "" {
+			continue
+		}
+		h, err := DecodeHist(o.Hist)
+		if err != nil {
+			return err
+		}
+		if !whole {
+			if dropped := jp.c.Hist(o.Op).Merge(h); dropped > 0 {
+				return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
+			}
+		}
+		if err := MergeHist(&a.h, h); err != nil {
+			return err
+		}
+	}
+	jp.c.AddCounted(iv)
+	return nil
+}
+
+// cutShort completes a phase the run never ended from its seconds.
+func cutShort(r *Result, jp *journalPhase) {
+	p := &jp.p
+	p.DurationNs = jp.endNs
 	p.Interrupted = true
 	p.Mode, p.Concurrency, p.RateOpsPerS = "closed", r.Config.Concurrency, 0
 	if p.Name != "load" && r.Config.RateOpsPerS > 0 {
 		p.Mode, p.RateOpsPerS = "open", r.Config.RateOpsPerS
 	}
-	type acc struct {
-		h      *hdr.Histogram
-		n, b   uint64
-		errors map[string]uint64
-	}
-	accs := map[string]*acc{}
-	var order []string
-	for _, iv := range p.Intervals {
-		for _, o := range iv.Ops {
-			a := accs[o.Op]
-			if a == nil {
-				a = &acc{}
-				accs[o.Op] = a
-				order = append(order, o.Op)
-			}
-			a.n += o.Count
-			a.b += o.Bytes
-			for c, k := range o.Errors {
-				if a.errors == nil {
-					a.errors = map[string]uint64{}
-				}
-				a.errors[c] += k
-			}
-			if o.Hist == "" {
-				continue
-			}
-			h, err := DecodeHist(o.Hist)
-			if err != nil {
-				return err
-			}
-			if err := MergeHist(&a.h, h); err != nil {
-				return err
-			}
-		}
+	order := make([]string, 0, len(jp.accs))
+	for op := range jp.accs {
+		order = append(order, op)
 	}
 	slices.Sort(order)
 	for _, op := range order {
-		a := accs[op]
+		a := jp.accs[op]
 		if a.h == nil {
 			a.h = NewHist()
 		}
 		t := OpTotal{Op: op, Count: a.n, Bytes: a.b, Errors: a.errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
 		p.Ops = append(p.Ops, t)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary",
-		p.Name, len(p.Intervals), float64(p.DurationNs)/1e9))
-	return nil
+	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary (the telemetry samples it wrote are kept)",
+		p.Name, jp.seconds, float64(p.DurationNs)/1e9))
+}
+
+// journalTelemetry rebuilds the telemetry series of a run cut short from
+// its journal's samples (thinned as the run keeps them).
+type journalTelemetry struct {
+	host           *HostSeries
+	hostT          *Thin[HostSample]
+	selfT, serverT *Thin[ProcSample]
+	nodes          []*NodeSeries
+	nodeT          map[string]*Thin[NodeSample]
+	dbs            []*DBMetricsSeries
+	dbT            map[string]*Thin[DBMetricsSample]
+}
+
+func (t *journalTelemetry) add(s *TelemetrySample) {
+	switch {
+	case s.Host != nil:
+		if t.host == nil {
+			t.host = &HostSeries{StartedAt: s.StartedAt}
+			t.hostT, t.selfT, t.serverT = HostThin(), ProcThin(), ProcThin()
+		}
+		t.hostT.Add(*s.Host)
+		if s.Self != nil {
+			t.selfT.Add(*s.Self)
+		}
+		if s.Server != nil {
+			t.serverT.Add(*s.Server)
+		}
+	case s.NodeSample != nil:
+		if t.nodeT == nil {
+			t.nodeT = map[string]*Thin[NodeSample]{}
+		}
+		if t.nodeT[s.Node] == nil {
+			t.nodeT[s.Node] = NodeThin()
+			t.nodes = append(t.nodes, &NodeSeries{Node: s.Node, StartedAt: s.StartedAt})
+		}
+		t.nodeT[s.Node].Add(*s.NodeSample)
+	case s.DB != nil:
+		if t.dbT == nil {
+			t.dbT = map[string]*Thin[DBMetricsSample]{}
+		}
+		if t.dbT[s.Node] == nil {
+			t.dbT[s.Node] = DBMetricsThin()
+			t.dbs = append(t.dbs, &DBMetricsSeries{Node: s.Node, StartedAt: s.StartedAt})
+		}
+		t.dbT[s.Node].Add(*s.DB)
+	}
+}
+
+// fill puts the rebuilt series in r.
+func (t *journalTelemetry) fill(r *Result) {
+	if t.host != nil {
+		t.host.Samples, t.host.SelfSamples, t.host.Server = t.hostT.Samples(), t.selfT.Samples(), t.serverT.Samples()
+		r.Host = t.host
+	}
+	for _, n := range t.nodes {
+		n.Samples = t.nodeT[n.Node].Samples()
+		r.Nodes = append(r.Nodes, *n)
+	}
+	if len(t.dbs) > 0 {
+		r.DBMetrics = &DBMetrics{}
+		for _, d := range t.dbs {
+			d.Samples = t.dbT[d.Node].Samples()
+			r.DBMetrics.Nodes = append(r.DBMetrics.Nodes, *d)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,11 @@ func TestReadJournal(t *testing.T) {
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "cut short") {
 		t.Errorf("notes %q", r.Notes)
 	}
+	v1 := `{"journal":"platbench.journal/v1","result":{"schema":"platbench.result/v1"}}` + "\n" +
+		`{"phase":"run","interval":{"start_ns":0,"duration_ns":1000000000,"ops":[{"op":"READ","count":3,"latency":{}}]}}` + "\n"
+	if r, err := ReadJournal(strings.NewReader(v1)); err != nil || !r.CutShort || r.Phase("run").Ops[0].Count != 3 {
+		t.Errorf("a journal of format v1 (before issue 34): %v", err)
+	}
 	for _, bad := range []string{"", `{"journal":"other"}`, `{"journal":"platbench.journal/v1","result":{"schema":"platbench.result/v9"}}`,
 		"{\"journal\":\"platbench.journal/v1\",\"result\":{}}\nnot json\n{}\n"} {
 		if _, err := ReadJournal(strings.NewReader(bad)); err == nil {
@@ -71,4 +77,125 @@ func FuzzReadJournal(f *testing.F) {
 			t.Fatal("a journal read without error has no phase")
 		}
 	})
+}
+
+// A run that ends keeps its journal as the seconds file: the result's
+// streamed phase (no interval histograms) merges a window's latency from
+// it, exactly the window's operations, whichever way round it reads (the
+// window itself, or the rest taken off the totals); the .hlog is written
+// from it; the file reads as a whole result; a journal cut short gets its
+// host series back from the samples.
+func TestSecondsFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	j, err := CreateJournal(out + JournalSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{Schema: SchemaVersion, Label: "x"}
+	j.Begin(r)
+	j.Sample(TelemetrySample{Host: &HostSample{OffsetNs: 0, DurationNs: 1e9, CPUUser: 0.5}})
+	var c Coarsener
+	tot := NewHist()
+	for s := int64(0); s < 10; s++ {
+		h := NewHist()
+		_ = h.RecordValues(1000*(s+1), s+1) // second s: s+1 ops of (s+1) µs
+		tot.Merge(h)
+		iv := Interval{StartNs: s * 1e9, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: uint64(s + 1), Hist: EncodeHist(h), Latency: Summarize(h)}}}
+		j.Interval("load", iv)
+		if err := c.Add(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Phase{Name: "load", Mode: "closed", DurationNs: 10e9, Intervals: c.Finish(),
+		Ops: []OpTotal{{Op: "READ", Count: 55, Hist: EncodeHist(tot), Latency: Summarize(tot)}}}
+	j.PhaseDone(&p)
+	r.Phases = []Phase{p}
+	if err := Write(out, r); err != nil {
+		t.Fatal(err)
+	}
+	cut, err := Read(out + JournalSuffix) // as a kill would leave it
+	if err != nil || !cut.CutShort || cut.Host == nil || len(cut.Host.Samples) != 1 {
+		t.Fatalf("the journal before its end: %v, cut short %v, host %+v", err, cut != nil && cut.CutShort, cut)
+	}
+	if err := j.Keep(SecondsPath(out)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := got.Phase("load")
+	if lp.HasIntervalHists() || !lp.HasSeconds() {
+		t.Fatalf("streamed phase: interval histograms %v, seconds %v", lp.HasIntervalHists(), lp.HasSeconds())
+	}
+	for _, w := range [][2]int{{2, 4}, {1, 10}, {0, 3}} { // short window; most of the phase; from the start
+		h, err := lp.MergedHist(w[0], w[1], HistLatency)
+		var want int64
+		for s := w[0]; s < w[1]; s++ {
+			want += int64(s + 1)
+		}
+		if err != nil || h.TotalCount() != want || h.Min() < int64(w[0]+1)*1000-1 {
+			t.Errorf("window %v: %d latencies from %d ns (err %v), want %d from %d µs", w, h.TotalCount(), h.Min(), err, want, w[0]+1)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHlog(&b, got); err != nil || strings.Count(b.String(), "Tag=READ,") != 10 {
+		t.Errorf("hlog from the seconds file: %v\n%s", err, b.String())
+	}
+	s, err := Read(SecondsPath(out))
+	if err != nil || s.CutShort || s.Phase("load") == nil {
+		t.Errorf("the seconds file as a result: %v, cut short %v", err, s != nil && s.CutShort)
+	}
+}
+
+// FuzzSecondsFile: any bytes beside a streamed result as its seconds file
+// give a window's latency or an error, never a panic.
+func FuzzSecondsFile(f *testing.F) {
+	h := NewHist()
+	_ = h.RecordValues(1000, 3)
+	var b bytes.Buffer
+	b.WriteString(`{"journal":"platbench.journal/v1","result":{"schema":"` + SchemaVersion + `"}}` + "\n")
+	b.WriteString(`{"phase":"run","interval":{"start_ns":1000000000,"duration_ns":1000000000,"ops":[{"op":"READ","count":3,"latency":{},"hist":"` + EncodeHist(h) + `"}]}}` + "\n")
+	b.WriteString(`{"done":{"name":"run","mode":"closed"}}` + "\n")
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"phase":"run","interval":{"start_ns":x`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "s.seconds.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := Phase{Name: "run", DurationNs: 3e9, Intervals: []Interval{{StartNs: 0, DurationNs: 1e9}, {StartNs: 1e9, DurationNs: 1e9}, {StartNs: 2e9, DurationNs: 1e9}},
+			Ops: []OpTotal{{Op: "READ", Count: 3, Hist: EncodeHist(h)}}}
+		p.UseSeconds(NewSecondsFile(path), 0, 0)
+		for _, w := range [][2]int{{1, 2}, {1, 3}} {
+			if hh, err := p.MergedHist(w[0], w[1], HistLatency); err == nil && hh == nil {
+				t.Fatal("no histogram and no error")
+			}
+		}
+	})
+}
+
+// A journal cut short past its first hour reads into the stored series:
+// 1 s intervals for the hour, then 10 s ones whose latency is their
+// seconds' merged; the totals hold every second.
+func TestReadJournalPastAnHour(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"journal":"` + JournalKind + `","result":{"schema":"` + SchemaVersion + `"}}` + "\n")
+	h := NewHist()
+	_ = h.RecordValues(5000, 2)
+	enc := EncodeHist(h)
+	for s := int64(0); s < 3620; s++ {
+		fmt.Fprintf(&b, `{"phase":"run","interval":{"start_ns":%d,"duration_ns":1000000000,"ops":[{"op":"READ","count":2,"latency":{},"hist":"%s"}]}}`+"\n", s*1e9, enc)
+	}
+	r, err := ReadJournal(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Phase("run")
+	last := p.Intervals[len(p.Intervals)-1]
+	if len(p.Intervals) != 3602 || last.DurationNs != 10e9 || last.Ops[0].Count != 20 || last.Ops[0].Latency.Count != 20 ||
+		p.Ops[0].Count != 7240 || p.Ops[0].Latency.Count != 7240 {
+		t.Errorf("%d intervals, the last %+v; totals %+v", len(p.Intervals), last, p.Ops)
+	}
 }

@@ -64,6 +64,9 @@ func (p *Phase) MergedHist(from, to int, kind HistKind, ops ...string) (*hdr.His
 				return nil, fmt.Errorf("phase %s, op %s totals: %w", p.Name, t.Op, err)
 			}
 		}
+	} else if kind == HistLatency && p.HasSeconds() && !p.HasIntervalHists() {
+		// A streamed phase: its seconds are in the seconds file.
+		return p.windowFromSeconds(from, to, ops)
 	} else if kind == HistLatency {
 		for j := max(from, 0); j < to && j < len(p.Intervals); j++ {
 			for _, o := range p.Intervals[j].Ops {

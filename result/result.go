@@ -16,7 +16,16 @@ import (
 
 // SchemaVersion names this version of the file format. Readers accept every
 // version listed in docs/result-schema.md; bump it when a field changes meaning.
-const SchemaVersion = "platbench.result/v1"
+//
+// v2 (issue 34, runs of any length): past the first hour of a phase its
+// intervals are wider than 1 s (SeriesWidth); a streamed phase's intervals
+// carry no histograms (every second's are in the seconds file, SecondsFile)
+// and its fine buckets count all op types together (Buckets.All). A v1 file
+// is a v2 file with 1 s intervals throughout, so readers read both alike.
+const SchemaVersion = "platbench.result/v2"
+
+// SchemaV1 is the first version, still read.
+const SchemaV1 = "platbench.result/v1"
 
 // Result is one run: one file.
 type Result struct {
@@ -190,6 +199,9 @@ type Phase struct {
 	Intervals []Interval `json:"intervals"`
 	// Buckets is the fine (100 ms by default) completion series.
 	Buckets Buckets `json:"buckets"`
+
+	// seconds are where a streamed phase's every second is (UseSeconds).
+	seconds []secondsRef
 }
 
 // ErrorMessage is one distinct message of an error class in a phase: the
@@ -267,12 +279,62 @@ type IntervalOp struct {
 // included) in [i*WidthNs, (i+1)*WidthNs) from the phase start. Outstanding[i]
 // is true when requests were in flight during bucket i (needed to tell a stall
 // from idleness).
+//
+// A streamed phase (v2, a run written with its seconds file) keeps the
+// completions of all op types together instead (All, AllBytes): one count
+// per bucket rather than one per op type, so a day-long phase holds a few
+// MB of them. Readers go through Len, CountAt and BytesAt, which read
+// either form.
 type Buckets struct {
 	WidthNs     int64               `json:"width_ns"`
 	Counts      map[string][]uint32 `json:"counts"`
 	Bytes       map[string][]uint64 `json:"bytes,omitempty"`
 	Outstanding []bool              `json:"outstanding"`
+	// All and AllBytes are the completions and bytes of every op type
+	// together, per bucket (streamed phases; Counts is then empty).
+	All      []uint32 `json:"all,omitempty"`
+	AllBytes []uint64 `json:"all_bytes,omitempty"`
 }
+
+// Len is the number of fine buckets the series hold (the longest of them).
+func (b *Buckets) Len() int {
+	n := max(len(b.Outstanding), len(b.All))
+	for _, c := range b.Counts {
+		n = max(n, len(c))
+	}
+	return n
+}
+
+// CountAt is the completions of every op type in bucket i.
+func (b *Buckets) CountAt(i int) uint64 {
+	var n uint64
+	if i < len(b.All) {
+		n = uint64(b.All[i])
+	}
+	for _, c := range b.Counts {
+		if i < len(c) {
+			n += uint64(c[i])
+		}
+	}
+	return n
+}
+
+// BytesAt is the bytes of every op type in bucket i.
+func (b *Buckets) BytesAt(i int) uint64 {
+	var n uint64
+	if i < len(b.AllBytes) {
+		n = b.AllBytes[i]
+	}
+	for _, c := range b.Bytes {
+		if i < len(c) {
+			n += c[i]
+		}
+	}
+	return n
+}
+
+// HasBytes says whether the buckets count bytes.
+func (b *Buckets) HasBytes() bool { return len(b.Bytes) > 0 || len(b.AllBytes) > 0 }
 
 // Pad extends every op's counts and bytes with zeros to n buckets (the
 // length of Outstanding): an op that stopped early still has a value in
@@ -283,6 +345,12 @@ func (b *Buckets) Pad(n int) {
 	}
 	for op, bs := range b.Bytes {
 		b.Bytes[op] = Grow(bs, n)
+	}
+	if b.All != nil {
+		b.All = Grow(b.All, n)
+	}
+	if b.AllBytes != nil {
+		b.AllBytes = Grow(b.AllBytes, n)
 	}
 }
 

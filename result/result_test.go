@@ -103,7 +103,9 @@ func TestWriteIsAtomic(t *testing.T) {
 }
 
 func TestHlogLines(t *testing.T) {
-	data, err := Hlog(sample())
+	var b bytes.Buffer
+	err := WriteHlog(&b, sample())
+	data := b.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,11 @@ type Config struct {
 	// Status is the target's status reader (adapter.StatusReader); package
 	// bench fills it when the target implements it.
 	Status adapter.StatusReader
+	// OnSample, if set, is called with every sample of every series as it
+	// is taken (host, server nodes, db metrics: the run's journal writes
+	// them), before the series are thinned past the first hour
+	// (result.Thin). Package bench sets it.
+	OnSample func(result.TelemetrySample)
 }
 
 // Validate reports every problem of the configuration at once.
@@ -170,16 +175,21 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		p := s.perf
 		opts = append(opts, host.WithTick(func(_ int, at time.Time) { p.Cut(at) }))
 	}
+	var sink []func(result.TelemetrySample)
+	if cfg.OnSample != nil {
+		opts = append(opts, host.WithSample(cfg.OnSample))
+		sink = append(sink, cfg.OnSample)
+	}
 	s.sampler = host.Start(ctx, cfg.Interval, opts...)
 	if len(urls) > 0 {
-		s.nodes = nodes.Start(ctx, urls, cfg.Interval)
+		s.nodes = nodes.Start(ctx, urls, cfg.Interval, sink...)
 	}
 	switch {
 	case cfg.DBMetrics == "off":
 	case len(cfg.DBMetricsURLs) > 0:
-		s.db = dbmetrics.StartJMX(ctx, append([]string(nil), cfg.DBMetricsURLs...), cfg.Interval)
+		s.db = dbmetrics.StartJMX(ctx, append([]string(nil), cfg.DBMetricsURLs...), cfg.Interval, sink...)
 	case cfg.Status != nil:
-		s.db = dbmetrics.Start(ctx, cfg.Status, cfg.Interval, cfg.DBMetrics == "reset")
+		s.db = dbmetrics.Start(ctx, cfg.Status, cfg.Interval, cfg.DBMetrics == "reset", sink...)
 	}
 	return s, nil
 }

@@ -103,6 +103,14 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	if !r.CutShort || load == nil || load.Interrupted || run == nil || !run.Interrupted || len(run.Intervals) < 3 || len(run.Ops) == 0 {
 		t.Fatalf("cut short %v, load %v, run %+v", r.CutShort, load != nil, run)
 	}
+	// The .hlog was written as the run went: a line per op per second.
+	if hl, err := os.ReadFile(filepath.Join(dir, "r.hlog")); err != nil || hlogLines(t, hl) < 3 {
+		t.Errorf("the .hlog left by SIGKILL: %v, %d lines of seconds", err, hlogLines(t, hl))
+	}
+	// The host's samples went to the journal as they were taken.
+	if r.Host == nil || len(r.Host.Samples) < 3 || r.Host.Samples[0].CPUIdle+r.Host.Samples[0].CPUUser == 0 {
+		t.Errorf("the journal gave no host series (%+v)", r.Host)
+	}
 	var ops uint64
 	for _, o := range run.Ops {
 		ops += o.Count
@@ -117,4 +125,79 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	if cmp, err := exec.Command(bin, "compare", journal, journal).CombinedOutput(); err != nil {
 		t.Errorf("compare of the journal: %v\n%s", err, cmp)
 	}
+}
+
+// A run that ends keeps its journal as the result's seconds file: the
+// result holds the stored series without interval histograms (schema v2),
+// and the latency of a window is read back from the seconds, exactly the
+// operations the window's intervals count.
+func TestRunKeepsItsSeconds(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "platbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "r.json")
+	if b, err := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "4s", "--out", out, "--quiet").CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(out + ".partial"); err == nil {
+		t.Error("the journal is still there after the result was written")
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Phase("run")
+	if r.Schema != result.SchemaVersion || r.CutShort || run == nil || run.HasIntervalHists() || !run.HasSeconds() || len(run.Buckets.All) == 0 {
+		t.Fatalf("schema %s, cut short %v, run phase streamed: %v", r.Schema, r.CutShort, run != nil && run.HasSeconds())
+	}
+	n := len(run.Intervals)
+	var want uint64
+	for _, iv := range run.Intervals[1:] {
+		for _, o := range iv.Ops {
+			want += o.Count
+		}
+	}
+	h, err := run.MergedHist(1, n, result.HistLatency)
+	if err != nil || uint64(h.TotalCount()) != want || want == 0 {
+		t.Fatalf("window [1, %d): %v latencies (err %v), intervals count %d ops", n, h.TotalCount(), err, want)
+	}
+	s, err := result.Read(result.SecondsPath(out))
+	if err != nil || s.CutShort || s.Phase("run") == nil {
+		t.Fatalf("the seconds file reads as a result: %v (cut short %v)", err, s != nil && s.CutShort)
+	}
+	if rep, err := exec.Command(bin, "report", out).CombinedOutput(); err != nil || !strings.Contains(string(rep), "op rate") {
+		t.Errorf("report: %v\n%s", err, rep)
+	}
+	// The .hlog, written as the run went, has a line per op per second.
+	var lines int
+	for _, iv := range run.Intervals {
+		for _, o := range iv.Ops {
+			if o.Count > 0 {
+				lines++
+			}
+		}
+	}
+	hl, err := os.ReadFile(filepath.Join(dir, "r.hlog"))
+	if got := hlogLines(t, hl); err != nil || got != lines {
+		t.Errorf(".hlog: %v, %d lines of seconds, the run's intervals have %d", err, got, lines)
+	}
+}
+
+// hlogLines counts an .hlog's interval lines, each of whose histograms
+// must decode.
+func hlogLines(t *testing.T, hl []byte) int {
+	n := 0
+	for _, l := range strings.Split(string(hl), "\n") {
+		if !strings.HasPrefix(l, "Tag=") {
+			continue
+		}
+		f := strings.Split(l, ",")
+		if _, err := result.DecodeHist(f[len(f)-1]); err != nil {
+			t.Errorf(".hlog line %.60q: %v", l, err)
+		}
+		n++
+	}
+	return n
 }

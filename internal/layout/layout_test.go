@@ -70,15 +70,14 @@ const limit = 80
 // 100 to 80 (issue 30), with the length each may not exceed: split one and
 // delete its line here (a line whose function is within the limit fails).
 // runner/async.go's asyncOpenLoop (102: issue 33 made it longer than the old
-// limit) and recorder's intervalTick are the hot path: split them with the
-// allocation tests and BenchmarkRunnerNull at hand.
+// limit) is the hot path: split it with the allocation tests and
+// BenchmarkRunnerNull at hand.
 var older = map[string]int{
 	"adapter/kafka/open.go Summary":       85,
 	"analysis/lm.go lmFit":                83,
 	"analysis/plan.go planRow":            92,
 	"cmd/platbench/cli/k8s.go indexedJob": 91,
 	"probe/disk/run.go Run":               85,
-	"recorder/recorder.go intervalTick":   91,
 	"report/term.go writePhase":           96,
 	"runner/async.go asyncOpenLoop":       102,
 	"sweep/sweep.go Run":                  84,

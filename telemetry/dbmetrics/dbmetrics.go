@@ -48,6 +48,7 @@ type Collector struct {
 	group   *scrape.Group[*reading]
 	once    sync.Once
 	out     *result.DBMetrics
+	sinks   []func(result.TelemetrySample)
 }
 
 // getter reads one node by its key (a node name for INFO, a URL for the
@@ -61,6 +62,9 @@ type node struct {
 
 	mu       sync.Mutex
 	series   result.DBMetricsSeries
+	thin     *result.Thin[result.DBMetricsSample] // series.Samples, bounded past the first hour
+	sinks    []func(result.TelemetrySample)
+	lastGood *result.DBMetricsSample // for live displays
 	server   string
 	prev     *reading
 	prevAt   time.Time
@@ -73,11 +77,14 @@ type node struct {
 // are reset first (CONFIG RESETSTAT), so the cumulative percentiles cover
 // the recording; a node that refuses keeps its statistics, and the result
 // says so.
-func Start(ctx context.Context, src adapter.StatusReader, interval time.Duration, reset bool) *Collector {
+//
+// sink, if given, is called with every sample as it is taken (the run's
+// journal writes it), before the series thins it; StartJMX takes it too.
+func Start(ctx context.Context, src adapter.StatusReader, interval time.Duration, reset bool, sink ...func(result.TelemetrySample)) *Collector {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	c := &Collector{source: "redis INFO", reset: reset, missing: unavailable}
+	c := &Collector{source: "redis INFO", reset: reset, missing: unavailable, sinks: sink}
 	lctx, lcancel := context.WithTimeout(ctx, interval)
 	names := src.StatusNodes(lctx)
 	if reset {
@@ -103,11 +110,11 @@ func Start(ctx context.Context, src adapter.StatusReader, interval time.Duration
 // http://host:port/metrics) as Start reads INFO: the agent must run with
 // the project's rule files (scripts/servers/jmx), whose names parseJMX
 // reads.
-func StartJMX(ctx context.Context, urls []string, interval time.Duration) *Collector {
+func StartJMX(ctx context.Context, urls []string, interval time.Duration, sink ...func(result.TelemetrySample)) *Collector {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	c := &Collector{source: JMXSource, missing: unavailableJMX}
+	c := &Collector{source: JMXSource, missing: unavailableJMX, sinks: sink}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 4 * interval}}
 	names := make([]string, len(urls))
 	for i, u := range urls {
@@ -133,7 +140,7 @@ func (c *Collector) start(ctx context.Context, names, keys []string, get getter,
 	now := time.Now()
 	var sources []*scrape.Source[*reading]
 	for i, name := range names {
-		n := &node{key: keys[i], get: get, unavail: map[string]int{}, missing: c.missing,
+		n := &node{key: keys[i], get: get, unavail: map[string]int{}, missing: c.missing, sinks: c.sinks,
 			series: result.DBMetricsSeries{Node: name, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*reading]{Timeout: timeout, Get: n.fetch, Keep: n.keep})
@@ -184,12 +191,9 @@ func (c *Collector) Latest() []result.DBMetricsSeries {
 	var out []result.DBMetricsSeries
 	for _, n := range c.nodes {
 		n.mu.Lock()
-		for i := len(n.series.Samples) - 1; i >= 0; i-- {
-			if x := n.series.Samples[i]; !x.Missing {
-				out = append(out, result.DBMetricsSeries{Node: n.series.Node, StartedAt: n.series.StartedAt,
-					IntervalNs: n.series.IntervalNs, Version: n.series.Version, Samples: []result.DBMetricsSample{x}})
-				break
-			}
+		if x := n.lastGood; x != nil {
+			out = append(out, result.DBMetricsSeries{Node: n.series.Node, StartedAt: n.series.StartedAt,
+				IntervalNs: n.series.IntervalNs, Version: n.series.Version, Samples: []result.DBMetricsSample{*x}})
 		}
 		n.mu.Unlock()
 	}
@@ -201,7 +205,7 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.series.Samples = append(n.series.Samples, result.DBMetricsSample{
+		n.add(result.DBMetricsSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error()})
 		return
 	}
@@ -214,9 +218,22 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 		s := sample(n.prev, r, now.Sub(n.prevAt).Seconds())
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
 		s.DurationNs = now.Sub(n.prevAt).Nanoseconds()
-		n.series.Samples = append(n.series.Samples, s)
+		n.add(s)
+		n.lastGood = &s
 	}
 	n.prev, n.prevAt = r, now
+}
+
+// add keeps a sample (result.Thin). Called with mu held.
+func (n *node) add(s result.DBMetricsSample) {
+	if n.thin == nil {
+		n.thin = result.DBMetricsThin()
+	}
+	for _, f := range n.sinks {
+		f(result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, DB: &s})
+	}
+	n.thin.Add(s)
+	n.series.Samples = n.thin.Samples()
 }
 
 // fetch reads the node once (ctx carries its timeout).

@@ -47,12 +47,17 @@ func WithServer(t *proc.Tracker) Option { return func(s *Sampler) { s.server = t
 // goroutine; the perf counters use it to cut their intervals on the same clock.
 func WithTick(f func(i int, at time.Time)) Option { return func(s *Sampler) { s.tick = f } }
 
+// WithSample calls f with every sample as it is taken (the run's journal
+// writes it), before the series thins it.
+func WithSample(f func(result.TelemetrySample)) Option { return func(s *Sampler) { s.onSample = f } }
+
 // Sampler is a running host sampler.
 type Sampler struct {
 	interval time.Duration
 	server   *proc.Tracker
 	self     *proc.Tracker
 	tick     func(int, time.Time)
+	onSample func(result.TelemetrySample)
 
 	fs  procfs.FS
 	bfs blockdevice.FS
@@ -64,7 +69,12 @@ type Sampler struct {
 	series   result.HostSeries
 	latest   result.HostSample
 	haveLast bool
-	err      error
+	// The series kept bounded past the first hour (result.Thin); the
+	// latest process samples are kept apart for live displays.
+	thinHost             *result.Thin[result.HostSample]
+	thinSelf, thinServer *result.Thin[result.ProcSample]
+	lastSelf, lastServer *result.ProcSample
+	err                  error
 
 	// the previous raw reading
 	prevAt    time.Time
@@ -72,6 +82,7 @@ type Sampler struct {
 	prev      *machine.Reading
 	havePrev  bool
 	wholeDisk map[string]bool
+	ticks     int // samples taken
 }
 
 // Start begins sampling now; the first sample covers [now, now+interval).
@@ -146,12 +157,12 @@ func (s *Sampler) Latest() (result.HostSample, bool) {
 func (s *Sampler) LatestProcs() (self, server *result.ProcSample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.series.SelfSamples); n > 0 {
-		v := s.series.SelfSamples[n-1]
+	if s.lastSelf != nil {
+		v := *s.lastSelf
 		self = &v
 	}
-	if n := len(s.series.Server); n > 0 {
-		v := s.series.Server[n-1]
+	if s.lastServer != nil {
+		v := *s.lastServer
 		server = &v
 	}
 	return self, server
@@ -234,21 +245,48 @@ func (s *Sampler) read(now time.Time) {
 		if errNet == nil {
 			hs.Nets = hostNets(machine.NetDeltas(s.prev.Nets, cur.Nets))
 		}
-		s.series.Samples = append(s.series.Samples, hs)
-		s.latest, s.haveLast = hs, true
-		if selfOK {
-			selfS.OffsetNs = hs.OffsetNs
-			s.series.SelfSamples = append(s.series.SelfSamples, selfS)
-		}
-		if srvOK {
-			srvS.OffsetNs = hs.OffsetNs
-			s.series.Server = append(s.series.Server, srvS)
-		}
+		s.keep(hs, selfS, selfOK, srvS, srvOK)
 		if s.tick != nil {
-			s.tick(len(s.series.Samples)-1, now)
+			s.tick(s.ticks, now)
 		}
+		s.ticks++
 	}
 	s.prevAt, s.prevStat, s.prev, s.havePrev = now, stat, cur, true
+}
+
+// keep adds one sample of the host (and of platbench and the server) to the
+// series, which stay bounded past the first hour (result.Thin). Called with
+// mu held.
+func (s *Sampler) keep(hs result.HostSample, selfS result.ProcSample, selfOK bool, srvS result.ProcSample, srvOK bool) {
+	if s.thinHost == nil {
+		s.thinHost, s.thinSelf, s.thinServer = result.HostThin(), result.ProcThin(), result.ProcThin()
+	}
+	if s.onSample != nil {
+		ts := result.TelemetrySample{StartedAt: s.series.StartedAt, Host: &hs}
+		if selfOK {
+			ts.Self = &selfS
+		}
+		if srvOK {
+			ts.Server = &srvS
+		}
+		selfS.OffsetNs, srvS.OffsetNs = hs.OffsetNs, hs.OffsetNs
+		s.onSample(ts)
+	}
+	s.thinHost.Add(hs)
+	s.series.Samples = s.thinHost.Samples()
+	s.latest, s.haveLast = hs, true
+	if selfOK {
+		selfS.OffsetNs = hs.OffsetNs
+		s.thinSelf.Add(selfS)
+		s.series.SelfSamples = s.thinSelf.Samples()
+		s.lastSelf = &selfS
+	}
+	if srvOK {
+		srvS.OffsetNs = hs.OffsetNs
+		s.thinServer.Add(srvS)
+		s.series.Server = s.thinServer.Samples()
+		s.lastServer = &srvS
+	}
 }
 
 // cpuSplit fills the CPU figures from two readings of /proc/stat

@@ -57,6 +57,8 @@ type node struct {
 
 	mu     sync.Mutex
 	series result.NodeSeries
+	thin   *result.Thin[result.NodeSample] // series.Samples, bounded past the first hour
+	sinks  []func(result.TelemetrySample)
 	prev   *reading
 	prevAt time.Time
 }
@@ -64,7 +66,10 @@ type node struct {
 // Start scrapes every URL (as URLs returns them; host:port reads as
 // http://host:port/metrics) now and then every interval
 // (DefaultInterval when 0), each on its own goroutine, until Stop.
-func Start(ctx context.Context, urls []string, interval time.Duration) *Collector {
+//
+// sink, if given, is called with every sample as it is taken (the run's
+// journal writes it), before the series thins it.
+func Start(ctx context.Context, urls []string, interval time.Duration, sink ...func(result.TelemetrySample)) *Collector {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
@@ -78,7 +83,7 @@ func Start(ctx context.Context, urls []string, interval time.Duration) *Collecto
 		if nu, err := normalize(u); err == nil {
 			u = nu // host:port reads as its /metrics URL; a bad URL fails each scrape with its reason
 		}
-		n := &node{url: u, timeout: interval / 2, client: client,
+		n := &node{url: u, timeout: interval / 2, client: client, sinks: sink,
 			series: result.NodeSeries{Node: nodeName(u), URL: u, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*reading]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
@@ -112,7 +117,7 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.series.Samples = append(n.series.Samples, result.NodeSample{
+		n.add(result.NodeSample{
 			OffsetNs: at.Sub(n.series.StartedAt).Nanoseconds(), Missing: true, Error: err.Error(), CPUMaxCoreID: -1})
 		return
 	}
@@ -121,9 +126,21 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	if n.prev != nil {
 		s := sample(n.prev, r, now.Sub(n.prevAt))
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
-		n.series.Samples = append(n.series.Samples, s)
+		n.add(s)
 	}
 	n.prev, n.prevAt = r, now
+}
+
+// add keeps a sample (result.Thin). Called with mu held.
+func (n *node) add(s result.NodeSample) {
+	if n.thin == nil {
+		n.thin = result.NodeThin()
+	}
+	for _, f := range n.sinks {
+		f(result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, NodeSample: &s})
+	}
+	n.thin.Add(s)
+	n.series.Samples = n.thin.Samples()
 }
 
 // get fetches and parses one exposition (ctx carries the node's timeout).

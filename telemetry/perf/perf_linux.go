@@ -61,6 +61,12 @@ type Session struct {
 	lastAt time.Time
 	ivs    []map[string]uint64
 	ivNs   int64
+	// Past maxIntervals stored intervals, pairs are merged and each stored
+	// interval takes per cuts (pend holds those of the next one): the
+	// series stays uniform and bounded however long the run.
+	per    int
+	pend   map[string]uint64
+	pendN  int
 	scaled map[string]bool
 	closed bool
 }
@@ -239,7 +245,45 @@ func (s *Session) Cut(now time.Time) {
 		s.ivNs = now.Sub(s.lastAt).Nanoseconds()
 	}
 	s.lastAt = now
-	s.ivs = append(s.ivs, iv)
+	s.keep(iv)
+}
+
+// maxIntervals bounds the stored interval series: an hour of 1 s cuts.
+const maxIntervals = 3600
+
+// keep adds one cut's counts to the series, halving its resolution when it
+// is full. Called with mu held.
+func (s *Session) keep(iv map[string]uint64) {
+	if s.per == 0 {
+		s.per = 1
+	}
+	if s.pend == nil {
+		s.pend = iv
+	} else {
+		for k, v := range iv {
+			s.pend[k] += v
+		}
+	}
+	if s.pendN++; s.pendN < s.per {
+		return
+	}
+	s.ivs = append(s.ivs, s.pend)
+	s.pend, s.pendN = nil, 0
+	if len(s.ivs) < maxIntervals {
+		return
+	}
+	half := s.ivs[:0]
+	for i := 0; i+1 < len(s.ivs); i += 2 {
+		m := s.ivs[i]
+		for k, v := range s.ivs[i+1] {
+			m[k] += v
+		}
+		half = append(half, m)
+	}
+	clear(s.ivs[len(half):])
+	s.ivs = half
+	s.per *= 2
+	s.ivNs *= 2
 }
 
 // Snapshot returns the totals so far without stopping.

@@ -148,3 +148,20 @@ func TestSpecsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// A day of 1 s cuts keeps at most maxIntervals intervals of one width,
+// every count kept (issue 34: memory independent of the run's length).
+func TestIntervalsBounded(t *testing.T) {
+	s := &Session{ivNs: 1e9}
+	for i := 0; i < 86400; i++ {
+		s.keep(map[string]uint64{result.PerfTaskClock: 2})
+	}
+	var sum uint64
+	for _, iv := range s.ivs {
+		sum += iv[result.PerfTaskClock]
+	}
+	// 86400 cuts: 32 per interval after five halvings, 2700 intervals.
+	if len(s.ivs) > maxIntervals || s.per != 32 || s.ivNs != 32e9 || sum+s.pend[result.PerfTaskClock] != 2*86400 {
+		t.Errorf("%d intervals of %d cuts (%d ns), %d counted of %d", len(s.ivs), s.per, s.ivNs, sum+s.pend[result.PerfTaskClock], 2*86400)
+	}
+}

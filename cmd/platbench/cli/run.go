@@ -536,15 +536,15 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
-	written := false
-	closeJournal, err := startJournal(env, out, &cfg)
+	written, ran := false, true
+	closeJournal, hs, err := startJournal(env, out, &cfg)
 	if err != nil {
 		return err
 	}
-	defer func() { closeJournal(written) }()
+	defer func() { closeJournal(written, ran) }()
 	r, err := bench.Run(ctx, cfg)
 	if r == nil {
-		written = true // nothing ran: no journal to keep
+		ran = false // nothing ran: no journal to keep
 	}
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
@@ -579,7 +579,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			}
 		}
 	} else {
-		if err := writeResult(env, out, r); err != nil {
+		if err := writeResult(env, out, r, hs); err != nil {
 			return err
 		}
 		written = true
@@ -594,14 +594,22 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 }
 
 // writeResult writes the result file and its .hlog, then prints the report.
-func writeResult(env *Env, out string, r *result.Result) error {
+// The .hlog of a run phase was written as it ran (hs); any other (a load
+// only, a merged result) is written now, from the seconds.
+func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
-	hlog := strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog"
-	if data, err := result.Hlog(r); err == nil {
-		if err := result.WriteFileAtomic(hlog, data); err != nil {
-			return err
+	hlog := hlogPath(out)
+	streamed := hs.Wrote() && r.MainPhase().Name == "run" && len(r.Loaders) == 0
+	if err := hs.Close(); err != nil {
+		streamed = false
+	}
+	if !streamed {
+		// The result is written: a log that cannot be is said, not fatal
+		// (a merged phase of streamed loaders has no one seconds file).
+		if err := result.WriteAtomic(hlog, func(w io.Writer) error { return result.WriteHlog(w, r) }); err != nil {
+			fmt.Fprintf(env.Stderr, "platbench: no HdrHistogram log: %v\n", err)
 		}
 	}
 	if err := printTerm(env.Stdout, r); err != nil {
@@ -613,23 +621,46 @@ func writeResult(env *Env, out string, r *result.Result) error {
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
 // run as it goes: a loader killed before it writes its result leaves it,
-// and report and compare read it. close removes it once the result file is
-// written (written true). No journal with --out -.
-func startJournal(env *Env, out string, cfg *bench.Config) (close func(written bool), err error) {
+// and report and compare read it. Once the result file is written (written
+// true) close moves it beside the result as its seconds file (every second
+// with its histograms: result.SecondsPath); when nothing ran (ran false) it
+// removes it. No journal with --out -.
+//
+// The run phase's .hlog is written as it goes too (hs; nil with --out -).
+func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), hs *result.HlogStream, err error) {
 	if out == "-" {
-		return func(bool) {}, nil
+		return func(bool, bool) {}, nil, nil
 	}
 	j, err := result.CreateJournal(out + result.JournalSuffix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if hs, err = result.CreateHlogStream(hlogPath(out), "run"); err != nil {
+		j.Close(true)
+		return nil, nil, err
+	}
+	j.TeeHlog(hs)
 	cfg.Journal = j
-	return func(written bool) {
-		if err := j.Close(written); err != nil && !written {
+	return func(written, ran bool) {
+		var err error
+		switch {
+		case written:
+			err = j.Keep(result.SecondsPath(out))
+		default:
+			err = j.Close(!ran)
+		}
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
-	}, nil
+		hs.Close()
+		if !ran {
+			os.Remove(hlogPath(out))
+		}
+	}, hs, nil
 }
+
+// hlogPath names the .hlog of the result at out.
+func hlogPath(out string) string { return strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog" }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.
 func printTerm(w io.Writer, r *result.Result) error {

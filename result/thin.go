@@ -1,0 +1,244 @@
+package result
+
+import (
+	"maps"
+	"math"
+	"time"
+)
+
+// Thin keeps a telemetry series bounded as Coarsener keeps a phase's
+// intervals: samples of the first hour as they are, later ones merged into
+// one per 10 s, then per minute (SeriesWidth, on the sample's offset), so a
+// day of 1 s host or node samples keeps about 12,000 rather than 86,400.
+// Merge folds s, the next sample, into dst, which holds n samples, and
+// reports whether it could (a missing scrape is not merged into a good
+// sample; the next good one starts a new one). Offset is a sample's offset
+// from the series start.
+type Thin[T any] struct {
+	Merge  func(dst *T, s T, n int) bool
+	Offset func(s *T) int64
+	out    []T
+	slot   int64 // the stored slot of the last sample (-1: a whole second)
+	n      int   // samples merged into the last one
+}
+
+// Add keeps s.
+func (t *Thin[T]) Add(s T) {
+	off := t.Offset(&s)
+	w, tier := SeriesWidth(off)
+	if w == 1e9 {
+		t.out = append(t.out, s)
+		t.slot, t.n = -1, 1
+		return
+	}
+	slot := tier + (off-tier)/w*w
+	if k := len(t.out); k > 0 && slot == t.slot && t.Merge(&t.out[k-1], s, t.n) {
+		t.n++
+		return
+	}
+	t.out = append(t.out, s)
+	t.slot, t.n = slot, 1
+}
+
+// Samples is the series kept so far (the Thin's own slice: copy it to keep
+// it past the next Add).
+func (t *Thin[T]) Samples() []T { return t.out }
+
+// Last is the sample kept last (merged), and whether there is one.
+func (t *Thin[T]) Last() (T, bool) {
+	var z T
+	if len(t.out) == 0 {
+		return z, false
+	}
+	return t.out[len(t.out)-1], true
+}
+
+// weights are two merged samples' shares of their span.
+func weights(aDur, bDur int64) (wa, wb float64) {
+	if t := aDur + bDur; t > 0 {
+		return float64(aDur) / float64(t), float64(bDur) / float64(t)
+	}
+	return 0.5, 0.5
+}
+
+// MergeHostSample folds b, the sample after a, into a: fractions averaged
+// over time, counts summed, the busiest core the busiest of either, gauges
+// (memory, load) as of b.
+func MergeHostSample(a *HostSample, b HostSample, _ int) bool {
+	wa, wb := weights(a.DurationNs, b.DurationNs)
+	avg := func(x *float64, y float64) { *x = *x*wa + y*wb }
+	avg(&a.CPUUser, b.CPUUser)
+	avg(&a.CPUSystem, b.CPUSystem)
+	avg(&a.CPUIOWait, b.CPUIOWait)
+	avg(&a.CPUIRQ, b.CPUIRQ)
+	avg(&a.CPUSoftIRQ, b.CPUSoftIRQ)
+	avg(&a.CPUSteal, b.CPUSteal)
+	avg(&a.CPUIdle, b.CPUIdle)
+	if b.CPUMaxCore > a.CPUMaxCore {
+		a.CPUMaxCore, a.CPUMaxCoreID = b.CPUMaxCore, b.CPUMaxCoreID
+	}
+	a.CPUMaxCoreIRQ = max(a.CPUMaxCoreIRQ, b.CPUMaxCoreIRQ)
+	a.Load1, a.MemUsedBytes, a.MemAvailableBytes, a.PageCacheBytes, a.DirtyBytes = b.Load1, b.MemUsedBytes, b.MemAvailableBytes, b.PageCacheBytes, b.DirtyBytes
+	a.CtxSwitches += b.CtxSwitches
+	a.Interrupts += b.Interrupts
+	a.Disks = mergeDisks(a.Disks, b.Disks, wa, wb)
+	a.Nets = maps.Clone(a.Nets)
+	for k, n := range b.Nets {
+		if a.Nets == nil {
+			a.Nets = map[string]NetIO{}
+		}
+		m := a.Nets[k]
+		m.RxBytes, m.TxBytes, m.RxPackets, m.TxPackets = m.RxBytes+n.RxBytes, m.TxBytes+n.TxBytes, m.RxPackets+n.RxPackets, m.TxPackets+n.TxPackets
+		a.Nets[k] = m
+	}
+	a.DurationNs = b.OffsetNs + b.DurationNs - a.OffsetNs
+	return true
+}
+
+// mergeDisks sums two samples' I/O per device: latencies are means per I/O,
+// busy fractions means over time.
+//
+// Merges make new maps: the sample merged into may share its maps with one
+// a live reader holds.
+func mergeDisks(a, b map[string]DiskIO, wa, wb float64) map[string]DiskIO {
+	a = maps.Clone(a)
+	for k, d := range b {
+		if a == nil {
+			a = map[string]DiskIO{}
+		}
+		m := a[k]
+		perIO := func(x int64, nx uint64, y int64, ny uint64) int64 {
+			if nx+ny == 0 {
+				return 0
+			}
+			return int64(math.Round((float64(x)*float64(nx) + float64(y)*float64(ny)) / float64(nx+ny)))
+		}
+		m.ReadLatencyNs = perIO(m.ReadLatencyNs, m.Reads, d.ReadLatencyNs, d.Reads)
+		m.WriteLatencyNs = perIO(m.WriteLatencyNs, m.Writes, d.WriteLatencyNs, d.Writes)
+		m.Reads, m.Writes = m.Reads+d.Reads, m.Writes+d.Writes
+		m.ReadBytes, m.WriteBytes = m.ReadBytes+d.ReadBytes, m.WriteBytes+d.WriteBytes
+		m.BusyFraction = m.BusyFraction*wa + d.BusyFraction*wb
+		a[k] = m
+	}
+	return a
+}
+
+// MergeProcSample folds b, the process's sample after a (which holds n),
+// into a: cores averaged over the samples (each spans one host sample),
+// the busiest thread the busiest of either, bytes summed, RSS as of b.
+func MergeProcSample(a *ProcSample, b ProcSample, n int) bool {
+	a.CPUCores = (a.CPUCores*float64(n) + b.CPUCores) / float64(n+1)
+	a.MaxThreadCores = max(a.MaxThreadCores, b.MaxThreadCores)
+	a.RSSBytes, a.PID, a.Name = b.RSSBytes, b.PID, b.Name
+	a.ReadBytes += b.ReadBytes
+	a.WriteBytes += b.WriteBytes
+	return true
+}
+
+// MergeNodeSample is MergeHostSample for a server node's samples; a missing
+// scrape merges only into a missing one (the first one's error kept).
+func MergeNodeSample(a *NodeSample, b NodeSample, _ int) bool {
+	if a.Missing || b.Missing {
+		return a.Missing && b.Missing
+	}
+	wa, wb := weights(a.DurationNs, b.DurationNs)
+	avg := func(x *float64, y float64) { *x = *x*wa + y*wb }
+	avg(&a.CPUUser, b.CPUUser)
+	avg(&a.CPUSystem, b.CPUSystem)
+	avg(&a.CPUIOWait, b.CPUIOWait)
+	avg(&a.CPUIRQ, b.CPUIRQ)
+	avg(&a.CPUSoftIRQ, b.CPUSoftIRQ)
+	avg(&a.CPUSteal, b.CPUSteal)
+	avg(&a.CPUIdle, b.CPUIdle)
+	if b.CPUMaxCore > a.CPUMaxCore {
+		a.CPUMaxCore, a.CPUMaxCoreID = b.CPUMaxCore, b.CPUMaxCoreID
+	}
+	a.CPUMaxCoreIRQ = max(a.CPUMaxCoreIRQ, b.CPUMaxCoreIRQ)
+	a.CPUs, a.MemTotalBytes = b.CPUs, b.MemTotalBytes
+	a.MemUsedBytes, a.MemAvailableBytes, a.PageCacheBytes, a.DirtyBytes = b.MemUsedBytes, b.MemAvailableBytes, b.PageCacheBytes, b.DirtyBytes
+	a.Disks = mergeDisks(a.Disks, b.Disks, wa, wb)
+	a.Nets = maps.Clone(a.Nets)
+	for k, n := range b.Nets {
+		if a.Nets == nil {
+			a.Nets = map[string]NodeNetIO{}
+		}
+		m := a.Nets[k]
+		m.RxBytes, m.TxBytes, m.RxPackets, m.TxPackets = m.RxBytes+n.RxBytes, m.TxBytes+n.TxBytes, m.RxPackets+n.RxPackets, m.TxPackets+n.TxPackets
+		m.RxDrops, m.TxDrops, m.SpeedBytesPerS = m.RxDrops+n.RxDrops, m.TxDrops+n.TxDrops, n.SpeedBytesPerS
+		a.Nets[k] = m
+	}
+	a.DurationNs = b.OffsetNs + b.DurationNs - a.OffsetNs
+	return true
+}
+
+// MergeDBMetricsSample folds b into a: values (rates per second and gauges)
+// averaged over time, command calls and times summed, percentiles (Redis's
+// are cumulative) as of b; a missing reading merges only into a missing one.
+func MergeDBMetricsSample(a *DBMetricsSample, b DBMetricsSample, _ int) bool {
+	if a.Missing || b.Missing {
+		return a.Missing && b.Missing
+	}
+	wa, wb := weights(a.DurationNs, b.DurationNs)
+	a.Values, a.Commands = maps.Clone(a.Values), maps.Clone(a.Commands)
+	for k, v := range b.Values {
+		if a.Values == nil {
+			a.Values = map[string]float64{}
+		}
+		if old, ok := a.Values[k]; ok {
+			a.Values[k] = old*wa + v*wb
+		} else {
+			a.Values[k] = v
+		}
+	}
+	for k, c := range b.Commands {
+		if a.Commands == nil {
+			a.Commands = map[string]DBCommandSample{}
+		}
+		m := a.Commands[k]
+		m.Calls += c.Calls
+		m.TimeNs += c.TimeNs
+		if c.Percentiles != nil {
+			m.Percentiles = c.Percentiles
+		}
+		a.Commands[k] = m
+	}
+	a.DurationNs = b.OffsetNs + b.DurationNs - a.OffsetNs
+	return true
+}
+
+// HostThin, ProcThin, NodeThin and DBMetricsThin are the thinned series
+// of the telemetry collectors.
+func HostThin() *Thin[HostSample] {
+	return &Thin[HostSample]{Merge: MergeHostSample, Offset: func(s *HostSample) int64 { return s.OffsetNs }}
+}
+
+// ProcThin: see HostThin.
+func ProcThin() *Thin[ProcSample] {
+	return &Thin[ProcSample]{Merge: MergeProcSample, Offset: func(s *ProcSample) int64 { return s.OffsetNs }}
+}
+
+// NodeThin: see HostThin.
+func NodeThin() *Thin[NodeSample] {
+	return &Thin[NodeSample]{Merge: MergeNodeSample, Offset: func(s *NodeSample) int64 { return s.OffsetNs }}
+}
+
+// DBMetricsThin: see HostThin.
+func DBMetricsThin() *Thin[DBMetricsSample] {
+	return &Thin[DBMetricsSample]{Merge: MergeDBMetricsSample, Offset: func(s *DBMetricsSample) int64 { return s.OffsetNs }}
+}
+
+// TelemetrySample is one sample of one telemetry series as a collector
+// takes it, before Thin merges it: what a run's journal writes every
+// second (the seconds file keeps them all). Exactly one of Host, NodeSample
+// and DB is set; Self and Server go with Host.
+type TelemetrySample struct {
+	// Node names the server node of a NodeSample or DB sample.
+	Node string `json:"node,omitempty"`
+	// StartedAt is the series' start, which the sample's offset counts from.
+	StartedAt  time.Time        `json:"started_at"`
+	Host       *HostSample      `json:"host,omitempty"`
+	Self       *ProcSample      `json:"self,omitempty"`
+	Server     *ProcSample      `json:"server,omitempty"`
+	NodeSample *NodeSample      `json:"node_sample,omitempty"`
+	DB         *DBMetricsSample `json:"db,omitempty"`
+}

@@ -1,0 +1,77 @@
+package result
+
+import (
+	"math"
+	"testing"
+)
+
+// A day of 1 s host samples keeps the first hour whole and the rest as one
+// sample per 10 s: counts summed, fractions averaged over time, the busiest
+// core the busiest of the seconds, nothing of the day's I/O lost.
+func TestThinHostDay(t *testing.T) {
+	th := HostThin()
+	var ctx, reads uint64
+	for i := int64(0); i < 86400; i++ {
+		s := HostSample{OffsetNs: i * 1e9, DurationNs: 1e9, CPUUser: float64(i%2) * 0.5, CPUMaxCore: float64(i%7) / 10,
+			CtxSwitches: 100, Disks: map[string]DiskIO{"sda": {Reads: 10, ReadLatencyNs: 1000 * (i%2 + 1)}}}
+		ctx += s.CtxSwitches
+		reads += s.Disks["sda"].Reads
+		th.Add(s)
+	}
+	ss := th.Samples()
+	if want := 3600 + (86400-3600)/10; len(ss) != want {
+		t.Fatalf("%d samples kept for a day, want %d", len(ss), want)
+	}
+	var gotCtx, gotReads uint64
+	for _, s := range ss {
+		gotCtx += s.CtxSwitches
+		gotReads += s.Disks["sda"].Reads
+	}
+	if gotCtx != ctx || gotReads != reads {
+		t.Errorf("kept %d context switches and %d reads, the day had %d and %d", gotCtx, gotReads, ctx, reads)
+	}
+	last := ss[len(ss)-1]
+	if last.DurationNs != 10e9 || math.Abs(last.CPUUser-0.25) > 1e-9 || last.CPUMaxCore != 0.6 || last.Disks["sda"].ReadLatencyNs != 1500 {
+		t.Errorf("a 10 s sample: %+v", last)
+	}
+}
+
+// A missing scrape is not merged into a good sample, and a run of them
+// stays one missing sample per stored slot.
+func TestThinNodeMissing(t *testing.T) {
+	th := NodeThin()
+	for i := int64(0); i < 3600+20; i++ {
+		th.Add(NodeSample{OffsetNs: i * 1e9, DurationNs: 1e9, Missing: i >= 3605, CPUUser: 0.5})
+	}
+	ss := th.Samples()
+	// 3600 whole, then [3600, 3610): good 3600-3604 merged, missing 3605-3609
+	// merged; [3610, 3620): missing.
+	if len(ss) != 3603 || ss[3600].Missing || ss[3600].DurationNs != 5e9 || !ss[3601].Missing || !ss[3602].Missing {
+		t.Errorf("%d samples; after the hour: %+v", len(ss), ss[3600:])
+	}
+}
+
+// Past the first hour the coarsener stores 10 s intervals whose counts are
+// the seconds' and whose latency is the merged histograms'; the first hour
+// is kept whole, without histograms.
+func TestCoarsenerTiers(t *testing.T) {
+	var c Coarsener
+	h := NewHist()
+	for i := int64(0); i < 3620; i++ {
+		h.Reset()
+		_ = h.RecordValues(1000*(i%10+1), 10)
+		iv := Interval{StartNs: i * 1e9, DurationNs: 1e9, IntendedOpsPerS: 10, Ops: []IntervalOp{{Op: "READ", Count: 10, Hist: EncodeHist(h), Latency: Summarize(h)}}}
+		if err := c.Add(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ivs := c.Finish()
+	if len(ivs) != 3602 || ivs[0].Ops[0].Hist != "" {
+		t.Fatalf("%d intervals (want 3602), the first with a histogram: %v", len(ivs), ivs[0].Ops[0].Hist != "")
+	}
+	iv := ivs[3600]
+	if iv.StartNs != 3600e9 || iv.DurationNs != 10e9 || iv.Ops[0].Count != 100 || iv.IntendedOpsPerS != 10 ||
+		iv.Ops[0].Latency.MinNs != 1000 || iv.Ops[0].Latency.MaxNs < 9990 || iv.Ops[0].Latency.Count != 100 {
+		t.Errorf("a 10 s interval: %+v", iv)
+	}
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make bench-soak` (and the soak line of `make bench`, issue 34): does a long
+# run's memory stay flat? platbench on the null target at a fixed rate with
+# ten op types and server telemetry from several node_exporter endpoints
+# (static expositions served on loopback), its RSS read from /proc at 1 min
+# and at the end; then the result's sizes per hour, and `platbench report`'s
+# time and peak RSS on the result. Last, `report` on a synthetic day-long
+# result (go test -bench BenchmarkReportDay). Goal: growth under 1 MB per
+# hour of run past the first hour. Takes SOAK_DURATION plus about two minutes.
+#   SOAK_DURATION  length of the run (default 31m: RSS at 1 min vs 30 min)
+#   SOAK_RATE      fixed rate (default 100k op/s)
+#   SOAK_NODES     node_exporter endpoints (default 6)
+#   BENCH_OUT      where results go (default bench-results)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${PLATBENCH_BIN:-bin/platbench}
+OUT=${BENCH_OUT:-bench-results}
+DURATION=${SOAK_DURATION:-31m}
+RATE=${SOAK_RATE:-100k}
+NODES=${SOAK_NODES:-6}
+mkdir -p "$OUT"
+secs() { # a duration such as 31m, 90s or 2h -> seconds
+  case "$1" in *h) echo $((${1%h} * 3600)) ;; *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac
+}
+total=$(secs "$DURATION")
+[ "$total" -gt 90 ] || { echo "SOAK_DURATION=$DURATION: want more than 90s (RSS is read at 1 min and at the end)" >&2; exit 2; }
+
+# Node exporters: one static exposition (node_exporter 1.5.0's) per port.
+expo=$(mktemp -d)
+cp telemetry/nodes/testdata/node_exporter-1.5.0.txt "$expo/metrics"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$expo"; }
+trap cleanup EXIT
+flags=()
+for i in $(seq 1 "$NODES"); do
+  port=$((19300 + i))
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$expo" >/dev/null 2>&1 &
+  pids+=($!)
+  flags+=(--server-metrics "127.0.0.1:$port")
+done
+sleep 1
+
+mix=read=1,update=1,insert=1,scan=1,read-modify-write=1,write=1,delete=1,set=1,get=1,incr=1
+res="$OUT/soak.json"
+echo "== soak: null at $RATE op/s, ten op types, $NODES node_exporter endpoints, $DURATION"
+$BIN run --target null --no-load --records 1M --mix "$mix" --rate "$RATE" --duration "$DURATION" \
+  "${flags[@]}" --quiet --out "$res" >"$OUT/soak-run.txt" 2>&1 &
+run=$!
+pids+=($run)
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$run/status" 2>/dev/null || echo 0; }
+# RSS every minute (soak-rss.csv: seconds, KiB), to see the curve, not two points.
+echo "seconds,rss_kib" >"$OUT/soak-rss.csv"
+for t in $(seq 60 60 $((total - 5))); do
+  sleep 60
+  echo "$t,$(rss)" >>"$OUT/soak-rss.csv"
+done
+sleep $((total - 5 - (total - 5) / 60 * 60))
+end=$((total - 5))
+echo "$end,$(rss)" >>"$OUT/soak-rss.csv"
+wait "$run"
+growth() { # from-seconds to-seconds -> MB per hour of RSS growth between the samples nearest them
+  awk -F, -v f="$1" -v t="$2" 'NR>1 { if (!a && $1>=f) {a=$2; fa=$1} if ($1<=t) {b=$2; fb=$1} }
+    END { if (a && b && fb>fa) printf "%d KiB at %d s, %d KiB at %d s: %.2f MB per hour", a, fa, b, fb, (b-a)*1024/1e6/((fb-fa)/3600); else printf "n/a" }' "$OUT/soak-rss.csv"
+}
+{
+  echo "RSS $(growth 60 1800) (goal: under 1 MB per hour)"
+  if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
+  for f in "$res" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do
+    s=$(stat -c %s "$f")
+    echo "$(basename "$f"): $s bytes, $(awk -v s="$s" -v t="$total" 'BEGIN{printf "%.1f MB per hour", s/1e6*3600/t}')"
+  done
+  /usr/bin/time -f 'report: %e s wall, %M KiB peak RSS' $BIN report "$res" >/dev/null
+} 2>&1 | tee "$OUT/soak.txt"
+
+echo "== report of a synthetic day-long result of ten op types (BenchmarkReportDay)"
+go test -run '^$' -bench BenchmarkReportDay -benchtime 1x ./report | tee -a "$OUT/soak.txt"
