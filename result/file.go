@@ -108,7 +108,7 @@ func Read(path string) (*Result, error) {
 	} else {
 		r, err = Decode(br)
 		if err == nil {
-			attachSeconds(r, path)
+			err = attachSeconds(r, path)
 		}
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A journal of a load phase that ended and a run phase cut short after two
@@ -146,6 +147,18 @@ func TestSecondsFile(t *testing.T) {
 	s, err := Read(SecondsPath(out))
 	if err != nil || s.CutShort || s.Phase("load") == nil {
 		t.Errorf("the seconds file as a result: %v, cut short %v", err, s != nil && s.CutShort)
+	}
+	// Another run's result beside this seconds file (copied or renamed to
+	// match) is refused: its windows would be read from the wrong run.
+	other := filepath.Join(dir, "other.json")
+	r.StartedAt = time.Date(2026, 11, 26, 22, 30, 0, 0, time.UTC)
+	if err := Write(other, r); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(SecondsPath(out))
+	os.WriteFile(SecondsPath(other), data, 0o644)
+	if _, err := Read(other); err == nil || !strings.Contains(err.Error(), "is of another run") || !strings.Contains(err.Error(), "fix:") {
+		t.Errorf("a seconds file of another run: %v, want refused, with the fix", err)
 	}
 }
 

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -78,19 +80,51 @@ func (p *Phase) UseSecondsOf(q *Phase, offNs int64) {
 func (p *Phase) HasSeconds() bool { return len(p.seconds) > 0 }
 
 // attachSeconds points every phase of r at the seconds file of the result
-// at path, when there is one.
-func attachSeconds(r *Result, path string) {
+// at path, when there is one. A seconds file of another run (its header's
+// start is not r's: a file copied or renamed beside the wrong result) is
+// refused: the latency of a window would be read from the wrong run.
+func attachSeconds(r *Result, path string) error {
 	sp := SecondsPath(path)
-	if _, err := os.Stat(sp); err != nil {
-		return
+	f, err := os.Open(sp)
+	if err != nil {
+		return nil // none: the figures that need it fall back to the totals
 	}
-	f := NewSecondsFile(sp)
+	started, err := secondsStart(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%w: its seconds file %s: %v (fix: restore the run's own seconds file, or move that one away)", ErrMalformed, sp, err)
+	}
+	if !started.Equal(r.StartedAt) {
+		return fmt.Errorf("%w: its seconds file %s is of another run (started %s, the result %s) (fix: restore the run's own seconds file, or move that one away)",
+			ErrMalformed, sp, started.Format(time.RFC3339Nano), r.StartedAt.Format(time.RFC3339Nano))
+	}
+	sf := NewSecondsFile(sp)
 	seen := map[string]int{}
 	for i := range r.Phases {
 		p := &r.Phases[i]
-		p.UseSeconds(f, seen[p.Name], 0)
+		p.UseSeconds(sf, seen[p.Name], 0)
 		seen[p.Name]++
 	}
+	return nil
+}
+
+// secondsStart is the start of the run whose seconds file (journal) rd is:
+// its header's started_at.
+func secondsStart(rd io.Reader) (time.Time, error) {
+	line, err := bufio.NewReaderSize(rd, 1<<16).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return time.Time{}, fmt.Errorf("no header line: %v", err)
+	}
+	var head struct {
+		Journal string `json:"journal"`
+		Result  *struct {
+			StartedAt time.Time `json:"started_at"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil || head.Result == nil || !strings.HasPrefix(head.Journal, "platbench.journal/") {
+		return time.Time{}, fmt.Errorf("its first line is not a platbench journal header")
+	}
+	return head.Result.StartedAt, nil
 }
 
 // windowFromSeconds merges the latency histograms of the seconds in the
