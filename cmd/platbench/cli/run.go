@@ -616,6 +616,10 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
+	if _, err := os.Stat(out + result.JournalSuffix); err == nil {
+		// The journal becomes the seconds file once this returns.
+		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
+	}
 	return nil
 }
 
