@@ -807,6 +807,11 @@ func (r *Recorder) Stop() *result.Phase {
 	}
 	if end > r.lastTick || r.nIntervals == 0 {
 		r.intervalTick(end)
+		if r.cfg.OnInterval != nil {
+			// The last, partial interval goes out as the others did: the
+			// seconds file and the .hlog hold every second of the phase.
+			r.cfg.OnInterval(r.lastIv)
+		}
 	}
 	if r.stream {
 		r.intervals = r.coarse.Finish()

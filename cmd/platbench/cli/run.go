@@ -656,8 +656,10 @@ func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, 
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
-		hs.Close()
-		if !ran {
+		herr := hs.Close()
+		// No result, and a journal or log that could not be written whole
+		// (a full disk): nothing half-written stays behind.
+		if !ran || (!written && (err != nil || herr != nil)) {
 			os.Remove(hlogPath(out))
 		}
 	}, hs, nil
