@@ -10,6 +10,7 @@ import (
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 )
 
 // ErrDifferentWorkloads is wrapped by Compare's error when the runs did not
@@ -46,9 +47,25 @@ func runKeys(rs []*result.Result, files []string) []analysis.RunKey {
 	return keys
 }
 
-// targetName is the system a run measured: "redis 7.0.15".
+// targetName is the system a run measured: "redis 7.0.15", or "redis valkey
+// 8.1.8" when the redis target was answered by Valkey.
 func targetName(r *result.Result) string {
-	return strings.TrimSpace(r.Target.Kind + " " + r.Target.Version)
+	return strings.TrimSpace(targetWhat(r.Target, " ", ""))
+}
+
+// targetWhat names a target and the server that answered it: its kind, then
+// between open and close its version, preceded by the server's own name when
+// that is not the kind's (the redis target answered by Valkey: "redis (valkey
+// 8.1.8)").
+func targetWhat(t vocab.Info, open, close string) string {
+	v := t.Version
+	if v == "" {
+		return t.Kind
+	}
+	if sv := t.Details["server"]; sv != "" && sv != t.Kind {
+		v = sv + " " + v
+	}
+	return t.Kind + open + v + close
 }
 
 // Compare groups the runs (analysis.GroupRuns), compares the groups

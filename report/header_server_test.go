@@ -21,3 +21,17 @@ func TestHeaderNamesTheServer(t *testing.T) {
 		}
 	}
 }
+
+// compare's target column names the server the same way, so Redis and Valkey
+// runs of the redis target are told apart when they are grouped by target.
+func TestTargetNameNamesTheServer(t *testing.T) {
+	for server, want := range map[string]string{"valkey": "redis valkey 8.1.8", "redis": "redis 8.1.8", "": "redis 8.1.8"} {
+		r := &result.Result{Target: vocab.Info{Kind: "redis", Version: "8.1.8", Details: map[string]string{"server": server}}}
+		if got := targetName(r); got != want {
+			t.Errorf("server %q: target %q, want %q", server, got, want)
+		}
+	}
+	if got := targetName(&result.Result{Target: vocab.Info{Kind: "null"}}); got != "null" {
+		t.Errorf("no version: %q, want null", got)
+	}
+}

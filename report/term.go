@@ -89,13 +89,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func writeHeader(w io.Writer, r *result.Result) {
 	t := r.Target
-	what := t.Kind
-	if v := t.Version; v != "" {
-		if sv := t.Details["server"]; sv != "" && sv != t.Kind {
-			v = sv + " " + v // the redis target answered by Valkey: "redis (valkey 8.1.8)"
-		}
-		what += " (" + v + ")"
-	}
+	what := targetWhat(t, " (", ")")
 	fmt.Fprintf(w, "platbench %s · %s · workload %s · %s\n", r.Tool.Version, what, r.Config.Workload.Name, r.StartedAt.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "platform : %s\n", PlatformLine(&r.Platform))
 	if len(t.Details) > 0 {
