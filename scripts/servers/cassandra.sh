@@ -59,9 +59,13 @@ make_tls() {
   [ -f "$d/keystore.p12" ] && [ -f "$d/ca.pem" ] && return 0
   command -v keytool >/dev/null || die "keytool missing (fix: install a JDK, e.g. openjdk-17-jre-headless)"
   mkdir -p "$d"
+  # Every address a node of this checkout can have (PLATBENCH_CASSANDRA_ADDR_OFFSET
+  # moves them), so that the TLS tests pass on moved addresses too.
+  local san="" i
+  for i in 1 2 3; do san="$san${san:+,}IP:$(addr_of "$i")"; done
   keytool -genkeypair -alias node -keyalg RSA -keysize 2048 -validity 3650 -storetype PKCS12 \
     -keystore "$d/keystore.p12" -storepass cassandra -keypass cassandra -dname "CN=platbench-test-cassandra" \
-    -ext "SAN=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3" >/dev/null 2>&1 || die "keytool could not create $d/keystore.p12"
+    -ext "SAN=$san" >/dev/null 2>&1 || die "keytool could not create $d/keystore.p12"
   keytool -exportcert -rfc -alias node -keystore "$d/keystore.p12" -storepass cassandra > "$d/ca.pem" 2>/dev/null \
     || die "keytool could not export $d/ca.pem"
 }
