@@ -134,7 +134,7 @@ func (c *Config) options(consume *bool) *adapter.OptionSet {
 	s.String(&c.Group, "group", "", "consumer group").Computed("platbench-<topic>").FromWorkload()
 	s.Enum(&c.GroupProto, "group_protocol", "classic", "consumer group protocol: classic (the client-side cooperative-sticky assignor) or consumer (KIP-848, Kafka 4.0+: the broker's uniform assignor)", "classic", "consumer").FromWorkload()
 	s.Duration(&c.JoinAfter, "join_after", "0", "one more background consumer joins the group this long into the run phase; kafka.rebalance_join_ms is the time until it is assigned partitions").FromWorkload()
-	s.Duration(&c.LeaveAfter, "leave_after", "0", "one background consumer leaves the group this long into the run phase; kafka.rebalance_leave_ms is the time until the others own its partitions").FromWorkload()
+	s.Duration(&c.LeaveAfter, "leave_after", "0", "one background consumer leaves the group this long into the run phase (or, if the group is still rebalancing then, once a member owns partitions); kafka.rebalance_leave_ms is the time until the others own its partitions").FromWorkload()
 	s.Enum(&c.Offset, "offset", "earliest", "where a group without committed offsets starts (keep earliest when counting loss)", "earliest", "latest").FromWorkload()
 	s.Duration(&c.PollTimeout, "poll_timeout", "1s", "a CONSUME that gets no message in this time fails as not_found").Positive().FromWorkload()
 	s.Duration(&c.DrainTimeout, "drain_timeout", "10s", "after the run, how long background consumers may take to catch up before lost messages are counted").FromWorkload()

@@ -104,8 +104,9 @@ func (g *groupWatch) leavingNow(idx int) {
 	g.leaveEmpty = len(g.leaving) == 0
 }
 
-// busiest is the member, of the first n, that owns the most partitions.
-func (g *groupWatch) busiest(n int) int {
+// busiest is the member, of the first n, that owns the most partitions, and
+// how many it owns.
+func (g *groupWatch) busiest(n int) (idx, owns int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	owned := make([]int, n)
@@ -120,7 +121,7 @@ func (g *groupWatch) busiest(n int) int {
 			best = i
 		}
 	}
-	return best
+	return best, owned[best]
 }
 
 // member is a background consumer that can be stopped on its own.
@@ -131,8 +132,8 @@ type member struct {
 }
 
 // churn makes the group change during the run phase (ctx): one consumer
-// joins at join_after; at leave_after the member owning the most partitions
-// leaves (members: the others, by index; a member that owns none would hand
+// joins at join_after; at leave_after (or as soon after it as a member owns
+// partitions) the member owning the most partitions leaves (members: the others, by index; a member that owns none would hand
 // nothing over). consume runs the loop of the member that joined, until dctx
 // ends.
 func (t *Target) churn(ctx, dctx context.Context, members []*member, consume func(*kgo.Client)) {
@@ -171,7 +172,18 @@ func (t *Target) churn(ctx, dctx context.Context, members []*member, consume fun
 			go func() { defer inner.Done(); consume(cl) }()
 			continue
 		}
-		idx := t.watch.busiest(len(members))
+		// A group still rebalancing at leave_after (its members revoked, a
+		// slow first assignment) has no member with partitions to hand over:
+		// the leave waits until one owns some, or the run ends.
+		idx, owns := t.watch.busiest(len(members))
+		for owns == 0 {
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+			idx, owns = t.watch.busiest(len(members))
+		}
 		leaver := members[idx]
 		leaver.stop()
 		<-leaver.done

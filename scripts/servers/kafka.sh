@@ -8,6 +8,8 @@
 #   env      print PLATBENCH_KAFKA_* for the tests
 # Listeners: 9092 PLAINTEXT, 9093 controller, 9094 SASL_PLAINTEXT (PLAIN and
 # SCRAM-SHA-256; users admin/admin-secret (super user) and bench/bench-secret).
+# PLATBENCH_KAFKA_PORT=P moves them to P, P+1 and P+2 (a second checkout's
+# tests on the same machine).
 # KAFKA_CPUS=1 pins the broker with taskset (benchmarks); KAFKA_HEAP (default 768m).
 # KAFKA_JMX_PORT=19404 adds the Prometheus JMX exporter agent (scripts/servers/jmx)
 # with the project's rules (jmx/kafka.yaml) on 127.0.0.1:PORT; env then prints
@@ -23,6 +25,8 @@ DATA="$RUN/data"
 PIDF="$RUN/kafka.pid"
 LOG="$RUN/server.log"
 HEAP="${KAFKA_HEAP:-768m}"
+PORT="${PLATBENCH_KAFKA_PORT:-9092}"
+SASL_PORT=$((PORT + 2))
 
 java_cmd() {
   java -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
@@ -48,16 +52,16 @@ install() {
 
 running() { [ -f "$PIDF" ] && kill -0 "$(cat "$PIDF")" 2>/dev/null; }
 
-ready() { # the broker accepts connections on 9092 and 9094
-  (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/9094) 2>/dev/null
+ready() { # the broker accepts connections on its PLAINTEXT and SASL ports
+  (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/"$SASL_PORT") 2>/dev/null
 }
 
 start() {
   install
   if running; then echo "kafka.sh: already running (pid $(cat "$PIDF"))" >&2; return 0; fi
-  if ready; then echo "kafka.sh: something already listens on 127.0.0.1:9092 (fix: stop it, or use it via PLATBENCH_KAFKA_URL)" >&2; exit 1; fi
+  if ready; then echo "kafka.sh: something already listens on 127.0.0.1:$PORT (fix: stop it, or PLATBENCH_KAFKA_PORT=<p> to use ports p, p+1 and p+2)" >&2; exit 1; fi
   mkdir -p "$RUN"
-  sed "s#@DATA@#$DATA#" "$CONF/server.properties.in" > "$RUN/server.properties"
+  sed -e "s#@DATA@#$DATA#" -e "s#@PORT@#$PORT#g" -e "s#@CONTROLLER_PORT@#$((PORT + 1))#g" -e "s#@SASL_PORT@#$SASL_PORT#g" "$CONF/server.properties.in" > "$RUN/server.properties"
   if [ ! -f "$DATA/meta.properties" ]; then
     rm -rf "$DATA"
     java_cmd kafka.tools.StorageTool format --cluster-id cGxhdGJlbmNoLWthZmthMQ --config "$RUN/server.properties" \
@@ -76,14 +80,14 @@ start() {
     -cp "$LIBS/*" kafka.Kafka "$RUN/server.properties" >"$RUN/stdout.log" 2>&1 &
   echo $! >"$PIDF"
   for _ in $(seq 1 120); do
-    if ready; then echo "kafka.sh: ready on 127.0.0.1:9092 (pid $(cat "$PIDF"))" >&2; return 0; fi
+    if ready; then echo "kafka.sh: ready on 127.0.0.1:$PORT (pid $(cat "$PIDF"))" >&2; return 0; fi
     if ! running; then
       echo "kafka.sh: the broker exited during startup; last lines of $RUN/stdout.log and $LOG:" >&2
       tail -n 20 "$RUN/stdout.log" "$LOG" >&2; rm -f "$PIDF"; exit 1
     fi
     sleep 0.5
   done
-  echo "kafka.sh: broker not ready on 127.0.0.1:9092 after 60 s; see $LOG" >&2
+  echo "kafka.sh: broker not ready on 127.0.0.1:$PORT after 60 s; see $LOG" >&2
   exit 1
 }
 
@@ -97,8 +101,8 @@ stop() {
 }
 
 env() {
-  echo "export PLATBENCH_KAFKA_URL=kafka://127.0.0.1:9092"
-  echo "export PLATBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094"
+  echo "export PLATBENCH_KAFKA_URL=kafka://127.0.0.1:$PORT"
+  echo "export PLATBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:$SASL_PORT"
   echo "export PLATBENCH_KAFKA_SCRIPT=$ROOT/scripts/servers/kafka.sh"
   if [ -n "${KAFKA_JMX_PORT:-}" ]; then echo "export PLATBENCH_KAFKA_JMX_URL=http://127.0.0.1:$KAFKA_JMX_PORT/metrics"; fi
 }
