@@ -24,6 +24,11 @@ type PhaseFigures struct {
 	Delayed          uint64 `json:"delayed,omitempty"`
 	LateClient       uint64 `json:"late_client,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+	// DelayedWaitNs and DelayedWaitMaxNs are how long the Delayed ops waited
+	// for a worker or slot, in total and at the longest (0 in files from
+	// before they were kept).
+	DelayedWaitNs    int64 `json:"delayed_wait_ns,omitempty"`
+	DelayedWaitMaxNs int64 `json:"delayed_wait_max_ns,omitempty"`
 	// Streams and Arrival: the open loop's arrival processes as typed, and
 	// their spacing (uniform or poisson); RateOpsPerS is then their mean.
 	Streams []string `json:"streams,omitempty"`
@@ -142,6 +147,7 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
 		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
 		Delayed: p.Delayed, LateClient: p.LateClient, DelayThresholdNs: p.DelayThresholdNs,
+		DelayedWaitNs: p.DelayedWaitNs, DelayedWaitMaxNs: p.DelayedWaitMaxNs,
 		Streams: p.Streams, Arrival: p.Arrival, PaceTickNs: p.PaceTickNs,
 	}
 	for _, o := range p.Ops {
