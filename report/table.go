@@ -23,8 +23,9 @@ func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 //   - mdCell, for every table cell and list item: a pipe ends a cell, < opens
 //     an HTML tag (a server's "<nil>" would vanish), & an entity;
 //   - mdInline, for text that is not ours (a server's message, its notes):
-//     * _ ` [ ] would be emphasis, code or a link ("k:__key__" in bold), and
-//     a backslash would escape what follows it.
+//     asterisks, underscores, backticks and brackets would be emphasis, code
+//     or a link ("k:__key__" in bold), and a backslash would escape what
+//     follows it.
 //
 // CommonMark renders a backslash-escaped punctuation character as itself.
 var (
