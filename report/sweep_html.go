@@ -63,7 +63,7 @@ func sweepTable(sw *result.Sweep) *table {
 // and the verdict with the full reason of a failed step.
 func sweepNotesTable(r *result.Result) *table {
 	t := &table{
-		head:  []string{"step", "rate asked", "sustained", "rate met", "late by the loader", "queued behind the target", "queued for (total)", "longest", "client-bound", "verdict"},
+		head:  []string{"step", "rate asked", "sustained", "rate met", "late by the loader", "queued behind the target", "queued for (total)", "longest wait", "client-bound", "verdict"},
 		right: []bool{false, true, true, false, true, true, true, true, false, false},
 	}
 	for _, n := range analysis.SweepNotes(r) {

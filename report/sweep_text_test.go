@@ -113,3 +113,19 @@ func TestWriteTermOfASweepHasNoNotesPerStep(t *testing.T) {
 		t.Errorf("no rate note outside a sweep:\n%s", b.String())
 	}
 }
+
+// A real sweep (the fake target with a 100 ms stall every 2 s, on a loaded
+// 2-core machine): its terminal report and its Markdown, with the table of
+// notes, as goldens (go test ./report -update rewrites them).
+func TestSweepGolden(t *testing.T) {
+	r := loadFixture(t, "sweep-fake")
+	var txt, md bytes.Buffer
+	if err := WriteSweepTerm(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sweep-fake.txt", txt.Bytes())
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sweep-fake.md", md.Bytes())
+}
