@@ -67,6 +67,15 @@ type PhaseFigures struct {
 	Rate *RateCheck `json:"rate_check,omitempty"`
 }
 
+// DelayedWaitMeanNs is the mean wait of the Delayed ops for a worker or
+// slot (0 without any, or in files from before the waits were kept).
+func (f *PhaseFigures) DelayedWaitMeanNs() float64 {
+	if f.Delayed == 0 {
+		return 0
+	}
+	return float64(f.DelayedWaitNs) / float64(f.Delayed)
+}
+
 // RateCheck compares what an open-loop phase sustained with what its
 // schedule asked for, over a window.
 type RateCheck struct {

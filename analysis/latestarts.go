@@ -35,14 +35,6 @@ func (l LateStarts) ClientShare() float64 { return lateShare(l.Client, l.Ops) }
 // QueuedShare is the share of the ops queued behind the target.
 func (l LateStarts) QueuedShare() float64 { return lateShare(l.Queued, l.Ops) }
 
-// QueuedWaitMeanNs is the mean wait of the queued ops (0 without any).
-func (l LateStarts) QueuedWaitMeanNs() float64 {
-	if l.Queued == 0 {
-		return 0
-	}
-	return float64(l.QueuedWaitNs) / float64(l.Queued)
-}
-
 func lateShare(n, of uint64) float64 {
 	if of == 0 {
 		return 0

@@ -263,7 +263,7 @@ func queuedFor(f *analysis.PhaseFigures) string {
 		return ""
 	}
 	return fmt.Sprintf(", waiting %s in all (mean %s, longest %s)", units.Latency(float64(f.DelayedWaitNs)),
-		units.Latency(float64(f.DelayedWaitNs)/float64(f.Delayed)), units.Latency(float64(f.DelayedWaitMaxNs)))
+		units.Latency(f.DelayedWaitMeanNs()), units.Latency(float64(f.DelayedWaitMaxNs)))
 }
 
 // writeRateNote says whether an open-loop phase met its rate, and what the

@@ -86,7 +86,7 @@ func TestJudge(t *testing.T) {
 				t.Errorf("reason without a fix: %s", reason)
 			}
 			all := reason + " | " + strings.Join(notes, " | ")
-			if n := strings.Count(strings.Join(notes, " | "), "of phase rate-"); c.in.Phases != nil && len(c.in.Phases) > 1 && n > 2 {
+			if n := strings.Count(strings.Join(notes, " | "), "of phase rate-"); len(c.in.Phases) > 1 && n > 2 {
 				t.Errorf("a sentence per step (%d): %s", n, all)
 			}
 			if c.say != "" && !strings.Contains(all, c.say) {
