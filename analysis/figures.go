@@ -85,6 +85,10 @@ type RateCheck struct {
 	Met bool `json:"met"`
 }
 
+// Achieved is the share of the intended rate sustained (Met from
+// RateMetFraction on).
+func (rc *RateCheck) Achieved() float64 { return rc.SustainedOpsPerS / rc.IntendedOpsPerS }
+
 // RateMetFraction is the share of the intended rate a window must sustain
 // for the rate to count as met.
 const RateMetFraction = 0.99

@@ -73,7 +73,7 @@ func sweepNotesTable(r *result.Result) *table {
 			if rc.Met {
 				met = "yes"
 			}
-			met += " (" + units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS) + ")"
+			met += " (" + units.Percent(rc.Achieved()) + ")"
 		}
 		l := n.Late
 		count := func(k uint64, sh float64) string {

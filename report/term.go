@@ -276,7 +276,7 @@ func writeRateNote(w io.Writer, f *analysis.PhaseFigures) {
 			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	case rc != nil && !rc.Met:
 		fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target%s. Their queueing is included in latency (from the intended start).\n",
-			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
+			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.Achieved()), units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	case f.Delayed > 0:
 		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target%s. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	}
