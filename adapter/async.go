@@ -13,6 +13,12 @@ type Sink interface {
 	// RecordAsync records one completed op with its latency, payload bytes and
 	// error class (ClassNone for success).
 	RecordAsync(op vocab.Op, latencyNs int64, bytes uint64, class vocab.Class)
+	// NoteAsyncError keeps what the server said about an op RecordAsync
+	// recorded as failed (call it after, with the op's class and error), as
+	// the runner does for a worker's: the first few distinct messages of
+	// each class reach the result and the report. Not timed; a nil err is
+	// ignored.
+	NoteAsyncError(op vocab.Op, class vocab.Class, err error)
 }
 
 // Background is implemented by targets that run loops of their own during the

@@ -24,6 +24,11 @@ type PhaseFigures struct {
 	Delayed          uint64 `json:"delayed,omitempty"`
 	LateClient       uint64 `json:"late_client,omitempty"`
 	DelayThresholdNs int64  `json:"delay_threshold_ns,omitempty"`
+	// DelayedWaitNs and DelayedWaitMaxNs are how long the Delayed ops waited
+	// for a worker or slot, in total and at the longest (0 in files from
+	// before they were kept).
+	DelayedWaitNs    int64 `json:"delayed_wait_ns,omitempty"`
+	DelayedWaitMaxNs int64 `json:"delayed_wait_max_ns,omitempty"`
 	// Streams and Arrival: the open loop's arrival processes as typed, and
 	// their spacing (uniform or poisson); RateOpsPerS is then their mean.
 	Streams []string `json:"streams,omitempty"`
@@ -62,6 +67,15 @@ type PhaseFigures struct {
 	Rate *RateCheck `json:"rate_check,omitempty"`
 }
 
+// DelayedWaitMeanNs is the mean wait of the Delayed ops for a worker or
+// slot (0 without any, or in files from before the waits were kept).
+func (f *PhaseFigures) DelayedWaitMeanNs() float64 {
+	if f.Delayed == 0 {
+		return 0
+	}
+	return float64(f.DelayedWaitNs) / float64(f.Delayed)
+}
+
 // RateCheck compares what an open-loop phase sustained with what its
 // schedule asked for, over a window.
 type RateCheck struct {
@@ -70,6 +84,10 @@ type RateCheck struct {
 	// Met: at least RateMetFraction of the intended rate was sustained.
 	Met bool `json:"met"`
 }
+
+// Achieved is the share of the intended rate sustained (Met from
+// RateMetFraction on).
+func (rc *RateCheck) Achieved() float64 { return rc.SustainedOpsPerS / rc.IntendedOpsPerS }
 
 // RateMetFraction is the share of the intended rate a window must sustain
 // for the rate to count as met.
@@ -142,6 +160,7 @@ func PhaseFiguresOf(p *result.Phase) (*PhaseFigures, error) {
 		Phase: p.Name, Mode: p.Mode, DurationNs: p.DurationNs, Concurrency: p.Concurrency,
 		RateOpsPerS: p.RateOpsPerS, Interrupted: p.Interrupted,
 		Delayed: p.Delayed, LateClient: p.LateClient, DelayThresholdNs: p.DelayThresholdNs,
+		DelayedWaitNs: p.DelayedWaitNs, DelayedWaitMaxNs: p.DelayedWaitMaxNs,
 		Streams: p.Streams, Arrival: p.Arrival, PaceTickNs: p.PaceTickNs,
 	}
 	for _, o := range p.Ops {

@@ -10,7 +10,6 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -291,7 +290,7 @@ func (s *Session) Load(ctx context.Context) error {
 	}
 	nameOps(p, &s.spec)
 	s.addPhase(p)
-	if err := failedLoad(p, cmp.Or(s.cfg.MaxLoadErrors, analysis.DefaultMaxErrors)); err != nil && ctx.Err() == nil {
+	if err := failedLoad(p, s.cfg.loadAllowance()); err != nil && ctx.Err() == nil {
 		return err
 	}
 	if !p.Interrupted {

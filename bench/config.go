@@ -118,8 +118,8 @@ type Config struct {
 	// above it (or when none completed) Run stops after the load and returns
 	// its result with an error naming the first message the target gave,
 	// instead of running on a dataset with holes. Default
-	// analysis.DefaultMaxErrors (1%) when 0; 1 stops only a load in which
-	// nothing completed.
+	// analysis.DefaultMaxErrors (1%) when 0; NoLoadErrors (negative) allows
+	// none; 1 stops only a load in which nothing completed.
 	MaxLoadErrors float64
 	// DatasetBytes bounds what a load phase writes, in bytes (a budget such
 	// as 10 GiB): the records are lowered to what fits, a record being the
@@ -156,6 +156,21 @@ func (c *Config) EnsureDefaults() {
 	}
 }
 
+// NoLoadErrors is Config.MaxLoadErrors for zero tolerance: a load phase in
+// which any insert failed stops the run (0 would mean the default).
+const NoLoadErrors = -1.0
+
+// loadAllowance is MaxLoadErrors resolved: its default, or 0 for none.
+func (c *Config) loadAllowance() float64 {
+	switch {
+	case c.MaxLoadErrors < 0:
+		return 0
+	case c.MaxLoadErrors == 0:
+		return analysis.DefaultMaxErrors
+	}
+	return c.MaxLoadErrors
+}
+
 // Validate reports every problem of c at once (call EnsureDefaults first):
 // one usererr.Error per problem, whose Field is the config field's name
 // ("concurrency", "records", "server_pid"; the CLI names the flag).
@@ -163,6 +178,9 @@ func (c *Config) Validate() error {
 	var l usererr.List
 	if c.Shards < 1 || c.Shard < 0 || c.Shard >= c.Shards {
 		l.Add("shard", "%d/%d is out of range (fix: shard i of N loaders with 0 <= i < N, e.g. 0/3)", c.Shard, c.Shards)
+	}
+	if c.MaxLoadErrors > 1 || math.IsNaN(c.MaxLoadErrors) {
+		l.Add("max_load_errors", "%v is not a share of the inserts from 0 to 1 (fix: e.g. 0.05 for 5%%, or none allowed)", c.MaxLoadErrors)
 	}
 	l = append(l, c.Workload.Problems()...)
 	if c.Workload.CQL != nil && !strings.HasPrefix(strings.ToLower(c.Target), "cql://") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/workload"
@@ -37,9 +38,10 @@ func TestEnsureDefaults(t *testing.T) {
 func TestValidateReportsEveryProblem(t *testing.T) {
 	c := Config{Open: registry.Open,
 		Shard: 3, Shards: 2,
-		Workload:  workload.Spec{Distribution: "pareto"},
-		Runner:    runner.Config{Duration: -time.Second, Concurrency: -1, Rate: -5},
-		Telemetry: telemetry.Config{PerfScope: "cluster"},
+		Workload:      workload.Spec{Distribution: "pareto"},
+		Runner:        runner.Config{Duration: -time.Second, Concurrency: -1, Rate: -5},
+		Telemetry:     telemetry.Config{PerfScope: "cluster"},
+		MaxLoadErrors: 5, // 500%: a share, not a percent
 	}
 	c.EnsureDefaults()
 	err := c.Validate()
@@ -55,7 +57,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 		fields[ue.Field] = true
 	}
-	for _, f := range []string{"shard", "distribution", "duration", "concurrency", "rate", "perf_scope"} {
+	for _, f := range []string{"shard", "distribution", "duration", "concurrency", "rate", "perf_scope", "max_load_errors"} {
 		if !fields[f] {
 			t.Errorf("no problem reported for %s in %v", f, err)
 		}
@@ -72,5 +74,36 @@ func TestValidateEventAfterTheEnd(t *testing.T) {
 	var ue *usererr.Error
 	if err := c.Validate(); !errors.As(err, &ue) || ue.Field != "events" || !strings.Contains(err.Error(), "kill:42 at 1m0s is not within the 10s run phase") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// MaxLoadErrors: unset is the default 1%; NoLoadErrors allows none, so one
+// failed insert of 1,000 stops the run, where the default lets 5 pass.
+func TestMaxLoadErrors(t *testing.T) {
+	load := func(failed uint64) *result.Phase {
+		return &result.Phase{Name: "load", Ops: []result.OpTotal{{Op: "INSERT", Count: 1000 - failed, Errors: map[string]uint64{"rejected": failed}}},
+			ErrorMessages: []result.ErrorMessage{{Class: "rejected", Op: "INSERT", Message: "no"}}}
+	}
+	for _, c := range []struct {
+		name  string
+		max   float64
+		fail  uint64
+		stops bool
+	}{
+		{"default, 5 of 1000", 0, 5, false},
+		{"default, 20 of 1000", 0, 20, true},
+		{"none allowed, 1 of 1000", NoLoadErrors, 1, true},
+		{"none allowed, none failed", NoLoadErrors, 0, false},
+		{"5% allowed, 20 of 1000", 0.05, 20, false},
+		{"any allowed, all but one failed", 1, 999, false},
+	} {
+		cfg := Config{MaxLoadErrors: c.max}
+		err := failedLoad(load(c.fail), cfg.loadAllowance())
+		if (err != nil) != c.stops {
+			t.Errorf("%s: %v, want stopping %v", c.name, err, c.stops)
+		}
+		if err != nil && !errors.Is(err, errLoadFailed) {
+			t.Errorf("%s: %v is not errLoadFailed", c.name, err)
+		}
 	}
 }

@@ -213,6 +213,8 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		m.RateOpsPerS += p.RateOpsPerS
 		m.Delayed += p.Delayed
 		m.LateClient += p.LateClient
+		m.DelayedWaitNs += p.DelayedWaitNs
+		m.DelayedWaitMaxNs = max(m.DelayedWaitMaxNs, p.DelayedWaitMaxNs)
 		m.Streams, m.Arrival = p.Streams, p.Arrival // every loader takes a share of the same streams
 		m.DelayThresholdNs, m.PaceTickNs = p.DelayThresholdNs, p.PaceTickNs
 		m.Interrupted = m.Interrupted || p.Interrupted

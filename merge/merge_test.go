@@ -211,14 +211,17 @@ func TestMergeOpenLoopLag(t *testing.T) {
 	files := runLoaders(t, 2, "null", "--workload", "ycsb-a", "--records", "2000", "--duration", "2s", "--rate", "ramp(1k, 3k, 2s)")
 	r := checkMerged(t, files)
 	p := r.MainPhase()
-	var late uint64
-	var ops int64
+	var late, delayed uint64
+	var ops, wait, longest int64
 	for _, f := range files {
 		part, err := result.Read(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		late += part.MainPhase().LateClient
+		delayed += part.MainPhase().Delayed
+		wait += part.MainPhase().DelayedWaitNs
+		longest = max(longest, part.MainPhase().DelayedWaitMaxNs)
 		for _, o := range part.MainPhase().Ops {
 			if o.Lag == nil {
 				t.Fatalf("%s: loader %s has no schedule lag", o.Op, f)
@@ -235,6 +238,9 @@ func TestMergeOpenLoopLag(t *testing.T) {
 	}
 	if merged != ops || p.LateClient != late {
 		t.Errorf("merged lag holds %d ops (parts %d); late client %d (parts %d)", merged, ops, p.LateClient, late)
+	}
+	if p.Delayed != delayed || p.DelayedWaitNs != wait || p.DelayedWaitMaxNs != longest {
+		t.Errorf("merged queued %d waiting %d ns, longest %d; parts %d, %d, %d", p.Delayed, p.DelayedWaitNs, p.DelayedWaitMaxNs, delayed, wait, longest)
 	}
 	if len(p.Streams) != 1 || p.Streams[0] != "ramp(1k, 3k, 2s)" || p.Arrival != "uniform" {
 		t.Errorf("streams %q arrival %q", p.Streams, p.Arrival)

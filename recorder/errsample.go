@@ -94,3 +94,11 @@ func (s *Shard) NoteError(op vocab.Op, class vocab.Class, err error) {
 		s.errs.note(op, class, err)
 	}
 }
+
+// NoteAsyncError implements adapter.Sink's NoteAsyncError: the message of
+// an operation completed outside the workers (a consumer's failed poll)
+// that RecordAsync recorded as failed, kept as a worker's are (NoteError):
+// the first MaxErrorMessages distinct ones of each class in the phase.
+func (r *Recorder) NoteAsyncError(op vocab.Op, class vocab.Class, err error) {
+	r.async.NoteError(op, class, err)
+}

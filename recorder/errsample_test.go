@@ -56,6 +56,28 @@ func TestErrorMessagesKept(t *testing.T) {
 	}
 }
 
+// An operation completed outside the workers (a Kafka consumer's poll)
+// that failed carries the server's message as a worker's does: recorded
+// with RecordAsync, its message kept by NoteAsyncError, for the CONSUME op.
+func TestAsyncErrorMessagesKept(t *testing.T) {
+	r := New(Config{Shards: 1})
+	r.Start()
+	for range 3 {
+		r.RecordAsync(vocab.OpConsume, 0, 0, vocab.ClassRejected)
+		r.NoteAsyncError(vocab.OpConsume, vocab.ClassRejected, errors.New("rejected: unable to join group session: INVALID_SESSION_TIMEOUT: The session timeout is not within the range allowed by the broker"))
+	}
+	r.RecordAsync(vocab.OpConsume, 1_000_000, 10, vocab.ClassNone)
+	r.NoteAsyncError(vocab.OpConsume, vocab.ClassNone, nil)
+	p := r.Stop()
+	want := "CONSUME rejected unable to join group session: INVALID_SESSION_TIMEOUT: The session timeout is not within the range allowed by the broker"
+	if len(p.ErrorMessages) != 1 || p.ErrorMessages[0].Op+" "+p.ErrorMessages[0].Class+" "+p.ErrorMessages[0].Message != want {
+		t.Errorf("messages %+v, want one: %s", p.ErrorMessages, want)
+	}
+	if len(p.Ops) != 1 || p.Ops[0].Errors["rejected"] != 3 || p.Ops[0].Count != 1 {
+		t.Errorf("ops %+v: want 1 CONSUME and 3 rejected", p.Ops)
+	}
+}
+
 // Past the first failures of a class a failure costs no allocation (the
 // message is not even formatted), and a success never comes here.
 func TestNoteErrorAllocationFree(t *testing.T) {

@@ -17,7 +17,9 @@ func withMessages(t *testing.T) *result.Result {
 	p.ErrorMessages = []result.ErrorMessage{
 		{Class: "timeout", Op: "READ", Message: "Operation timed out - received only 0 responses."},
 		{Class: "rejected", Op: "UPDATE", Message: "Cannot include a counter statement in a logged batch | <b>"},
+		{Class: "other", Op: "UPDATE", Message: "ERR no such key k:__key__ *x* `y` [a](b) &lt; C:\\tmp"},
 	}
+	r.Notes = append(r.Notes, "the load failed: first error: other: ERR no such key k:__key__ <nil> | x")
 	return r
 }
 
@@ -46,11 +48,21 @@ func TestErrorMessagesGolden(t *testing.T) {
 	}
 	j := i + 4 + strings.Index(md.String()[i+4:], "### ")
 	golden(t, "error-messages.md", md.Bytes()[i:j])
+	// Markdown renders each escaped character as itself: the message's
+	// markup is text, its pipe stays in its cell, and a note's too.
+	for _, want := range []string{
+		"| run | other | UPDATE | ERR no such key k:\\_\\_key\\_\\_ \\*x\\* \\`y\\` \\[a\\](b) \\&lt; C:\\\\tmp |",
+		"- the load failed: first error: other: ERR no such key k:\\_\\_key\\_\\_ \\<nil> \\| x\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
 	var h bytes.Buffer
 	if err := WriteHTML(&h, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`Errors, in the target&#39;s words`, `Cannot include a counter statement in a logged batch | &lt;b&gt;`} {
+	for _, want := range []string{`Errors, in the target&#39;s words`, `Cannot include a counter statement in a logged batch | &lt;b&gt;`, "k:__key__ *x* `y` [a](b) &amp;lt; C:\\tmp", "k:__key__ &lt;nil&gt; | x"} {
 		if !strings.Contains(h.String(), want) {
 			t.Errorf("HTML lacks %q", want)
 		}

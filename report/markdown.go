@@ -36,7 +36,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 	if notes := u.notes(); len(notes) > 0 {
 		fmt.Fprintf(bw, "\n### Notes\n\n")
 		for _, n := range notes {
-			fmt.Fprintf(bw, "- %s\n", n)
+			fmt.Fprintf(bw, "- %s\n", mdEscape(n))
 		}
 	}
 	return bw.Flush()

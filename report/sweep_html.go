@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
@@ -21,16 +22,17 @@ import (
 // x (linear) and its latency percentiles on y (log), the way latency-vs-load
 // plots are usually drawn; the objective is a dashed horizontal line.
 
-// sweepTable is one row per step; the server-attributable p99 has a column
-// when the steps kept it.
+// sweepTable is one row per step: the curve's figures; the server-attributable
+// p99 has a column when the steps kept it. Who started ops late, and why a
+// step failed, are in the table of notes (sweepNotesTable).
 func sweepTable(sw *result.Sweep) *table {
 	attr := false
 	for _, st := range sw.Steps {
 		attr = attr || st.AttributableP99Ns > 0
 	}
 	t := &table{
-		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "lag p99", "delayed", "client late", "errors", "meets", "why not"},
-		right: []bool{false, true, true, true, true, true, true, true, true, true, true, false, false},
+		head:  []string{"step", "target", "sustained", "p50", "p99", "p99.9", "service p99", "lag p99", "errors", "meets"},
+		right: []bool{false, true, true, true, true, true, true, true, true, false},
 	}
 	if attr {
 		t.head = slices.Insert(t.head, 6, "attrib. p99")
@@ -45,7 +47,7 @@ func sweepTable(sw *result.Sweep) *table {
 			meets += " *"
 		}
 		cells := []string{st.Phase, units.OpsPerSec(st.TargetOpsPerS), units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P50Ns)), units.Latency(float64(st.P99Ns)),
-			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Latency(float64(st.LagP99Ns)), units.Int(float64(st.Delayed)), units.Int(float64(st.LateClient)), units.Int(float64(st.Errors)), meets, swShortReason(st.Reason)}
+			units.Latency(float64(st.P999Ns)), units.Latency(float64(st.ServiceP99Ns)), units.Latency(float64(st.LagP99Ns)), units.Int(float64(st.Errors)), meets}
 		if attr {
 			cells = slices.Insert(cells, 6, units.Latency(float64(st.AttributableP99Ns)))
 		}
@@ -54,27 +56,65 @@ func sweepTable(sw *result.Sweep) *table {
 	return t
 }
 
-// swShortReason names the failed conditions of a step in a word each; the
-// full sentences follow the table.
-func swShortReason(reason string) string {
-	var out []string
-	for _, k := range []struct{ has, word string }{
-		{"below", "rate"}, {"started late", "delayed"}, {"errors", "errors"}, {"objective", "p99"}, {"client-bound", "client"}, {"interrupted", "interrupted"},
-	} {
-		if strings.Contains(reason, k.has) {
-			out = append(out, k.word)
-		}
+// sweepNotesTable is the sweep's notes, one row per step
+// (analysis.SweepNotes): the rate asked and sustained, whether the rate was
+// met, the ops the loader started late with a worker free, the ops queued
+// behind the target and for how long, whether the loader was client-bound,
+// and the verdict with the full reason of a failed step.
+func sweepNotesTable(r *result.Result) *table {
+	t := &table{
+		head:  []string{"step", "rate asked", "sustained", "rate met", "late by the loader", "queued behind the target", "queued for (total)", "longest wait", "client-bound", "verdict"},
+		right: []bool{false, true, true, false, true, true, true, true, false, false},
 	}
-	return strings.Join(out, ", ")
+	for _, n := range analysis.SweepNotes(r) {
+		met := "-"
+		if rc := n.Rate; rc != nil {
+			met = "no"
+			if rc.Met {
+				met = "yes"
+			}
+			met += " (" + units.Percent(rc.Achieved()) + ")"
+		}
+		l := n.Late
+		count := func(k uint64, sh float64) string {
+			if l.Ops == 0 {
+				return units.Int(float64(k))
+			}
+			return units.Int(float64(k)) + " (" + units.Percent(sh) + ")"
+		}
+		total, longest := "-", "-"
+		if l.Queued > 0 && l.QueuedWaitNs > 0 {
+			total, longest = units.Latency(float64(l.QueuedWaitNs)), units.Latency(float64(l.QueuedWaitMaxNs))
+		}
+		bound := "no"
+		if l.ClientBound {
+			bound = "yes"
+		}
+		verdict := "meets"
+		switch {
+		case !n.Meets:
+			verdict = "fails: " + n.Reason
+		case n.Best:
+			verdict = "meets *"
+		}
+		t.add(n.Phase, units.OpsPerSec(n.RateOpsPerS), units.OpsPerSec(n.SustainedOpsPerS), met, count(l.Client, l.ClientShare()),
+			count(l.Queued, l.QueuedShare()), total, longest, bound, verdict)
+	}
+	return t
 }
 
-// swReasons writes the full reason of each failed step.
-func swReasons(w io.Writer, sw *result.Sweep, prefix string) {
-	for _, st := range sw.Steps {
-		if st.Reason != "" {
-			fmt.Fprintf(w, "%s%s: %s\n", prefix, st.Phase, st.Reason)
+// sweepNotesLegend says what the table of notes counts.
+func sweepNotesLegend(r *result.Result) string {
+	late := "late"
+	for _, st := range r.Sweep.Steps {
+		if p := r.Phase(st.Phase); p != nil && p.DelayThresholdNs > 0 {
+			late = "more than " + units.Latency(float64(p.DelayThresholdNs)) + " late"
+			break
 		}
 	}
+	return fmt.Sprintf("rate met: the steady window sustained at least %s of the rate asked (errors counted); late by the loader: ops it started %s with a worker or slot free "+
+		"(client-bound from %s of a step's ops); queued behind the target: ops that started %s because the target held every worker or slot, "+
+		"and how long they waited for one (at a met rate, bursts, not a missed rate); whole step", units.Percent(analysis.RateMetFraction), late, units.Percent(analysis.LateFraction), late)
 }
 
 func sweepObjective(sw *result.Sweep) string {
@@ -90,6 +130,13 @@ func sweepObjective(sw *result.Sweep) string {
 	return s + "; figures are over each step's steady window (latency from the intended start)"
 }
 
+// indent writes b's lines indented by two spaces.
+func indent(w io.Writer, b *strings.Builder) {
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
 // WriteSweepText writes the sweep section of the terminal report (nothing
 // when r has no sweep).
 func WriteSweepText(w io.Writer, r *result.Result) error {
@@ -101,11 +148,13 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(ew, "\nRate sweep (%s, %s steps)\n", sw.Mode, time.Duration(sw.StepNs))
 	var b strings.Builder
 	sweepTable(sw).text(&b)
-	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-		fmt.Fprintf(ew, "  %s\n", line)
-	}
-	swReasons(ew, sw, "  ")
+	indent(ew, &b)
 	fmt.Fprintf(ew, "  (%s)\n", sweepObjective(sw))
+	fmt.Fprintf(ew, "\n  Notes, a row per step:\n")
+	b.Reset()
+	sweepNotesTable(r).text(&b)
+	indent(ew, &b)
+	fmt.Fprintf(ew, "  (%s)\n", sweepNotesLegend(r))
 	fmt.Fprintf(ew, "  => %s\n", sw.Verdict)
 	return ew.err
 }
@@ -119,9 +168,9 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
 	sweepTable(sw).markdown(ew)
-	fmt.Fprintln(ew)
-	swReasons(ew, sw, "- ")
-	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n", sweepObjective(sw))
+	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n\n### Sweep notes\n\n", sweepObjective(sw))
+	sweepNotesTable(r).markdown(ew)
+	fmt.Fprintf(ew, "\n%s.\n", sweepNotesLegend(r))
 	return ew.err
 }
 
@@ -140,18 +189,11 @@ func sweepSectionHTML(r *result.Result) (template.HTML, error) {
 	}
 	b := &svgBuf{}
 	writeSweepSVG(b, "sweep-curve", "Throughput–latency curve", []sweepCurve{{Label: Label(r), Sweep: r.Sweep}}, true)
-	var rs strings.Builder
-	swReasons(&rs, r.Sweep, "")
-	var reasons []string
-	if rs.Len() > 0 {
-		reasons = strings.Split(strings.TrimSpace(rs.String()), "\n")
-	}
 	return execute("sweep", struct {
-		Verdict, Objective string
-		SVG                template.HTML
-		Table              tableView
-		Reasons            []string
-	}{r.Sweep.Verdict, sweepObjective(r.Sweep), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), reasons})
+		Verdict, Objective, NotesLegend string
+		SVG                             template.HTML
+		Table, Notes                    tableView
+	}{r.Sweep.Verdict, sweepObjective(r.Sweep), sweepNotesLegend(r), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), viewOf(sweepNotesTable(r))})
 }
 
 // sweepCompareHTML overlays the p99 curves of several results (compare);

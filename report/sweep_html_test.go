@@ -15,7 +15,10 @@ func sweepResult(label string, best int) *result.Result {
 	ms := int64(time.Millisecond)
 	return &result.Result{
 		Schema: result.SchemaVersion, Label: label,
-		Phases: []result.Phase{{Name: "load"}, {Name: "rate-1000"}, {Name: "rate-2000"}, {Name: "rate-4000"}},
+		Phases: []result.Phase{{Name: "load"},
+			stepPhase("rate-1000", 1000, 29970, 30, 600, 150*ms, 12*ms),
+			stepPhase("rate-2000", 2000, 59940, 0, 20, 0, 0),
+			stepPhase("rate-4000", 4000, 93000, 9000, 0, 450_000*ms, 900*ms)},
 		Sweep: &result.Sweep{
 			Mode: "rates", StepNs: int64(30 * time.Second), ObjectiveP99Ns: 10 * ms,
 			MinAchievedRatio: 0.95, MaxDelayedRatio: 0.05, MaxErrorRatio: 0.001, Best: best, MaxOpsPerS: 1998,
@@ -28,6 +31,14 @@ func sweepResult(label string, best int) *result.Result {
 			},
 		},
 	}
+}
+
+// stepPhase is a 30 s step at rate with ops done, delayed of them queued
+// behind the target (waiting wait in all, longest max) and late started
+// late by the loader.
+func stepPhase(name string, rate float64, ops, delayed, late uint64, wait, longest int64) result.Phase {
+	return result.Phase{Name: name, Mode: "open", RateOpsPerS: rate, DurationNs: int64(30 * time.Second), DelayThresholdNs: int64(time.Millisecond),
+		Delayed: delayed, LateClient: late, DelayedWaitNs: wait, DelayedWaitMaxNs: longest, Ops: []result.OpTotal{{Op: "READ", Count: ops}}}
 }
 
 func TestSweepSectionHTML(t *testing.T) {
@@ -47,7 +58,7 @@ func TestSweepSectionHTML(t *testing.T) {
 	if m == nil || !(len(m[1]) > 0 && atof(m[1]) < atof(m[2]) && atof(m[2]) < atof(m[3])) {
 		t.Errorf("p99 path not in throughput order: %v", m)
 	}
-	for _, w := range []string{"rate-4000", "<li>rate-4000: sustained 3100 op/s is below 95% of the rate</li>", "yes *", "objective p99 10.0 ms"} {
+	for _, w := range []string{"rate-4000", "<td>fails: sustained 3100 op/s is below 95% of the rate</td>", "yes *", "objective p99 10.0 ms", "<h3>Notes, a row per step</h3>", "<td>meets *</td>"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("section lacks %q", w)
 		}
@@ -83,16 +94,40 @@ func TestWriteSweepTextAndMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, w := range []string{"Rate sweep (rates, 30s steps)", "rate-2000", "2,000 op/s", "1,998 op/s", "4.00 ms", "yes *", "no     rate", "  rate-4000: sustained 3100 op/s is below 95% of the rate", "=> highest rate"} {
+	for _, w := range []string{"Rate sweep (rates, 30s steps)", "rate-2000", "2,000 op/s", "1,998 op/s", "4.00 ms", "yes *", "=> highest rate", "\n\n  Notes, a row per step:\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("text lacks %q:\n%s", w, out)
 		}
+	}
+	// The notes: one row per step, none of the paragraphs per step.
+	rows := map[string][]string{
+		"rate-4000": {"4,000 op/s", "3,100 op/s", "no (77.5%)", "0 (0.00%)", "9,000 (9.68%)", "450 s", "900 ms", "no", "fails: sustained 3100 op/s is below 95% of the rate"},
+		"rate-1000": {"1,000 op/s", "999 op/s", "yes (99.9%)", "600 (2.00%)", "30 (0.10%)", "150 ms", "12.0 ms", "yes", "meets"},
+		"rate-2000": {"2,000 op/s", "1,998 op/s", "yes (99.9%)", "20 (0.03%)", "0 (0.00%)", "-", "-", "no", "meets *"},
+	}
+	notes := out[strings.Index(out, "Notes, a row per step"):]
+	for step, cells := range rows {
+		i := strings.Index(notes, "  "+step+" ")
+		if i < 0 {
+			t.Fatalf("no notes row for %s:\n%s", step, notes)
+		}
+		row := strings.Fields(strings.ReplaceAll(notes[i:i+strings.Index(notes[i:], "\n")], " op/s", "_op/s"))
+		got := strings.Join(row, " ")
+		for _, c := range cells {
+			if !strings.Contains(got, strings.ReplaceAll(c, " op/s", "_op/s")) {
+				t.Errorf("%s's row lacks %q: %s", step, c, got)
+			}
+		}
+	}
+	if strings.Contains(out, "  rate-4000: sustained") {
+		t.Errorf("a paragraph per failed step beside the table:\n%s", out)
 	}
 	b.Reset()
 	if err := WriteSweepMarkdown(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| rate-1000 |") || !strings.Contains(b.String(), "## Rate sweep") {
+	if !strings.Contains(b.String(), "| rate-1000 |") || !strings.Contains(b.String(), "## Rate sweep") ||
+		!strings.Contains(b.String(), "### Sweep notes\n\n| step | rate asked |") || !strings.Contains(b.String(), "| 9,000 (9.68%) | 450 s | 900 ms | no | fails: sustained 3100 op/s is below 95% of the rate |") {
 		t.Errorf("markdown:\n%s", b.String())
 	}
 }

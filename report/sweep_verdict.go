@@ -20,7 +20,7 @@ func SweepStepReason(misses []analysis.StepMiss) string {
 		case analysis.MissAchieved:
 			why[i] = fmt.Sprintf("sustained %s is below %s of the rate", units.OpsPerSec(m.Value), units.Percent(m.Limit))
 		case analysis.MissDelayed:
-			why[i] = fmt.Sprintf("%s of ops started late for want of a free worker (more concurrency helps if the target is not saturated)", units.Percent(m.Value))
+			why[i] = fmt.Sprintf("%s of ops queued behind the target, every worker or slot busy (more concurrency helps if the target is not saturated)", units.Percent(m.Value))
 		case analysis.MissErrors:
 			why[i] = fmt.Sprintf("%s errors", units.Percent(m.Value))
 		case analysis.MissObjective:

@@ -12,18 +12,46 @@ type table struct {
 	head  []string
 	rows  [][]string
 	right []bool // right-align column i (numbers)
+	// foreign marks columns of text that is not ours (a server's
+	// message): Markdown escapes its markup too (mdLiteral).
+	foreign []bool
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// markdown writes a GitHub-flavoured table; pipes in cells are escaped.
+// Markdown escapes, in two layers so that text is escaped once:
+//   - mdCell, for every table cell and list item: a pipe ends a cell, < opens
+//     an HTML tag (a server's "<nil>" would vanish), & an entity;
+//   - mdInline, for text that is not ours (a server's message, its notes):
+//     asterisks, underscores, backticks and brackets would be emphasis, code
+//     or a link ("k:__key__" in bold), and a backslash would escape what
+//     follows it.
+//
+// CommonMark renders a backslash-escaped punctuation character as itself.
+var (
+	mdCell   = strings.NewReplacer("|", `\|`, "<", `\<`, "&", `\&`)
+	mdInline = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+)
+
+// mdLiteral is untrusted text (a server's message) for a table cell, which
+// adds the cell's own escapes.
+func mdLiteral(s string) string { return mdInline.Replace(s) }
+
+// mdEscape is untrusted text as a line of Markdown outside a table.
+func mdEscape(s string) string { return mdCell.Replace(mdInline.Replace(s)) }
+
+// markdown writes a GitHub-flavoured table; in every cell a pipe, a < and
+// an & are escaped (mdCell): a server's message stays in its cell and shows.
 func (t *table) markdown(w io.Writer) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	line := func(cells []string) {
 		parts := make([]string, len(t.head))
 		for i := range t.head {
 			if i < len(cells) {
-				parts[i] = esc(cells[i])
+				c := cells[i]
+				if i < len(t.foreign) && t.foreign[i] {
+					c = mdLiteral(c)
+				}
+				parts[i] = mdCell.Replace(c)
 			}
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(parts, " | "))

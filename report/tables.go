@@ -230,7 +230,7 @@ func errorSection(f *analysis.Figures) section {
 // errorMessagesSection lists what the target said when operations failed,
 // phase by phase (result.Phase.ErrorMessages); false when nothing was kept.
 func errorMessagesSection(r *result.Result) (section, bool) {
-	t := &table{head: []string{"phase", "class", "op", "message"}}
+	t := &table{head: []string{"phase", "class", "op", "message"}, foreign: []bool{false, false, false, true}}
 	for _, p := range r.Phases {
 		for _, m := range p.ErrorMessages {
 			t.add(p.Name, m.Class, m.Op, m.Message)

@@ -58,7 +58,9 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 				f.Rate = rc // over the steady window
 			}
 		}
-		writePhase(tw, f)
+		// A sweep's steps have their notes in one table (WriteSweepText),
+		// not a paragraph each.
+		writePhase(tw, f, r.Sweep == nil || !isSweepStep(r.Sweep, p.Name))
 	}
 	writeErrorMessages(tw, r)
 	if ds := datasetLine(&r.Dataset); ds != "" {
@@ -142,7 +144,7 @@ func writeLoadLine(w io.Writer, f *analysis.PhaseFigures) {
 
 // writePhase prints the summary lines of a phase, cassandra-stress style:
 // whole-phase figures, each with its per-op breakdown.
-func writePhase(w io.Writer, f *analysis.PhaseFigures) {
+func writePhase(w io.Writer, f *analysis.PhaseFigures, notes bool) {
 	fmt.Fprintln(w)
 	mode := fmt.Sprintf("closed loop, %d requests in flight at full speed", f.Concurrency)
 	if f.Mode == "open" {
@@ -224,6 +226,9 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	}
 	fmt.Fprintf(tw, "total operation time\t: %s\n", units.Seconds(float64(f.DurationNs)/1e9))
 	tw.Flush()
+	if !notes {
+		return
+	}
 	if f.Mode == "closed" {
 		fmt.Fprintln(w, "note: closed loop at full speed: latency is service time under saturation, not an SLO figure (use --rate for that).")
 	} else {
@@ -234,19 +239,40 @@ func writePhase(w io.Writer, f *analysis.PhaseFigures) {
 	}
 }
 
+// isSweepStep reports whether phase is one of sw's steps.
+func isSweepStep(sw *result.Sweep, phase string) bool {
+	for _, st := range sw.Steps {
+		if st.Phase == phase {
+			return true
+		}
+	}
+	return false
+}
+
+// queuedFor is how long the ops queued behind the target waited:
+// ", waiting 4.20 s in all, 12.0 ms at the longest" ("" in files from
+// before it was kept).
+func queuedFor(f *analysis.PhaseFigures) string {
+	if f.Delayed == 0 || f.DelayedWaitNs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", waiting %s in all (mean %s, longest %s)", units.Latency(float64(f.DelayedWaitNs)),
+		units.Latency(f.DelayedWaitMeanNs()), units.Latency(float64(f.DelayedWaitMaxNs)))
+}
+
 // writeRateNote says whether an open-loop phase met its rate, and what the
 // operations that waited for a worker were: bursts queued behind the target
 // at a met rate, or the sign of a missed one.
 func writeRateNote(w io.Writer, f *analysis.PhaseFigures) {
 	switch rc := f.Rate; {
 	case rc != nil && rc.Met && f.Delayed > 0:
-		fmt.Fprintf(w, "note: the rate was met (%s of %s sustained); %s operations queued in bursts behind the target (all %d workers or in-flight slots busy): their wait is in latency and in the server-attributable latency.\n",
-			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+		fmt.Fprintf(w, "note: the rate was met (%s of %s sustained); %s operations queued in bursts behind the target (all %d workers or in-flight slots busy)%s: their wait is in latency and in the server-attributable latency.\n",
+			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	case rc != nil && !rc.Met:
-		fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n",
-			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.SustainedOpsPerS/rc.IntendedOpsPerS), units.Int(float64(f.Delayed)), f.Concurrency)
+		fmt.Fprintf(w, "note: the rate was not met: %s of %s sustained (%s); %s operations started late because all %d workers were busy with the target%s. Their queueing is included in latency (from the intended start).\n",
+			units.OpsPerSec(rc.SustainedOpsPerS), units.OpsPerSec(rc.IntendedOpsPerS), units.Percent(rc.Achieved()), units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	case f.Delayed > 0:
-		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency)
+		fmt.Fprintf(w, "note: %s operations started late because all %d workers were busy with the target%s. Their queueing is included in latency (from the intended start).\n", units.Int(float64(f.Delayed)), f.Concurrency, queuedFor(f))
 	}
 }
 

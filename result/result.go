@@ -178,6 +178,12 @@ type Phase struct {
 	// both kinds in Delayed.
 	Delayed    uint64 `json:"delayed,omitempty"`
 	LateClient uint64 `json:"late_client,omitempty"`
+	// DelayedWaitNs and DelayedWaitMaxNs are how long the Delayed operations
+	// waited for a worker or slot (from their intended start to the moment
+	// one became free), in total and at the longest: how long bursts queued
+	// behind the target. 0 in files from before they were kept.
+	DelayedWaitNs    int64 `json:"delayed_wait_ns,omitempty"`
+	DelayedWaitMaxNs int64 `json:"delayed_wait_max_ns,omitempty"`
 	// Streams are the open loop's arrival processes as typed ("20k",
 	// "read=ramp(1k, 20k, 30s)") and Arrival their spacing ("uniform" or
 	// "poisson"); RateOpsPerS is then their mean intended rate over the phase.

@@ -218,7 +218,7 @@ func asyncOpenLoop(ctx context.Context, w adapter.Pipeliner, depth int, gen *wor
 			}
 			if now-intended > threshold {
 				if intended < freedAt {
-					late.slots++
+					late.queued(freedAt - intended) // could start at freedAt
 				} else {
 					late.client++
 				}

@@ -314,6 +314,7 @@ func TestPipelinedFixedRateStallIsChargedToLatency(t *testing.T) {
 	if p.Delayed < 450 {
 		t.Errorf("delayed = %d, want at least the ~500 ops scheduled during the stall", p.Delayed)
 	}
+	checkQueuedWait(t, p, stallFor)
 	if n := totalOps(p); n < 2900 || n > 3000 {
 		t.Errorf("%d ops at 1000/s for 3 s, want about 3000 and never more", n)
 	}

@@ -48,9 +48,26 @@ type due struct {
 type lateness struct {
 	slots  uint64 // no worker or in-flight slot was free: the target held them
 	client uint64 // a worker or slot was free: the client was late (pacer, CPU)
+	// waitNs and waitMaxNs are the total and the longest wait for a worker
+	// or slot (could-start less intended start) of the ops counted in slots:
+	// how long the bursts queued behind the target. Two integer ops on an op
+	// that was late, nothing on one that was not.
+	waitNs, waitMaxNs int64
 }
 
-func (l *lateness) add(o lateness) { l.slots += o.slots; l.client += o.client }
+// queued counts an op that waited wait ns for a worker or slot the target held.
+func (l *lateness) queued(wait int64) {
+	l.slots++
+	l.waitNs += wait
+	l.waitMaxNs = max(l.waitMaxNs, wait)
+}
+
+func (l *lateness) add(o lateness) {
+	l.slots += o.slots
+	l.client += o.client
+	l.waitNs += o.waitNs
+	l.waitMaxNs = max(l.waitMaxNs, o.waitMaxNs)
+}
 
 // pacer is the shared state of a synchronous open loop.
 type pacer struct {
@@ -233,7 +250,7 @@ func (p *pacer) work(ctx context.Context, w adapter.Worker, gen *workload.Genera
 			// Late for want of a worker when none was idle at release and
 			// the wait for one is the larger part of the lateness.
 			if d.noIdle && t0-d.released >= d.released-d.intended {
-				late.slots++
+				late.queued(could - d.intended)
 			} else {
 				late.client++
 			}

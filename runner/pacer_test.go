@@ -255,3 +255,41 @@ func TestServerAttributableLatencySplit(t *testing.T) {
 		})
 	}
 }
+
+// checkQueuedWait checks how long the ops a stall of stallFor seconds held
+// at 1,000 op/s queued behind it (Phase.DelayedWaitNs, DelayedWaitMaxNs).
+// By hand: op n due at n ms inside the stall waits until its end, so the
+// longest wait is about the stall and the total about 500 x 250 ms = 125 s.
+// Bounds only from below by the stall's own sleep (a busy machine makes
+// waits longer, never shorter) and from above by the phase's length.
+func checkQueuedWait(t *testing.T, p *result.Phase, stallFor float64) {
+	t.Helper()
+	t.Logf("queued behind the target: %d ops, waiting %.1f s in all, longest %.1f ms", p.Delayed, float64(p.DelayedWaitNs)/1e9, float64(p.DelayedWaitMaxNs)/1e6)
+	if p.DelayedWaitMaxNs < int64(0.6*stallFor*1e9) || p.DelayedWaitMaxNs > p.DurationNs {
+		t.Errorf("longest wait behind the target %.1f ms; want about the %.0f ms stall", float64(p.DelayedWaitMaxNs)/1e6, stallFor*1e3)
+	}
+	if p.DelayedWaitNs < int64(0.4*125e9*stallFor/0.5) || p.DelayedWaitNs > int64(p.Delayed)*p.DelayedWaitMaxNs {
+		t.Errorf("total wait behind the target %.1f s over %d ops (longest %.1f ms); want about 125 s", float64(p.DelayedWaitNs)/1e9, p.Delayed, float64(p.DelayedWaitMaxNs)/1e6)
+	}
+}
+
+// The wait of the ops queued behind the target adds up and keeps its
+// longest, per worker and over the workers of a phase.
+func TestQueuedWaitAddsUp(t *testing.T) {
+	var a, b lateness
+	a.queued(3e6)
+	a.queued(1e6)
+	a.client++
+	b.queued(5e6)
+	var all lateness
+	all.add(a)
+	all.add(b)
+	if want := (lateness{slots: 3, client: 1, waitNs: 9e6, waitMaxNs: 5e6}); all != want {
+		t.Errorf("got %+v, want %+v", all, want)
+	}
+	p := &result.Phase{}
+	describePhase(p, &Config{Rate: 10, Phase: "run"}, nil, []lateness{a, b})
+	if p.Delayed != 3 || p.LateClient != 1 || p.DelayedWaitNs != 9e6 || p.DelayedWaitMaxNs != 5e6 {
+		t.Errorf("phase: delayed %d late %d wait %d max %d", p.Delayed, p.LateClient, p.DelayedWaitNs, p.DelayedWaitMaxNs)
+	}
+}

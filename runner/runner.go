@@ -332,6 +332,7 @@ func describePhase(p *result.Phase, cfg *Config, depths []int, late []lateness) 
 			l.add(d)
 		}
 		p.Delayed, p.LateClient = l.slots, l.client
+		p.DelayedWaitNs, p.DelayedWaitMaxNs = l.waitNs, l.waitMaxNs
 		describeStreams(p, *cfg)
 	}
 }

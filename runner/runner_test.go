@@ -165,6 +165,7 @@ func TestFixedRateStallIsChargedToLatencyNotServiceTime(t *testing.T) {
 	if p.Delayed < 450 {
 		t.Errorf("delayed = %d, want at least the ~500 ops scheduled during the stall", p.Delayed)
 	}
+	checkQueuedWait(t, p, stallFor)
 	if p.Mode != "open" || p.RateOpsPerS != rate {
 		t.Errorf("phase mode %q rate %v", p.Mode, p.RateOpsPerS)
 	}

@@ -123,8 +123,8 @@ func TestMeasureJudges(t *testing.T) {
 		{"kept up", repeat(1000, 5), time.Millisecond, 0, 0, true, ""},
 		{"fell behind", repeat(900, 5), time.Millisecond, 0, 0, false, "below 95.0% of the rate"},
 		{"over objective", repeat(1000, 5), 20 * time.Millisecond, 0, 0, false, "over the 10ms objective"},
-		{"delayed", repeat(1000, 5), time.Millisecond, 300, 0, false, "started late"}, // 6% > 5%
-		{"few delayed", repeat(1000, 5), time.Millisecond, 200, 0, true, ""},          // 4%
+		{"delayed", repeat(1000, 5), time.Millisecond, 300, 0, false, "queued behind the target"}, // 6% > 5%
+		{"few delayed", repeat(1000, 5), time.Millisecond, 200, 0, true, ""},                      // 4%
 		{"errors", repeat(1000, 5), time.Millisecond, 0, 20, false, "errors"},
 	}
 	for _, c := range cases {

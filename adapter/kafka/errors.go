@@ -32,7 +32,7 @@ func classOf(err error) vocab.Class {
 		errors.Is(err, kerr.GroupAuthorizationFailed), errors.Is(err, kerr.SaslAuthenticationFailed),
 		errors.Is(err, kerr.MessageTooLarge), errors.Is(err, kerr.RecordListTooLarge),
 		errors.Is(err, kerr.InvalidRecord), errors.Is(err, kerr.UnknownTopicOrPartition),
-		errors.Is(err, kerr.PolicyViolation):
+		errors.Is(err, kerr.PolicyViolation), errors.Is(err, kerr.InvalidSessionTimeout):
 		return vocab.ClassRejected
 	case errors.Is(err, kgo.ErrRecordRetries), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),

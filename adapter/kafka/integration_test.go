@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/vocab"
@@ -46,6 +48,7 @@ type sink struct {
 	bytes  uint64
 	maxLat int64
 	minLat int64
+	msgs   []string // NoteAsyncError's
 }
 
 func (s *sink) RecordAsync(op vocab.Op, lat int64, bytes uint64, c vocab.Class) {
@@ -59,6 +62,20 @@ func (s *sink) RecordAsync(op vocab.Op, lat int64, bytes uint64, c vocab.Class) 
 		}
 		s.maxLat = max(s.maxLat, lat)
 	}
+}
+
+func (s *sink) NoteAsyncError(op vocab.Op, c vocab.Class, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.msgs = append(s.msgs, op.String()+" "+c.String()+" "+err.Error())
+	}
+}
+
+func (s *sink) messages() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.msgs...)
 }
 
 func (s *sink) count(op vocab.Op, c vocab.Class) int64 {
@@ -593,4 +610,44 @@ func startProducers(t *testing.T, tg *Target, workers int, body func(w adapter.W
 		}()
 	}
 	return wg.Wait
+}
+
+// A consumer the broker refuses says why: its failed polls are recorded
+// with the broker's own words (Sink.NoteAsyncError), as a producer's
+// failures are. Provoked for real: a group member asking for a session
+// timeout below the broker's group.min.session.timeout.ms (6 s by default)
+// is refused at JoinGroup with INVALID_SESSION_TIMEOUT, which franz-go hands
+// to every poll.
+func TestRefusedConsumerSaysWhy(t *testing.T) {
+	raw := brokerURL(t, "PLATBENCH_KAFKA_URL")
+	tg := open(t, raw, map[string]string{"partitions": "1", "consumers": "1"}).mustSetup(t)
+	cl, err := tg.consumer(kgo.SessionTimeout(200*time.Millisecond), kgo.HeartbeatInterval(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var s sink
+	var recording atomic.Bool
+	recording.Store(true)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); tg.consumeLoop(ctx, cl, &s, &recording, map[uint32]bool{}) }()
+	// Not a timed assertion: wait for the refusal, up to a generous bound.
+	for deadline := time.Now().Add(60 * time.Second); len(s.messages()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	<-done
+	msgs := s.messages()
+	t.Logf("messages: %q", msgs)
+	if len(msgs) == 0 || !strings.Contains(msgs[0], "INVALID_SESSION_TIMEOUT") || !strings.HasPrefix(msgs[0], "CONSUME rejected ") {
+		t.Fatalf("the broker's refusal did not reach the sink: %q", msgs)
+	}
+	var failed int64
+	for c := vocab.Class(1); c < vocab.NumClasses; c++ {
+		failed += s.count(vocab.OpConsume, c)
+	}
+	if failed < int64(len(msgs)) {
+		t.Errorf("%d failed CONSUMEs recorded for %d messages", failed, len(msgs))
+	}
 }

@@ -431,7 +431,10 @@ func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink adapter.S
 		rec := recording.Load()
 		fs.EachError(func(_ string, _ int32, err error) {
 			if rec && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-				sink.RecordAsync(vocab.OpConsume, 0, 0, adapter.Classify(classify(err)))
+				cerr := classify(err)
+				class := adapter.Classify(cerr)
+				sink.RecordAsync(vocab.OpConsume, 0, 0, class)
+				sink.NoteAsyncError(vocab.OpConsume, class, cerr)
 			}
 		})
 		now := time.Now().UnixNano()

@@ -204,10 +204,14 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 // ParsePercent parses a percentage with its % sign and returns it as a
-// fraction: "0.1%" is 0.001. A number without % is not a percentage.
+// fraction: "0.1%" is 0.001. A number without % is not a percentage ("5":
+// 5% or 500%?), except zero, which is zero in any unit ("--max-errors 0").
 func ParsePercent(s string) (float64, error) {
 	t, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
 	if !ok {
+		if f, isNum := number(t); isNum && f == 0 {
+			return 0, nil
+		}
 		return 0, &Error{KindPercent, s}
 	}
 	f, ok := number(strings.TrimSpace(t))

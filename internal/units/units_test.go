@@ -233,6 +233,9 @@ func TestParsePercent(t *testing.T) {
 		{" 5 % ", 0.05, true},
 		{"200%", 2, true},
 		{"5", 0, false}, // a bare number is not a percentage
+		{"0", 0, true},  // but zero is zero in any unit
+		{" 0.0 ", 0, true},
+		{"0.5", 0, false},
 		{"-1%", 0, false},
 		{"%", 0, false},
 		{"1e2%", 0, false},

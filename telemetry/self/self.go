@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
@@ -116,12 +117,11 @@ type Input struct {
 }
 
 // Thresholds of the verdict. A core is saturated at 95 % busy; a process
-// uses "all its cores" at 85 % of GOMAXPROCS; open-loop delays matter from
-// 0.1 % of operations.
+// uses "all its cores" at 85 % of GOMAXPROCS; open-loop late starts matter
+// from analysis.LateFraction (0.1 %) of operations.
 const (
 	SaturatedCore    = 0.95
 	SaturatedProcess = 0.85
-	DelayedFraction  = 0.001
 )
 
 const fix = "give the load generator more cores (a bigger machine, or pin the target elsewhere with taskset), " +
@@ -136,39 +136,91 @@ const fixClientLate = "the load generator started operations late with CPU to sp
 const fixHostBusy = "the machine's CPUs were saturated, so workers may have waited for a CPU rather than for the target: " +
 	"give platbench cores of its own (taskset, or another machine)"
 
-// lateStarts reads the open-loop phases' late starts. Operations that started
-// late although a worker or slot was free (LateClient) mean the client was
-// late: a reason for the client-bound verdict. Operations that waited because
-// the target held every worker (Delayed) are the target's doing: a note, not
-// a client-bound verdict (their waits are in the latency, from the intended
-// start).
+// lateStarts reads the open-loop phases' late starts (analysis.LateStartsOf).
+// Operations that started late although a worker or slot was free
+// (LateClient) mean the client was late: a reason for the client-bound
+// verdict. Operations that waited because the target held every worker
+// (Delayed) are the target's doing: a note, not a client-bound verdict
+// (their waits are in the latency, from the intended start). One open-loop
+// phase is told in full; several (a sweep's steps) in one sentence each,
+// as the sweep's table of notes has every step's figures.
 func lateStarts(phases []result.Phase) (why, notes []string) {
-	for _, p := range phases {
-		var total uint64
-		for _, o := range p.Ops {
-			total += o.Count
-			for _, e := range o.Errors {
-				total += e
-			}
-		}
-		if total == 0 {
+	var clientBy, heldBy []lateOf
+	open := 0
+	for i := range phases {
+		p := &phases[i]
+		l := analysis.LateStartsOf(p)
+		if p.Mode != "open" || l.Ops == 0 {
 			continue
 		}
-		late := ""
-		if p.DelayThresholdNs > 0 {
-			late = " more than " + time.Duration(p.DelayThresholdNs).String()
+		open++
+		if l.ClientBound {
+			clientBy = append(clientBy, lateOf{p.Name, l, l.Client})
 		}
-		if float64(p.LateClient)/float64(total) >= DelayedFraction {
-			why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late although a worker (or in-flight slot) was free: the load generator itself was late",
-				p.LateClient, total, 100*float64(p.LateClient)/float64(total), p.Name, late))
-		}
-		if float64(p.Delayed)/float64(total) >= DelayedFraction {
-			notes = append(notes, fmt.Sprintf("target-bound: %d of %d operations (%.2f%%) of phase %s started%s late because the target held every worker (or in-flight slot); "+
-				"the load generator kept its schedule, and the latency figures include the waits (%s)",
-				p.Delayed, total, 100*float64(p.Delayed)/float64(total), p.Name, late, fixDelayed))
+		if l.TargetBound {
+			heldBy = append(heldBy, lateOf{p.Name, l, l.Queued})
 		}
 	}
+	if open > 1 {
+		return lateSummary(clientBy, heldBy, open)
+	}
+	for _, c := range clientBy {
+		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late although a worker (or in-flight slot) was free: the load generator itself was late",
+			c.l.Client, c.l.Ops, 100*c.l.ClientShare(), c.phase, lateBy(c.l)))
+	}
+	for _, h := range heldBy {
+		notes = append(notes, fmt.Sprintf("target-bound: %d of %d operations (%.2f%%) of phase %s started%s late because the target held every worker (or in-flight slot); "+
+			"the load generator kept its schedule, and the latency figures include the waits (%s)",
+			h.l.Queued, h.l.Ops, 100*h.l.QueuedShare(), h.phase, lateBy(h.l), fixDelayed))
+	}
 	return why, notes
+}
+
+// lateOf is a phase with late starts of one cause (n of them).
+type lateOf struct {
+	phase string
+	l     analysis.LateStarts
+	n     uint64
+}
+
+func lateBy(l analysis.LateStarts) string {
+	if l.ThresholdNs > 0 {
+		return " more than " + time.Duration(l.ThresholdNs).String()
+	}
+	return ""
+}
+
+// lateSummary words the late starts of several open-loop phases, one
+// sentence per cause naming the phase where the share was highest.
+func lateSummary(clientBy, heldBy []lateOf, open int) (why, notes []string) {
+	worst := func(ls []lateOf) lateOf {
+		w := ls[0]
+		for _, l := range ls[1:] {
+			if share(l.n, l.l.Ops) > share(w.n, w.l.Ops) {
+				w = l
+			}
+		}
+		return w
+	}
+	if len(clientBy) > 0 {
+		w := worst(clientBy)
+		why = append(why, fmt.Sprintf("in %d of %d open-loop phases at least %.1f%% of operations started%s late although a worker (or in-flight slot) was free: the load generator itself was late (most: %.2f%% of phase %s; the sweep's table of notes has each step)",
+			len(clientBy), open, 100*analysis.LateFraction, lateBy(w.l), 100*share(w.n, w.l.Ops), w.phase))
+	}
+	if len(heldBy) > 0 {
+		w := worst(heldBy)
+		notes = append(notes, fmt.Sprintf("target-bound: in %d of %d open-loop phases at least %.1f%% of operations started%s late because the target held every worker (or in-flight slot) (most: %.2f%% of phase %s; the sweep's table of notes has each step, with how long they queued); "+
+			"the load generator kept its schedule, and the latency figures include the waits (%s)",
+			len(heldBy), open, 100*analysis.LateFraction, lateBy(w.l), 100*share(w.n, w.l.Ops), w.phase, fixDelayed))
+	}
+	return why, notes
+}
+
+func share(n, of uint64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 // Judge decides whether the client limited the run. It sets in.Self's

@@ -44,6 +44,16 @@ func TestJudge(t *testing.T) {
 		return []result.Phase{{Name: "run", Mode: "open", Delayed: delayed, LateClient: late, DelayThresholdNs: 1e6,
 			Ops: []result.OpTotal{{Op: "READ", Count: ok}}}}
 	}
+	// A sweep: the load (closed loop) and three steps.
+	sweepPhases := []result.Phase{{Name: "load", Mode: "closed", Ops: []result.OpTotal{{Op: "INSERT", Count: 1000}}}}
+	for _, st := range []struct {
+		name          string
+		delayed, late uint64
+	}{{"rate-1000", 0, 500}, {"rate-2000", 0, 1000}, {"rate-4000", 5000, 0}} {
+		p := openPhase(st.delayed, st.late, 100000)[0]
+		p.Name = st.name
+		sweepPhases = append(sweepPhases, p)
+	}
 	cases := []struct {
 		name  string
 		in    Input
@@ -62,6 +72,8 @@ func TestJudge(t *testing.T) {
 		{"the client was late with its cores saturated: more cores", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 9.5 * float64(procs), GOMAXPROCS: procs}, Phases: openPhase(0, 500, 100000)}, true, "more cores"},
 		{"a few late ops", Input{Phases: openPhase(5, 5, 100000)}, false, ""},
 		{"the client was late on a saturated host: cores of its own", Input{Self: &result.SelfUsage{WallSeconds: 10, CPUSeconds: 1, GOMAXPROCS: procs}, Phases: openPhase(0, 500, 100000), Host: []result.HostSample{{CPUIdle: 0.01}}}, true, "cores of its own"},
+		{"a sweep's steps: one sentence per cause, not one per step", Input{Phases: sweepPhases}, true, "in 2 of 3 open-loop phases at least 0.1% of operations started more than 1ms late although a worker (or in-flight slot) was free: the load generator itself was late (most: 1.00% of phase rate-2000; the sweep's table of notes has each step)"},
+		{"a sweep's steps held by the target: one note", Input{Phases: sweepPhases}, true, "target-bound: in 1 of 3 open-loop phases at least 0.1% of operations started more than 1ms late because the target held every worker (or in-flight slot) (most: 5.00% of phase rate-4000;"},
 		{"saturated host is a note", Input{Host: []result.HostSample{{CPUIdle: 0.01}, {CPUIdle: 0.02}, {CPUIdle: 0.5}}}, false, "98% busy"},
 	}
 	for _, c := range cases {
@@ -74,6 +86,9 @@ func TestJudge(t *testing.T) {
 				t.Errorf("reason without a fix: %s", reason)
 			}
 			all := reason + " | " + strings.Join(notes, " | ")
+			if n := strings.Count(strings.Join(notes, " | "), "of phase rate-"); len(c.in.Phases) > 1 && n > 2 {
+				t.Errorf("a sentence per step (%d): %s", n, all)
+			}
 			if c.say != "" && !strings.Contains(all, c.say) {
 				t.Errorf("want %q in %q", c.say, all)
 			}

@@ -124,7 +124,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
 	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than --max-errors failed still exits 0")
 	b.maxErrors = analysis.DefaultMaxErrors
-	fs.Func("max-errors", fmt.Sprintf("without --threshold, the `percent` of operations that may fail before the run fails with exit status 1, e.g. 5%% (default %s); also how many of the load phase's inserts may fail before the run phase is not run", units.Percent(analysis.DefaultMaxErrors)), func(v string) error {
+	fs.Func("max-errors", fmt.Sprintf("without --threshold, the `percent` of operations that may fail before the run fails with exit status 1, e.g. 5%%, or 0 for none (default %s); also how many of the load phase's inserts may fail before the run phase is not run", units.Percent(analysis.DefaultMaxErrors)), func(v string) error {
 		f, err := units.ParsePercent(v)
 		if err != nil || f > 1 {
 			return fmt.Errorf("%q is not a percentage from 0%% to 100%% (fix: e.g. --max-errors 5%%)", v)
@@ -305,10 +305,15 @@ func (b *benchFlags) distribution(cfg *bench.Config) error {
 }
 
 // loadAllowance is the share of the load's inserts that may fail
-// (--max-errors; any with --allow-errors).
+// (--max-errors; any with --allow-errors): --max-errors 0 allows none
+// (bench.NoLoadErrors), as it does in the run phase; without the flag the
+// default (1%).
 func (b *benchFlags) loadAllowance() float64 {
 	if b.allowErrors {
 		return 1
+	}
+	if b.maxErrors == 0 {
+		return bench.NoLoadErrors
 	}
 	return b.maxErrors
 }
