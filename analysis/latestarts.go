@@ -29,6 +29,16 @@ type LateStarts struct {
 	ClientBound, TargetBound bool
 }
 
+// QueuedWaitMeanNs is how long an op queued behind the target waited for a
+// worker or slot, on average (0 with none, or in files from before waits were
+// kept).
+func (l LateStarts) QueuedWaitMeanNs() int64 {
+	if l.Queued == 0 {
+		return 0
+	}
+	return l.QueuedWaitNs / int64(l.Queued)
+}
+
 // ClientShare is the share of the ops the loader started late.
 func (l LateStarts) ClientShare() float64 { return lateShare(l.Client, l.Ops) }
 

@@ -60,10 +60,11 @@ func sweepTable(sw *result.Sweep) *table {
 // (analysis.SweepNotes): the rate asked and sustained, whether the rate was
 // met, the ops the loader started late with a worker free, the ops queued
 // behind the target and for how long, whether the loader was client-bound,
-// and the verdict with the full reason of a failed step.
+// and the verdict (a failed step's reasons follow the table:
+// sweepFailReasons).
 func sweepNotesTable(r *result.Result) *table {
 	t := &table{
-		head:  []string{"step", "rate asked", "sustained", "rate met", "late by the loader", "queued behind the target", "queued for (total)", "longest wait", "client-bound", "verdict"},
+		head:  []string{"step", "rate asked", "sustained", "rate met", "late by the loader", "queued behind the target", "mean wait", "longest wait", "client-bound", "verdict"},
 		right: []bool{false, true, true, false, true, true, true, true, false, false},
 	}
 	for _, n := range analysis.SweepNotes(r) {
@@ -82,9 +83,9 @@ func sweepNotesTable(r *result.Result) *table {
 			}
 			return units.Int(float64(k)) + " (" + units.Percent(sh) + ")"
 		}
-		total, longest := "-", "-"
+		mean, longest := "-", "-"
 		if l.Queued > 0 && l.QueuedWaitNs > 0 {
-			total, longest = units.Latency(float64(l.QueuedWaitNs)), units.Latency(float64(l.QueuedWaitMaxNs))
+			mean, longest = units.Latency(float64(l.QueuedWaitMeanNs())), units.Latency(float64(l.QueuedWaitMaxNs))
 		}
 		bound := "no"
 		if l.ClientBound {
@@ -93,14 +94,26 @@ func sweepNotesTable(r *result.Result) *table {
 		verdict := "meets"
 		switch {
 		case !n.Meets:
-			verdict = "fails: " + n.Reason
+			verdict = "fails"
 		case n.Best:
 			verdict = "meets *"
 		}
 		t.add(n.Phase, units.OpsPerSec(n.RateOpsPerS), units.OpsPerSec(n.SustainedOpsPerS), met, count(l.Client, l.ClientShare()),
-			count(l.Queued, l.QueuedShare()), total, longest, bound, verdict)
+			count(l.Queued, l.QueuedShare()), mean, longest, bound, verdict)
 	}
 	return t
+}
+
+// sweepFailReasons are the failed steps' reasons, "STEP fails: WHY", one
+// per failed step, in the order of the table.
+func sweepFailReasons(r *result.Result) []string {
+	var out []string
+	for _, n := range analysis.SweepNotes(r) {
+		if !n.Meets && n.Reason != "" {
+			out = append(out, n.Phase+" fails: "+n.Reason)
+		}
+	}
+	return out
 }
 
 // sweepNotesLegend says what the table of notes counts.
@@ -155,6 +168,9 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	sweepNotesTable(r).text(&b)
 	indent(ew, &b)
 	fmt.Fprintf(ew, "  (%s)\n", sweepNotesLegend(r))
+	for _, why := range sweepFailReasons(r) {
+		fmt.Fprintf(ew, "  - %s\n", why)
+	}
 	fmt.Fprintf(ew, "  => %s\n", sw.Verdict)
 	return ew.err
 }
@@ -171,6 +187,12 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n\n### Sweep notes\n\n", sweepObjective(sw))
 	sweepNotesTable(r).markdown(ew)
 	fmt.Fprintf(ew, "\n%s.\n", sweepNotesLegend(r))
+	if why := sweepFailReasons(r); len(why) > 0 {
+		fmt.Fprintln(ew)
+		for _, l := range why {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(l))
+		}
+	}
 	return ew.err
 }
 
@@ -193,7 +215,8 @@ func sweepSectionHTML(r *result.Result) (template.HTML, error) {
 		Verdict, Objective, NotesLegend string
 		SVG                             template.HTML
 		Table, Notes                    tableView
-	}{r.Sweep.Verdict, sweepObjective(r.Sweep), sweepNotesLegend(r), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), viewOf(sweepNotesTable(r))})
+		Fails                           []string
+	}{r.Sweep.Verdict, sweepObjective(r.Sweep), sweepNotesLegend(r), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), viewOf(sweepNotesTable(r)), sweepFailReasons(r)})
 }
 
 // sweepCompareHTML overlays the p99 curves of several results (compare);
