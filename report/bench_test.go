@@ -96,13 +96,9 @@ func BenchmarkCompareGroupsHour(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuNs()
 	for b.Loop() {
-		rs := make([]*result.Result, len(files))
-		for i, f := range files {
-			r, err := result.Read(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			rs[i] = r
+		rs, err := result.ReadFiles(files, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
 		c, err := Compare(rs, CompareOptions{Files: files})
 		if err != nil {

@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,6 +72,25 @@ func TestReadRejectsMalformed(t *testing.T) {
 		if !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want ErrMalformed", name, err)
 		}
+	}
+	// A whole result with something after it (a file appended to, two
+	// results in one) is refused on one line that says so, where it read
+	// as the first result before.
+	var b bytes.Buffer
+	if err := Encode(&b, sample()); err != nil {
+		t.Fatal(err)
+	}
+	whole := b.Len()
+	for _, tail := range []string{"junk", "\n{}\n", "\n" + b.String()} {
+		_, err := Decode(strings.NewReader(b.String() + tail))
+		at := whole + len(tail) - len(strings.TrimLeft(tail, " \n"))
+		want := fmt.Sprintf("more data after the result's JSON, from byte %d of %d on", at, whole+len(tail))
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a result followed by %q: err = %v, want one line saying %q", tail, err, want)
+		}
+	}
+	if _, err := Decode(strings.NewReader(b.String() + " \n\t\r\n")); err != nil {
+		t.Errorf("a result followed by white space: %v", err)
 	}
 	// "0000" is base64 for 3 bytes, which hdrhistogram-go's Decode sliced
 	// to 8 and panicked on (found by FuzzDecode).
