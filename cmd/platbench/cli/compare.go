@@ -63,22 +63,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if flagSet(fs, "run-spread-from") {
-		if flagSet(fs, "run-spread") {
-			return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
-		}
-		fromHistory, paths, err := parseSpreadFrom(*spreadFrom)
-		if err != nil {
-			return err
-		}
-		if fromHistory {
-			opt.SpreadGroups, err = readHistorySpread(fs, paths, aopt)
-		} else {
-			opt.SpreadRuns, err = readCompared(fs, paths, aopt)
-		}
-		if err != nil {
-			return err
-		}
+	if err := spreadFromFlag(fs, &opt, *spreadFrom, aopt); err != nil {
+		return err
 	}
 	c, err := report.Compare(rs, opt)
 	if err != nil {
@@ -129,6 +115,27 @@ func readCompared(fs *flag.FlagSet, files []string, aopt *analysis.Options) ([]*
 		}
 		return nil
 	})
+}
+
+// spreadFromFlag reads the runs --run-spread-from names into opt: an A/A
+// set's (SpreadRuns) or a history's, a group per commit (SpreadGroups).
+func spreadFromFlag(fs *flag.FlagSet, opt *report.CompareOptions, spreadFrom string, aopt *analysis.Options) error {
+	if !flagSet(fs, "run-spread-from") {
+		return nil
+	}
+	if flagSet(fs, "run-spread") {
+		return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
+	}
+	fromHistory, paths, err := parseSpreadFrom(spreadFrom)
+	if err != nil {
+		return err
+	}
+	if fromHistory {
+		opt.SpreadGroups, err = readHistorySpread(fs, paths, aopt)
+	} else {
+		opt.SpreadRuns, err = readCompared(fs, paths, aopt)
+	}
+	return err
 }
 
 // historyPrefix marks a --run-spread-from of a history's runs.
