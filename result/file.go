@@ -110,10 +110,7 @@ func Read(path string) (*Result, error) {
 			}
 		}
 	} else {
-		var data []byte
-		if data, err = readSized(br, f); err == nil {
-			r, err = decodeJSON(data)
-		}
+		r, err = Decode(sizedReader{br, fileSize(f)})
 		if err == nil {
 			err = attachSeconds(r, path)
 		}
@@ -160,27 +157,39 @@ func ReadFiles(paths []string, each func(i int, r *Result) error) ([]*Result, er
 	return rs, nil
 }
 
-// readSized reads the rest of br, the buffered start of f, into one slice
-// of f's size (io.ReadAll would grow it by copies: a one-hour result is
-// several megabytes).
-func readSized(br *bufio.Reader, f *os.File) ([]byte, error) {
-	size := 0
-	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<40 {
-		size = int(st.Size())
-	}
-	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := b.ReadFrom(br)
-	return b.Bytes(), err
+// sizedReader is a reader that knows how many bytes it holds (about: a
+// file may change as it is read), as bytes.Reader and strings.Reader do:
+// Decode reads such a reader into one buffer of that size.
+type sizedReader struct {
+	io.Reader
+	n int
 }
 
-// Decode reads one result from r and validates it. The whole of r is the
+func (s sizedReader) Len() int { return s.n }
+
+// fileSize is f's size, or 0 when it has none (a pipe).
+func fileSize(f *os.File) int {
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < 1<<40 {
+		return int(st.Size())
+	}
+	return 0
+}
+
+// Decode reads one result from rd and validates it. The whole of rd is the
 // result: anything but white space after its JSON value is an error (a
-// file with something appended, or two results in one).
+// file with something appended, or two results in one). A reader with a
+// Len (bytes.Reader, a file's in Read) is read into one buffer of that
+// size rather than grown by copies: a one-hour result is megabytes.
 func Decode(rd io.Reader) (*Result, error) {
-	data, err := io.ReadAll(rd)
-	if err != nil {
+	n := 0
+	if l, ok := rd.(interface{ Len() int }); ok {
+		n = max(l.Len(), 0)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	if _, err := b.ReadFrom(rd); err != nil {
 		return nil, err
 	}
+	data := b.Bytes()
 	if IsJournal(data) {
 		return ReadJournal(bytes.NewReader(data))
 	}

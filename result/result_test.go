@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -187,5 +188,54 @@ func TestVerificationValidate(t *testing.T) {
 	r.Verification = &Verification{Version: 1, Acked: [][2]uint64{{0, 5}, {7, 9}}, AckedKeys: 7, Checked: 7, Missing: 1, Wrong: 1}
 	if err := r.Validate(); err != nil {
 		t.Errorf("a sound record refused: %v", err)
+	}
+}
+
+// ReadFiles reads files side by side and hands them back in the order
+// given, each passed to each once; the error is the first file's, in that
+// order, that could not be read or that each refused.
+func TestReadFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 7 {
+		r := sample()
+		r.Label = fmt.Sprintf("run-%d", i)
+		p := filepath.Join(dir, r.Label+".json")
+		if err := Write(p, r); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var seen [7]atomic.Int32
+	rs, err := ReadFiles(paths, func(i int, r *Result) error {
+		seen[i].Add(1)
+		if r.Label != fmt.Sprintf("run-%d", i) {
+			return fmt.Errorf("result %d is %s", i, r.Label)
+		}
+		return nil
+	})
+	if err != nil || len(rs) != 7 {
+		t.Fatalf("%d results, %v", len(rs), err)
+	}
+	for i, r := range rs {
+		if r.Label != fmt.Sprintf("run-%d", i) || seen[i].Load() != 1 {
+			t.Errorf("result %d: %s, seen %d times", i, r.Label, seen[i].Load())
+		}
+	}
+	bad := append([]string{}, paths...)
+	bad[5] = filepath.Join(dir, "missing.json")
+	os.WriteFile(filepath.Join(dir, "junk.json"), []byte("{"), 0o644)
+	bad[2] = filepath.Join(dir, "junk.json")
+	if _, err := ReadFiles(bad, nil); err == nil || !strings.Contains(err.Error(), "junk.json") {
+		t.Errorf("the first bad file in order is junk.json: %v", err)
+	}
+	refuse := errors.New("refused")
+	if _, err := ReadFiles(paths, func(i int, _ *Result) error {
+		if i >= 4 {
+			return fmt.Errorf("%d: %w", i, refuse)
+		}
+		return nil
+	}); err == nil || err.Error() != "4: refused" {
+		t.Errorf("each refusing from the fifth on: %v, want the fifth's", err)
 	}
 }
