@@ -205,7 +205,8 @@ func TestRunSpreadFromHistory(t *testing.T) {
 // a fixed 2,000 op/s, three 1 s runs a side, at the default 2%: three
 // trials under a load average of 7 gave -0.2% [-4.0, +3.7], -3.1% [-13,
 // +7.4] and -2.3% [-7.6, +3.4], all inconclusive: "same" needs a spread
-// between runs under about 0.8%, which such a machine does not give.)
+// between runs under about 0.9% (t(0.975, 4) x sqrt(2/3) x spread under
+// 2%, at no difference), which such a machine does not give.)
 func TestRepeatedRedisRuns(t *testing.T) {
 	url := testenv.URL(t, "PLATBENCH_REDIS_URL")
 	dir := t.TempDir()
