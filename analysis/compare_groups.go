@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/platbench/platbench/internal/usererr"
@@ -18,9 +19,12 @@ type GroupOptions struct {
 	// Spread is a between-run spread (log scale) supplied for comparisons
 	// of single runs; SpreadRuns, when given, are earlier repeated runs of
 	// one setup (an A/A set) from which each figure's own spread is
-	// estimated, which wins over Spread.
-	Spread     *Spread
-	SpreadRuns []*result.Result
+	// estimated, which wins over Spread. SpreadGroups are earlier runs in
+	// groups of one setup each (a history's runs of one commit:
+	// CommitGroups), from which each figure's spread is pooled.
+	Spread       *Spread
+	SpreadRuns   []*result.Result
+	SpreadGroups [][]*result.Result
 	// Force compares runs of different workloads anyway.
 	Force bool
 }
@@ -34,9 +38,11 @@ type GroupComparison struct {
 	Baseline  int
 	MinEffect float64
 	// Spread is the between-run spread supplied (nil when none); SpreadFrom
-	// is how many runs it was estimated from (SpreadRuns), 0 when typed.
-	Spread     *Spread
-	SpreadFrom int
+	// is how many runs it was estimated from (SpreadRuns, SpreadGroups), 0
+	// when typed, and SpreadGroups in how many groups.
+	Spread       *Spread
+	SpreadFrom   int
+	SpreadGroups int
 	// Runs are the figures of each run, in the order given.
 	Runs []*Figures
 	Rows []GroupRow
@@ -197,10 +203,22 @@ func CompareGroups(rs []*result.Result, g Grouping, o GroupOptions) (*GroupCompa
 	}
 	var spreads map[string]*Spread
 	if len(o.SpreadRuns) > 0 {
-		if spreads, err = spreadOf(o.SpreadRuns); err != nil {
+		if len(o.SpreadRuns) < 2 {
+			return nil, usererr.Field("spread_runs", "has %d run, which cannot measure run-to-run noise (fix: two or more repeated runs of one setup)", len(o.SpreadRuns))
+		}
+		o.SpreadGroups = append([][]*result.Result{o.SpreadRuns}, o.SpreadGroups...)
+	}
+	if len(o.SpreadGroups) > 0 {
+		if !slices.ContainsFunc(o.SpreadGroups, func(g []*result.Result) bool { return len(g) > 1 }) {
+			return nil, usererr.Field("spread_groups", "hold no setup run twice, which cannot measure run-to-run noise (fix: two or more repeated runs of one setup)")
+		}
+		if spreads, err = spreadOf(o.SpreadGroups); err != nil {
 			return nil, err
 		}
-		c.SpreadFrom = len(o.SpreadRuns)
+		for _, g := range o.SpreadGroups {
+			c.SpreadFrom += len(g)
+		}
+		c.SpreadGroups = len(o.SpreadGroups)
 	}
 	for _, fg := range groupFigures(c.Runs) {
 		sp := o.Spread
@@ -246,40 +264,83 @@ func (c *GroupComparison) read(rs []*result.Result, force bool) ([]*runData, err
 // rowKey names a row for the spreads of SpreadRuns.
 func rowKey(r GroupRow) string { return string(r.Figure) + "/" + r.Op + "/" + r.Stat }
 
-// spreadOf estimates each figure's between-run spread from repeated runs
-// of one setup: the standard deviation of the logs of their values, with
-// n-1 degrees of freedom.
-func spreadOf(rs []*result.Result) (map[string]*Spread, error) {
-	if len(rs) < 2 {
-		return nil, usererr.Field("spread_runs", "has %d run, which cannot measure run-to-run noise (fix: two or more repeated runs of one setup)", len(rs))
-	}
-	figs := make([]*Figures, len(rs))
-	data := make([]*runData, len(rs))
-	for i, r := range rs {
-		f, err := FiguresOf(r)
-		if err != nil {
-			return nil, err
+// spreadOf estimates each figure's between-run spread from earlier runs in
+// groups, each of one setup (an A/A set; a history's runs of one commit):
+// the pooled standard deviation of the logs of their values, each group's
+// squared deviations from its own mean over its n-1 degrees of freedom,
+// summed. A group of one run adds nothing; a figure no group measured
+// twice gets no spread.
+func spreadOf(groups [][]*result.Result) (map[string]*Spread, error) {
+	var figs []*Figures
+	var data [][]*runData
+	for _, rs := range groups {
+		var ds []*runData
+		for _, r := range rs {
+			f, err := FiguresOf(r)
+			if err != nil {
+				return nil, err
+			}
+			figs = append(figs, f)
+			ds = append(ds, newRunData(r, f))
 		}
-		figs[i], data[i] = f, newRunData(r, f)
+		data = append(data, ds)
 	}
 	out := map[string]*Spread{}
 	for _, fg := range groupFigures(figs) {
 		if fg.noTest != "" {
 			continue
 		}
-		var vs []RunValue
-		for _, d := range data {
-			if v, ok := fg.value(d); ok && v > 0 {
-				vs = append(vs, RunValue{Value: v})
+		var ss, df float64
+		for _, ds := range data {
+			var vs []RunValue
+			for _, d := range ds {
+				if v, ok := fg.value(d); ok && v > 0 {
+					vs = append(vs, RunValue{Value: v})
+				}
 			}
+			if len(vs) < 2 {
+				continue
+			}
+			s := statsOf(vs)
+			ss += s.varB * float64(len(vs)-1)
+			df += float64(len(vs) - 1)
 		}
-		if len(vs) < 2 {
-			continue
+		if df > 0 {
+			out[rowKey(fg.row)] = &Spread{SD: math.Sqrt(ss / df), DF: df}
 		}
-		s := statsOf(vs)
-		out[rowKey(fg.row)] = &Spread{SD: math.Sqrt(s.varB), DF: float64(len(vs) - 1)}
 	}
 	return out, nil
+}
+
+// CommitGroups are the runs of rs that repeat one commit (run --commit)
+// of one setup (workload, target and label, as history groups them), in
+// groups of two runs or more, in the order first seen: the groups
+// GroupOptions.SpreadGroups pools a spread from. Runs without a commit
+// are left out.
+func CommitGroups(rs []*result.Result) [][]*result.Result {
+	type key struct{ workload, target, label, commit string }
+	at := map[key]int{}
+	var groups [][]*result.Result
+	for _, r := range rs {
+		if r.Commit == "" {
+			continue
+		}
+		k := key{r.Config.Workload.Name, r.Config.Target, r.Label, r.Commit}
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], r)
+	}
+	var out [][]*result.Result
+	for _, g := range groups {
+		if len(g) > 1 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // row evaluates one figure for every group against the baseline group.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/result"
@@ -102,6 +103,80 @@ func TestCompareGroups(t *testing.T) {
 	}
 	if v := cs.Rows[0].Verdicts[1]; v.Basis != BasisSupplied || v.DF != 2 {
 		t.Errorf("spread from runs: %+v", v)
+	}
+}
+
+// TestSpreadFromCommits: a history's runs of one commit are a group
+// (CommitGroups: runs without a commit, and a commit run once, are left
+// out), and the between-run spread of each figure is pooled over the
+// groups: each commit's squared deviations from its own mean, over
+// n-1 degrees of freedom summed, so a change between commits (here 40%)
+// is not counted as noise.
+func TestSpreadFromCommits(t *testing.T) {
+	run := func(seed uint64, level float64, commit string) *result.Result {
+		r := groupRun(seed, level, 100)
+		r.Commit = commit
+		return r
+	}
+	hist := []*result.Result{
+		run(11, 10000*1.01, "c1"), run(12, 14000*0.99, "c2"), run(13, 10000*0.98, "c1"),
+		run(14, 10000, ""), run(15, 14000*1.02, "c2"), run(16, 10000*1.02, "c1"), run(17, 9000, "c3"),
+	}
+	groups := CommitGroups(hist)
+	if len(groups) != 2 || len(groups[0]) != 3 || len(groups[1]) != 2 || groups[0][1] != hist[2] || groups[1][1] != hist[4] {
+		t.Fatalf("commit groups: %d groups, want c1's 3 runs and c2's 2", len(groups))
+	}
+	// By hand: the logs of each run's sustained throughput, each group's
+	// sum of squared deviations, pooled.
+	var ss, all []float64
+	for _, g := range groups {
+		var ls []float64
+		for _, r := range g {
+			f, err := FiguresOf(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls = append(ls, math.Log(f.Analysis.Steady.SustainedOpsPerS))
+		}
+		m := 0.0
+		for _, l := range ls {
+			m += l / float64(len(ls))
+		}
+		for _, l := range ls {
+			ss = append(ss, (l-m)*(l-m))
+		}
+		all = append(all, ls...)
+	}
+	want := math.Sqrt((ss[0] + ss[1] + ss[2] + ss[3] + ss[4]) / 3)
+	spreads, err := spreadOf(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := spreads[rowKey(GroupRow{Figure: FigSustained})]
+	if sp == nil || math.Abs(sp.SD-want) > 1e-12 || sp.DF != 3 {
+		t.Fatalf("sustained spread %+v, want SD %.6f on 3 df", sp, want)
+	}
+	lumped := 0.0
+	for _, l := range all {
+		m := (all[0] + all[1] + all[2] + all[3] + all[4]) / 5
+		lumped += (l - m) * (l - m) / 4
+	}
+	if sp.SD > 0.05 || math.Sqrt(lumped) < 0.1 {
+		t.Errorf("pooled SD %.4f, all five runs lumped %.4f: the change between commits leaked into the spread", sp.SD, math.Sqrt(lumped))
+	}
+	// Compared single runs take it, on its degrees of freedom.
+	g1, _ := GroupRuns([]RunKey{{Label: "a"}, {Label: "b"}}, GroupByLabel)
+	c, err := CompareGroups([]*result.Result{run(21, 10000, ""), run(22, 10000, "")}, g1, GroupOptions{SpreadGroups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Rows[0].Verdicts[1]; c.Rows[0].Figure != FigSustained || v.Basis != BasisSupplied || v.DF != 3 || c.SpreadFrom != 5 || c.SpreadGroups != 2 {
+		t.Errorf("single runs with a history's spread: %s %+v, from %d runs in %d groups", c.Rows[0].Figure, v, c.SpreadFrom, c.SpreadGroups)
+	}
+	// Groups that repeat nothing cannot give a spread.
+	_, err = CompareGroups([]*result.Result{run(21, 10000, ""), run(22, 10000, "")}, g1, GroupOptions{SpreadGroups: [][]*result.Result{{hist[3]}, {hist[6]}}})
+	if err == nil || !strings.Contains(err.Error(), "no setup run twice") {
+		t.Errorf("groups of one run each: %v", err)
 	}
 }
 

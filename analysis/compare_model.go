@@ -28,9 +28,12 @@ type CompareModel struct {
 	MinEffect float64 `json:"min_effect"`
 	// RunSpread is the between-run spread supplied for single runs
 	// (standard deviation of log run values), when one was;
-	// RunSpreadRuns how many earlier runs it was estimated from, per figure.
-	RunSpread     float64 `json:"run_spread,omitempty"`
-	RunSpreadRuns int     `json:"run_spread_runs,omitempty"`
+	// RunSpreadRuns how many earlier runs it was estimated from, per figure,
+	// and RunSpreadGroups in how many groups of one setup (1 for an A/A
+	// set; a history's commits).
+	RunSpread       float64 `json:"run_spread,omitempty"`
+	RunSpreadRuns   int     `json:"run_spread_runs,omitempty"`
+	RunSpreadGroups int     `json:"run_spread_groups,omitempty"`
 	// Notes explain the table once: the method, what a mark means, how
 	// many runs would settle what is not settled.
 	Notes    []string `json:"notes"`

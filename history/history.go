@@ -114,6 +114,36 @@ type History struct {
 // listed in skipped). A path that does not exist, or a file given by name
 // that is not a result, is a usererr.
 func ReadFiles(paths []string, ms []analysis.Metric) (runs []Run, skipped []string, err error) {
+	skipped, err = Results(paths, func(path string, r *result.Result) error {
+		run, err := RunOf(r, ms)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		run.Source = path
+		runs = append(runs, run)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, skipped, nil
+}
+
+// Results calls each with every result of result files and of
+// directories (every *.json file under them), in order, one at a time (a
+// history may be more than memory holds at once). Files in the
+// directories that are not platbench results, or that each refuses with
+// an error wrapping result.ErrMalformed, are listed in skipped. A path
+// that does not exist, or a file given by name that is not a result, is a
+// usererr.
+func Results(paths []string, each func(path string, r *result.Result) error) (skipped []string, err error) {
+	read := func(path string) error {
+		r, err := result.Read(path)
+		if err != nil {
+			return err
+		}
+		return each(path, r)
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -121,46 +151,30 @@ func ReadFiles(paths []string, ms []analysis.Metric) (runs []Run, skipped []stri
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, nil, usererr.New("%s: %v (fix: result files, or directories that hold them)", p, err)
+			return nil, usererr.New("%s: %v (fix: result files, or directories that hold them)", p, err)
 		}
 		if !st.IsDir() {
-			r, err := readRun(p, ms)
-			if err != nil {
-				return nil, nil, err
+			if err := read(p); err != nil {
+				return nil, err
 			}
-			runs = append(runs, r)
 			continue
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
 				return err
 			}
-			r, err := readRun(path, ms)
+			err = read(path)
 			if errors.Is(err, result.ErrMalformed) {
 				skipped = append(skipped, fmt.Sprintf("%s: %v", path, err))
 				return nil
 			}
-			runs = append(runs, r)
 			return err
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return runs, skipped, nil
-}
-
-func readRun(path string, ms []analysis.Metric) (Run, error) {
-	r, err := result.Read(path)
-	if err != nil {
-		return Run{}, err
-	}
-	run, err := RunOf(r, ms)
-	if err != nil {
-		return Run{}, fmt.Errorf("%s: %w", path, err)
-	}
-	run.Source = path
-	return run, nil
+	return skipped, nil
 }
 
 // RunOf is r's figures for metrics ms (a metric of every op type is

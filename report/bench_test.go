@@ -3,12 +3,14 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/result"
 )
 
@@ -53,24 +55,57 @@ func BenchmarkCompareHour(b *testing.B) {
 // BenchmarkCompareGroupsHour is compare of 6 groups x 5 runs of one-hour
 // results, as the command does it: read the 30 result files, group and
 // compare them, and write the terminal tables. The files are synthesized
-// first (two op types, an HDR histogram in every interval, as run writes
-// them), outside the timing. Besides time and allocations it reports the
+// first, outside the timing, in two shapes: interval-hists, an HDR
+// histogram in every interval, fine buckets per op type and no stored
+// analysis (results of schema v1, merged ones: the heavier to read); and
+// streamed, as run writes them since schema v2 (intervals without
+// histograms, fine buckets of all ops together, the analysis stored, a
+// seconds file beside each). Besides time and allocations it reports the
 // largest live heap seen while comparing (peak-heap-MB, sampled every 5 ms).
 func BenchmarkCompareGroupsHour(b *testing.B) {
 	const groups, runs = 6, 5
-	dir := b.TempDir()
-	var files []string
-	for g := range groups {
-		for k := range runs {
-			r := synthResult(synthOptions{Seconds: 3600, Ops: []string{"READ", "UPDATE"}, Seed: uint64(10*g + k + 1),
-				Label: fmt.Sprintf("group-%d", g+1), Rate: 20000 * (1 + 0.05*float64(g)), IntervalHists: true})
-			f := filepath.Join(dir, fmt.Sprintf("group-%d.r%02d.json", g+1, k+1))
-			if err := result.Write(f, r); err != nil {
-				b.Fatal(err)
+	b.Run("interval-hists", func(b *testing.B) {
+		dir := b.TempDir()
+		var files []string
+		for g := range groups {
+			for k := range runs {
+				r := synthResult(synthOptions{Seconds: 3600, Ops: []string{"READ", "UPDATE"}, Seed: uint64(10*g + k + 1),
+					Label: fmt.Sprintf("group-%d", g+1), Rate: 20000 * (1 + 0.05*float64(g)), IntervalHists: true})
+				f := filepath.Join(dir, fmt.Sprintf("group-%d.r%02d.json", g+1, k+1))
+				if err := result.Write(f, r); err != nil {
+					b.Fatal(err)
+				}
+				files = append(files, f)
 			}
-			files = append(files, f)
 		}
-	}
+		benchCompareFiles(b, files, groups)
+	})
+	b.Run("streamed", func(b *testing.B) {
+		dir := b.TempDir()
+		var files []string
+		for g := range groups {
+			for k := range runs {
+				f := filepath.Join(dir, fmt.Sprintf("group-%d.r%02d.json", g+1, k+1))
+				synthStreamed(b, f, fmt.Sprintf("group-%d", g+1), 3600, []string{"READ", "UPDATE"}, 10_000+500*g+10*k)
+				r, err := result.Read(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Analysis, err = analysis.Analyze(r, analysis.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				if err := result.Write(f, r); err != nil {
+					b.Fatal(err)
+				}
+				files = append(files, f)
+			}
+		}
+		benchCompareFiles(b, files, groups)
+	})
+}
+
+// benchCompareFiles times compare of files, in groups groups.
+func benchCompareFiles(b *testing.B, files []string, groups int) {
 	runtime.GC()
 	var peak atomic.Uint64
 	stop := make(chan struct{})
@@ -96,13 +131,9 @@ func BenchmarkCompareGroupsHour(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuNs()
 	for b.Loop() {
-		rs := make([]*result.Result, len(files))
-		for i, f := range files {
-			r, err := result.Read(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			rs[i] = r
+		rs, err := result.ReadFiles(files, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
 		c, err := Compare(rs, CompareOptions{Files: files})
 		if err != nil {
@@ -119,4 +150,7 @@ func BenchmarkCompareGroupsHour(b *testing.B) {
 	close(stop)
 	<-done
 	b.ReportMetric(float64(peak.Load())/1e6, "peak-heap-MB")
+	if st, err := os.Stat(files[0]); err == nil {
+		b.ReportMetric(float64(st.Size())/1e6, "file-MB")
+	}
 }

@@ -31,9 +31,12 @@ type CompareOptions struct {
 	MinEffect float64
 	// RunSpread is a between-run spread (coefficient of variation of run
 	// values, a fraction) for comparisons of single runs; SpreadRuns are
-	// earlier repeated runs of one setup to estimate each figure's instead.
-	RunSpread  float64
-	SpreadRuns []*result.Result
+	// earlier repeated runs of one setup to estimate each figure's instead,
+	// and SpreadGroups earlier runs in groups of one setup each (a
+	// history's runs of one commit, analysis.CommitGroups) to pool it from.
+	RunSpread    float64
+	SpreadRuns   []*result.Result
+	SpreadGroups [][]*result.Result
 	// Force compares runs of different workloads anyway.
 	Force bool
 }
@@ -90,7 +93,8 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	if err != nil {
 		return nil, err
 	}
-	o := analysis.GroupOptions{Baseline: base, MinEffect: opt.MinEffect, SpreadRuns: opt.SpreadRuns, Force: opt.Force}
+	o := analysis.GroupOptions{Baseline: base, MinEffect: opt.MinEffect, SpreadRuns: opt.SpreadRuns,
+		SpreadGroups: opt.SpreadGroups, Force: opt.Force}
 	if opt.RunSpread > 0 {
 		o.Spread = &analysis.Spread{SD: math.Log1p(opt.RunSpread)}
 	}
@@ -106,7 +110,8 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 		return nil, err
 	}
 	c := &analysis.CompareModel{Schema: analysis.CompareSchema, GroupedBy: g.By, Grouping: g.How, Baseline: base,
-		Method: analysis.MethodText, MinEffect: an.MinEffect, RunSpreadRuns: an.SpreadFrom, Results: rs, Figures: an}
+		Method: analysis.MethodText, MinEffect: an.MinEffect, RunSpreadRuns: an.SpreadFrom,
+		RunSpreadGroups: an.SpreadGroups, Results: rs, Figures: an}
 	if o.Spread != nil && an.SpreadFrom == 0 {
 		c.RunSpread = o.Spread.SD
 	}

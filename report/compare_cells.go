@@ -113,7 +113,10 @@ func compareNotes(c *analysis.GroupComparison, groupName func(int) string) []str
 	}
 	if supplied {
 		s := "the spread typed"
-		if c.SpreadFrom > 0 {
+		switch {
+		case c.SpreadGroups > 1:
+			s = fmt.Sprintf("the spread of each figure pooled over %d earlier runs in %d groups of one setup (commits)", c.SpreadFrom, c.SpreadGroups)
+		case c.SpreadFrom > 0:
 			s = fmt.Sprintf("the spread of each figure over %d earlier runs", c.SpreadFrom)
 		}
 		notes = append(notes, "Single runs on both sides: the interval uses "+s+".")

@@ -23,13 +23,20 @@ import (
 // returns the result's path.
 func synthDay(tb testing.TB, dir string, seconds int, ops []string, perSecond int) string {
 	out := filepath.Join(dir, "day.json")
+	synthStreamed(tb, out, "day", seconds, ops, perSecond)
+	return out
+}
+
+// synthStreamed writes at out a streamed result labelled label, as
+// synthDay describes, and its seconds file.
+func synthStreamed(tb testing.TB, out, label string, seconds int, ops []string, perSecond int) {
 	j, err := result.CreateJournal(out + result.JournalSuffix)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	start := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	r := &result.Result{Schema: result.SchemaVersion, Tool: result.Tool{Name: "platbench", Version: "synth"}, StartedAt: start,
-		EndedAt: start.Add(time.Duration(seconds) * time.Second), Label: "day",
+		EndedAt: start.Add(time.Duration(seconds) * time.Second), Label: label,
 		Config: result.Config{Target: "null", Concurrency: 8, RateOpsPerS: float64(perSecond * len(ops))}}
 	r.Config.Workload.Name = "synth"
 	r.Target.Kind = "null"
@@ -84,7 +91,6 @@ func synthDay(tb testing.TB, dir string, seconds int, ops []string, perSecond in
 	if err := j.Keep(result.SecondsPath(out)); err != nil {
 		tb.Fatal(err)
 	}
-	return out
 }
 
 // synthSecond is one second's latencies of an op: 8 values, each perSecond/8

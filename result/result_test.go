@@ -3,10 +3,12 @@ package result
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +73,25 @@ func TestReadRejectsMalformed(t *testing.T) {
 		if !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want ErrMalformed", name, err)
 		}
+	}
+	// A whole result with something after it (a file appended to, two
+	// results in one) is refused on one line that says so, where it read
+	// as the first result before.
+	var b bytes.Buffer
+	if err := Encode(&b, sample()); err != nil {
+		t.Fatal(err)
+	}
+	whole := b.Len()
+	for _, tail := range []string{"junk", "\n{}\n", "\n" + b.String()} {
+		_, err := Decode(strings.NewReader(b.String() + tail))
+		at := whole + len(tail) - len(strings.TrimLeft(tail, " \n"))
+		want := fmt.Sprintf("more data after the result's JSON, from byte %d of %d on", at, whole+len(tail))
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a result followed by %q: err = %v, want one line saying %q", tail, err, want)
+		}
+	}
+	if _, err := Decode(strings.NewReader(b.String() + " \n\t\r\n")); err != nil {
+		t.Errorf("a result followed by white space: %v", err)
 	}
 	// "0000" is base64 for 3 bytes, which hdrhistogram-go's Decode sliced
 	// to 8 and panicked on (found by FuzzDecode).
@@ -167,5 +188,54 @@ func TestVerificationValidate(t *testing.T) {
 	r.Verification = &Verification{Version: 1, Acked: [][2]uint64{{0, 5}, {7, 9}}, AckedKeys: 7, Checked: 7, Missing: 1, Wrong: 1}
 	if err := r.Validate(); err != nil {
 		t.Errorf("a sound record refused: %v", err)
+	}
+}
+
+// ReadFiles reads files side by side and hands them back in the order
+// given, each passed to each once; the error is the first file's, in that
+// order, that could not be read or that each refused.
+func TestReadFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 7 {
+		r := sample()
+		r.Label = fmt.Sprintf("run-%d", i)
+		p := filepath.Join(dir, r.Label+".json")
+		if err := Write(p, r); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var seen [7]atomic.Int32
+	rs, err := ReadFiles(paths, func(i int, r *Result) error {
+		seen[i].Add(1)
+		if r.Label != fmt.Sprintf("run-%d", i) {
+			return fmt.Errorf("result %d is %s", i, r.Label)
+		}
+		return nil
+	})
+	if err != nil || len(rs) != 7 {
+		t.Fatalf("%d results, %v", len(rs), err)
+	}
+	for i, r := range rs {
+		if r.Label != fmt.Sprintf("run-%d", i) || seen[i].Load() != 1 {
+			t.Errorf("result %d: %s, seen %d times", i, r.Label, seen[i].Load())
+		}
+	}
+	bad := append([]string{}, paths...)
+	bad[5] = filepath.Join(dir, "missing.json")
+	os.WriteFile(filepath.Join(dir, "junk.json"), []byte("{"), 0o644)
+	bad[2] = filepath.Join(dir, "junk.json")
+	if _, err := ReadFiles(bad, nil); err == nil || !strings.Contains(err.Error(), "junk.json") {
+		t.Errorf("the first bad file in order is junk.json: %v", err)
+	}
+	refuse := errors.New("refused")
+	if _, err := ReadFiles(paths, func(i int, _ *Result) error {
+		if i >= 4 {
+			return fmt.Errorf("%d: %w", i, refuse)
+		}
+		return nil
+	}); err == nil || err.Error() != "4: refused" {
+		t.Errorf("each refusing from the fifth on: %v, want the fifth's", err)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/history"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
@@ -29,7 +31,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	baseline := fs.String("baseline", "", "the group the others are compared to: its name, one of its files, or its position (1 = first); default the first")
 	minEffect := fs.String("min-effect", "2%", "the smallest difference that matters (`percentage`): an interval within it is the same")
 	runSpread := fs.String("run-spread", "", "between-run spread (`percentage`, the coefficient of variation of run values, e.g. 3%) from earlier repeated runs, for comparisons of one run on each side")
-	spreadFrom := fs.String("run-spread-from", "", "earlier repeated runs of one setup (comma-separated result files, an A/A set) from which each figure's between-run spread is estimated, for comparisons of one run on each side")
+	spreadFrom := fs.String("run-spread-from", "", "earlier repeated runs from which each figure's between-run spread is estimated, for comparisons of one run on each side: comma-separated result files of one setup (an A/A set), or history:PATH,... (result files and directories: the runs of each commit, run --commit, are a group; the spread is pooled over them)")
 	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
 	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a group is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and its interval calls the difference real")
 	failOn := fs.String("fail-on", strings.Join(analysis.DefaultRegressionFigures, ","), "figures --fail-if-worse judges, comma-separated: sustained, a latency statistic (mean, median, p95, p99, p99.9, max) or OP.STAT (read.p99)")
@@ -61,13 +63,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if flagSet(fs, "run-spread-from") {
-		if flagSet(fs, "run-spread") {
-			return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
-		}
-		if opt.SpreadRuns, err = readCompared(fs, strings.Split(*spreadFrom, ","), aopt); err != nil {
-			return err
-		}
+	if err := spreadFromFlag(fs, &opt, *spreadFrom, aopt); err != nil {
+		return err
 	}
 	c, err := report.Compare(rs, opt)
 	if err != nil {
@@ -106,17 +103,85 @@ func writeCompare(w io.Writer, format string, c *analysis.CompareModel) error {
 }
 
 // readCompared reads the result files named (trimmed), analysed as the
-// analysis flags say.
+// analysis flags say, side by side (result.ReadFiles).
 func readCompared(fs *flag.FlagSet, files []string, aopt *analysis.Options) ([]*result.Result, error) {
-	rs := make([]*result.Result, len(files))
+	paths := make([]string, len(files))
 	for i, f := range files {
-		r, err := readAnalysed(fs, strings.TrimSpace(f), aopt)
-		if err != nil {
-			return nil, err
-		}
-		rs[i] = r
+		paths[i] = strings.TrimSpace(f)
 	}
-	return rs, nil
+	return result.ReadFiles(paths, func(i int, r *result.Result) error {
+		if err := analyseFor(fs, r, aopt); err != nil {
+			return fmt.Errorf("%s: %w", paths[i], err)
+		}
+		return nil
+	})
+}
+
+// spreadFromFlag reads the runs --run-spread-from names into opt: an A/A
+// set's (SpreadRuns) or a history's, a group per commit (SpreadGroups).
+func spreadFromFlag(fs *flag.FlagSet, opt *report.CompareOptions, spreadFrom string, aopt *analysis.Options) error {
+	if !flagSet(fs, "run-spread-from") {
+		return nil
+	}
+	if flagSet(fs, "run-spread") {
+		return usagef("--run-spread and --run-spread-from both give the between-run spread; give one")
+	}
+	fromHistory, paths, err := parseSpreadFrom(spreadFrom)
+	if err != nil {
+		return err
+	}
+	if fromHistory {
+		opt.SpreadGroups, err = readHistorySpread(fs, paths, aopt)
+	} else {
+		opt.SpreadRuns, err = readCompared(fs, paths, aopt)
+	}
+	return err
+}
+
+// historyPrefix marks a --run-spread-from of a history's runs.
+const historyPrefix = "history:"
+
+// parseSpreadFrom reads --run-spread-from: comma-separated result files
+// (an A/A set), or history: and result files or directories of a
+// history's runs.
+func parseSpreadFrom(s string) (fromHistory bool, paths []string, err error) {
+	rest, fromHistory := strings.CutPrefix(strings.TrimSpace(s), historyPrefix)
+	for p := range strings.SplitSeq(rest, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, historyPrefix) {
+			return false, nil, usagef("--run-spread-from %q: an empty path or a history: inside the list (fix: comma-separated result files of one setup, or history:PATH,... for a history's results)", s)
+		}
+		paths = append(paths, p)
+	}
+	return fromHistory, paths, nil
+}
+
+// readHistorySpread reads the runs of a history (result files and
+// directories, analysed as the analysis flags say) that repeat a commit,
+// in a group per commit and setup (analysis.CommitGroups).
+func readHistorySpread(fs *flag.FlagSet, paths []string, aopt *analysis.Options) ([][]*result.Result, error) {
+	var rs []*result.Result
+	read := 0
+	_, err := history.Results(paths, func(path string, r *result.Result) error {
+		read++
+		if r.Commit == "" {
+			return nil // not a run of a known version: it is let go at once
+		}
+		if err := analyseFor(fs, r, aopt); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		rs = append(rs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	groups := analysis.CommitGroups(rs)
+	if len(groups) == 0 {
+		return nil, usagef("--run-spread-from %s%s: no commit was run twice in one setup among its %d results (%d with a commit), so they cannot measure run-to-run noise (fix: repeat runs of one commit, run --commit C --repeat 3, or give an A/A set of result files)",
+			historyPrefix, strings.Join(paths, ","), read, len(rs))
+	}
+	return groups, nil
 }
 
 // groupFlags reads --group-by, --min-effect and --run-spread into opt.

@@ -166,6 +166,10 @@ func TestCompareRefusals(t *testing.T) {
 		{[]string{"--run-spread", "x"}, `--run-spread "x" is not a percentage`},
 		{[]string{"--run-spread", "3%", "--run-spread-from", a}, "give one"},
 		{[]string{"--run-spread-from", a}, "--run-spread-from has 1 run, which cannot measure run-to-run noise"},
+		{[]string{"--run-spread-from", "history:"}, `--run-spread-from "history:": an empty path`},
+		{[]string{"--run-spread-from", a + ",history:" + a}, "a history: inside the list"},
+		{[]string{"--run-spread-from", "history:" + a}, "no commit was run twice in one setup among its 1 results (0 with a commit)"},
+		{[]string{"--run-spread-from", "history:" + a + "-none"}, "no such file or directory (fix: result files, or directories that hold them)"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"compare", a, fixture("i3-metal")}, c.args...)...)
 		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
