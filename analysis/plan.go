@@ -66,7 +66,8 @@ type PlanRow struct {
 	// Runs is how many runs of the platform at one size the row stands
 	// for (0 or 1: one); then MeasuredOps is their centre, MeasuredOpsLow
 	// and MeasuredOpsHigh its 95% interval, and NodesAtLow the node count
-	// planned from the low end.
+	// planned from the low end (a USL row: from the curve fitted to the low
+	// ends of the sizes run more than once; uslLowEnd).
 	Runs            int     `json:"runs,omitempty"`
 	MeasuredOpsLow  float64 `json:"measured_ops_per_s_low,omitempty"`
 	MeasuredOpsHigh float64 `json:"measured_ops_per_s_high,omitempty"`

@@ -197,5 +197,50 @@ func uslRow(members []PlanRow, o PlanOptions) PlanRow {
 	if row.PriceKnown && ok {
 		row.price(n, o.ThroughputOpsPerS)
 	}
+	uslLowEnd(&row, members, o)
 	return row
+}
+
+// uslLowEnd carries the runs' uncertainty into a USL plan, as repeatedRow
+// does for one size: when some cluster size was run two or more times, the
+// USL is fitted again to each such size's low end of the 95% interval of its
+// throughput (a size run once keeps its one value: its spread is unknown),
+// and NodesAtLow is the size that curve needs: the count that still reaches
+// the target if the platform is as slow as its runs allow.
+func uslLowEnd(row *PlanRow, members []PlanRow, o PlanOptions) {
+	bySize := map[int][]float64{}
+	var sizes []int
+	for _, m := range members {
+		if bySize[m.MeasuredNodes] == nil {
+			sizes = append(sizes, m.MeasuredNodes)
+		}
+		bySize[m.MeasuredNodes] = append(bySize[m.MeasuredNodes], m.MeasuredOps)
+	}
+	repeated := 0
+	var pts []USLPoint
+	for _, n := range sizes {
+		ops := bySize[n]
+		_, lo, _, ok := CentreInterval(ops)
+		if !ok {
+			return
+		}
+		if len(ops) > 1 {
+			repeated++
+		}
+		pts = append(pts, USLPoint{N: float64(n), X: lo})
+	}
+	if repeated == 0 {
+		return
+	}
+	fit, err := FitUSL(pts)
+	if err != nil {
+		return
+	}
+	n, ok := uslSize(fit, o.ThroughputOpsPerS, o.RF, o.Step)
+	if !ok {
+		row.Reason = joinReason(row.Reason, fmt.Sprintf("at the low end of the 95%% interval of the %d sizes run more than once, the target is above the curve's peak", repeated))
+		return
+	}
+	row.NodesAtLow = n
+	row.Reason = joinReason(row.Reason, fmt.Sprintf("%d of %d sizes run more than once: fitted to the low end of their 95%% intervals, the curve needs %d nodes", repeated, len(sizes), n))
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -163,4 +164,57 @@ func TestFitUSLPublishedSPECSDM91(t *testing.T) {
 	if f.PeakNodes < 96 || f.PeakNodes > 97 {
 		t.Errorf("peak at %v users, want about 96.5", f.PeakNodes)
 	}
+}
+
+// Every size run twice (3% below and above the curve): the USL plan carries
+// the runs' spread into NodesAtLow, as one size's repeated runs do. By hand:
+// each size's logs are ±0.030, sd 0.0424, se 0.0300, t(0.975, 1) = 12.706:
+// the low end is 0.99955 x e^-0.3813 = 0.683 of the curve at every size, so
+// the low-end fit is the same curve scaled. 80k ops/s: the curve reaches it
+// at 5 nodes (x(5) = 80.6k); scaled by 0.683 it needs x(n) >= 117.1k:
+// x(9) = 116.6k, x(10) = 122.7k: 10 nodes. 120k is above the scaled curve's
+// peak (0.683 x 147.9k = 101k).
+func TestPlanFromUSLRepeatedRuns(t *testing.T) {
+	x := func(n int) float64 { return uslX(20000, 0.05, 0.002, float64(n)) }
+	var in []PlanInput
+	for _, n := range []int{3, 6, 9, 12} {
+		for i, f := range []float64{0.97, 1.03} {
+			in = append(in, PlanInput{File: fmt.Sprintf("c%d-%d.json", n, i), Result: cluster("i3.2xlarge", n, measuredPhase("run", f*x(n), 5*time.Millisecond))})
+		}
+	}
+	rep, err := Plan(in, PlanOptions{ThroughputOpsPerS: 80000, P99: 10 * time.Millisecond, RF: 1, Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 1 {
+		t.Fatalf("%d rows, want one USL row", len(rep.Rows))
+	}
+	u := rep.Rows[0]
+	if u.Model != "usl" || u.Nodes != 5 || u.NodesAtLow != 10 || !strings.Contains(u.Reason, "4 of 4 sizes run more than once") {
+		t.Errorf("usl row: %d nodes, %d at the low end, reason %q: want 5, 10", u.Nodes, u.NodesAtLow, u.Reason)
+	}
+	rep, err = Plan(in, PlanOptions{ThroughputOpsPerS: 120000, P99: 10 * time.Millisecond, RF: 1, Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := rep.Rows[0]; !u.Feasible || u.NodesAtLow != 0 || !strings.Contains(u.Reason, "the target is above the curve's peak") {
+		t.Errorf("120k: feasible %v, %d at the low end, reason %q: want feasible, none at the low end", u.Feasible, u.NodesAtLow, u.Reason)
+	}
+	// Sizes run once each: no low end (their spread is unknown).
+	if u := mustPlan(t, in[0:1], in[2:3], in[4:5]); u.NodesAtLow != 0 || strings.Contains(u.Reason, "run more than once") {
+		t.Errorf("single runs: %d at the low end, reason %q", u.NodesAtLow, u.Reason)
+	}
+}
+
+func mustPlan(t *testing.T, parts ...[]PlanInput) PlanRow {
+	t.Helper()
+	var in []PlanInput
+	for _, p := range parts {
+		in = append(in, p...)
+	}
+	rep, err := Plan(in, PlanOptions{ThroughputOpsPerS: 80000, P99: 10 * time.Millisecond, RF: 1, Step: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Rows[0]
 }
