@@ -266,15 +266,18 @@ func (s *Shard) harvest(k int64, n *[vocab.NumOps]uint64, b *[vocab.NumOps]uint6
 // newHists allocates the histograms of an op the first time a shard sees it
 // (once per op per shard, not per operation). Called with mu held.
 func (s *Shard) newHists(op vocab.Op) *counts {
-	for _, set := range [2]*hset{s.cur, s.spare} {
-		set.lat[op] = new(counts)
-		if s.svcTime {
-			set.svc[op] = new(counts)
-			set.lag[op] = new(counts)
-			set.attr[op] = new(counts)
-		}
+	a, b := s.cur, s.spare
+	twins := func(x, y *[vocab.NumOps]*counts) {
+		x[op], y[op] = new(counts), new(counts)
+		x[op].twin, y[op].twin = y[op], x[op]
 	}
-	return s.cur.lat[op]
+	twins(&a.lat, &b.lat)
+	if s.svcTime {
+		twins(&a.svc, &b.svc)
+		twins(&a.lag, &b.lag)
+		twins(&a.attr, &b.attr)
+	}
+	return a.lat[op]
 }
 
 func clamp(v int64) int64 {
@@ -320,7 +323,7 @@ type Recorder struct {
 	winFrom  int64
 	win      [vocab.NumOps]*hdr.Histogram
 	scratch  *hset
-	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
+	ivCounts [vocab.NumOps]*dense // an interval's latencies of every shard, merged
 	live     Live
 	stopped  bool
 	errs     errorSampler
@@ -612,7 +615,7 @@ func (r *Recorder) swapShards(t *ivSums) {
 			}
 			acc := r.acc(op)
 			if r.ivCounts[op] == nil {
-				r.ivCounts[op] = new(counts)
+				r.ivCounts[op] = new(dense)
 			}
 			set.lat[op].moveInto(r.ivCounts[op])
 			if s.svcTime {
@@ -630,7 +633,7 @@ func (r *Recorder) swapShards(t *ivSums) {
 // counts of every shard) in one pass each, then adds them to the phase's
 // histogram, to the stored interval's when it is wider than the second
 // (coarse), and to the live window's. Called with r.mu held.
-func (r *Recorder) latencyOf(op int, c *counts, io *result.IntervalOp, startNs int64, coarse bool) {
+func (r *Recorder) latencyOf(op int, c *dense, io *result.IntervalOp, startNs int64, coarse bool) {
 	io.Latency = result.SummarizeCounts(c.n[:])
 	io.Hist = result.EncodeCounts(c.n[:])
 	var also, win *hdr.Histogram
