@@ -159,6 +159,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// The journal's header first: telemetry writes samples after it.
 	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
 	if cfg.Journal != nil {
+		cfg.Runner.Series = cfg.Journal.Series
+	}
+	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
 	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)

@@ -33,13 +33,15 @@ type Config struct {
 	// the collector's goroutine, outside the recorder's lock): the run's
 	// journal writes it to disk at once.
 	//
-	// With it the recorder streams: it keeps the stored series only
-	// (result.Coarsener: no interval histograms, wider intervals past the
-	// first hour) and fine buckets of all op types together
-	// (Buckets.All), so its memory grows with the phase's length only by
-	// the stored series: past the first hour about 0.1 MB an hour per op
-	// type (TestStreamedMemoryIsFlat: 1.1 MB for ten). Without it (tests, a result on
-	// stdout) it keeps every second whole, as files of schema v1 had.
+	// With it the recorder streams: it keeps no interval series (the
+	// phase it returns has none: runner.Config.Series makes it from what
+	// OnInterval wrote, result.Journal.Series), only fine buckets of all op
+	// types together (Buckets.All), so its memory grows with the phase's
+	// length only by those (about 0.5 MB an hour with bytes counted). A live
+	// check's window (KeepWindow) keeps the stored series (result.Coarsener:
+	// the first hour's seconds without histograms, then 10 s ones), which the
+	// checks read. Without OnInterval (tests) it keeps every second whole, as
+	// files of schema v1 had.
 	OnInterval func(result.Interval)
 }
 
@@ -522,9 +524,10 @@ func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
-	// Streaming past the first hour, the stored interval's histograms take
-	// the second's counts directly (no encoding and decoding between).
-	coarse := r.stream && !r.coarse.Open(iv.StartNs)
+	// Keeping the stored series past the first hour, the stored interval's
+	// histograms take the second's counts directly (no encoding and
+	// decoding between).
+	coarse := r.keepsCoarse() && !r.coarse.Open(iv.StartNs)
 	var sums ivSums
 	r.swapShards(&sums)
 	ok, bytes, errs := &sums.ok, &sums.bytes, &sums.errs
@@ -573,9 +576,10 @@ func (r *Recorder) intervalTick(at int64) {
 	}
 	r.lastIv = iv
 	r.nIntervals++
-	if r.stream {
+	switch {
+	case r.keepsCoarse():
 		r.coarse.AddCounted(iv)
-	} else {
+	case !r.stream:
 		r.intervals = append(r.intervals, iv)
 	}
 	for _, a := range r.total {
@@ -588,6 +592,10 @@ func (r *Recorder) intervalTick(at int64) {
 	}
 	r.live = live
 }
+
+// keepsCoarse says whether the recorder keeps the stored series: streaming,
+// for a live check's window (KeepWindow). Called with r.mu held.
+func (r *Recorder) keepsCoarse() bool { return r.stream && r.winOn }
 
 // ivSums are an interval's counts of every shard.
 type ivSums struct {
@@ -717,7 +725,8 @@ func (l Live) OpsPerSec() float64 {
 }
 
 // Intervals returns a copy of the 1 s intervals closed so far (live
-// threshold checks read them while the phase runs; off the hot path).
+// threshold checks read them while the phase runs; off the hot path); when
+// streaming, the stored series, kept only with KeepWindow (none without).
 func (r *Recorder) Intervals() []result.Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -733,8 +742,9 @@ func (r *Recorder) Streams() bool { return r.stream }
 
 // KeepWindow makes the recorder keep every op's latency from offset fromNs
 // of the phase on (a live check's window past its warm-up), so that Window
-// need not merge the seconds again every time it is asked. Call it before
-// the phase reaches fromNs.
+// need not merge the seconds again every time it is asked, and, streaming,
+// keep the stored series the checks read (Config.OnInterval). Call it as
+// the phase starts, before its first interval closes.
 func (r *Recorder) KeepWindow(fromNs int64) {
 	r.mu.Lock()
 	r.winOn, r.winFrom = true, fromNs
@@ -816,7 +826,7 @@ func (r *Recorder) Stop() *result.Phase {
 			r.cfg.OnInterval(r.lastIv)
 		}
 	}
-	if r.stream {
+	if r.keepsCoarse() {
 		r.intervals = r.coarse.Finish()
 	}
 	p := &result.Phase{

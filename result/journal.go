@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -62,8 +63,9 @@ type Journal struct {
 	buf  bytes.Buffer
 	err  error
 	sf   *SecondsFile
-	head *Result     // the header, for the .hlog's
-	hlog *HlogStream // TeeHlog
+	head *Result        // the header, for the .hlog's
+	hlog *HlogStream    // TeeHlog
+	done map[string]int // phases written whole (PhaseDone), by name
 }
 
 // TeeHlog writes the seconds of h's phase to h as well, as they come.
@@ -152,7 +154,43 @@ func (j *Journal) PhaseDone(p *Phase) {
 	j.line(journalLine{Done: p})
 	if j != nil {
 		j.hlog.phaseDone(p.Name)
+		j.mu.Lock()
+		if j.done == nil {
+			j.done = map[string]int{}
+		}
+		j.done[p.Name]++
+		j.mu.Unlock()
 	}
+}
+
+// Series is the stored series (Coarsener) of the phase named name that is
+// running, or has just stopped and is not written whole yet: its seconds
+// read back from the journal and folded as they are read. A streamed
+// recorder keeps no per-second data in memory (recorder.Config.OnInterval);
+// the result's series is made here, once, when the phase ends, so the
+// memory it takes is the result's own series, not every second's.
+func (j *Journal) Series(name string) ([]Interval, error) {
+	if j == nil {
+		return nil, nil
+	}
+	j.mu.Lock()
+	err, nth := j.err, j.done[name]
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err // what is on disk is not every second
+	}
+	var c Coarsener
+	ref := secondsRef{file: j.sf, name: name, nth: nth}
+	err = ref.each([][2]int64{{math.MinInt64, math.MaxInt64}}, func(iv *Interval) error {
+		if err := c.Add(*iv); err != nil {
+			return fmt.Errorf("second at %d ns: %w", iv.StartNs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("phase %s, reading its seconds back from the journal %s: %w", name, j.sf.Path(), err)
+	}
+	return c.Finish(), nil
 }
 
 // Keep ends the journal (a line saying the run ended, so that it no longer
