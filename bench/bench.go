@@ -163,6 +163,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
+		tc.Samples = cfg.Journal.Telemetry
 	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {

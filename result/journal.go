@@ -234,6 +234,48 @@ func (j *Journal) Close(remove bool) error {
 	return err
 }
 
+// Telemetry is the run's telemetry series so far as the journal holds
+// them, every sample thinned as Thin thins, in a Result's Host, Nodes and
+// DBMetrics (their samples and start: the collectors have the rest). The
+// collectors keep a sample a minute in memory (Thin.Wide); the result's
+// series are read back here once, when the run ends.
+func (j *Journal) Telemetry() (*Result, error) {
+	if j == nil {
+		return nil, nil
+	}
+	j.mu.Lock()
+	err := j.err
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(j.sf.Path())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	prefix := []byte(`{"sample":`)
+	tel := &journalTelemetry{}
+	for sc.Scan() {
+		if !bytes.HasPrefix(sc.Bytes(), prefix) {
+			continue
+		}
+		var l journalLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Sample == nil {
+			continue // a torn last line
+		}
+		tel.add(l.Sample)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the telemetry back from the journal %s: %w", j.sf.Path(), err)
+	}
+	r := &Result{}
+	tel.fill(r)
+	return r, nil
+}
+
 // IsJournal says whether data begins as a journal does.
 func IsJournal(data []byte) bool {
 	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte(`{"journal":`))

@@ -260,6 +260,9 @@ func (s *Sampler) read(now time.Time) {
 func (s *Sampler) keep(hs result.HostSample, selfS result.ProcSample, selfOK bool, srvS result.ProcSample, srvOK bool) {
 	if s.thinHost == nil {
 		s.thinHost, s.thinSelf, s.thinServer = result.HostThin(), result.ProcThin(), result.ProcThin()
+		// Samples that go to the journal are read back from it at the end.
+		wide := s.onSample != nil
+		s.thinHost.Wide, s.thinSelf.Wide, s.thinServer.Wide = wide, wide, wide
 	}
 	if s.onSample != nil {
 		ts := result.TelemetrySample{StartedAt: s.series.StartedAt, Host: &hs}
