@@ -319,6 +319,9 @@ func newLoadID(t time.Time) string {
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
 func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
 	rc.Phase = name
+	// The session's journal takes the phase's seconds, whatever rc the
+	// caller made (a sweep's step copies its config before Open sets it).
+	rc.OnInterval, rc.Series = s.cfg.Runner.OnInterval, s.cfg.Runner.Series
 	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err

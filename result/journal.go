@@ -196,10 +196,14 @@ func (j *Journal) Series(name string) ([]Interval, error) {
 // Keep ends the journal (a line saying the run ended, so that it no longer
 // reads as cut short), closes it and moves it to path: the result's seconds
 // file (SecondsPath). A journal that could not be written whole is deleted
-// instead, and the error returned.
+// instead, and the error returned; one that never began (Begin: the run
+// went through a runner that writes none) is deleted, and nil returned.
 func (j *Journal) Keep(path string) error {
 	if j == nil {
 		return nil
+	}
+	if j.head == nil {
+		return j.Close(true)
 	}
 	j.line(journalLine{End: true})
 	j.mu.Lock()

@@ -628,31 +628,28 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 // and report and compare read it. Once the result file is written (written
 // true) close moves it beside the result as its seconds file (every second
 // with its histograms: result.SecondsPath); when nothing ran (ran false) it
-// removes it. No journal with --out -.
+// removes it. With --out - the journal is a temporary file (openJournal).
 //
 // The run phase's .hlog is written as it goes too (hs; nil with --out -).
 func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), hs *result.HlogStream, err error) {
-	if out == "-" {
-		return func(bool, bool) {}, nil, nil
-	}
-	j, err := result.CreateJournal(out + result.JournalSuffix)
+	j, done, err := openJournal(out, cfg)
 	if err != nil {
 		return nil, nil, err
+	}
+	if out == "-" {
+		return func(written, ran bool) {
+			if err := done(written, ran); err != nil {
+				fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
+			}
+		}, nil, nil
 	}
 	if hs, err = result.CreateHlogStream(hlogPath(out), "run"); err != nil {
 		j.Close(true)
 		return nil, nil, err
 	}
 	j.TeeHlog(hs)
-	cfg.Journal = j
 	return func(written, ran bool) {
-		var err error
-		switch {
-		case written:
-			err = j.Keep(result.SecondsPath(out))
-		default:
-			err = j.Close(!ran)
-		}
+		err := done(written, ran)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
@@ -663,6 +660,41 @@ func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, 
 			os.Remove(hlogPath(out))
 		}
 	}, hs, nil
+}
+
+// openJournal opens the journal of the result at out (out.partial) and sets
+// cfg.Journal: the run streams, keeping no second in memory. done(written,
+// ran) moves it beside the written result as its seconds file, removes it
+// when nothing ran, and otherwise leaves it (a result that could not be
+// written: what ran stays readable). With --out - (the result on stdout)
+// there is no file to keep it beside: the journal is a temporary file,
+// removed by done, which the run's analysis reads before the result is
+// printed; the printed result has the stored series (docs/result-schema.md,
+// "Long runs") and no seconds file.
+func openJournal(out string, cfg *bench.Config) (j *result.Journal, done func(written, ran bool) error, err error) {
+	path, cleanup := out+result.JournalSuffix, func() {}
+	if out == "-" {
+		dir, err := os.MkdirTemp("", "platbench-stdout-")
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot make a temporary directory for the run's seconds (--out -): %w (fix: set TMPDIR to a writable directory)", err)
+		}
+		path, cleanup = filepath.Join(dir, "result.json"+result.JournalSuffix), func() { os.RemoveAll(dir) }
+	}
+	if j, err = result.CreateJournal(path); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	cfg.Journal = j
+	return j, func(written, ran bool) error {
+		switch {
+		case out == "-":
+			defer cleanup()
+			return j.Close(true)
+		case written:
+			return j.Keep(result.SecondsPath(out))
+		}
+		return j.Close(!ran)
+	}, nil
 }
 
 // hlogPath names the .hlog of the result at out.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,23 @@ func TestSweepCommandNull(t *testing.T) {
 		if p.PaceTickNs != 2e6 || p.Arrival != "poisson" {
 			t.Errorf("step %s: pace tick %d ns, arrival %q; want 2 ms and poisson", p.Name, p.PaceTickNs, p.Arrival)
 		}
+	}
+	// The steps streamed (issue 34): their seconds are in the seconds file,
+	// not in the result, and the journal is gone.
+	for _, p := range r.Phases[1:] {
+		if !p.HasSeconds() || len(p.Intervals) < 2 {
+			t.Errorf("step %s: %d intervals, seconds file attached %v", p.Name, len(p.Intervals), p.HasSeconds())
+		}
+		for _, iv := range p.Intervals {
+			for _, o := range iv.Ops {
+				if o.Hist != "" {
+					t.Fatalf("step %s keeps a second's histogram in the result", p.Name)
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(out + result.JournalSuffix); !os.IsNotExist(err) {
+		t.Errorf("the journal is left: %v", err)
 	}
 }
 
