@@ -90,3 +90,42 @@ func TestSweepCommandBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A run with --out - streams too: its seconds go to a temporary journal,
+// removed at the end, and the result printed has the stored series (no
+// second's histogram), as a result file has.
+func TestOutDashStreams(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, stdout, stderr := run(t, "run", "--target", "null", "--records", "200", "--duration", "2s", "--concurrency", "2", "--out", "-", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Decode(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.MainPhase()
+	if len(p.Intervals) < 2 {
+		t.Fatalf("%d intervals in the run phase, want its seconds", len(p.Intervals))
+	}
+	var n uint64
+	for _, iv := range p.Intervals {
+		for _, o := range iv.Ops {
+			n += o.Count
+			if o.Hist != "" {
+				t.Fatal("the printed result keeps a second's histogram: the run did not stream")
+			}
+		}
+	}
+	var total uint64
+	for _, o := range p.Ops {
+		total += o.Count
+	}
+	if n == 0 || n != total {
+		t.Errorf("the intervals count %d ops, the totals %d", n, total)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the temporary journal is left: %v", left)
+	}
+}
