@@ -65,6 +65,11 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 	var log0 strings.Builder
 	l0 := run(0, secret)
 	l0.Stderr = &log0
+	// Loader 0's --out - journal and the seconds the others send it go to
+	// a temporary directory, removed at the end.
+	tmp0 := filepath.Join(dir, "tmp0")
+	os.MkdirAll(tmp0, 0o755)
+	l0.Env = append(os.Environ(), "TMPDIR="+tmp0)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -152,6 +157,12 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 	}
 	if ops == 0 {
 		t.Fatalf("merged run phase %+v", p)
+	}
+	if left, _ := os.ReadDir(tmp0); len(left) != 0 {
+		t.Errorf("loader 0 left its temporary files: %v", left)
+	}
+	if strings.Contains(log0.String(), "seconds") {
+		t.Errorf("loader 0's log speaks of the seconds:\n%s", log0.String())
 	}
 	for i := 1; i <= 2; i++ {
 		own, err := result.Read(filepath.Join(dir, "loader"+strconv.Itoa(i), "r.json"))

@@ -542,6 +542,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	defer func() { closeJournal(written, ran) }()
+	dist.useJournal(cfg.Journal, out)
 	r, err := bench.Run(ctx, cfg)
 	if r == nil {
 		ran = false // nothing ran: no journal to keep
