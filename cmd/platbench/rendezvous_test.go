@@ -171,3 +171,65 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 		}
 	}
 }
+
+// Two loader processes with --rendezvous, loader 0 writing a file: the
+// other loader's seconds come over the connection and are kept beside the
+// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), none
+// as the merged result's own seconds file (it would be one loader's taken
+// for all), and the merged result reads and reports.
+func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "platbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	secret := filepath.Join(dir, "secret")
+	os.WriteFile(secret, []byte("c2VjcmV0IG9mIHRoaXMgcnVuLCAzMiBieXRlcw==\n"), 0o600)
+	merged := filepath.Join(dir, "merged.json")
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for shard, out := range []string{merged, filepath.Join(dir, "r1.json")} {
+		cmd := exec.Command(bin, "run", "--quiet", "--target", "fake://?latency=200us", "--records", "1000",
+			"--duration", "2s", "--shard", strconv.Itoa(shard)+"/2", "--rendezvous", addr, "--rendezvous-timeout", "2m",
+			"--rendezvous-secret-file", secret, "--out", out)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := cmd.CombinedOutput()
+			outs[shard], errs[shard] = string(b), err
+		}()
+		if shard == 0 {
+			time.Sleep(300 * time.Millisecond) // loader 0 listens first (the other retries anyway)
+		}
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("loader %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	for shard := 0; shard < 2; shard++ {
+		p := filepath.Join(dir, "merged.loader-"+strconv.Itoa(shard)+".seconds.jsonl")
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), `"phase":"run","interval"`) || !strings.HasSuffix(string(b), `{"end":true}`+"\n") {
+			t.Errorf("loader %d's seconds beside the merged result: %v (%d bytes)", shard, err, len(b))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged.seconds.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("the merged result has a seconds file of one loader: %v", err)
+	}
+	r, err := result.Read(merged)
+	if err != nil || len(r.Loaders) != 2 {
+		t.Fatalf("merged result: %v", err)
+	}
+	if b, err := exec.Command(bin, "report", merged).CombinedOutput(); err != nil {
+		t.Errorf("report of the merged result: %v\n%s", err, b)
+	}
+}

@@ -536,8 +536,17 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
-	written, ran := false, true
-	closeJournal, hs, err := startJournal(env, out, &cfg)
+	written, ran, merged := false, true, false
+	// Loader 0 of a rendezvous keeps its own seconds as one loader's among
+	// the others' (the merged result has no seconds file of its own: a
+	// later reader would take one loader's seconds for all of them).
+	keepAs := func() string {
+		if merged {
+			return dist.loaderSeconds(0)
+		}
+		return result.SecondsPath(out)
+	}
+	closeJournal, hs, err := startJournal(env, out, &cfg, keepAs)
 	if err != nil {
 		return err
 	}
@@ -557,6 +566,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if r == nil {
 		return err
 	}
+	merged = len(r.Loaders) > 0
 	after := err
 	if b.analysis != nil {
 		a, err := analysis.Analyze(r, *b.analysis)
@@ -617,7 +627,7 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
-	if _, err := os.Stat(out + result.JournalSuffix); err == nil {
+	if _, err := os.Stat(out + result.JournalSuffix); err == nil && len(r.Loaders) == 0 {
 		// The journal becomes the seconds file once this returns.
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
@@ -632,8 +642,8 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 // removes it. With --out - the journal is a temporary file (openJournal).
 //
 // The run phase's .hlog is written as it goes too (hs; nil with --out -).
-func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), hs *result.HlogStream, err error) {
-	j, done, err := openJournal(out, cfg)
+func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string) (close func(written, ran bool), hs *result.HlogStream, err error) {
+	j, done, err := openJournal(out, cfg, keepAs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -672,7 +682,9 @@ func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, 
 // removed by done, which the run's analysis reads before the result is
 // printed; the printed result has the stored series (docs/result-schema.md,
 // "Long runs") and no seconds file.
-func openJournal(out string, cfg *bench.Config) (j *result.Journal, done func(written, ran bool) error, err error) {
+//
+// keepAs, if set, names the seconds file instead of result.SecondsPath(out).
+func openJournal(out string, cfg *bench.Config, keepAs func() string) (j *result.Journal, done func(written, ran bool) error, err error) {
 	path, cleanup := out+result.JournalSuffix, func() {}
 	if out == "-" {
 		dir, err := os.MkdirTemp("", "platbench-stdout-")
@@ -691,6 +703,8 @@ func openJournal(out string, cfg *bench.Config) (j *result.Journal, done func(wr
 		case out == "-":
 			defer cleanup()
 			return j.Close(true)
+		case written && keepAs != nil:
+			return j.Keep(keepAs())
 		case written:
 			return j.Keep(result.SecondsPath(out))
 		}

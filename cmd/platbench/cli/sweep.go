@@ -39,7 +39,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	}
 	// The steps stream as a run does (its journal, kept as the result's
 	// seconds file).
-	_, done, err := openJournal(out, &sc.Bench)
+	_, done, err := openJournal(out, &sc.Bench, nil)
 	if err != nil {
 		return err
 	}
