@@ -79,8 +79,8 @@ type Config struct {
 	Status adapter.StatusReader
 	// OnSample, if set, is called with every sample of every series as it
 	// is taken (host, server nodes, db metrics: the run's journal writes
-	// them), before the series are thinned past the first hour
-	// (result.Thin). Package bench sets it.
+	// them), before the series are thinned (result.Thin: one sample a
+	// minute in memory, Thin.Wide). Package bench sets it.
 	OnSample func(result.TelemetrySample)
 	// Samples, set with OnSample, reads every sample back when the
 	// telemetry stops (result.Journal.Telemetry): the collectors keep one a
