@@ -71,6 +71,20 @@ type distributed struct {
 	// seconds beside it: loaderSeconds).
 	journal *result.Journal
 	out     string
+	merged  bool // loader 0 made the merged result
+}
+
+// keepAs names where this loader keeps its seconds once its result is
+// written: beside it, or, for loader 0 once its result is the merged one,
+// as loader 0's among the others' (the merged result has no seconds file
+// of its own: a later reader would take one loader's seconds for all).
+func (d *distributed) keepAs(out string) func() string {
+	return func() string {
+		if d != nil && d.merged {
+			return d.loaderSeconds(0)
+		}
+		return result.SecondsPath(out)
+	}
 }
 
 // useJournal tells the loader where its seconds are and its result goes.
@@ -172,6 +186,7 @@ func (d *distributed) finish(ctx context.Context, r *result.Result, runErr error
 	if err != nil {
 		return r, errors.Join(fmt.Errorf("merging the loaders' results: %w", err), collectErr)
 	}
+	d.merged = true
 	if collectErr != nil {
 		merged.Notes = append(merged.Notes, fmt.Sprintf("merged from %d of the loaders: %v", len(parts), collectErr))
 		return merged, fmt.Errorf("a loader's result is missing (the merged result holds the others): %w", collectErr)

@@ -536,17 +536,8 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
-	written, ran, merged := false, true, false
-	// Loader 0 of a rendezvous keeps its own seconds as one loader's among
-	// the others' (the merged result has no seconds file of its own: a
-	// later reader would take one loader's seconds for all of them).
-	keepAs := func() string {
-		if merged {
-			return dist.loaderSeconds(0)
-		}
-		return result.SecondsPath(out)
-	}
-	closeJournal, hs, err := startJournal(env, out, &cfg, keepAs)
+	written, ran := false, true
+	closeJournal, hs, err := startJournal(env, out, &cfg, dist.keepAs(out))
 	if err != nil {
 		return err
 	}
@@ -566,7 +557,6 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if r == nil {
 		return err
 	}
-	merged = len(r.Loaders) > 0
 	after := err
 	if b.analysis != nil {
 		a, err := analysis.Analyze(r, *b.analysis)
