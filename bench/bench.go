@@ -157,7 +157,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
 	}
 	// The journal's header first: telemetry writes samples after it.
-	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
+	cfg.Runner.OnInterval = namedIntervals(cfg.Journal.Start(r), &spec) // nil without a journal
 	if cfg.Journal != nil {
 		cfg.Runner.Series = cfg.Journal.Series
 	}

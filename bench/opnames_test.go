@@ -27,6 +27,24 @@ func TestNameOps(t *testing.T) {
 	}
 }
 
+// The seconds the journal writes name the ops as the result does (they
+// were NAMED0... in the seconds file, the .hlog and a journal read after a
+// kill), and the recorder's interval is left as it was.
+func TestNamedIntervals(t *testing.T) {
+	spec := workload.Spec{NamedOps: []string{"insert"}}
+	n0 := vocab.OpNamed0.String()
+	var got result.Interval
+	f := namedIntervals(func(_ string, iv result.Interval) { got = iv }, &spec)
+	iv := result.Interval{Ops: []result.IntervalOp{{Op: "READ"}, {Op: n0, Count: 3}}}
+	f("run", iv)
+	if got.Ops[0].Op != "READ" || got.Ops[1].Op != "insert" || got.Ops[1].Count != 3 || iv.Ops[1].Op != n0 {
+		t.Errorf("written %+v, the recorder's %+v", got.Ops, iv.Ops)
+	}
+	if namedIntervals(nil, &spec) != nil {
+		t.Error("no journal: want no interval writer")
+	}
+}
+
 func TestProfileNeedsCQLTarget(t *testing.T) {
 	spec := workload.Spec{CQL: &workload.CQLProfile{Keyspace: "ks", Table: "t"}, NamedOps: []string{"insert"}, Mix: workload.MixList{{Op: vocab.OpNamed0, Weight: 1}}}
 	spec.EnsureDefaults()
