@@ -174,9 +174,10 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 
 // Two loader processes with --rendezvous, loader 0 writing a file: the
 // other loader's seconds come over the connection and are kept beside the
-// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), none
-// as the merged result's own seconds file (it would be one loader's taken
-// for all), and the merged result reads and reports.
+// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), and
+// the merged result's own seconds file holds both loaders' seconds added
+// (result.WriteMergedSeconds): a reader of the merged result finds every
+// operation of the run phase in it.
 func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "platbench")
@@ -222,12 +223,26 @@ func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 			t.Errorf("loader %d's seconds beside the merged result: %v (%d bytes)", shard, err, len(b))
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "merged.seconds.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("the merged result has a seconds file of one loader: %v", err)
-	}
 	r, err := result.Read(merged)
 	if err != nil || len(r.Loaders) != 2 {
 		t.Fatalf("merged result: %v", err)
+	}
+	p := r.Phase("run")
+	if p == nil || !p.HasSeconds() {
+		t.Fatal("the merged run phase has no seconds file")
+	}
+	var total uint64
+	for _, o := range p.Ops {
+		total += o.Count
+	}
+	h, err := p.MergedHist(0, len(p.Intervals)-1, result.HistLatency) // not the whole phase: read from the seconds
+	last := p.Intervals[len(p.Intervals)-1].Ops
+	var lastN uint64
+	for _, o := range last {
+		lastN += o.Count
+	}
+	if err != nil || total == 0 || uint64(h.TotalCount())+lastN != total {
+		t.Errorf("the merged seconds hold %d+%d ops, the merged totals %d (%v)", h.TotalCount(), lastN, total, err)
 	}
 	if b, err := exec.Command(bin, "report", merged).CombinedOutput(); err != nil {
 		t.Errorf("report of the merged result: %v\n%s", err, b)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -598,6 +599,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 // The .hlog of a run phase was written as it ran (hs); any other (a load
 // only, a merged result) is written now, from the seconds.
 func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
+	merged := len(r.Loaders) > 0 && writeMergedSeconds(env, out, r)
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
@@ -617,11 +619,26 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
-	if _, err := os.Stat(out + result.JournalSuffix); err == nil && len(r.Loaders) == 0 {
+	if _, err := os.Stat(out + result.JournalSuffix); (err == nil && len(r.Loaders) == 0) || merged {
 		// The journal becomes the seconds file once this returns.
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
 	return nil
+}
+
+// writeMergedSeconds writes the seconds file of a merged result whose
+// loaders' seconds are at hand (result.WriteMergedSeconds) and says whether
+// it did; one that cannot be written is said, not fatal (the result is
+// whole without it: a window's latency is then the whole phase's).
+func writeMergedSeconds(env *Env, out string, r *result.Result) bool {
+	if !slices.ContainsFunc(r.Phases, func(p result.Phase) bool { return p.HasSeconds() }) {
+		return false
+	}
+	if err := result.WriteMergedSeconds(result.SecondsPath(out), r); err != nil {
+		fmt.Fprintf(env.Stderr, "platbench: no seconds file for the merged result: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
