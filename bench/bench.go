@@ -159,7 +159,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	// The journal's header first: telemetry writes samples after it.
 	cfg.Runner.OnInterval = namedIntervals(cfg.Journal.Start(r), &spec) // nil without a journal
 	if cfg.Journal != nil {
-		cfg.Runner.Series = cfg.Journal.Series
+		cfg.Runner.Series = journalSeries(cfg.Journal, r)
 	}
 	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
@@ -176,6 +176,21 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
+}
+
+// journalSeries reads a phase's interval series back from the journal
+// (result.Journal.Series). The journal is insurance, the result file the
+// contract: a journal that could not be written whole (a full disk) leaves
+// the phase without its series, said in a note, and its totals whole.
+func journalSeries(j *result.Journal, r *result.Result) func(string) ([]result.Interval, error) {
+	return func(phase string) ([]result.Interval, error) {
+		ivs, err := j.Series(phase)
+		if err != nil {
+			r.Notes = append(r.Notes, fmt.Sprintf("phase %s has no interval series: %v", phase, err))
+			return nil, nil
+		}
+		return ivs, nil
+	}
 }
 
 // setUp sets the target up for spec and returns the id of the load that

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,5 +58,22 @@ func TestProfileNeedsCQLTarget(t *testing.T) {
 	cfg.Target = "cql://127.0.0.1:9042"
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("Validate with a CQL target = %v", err)
+	}
+}
+
+// A journal that could not be written (here: its file closed under it)
+// leaves the phase without its series and says so; the run goes on.
+func TestJournalSeriesFailureIsANote(t *testing.T) {
+	j, err := result.CreateJournal(filepath.Join(t.TempDir(), "r.json.partial"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Result{}
+	j.Begin(r)
+	j.Close(false)
+	j.Interval("run", result.Interval{DurationNs: 1e9})
+	ivs, err := journalSeries(j, r)("run")
+	if err != nil || ivs != nil || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "phase run has no interval series") {
+		t.Errorf("series %v, error %v, notes %q", ivs, err, r.Notes)
 	}
 }
