@@ -4,6 +4,8 @@ import (
 	"math/bits"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/result"
 )
 
 // counts is a shard's histogram: the counts array of an HDR histogram with
@@ -11,8 +13,9 @@ import (
 // significant figures), without the rest, in blocks of 1024 counts (one
 // octave each) allocated the first time a value falls in them. Recording is
 // one index computation, one load and one increment (hdr's RecordValue is a
-// method call, an error check and a total); the collector drains it into
-// real hdr.Histograms once per interval, adding each non-empty bucket at its
+// method call, an error check and a total); the collector moves it into
+// the phase's counts (phaseCounts, the same layout) once per interval, and
+// makes hdr histograms of them by adding each non-empty bucket at its
 // lowest value, which lands in the same bucket, so the hdr histograms are
 // exactly what recording every value into them would have made.
 //
@@ -92,11 +95,6 @@ func valueAt(i int) int64 {
 	return int64(i-b<<subHalfMag) << uint(b)
 }
 
-// drainInto adds c to a (and to b and d, if not nil) and zeroes c.
-func (c *counts) drainInto(a, b *hdr.Histogram, d ...*hdr.Histogram) {
-	drain(c.each, a, b, d...)
-}
-
 // moveInto adds c to d and zeroes c.
 func (c *counts) moveInto(d *dense) {
 	d.blocks |= c.blocks
@@ -127,11 +125,6 @@ type dense struct {
 	blocks uint64 // as counts.blocks
 }
 
-// drainInto adds d to a (and to b and e, if not nil) and zeroes d.
-func (d *dense) drainInto(a, b *hdr.Histogram, e ...*hdr.Histogram) {
-	drain(d.each, a, b, e...)
-}
-
 // each is counts.each.
 func (d *dense) each(f func(i int, n uint64)) {
 	for m := d.blocks; m != 0; m &= m - 1 {
@@ -147,15 +140,52 @@ func (d *dense) each(f func(i int, n uint64)) {
 	d.blocks = 0
 }
 
-// drain adds what each walks to a (and to b and d, if not nil).
-func drain(each func(func(i int, n uint64)), a, b *hdr.Histogram, d ...*hdr.Histogram) {
-	each(func(i int, n uint64) {
-		v := valueAt(i)
-		a.RecordValues(v, int64(n))
-		if b != nil {
-			b.RecordValues(v, int64(n))
+// phaseCounts is a phase's histogram of one op and kind (latency, service
+// time, lag, attributable latency), in blocks of uint64 as counts is in
+// blocks of uint32: the collector adds each interval to it, and Stop makes
+// the hdr histogram the result holds (hist). Whole hdr histograms were 270
+// KB each, four per op type from the first second.
+type phaseCounts struct {
+	b [bucketCount + 1]*[1 << subHalfMag]uint64
+}
+
+// addAt adds n values at index i.
+func (p *phaseCounts) addAt(i int, n uint64) {
+	k := i >> subHalfMag
+	if p.b[k] == nil {
+		p.b[k] = new([1 << subHalfMag]uint64)
+	}
+	p.b[k][i&(1<<subHalfMag-1)] += n
+}
+
+// hist is the hdr histogram of p (result.NewHist's layout).
+func (p *phaseCounts) hist() *hdr.Histogram {
+	h := result.NewHist()
+	for k, blk := range p.b {
+		if blk == nil {
+			continue
 		}
-		for _, h := range d {
+		for j, n := range blk {
+			if n != 0 {
+				h.RecordValues(valueAt(k<<subHalfMag+j), int64(n))
+			}
+		}
+	}
+	return h
+}
+
+// moveTo adds c to p and zeroes c.
+func (c *counts) moveTo(p *phaseCounts) {
+	c.each(p.addAt)
+}
+
+// drainTo adds d to p (and to the hdr histograms in hs that are not nil)
+// and zeroes d.
+func (d *dense) drainTo(p *phaseCounts, hs ...*hdr.Histogram) {
+	d.each(func(i int, n uint64) {
+		p.addAt(i, n)
+		v := valueAt(i)
+		for _, h := range hs {
 			if h != nil {
 				h.RecordValues(v, int64(n))
 			}

@@ -48,12 +48,16 @@ func TestCountsMatchHdr(t *testing.T) {
 	for _, v := range vals {
 		d.add(v)
 	}
-	a, b := result.NewHist(), result.NewHist()
-	c.drainInto(a, b)
+	// c as the phase's service time is (moveTo), d as its latency is:
+	// through the interval's merge (dense) into the phase's, and into an
+	// hdr histogram beside (a stored or live window's).
+	var pc, pd phaseCounts
+	c.moveTo(&pc)
 	var iv dense
 	d.moveInto(&iv)
-	e := result.NewHist()
-	iv.drainInto(e, nil)
+	b := result.NewHist()
+	iv.drainTo(&pd, b, nil)
+	a, e := pc.hist(), pd.hist()
 	for _, h := range []*hdr.Histogram{a, b, e} {
 		if !slices.Equal(h.Export().Counts, ref.Export().Counts) {
 			t.Fatal("drained counts differ from hdr's")

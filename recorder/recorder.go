@@ -333,7 +333,7 @@ type Recorder struct {
 
 // opAcc accumulates one op over the whole phase.
 type opAcc struct {
-	lat, svc, lag, attr *hdr.Histogram
+	lat, svc, lag, attr *phaseCounts
 	ok                  uint64
 	errs                [vocab.NumClasses]uint64
 	bytes               uint64
@@ -627,9 +627,9 @@ func (r *Recorder) swapShards(t *ivSums) {
 			}
 			set.lat[op].moveInto(r.ivCounts[op])
 			if s.svcTime {
-				set.svc[op].drainInto(acc.svc, nil)
-				set.lag[op].drainInto(acc.lag, nil)
-				set.attr[op].drainInto(acc.attr, nil)
+				set.svc[op].moveTo(acc.svc)
+				set.lag[op].moveTo(acc.lag)
+				set.attr[op].moveTo(acc.attr)
 			}
 		}
 		// set is now drained; reset it outside the worker's way.
@@ -654,16 +654,16 @@ func (r *Recorder) latencyOf(op int, c *dense, io *result.IntervalOp, startNs in
 		}
 		win = r.win[op]
 	}
-	c.drainInto(r.total[op].lat, also, win)
+	c.drainTo(r.total[op].lat, also, win)
 }
 
 func (r *Recorder) acc(op int) *opAcc {
 	if r.total[op] == nil {
-		r.total[op] = &opAcc{lat: result.NewHist()}
+		r.total[op] = &opAcc{lat: new(phaseCounts)}
 		if r.cfg.ServiceTime { // closed loop: service time is the latency
-			r.total[op].svc = result.NewHist()
-			r.total[op].lag = result.NewHist()
-			r.total[op].attr = result.NewHist()
+			r.total[op].svc = new(phaseCounts)
+			r.total[op].lag = new(phaseCounts)
+			r.total[op].attr = new(phaseCounts)
 		}
 	}
 	return r.total[op]
@@ -855,15 +855,17 @@ func (r *Recorder) Stop() *result.Phase {
 				t.Errors[vocab.Class(c).String()] = n
 			}
 		}
-		t.Latency = result.Summarize(a.lat)
-		t.Hist = result.EncodeHist(a.lat)
+		lat := a.lat.hist()
+		t.Latency = result.Summarize(lat)
+		t.Hist = result.EncodeHist(lat)
 		if r.cfg.ServiceTime && op != int(vocab.OpConsume) {
-			t.Service = result.Summarize(a.svc)
-			t.ServiceHist = result.EncodeHist(a.svc)
-			lag := result.Summarize(a.lag)
-			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
-			attr := result.Summarize(a.attr)
-			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
+			svc, lagH, attrH := a.svc.hist(), a.lag.hist(), a.attr.hist()
+			t.Service = result.Summarize(svc)
+			t.ServiceHist = result.EncodeHist(svc)
+			lag := result.Summarize(lagH)
+			t.Lag, t.LagHist = &lag, result.EncodeHist(lagH)
+			attr := result.Summarize(attrH)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(attrH)
 		} else {
 			// Closed loop: service time is the latency.
 			t.Service, t.ServiceHist = t.Latency, t.Hist
