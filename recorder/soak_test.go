@@ -181,7 +181,7 @@ func TestStartHeapIsSmall(t *testing.T) {
 	if raceOn {
 		t.Skip("heap figures are not the program's under the race detector")
 	}
-	const bound = 24 << 20
+	const bound = 16 << 20
 	before, _ := heapAfterGC()
 	r := New(Config{Shards: 4, ServiceTime: true, OnInterval: func(result.Interval) {}})
 	fill := func() {
