@@ -156,9 +156,13 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		tc.Status = sr // the servers' own figures (Redis INFO), telemetry/dbmetrics
 	}
 	// The journal's header first: telemetry writes samples after it.
-	cfg.Runner.OnInterval = cfg.Journal.Start(r) // nil without a journal
+	cfg.Runner.OnInterval = namedIntervals(cfg.Journal.Start(r), &spec) // nil without a journal
+	if cfg.Journal != nil {
+		cfg.Runner.Series = journalSeries(cfg.Journal, r)
+	}
 	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
+		tc.Samples = cfg.Journal.Telemetry
 	}
 	tel, err := telemetry.Start(context.WithoutCancel(ctx), tc)
 	if err != nil {
@@ -171,6 +175,21 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
 	s.recordAcks()
 	return s, nil
+}
+
+// journalSeries reads a phase's interval series back from the journal
+// (result.Journal.Series). The journal is insurance, the result file the
+// contract: a journal that could not be written whole (a full disk) leaves
+// the phase without its series, said in a note, and its totals whole.
+func journalSeries(j *result.Journal, r *result.Result) func(string) ([]result.Interval, error) {
+	return func(phase string) ([]result.Interval, error) {
+		ivs, err := j.Series(phase)
+		if err != nil {
+			r.Notes = append(r.Notes, fmt.Sprintf("phase %s has no interval series: %v", phase, err))
+			return nil, nil
+		}
+		return ivs, nil
+	}
 }
 
 // setUp sets the target up for spec and returns the id of the load that
@@ -314,6 +333,9 @@ func newLoadID(t time.Time) string {
 // RunPhase runs one run phase with rc (duration, rate...) and names it.
 func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (*result.Phase, error) {
 	rc.Phase = name
+	// The session's journal takes the phase's seconds, whatever rc the
+	// caller made (a sweep's step copies its config before Open sets it).
+	rc.OnInterval, rc.Series = s.cfg.Runner.OnInterval, s.cfg.Runner.Series
 	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err

@@ -10,13 +10,9 @@ import (
 // does not know the workload, calls them) the workload's own names, through
 // Spec.OpName: the one place an op becomes its name in a result file.
 func nameOps(p *result.Phase, spec *workload.Spec) {
-	if len(spec.NamedOps) == 0 {
+	names := opNames(spec)
+	if names == nil {
 		return
-	}
-	names := map[string]string{}
-	for i := range spec.NamedOps {
-		op := vocab.OpNamed0 + vocab.Op(i)
-		names[op.String()] = spec.OpName(op)
 	}
 	rename := func(s *string) {
 		if n, ok := names[*s]; ok {
@@ -36,6 +32,42 @@ func nameOps(p *result.Phase, spec *workload.Spec) {
 	}
 	p.Buckets.Counts = renameKeys(p.Buckets.Counts, names)
 	p.Buckets.Bytes = renameKeys(p.Buckets.Bytes, names)
+}
+
+// opNames maps the recorder's names of the named op slots to the
+// workload's (nil when it names none).
+func opNames(spec *workload.Spec) map[string]string {
+	if len(spec.NamedOps) == 0 {
+		return nil
+	}
+	names := map[string]string{}
+	for i := range spec.NamedOps {
+		op := vocab.OpNamed0 + vocab.Op(i)
+		names[op.String()] = spec.OpName(op)
+	}
+	return names
+}
+
+// namedIntervals is f (the journal's interval writer) given the workload's
+// op names, so that the seconds file, the .hlog and a journal read after a
+// kill name the ops as the result does. Nil for a nil f.
+func namedIntervals(f func(string, result.Interval), spec *workload.Spec) func(string, result.Interval) {
+	names := opNames(spec)
+	if f == nil || names == nil {
+		return f
+	}
+	return func(phase string, iv result.Interval) {
+		// A copy: the recorder keeps the interval it handed over.
+		ops := make([]result.IntervalOp, len(iv.Ops))
+		for i, o := range iv.Ops {
+			if n, ok := names[o.Op]; ok {
+				o.Op = n
+			}
+			ops[i] = o
+		}
+		iv.Ops = ops
+		f(phase, iv)
+	}
 }
 
 func renameKeys[V any](m map[string]V, names map[string]string) map[string]V {

@@ -4,30 +4,69 @@ import (
 	"math/bits"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/platbench/platbench/result"
 )
 
 // counts is a shard's histogram: the counts array of an HDR histogram with
-// result.NewHist's layout (TestCountsMatchHdr pins it) (1 ns .. 1 h, 3 significant figures), without the
-// rest. Recording is one index computation and one increment (hdr's
-// RecordValue is a method call, an error check and a total); the collector
-// drains it into real hdr.Histograms once per interval, adding each
-// non-empty bucket at its lowest value, which lands in the same bucket, so
-// the hdr histograms are exactly what recording every value into them
-// would have made.
+// result.NewHist's layout (TestCountsMatchHdr pins it) (1 ns .. 1 h, 3
+// significant figures), without the rest, in blocks of 1024 counts (one
+// octave each) allocated the first time a value falls in them. Recording is
+// one index computation, one load and one increment (hdr's RecordValue is a
+// method call, an error check and a total); the collector moves it into
+// the phase's counts (phaseCounts, the same layout) once per interval, and
+// makes hdr histograms of them by adding each non-empty bucket at its
+// lowest value, which lands in the same bucket, so the hdr histograms are
+// exactly what recording every value into them would have made.
+//
+// Why blocks: a shard holds eight of these per op type in an open loop
+// (latency, service time, lag and attributable latency, twice for the
+// swap), and the latencies of one op span a few of the 33 octaves. Whole
+// arrays of uint64 were 270 KB each: 85 MB of live heap from the first
+// second for ten op types on four shards (a heap profile of the soak's
+// load, issue 34), which the collector then let double before collecting.
+// Blocks of uint32 hold the octaves used at 4 KB each. A count wraps at
+// 2^32 values of one bucket in one shard in one interval: a collector
+// starved for minutes at tens of millions of operations a second.
 type counts struct {
-	n [countsLen]uint64
-	// blocks has bit k set when n[k<<subHalfMag:(k+1)<<subHalfMag] may hold
-	// a count: the collector walks only those 1024-count blocks (latencies
-	// of an interval span a few octaves of the 33), so its once-a-second
-	// work, which holds the only P of a one-core loader, stays short.
+	b [bucketCount + 1]*block
+	// blocks has bit k set when b[k] may hold a count: the collector walks
+	// only those blocks, so its once-a-second work, which holds the only P
+	// of a one-core loader, stays short.
 	blocks uint64
+	// twin is the same histogram of the shard's other set (hset): a block
+	// is allocated in both at once, so that the set the workers record into
+	// after a swap has it already (one allocation per octave per op per
+	// histogram in a phase, as newHists is one per op). The twin may be
+	// being drained meanwhile: only its nil blocks are written, which the
+	// collector does not read (their bits are clear).
+	twin *counts
 }
+
+// block is one octave of counts.
+type block [1 << subHalfMag]uint32
 
 // add counts one value.
 func (c *counts) add(v int64) {
 	i := index(v)
-	c.n[i]++
-	c.blocks |= 1 << uint(i>>subHalfMag)
+	k := i >> subHalfMag
+	b := c.b[k]
+	if b == nil {
+		b = c.grow(k)
+	}
+	b[i&(1<<subHalfMag-1)]++
+	c.blocks |= 1 << uint(k)
+}
+
+// grow allocates block k (and the twin's). Called with the shard's mutex held.
+//
+//go:noinline
+func (c *counts) grow(k int) *block {
+	c.b[k] = new(block)
+	if t := c.twin; t != nil && t.b[k] == nil {
+		t.b[k] = new(block)
+	}
+	return c.b[k]
 }
 
 const (
@@ -56,24 +95,8 @@ func valueAt(i int) int64 {
 	return int64(i-b<<subHalfMag) << uint(b)
 }
 
-// drainInto adds c to a (and to b and d, if not nil) and zeroes c.
-func (c *counts) drainInto(a, b *hdr.Histogram, d ...*hdr.Histogram) {
-	c.each(func(i int, n uint64) {
-		v := valueAt(i)
-		a.RecordValues(v, int64(n))
-		if b != nil {
-			b.RecordValues(v, int64(n))
-		}
-		for _, h := range d {
-			if h != nil {
-				h.RecordValues(v, int64(n))
-			}
-		}
-	})
-}
-
 // moveInto adds c to d and zeroes c.
-func (c *counts) moveInto(d *counts) {
+func (c *counts) moveInto(d *dense) {
 	d.blocks |= c.blocks
 	c.each(func(i int, n uint64) { d.n[i] += n })
 }
@@ -83,7 +106,30 @@ func (c *counts) moveInto(d *counts) {
 func (c *counts) each(f func(i int, n uint64)) {
 	for m := c.blocks; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros64(m)
-		blk := c.n[k<<subHalfMag : (k+1)<<subHalfMag]
+		blk := c.b[k]
+		for j, n := range blk {
+			if n != 0 {
+				f(k<<subHalfMag+j, uint64(n))
+				blk[j] = 0
+			}
+		}
+	}
+	c.blocks = 0
+}
+
+// dense is the collector's histogram of an interval's latencies of one op,
+// every shard's merged (moveInto): the whole array, which the result's
+// summary and encoding read as it is; one per op type.
+type dense struct {
+	n      [countsLen]uint64
+	blocks uint64 // as counts.blocks
+}
+
+// each is counts.each.
+func (d *dense) each(f func(i int, n uint64)) {
+	for m := d.blocks; m != 0; m &= m - 1 {
+		k := bits.TrailingZeros64(m)
+		blk := d.n[k<<subHalfMag : (k+1)<<subHalfMag]
 		for j, n := range blk {
 			if n != 0 {
 				f(k<<subHalfMag+j, n)
@@ -91,5 +137,58 @@ func (c *counts) each(f func(i int, n uint64)) {
 			}
 		}
 	}
-	c.blocks = 0
+	d.blocks = 0
+}
+
+// phaseCounts is a phase's histogram of one op and kind (latency, service
+// time, lag, attributable latency), in blocks of uint64 as counts is in
+// blocks of uint32: the collector adds each interval to it, and Stop makes
+// the hdr histogram the result holds (hist). Whole hdr histograms were 270
+// KB each, four per op type from the first second.
+type phaseCounts struct {
+	b [bucketCount + 1]*[1 << subHalfMag]uint64
+}
+
+// addAt adds n values at index i.
+func (p *phaseCounts) addAt(i int, n uint64) {
+	k := i >> subHalfMag
+	if p.b[k] == nil {
+		p.b[k] = new([1 << subHalfMag]uint64)
+	}
+	p.b[k][i&(1<<subHalfMag-1)] += n
+}
+
+// hist is the hdr histogram of p (result.NewHist's layout).
+func (p *phaseCounts) hist() *hdr.Histogram {
+	h := result.NewHist()
+	for k, blk := range p.b {
+		if blk == nil {
+			continue
+		}
+		for j, n := range blk {
+			if n != 0 {
+				h.RecordValues(valueAt(k<<subHalfMag+j), int64(n))
+			}
+		}
+	}
+	return h
+}
+
+// moveTo adds c to p and zeroes c.
+func (c *counts) moveTo(p *phaseCounts) {
+	c.each(p.addAt)
+}
+
+// drainTo adds d to p (and to the hdr histograms in hs that are not nil)
+// and zeroes d.
+func (d *dense) drainTo(p *phaseCounts, hs ...*hdr.Histogram) {
+	d.each(func(i int, n uint64) {
+		p.addAt(i, n)
+		v := valueAt(i)
+		for _, h := range hs {
+			if h != nil {
+				h.RecordValues(v, int64(n))
+			}
+		}
+	})
 }

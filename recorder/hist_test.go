@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 )
@@ -25,7 +27,10 @@ func TestCountsMatchHdr(t *testing.T) {
 	for i := 0; i < 100000; i++ {
 		vals = append(vals, rng.Int64N(result.HistHighestNs>>rng.IntN(42)+1))
 	}
-	var c counts
+	// Two shard histograms of one set pair, one drained directly, the other
+	// through an interval's merge (dense), as the collector does both.
+	var c, d counts
+	c.twin, d.twin = &d, &c
 	for _, v := range vals {
 		if err := ref.RecordValue(v); err != nil {
 			t.Fatal(err)
@@ -35,16 +40,44 @@ func TestCountsMatchHdr(t *testing.T) {
 			t.Fatalf("valueAt(index(%d)) = %d is in another bucket", v, valueAt(index(v)))
 		}
 	}
-	a, b := result.NewHist(), result.NewHist()
-	c.drainInto(a, b)
-	if !slices.Equal(a.Export().Counts, ref.Export().Counts) || !slices.Equal(b.Export().Counts, ref.Export().Counts) {
-		t.Fatal("drained counts differ from hdr's")
+	for k := range c.b {
+		if (c.b[k] == nil) != (d.b[k] == nil) {
+			t.Fatalf("octave %d allocated in one histogram of the pair only", k)
+		}
+	}
+	for _, v := range vals {
+		d.add(v)
+	}
+	// c as the phase's service time is (moveTo), d as its latency is:
+	// through the interval's merge (dense) into the phase's, and into an
+	// hdr histogram beside (a stored or live window's).
+	var pc, pd phaseCounts
+	c.moveTo(&pc)
+	var iv dense
+	d.moveInto(&iv)
+	b := result.NewHist()
+	iv.drainTo(&pd, b, nil)
+	a, e := pc.hist(), pd.hist()
+	for _, h := range []*hdr.Histogram{a, b, e} {
+		if !slices.Equal(h.Export().Counts, ref.Export().Counts) {
+			t.Fatal("drained counts differ from hdr's")
+		}
 	}
 	if a.TotalCount() != int64(len(vals)) || a.Max() != ref.Max() || a.Min() != ref.Min() || a.ValueAtQuantile(99.9) != ref.ValueAtQuantile(99.9) {
 		t.Fatalf("drained histogram: total %d max %d min %d, hdr: %d %d %d", a.TotalCount(), a.Max(), a.Min(), ref.TotalCount(), ref.Max(), ref.Min())
 	}
-	if c != (counts{}) {
-		t.Fatal("drain left counts behind")
+	for _, x := range []*counts{&c, &d} {
+		for _, blk := range x.b {
+			if blk != nil && *blk != (block{}) {
+				t.Fatal("drain left counts behind")
+			}
+		}
+		if x.blocks != 0 {
+			t.Fatal("drain left block bits set")
+		}
+	}
+	if iv != (dense{}) {
+		t.Fatal("drain left interval counts behind")
 	}
 }
 

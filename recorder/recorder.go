@@ -33,13 +33,15 @@ type Config struct {
 	// the collector's goroutine, outside the recorder's lock): the run's
 	// journal writes it to disk at once.
 	//
-	// With it the recorder streams: it keeps the stored series only
-	// (result.Coarsener: no interval histograms, wider intervals past the
-	// first hour) and fine buckets of all op types together
-	// (Buckets.All), so its memory grows with the phase's length only by
-	// the stored series: past the first hour about 0.1 MB an hour per op
-	// type (TestStreamedMemoryIsFlat: 1.1 MB for ten). Without it (tests, a result on
-	// stdout) it keeps every second whole, as files of schema v1 had.
+	// With it the recorder streams: it keeps no interval series (the
+	// phase it returns has none: runner.Config.Series makes it from what
+	// OnInterval wrote, result.Journal.Series), only fine buckets of all op
+	// types together (Buckets.All), so its memory grows with the phase's
+	// length only by those (about 0.5 MB an hour with bytes counted). A live
+	// check's window (KeepWindow) keeps the stored series (result.Coarsener:
+	// the first hour's seconds without histograms, then 10 s ones), which the
+	// checks read. Without OnInterval (tests) it keeps every second whole, as
+	// files of schema v1 had.
 	OnInterval func(result.Interval)
 }
 
@@ -266,15 +268,18 @@ func (s *Shard) harvest(k int64, n *[vocab.NumOps]uint64, b *[vocab.NumOps]uint6
 // newHists allocates the histograms of an op the first time a shard sees it
 // (once per op per shard, not per operation). Called with mu held.
 func (s *Shard) newHists(op vocab.Op) *counts {
-	for _, set := range [2]*hset{s.cur, s.spare} {
-		set.lat[op] = new(counts)
-		if s.svcTime {
-			set.svc[op] = new(counts)
-			set.lag[op] = new(counts)
-			set.attr[op] = new(counts)
-		}
+	a, b := s.cur, s.spare
+	twins := func(x, y *[vocab.NumOps]*counts) {
+		x[op], y[op] = new(counts), new(counts)
+		x[op].twin, y[op].twin = y[op], x[op]
 	}
-	return s.cur.lat[op]
+	twins(&a.lat, &b.lat)
+	if s.svcTime {
+		twins(&a.svc, &b.svc)
+		twins(&a.lag, &b.lag)
+		twins(&a.attr, &b.attr)
+	}
+	return a.lat[op]
 }
 
 func clamp(v int64) int64 {
@@ -320,7 +325,7 @@ type Recorder struct {
 	winFrom  int64
 	win      [vocab.NumOps]*hdr.Histogram
 	scratch  *hset
-	ivCounts [vocab.NumOps]*counts // an interval's latencies of every shard, merged
+	ivCounts [vocab.NumOps]*dense // an interval's latencies of every shard, merged
 	live     Live
 	stopped  bool
 	errs     errorSampler
@@ -328,7 +333,7 @@ type Recorder struct {
 
 // opAcc accumulates one op over the whole phase.
 type opAcc struct {
-	lat, svc, lag, attr *hdr.Histogram
+	lat, svc, lag, attr *phaseCounts
 	ok                  uint64
 	errs                [vocab.NumClasses]uint64
 	bytes               uint64
@@ -519,9 +524,10 @@ func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
 func (r *Recorder) intervalTick(at int64) {
 	iv := result.Interval{StartNs: r.lastTick, DurationNs: at - r.lastTick}
 	r.lastTick = at
-	// Streaming past the first hour, the stored interval's histograms take
-	// the second's counts directly (no encoding and decoding between).
-	coarse := r.stream && !r.coarse.Open(iv.StartNs)
+	// Keeping the stored series past the first hour, the stored interval's
+	// histograms take the second's counts directly (no encoding and
+	// decoding between).
+	coarse := r.keepsCoarse() && !r.coarse.Open(iv.StartNs)
 	var sums ivSums
 	r.swapShards(&sums)
 	ok, bytes, errs := &sums.ok, &sums.bytes, &sums.errs
@@ -570,9 +576,10 @@ func (r *Recorder) intervalTick(at int64) {
 	}
 	r.lastIv = iv
 	r.nIntervals++
-	if r.stream {
+	switch {
+	case r.keepsCoarse():
 		r.coarse.AddCounted(iv)
-	} else {
+	case !r.stream:
 		r.intervals = append(r.intervals, iv)
 	}
 	for _, a := range r.total {
@@ -585,6 +592,10 @@ func (r *Recorder) intervalTick(at int64) {
 	}
 	r.live = live
 }
+
+// keepsCoarse says whether the recorder keeps the stored series: streaming,
+// for a live check's window (KeepWindow). Called with r.mu held.
+func (r *Recorder) keepsCoarse() bool { return r.stream && r.winOn }
 
 // ivSums are an interval's counts of every shard.
 type ivSums struct {
@@ -612,13 +623,13 @@ func (r *Recorder) swapShards(t *ivSums) {
 			}
 			acc := r.acc(op)
 			if r.ivCounts[op] == nil {
-				r.ivCounts[op] = new(counts)
+				r.ivCounts[op] = new(dense)
 			}
 			set.lat[op].moveInto(r.ivCounts[op])
 			if s.svcTime {
-				set.svc[op].drainInto(acc.svc, nil)
-				set.lag[op].drainInto(acc.lag, nil)
-				set.attr[op].drainInto(acc.attr, nil)
+				set.svc[op].moveTo(acc.svc)
+				set.lag[op].moveTo(acc.lag)
+				set.attr[op].moveTo(acc.attr)
 			}
 		}
 		// set is now drained; reset it outside the worker's way.
@@ -630,7 +641,7 @@ func (r *Recorder) swapShards(t *ivSums) {
 // counts of every shard) in one pass each, then adds them to the phase's
 // histogram, to the stored interval's when it is wider than the second
 // (coarse), and to the live window's. Called with r.mu held.
-func (r *Recorder) latencyOf(op int, c *counts, io *result.IntervalOp, startNs int64, coarse bool) {
+func (r *Recorder) latencyOf(op int, c *dense, io *result.IntervalOp, startNs int64, coarse bool) {
 	io.Latency = result.SummarizeCounts(c.n[:])
 	io.Hist = result.EncodeCounts(c.n[:])
 	var also, win *hdr.Histogram
@@ -643,16 +654,16 @@ func (r *Recorder) latencyOf(op int, c *counts, io *result.IntervalOp, startNs i
 		}
 		win = r.win[op]
 	}
-	c.drainInto(r.total[op].lat, also, win)
+	c.drainTo(r.total[op].lat, also, win)
 }
 
 func (r *Recorder) acc(op int) *opAcc {
 	if r.total[op] == nil {
-		r.total[op] = &opAcc{lat: result.NewHist()}
+		r.total[op] = &opAcc{lat: new(phaseCounts)}
 		if r.cfg.ServiceTime { // closed loop: service time is the latency
-			r.total[op].svc = result.NewHist()
-			r.total[op].lag = result.NewHist()
-			r.total[op].attr = result.NewHist()
+			r.total[op].svc = new(phaseCounts)
+			r.total[op].lag = new(phaseCounts)
+			r.total[op].attr = new(phaseCounts)
 		}
 	}
 	return r.total[op]
@@ -714,7 +725,8 @@ func (l Live) OpsPerSec() float64 {
 }
 
 // Intervals returns a copy of the 1 s intervals closed so far (live
-// threshold checks read them while the phase runs; off the hot path).
+// threshold checks read them while the phase runs; off the hot path); when
+// streaming, the stored series, kept only with KeepWindow (none without).
 func (r *Recorder) Intervals() []result.Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -730,8 +742,9 @@ func (r *Recorder) Streams() bool { return r.stream }
 
 // KeepWindow makes the recorder keep every op's latency from offset fromNs
 // of the phase on (a live check's window past its warm-up), so that Window
-// need not merge the seconds again every time it is asked. Call it before
-// the phase reaches fromNs.
+// need not merge the seconds again every time it is asked, and, streaming,
+// keep the stored series the checks read (Config.OnInterval). Call it as
+// the phase starts, before its first interval closes.
 func (r *Recorder) KeepWindow(fromNs int64) {
 	r.mu.Lock()
 	r.winOn, r.winFrom = true, fromNs
@@ -813,7 +826,7 @@ func (r *Recorder) Stop() *result.Phase {
 			r.cfg.OnInterval(r.lastIv)
 		}
 	}
-	if r.stream {
+	if r.keepsCoarse() {
 		r.intervals = r.coarse.Finish()
 	}
 	p := &result.Phase{
@@ -842,15 +855,17 @@ func (r *Recorder) Stop() *result.Phase {
 				t.Errors[vocab.Class(c).String()] = n
 			}
 		}
-		t.Latency = result.Summarize(a.lat)
-		t.Hist = result.EncodeHist(a.lat)
+		lat := a.lat.hist()
+		t.Latency = result.Summarize(lat)
+		t.Hist = result.EncodeHist(lat)
 		if r.cfg.ServiceTime && op != int(vocab.OpConsume) {
-			t.Service = result.Summarize(a.svc)
-			t.ServiceHist = result.EncodeHist(a.svc)
-			lag := result.Summarize(a.lag)
-			t.Lag, t.LagHist = &lag, result.EncodeHist(a.lag)
-			attr := result.Summarize(a.attr)
-			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(a.attr)
+			svc, lagH, attrH := a.svc.hist(), a.lag.hist(), a.attr.hist()
+			t.Service = result.Summarize(svc)
+			t.ServiceHist = result.EncodeHist(svc)
+			lag := result.Summarize(lagH)
+			t.Lag, t.LagHist = &lag, result.EncodeHist(lagH)
+			attr := result.Summarize(attrH)
+			t.Attributable, t.AttributableHist = &attr, result.EncodeHist(attrH)
 		} else {
 			// Closed loop: service time is the latency.
 			t.Service, t.ServiceHist = t.Latency, t.Hist

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -62,8 +63,9 @@ type Journal struct {
 	buf  bytes.Buffer
 	err  error
 	sf   *SecondsFile
-	head *Result     // the header, for the .hlog's
-	hlog *HlogStream // TeeHlog
+	head *Result        // the header, for the .hlog's
+	hlog *HlogStream    // TeeHlog
+	done map[string]int // phases written whole (PhaseDone), by name
 }
 
 // TeeHlog writes the seconds of h's phase to h as well, as they come.
@@ -152,16 +154,56 @@ func (j *Journal) PhaseDone(p *Phase) {
 	j.line(journalLine{Done: p})
 	if j != nil {
 		j.hlog.phaseDone(p.Name)
+		j.mu.Lock()
+		if j.done == nil {
+			j.done = map[string]int{}
+		}
+		j.done[p.Name]++
+		j.mu.Unlock()
 	}
+}
+
+// Series is the stored series (Coarsener) of the phase named name that is
+// running, or has just stopped and is not written whole yet: its seconds
+// read back from the journal and folded as they are read. A streamed
+// recorder keeps no per-second data in memory (recorder.Config.OnInterval);
+// the result's series is made here, once, when the phase ends, so the
+// memory it takes is the result's own series, not every second's.
+func (j *Journal) Series(name string) ([]Interval, error) {
+	if j == nil {
+		return nil, nil
+	}
+	j.mu.Lock()
+	err, nth := j.err, j.done[name]
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err // what is on disk is not every second
+	}
+	var c Coarsener
+	ref := secondsRef{file: j.sf, name: name, nth: nth}
+	err = ref.each([][2]int64{{math.MinInt64, math.MaxInt64}}, func(iv *Interval) error {
+		if err := c.Add(*iv); err != nil {
+			return fmt.Errorf("second at %d ns: %w", iv.StartNs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("phase %s, reading its seconds back from the journal %s: %w", name, j.sf.Path(), err)
+	}
+	return c.Finish(), nil
 }
 
 // Keep ends the journal (a line saying the run ended, so that it no longer
 // reads as cut short), closes it and moves it to path: the result's seconds
 // file (SecondsPath). A journal that could not be written whole is deleted
-// instead, and the error returned.
+// instead, and the error returned; one that never began (Begin: the run
+// went through a runner that writes none) is deleted, and nil returned.
 func (j *Journal) Keep(path string) error {
 	if j == nil {
 		return nil
+	}
+	if j.head == nil {
+		return j.Close(true)
 	}
 	j.line(journalLine{End: true})
 	j.mu.Lock()
@@ -194,6 +236,48 @@ func (j *Journal) Close(remove bool) error {
 		os.Remove(j.path)
 	}
 	return err
+}
+
+// Telemetry is the run's telemetry series so far as the journal holds
+// them, every sample thinned as Thin thins, in a Result's Host, Nodes and
+// DBMetrics (their samples and start: the collectors have the rest). The
+// collectors keep a sample a minute in memory (Thin.Wide); the result's
+// series are read back here once, when the run ends.
+func (j *Journal) Telemetry() (*Result, error) {
+	if j == nil {
+		return nil, nil
+	}
+	j.mu.Lock()
+	err := j.err
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(j.sf.Path())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	prefix := []byte(`{"sample":`)
+	tel := &journalTelemetry{}
+	for sc.Scan() {
+		if !bytes.HasPrefix(sc.Bytes(), prefix) {
+			continue
+		}
+		var l journalLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Sample == nil {
+			continue // a torn last line
+		}
+		tel.add(l.Sample)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the telemetry back from the journal %s: %w", j.sf.Path(), err)
+	}
+	r := &Result{}
+	tel.fill(r)
+	return r, nil
 }
 
 // IsJournal says whether data begins as a journal does.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,55 @@ func TestReadJournalPastAnHour(t *testing.T) {
 	if len(p.Intervals) != 3602 || last.DurationNs != 10e9 || last.Ops[0].Count != 20 || last.Ops[0].Latency.Count != 20 ||
 		p.Ops[0].Count != 7240 || p.Ops[0].Latency.Count != 7240 {
 		t.Errorf("%d intervals, the last %+v; totals %+v", len(p.Intervals), last, p.Ops)
+	}
+}
+
+// The telemetry a streaming collector keeps in memory is a sample a minute
+// (Thin.Wide); the series read back from the journal at the end are the
+// ones a collector keeping them made: the first hour whole, then 10 s.
+func TestJournalTelemetryReadBack(t *testing.T) {
+	j, err := CreateJournal(filepath.Join(t.TempDir(), "r.json.partial"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close(true)
+	start := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	j.Begin(&Result{Schema: SchemaVersion, StartedAt: start})
+	host, node := HostThin(), NodeThin()
+	wideHost, wideNode := HostThin(), NodeThin()
+	wideHost.Wide, wideNode.Wide = true, true
+	const n = 3600 + 100
+	for i := int64(0); i < n; i++ {
+		h := HostSample{OffsetNs: i * 1e9, DurationNs: 1e9, CPUUser: float64(i%3) / 4, CtxSwitches: 7}
+		s := NodeSample{OffsetNs: i * 1e9, DurationNs: 1e9, Missing: i%500 == 7, CPUUser: 0.5, MemUsedBytes: i}
+		if i%2 == 0 {
+			j.Interval("run", Interval{StartNs: i * 1e9, DurationNs: 1e9}) // other lines between
+		}
+		j.Sample(TelemetrySample{StartedAt: start, Host: &h})
+		j.Sample(TelemetrySample{StartedAt: start, Node: "db1:9100", NodeSample: &s})
+		host.Add(h)
+		node.Add(s)
+		wideHost.Add(h)
+		wideNode.Add(s)
+	}
+	back, err := j.Telemetry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Host == nil || !reflect.DeepEqual(back.Host.Samples, host.Samples()) {
+		t.Fatalf("host samples read back differ from a kept series (%d kept)", len(host.Samples()))
+	}
+	if len(back.Nodes) != 1 || back.Nodes[0].Node != "db1:9100" || !reflect.DeepEqual(back.Nodes[0].Samples, node.Samples()) {
+		t.Fatalf("node samples read back differ from a kept series")
+	}
+	if got := len(host.Samples()); got != 3600+10 {
+		t.Errorf("kept series: %d host samples, want %d", got, 3600+10)
+	}
+	// In memory: one a minute (a missing scrape starts a sample of its own).
+	if got, want := len(wideHost.Samples()), (n+59)/60; got != want {
+		t.Errorf("a wide series keeps %d host samples of %d s, want %d", got, n, want)
+	}
+	if got := len(wideNode.Samples()); got > 3*((n+59)/60) {
+		t.Errorf("a wide series keeps %d node samples of %d s, want about one a minute", got, n)
 	}
 }

@@ -85,9 +85,20 @@ func (p *Phase) HasSeconds() bool { return len(p.seconds) > 0 }
 // refused: the latency of a window would be read from the wrong run.
 func attachSeconds(r *Result, path string) error {
 	sp := SecondsPath(path)
+	if _, err := os.Stat(sp); err != nil {
+		return nil // none: the figures that need it fall back to the totals
+	}
+	return UseSecondsFile(r, sp)
+}
+
+// UseSecondsFile points every phase of r at the seconds file at sp (a
+// distributed run's loader 0 receives the other loaders' seconds files
+// under names of its own). A file of another run is refused, as
+// Read refuses one beside a result.
+func UseSecondsFile(r *Result, sp string) error {
 	f, err := os.Open(sp)
 	if err != nil {
-		return nil // none: the figures that need it fall back to the totals
+		return fmt.Errorf("%w: its seconds file: %v", ErrMalformed, err)
 	}
 	started, err := secondsStart(f)
 	f.Close()

@@ -17,15 +17,24 @@ import (
 type Thin[T any] struct {
 	Merge  func(dst *T, s T, n int) bool
 	Offset func(s *T) int64
-	out    []T
-	slot   int64 // the stored slot of the last sample (-1: a whole second)
-	n      int   // samples merged into the last one
+	// Wide merges samples into one a minute from the start: a collector
+	// whose samples go to the run's journal as they are taken keeps that
+	// much in memory (live readers take the latest sample, not the
+	// series), and the result's series is read back from the journal when
+	// the run ends (Journal.Telemetry), as the phases' are.
+	Wide bool
+	out  []T
+	slot int64 // the stored slot of the last sample (-1: a whole second)
+	n    int   // samples merged into the last one
 }
 
 // Add keeps s.
 func (t *Thin[T]) Add(s T) {
 	off := t.Offset(&s)
 	w, tier := SeriesWidth(off)
+	if t.Wide {
+		w, tier = 60e9, 0
+	}
 	if w == 1e9 {
 		t.out = append(t.out, s)
 		t.slot, t.n = -1, 1

@@ -61,6 +61,10 @@ type Config struct {
 	// OnInterval, if set, is called with each 1 s interval of a phase as it
 	// closes (the run's journal: result.Journal).
 	OnInterval func(phase string, iv result.Interval)
+	// Series, set with OnInterval, makes the interval series of a phase
+	// once it ended from what OnInterval wrote (result.Journal.Series):
+	// the recorder streams and keeps no per-second data in memory.
+	Series func(phase string) ([]result.Interval, error)
 	// Phase names the run phase. Default "run".
 	Phase string
 	// Events run at offsets into the run phase (fault injection).
@@ -114,6 +118,20 @@ func (c *Config) onInterval(phase string) func(result.Interval) {
 		return nil
 	}
 	return func(iv result.Interval) { c.OnInterval(phase, iv) }
+}
+
+// series gives a streamed phase its interval series (Series), read back
+// from what OnInterval wrote.
+func (c *Config) series(phase string, p *result.Phase) error {
+	if c.OnInterval == nil || c.Series == nil {
+		return nil
+	}
+	ivs, err := c.Series(phase)
+	if err != nil {
+		return err
+	}
+	p.Intervals = ivs
+	return nil
 }
 
 // Open reports whether the run phase is an open loop (a rate was given).
@@ -177,6 +195,9 @@ func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *worklo
 	wg.Wait()
 	stopProgress()
 	p := rec.Stop()
+	if err := cfg.series("load", p); err != nil {
+		return nil, err
+	}
 	p.Name, p.Mode, p.Concurrency = "load", "closed", cfg.Concurrency
 	if depths != nil {
 		p.Concurrency = inFlight(depths)
@@ -254,6 +275,9 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 	evs := events.wait()
 	stopProgress()
 	p := rec.Stop()
+	if err := cfg.series(cfg.Phase, p); err != nil {
+		return nil, evs, err
+	}
 	describePhase(p, &cfg, depths, late)
 	p.Interrupted = ctx.Err() != nil
 	return p, evs, nil

@@ -24,6 +24,7 @@ secs() { # a duration such as 31m, 90s or 2h -> seconds
 }
 total=$(secs "$DURATION")
 [ "$total" -gt 90 ] || { echo "SOAK_DURATION=$DURATION: want more than 90s (RSS is read at 1 min and at the end)" >&2; exit 2; }
+[ -x "$BIN" ] || { echo "$BIN: no platbench binary (fix: make bench-soak, which builds it, or PLATBENCH_BIN=path)" >&2; exit 2; }
 
 # Node exporters: one static exposition (node_exporter 1.5.0's) per port.
 expo=$(mktemp -d)

@@ -102,13 +102,35 @@ func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run fun
 		row.Round = round + 1
 		file = RepeatName(c.Name, round, repeat) + ".json"
 	}
-	r, err := run(ctx, c.Config)
+	// The cell streams as a run does: its seconds go to a journal beside
+	// its result, kept as the result's seconds file once it is written.
+	cfg := c.Config
+	path := filepath.Join(o.OutDir, file)
+	j, err := result.CreateJournal(path + result.JournalSuffix)
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	cfg.Journal = j
+	r, err := run(ctx, cfg)
+	written := false
 	if r != nil {
 		// A cell whose load failed has a result too (the load, with the
 		// target's messages): it is written, the cell failed.
-		if ferr := finishCell(r, c, o.OutDir, file, &row, ths); err == nil {
+		var ferr error
+		written, ferr = finishCell(r, c, o.OutDir, file, &row, ths)
+		if err == nil {
 			err = ferr
 		}
+	}
+	var jerr error
+	if written {
+		jerr = j.Keep(result.SecondsPath(path))
+	} else {
+		jerr = j.Close(true) // no result: nothing half-written stays (a killed suite leaves it)
+	}
+	if err == nil {
+		err = jerr
 	}
 	if err == nil && len(ths) == 0 && !o.AllowErrors {
 		if h := analysis.HealthOf(r); h.RunFailed(analysis.DefaultMaxErrors) {
@@ -139,15 +161,15 @@ func writeSummary(s *summary.Summary) error {
 
 // finishCell analyses a cell's result, writes it and fills its row from the
 // analysis: sustained throughput and errors, and the p99 over the steady
-// window, overall and per op.
-func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, ths []analysis.Threshold) error {
+// window, overall and per op. written says whether the result file was.
+func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, ths []analysis.Threshold) (written bool, err error) {
 	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
 	if err != nil {
-		return err
+		return false, err
 	}
 	r.Analysis = a
 	if r.Thresholds, err = analysis.Thresholds(r, ths); err != nil {
-		return err
+		return false, err
 	}
 	row.Thresholds = len(r.Thresholds)
 	for _, t := range r.Thresholds {
@@ -157,7 +179,7 @@ func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, t
 	}
 	row.File = file
 	if err := result.Write(filepath.Join(dir, row.File), r); err != nil {
-		return err
+		return false, err
 	}
 	p := r.MainPhase()
 	row.Interrupted = p.Interrupted
@@ -165,16 +187,16 @@ func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, t
 	row.Ops, row.Errors = a.Raw.Ops, a.Raw.Errors
 	first := a.SteadyState.WarmupIntervals
 	if row.P99Ns, err = steadyP99(p, first, ""); err != nil {
-		return err
+		return true, err
 	}
 	row.OpP99Ns = map[string]int64{}
 	for _, t := range p.Ops {
 		if row.OpP99Ns[t.Op], err = steadyP99(p, first, t.Op); err != nil {
-			return err
+			return true, err
 		}
 		row.OpOrder = append(row.OpOrder, t.Op)
 	}
-	return nil
+	return true, nil
 }
 
 // steadyP99 is the p99 of op ("" for all) over the steady window of p

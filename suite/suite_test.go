@@ -178,17 +178,17 @@ workloads:
 		if r.Dataset.Records != wantRecs || r.Phases[0].Name != "load" || r.Phases[0].Ops[0].Count != wantRecs {
 			t.Errorf("%s: dataset %d records, load phase %+v", row.Cell, r.Dataset.Records, r.Phases[0].Name)
 		}
-		// The per-op p99 of the summary is the file's steady-window histogram.
+		// The per-op p99 of the summary is the file's steady-window
+		// histogram: the cell streamed, so its seconds are in the seconds
+		// file beside it, which Read found.
 		p := r.MainPhase()
+		if !p.HasSeconds() || p.HasIntervalHists() {
+			t.Errorf("%s: the cell did not stream (seconds file %v, interval histograms %v)", row.Cell, p.HasSeconds(), p.HasIntervalHists())
+		}
 		for _, op := range row.OpOrder {
-			h := result.NewHist()
-			for _, iv := range p.Intervals[r.Analysis.SteadyState.WarmupIntervals:] {
-				for _, io := range iv.Ops {
-					if io.Op == op {
-						ih, _ := result.DecodeHist(io.Hist)
-						h.Merge(ih)
-					}
-				}
+			h, err := p.MergedHist(r.Analysis.SteadyState.WarmupIntervals, len(p.Intervals), result.HistLatency, op)
+			if err != nil {
+				t.Fatal(err)
 			}
 			if got := h.ValueAtQuantile(99); got != row.OpP99Ns[op] || got <= 0 {
 				t.Errorf("%s %s: summary p99 %d, file %d", row.Cell, op, row.OpP99Ns[op], got)

@@ -19,6 +19,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -78,9 +79,14 @@ type Config struct {
 	Status adapter.StatusReader
 	// OnSample, if set, is called with every sample of every series as it
 	// is taken (host, server nodes, db metrics: the run's journal writes
-	// them), before the series are thinned past the first hour
-	// (result.Thin). Package bench sets it.
+	// them), before the series are thinned (result.Thin: one sample a
+	// minute in memory, Thin.Wide). Package bench sets it.
 	OnSample func(result.TelemetrySample)
+	// Samples, set with OnSample, reads every sample back when the
+	// telemetry stops (result.Journal.Telemetry): the collectors keep one a
+	// minute in memory (result.Thin.Wide), and the result's series are
+	// made from this. Package bench sets it.
+	Samples func() (*result.Result, error)
 }
 
 // Validate reports every problem of the configuration at once.
@@ -130,6 +136,8 @@ type Session struct {
 	counters *result.Counters
 	nodeData []result.NodeSeries
 	dbData   *result.DBMetrics
+	// readBackErr says why the series could not be read back (readBack).
+	readBackErr string
 }
 
 // Start begins recording. It fails only on a bad configuration (a server
@@ -227,13 +235,14 @@ func (s *Session) Stop(r *result.Result) {
 		if s.perf != nil {
 			s.counters = s.perf.Stop()
 		}
-		s.series.Self = s.base.End(s.series.SelfSamples)
 		if s.nodes != nil {
 			s.nodeData = s.nodes.Stop()
 		}
 		if s.db != nil {
 			s.dbData = s.db.Stop()
 		}
+		s.readBack()
+		s.series.Self = s.base.End(s.series.SelfSamples)
 	})
 	if r == nil {
 		return
@@ -249,6 +258,9 @@ func (s *Session) Stop(r *result.Result) {
 		Self: &selfUse, SelfSamples: series.SelfSamples, Host: series.Samples,
 		Phases: r.Phases, InProcess: s.cfg.InProcess,
 	})
+	if s.readBackErr != "" {
+		notes = append(notes, s.readBackErr)
+	}
 	for _, n := range notes {
 		if !contains(r.Notes, n) {
 			r.Notes = append(r.Notes, n)
@@ -262,6 +274,44 @@ func (s *Session) Stop(r *result.Result) {
 	}
 	if k := len(series.Samples); k > 0 && r.Dataset.PageCacheBytes == 0 {
 		r.Dataset.PageCacheBytes = series.Samples[k-1].PageCacheBytes
+	}
+}
+
+// readBack replaces the series the collectors kept (a sample a minute when
+// they stream: Config.Samples) with every sample read back, thinned as a
+// result keeps them. A journal that cannot be read leaves the minute
+// series, and says so in a note.
+func (s *Session) readBack() {
+	if s.cfg.OnSample == nil || s.cfg.Samples == nil {
+		return
+	}
+	back, err := s.cfg.Samples()
+	if err != nil {
+		s.readBackErr = fmt.Sprintf("telemetry series kept at one sample a minute: %v", err)
+		return
+	}
+	if h := back.Host; h != nil {
+		s.series.Samples, s.series.SelfSamples, s.series.Server = h.Samples, h.SelfSamples, h.Server
+	}
+	byNode := map[string][]result.NodeSample{}
+	for _, n := range back.Nodes {
+		byNode[n.Node] = n.Samples
+	}
+	for i := range s.nodeData {
+		if smp, ok := byNode[s.nodeData[i].Node]; ok {
+			s.nodeData[i].Samples = smp
+		}
+	}
+	if s.dbData != nil && back.DBMetrics != nil {
+		byDB := map[string][]result.DBMetricsSample{}
+		for _, n := range back.DBMetrics.Nodes {
+			byDB[n.Node] = n.Samples
+		}
+		for i := range s.dbData.Nodes {
+			if smp, ok := byDB[s.dbData.Nodes[i].Node]; ok {
+				s.dbData.Nodes[i].Samples = smp
+			}
+		}
 	}
 }
 

@@ -65,6 +65,11 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 	var log0 strings.Builder
 	l0 := run(0, secret)
 	l0.Stderr = &log0
+	// Loader 0's --out - journal and the seconds the others send it go to
+	// a temporary directory, removed at the end.
+	tmp0 := filepath.Join(dir, "tmp0")
+	os.MkdirAll(tmp0, 0o755)
+	l0.Env = append(os.Environ(), "TMPDIR="+tmp0)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -153,10 +158,93 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 	if ops == 0 {
 		t.Fatalf("merged run phase %+v", p)
 	}
+	if left, _ := os.ReadDir(tmp0); len(left) != 0 {
+		t.Errorf("loader 0 left its temporary files: %v", left)
+	}
+	if strings.Contains(log0.String(), "seconds") {
+		t.Errorf("loader 0's log speaks of the seconds:\n%s", log0.String())
+	}
 	for i := 1; i <= 2; i++ {
 		own, err := result.Read(filepath.Join(dir, "loader"+strconv.Itoa(i), "r.json"))
 		if err != nil || len(own.Loaders) != 0 || own.Config.Shard != strconv.Itoa(i)+"/3" {
 			t.Errorf("loader %d keeps its own result: %v %+v", i, err, own)
 		}
+	}
+}
+
+// Two loader processes with --rendezvous, loader 0 writing a file: the
+// other loader's seconds come over the connection and are kept beside the
+// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), and
+// the merged result's own seconds file holds both loaders' seconds added
+// (result.WriteMergedSeconds): a reader of the merged result finds every
+// operation of the run phase in it.
+func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "platbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	secret := filepath.Join(dir, "secret")
+	os.WriteFile(secret, []byte("c2VjcmV0IG9mIHRoaXMgcnVuLCAzMiBieXRlcw==\n"), 0o600)
+	merged := filepath.Join(dir, "merged.json")
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for shard, out := range []string{merged, filepath.Join(dir, "r1.json")} {
+		cmd := exec.Command(bin, "run", "--quiet", "--target", "fake://?latency=200us", "--records", "1000",
+			"--duration", "2s", "--shard", strconv.Itoa(shard)+"/2", "--rendezvous", addr, "--rendezvous-timeout", "2m",
+			"--rendezvous-secret-file", secret, "--out", out)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := cmd.CombinedOutput()
+			outs[shard], errs[shard] = string(b), err
+		}()
+		if shard == 0 {
+			time.Sleep(300 * time.Millisecond) // loader 0 listens first (the other retries anyway)
+		}
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("loader %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	for shard := 0; shard < 2; shard++ {
+		p := filepath.Join(dir, "merged.loader-"+strconv.Itoa(shard)+".seconds.jsonl")
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), `"phase":"run","interval"`) || !strings.HasSuffix(string(b), `{"end":true}`+"\n") {
+			t.Errorf("loader %d's seconds beside the merged result: %v (%d bytes)", shard, err, len(b))
+		}
+	}
+	r, err := result.Read(merged)
+	if err != nil || len(r.Loaders) != 2 {
+		t.Fatalf("merged result: %v", err)
+	}
+	p := r.Phase("run")
+	if p == nil || !p.HasSeconds() {
+		t.Fatal("the merged run phase has no seconds file")
+	}
+	var total uint64
+	for _, o := range p.Ops {
+		total += o.Count
+	}
+	h, err := p.MergedHist(0, len(p.Intervals)-1, result.HistLatency) // not the whole phase: read from the seconds
+	last := p.Intervals[len(p.Intervals)-1].Ops
+	var lastN uint64
+	for _, o := range last {
+		lastN += o.Count
+	}
+	if err != nil || total == 0 || uint64(h.TotalCount())+lastN != total {
+		t.Errorf("the merged seconds hold %d+%d ops, the merged totals %d (%v)", h.TotalCount(), lastN, total, err)
+	}
+	if b, err := exec.Command(bin, "report", merged).CombinedOutput(); err != nil {
+		t.Errorf("report of the merged result: %v\n%s", err, b)
 	}
 }

@@ -119,7 +119,7 @@ func TestStrangersRefused(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if err := p.Send(ctx, res("loader"), nil); err != nil {
+			if err := p.Send(ctx, res("loader"), nil, ""); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -128,7 +128,7 @@ func TestStrangersRefused(t *testing.T) {
 	if err := <-readyErr; err != nil {
 		t.Fatal(err)
 	}
-	all, err := c.Collect(ctx, res("own"))
+	all, err := c.Collect(ctx, res("own"), nil)
 	wg.Wait()
 	if err != nil || len(all) != 3 {
 		t.Fatalf("collect: %d results, %v", len(all), err)

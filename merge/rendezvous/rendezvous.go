@@ -6,8 +6,11 @@
 // has finished its load phase and said so, then tells them all one start
 // time a moment ahead (so the run phases start within the clocks' skew, not
 // within the spread of load phases and image pulls). After the run each
-// loader sends its result to the coordinator, which merges them (package
-// merge). Loaders of other versions are refused: their results would not
+// loader sends its result to the coordinator, then its seconds file (every
+// second with its histograms, in chunks under the smallest message limit),
+// which the coordinator writes to a file and points the result at, so that
+// the merge reads every loader's seconds as `platbench merge` of the
+// loaders' files does (package merge). Loaders of other versions are refused: their results would not
 // merge honestly.
 //
 // Every loader holds the run's secret (Options.Secret) and proves it: loader 0
@@ -26,11 +29,14 @@ package rendezvous
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/hmac"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -90,7 +96,15 @@ type message struct {
 	At      time.Time      `json:"at,omitzero"`
 	Result  *result.Result `json:"result,omitempty"`
 	Error   string         `json:"error,omitempty"`
+	// Lines are lines of a seconds file (type "seconds"); "seconds-end"
+	// ends them.
+	Lines []json.RawMessage `json:"lines,omitempty"`
 }
+
+// secondsChunk bounds the lines of one "seconds" message, well under the
+// smallest message limit a loader 0 may be given (1 MiB); a longer line
+// (a phase's whole line) goes alone, bounded by the limit as results are.
+const secondsChunk = 256 << 10
 
 // conn is one authenticated connection, on either side.
 type conn struct {
@@ -333,7 +347,12 @@ func (c *Coordinator) missing() string {
 // them in shard order with own (shard 0) first. A loader that drops out,
 // sends an error, or sends more than Options.MaxMessage bytes is named in
 // the error; the results that did arrive are returned with it.
-func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*result.Result, error) {
+//
+// Each result is followed by the loader's seconds: with secondsPath set,
+// they are written to secondsPath(shard) and the result pointed at them
+// (result.UseSecondsFile); a result whose seconds did not arrive whole is
+// returned without them, and the loader named in the error.
+func (c *Coordinator) Collect(ctx context.Context, own *result.Result, secondsPath func(shard int) string) ([]*result.Result, error) {
 	peers := c.sorted()
 	out := make([]*result.Result, len(peers))
 	errs := make([]error, len(peers))
@@ -354,6 +373,10 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*resul
 				errs[i] = fmt.Errorf("loader %d sent %q, not a result", p.shard, m.Type)
 			default:
 				out[i] = m.Result
+				if err := c.recvSeconds(p, m.Result, secondsPath); err != nil {
+					errs[i] = fmt.Errorf("loader %d's seconds: %w", p.shard, cmpErr(ctx, err))
+					break
+				}
 				p.send(message{Type: "ok"})
 			}
 			p.Close()
@@ -367,6 +390,61 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result) ([]*resul
 		}
 	}
 	return all, errors.Join(errs...)
+}
+
+// recvSeconds receives a peer's seconds, after its result, into
+// secondsPath(shard) (discarded without secondsPath) and points r at them.
+func (c *Coordinator) recvSeconds(p *peerConn, r *result.Result, secondsPath func(int) string) error {
+	var w *bufio.Writer
+	var f *os.File
+	var path string
+	if secondsPath != nil {
+		path = secondsPath(p.shard)
+		var err error
+		if f, err = os.Create(path + ".tmp"); err != nil {
+			return err
+		}
+		defer func() {
+			if f != nil {
+				f.Close()
+				os.Remove(path + ".tmp")
+			}
+		}()
+		w = bufio.NewWriterSize(f, 1<<20)
+	}
+	for {
+		m, err := p.recv(c.opt.MaxMessage)
+		if err != nil {
+			return err
+		}
+		if m.Type == "seconds-end" {
+			break
+		}
+		if m.Type != "seconds" {
+			return fmt.Errorf("loader %d sent %q, not its seconds", p.shard, m.Type)
+		}
+		for _, l := range m.Lines {
+			if w != nil {
+				w.Write(l)
+				w.WriteByte('\n')
+			}
+		}
+	}
+	if w == nil {
+		return nil
+	}
+	// The run ended: the file reads as a whole seconds file.
+	w.WriteString(`{"end":true}` + "\n")
+	err := errors.Join(w.Flush(), f.Close())
+	f = nil
+	if err == nil {
+		err = os.Rename(path+".tmp", path)
+	}
+	if err != nil {
+		os.Remove(path + ".tmp")
+		return err
+	}
+	return result.UseSecondsFile(r, path)
 }
 
 // Close drops every connection.
@@ -474,9 +552,10 @@ func (p *Peer) Start(ctx context.Context) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("rendezvous: loader 0 sent %q, not a start", m.Type)
 }
 
-// Send delivers this loader's result (or, with r nil, its failure) and waits
-// for the coordinator to acknowledge it.
-func (p *Peer) Send(ctx context.Context, r *result.Result, failure error) error {
+// Send delivers this loader's result (or, with r nil, its failure), then
+// the seconds file (or journal) at seconds ("" for none), and waits for the
+// coordinator to acknowledge them.
+func (p *Peer) Send(ctx context.Context, r *result.Result, failure error, seconds string) error {
 	defer p.Close()
 	stop := context.AfterFunc(ctx, func() { p.SetDeadline(time.Now()) })
 	defer stop()
@@ -490,11 +569,58 @@ func (p *Peer) Send(ctx context.Context, r *result.Result, failure error) error 
 	if r == nil {
 		return nil
 	}
+	if err := p.sendSeconds(seconds); err != nil {
+		return fmt.Errorf("rendezvous: sending the seconds to loader 0: %w", cmpErr(ctx, err))
+	}
 	ack, err := p.recv(HelloLimit)
 	if err != nil || ack.Type != "ok" {
 		return fmt.Errorf("rendezvous: loader 0 did not acknowledge the result: %v", cmpErr(ctx, err))
 	}
 	return nil
+}
+
+// sendSeconds sends the lines of the file at path in chunks, then the end.
+// A line that is not JSON (a torn last line of a journal) is left out.
+func (p *Peer) sendSeconds(path string) error {
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+		var lines []json.RawMessage
+		size := 0
+		flush := func() error {
+			if len(lines) == 0 {
+				return nil
+			}
+			err := p.send(message{Type: "seconds", Lines: lines})
+			lines, size = lines[:0], 0
+			return err
+		}
+		for sc.Scan() {
+			b := sc.Bytes()
+			if !json.Valid(b) {
+				continue
+			}
+			if size+len(b) > secondsChunk {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			lines = append(lines, json.RawMessage(bytes.Clone(b)))
+			size += len(b)
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return p.send(message{Type: "seconds-end"})
 }
 
 // cmpErr prefers the context's reason over the I/O error it caused.

@@ -2,6 +2,9 @@ package rendezvous
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +24,25 @@ func res(label string) *result.Result {
 
 // Three loaders: the two peers dial before the coordinator listens (they
 // retry), all three get the same start, and the coordinator collects both
-// results in shard order after its own.
+// results in shard order after its own, each with its seconds: written
+// whole (lines of several chunks, a torn last line left out, the end
+// added) and the result's phases pointed at them.
 func TestThreeLoaders(t *testing.T) {
+	dir := t.TempDir()
+	started := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+	journal := func(shard int) (path, want string) {
+		head := `{"journal":"platbench.journal/v2","result":{"schema":"platbench.result/v2","started_at":"2026-11-27T01:00:00Z"}}`
+		var b strings.Builder
+		b.WriteString(head + "\n")
+		for s := 0; s < 3000; s++ { // about 600 KB: three chunks
+			fmt.Fprintf(&b, `{"phase":"run","interval":{"start_ns":%d,"duration_ns":1000000000,"ops":[{"op":"READ","count":%d,"pad":"%s"}]}}`+"\n", s*1e9, shard, strings.Repeat("x", 150))
+		}
+		want = b.String() + `{"end":true}` + "\n"
+		path = filepath.Join(dir, fmt.Sprintf("sent-%d.partial", shard))
+		os.WriteFile(path, []byte(b.String()+`{"phase":"run","inter`), 0o644) // torn last line
+		return path, want
+	}
+	withStart := func(r *result.Result) *result.Result { r.StartedAt = started; return r }
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Reserve a port, then free it so the peers dial into nothing first.
@@ -48,7 +68,8 @@ func TestThreeLoaders(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if err := p.Send(ctx, res("loader-"+string(rune('0'+shard))), nil); err != nil {
+			path, _ := journal(shard)
+			if err := p.Send(ctx, withStart(res("loader-"+string(rune('0'+shard)))), nil, path); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -65,10 +86,21 @@ func TestThreeLoaders(t *testing.T) {
 	if d := time.Until(starts[0]); d <= 0 || d > Lead {
 		t.Errorf("start %v from now, want within (0, %v]", d, Lead)
 	}
-	all, err := c.Collect(ctx, res("loader-0"))
+	kept := func(shard int) string { return filepath.Join(dir, fmt.Sprintf("loader-%d.seconds.jsonl", shard)) }
+	all, err := c.Collect(ctx, res("loader-0"), kept)
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for shard := 1; shard <= 2; shard++ {
+		_, want := journal(shard)
+		got, err := os.ReadFile(kept(shard))
+		if err != nil || string(got) != want {
+			t.Errorf("loader %d's seconds as kept: %d bytes (%v), want the %d sent and the end", shard, len(got), err, len(want))
+		}
+		if !all[shard].Phases[0].HasSeconds() {
+			t.Errorf("loader %d's result is not pointed at its seconds", shard)
+		}
 	}
 	var labels []string
 	for _, r := range all {
@@ -133,16 +165,16 @@ func TestPeerFailureNamed(t *testing.T) {
 				return
 			}
 			if shard == 2 {
-				p.Send(ctx, nil, context.DeadlineExceeded)
+				p.Send(ctx, nil, context.DeadlineExceeded, "")
 				return
 			}
-			p.Send(ctx, res("ok"), nil)
+			p.Send(ctx, res("ok"), nil, "")
 		}()
 	}
 	if _, err := c.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
-	all, err := c.Collect(ctx, res("own"))
+	all, err := c.Collect(ctx, res("own"), nil)
 	if err == nil || !strings.Contains(err.Error(), "loader 2 failed") || len(all) != 2 {
 		t.Errorf("collect: %d results, %v", len(all), err)
 	}

@@ -69,7 +69,8 @@ type Sampler struct {
 	series   result.HostSeries
 	latest   result.HostSample
 	haveLast bool
-	// The series kept bounded past the first hour (result.Thin); the
+	// The series kept bounded past the first hour (result.Thin), one
+	// sample a minute when the samples go to the journal (Thin.Wide); the
 	// latest process samples are kept apart for live displays.
 	thinHost             *result.Thin[result.HostSample]
 	thinSelf, thinServer *result.Thin[result.ProcSample]
@@ -260,6 +261,9 @@ func (s *Sampler) read(now time.Time) {
 func (s *Sampler) keep(hs result.HostSample, selfS result.ProcSample, selfOK bool, srvS result.ProcSample, srvOK bool) {
 	if s.thinHost == nil {
 		s.thinHost, s.thinSelf, s.thinServer = result.HostThin(), result.ProcThin(), result.ProcThin()
+		// Samples that go to the journal are read back from it at the end.
+		wide := s.onSample != nil
+		s.thinHost.Wide, s.thinSelf.Wide, s.thinServer.Wide = wide, wide, wide
 	}
 	if s.onSample != nil {
 		ts := result.TelemetrySample{StartedAt: s.series.StartedAt, Host: &hs}

@@ -135,6 +135,7 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 func (n *node) add(s result.NodeSample) {
 	if n.thin == nil {
 		n.thin = result.NodeThin()
+		n.thin.Wide = len(n.sinks) > 0 // read back from the journal at the end
 	}
 	for _, f := range n.sinks {
 		f(result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, NodeSample: &s})

@@ -41,6 +41,7 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	m.Analysis = a
+	merged := writeMergedSeconds(env, *out, m)
 	if err := result.Write(*out, m); err != nil {
 		return err
 	}
@@ -50,5 +51,8 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "\nmerged %d results into %s\n", len(parts), *out)
+	if merged {
+		fmt.Fprintf(env.Stdout, "seconds  : %s (every loader's seconds, merged; keep it beside the result)\n", result.SecondsPath(*out))
+	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/platbench/platbench/bench"
@@ -64,6 +66,43 @@ type distributed struct {
 	shard int
 	coord *rendezvous.Coordinator
 	peer  *rendezvous.Peer
+	// journal is this loader's (its seconds go to loader 0 after its
+	// result); out where its result goes (loader 0 keeps the others'
+	// seconds beside it: loaderSeconds).
+	journal *result.Journal
+	out     string
+	merged  bool // loader 0 made the merged result
+}
+
+// keepAs names where this loader keeps its seconds once its result is
+// written: beside it, or, for loader 0 once its result is the merged one,
+// as loader 0's among the others' (the merged result has no seconds file
+// of its own: a later reader would take one loader's seconds for all).
+func (d *distributed) keepAs(out string) func() string {
+	return func() string {
+		if d != nil && d.merged {
+			return d.loaderSeconds(0)
+		}
+		return result.SecondsPath(out)
+	}
+}
+
+// useJournal tells the loader where its seconds are and its result goes.
+func (d *distributed) useJournal(j *result.Journal, out string) {
+	if d != nil {
+		d.journal, d.out = j, out
+	}
+}
+
+// loaderSeconds is where loader 0 keeps loader shard's seconds: beside the
+// merged result (RESULT.loader-N.seconds.jsonl), or, with --out -, beside
+// its own temporary journal (removed with it).
+func (d *distributed) loaderSeconds(shard int) string {
+	name := fmt.Sprintf("loader-%d.seconds.jsonl", shard)
+	if d.out == "-" || d.out == "" {
+		return filepath.Join(filepath.Dir(d.journal.Path()), name)
+	}
+	return strings.TrimSuffix(d.out, filepath.Ext(d.out)) + "." + name
 }
 
 // setupRendezvous checks the flags against cfg and, for loader 0, listens at
@@ -120,7 +159,11 @@ func (d *distributed) finish(ctx context.Context, r *result.Result, runErr error
 	if d.peer != nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if err := d.peer.Send(ctx, r, runErr); err != nil && runErr == nil {
+		seconds := ""
+		if d.journal != nil {
+			seconds = d.journal.Path() // the journal, whole: the run ended
+		}
+		if err := d.peer.Send(ctx, r, runErr, seconds); err != nil && runErr == nil {
 			return r, err
 		}
 		return r, runErr
@@ -134,11 +177,16 @@ func (d *distributed) finish(ctx context.Context, r *result.Result, runErr error
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.f.timeout)
 	defer cancel()
-	parts, collectErr := d.coord.Collect(ctx, r)
+	var keep func(int) string
+	if d.journal != nil {
+		keep = d.loaderSeconds
+	}
+	parts, collectErr := d.coord.Collect(ctx, r, keep)
 	merged, err := merge.Merge(parts, nil)
 	if err != nil {
 		return r, errors.Join(fmt.Errorf("merging the loaders' results: %w", err), collectErr)
 	}
+	d.merged = true
 	if collectErr != nil {
 		merged.Notes = append(merged.Notes, fmt.Sprintf("merged from %d of the loaders: %v", len(parts), collectErr))
 		return merged, fmt.Errorf("a loader's result is missing (the merged result holds the others): %w", collectErr)

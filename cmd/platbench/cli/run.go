@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -542,11 +543,12 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return err
 	}
 	written, ran := false, true
-	closeJournal, hs, err := startJournal(env, out, &cfg)
+	closeJournal, hs, err := startJournal(env, out, &cfg, dist.keepAs(out))
 	if err != nil {
 		return err
 	}
 	defer func() { closeJournal(written, ran) }()
+	dist.useJournal(cfg.Journal, out)
 	r, err := bench.Run(ctx, cfg)
 	if r == nil {
 		ran = false // nothing ran: no journal to keep
@@ -602,6 +604,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 // The .hlog of a run phase was written as it ran (hs); any other (a load
 // only, a merged result) is written now, from the seconds.
 func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
+	merged := len(r.Loaders) > 0 && writeMergedSeconds(env, out, r)
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
@@ -621,11 +624,26 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)
-	if _, err := os.Stat(out + result.JournalSuffix); err == nil {
+	if _, err := os.Stat(out + result.JournalSuffix); (err == nil && len(r.Loaders) == 0) || merged {
 		// The journal becomes the seconds file once this returns.
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
 	return nil
+}
+
+// writeMergedSeconds writes the seconds file of a merged result whose
+// loaders' seconds are at hand (result.WriteMergedSeconds) and says whether
+// it did; one that cannot be written is said, not fatal (the result is
+// whole without it: a window's latency is then the whole phase's).
+func writeMergedSeconds(env *Env, out string, r *result.Result) bool {
+	if !slices.ContainsFunc(r.Phases, func(p result.Phase) bool { return p.HasSeconds() }) {
+		return false
+	}
+	if err := result.WriteMergedSeconds(result.SecondsPath(out), r); err != nil {
+		fmt.Fprintf(env.Stderr, "platbench: no seconds file for the merged result: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // startJournal opens the run's journal (RESULT.partial), which keeps the
@@ -633,31 +651,28 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 // and report and compare read it. Once the result file is written (written
 // true) close moves it beside the result as its seconds file (every second
 // with its histograms: result.SecondsPath); when nothing ran (ran false) it
-// removes it. No journal with --out -.
+// removes it. With --out - the journal is a temporary file (openJournal).
 //
 // The run phase's .hlog is written as it goes too (hs; nil with --out -).
-func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, ran bool), hs *result.HlogStream, err error) {
-	if out == "-" {
-		return func(bool, bool) {}, nil, nil
-	}
-	j, err := result.CreateJournal(out + result.JournalSuffix)
+func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string) (close func(written, ran bool), hs *result.HlogStream, err error) {
+	j, done, err := openJournal(out, cfg, keepAs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if out == "-" {
+		return func(written, ran bool) {
+			if err := done(written, ran); err != nil {
+				fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
+			}
+		}, nil, nil
 	}
 	if hs, err = result.CreateHlogStream(hlogPath(out), "run"); err != nil {
 		j.Close(true)
 		return nil, nil, err
 	}
 	j.TeeHlog(hs)
-	cfg.Journal = j
 	return func(written, ran bool) {
-		var err error
-		switch {
-		case written:
-			err = j.Keep(result.SecondsPath(out))
-		default:
-			err = j.Close(!ran)
-		}
+		err := done(written, ran)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
 		}
@@ -668,6 +683,45 @@ func startJournal(env *Env, out string, cfg *bench.Config) (close func(written, 
 			os.Remove(hlogPath(out))
 		}
 	}, hs, nil
+}
+
+// openJournal opens the journal of the result at out (out.partial) and sets
+// cfg.Journal: the run streams, keeping no second in memory. done(written,
+// ran) moves it beside the written result as its seconds file, removes it
+// when nothing ran, and otherwise leaves it (a result that could not be
+// written: what ran stays readable). With --out - (the result on stdout)
+// there is no file to keep it beside: the journal is a temporary file,
+// removed by done, which the run's analysis reads before the result is
+// printed; the printed result has the stored series (docs/result-schema.md,
+// "Long runs") and no seconds file.
+//
+// keepAs, if set, names the seconds file instead of result.SecondsPath(out).
+func openJournal(out string, cfg *bench.Config, keepAs func() string) (j *result.Journal, done func(written, ran bool) error, err error) {
+	path, cleanup := out+result.JournalSuffix, func() {}
+	if out == "-" {
+		dir, err := os.MkdirTemp("", "platbench-stdout-")
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot make a temporary directory for the run's seconds (--out -): %w (fix: set TMPDIR to a writable directory)", err)
+		}
+		path, cleanup = filepath.Join(dir, "result.json"+result.JournalSuffix), func() { os.RemoveAll(dir) }
+	}
+	if j, err = result.CreateJournal(path); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	cfg.Journal = j
+	return j, func(written, ran bool) error {
+		switch {
+		case out == "-":
+			defer cleanup()
+			return j.Close(true)
+		case written && keepAs != nil:
+			return j.Keep(keepAs())
+		case written:
+			return j.Keep(result.SecondsPath(out))
+		}
+		return j.Close(!ran)
+	}, nil
 }
 
 // hlogPath names the .hlog of the result at out.

@@ -37,7 +37,20 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 			report.WriteSweepStep(env.Stderr, st)
 		}
 	}
-	r, err := sweep.Run(ctx, *sc)
+	// The steps stream as a run does (its journal, kept as the result's
+	// seconds file).
+	_, done, err := openJournal(out, &sc.Bench, nil)
+	if err != nil {
+		return err
+	}
+	written := false
+	var r *result.Result
+	defer func() {
+		if err := done(written, r != nil); err != nil {
+			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
+		}
+	}()
+	r, err = sweep.Run(ctx, *sc)
 	if !b.quiet && env.IsTTY {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
@@ -50,6 +63,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
+	written = true
 	if err := report.WriteSweepTerm(env.Stdout, r); err != nil {
 		return err
 	}
@@ -60,6 +74,9 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
+	if out != "-" {
+		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
+	}
 	if ctx.Err() != nil {
 		return errors.New("interrupted: the result of the steps that ran was written")
 	}

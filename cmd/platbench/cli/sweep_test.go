@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,6 +39,23 @@ func TestSweepCommandNull(t *testing.T) {
 			t.Errorf("step %s: pace tick %d ns, arrival %q; want 2 ms and poisson", p.Name, p.PaceTickNs, p.Arrival)
 		}
 	}
+	// The steps streamed (issue 34): their seconds are in the seconds file,
+	// not in the result, and the journal is gone.
+	for _, p := range r.Phases[1:] {
+		if !p.HasSeconds() || len(p.Intervals) < 2 {
+			t.Errorf("step %s: %d intervals, seconds file attached %v", p.Name, len(p.Intervals), p.HasSeconds())
+		}
+		for _, iv := range p.Intervals {
+			for _, o := range iv.Ops {
+				if o.Hist != "" {
+					t.Fatalf("step %s keeps a second's histogram in the result", p.Name)
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(out + result.JournalSuffix); !os.IsNotExist(err) {
+		t.Errorf("the journal is left: %v", err)
+	}
 }
 
 func TestSweepCommandBadInput(t *testing.T) {
@@ -70,5 +88,44 @@ func TestSweepCommandBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("sweep %v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// A run with --out - streams too: its seconds go to a temporary journal,
+// removed at the end, and the result printed has the stored series (no
+// second's histogram), as a result file has.
+func TestOutDashStreams(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, stdout, stderr := run(t, "run", "--target", "null", "--records", "200", "--duration", "2s", "--concurrency", "2", "--out", "-", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.Decode(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.MainPhase()
+	if len(p.Intervals) < 2 {
+		t.Fatalf("%d intervals in the run phase, want its seconds", len(p.Intervals))
+	}
+	var n uint64
+	for _, iv := range p.Intervals {
+		for _, o := range iv.Ops {
+			n += o.Count
+			if o.Hist != "" {
+				t.Fatal("the printed result keeps a second's histogram: the run did not stream")
+			}
+		}
+	}
+	var total uint64
+	for _, o := range p.Ops {
+		total += o.Count
+	}
+	if n == 0 || n != total {
+		t.Errorf("the intervals count %d ops, the totals %d", n, total)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the temporary journal is left: %v", left)
 	}
 }

@@ -1,0 +1,181 @@
+package result
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// WriteMergedSeconds writes the seconds file of m, a merged result whose
+// phases read their loaders' seconds files (UseSecondsOf), to path
+// (SecondsPath of m's file), and points m's phases at it: every merged
+// second, the seconds of every loader that start in it added together
+// (histograms merged, counts, errors and bytes summed, as package merge
+// adds the stored intervals), read from the loaders' files side by side,
+// one second of each at a time. A later reader of m finds it beside the
+// file as it finds a run's own: a window's latency and the .hlog of the
+// merged result come from every loader. A phase without seconds (a loader
+// without a seconds file) has none in it.
+func WriteMergedSeconds(path string, m *Result) error {
+	sf := NewSecondsFile(path)
+	err := WriteAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		enc := json.NewEncoder(bw)
+		head := *m
+		head.Phases, head.Analysis = nil, nil
+		if err := enc.Encode(journalLine{Journal: JournalKind, Result: &head}); err != nil {
+			return err
+		}
+		for i := range m.Phases {
+			p := &m.Phases[i]
+			if err := mergeSecondsOf(p, func(iv *Interval) error {
+				return enc.Encode(journalLine{Phase: p.Name, Interval: iv})
+			}); err != nil {
+				return fmt.Errorf("phase %s: %w", p.Name, err)
+			}
+			if err := enc.Encode(journalLine{Done: p}); err != nil {
+				return err
+			}
+		}
+		if err := enc.Encode(journalLine{End: true}); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("writing the merged seconds file %s: %w", path, err)
+	}
+	seen := map[string]int{}
+	for i := range m.Phases {
+		p := &m.Phases[i]
+		if p.HasSeconds() {
+			p.seconds = nil
+			p.UseSeconds(sf, seen[p.Name], 0)
+		}
+		seen[p.Name]++
+	}
+	return nil
+}
+
+// mergeSecondsOf calls f with every merged second of p, in order: the
+// seconds of its loaders (p.seconds, each shifted by its offset) whose
+// start rounds to the same second, added together.
+func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
+	if len(p.seconds) == 0 {
+		return nil
+	}
+	type head struct {
+		next func() (*Interval, bool)
+		iv   *Interval
+		slot int64
+	}
+	var heads []*head
+	var errs []error
+	for _, ref := range p.seconds {
+		next, stop := iter.Pull(secondsOf(ref, &errs))
+		defer stop()
+		h := &head{next: next}
+		heads = append(heads, h)
+	}
+	advance := func(h *head) {
+		iv, ok := h.next()
+		h.iv = nil
+		if ok {
+			h.iv, h.slot = iv, int64(math.Round(float64(iv.StartNs)/1e9))
+		}
+	}
+	for _, h := range heads {
+		advance(h)
+	}
+	for {
+		slot := int64(math.MaxInt64)
+		for _, h := range heads {
+			if h.iv != nil && h.slot < slot {
+				slot = h.slot
+			}
+		}
+		if slot == math.MaxInt64 {
+			break
+		}
+		out := &Interval{StartNs: slot * 1e9}
+		hists := map[string]*hdr.Histogram{}
+		for _, h := range heads {
+			for h.iv != nil && h.slot == slot {
+				if err := addSecond(out, h.iv, hists); err != nil {
+					return err
+				}
+				advance(h)
+			}
+		}
+		for i := range out.Ops {
+			if h := hists[out.Ops[i].Op]; h != nil {
+				out.Ops[i].Latency, out.Ops[i].Hist = Summarize(h), EncodeHist(h)
+			}
+		}
+		if err := f(out); err != nil {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// secondsOf is the seconds of ref, shifted by its offset; a read error is
+// added to errs.
+func secondsOf(ref secondsRef, errs *[]error) iter.Seq[*Interval] {
+	stopped := errors.New("stopped")
+	return func(yield func(*Interval) bool) {
+		err := ref.each([][2]int64{{math.MinInt64, math.MaxInt64}}, func(iv *Interval) error {
+			iv.StartNs += ref.offNs
+			if !yield(iv) {
+				return stopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stopped) {
+			*errs = append(*errs, err)
+		}
+	}
+}
+
+// addSecond adds one loader's second to the merged one.
+func addSecond(out, iv *Interval, hists map[string]*hdr.Histogram) error {
+	out.DurationNs = max(out.DurationNs, iv.DurationNs)
+	out.IntendedOpsPerS += iv.IntendedOpsPerS
+	for _, o := range iv.Ops {
+		k := -1
+		for i := range out.Ops {
+			if out.Ops[i].Op == o.Op {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			out.Ops = append(out.Ops, IntervalOp{Op: o.Op})
+			k = len(out.Ops) - 1
+		}
+		t := &out.Ops[k]
+		t.Count += o.Count
+		t.Bytes += o.Bytes
+		for c, n := range o.Errors {
+			if t.Errors == nil {
+				t.Errors = map[string]uint64{}
+			}
+			t.Errors[c] += n
+		}
+		if o.Hist == "" {
+			continue
+		}
+		h := hists[o.Op]
+		if err := mergeEncoded(&h, o.Hist, o.Op, nil); err != nil {
+			return fmt.Errorf("op %s, second at %d ns: %w", o.Op, iv.StartNs, err)
+		}
+		hists[o.Op] = h
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package result
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The merged seconds file adds the loaders' seconds that fall in the same
+// merged second (a loader that started 2 s later lands 2 s on), histograms
+// merged; a reader of the merged result finds it beside the file and reads
+// a window from it.
+func TestWriteMergedSeconds(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+	part := func(name string, start time.Time, lat int64, n int) *Phase {
+		path := filepath.Join(dir, name+".seconds.jsonl")
+		j, err := CreateJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Begin(&Result{Schema: SchemaVersion, StartedAt: start})
+		for s := 0; s < n; s++ {
+			h := NewHist()
+			h.RecordValues(lat, 10)
+			j.Interval("run", Interval{StartNs: int64(s) * 1e9, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: 10, Hist: EncodeHist(h)}}})
+		}
+		if err := j.Keep(path); err != nil {
+			t.Fatal(err)
+		}
+		p := &Phase{Name: "run"}
+		p.UseSeconds(NewSecondsFile(path), 0, 0)
+		return p
+	}
+	a, b := part("a", t0, 1000, 5), part("b", t0.Add(2*time.Second), 2_000_000, 5)
+	m := &Result{Schema: SchemaVersion, StartedAt: t0, Phases: []Phase{{Name: "run", DurationNs: 7e9, Ops: []OpTotal{{Op: "READ", Count: 100}}}}}
+	for k := 0; k < 7; k++ {
+		m.Phases[0].Intervals = append(m.Phases[0].Intervals, Interval{StartNs: int64(k) * 1e9, DurationNs: 1e9})
+	}
+	m.Phases[0].UseSecondsOf(a, 0)
+	m.Phases[0].UseSecondsOf(b, 2e9)
+	out := filepath.Join(dir, "merged.json")
+	if err := WriteMergedSeconds(SecondsPath(out), m); err != nil {
+		t.Fatal(err)
+	}
+	var counts []uint64
+	var maxes []int64
+	if err := m.Phases[0].eachSecond(func(iv *Interval) error {
+		counts = append(counts, iv.Ops[0].Count)
+		maxes = append(maxes, iv.Ops[0].Latency.MaxNs)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{10, 10, 20, 20, 20, 10, 10}
+	if len(counts) != len(want) {
+		t.Fatalf("merged seconds count %v, want %v", counts, want)
+	}
+	for i := range want {
+		if counts[i] != want[i] {
+			t.Fatalf("merged seconds count %v, want %v", counts, want)
+		}
+	}
+	if maxes[0] > 10_000 || maxes[2] < 1_000_000 || maxes[6] < 1_000_000 {
+		t.Errorf("merged seconds' max latency %v: loader a's alone first, both at 2-4 s, b's alone last", maxes)
+	}
+	// A reader finds it beside the merged result: a window of seconds 5-6
+	// is loader b's alone.
+	if err := Write(out, m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := r.Phases[0].MergedHist(5, 7, HistLatency)
+	if err != nil || h.TotalCount() != 20 || h.Min() < 1_000_000 {
+		t.Errorf("window from the merged seconds file: %d values from %d (%v)", h.TotalCount(), h.Min(), err)
+	}
+	if _, err := os.Stat(SecondsPath(out)); err != nil {
+		t.Error(err)
+	}
+}
