@@ -148,26 +148,7 @@ func addSecond(out, iv *Interval, hists map[string]*hdr.Histogram) error {
 	out.DurationNs = max(out.DurationNs, iv.DurationNs)
 	out.IntendedOpsPerS += iv.IntendedOpsPerS
 	for _, o := range iv.Ops {
-		k := -1
-		for i := range out.Ops {
-			if out.Ops[i].Op == o.Op {
-				k = i
-				break
-			}
-		}
-		if k < 0 {
-			out.Ops = append(out.Ops, IntervalOp{Op: o.Op})
-			k = len(out.Ops) - 1
-		}
-		t := &out.Ops[k]
-		t.Count += o.Count
-		t.Bytes += o.Bytes
-		for c, n := range o.Errors {
-			if t.Errors == nil {
-				t.Errors = map[string]uint64{}
-			}
-			t.Errors[c] += n
-		}
+		opOf(&out.Ops, o.Op).addCounts(&o)
 		if o.Hist == "" {
 			continue
 		}

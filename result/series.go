@@ -126,29 +126,10 @@ func (c *Coarsener) add(iv Interval, decode bool) error {
 
 func (c *Coarsener) addOp(o IntervalOp) error {
 	cur := c.cur
-	k := -1
-	for i := range cur.Ops {
-		if cur.Ops[i].Op == o.Op {
-			k = i
-			break
-		}
+	if cur.Ops == nil {
+		cur.Ops = make([]IntervalOp, 0, c.nOps)
 	}
-	if k < 0 {
-		if cur.Ops == nil {
-			cur.Ops = make([]IntervalOp, 0, c.nOps)
-		}
-		cur.Ops = append(cur.Ops, IntervalOp{Op: o.Op})
-		k = len(cur.Ops) - 1
-	}
-	t := &cur.Ops[k]
-	t.Count += o.Count
-	t.Bytes += o.Bytes
-	for cl, n := range o.Errors {
-		if t.Errors == nil {
-			t.Errors = map[string]uint64{}
-		}
-		t.Errors[cl] += n
-	}
+	opOf(&cur.Ops, o.Op).addCounts(&o)
 	if o.Hist == "" {
 		return nil
 	}
@@ -203,4 +184,27 @@ func (c *Coarsener) Snapshot() []Interval {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// opOf is the entry of op in *ops, appended when there is none.
+func opOf(ops *[]IntervalOp, op string) *IntervalOp {
+	for i := range *ops {
+		if (*ops)[i].Op == op {
+			return &(*ops)[i]
+		}
+	}
+	*ops = append(*ops, IntervalOp{Op: op})
+	return &(*ops)[len(*ops)-1]
+}
+
+// addCounts adds o's completions, bytes and errors by class to t.
+func (t *IntervalOp) addCounts(o *IntervalOp) {
+	t.Count += o.Count
+	t.Bytes += o.Bytes
+	for cl, n := range o.Errors {
+		if t.Errors == nil {
+			t.Errors = map[string]uint64{}
+		}
+		t.Errors[cl] += n
+	}
 }
