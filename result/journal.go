@@ -382,10 +382,11 @@ type journalPhase struct {
 	accs    map[string]*journalAcc
 }
 
+// journalAcc is one op's totals so far: counts as an interval op's
+// (IntervalOp.addCounts), latency in h.
 type journalAcc struct {
-	h      *hdr.Histogram
-	n, b   uint64
-	errors map[string]uint64
+	h *hdr.Histogram
+	IntervalOp
 }
 
 func (jp *journalPhase) add(iv Interval) error {
@@ -403,14 +404,7 @@ func (jp *journalPhase) add(iv Interval) error {
 			a = &journalAcc{}
 			jp.accs[o.Op] = a
 		}
-		a.n += o.Count
-		a.b += o.Bytes
-		for c, k := range o.Errors {
-			if a.errors == nil {
-				a.errors = map[string]uint64{}
-			}
-			a.errors[c] += k
-		}
+		a.addCounts(&o)
 		if o.Hist == "" {
 			continue
 		}
@@ -450,7 +444,7 @@ func cutShort(r *Result, jp *journalPhase) {
 		if a.h == nil {
 			a.h = NewHist()
 		}
-		t := OpTotal{Op: op, Count: a.n, Bytes: a.b, Errors: a.errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
+		t := OpTotal{Op: op, Count: a.Count, Bytes: a.Bytes, Errors: a.Errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
 		p.Ops = append(p.Ops, t)
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary (the telemetry samples it wrote are kept)",
