@@ -11,7 +11,9 @@ import (
 // counts is a shard's histogram: the counts array of an HDR histogram with
 // result.NewHist's layout (TestCountsMatchHdr pins it) (1 ns .. 1 h, 3
 // significant figures), without the rest, in blocks of 1024 counts (one
-// octave each) allocated the first time a value falls in them. Recording is
+// octave each), one allocated when a value falls in its octave while the
+// spill is full (spillLen values an interval of all the octaves without a
+// block), so rare outliers allocate nothing. Recording is
 // one index computation, one load and one increment (hdr's RecordValue is a
 // method call, an error check and a total); the collector moves it into
 // the phase's counts (phaseCounts, the same layout) once per interval, and
@@ -41,7 +43,20 @@ type counts struct {
 	// being drained meanwhile: only its nil blocks are written, which the
 	// collector does not read (their bits are clear).
 	twin *counts
+	// spill holds the indexes of values in octaves with no block, up to
+	// spillLen an interval, which the collector drains with the blocks: a
+	// rare outlier (a GC pause, a scheduler hiccup, a slow request) costs
+	// no 4 KB block, so a long run's memory does not grow as outliers reach
+	// octaves not seen before (the soak of issue 34 grew 38 MB an hour by
+	// them). A burst of more in one interval grows the octave's block.
+	nspill int
+	spill  [spillLen]int32
 }
+
+// spillLen is how many values of octaves without a block a shard histogram
+// takes in an interval before it grows a block: a 25 ms stall at 100k op/s
+// spread over four shards and ten op types is about 60.
+const spillLen = 128
 
 // block is one octave of counts.
 type block [1 << subHalfMag]uint32
@@ -52,21 +67,44 @@ func (c *counts) add(v int64) {
 	k := i >> subHalfMag
 	b := c.b[k]
 	if b == nil {
-		b = c.grow(k)
+		c.miss(i)
+		return
 	}
 	b[i&(1<<subHalfMag-1)]++
 	c.blocks |= 1 << uint(k)
 }
 
-// grow allocates block k (and the twin's). Called with the shard's mutex held.
+// miss counts value index i of an octave with no block: into the spill
+// while it has room, else into the octave's block, grown now (and the
+// twin's), which takes the spilled values of its octave too (the first
+// interval of an op spills its usual values before their block grows).
+// Called with the shard's mutex held.
 //
 //go:noinline
-func (c *counts) grow(k int) *block {
-	c.b[k] = new(block)
+func (c *counts) miss(i int) {
+	if c.nspill < len(c.spill) {
+		c.spill[c.nspill] = int32(i)
+		c.nspill++
+		return
+	}
+	k := i >> subHalfMag
+	blk := new(block)
+	c.b[k] = blk
 	if t := c.twin; t != nil && t.b[k] == nil {
 		t.b[k] = new(block)
 	}
-	return c.b[k]
+	blk[i&(1<<subHalfMag-1)]++
+	n := 0
+	for _, j := range c.spill[:c.nspill] {
+		if int(j)>>subHalfMag == k {
+			blk[int(j)&(1<<subHalfMag-1)]++
+		} else {
+			c.spill[n] = j
+			n++
+		}
+	}
+	c.nspill = n
+	c.blocks |= 1 << uint(k)
 }
 
 const (
@@ -98,11 +136,15 @@ func valueAt(i int) int64 {
 // moveInto adds c to d and zeroes c.
 func (c *counts) moveInto(d *dense) {
 	d.blocks |= c.blocks
-	c.each(func(i int, n uint64) { d.n[i] += n })
+	c.each(func(i int, n uint64) {
+		d.n[i] += n
+		d.blocks |= 1 << uint(i>>subHalfMag) // a spilled value's octave
+	})
 }
 
 // each calls f for every non-zero count of the blocks in use, in index
-// order, and zeroes them.
+// order, then once for each spilled value (any order, an index maybe more
+// than once), and zeroes them.
 func (c *counts) each(f func(i int, n uint64)) {
 	for m := c.blocks; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros64(m)
@@ -115,6 +157,10 @@ func (c *counts) each(f func(i int, n uint64)) {
 		}
 	}
 	c.blocks = 0
+	for _, i := range c.spill[:c.nspill] {
+		f(int(i), 1)
+	}
+	c.nspill = 0
 }
 
 // dense is the collector's histogram of an interval's latencies of one op,
@@ -145,17 +191,80 @@ func (d *dense) each(f func(i int, n uint64)) {
 // blocks of uint32: the collector adds each interval to it, and Stop makes
 // the hdr histogram the result holds (hist). Whole hdr histograms were 270
 // KB each, four per op type from the first second.
+//
+// Octaves with no block yet keep their counts in few, as index and count
+// pairs (up to fewLen in all): the outliers of a phase, seen rarely, cost
+// no block each as they reach octaves not seen before, so the phase's
+// memory does not grow with its length. When few is full, the octave with
+// most pairs in it gets its block.
 type phaseCounts struct {
-	b [bucketCount + 1]*[1 << subHalfMag]uint64
+	b   [bucketCount + 1]*[1 << subHalfMag]uint64
+	few []fewCount
 }
+
+// fewCount is a count of phaseCounts.few.
+type fewCount struct {
+	i int32
+	n uint64
+}
+
+// fewLen bounds phaseCounts.few: 8 KB, a block's size. A full few has at
+// least 16 pairs in the octave it gives a block.
+const fewLen = 512
 
 // addAt adds n values at index i.
 func (p *phaseCounts) addAt(i int, n uint64) {
 	k := i >> subHalfMag
 	if p.b[k] == nil {
-		p.b[k] = new([1 << subHalfMag]uint64)
+		p.addFew(i, n)
+		return
 	}
 	p.b[k][i&(1<<subHalfMag-1)] += n
+}
+
+// addFew is addAt for an octave with no block.
+func (p *phaseCounts) addFew(i int, n uint64) {
+	for j := range p.few {
+		if p.few[j].i == int32(i) {
+			p.few[j].n += n
+			return
+		}
+	}
+	if len(p.few) == fewLen {
+		p.promote()
+		if k := i >> subHalfMag; p.b[k] != nil {
+			p.b[k][i&(1<<subHalfMag-1)] += n
+			return
+		}
+	}
+	if p.few == nil {
+		p.few = make([]fewCount, 0, fewLen)
+	}
+	p.few = append(p.few, fewCount{int32(i), n})
+}
+
+// promote gives the octave with most pairs in few its block and moves its
+// pairs there.
+func (p *phaseCounts) promote() {
+	var per [bucketCount + 1]int
+	top := 0
+	for _, c := range p.few {
+		k := int(c.i) >> subHalfMag
+		if per[k]++; per[k] > per[top] {
+			top = k
+		}
+	}
+	blk := new([1 << subHalfMag]uint64)
+	p.b[top] = blk
+	kept := p.few[:0]
+	for _, c := range p.few {
+		if int(c.i)>>subHalfMag == top {
+			blk[int(c.i)&(1<<subHalfMag-1)] += c.n
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	p.few = kept
 }
 
 // hist is the hdr histogram of p (result.NewHist's layout).
@@ -170,6 +279,9 @@ func (p *phaseCounts) hist() *hdr.Histogram {
 				h.RecordValues(valueAt(k<<subHalfMag+j), int64(n))
 			}
 		}
+	}
+	for _, c := range p.few {
+		h.RecordValues(valueAt(int(c.i)), int64(c.n))
 	}
 	return h
 }

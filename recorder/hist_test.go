@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -72,12 +73,87 @@ func TestCountsMatchHdr(t *testing.T) {
 				t.Fatal("drain left counts behind")
 			}
 		}
-		if x.blocks != 0 {
-			t.Fatal("drain left block bits set")
+		if x.blocks != 0 || x.nspill != 0 {
+			t.Fatal("drain left block bits set or values spilled")
 		}
 	}
 	if iv != (dense{}) {
 		t.Fatal("drain left interval counts behind")
+	}
+}
+
+// Rare outliers allocate nothing (issue 34: a long run's memory grew as
+// they reached octaves not seen before): a shard histogram takes up to
+// spillLen of them an interval without a block, and the phase's counts
+// up to fewLen distinct ones; a burst of more gets its block. The counts
+// stay exactly hdr's throughout.
+func TestRareOutliersAllocateNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ref := result.NewHist()
+	var c, d counts // the two sets of one shard, recorded into in turn
+	c.twin, d.twin = &d, &c
+	var p phaseCounts
+	hot := index(100_000) >> subHalfMag // 100 µs ± 20%: one octave
+	const intervals, outliers = 200, 2
+	for iv := range intervals {
+		cur := &c
+		if iv%2 == 1 {
+			cur = &d
+		}
+		for range 2000 {
+			v := 80_000 + rng.Int64N(40_000)
+			cur.add(v)
+			ref.RecordValue(v)
+		}
+		for range outliers { // 1 ms .. 1 h, log-uniform
+			v := int64(1e6 * math.Pow(3.6e6, rng.Float64()))
+			cur.add(v)
+			ref.RecordValue(v)
+		}
+		cur.moveTo(&p)
+	}
+	for _, x := range []*counts{&c, &d} {
+		for k, blk := range x.b {
+			if blk != nil && k != hot {
+				t.Errorf("a shard histogram grew octave %d for outliers (%d an interval, spill %d)", k, outliers, spillLen)
+			}
+		}
+	}
+	for k, blk := range p.b {
+		if blk != nil && k != hot {
+			t.Errorf("the phase's counts grew octave %d for %d outliers (few takes %d)", k, intervals*outliers, fewLen)
+		}
+	}
+	if !slices.Equal(p.hist().Export().Counts, ref.Export().Counts) {
+		t.Error("the phase's counts differ from hdr's")
+	}
+	// A burst past the spill in one interval gets its block, and the
+	// phase's counts get blocks once few is full: still exact.
+	for range spillLen + 1 {
+		v := 5e9 + rng.Int64N(1e9)
+		c.add(v)
+		ref.RecordValue(v)
+	}
+	if c.b[index(5e9)>>subHalfMag] == nil || d.b[index(5e9)>>subHalfMag] == nil {
+		t.Error("a burst past the spill grew no block (or not the twin's)")
+	}
+	for range fewLen {
+		v := int64(1e6 * math.Pow(3.6e6, rng.Float64()))
+		c.add(v)
+		ref.RecordValue(v)
+	}
+	c.moveTo(&p)
+	grown := 0
+	for k, blk := range p.b {
+		if blk != nil && k != hot {
+			grown++
+		}
+	}
+	if grown == 0 || len(p.few) >= fewLen {
+		t.Errorf("few full: %d octaves grown, %d pairs in few", grown, len(p.few))
+	}
+	if !slices.Equal(p.hist().Export().Counts, ref.Export().Counts) {
+		t.Error("the phase's counts differ from hdr's after blocks grew")
 	}
 }
 
