@@ -9,10 +9,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=0.8.0 # apache-otava
 venv=$PWD/.cache/otava
-if [ ! -f "$venv/.apache-otava-$VERSION" ]; then
+# Its dependencies pinned too (scripts/otava-constraints.txt): unpinned, pip
+# takes whatever the index serves that day.
+pins=scripts/otava-constraints.txt
+mark="$venv/.apache-otava-$VERSION-$(sha256sum "$pins" | cut -c1-12)"
+if [ ! -f "$mark" ]; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q "apache-otava==$VERSION"
-  touch "$venv/.apache-otava-$VERSION"
+  "$venv/bin/pip" install -q -c "$pins" "apache-otava==$VERSION"
+  touch "$mark"
 fi
 export PLATBENCH_OTAVA=$venv/bin/otava
 "$PLATBENCH_OTAVA" --help >/dev/null

@@ -12,6 +12,14 @@ if [ "$(id -u)" != 0 ]; then
   exit 2
 fi
 mkdir -p .cache test-artifacts
+# failed LOG: a failing step's test failures on stderr too, where a reader of
+# only the end of the output (or of stderr alone) sees them.
+failed() {
+  {
+    echo "make test: failed; from $1:"
+    grep -E -e '^(--- FAIL|FAIL|panic:)' -e '^[[:space:]]+[[:alnum:]_]+_test\.go:[0-9]+:' -e '(error|Error|ERROR)' "$1" | head -40
+  } >&2
+}
 # Hygiene gates first (gofmt, go mod tidy, vet, staticcheck, deadcode): they
 # need no server and fail fast.
 scripts/lint.sh
@@ -43,7 +51,14 @@ scripts/servers.sh start
 eval "$(scripts/servers.sh env)"
 # Change points against Apache Otava (pinned, in a venv under .cache), also
 # Otava reading the PostgreSQL store; go test ./... below runs them again.
-scripts/check-otava.sh
+set +e
+scripts/check-otava.sh 2>&1 | tee test-artifacts/check-otava.log
+otava=${PIPESTATUS[0]}
+set -e
+if [ "$otava" -ne 0 ]; then
+  failed test-artifacts/check-otava.log
+  exit "$otava"
+fi
 export PLATBENCH_OTAVA=$PWD/.cache/otava/bin/otava
 set +e
 PLATBENCH_REDIS_EXPECT=redis go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
@@ -71,4 +86,5 @@ fuzz=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$fuzz
 set -e
 echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -cE '^FAIL[[:space:]]' test-artifacts/go-test.log || true) failed"
+[ "$status" -eq 0 ] || failed test-artifacts/go-test.log
 exit "$status"
