@@ -9,9 +9,9 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -251,11 +251,33 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 		m.Ops = append(m.Ops, t)
 	}
-	slots := make([]int64, 0, len(ivs))
-	for s := range ivs {
-		slots = append(slots, s)
+	if streamedSeconds(ps) {
+		// Streamed parts: their stored intervals carry no histograms, so
+		// the merged series is made from their seconds, merged, with a
+		// latency summary in every stored interval.
+		series, err := result.MergedSeries(m)
+		if err != nil {
+			return nil, err
+		}
+		// The seconds carry no intended rate (the runner sets it on the
+		// stored intervals when the phase ends): each merged interval
+		// takes the loaders' intended rates of the stored intervals that
+		// start in it.
+		slots := sortedSlots(acc.intended)
+		k := 0
+		for i := range series {
+			iv := &series[i]
+			slices.SortStableFunc(iv.Ops, func(a, b result.IntervalOp) int { return vocab.CompareOpNames(a.Op, b.Op) })
+			for ; k < len(slots) && slots[k]*1e9 < iv.StartNs+iv.DurationNs; k++ {
+				if slots[k]*1e9 >= iv.StartNs {
+					iv.IntendedOpsPerS += acc.intended[slots[k]]
+				}
+			}
+		}
+		m.Intervals = series
+		return m, nil
 	}
-	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
+	slots := sortedSlots(ivs)
 	for _, s := range slots {
 		iv := result.Interval{StartNs: s * 1e9, DurationNs: ivDur[s], IntendedOpsPerS: acc.intended[s]}
 		for _, op := range order {
@@ -395,6 +417,22 @@ func addShifted[T uint32 | uint64](dst, src []T, shift int) []T {
 		dst[shift+i] += v
 	}
 	return dst
+}
+
+// sortedSlots is the keys of m in order.
+func sortedSlots[V any](m map[int64]V) []int64 {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// streamedSeconds says whether every part is streamed (its stored
+// intervals without histograms) and has its seconds file at hand.
+func streamedSeconds(ps []*result.Phase) bool {
+	for _, p := range ps {
+		if !p.HasSeconds() || p.HasIntervalHists() {
+			return false
+		}
+	}
+	return true
 }
 
 // allSeconds says whether every part keeps its seconds in a seconds file

@@ -124,6 +124,12 @@ func checkMerged(t *testing.T, files []string) *result.Result {
 			for _, o := range iv.Ops {
 				if o.Op == mo.Op {
 					inIntervals += o.Count
+					// Streamed parts too: the merged series is made from
+					// their seconds, so every stored interval has its
+					// latency, over every loader's ops in it.
+					if o.Count > 0 && o.Latency.Count != int64(o.Count) {
+						t.Errorf("%s: merged interval at %d ns counts %d ops, its latency summary %d", mo.Op, iv.StartNs, o.Count, o.Latency.Count)
+					}
 				}
 			}
 		}

@@ -63,6 +63,20 @@ func WriteMergedSeconds(path string, m *Result) error {
 	return nil
 }
 
+// MergedSeries is the stored series (SeriesWidth) of p, a merged phase
+// whose loaders' seconds are at hand (UseSecondsOf): the merged seconds
+// (as WriteMergedSeconds writes them) coarsened, so each stored interval
+// has the latency summary of every loader's seconds in it, which the
+// loaders' stored intervals, without histograms, cannot give. It reads
+// the loaders' seconds files once, side by side.
+func MergedSeries(p *Phase) ([]Interval, error) {
+	var c Coarsener
+	if err := mergeSecondsOf(p, func(iv *Interval) error { return c.Add(*iv) }); err != nil {
+		return nil, fmt.Errorf("phase %s: %w", p.Name, err)
+	}
+	return c.Finish(), nil
+}
+
 // mergeSecondsOf calls f with every merged second of p, in order: the
 // seconds of its loaders (p.seconds, each shifted by its offset) whose
 // start rounds to the same second, added together.
