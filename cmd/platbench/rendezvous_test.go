@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,5 +247,30 @@ func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 	}
 	if b, err := exec.Command(bin, "report", merged).CombinedOutput(); err != nil {
 		t.Errorf("report of the merged result: %v\n%s", err, b)
+	}
+	// platbench merge of the same loaders' files (loader 0's kept seconds,
+	// which read as its result, and loader 1's own result) makes the
+	// result the rendezvous made: totals, and a series whose every stored
+	// interval has its latency over both loaders' ops.
+	again := filepath.Join(dir, "again.json")
+	if b, err := exec.Command(bin, "merge", filepath.Join(dir, "merged.loader-0.seconds.jsonl"), filepath.Join(dir, "r1.json"), "--out", again).CombinedOutput(); err != nil {
+		t.Fatalf("platbench merge: %v\n%s", err, b)
+	}
+	r2, err := result.Read(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := r2.Phase("run")
+	if q == nil || !reflect.DeepEqual(q.Ops, p.Ops) {
+		t.Errorf("platbench merge's run totals differ from the rendezvous's:\n%+v\n%+v", q, p.Ops)
+	} else if !reflect.DeepEqual(q.Intervals, p.Intervals) {
+		t.Errorf("platbench merge's series differs from the rendezvous's:\n%+v\n%+v", q.Intervals, p.Intervals)
+	}
+	for _, iv := range p.Intervals {
+		for _, o := range iv.Ops {
+			if o.Latency.Count != int64(o.Count) {
+				t.Errorf("merged interval at %d ns: %d %s ops, latency summary of %d", iv.StartNs, o.Count, o.Op, o.Latency.Count)
+			}
+		}
 	}
 }
