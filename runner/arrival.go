@@ -100,8 +100,13 @@ func newArrival(st Stream, poisson bool, lane, lanes int, seed uint64) *arrival 
 // advance computes the next arrival's intended start.
 func (a *arrival) advance() {
 	if a.constant {
-		a.next = int64(float64(a.k*a.lanes+a.lane) * a.intervalNs)
+		at := float64(a.k*a.lanes+a.lane) * a.intervalNs
 		a.k++
+		if at >= math.MaxInt64/2 { // a rate so low the next start is centuries away: never
+			a.next = math.MaxInt64
+			return
+		}
+		a.next = int64(at)
 		return
 	}
 	var t float64
