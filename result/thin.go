@@ -21,19 +21,30 @@ type Thin[T any] struct {
 	// whose samples go to the run's journal as they are taken keeps that
 	// much in memory (live readers take the latest sample, not the
 	// series), and the result's series is read back from the journal when
-	// the run ends (Journal.Telemetry), as the phases' are.
-	Wide bool
-	out  []T
-	slot int64 // the stored slot of the last sample (-1: a whole second)
-	n    int   // samples merged into the last one
+	// the run ends (Journal.Telemetry), as the phases' are; the minute
+	// series is what the result keeps only if that read fails. It holds
+	// at most wideMax samples: then neighbours merge and the width
+	// doubles (2 min, 4 min, …), so memory does not grow with the run.
+	Wide  bool
+	out   []T
+	ns    []int // Wide: samples merged into each kept one
+	wideW int64 // Wide: the width of a kept sample (0: 1 min)
+	slot  int64 // the stored slot of the last sample (-1: a whole second)
+	n     int   // samples merged into the last one
 }
+
+// wideMax bounds a Wide series: 240 samples, four hours at 1 min.
+const wideMax = 240
 
 // Add keeps s.
 func (t *Thin[T]) Add(s T) {
 	off := t.Offset(&s)
 	w, tier := SeriesWidth(off)
 	if t.Wide {
-		w, tier = 60e9, 0
+		if t.wideW == 0 {
+			t.wideW = 60e9
+		}
+		w, tier = t.wideW, 0
 	}
 	if w == 1e9 {
 		t.out = append(t.out, s)
@@ -43,10 +54,40 @@ func (t *Thin[T]) Add(s T) {
 	slot := tier + (off-tier)/w*w
 	if k := len(t.out); k > 0 && slot == t.slot && t.Merge(&t.out[k-1], s, t.n) {
 		t.n++
+		if t.Wide {
+			t.ns[k-1] = t.n
+		}
 		return
 	}
 	t.out = append(t.out, s)
 	t.slot, t.n = slot, 1
+	if t.Wide {
+		t.ns = append(t.ns, 1)
+		if len(t.out) >= wideMax {
+			t.widen()
+		}
+	}
+}
+
+// widen doubles a Wide series' width: each kept sample merges into the
+// one before it when both fall in one slot of the new width (a missing
+// scrape still merges only into a missing one). The series is a new slice:
+// a reader may hold the old one (Samples).
+func (t *Thin[T]) widen() {
+	t.wideW *= 2
+	w := t.wideW
+	slotOf := func(s *T) int64 { return t.Offset(s) / w * w }
+	out, ns := make([]T, 0, wideMax), make([]int, 0, wideMax)
+	for i := range t.out {
+		if k := len(out) - 1; k >= 0 && slotOf(&out[k]) == slotOf(&t.out[i]) && t.Merge(&out[k], t.out[i], ns[k]) {
+			ns[k] += t.ns[i]
+			continue
+		}
+		out, ns = append(out, t.out[i]), append(ns, t.ns[i])
+	}
+	t.out, t.ns = out, ns
+	k := len(out) - 1
+	t.slot, t.n = slotOf(&out[k]), ns[k]
 }
 
 // Samples is the series kept so far (the Thin's own slice: copy it to keep

@@ -36,6 +36,46 @@ func TestThinHostDay(t *testing.T) {
 	}
 }
 
+// A Wide series (a collector whose samples go to the journal) keeps a
+// sample a minute and at most wideMax of them: a week of 1 s samples is
+// 240 or fewer, wider as the run goes, with every count kept.
+func TestThinWideIsBounded(t *testing.T) {
+	th := HostThin()
+	th.Wide = true
+	var ctx uint64
+	const week = 7 * 86400
+	for i := int64(0); i < week; i++ {
+		th.Add(HostSample{OffsetNs: i * 1e9, DurationNs: 1e9, CtxSwitches: 3, CPUUser: float64(i%2) * 0.5})
+		ctx += 3
+		if n := len(th.Samples()); n > wideMax {
+			t.Fatalf("%d samples kept at second %d, want at most %d", n, i, wideMax)
+		}
+	}
+	ss := th.Samples()
+	var got uint64
+	var prev int64 = -1
+	for _, s := range ss {
+		got += s.CtxSwitches
+		if s.OffsetNs <= prev || math.Abs(s.CPUUser-0.25) > 1e-9 {
+			t.Fatalf("sample at %d ns after %d, CPU user %v", s.OffsetNs, prev, s.CPUUser)
+		}
+		prev = s.OffsetNs
+	}
+	// 10,080 minutes: widths double from 1 min until they fit in 240.
+	if got != ctx || len(ss) < wideMax/2 || ss[0].OffsetNs != 0 || ss[0].DurationNs != 64*60e9 {
+		t.Errorf("%d samples, first %+v; %d context switches kept of %d", len(ss), ss[0], got, ctx)
+	}
+	// Within its bound it is a sample a minute.
+	th = HostThin()
+	th.Wide = true
+	for i := int64(0); i < 3600; i++ {
+		th.Add(HostSample{OffsetNs: i * 1e9, DurationNs: 1e9})
+	}
+	if ss := th.Samples(); len(ss) != 60 || ss[59].DurationNs != 60e9 {
+		t.Errorf("an hour: %d samples, want 60 of a minute", len(ss))
+	}
+}
+
 // A missing scrape is not merged into a good sample, and a run of them
 // stays one missing sample per stored slot.
 func TestThinNodeMissing(t *testing.T) {
