@@ -54,9 +54,10 @@ type counts struct {
 }
 
 // spillLen is how many values of octaves without a block a shard histogram
-// takes in an interval before it grows a block: a 25 ms stall at 100k op/s
-// spread over four shards and ten op types is about 60.
-const spillLen = 128
+// takes in an interval before it grows a block: a 100 ms stall at 100k
+// op/s spread over four shards and ten op types is about 250 (2 KB each,
+// 16 KB per op per shard in an open loop).
+const spillLen = 512
 
 // block is one octave of counts.
 type block [1 << subHalfMag]uint32

@@ -9,13 +9,15 @@ FUZZTIME=${FUZZTIME:-5s}
 status=0
 # A log of its own: a fixed name in /tmp would mix two checkouts' runs.
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+stamp=$(mktemp) # touched before each fuzz test: the inputs it writes are newer
+trap 'rm -f "$log" "$stamp"' EXIT
 while IFS=: read -r file fn; do
   pkg="./$(dirname "$file")"
   echo "fuzz: $pkg $fn ($FUZZTIME)"
   corpus="$pkg/testdata/fuzz/$fn"
   before=$( (find "$corpus" -type f 2>/dev/null || true) | wc -l)
   ok=0
+  touch "$stamp"
   for attempt in 1 2; do
     if go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then ok=1; break; fi
     # Go's fuzzer sometimes ends a timed run with "context deadline exceeded"
@@ -27,6 +29,11 @@ while IFS=: read -r file fn; do
   done
   if [ "$ok" = 0 ]; then
     cat "$log"
+    # The input itself, too: CI's clone (and its testdata) is gone after the run.
+    for f in $( (find "$corpus" -type f -newer "$stamp" 2>/dev/null || true) ); do
+      echo "fuzz: failing input $f:"
+      cat "$f"
+    done
     echo "fuzz: $pkg $fn FAILED (the failing input is under $pkg/testdata/fuzz/$fn)"
     status=1
   fi
