@@ -199,7 +199,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 	}
 	m := &result.Phase{Name: ps[0].Name, Mode: ps[0].Mode, StartedAt: t0}
 	acc := &phaseAcc{totals: map[string]*opAcc{}, ivs: map[int64]map[string]*opAcc{}, ivDur: map[int64]int64{}, intended: map[int64]float64{}}
-	totals, ivs, ivDur := acc.totals, acc.ivs, acc.ivDur
+	totals := acc.totals
 	width := ps[0].Buckets.WidthNs
 	m.Buckets = result.Buckets{WidthNs: width, Counts: map[string][]uint32{}}
 	for _, p := range ps {
@@ -251,45 +251,59 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 		m.Ops = append(m.Ops, t)
 	}
+	var err error
 	if streamedSeconds(ps) {
-		// Streamed parts: their stored intervals carry no histograms, so
-		// the merged series is made from their seconds, merged, with a
-		// latency summary in every stored interval.
-		series, err := result.MergedSeries(m)
-		if err != nil {
-			return nil, err
-		}
-		// The seconds carry no intended rate (the runner sets it on the
-		// stored intervals when the phase ends): each merged interval
-		// takes the loaders' intended rates of the stored intervals that
-		// start in it.
-		slots := sortedSlots(acc.intended)
-		k := 0
-		for i := range series {
-			iv := &series[i]
-			slices.SortStableFunc(iv.Ops, func(a, b result.IntervalOp) int { return vocab.CompareOpNames(a.Op, b.Op) })
-			for ; k < len(slots) && slots[k]*1e9 < iv.StartNs+iv.DurationNs; k++ {
-				if slots[k]*1e9 >= iv.StartNs {
-					iv.IntendedOpsPerS += acc.intended[slots[k]]
-				}
+		m.Intervals, err = acc.streamedSeries(m)
+	} else {
+		m.Intervals = acc.series(order)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// streamedSeries is the series of m, merged from streamed parts: their
+// stored intervals carry no histograms, so it is made from their seconds,
+// merged (result.MergedSeries), with a latency summary in every stored
+// interval. The seconds carry no intended rate (the runner sets it on the
+// stored intervals when the phase ends): each merged interval takes the
+// loaders' intended rates of the stored intervals that start in it.
+func (acc *phaseAcc) streamedSeries(m *result.Phase) ([]result.Interval, error) {
+	series, err := result.MergedSeries(m)
+	if err != nil {
+		return nil, err
+	}
+	slots := sortedSlots(acc.intended)
+	k := 0
+	for i := range series {
+		iv := &series[i]
+		slices.SortStableFunc(iv.Ops, func(a, b result.IntervalOp) int { return vocab.CompareOpNames(a.Op, b.Op) })
+		for ; k < len(slots) && slots[k]*1e9 < iv.StartNs+iv.DurationNs; k++ {
+			if slots[k]*1e9 >= iv.StartNs {
+				iv.IntendedOpsPerS += acc.intended[slots[k]]
 			}
 		}
-		m.Intervals = series
-		return m, nil
 	}
-	slots := sortedSlots(ivs)
-	for _, s := range slots {
-		iv := result.Interval{StartNs: s * 1e9, DurationNs: ivDur[s], IntendedOpsPerS: acc.intended[s]}
+	return series, nil
+}
+
+// series is the merged 1 s series of parts whose intervals carry their
+// histograms, ops in order.
+func (acc *phaseAcc) series(order []string) []result.Interval {
+	var out []result.Interval
+	for _, s := range sortedSlots(acc.ivs) {
+		iv := result.Interval{StartNs: s * 1e9, DurationNs: acc.ivDur[s], IntendedOpsPerS: acc.intended[s]}
 		for _, op := range order {
-			a := ivs[s][op]
+			a := acc.ivs[s][op]
 			if a == nil {
 				continue
 			}
 			iv.Ops = append(iv.Ops, result.IntervalOp{Op: op, Count: a.count, Bytes: a.bytes, Errors: a.errs, Latency: result.Summarize(a.lat), Hist: result.EncodeHist(a.lat)})
 		}
-		m.Intervals = append(m.Intervals, iv)
+		out = append(out, iv)
 	}
-	return m, nil
+	return out
 }
 
 // phaseAcc accumulates the ops of a phase's parts: totals per op, and per
