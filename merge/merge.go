@@ -84,9 +84,12 @@ func Merge(parts []*result.Result, files []string) (*result.Result, error) {
 				ps = append(ps, ph)
 			}
 		}
-		m, err := mergePhase(ps)
+		m, note, err := mergePhase(ps)
 		if err != nil {
 			return nil, fmt.Errorf("phase %s: %w", name, err)
+		}
+		if note != "" {
+			out.Notes = append(out.Notes, note)
 		}
 		out.Phases = append(out.Phases, *m)
 	}
@@ -189,7 +192,10 @@ func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) error {
 	return result.MergeHist(dst, h)
 }
 
-func mergePhase(ps []*result.Phase) (*result.Phase, error) {
+// mergePhase merges one phase of every part; note says what the merged
+// phase lacks, if anything (its series' latency, when the parts' seconds
+// files could not be read).
+func mergePhase(ps []*result.Phase) (*result.Phase, string, error) {
 	t0 := ps[0].StartedAt
 	var end time.Time
 	for _, p := range ps {
@@ -204,10 +210,10 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 	m.Buckets = result.Buckets{WidthNs: width, Counts: map[string][]uint32{}}
 	for _, p := range ps {
 		if p.Mode != m.Mode {
-			return nil, fmt.Errorf("%w: one loader ran %s loop, another %s loop", ErrMismatch, p.Mode, m.Mode)
+			return nil, "", fmt.Errorf("%w: one loader ran %s loop, another %s loop", ErrMismatch, p.Mode, m.Mode)
 		}
 		if p.Buckets.WidthNs != width {
-			return nil, fmt.Errorf("%w: bucket widths differ (%d ns vs %d ns)", ErrMismatch, p.Buckets.WidthNs, width)
+			return nil, "", fmt.Errorf("%w: bucket widths differ (%d ns vs %d ns)", ErrMismatch, p.Buckets.WidthNs, width)
 		}
 		m.Concurrency += p.Concurrency
 		m.RateOpsPerS += p.RateOpsPerS
@@ -226,7 +232,7 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 			m.UseSecondsOf(p, off)
 		}
 		if err := acc.add(p, off); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if width > 0 {
 			addBuckets(&m.Buckets, p, off)
@@ -251,16 +257,19 @@ func mergePhase(ps []*result.Phase) (*result.Phase, error) {
 		}
 		m.Ops = append(m.Ops, t)
 	}
-	var err error
 	if streamedSeconds(ps) {
-		m.Intervals, err = acc.streamedSeries(m)
-	} else {
+		series, err := acc.streamedSeries(m)
+		if err == nil {
+			m.Intervals = series
+			return m, "", nil
+		}
+		// The parts' counts still merge; only the latency over time is
+		// lost, and said.
 		m.Intervals = acc.series(order)
+		return m, fmt.Sprintf("phase %s: the merged series has counts but no latency (the loaders' seconds files could not be read: %v)", m.Name, err), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	m.Intervals = acc.series(order)
+	return m, "", nil
 }
 
 // streamedSeries is the series of m, merged from streamed parts: their

@@ -279,3 +279,47 @@ func checkMergedWindow(t *testing.T, run *result.Phase) {
 		t.Errorf("merged window [1, %d) has %d latencies, its intervals count %d ops (streamed: %v)", n, h.TotalCount(), want, run.HasSeconds())
 	}
 }
+
+// A part's seconds file that cannot be read (here a histogram in it
+// corrupted) does not stop the merge: the counts merge, and a note says
+// the series has no latency and why.
+func TestMergeSurvivesABadSecondsFile(t *testing.T) {
+	files := runLoaders(t, 2, "null", "--workload", "ycsb-a", "--records", "1000", "--duration", "2s")
+	sp := result.SecondsPath(files[1])
+	b, err := os.ReadFile(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), `"hist":"`, `"hist":"!!`, 1)
+	if bad == string(b) {
+		t.Fatal("no histogram in the seconds file to corrupt")
+	}
+	if err := os.WriteFile(sp, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var parts []*result.Result
+	for _, f := range files {
+		r, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, r)
+	}
+	m, err := Merge(parts, files)
+	if err != nil {
+		t.Fatalf("merge with a bad seconds file: %v", err)
+	}
+	said := false
+	for _, n := range m.Notes {
+		said = said || strings.Contains(n, "has counts but no latency")
+	}
+	var n uint64
+	for _, iv := range m.Phase("run").Intervals {
+		for _, o := range iv.Ops {
+			n += o.Count
+		}
+	}
+	if !said || n == 0 {
+		t.Errorf("notes %q; %d ops in the merged series", m.Notes, n)
+	}
+}
