@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -159,6 +160,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	cfg.Runner.OnInterval = namedIntervals(cfg.Journal.Start(r), &spec) // nil without a journal
 	if cfg.Journal != nil {
 		cfg.Runner.Series = journalSeries(cfg.Journal, r)
+		cfg.Runner.SpillDir = filepath.Dir(cfg.Journal.Path())
 	}
 	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
@@ -335,7 +337,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	rc.Phase = name
 	// The session's journal takes the phase's seconds, whatever rc the
 	// caller made (a sweep's step copies its config before Open sets it).
-	rc.OnInterval, rc.Series = s.cfg.Runner.OnInterval, s.cfg.Runner.Series
+	rc.OnInterval, rc.Series, rc.SpillDir = s.cfg.Runner.OnInterval, s.cfg.Runner.Series, s.cfg.Runner.SpillDir
 	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"math"
 	"math/bits"
+	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -193,79 +195,65 @@ func (d *dense) each(f func(i int, n uint64)) {
 // the hdr histogram the result holds (hist). Whole hdr histograms were 270
 // KB each, four per op type from the first second.
 //
-// Octaves with no block yet keep their counts in few, as index and count
-// pairs (up to fewLen in all): the outliers of a phase, seen rarely, cost
-// no block each as they reach octaves not seen before, so the phase's
-// memory does not grow with its length. When few is full, the octave with
-// most pairs in it gets its block.
+// An octave with no block keeps its counts in few[k], index and count
+// pairs sorted by index (8 bytes each): the outliers of a phase, seen
+// rarely, cost 8 bytes per distinct value rather than an 8 KB block per
+// octave they reach, so the phase's memory grows with the distinct values
+// it has seen, not with its length. An octave gets its block when it holds
+// promoteAt pairs (half a block's memory), or when a count would pass
+// 2^32. (Giving the fullest octave a block whenever 512 pairs of all
+// octaves were held grew the heap by 8 KB per octave reached, for as few
+// as 16 values: 142 kB in the soak's second and third minute, issue 34.)
 type phaseCounts struct {
 	b   [bucketCount + 1]*[1 << subHalfMag]uint64
-	few []fewCount
+	few [bucketCount + 1][]fewCount
 }
 
-// fewCount is a count of phaseCounts.few.
+// fewCount is a count of phaseCounts.few: the index within its octave.
 type fewCount struct {
-	i int32
-	n uint64
+	j uint16
+	n uint32
 }
 
-// fewLen bounds phaseCounts.few: 8 KB, a block's size. A full few has at
-// least 16 pairs in the octave it gives a block.
-const fewLen = 512
+// promoteAt is how many pairs an octave holds before it gets its block:
+// 4 KB of pairs, against the block's 8 KB.
+const promoteAt = 512
 
 // addAt adds n values at index i.
 func (p *phaseCounts) addAt(i int, n uint64) {
 	k := i >> subHalfMag
-	if p.b[k] == nil {
-		p.addFew(i, n)
-		return
+	if p.b[k] == nil && !p.addFew(k, uint16(i&(1<<subHalfMag-1)), n) {
+		p.promote(k)
 	}
-	p.b[k][i&(1<<subHalfMag-1)] += n
+	if p.b[k] != nil {
+		p.b[k][i&(1<<subHalfMag-1)] += n
+	}
 }
 
-// addFew is addAt for an octave with no block.
-func (p *phaseCounts) addFew(i int, n uint64) {
-	for j := range p.few {
-		if p.few[j].i == int32(i) {
-			p.few[j].n += n
-			return
-		}
+// addFew adds n values at index j of octave k, which has no block, and
+// says whether it could (not when the octave is full or the count would
+// pass 2^32: then it needs its block).
+func (p *phaseCounts) addFew(k int, j uint16, n uint64) bool {
+	f := p.few[k]
+	at, found := slices.BinarySearchFunc(f, j, func(c fewCount, j uint16) int { return int(c.j) - int(j) })
+	switch {
+	case found && uint64(f[at].n)+n <= math.MaxUint32:
+		f[at].n += uint32(n)
+		return true
+	case found || len(f) >= promoteAt || n > math.MaxUint32:
+		return false
 	}
-	if len(p.few) == fewLen {
-		p.promote()
-		if k := i >> subHalfMag; p.b[k] != nil {
-			p.b[k][i&(1<<subHalfMag-1)] += n
-			return
-		}
-	}
-	if p.few == nil {
-		p.few = make([]fewCount, 0, fewLen)
-	}
-	p.few = append(p.few, fewCount{int32(i), n})
+	p.few[k] = slices.Insert(f, at, fewCount{j, uint32(n)})
+	return true
 }
 
-// promote gives the octave with most pairs in few its block and moves its
-// pairs there.
-func (p *phaseCounts) promote() {
-	var per [bucketCount + 1]int
-	top := 0
-	for _, c := range p.few {
-		k := int(c.i) >> subHalfMag
-		if per[k]++; per[k] > per[top] {
-			top = k
-		}
-	}
+// promote gives octave k its block and moves its pairs there.
+func (p *phaseCounts) promote(k int) {
 	blk := new([1 << subHalfMag]uint64)
-	p.b[top] = blk
-	kept := p.few[:0]
-	for _, c := range p.few {
-		if int(c.i)>>subHalfMag == top {
-			blk[int(c.i)&(1<<subHalfMag-1)] += c.n
-		} else {
-			kept = append(kept, c)
-		}
+	for _, c := range p.few[k] {
+		blk[c.j] += uint64(c.n)
 	}
-	p.few = kept
+	p.b[k], p.few[k] = blk, nil
 }
 
 // hist is the hdr histogram of p (result.NewHist's layout).
@@ -281,8 +269,10 @@ func (p *phaseCounts) hist() *hdr.Histogram {
 			}
 		}
 	}
-	for _, c := range p.few {
-		h.RecordValues(valueAt(int(c.i)), int64(c.n))
+	for k, f := range p.few {
+		for _, c := range f {
+			h.RecordValues(valueAt(k<<subHalfMag+int(c.j)), int64(c.n))
+		}
 	}
 	return h
 }

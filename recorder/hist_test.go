@@ -85,7 +85,7 @@ func TestCountsMatchHdr(t *testing.T) {
 // Rare outliers allocate nothing (issue 34: a long run's memory grew as
 // they reached octaves not seen before): a shard histogram takes up to
 // spillLen of them an interval without a block, and the phase's counts
-// up to fewLen distinct ones; a burst of more gets its block. The counts
+// up to promoteAt distinct ones an octave; a burst of more gets its block. The counts
 // stay exactly hdr's throughout.
 func TestRareOutliersAllocateNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -121,14 +121,15 @@ func TestRareOutliersAllocateNothing(t *testing.T) {
 	}
 	for k, blk := range p.b {
 		if blk != nil && k != hot {
-			t.Errorf("the phase's counts grew octave %d for %d outliers (few takes %d)", k, intervals*outliers, fewLen)
+			t.Errorf("the phase's counts grew octave %d for %d outliers (%d pairs in it)", k, intervals*outliers, len(p.few[k]))
 		}
 	}
 	if !slices.Equal(p.hist().Export().Counts, ref.Export().Counts) {
 		t.Error("the phase's counts differ from hdr's")
 	}
-	// A burst past the spill in one interval gets its block, and the
-	// phase's counts get blocks once few is full: still exact.
+	// A burst past the spill in one interval gets its block (and the
+	// twin's); an octave of the phase's counts with promoteAt distinct
+	// values gets its block, and so does a count past 2^32: still exact.
 	for range spillLen + 1 {
 		v := 5e9 + rng.Int64N(1e9)
 		c.add(v)
@@ -137,20 +138,21 @@ func TestRareOutliersAllocateNothing(t *testing.T) {
 	if c.b[index(5e9)>>subHalfMag] == nil || d.b[index(5e9)>>subHalfMag] == nil {
 		t.Error("a burst past the spill grew no block (or not the twin's)")
 	}
-	for range fewLen {
-		v := int64(1e6 * math.Pow(3.6e6, rng.Float64()))
+	dense := index(1<<21) >> subHalfMag
+	for j := range promoteAt + 1 {
+		v := int64(1<<21 + j<<11) // one value in each of the octave's buckets
 		c.add(v)
 		ref.RecordValue(v)
 	}
 	c.moveTo(&p)
-	grown := 0
+	huge := index(7e11)
+	p.addAt(huge, 1<<33)
+	ref.RecordValues(valueAt(huge), 1<<33)
 	for k, blk := range p.b {
-		if blk != nil && k != hot {
-			grown++
+		want := k == hot || k == dense || k == huge>>subHalfMag
+		if (blk != nil) != want || (blk != nil && p.few[k] != nil) {
+			t.Errorf("octave %d: block %v (want %v), %d pairs", k, blk != nil, want, len(p.few[k]))
 		}
-	}
-	if grown == 0 || len(p.few) >= fewLen {
-		t.Errorf("few full: %d octaves grown, %d pairs in few", grown, len(p.few))
 	}
 	if !slices.Equal(p.hist().Export().Counts, ref.Export().Counts) {
 		t.Error("the phase's counts differ from hdr's after blocks grew")

@@ -36,13 +36,18 @@ type Config struct {
 	// With it the recorder streams: it keeps no interval series (the
 	// phase it returns has none: runner.Config.Series makes it from what
 	// OnInterval wrote, result.Journal.Series), only fine buckets of all op
-	// types together (Buckets.All), so its memory grows with the phase's
-	// length only by those (about 0.5 MB an hour with bytes counted). A live
+	// types together (Buckets.All), and those on disk with SpillDir (13
+	// bytes a bucket in memory without it: about 0.5 MB an hour). A live
 	// check's window (KeepWindow) keeps the stored series (result.Coarsener:
 	// the first hour's seconds without histograms, then 10 s ones), which the
 	// checks read. Without OnInterval (tests) it keeps every second whole, as
 	// files of schema v1 had.
 	OnInterval func(result.Interval)
+	// SpillDir, with OnInterval, is where the fine buckets go while the
+	// phase runs (an unlinked file: fineSpill), read back by Stop, so
+	// that they do not grow in memory with the phase's length. Empty, or
+	// a directory where no file can be made: they stay in memory.
+	SpillDir string
 }
 
 func (c *Config) ensureDefaults() {
@@ -319,6 +324,9 @@ type Recorder struct {
 	coarse result.Coarsener
 	all    []uint32
 	allB   []uint64
+	fine   *fineSpill // the fine buckets on disk (Config.SpillDir)
+	nb     int64      // fine buckets closed
+	err    error      // the spill failed: Err
 	// A window kept for live checks (KeepWindow): every op's latency
 	// from winFrom on.
 	winOn    bool
@@ -343,6 +351,9 @@ type opAcc struct {
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
 	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil}
+	if r.stream && cfg.SpillDir != "" {
+		r.fine, _ = newFineSpill(cfg.SpillDir) // none: the buckets stay in memory
+	}
 	bw := int64(cfg.BucketWidth)
 	for i := 0; i < cfg.Shards; i++ {
 		r.shards = append(r.shards, newShard(cfg.ServiceTime, bw))
@@ -465,7 +476,8 @@ func (r *Recorder) inflight() bool {
 func (r *Recorder) bucketTick() {
 	var done, doneB [vocab.NumOps]uint64
 	var spanned bool
-	k := int64(len(r.outst))
+	k := r.nb
+	r.nb++
 	for _, s := range r.allShards() {
 		s.mu.Lock()
 		s.harvest(k, &done, &doneB, &spanned)
@@ -482,11 +494,10 @@ func (r *Recorder) bucketTick() {
 		inflight = r.inflight()
 	}
 	if r.stream {
-		any := r.addAll(&done, &doneB)
-		r.outst = append(r.outst, inflight || spanned || any)
+		r.addAll(&done, &doneB, inflight || spanned)
 		return
 	}
-	n := len(r.outst)
+	n := int(k)
 	any := false
 	for op := range done {
 		c, b := done[op], doneB[op]
@@ -505,19 +516,33 @@ func (r *Recorder) bucketTick() {
 	r.outst = append(r.outst, inflight || spanned || any)
 }
 
-// addAll adds a bucket's completions of every op to the streamed series and
-// says whether there was any.
-func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64) bool {
+// addAll adds a bucket's completions of every op to the streamed series
+// (on disk with a spill); the bucket had a request outstanding when busy is
+// set or any completed.
+func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64, busy bool) {
 	var c, b uint64
 	for op := range done {
 		c += done[op]
 		b += doneB[op]
 	}
-	r.all = append(r.all, uint32(min(c, 1<<32-1)))
+	n := uint32(min(c, 1<<32-1))
+	if r.fine != nil {
+		r.fine.add(n, b, busy || c > 0)
+		return
+	}
+	r.all = append(r.all, n)
 	if b > 0 || r.allB != nil { // no bytes series until a byte moved
 		r.allB = append(result.Grow(r.allB, len(r.all)-1), b)
 	}
-	return c > 0
+	r.outst = append(r.outst, busy || c > 0)
+}
+
+// Err is why the phase Stop returned has no fine buckets: the spill
+// (Config.SpillDir) could not be written or read back.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // intervalTick closes the interval ending at `at`. Called with r.mu held.
@@ -815,8 +840,12 @@ func (r *Recorder) Stop() *result.Phase {
 	bw := int64(r.cfg.BucketWidth)
 	// Every bucket up to the end, the last one partial: the workers are done,
 	// so every completion is in.
-	for int64(len(r.outst))*bw < end {
+	for r.nb*bw < end {
 		r.bucketTick()
+	}
+	if r.fine != nil {
+		r.all, r.allB, r.outst, r.err = r.fine.read()
+		r.fine = nil
 	}
 	if end > r.lastTick || r.nIntervals == 0 {
 		r.intervalTick(end)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,12 +84,15 @@ func TestStreamedMemoryIsFlat(t *testing.T) {
 	}
 	const perHourBound = 1 << 20 // bytes of live heap a simulated hour may add: the goal
 	var seconds, ops uint64
-	r := New(Config{Shards: 1, OnInterval: func(iv result.Interval) {
+	r := New(Config{Shards: 1, SpillDir: t.TempDir(), OnInterval: func(iv result.Interval) {
 		seconds++
 		for _, o := range iv.Ops {
 			ops += o.Count
 		}
 	}})
+	if r.fine == nil {
+		t.Fatal("no spill for the fine buckets")
+	}
 	simulate(r, 0, 600, 1)
 	live10m, _ := heapAfterGC()
 	simulate(r, 600, 3600, 1) // the rest of the result's 1 s tier
@@ -111,15 +115,16 @@ func TestStreamedMemoryIsFlat(t *testing.T) {
 		t.Errorf("allocation per simulated hour grows with the hours: %d B in hour 3, %d B per hour in hours 4-5", a3, a)
 	}
 	// What it handed over is the run: every second, every op counted; what
-	// it kept is the fine series, and no interval.
+	// it kept is the fine series, on disk, and no interval.
 	if want := uint64(5 * 3600 * 10 * len(soakOps)); seconds != 5*3600 || ops != want {
 		t.Errorf("%d seconds handed over with %d ops; want %d seconds and %d ops", seconds, ops, 5*3600, want)
 	}
 	if n := len(r.Intervals()); n != 0 {
 		t.Errorf("the streamed recorder kept %d intervals, want none", n)
 	}
-	if want := 5 * 3600 * 10; len(r.all) != want || len(r.allB) != want {
-		t.Errorf("%d fine buckets (%d with bytes), want %d", len(r.all), len(r.allB), want)
+	all, allB, outst, err := r.fine.read()
+	if want := 5 * 3600 * 10; err != nil || len(all) != want || len(allB) != want || len(outst) != want || len(r.all) != 0 {
+		t.Errorf("%d fine buckets (%d with bytes, %d outstanding flags; %d in memory), want %d: %v", len(all), len(allB), len(outst), len(r.all), want, err)
 	}
 	runtime.KeepAlive(r)
 
@@ -207,4 +212,42 @@ func TestStartHeapIsSmall(t *testing.T) {
 		t.Errorf("the recorder holds %d B after one second of ten op types on four shards, want under %d", grew, bound)
 	}
 	runtime.KeepAlive(r)
+}
+
+// The fine buckets a spill keeps on disk (Config.SpillDir) are the ones a
+// recorder keeping them in memory makes, bucket for bucket; a spill that
+// cannot be written is an error, not a phase without buckets.
+func TestFineSpillIsTheMemorys(t *testing.T) {
+	dir := t.TempDir()
+	onDisk := New(Config{Shards: 1, SpillDir: dir, OnInterval: func(result.Interval) {}})
+	inMem := New(Config{Shards: 1, OnInterval: func(result.Interval) {}})
+	if onDisk.fine == nil || inMem.fine != nil {
+		t.Fatalf("spill: %v with a directory, %v without", onDisk.fine != nil, inMem.fine != nil)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("the spill left a name in its directory: %v", left)
+	}
+	for _, r := range []*Recorder{onDisk, inMem} {
+		simulate(r, 0, 30, 1)
+		simulate(r, 30, 31, 0) // a second with no completion
+		simulate(r, 31, 60, 2)
+	}
+	all, allB, outst, err := onDisk.fine.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 600 || !reflect.DeepEqual(all, inMem.all) || !reflect.DeepEqual(allB, inMem.allB) || !reflect.DeepEqual(outst, inMem.outst) {
+		t.Errorf("on disk %d buckets (%v ... ), in memory %d (%v ...)", len(all), all[:3], len(inMem.all), inMem.all[:3])
+	}
+	if outst[300] || !outst[299] || all[300] != 0 || all[310] != uint32(2*len(soakOps)) || allB[310] != 100*uint64(2*len(soakOps)) {
+		t.Errorf("buckets 299, 300, 310: %v %v %v (bytes %v), outstanding %v %v %v", all[299], all[300], all[310], allB[310], outst[299], outst[300], outst[310])
+	}
+
+	// A spill whose file fails: Err says so, naming it.
+	bad := New(Config{Shards: 1, SpillDir: dir, OnInterval: func(result.Interval) {}})
+	simulate(bad, 0, 2, 1)
+	bad.fine.f.Close()
+	if _, _, _, err := bad.fine.read(); err == nil || !strings.Contains(err.Error(), "fine buckets spilled to") {
+		t.Errorf("a spill that cannot be read: %v", err)
+	}
 }

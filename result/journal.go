@@ -241,7 +241,7 @@ func (j *Journal) Close(remove bool) error {
 // Telemetry is the run's telemetry series so far as the journal holds
 // them, every sample thinned as Thin thins, in a Result's Host, Nodes and
 // DBMetrics (their samples and start: the collectors have the rest). The
-// collectors keep a sample a minute in memory (Thin.Wide); the result's
+// collectors keep at most 16 samples a series in memory (Thin.Wide); the result's
 // series are read back here once, when the run ends.
 func (j *Journal) Telemetry() (*Result, error) {
 	if j == nil {

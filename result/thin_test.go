@@ -61,18 +61,23 @@ func TestThinWideIsBounded(t *testing.T) {
 		}
 		prev = s.OffsetNs
 	}
-	// 10,080 minutes: widths double from 1 min until they fit in 240.
-	if got != ctx || len(ss) < wideMax/2 || ss[0].OffsetNs != 0 || ss[0].DurationNs != 64*60e9 {
+	// 10,080 minutes: widths double from 1 min until they fit in 16.
+	if got != ctx || len(ss) < wideMax/2 || ss[0].OffsetNs != 0 || ss[0].DurationNs != 1024*60e9 {
 		t.Errorf("%d samples, first %+v; %d context switches kept of %d", len(ss), ss[0], got, ctx)
 	}
-	// Within its bound it is a sample a minute.
+	// Within its bound it is a sample a minute; an hour is 15 of 4 min.
 	th = HostThin()
 	th.Wide = true
 	for i := int64(0); i < 3600; i++ {
 		th.Add(HostSample{OffsetNs: i * 1e9, DurationNs: 1e9})
+		if i == 15*60-1 {
+			if ss := th.Samples(); len(ss) != 15 || ss[14].DurationNs != 60e9 {
+				t.Errorf("15 minutes: %d samples, want 15 of a minute", len(ss))
+			}
+		}
 	}
-	if ss := th.Samples(); len(ss) != 60 || ss[59].DurationNs != 60e9 {
-		t.Errorf("an hour: %d samples, want 60 of a minute", len(ss))
+	if ss := th.Samples(); len(ss) != 15 || ss[14].DurationNs != 240e9 {
+		t.Errorf("an hour: %d samples, want 15 of 4 min", len(ss))
 	}
 }
 

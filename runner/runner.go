@@ -65,6 +65,10 @@ type Config struct {
 	// once it ended from what OnInterval wrote (result.Journal.Series):
 	// the recorder streams and keeps no per-second data in memory.
 	Series func(phase string) ([]result.Interval, error)
+	// SpillDir, with OnInterval, is where a phase's fine buckets wait on
+	// disk until it ends (recorder.Config.SpillDir): the journal's
+	// directory.
+	SpillDir string
 	// Phase names the run phase. Default "run".
 	Phase string
 	// Events run at offsets into the run phase (fault injection).
@@ -167,7 +171,7 @@ func (c *Config) Validate() error {
 // workers in parallel, recording each insert, and returns the "load" phase.
 func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
-	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth, OnInterval: cfg.onInterval("load")})
+	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth, OnInterval: cfg.onInterval("load"), SpillDir: cfg.SpillDir})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, err
@@ -195,6 +199,9 @@ func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *worklo
 	wg.Wait()
 	stopProgress()
 	p := rec.Stop()
+	if err := rec.Err(); err != nil {
+		return nil, err
+	}
 	if err := cfg.series("load", p); err != nil {
 		return nil, err
 	}
@@ -238,7 +245,7 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 		return nil, nil, err
 	}
 	open := cfg.Open()
-	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open, OnInterval: cfg.onInterval(cfg.Phase)})
+	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open, OnInterval: cfg.onInterval(cfg.Phase), SpillDir: cfg.SpillDir})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, nil, err
@@ -275,6 +282,9 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 	evs := events.wait()
 	stopProgress()
 	p := rec.Stop()
+	if err := rec.Err(); err != nil {
+		return nil, evs, err
+	}
 	if err := cfg.series(cfg.Phase, p); err != nil {
 		return nil, evs, err
 	}

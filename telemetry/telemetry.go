@@ -79,12 +79,12 @@ type Config struct {
 	Status adapter.StatusReader
 	// OnSample, if set, is called with every sample of every series as it
 	// is taken (host, server nodes, db metrics: the run's journal writes
-	// them), before the series are thinned (result.Thin: one sample a
-	// minute in memory, Thin.Wide). Package bench sets it.
+	// them), before the series are thinned (result.Thin: at most 16
+	// samples a series in memory, Thin.Wide). Package bench sets it.
 	OnSample func(result.TelemetrySample)
 	// Samples, set with OnSample, reads every sample back when the
-	// telemetry stops (result.Journal.Telemetry): the collectors keep one a
-	// minute in memory (result.Thin.Wide), and the result's series are
+	// telemetry stops (result.Journal.Telemetry): the collectors keep at most
+	// 16 samples a series in memory (result.Thin.Wide), and the result's series are
 	// made from this. Package bench sets it.
 	Samples func() (*result.Result, error)
 }
@@ -277,8 +277,8 @@ func (s *Session) Stop(r *result.Result) {
 	}
 }
 
-// readBack replaces the series the collectors kept (a sample a minute when
-// they stream: Config.Samples) with every sample read back, thinned as a
+// readBack replaces the series the collectors kept (at most 16 samples a
+// series when they stream: Config.Samples) with every sample read back, thinned as a
 // result keeps them. A journal that cannot be read leaves the minute
 // series, and says so in a note.
 func (s *Session) readBack() {
@@ -287,7 +287,7 @@ func (s *Session) readBack() {
 	}
 	back, err := s.cfg.Samples()
 	if err != nil {
-		s.readBackErr = fmt.Sprintf("telemetry series kept at one sample a minute: %v", err)
+		s.readBackErr = fmt.Sprintf("telemetry series kept coarse (at most 16 samples a series): %v", err)
 		return
 	}
 	if h := back.Host; h != nil {

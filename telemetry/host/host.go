@@ -69,8 +69,8 @@ type Sampler struct {
 	series   result.HostSeries
 	latest   result.HostSample
 	haveLast bool
-	// The series kept bounded past the first hour (result.Thin), one
-	// sample a minute when the samples go to the journal (Thin.Wide); the
+	// The series kept bounded past the first hour (result.Thin), at
+	// most 16 samples when the samples go to the journal (Thin.Wide); the
 	// latest process samples are kept apart for live displays.
 	thinHost             *result.Thin[result.HostSample]
 	thinSelf, thinServer *result.Thin[result.ProcSample]

@@ -150,18 +150,35 @@ func TestSpecsInOrder(t *testing.T) {
 }
 
 // A day of 1 s cuts keeps at most maxIntervals intervals of one width,
-// every count kept (issue 34: memory independent of the run's length).
+// every count kept, in the array allocated at the first cut (issue 34:
+// memory independent of the run's length).
 func TestIntervalsBounded(t *testing.T) {
-	s := &Session{ivNs: 1e9}
-	for i := 0; i < 86400; i++ {
-		s.keep(map[string]uint64{result.PerfTaskClock: 2})
+	s := &Session{ivNs: 1e9, events: []*event{{name: result.PerfTaskClock}}}
+	row := []uint64{2, 1}
+	s.keep(row)
+	capAt := cap(s.ivs)
+	if n := testing.AllocsPerRun(86400-3, func() { s.keep(row) }); n != 0 {
+		t.Errorf("keep allocates %v times a cut", n)
 	}
+	s.keep(row)
 	var sum uint64
-	for _, iv := range s.ivs {
-		sum += iv[result.PerfTaskClock]
+	for r := 0; r < len(s.ivs); r += 2 {
+		sum += s.ivs[r]
+		if s.ivs[r+1] != 1 {
+			t.Fatalf("row %d lost its mask: %d", r/2, s.ivs[r+1])
+		}
 	}
-	// 86400 cuts: 32 per interval after five halvings, 2700 intervals.
-	if len(s.ivs) > maxIntervals || s.per != 32 || s.ivNs != 32e9 || sum+s.pend[result.PerfTaskClock] != 2*86400 {
-		t.Errorf("%d intervals of %d cuts (%d ns), %d counted of %d", len(s.ivs), s.per, s.ivNs, sum+s.pend[result.PerfTaskClock], 2*86400)
+	// (AllocsPerRun calls keep once more than it is told.)
+	// 86400 cuts: 128 per interval after seven halvings (at 1024, 2048, …,
+	// 65536 cuts), 675 intervals.
+	if n := len(s.ivs) / 2; n > maxIntervals || s.per != 128 || s.ivNs != 128e9 || sum+s.pend[0]*uint64(min(s.pendN, 1)) != 2*86400 {
+		t.Errorf("%d intervals of %d cuts (%d ns), %d counted of %d", n, s.per, s.ivNs, sum, 2*86400)
+	}
+	if cap(s.ivs) != capAt {
+		t.Errorf("the series grew from %d to %d words", capAt, cap(s.ivs))
+	}
+	ivs := s.intervals()
+	if len(ivs) != len(s.ivs)/2 || ivs[0][result.PerfTaskClock] != 256 {
+		t.Errorf("intervals: %d, first %v", len(ivs), ivs[0])
 	}
 }
