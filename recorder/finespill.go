@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // fineSpill keeps a streamed phase's fine buckets on disk while it runs:
@@ -68,7 +69,7 @@ func (s *fineSpill) read() (all []uint32, allB []uint64, outst []bool, err error
 		s.err = err
 	}
 	if s.err != nil {
-		return nil, nil, nil, fmt.Errorf("fine buckets spilled to %s: %w", s.f.Name(), s.err)
+		return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, were not all written: %w (fix: free space there, or write the result elsewhere with --out)", filepath.Dir(s.f.Name()), s.err)
 	}
 	all, outst = make([]uint32, s.n), make([]bool, s.n)
 	if s.hasBytes {
@@ -78,7 +79,7 @@ func (s *fineSpill) read() (all []uint32, allB []uint64, outst []bool, err error
 	rec := s.rec[:]
 	for i := range s.n {
 		if _, err := io.ReadFull(rd, rec); err != nil {
-			return nil, nil, nil, fmt.Errorf("fine buckets spilled to %s, bucket %d of %d: %w", s.f.Name(), i, s.n, err)
+			return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, could not be read back (bucket %d of %d): %w", filepath.Dir(s.f.Name()), i, s.n, err)
 		}
 		all[i] = binary.LittleEndian.Uint32(rec[0:])
 		if allB != nil {

@@ -56,10 +56,13 @@ type counts struct {
 }
 
 // spillLen is how many values of octaves without a block a shard histogram
-// takes in an interval before it grows a block: a 100 ms stall at 100k
-// op/s spread over four shards and ten op types is about 250 (2 KB each,
-// 16 KB per op per shard in an open loop).
-const spillLen = 512
+// takes in an interval before it grows a block: a loader stalled for 800
+// ms at 100k op/s queues 80,000 operations, 2,000 per op type per shard for
+// ten op types on four shards, whose latency and lag fall in octaves that
+// had no block (8 KB a histogram, 64 KB per op per shard in an open loop).
+// With 512 the soak of issue 34 grew a block in every op's latency and lag
+// on every shard, 640 KB at a time, at each of its few stalls.
+const spillLen = 2048
 
 // block is one octave of counts.
 type block [1 << subHalfMag]uint32

@@ -247,7 +247,7 @@ func TestFineSpillIsTheMemorys(t *testing.T) {
 	bad := New(Config{Shards: 1, SpillDir: dir, OnInterval: func(result.Interval) {}})
 	simulate(bad, 0, 2, 1)
 	bad.fine.f.Close()
-	if _, _, _, err := bad.fine.read(); err == nil || !strings.Contains(err.Error(), "fine buckets spilled to") {
+	if _, _, _, err := bad.fine.read(); err == nil || !strings.Contains(err.Error(), "fine buckets, kept on disk in "+dir) {
 		t.Errorf("a spill that cannot be read: %v", err)
 	}
 }

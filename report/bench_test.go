@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/synth"
 	"github.com/platbench/platbench/result"
 )
 
@@ -86,7 +85,9 @@ func BenchmarkCompareGroupsHour(b *testing.B) {
 		for g := range groups {
 			for k := range runs {
 				f := filepath.Join(dir, fmt.Sprintf("group-%d.r%02d.json", g+1, k+1))
-				synthStreamed(b, f, fmt.Sprintf("group-%d", g+1), 3600, []string{"READ", "UPDATE"}, 10_000+500*g+10*k)
+				if err := synth.Streamed(f, fmt.Sprintf("group-%d", g+1), synthStart, 3600, []string{"READ", "UPDATE"}, 10_000+500*g+10*k); err != nil {
+					b.Fatal(err)
+				}
 				r, err := result.Read(f)
 				if err != nil {
 					b.Fatal(err)
@@ -107,26 +108,7 @@ func BenchmarkCompareGroupsHour(b *testing.B) {
 // benchCompareFiles times compare of files, in groups groups.
 func benchCompareFiles(b *testing.B, files []string, groups int) {
 	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var ms runtime.MemStats
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				runtime.ReadMemStats(&ms)
-				if ms.HeapAlloc > peak.Load() {
-					peak.Store(ms.HeapAlloc)
-				}
-			}
-		}
-	}()
+	peak := synth.PeakHeap()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuNs()
@@ -147,9 +129,7 @@ func benchCompareFiles(b *testing.B, files []string, groups int) {
 		}
 	}
 	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N), "cpu-ns/op")
-	close(stop)
-	<-done
-	b.ReportMetric(float64(peak.Load())/1e6, "peak-heap-MB")
+	b.ReportMetric(float64(peak())/1e6, "peak-heap-MB")
 	if st, err := os.Stat(files[0]); err == nil {
 		b.ReportMetric(float64(st.Size())/1e6, "file-MB")
 	}

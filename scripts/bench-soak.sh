@@ -5,8 +5,9 @@
 # (static expositions served on loopback), its RSS read from /proc at 1 min
 # and at the end; then the result's sizes per hour, and `platbench report`'s
 # time and peak RSS on the result. Last, `report` on a synthetic day-long
-# result (go test -bench BenchmarkReportDay). Goal: growth under 1 MB per
-# hour of run past the first hour. Takes SOAK_DURATION plus about two minutes.
+# result (go test -bench BenchmarkReportDay), and report, compare, merge and
+# history of two (BenchmarkDayTools). Goal: RSS growth under 1 MB per hour
+# of run from 1 min on. Takes SOAK_DURATION plus about six minutes.
 #   SOAK_DURATION  length of the run (default 31m: RSS at 1 min vs 30 min)
 #   SOAK_RATE      fixed rate (default 100k op/s)
 #   SOAK_NODES     node_exporter endpoints (default 6)
@@ -84,3 +85,5 @@ live() { # from-seconds to-seconds -> growth of the live heap after GC between t
 
 echo "== report of a synthetic day-long result of ten op types (BenchmarkReportDay)"
 go test -run '^$' -bench BenchmarkReportDay -benchtime 1x ./report | tee -a "$OUT/soak.txt"
+echo "== report, compare, merge and history of two synthetic day-long results, as commands (BenchmarkDayTools)"
+go test -run '^$' -bench BenchmarkDayTools -benchtime 1x -timeout 30m ./cmd/platbench/cli | tee -a "$OUT/soak.txt"
