@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,13 +34,11 @@ func synthDay(tb testing.TB, dir string, seconds int, ops []string, perSecond in
 // shorter day. Besides time it reports the largest live heap seen
 // (peak-heap-MB, sampled every 5 ms) and the files' sizes.
 func BenchmarkReportDay(b *testing.B) {
-	hours := 24
-	if v := os.Getenv("PLATBENCH_SYNTH_HOURS"); v != "" {
-		if _, err := fmt.Sscan(v, &hours); err != nil || hours <= 0 {
-			b.Fatalf("PLATBENCH_SYNTH_HOURS=%q: want a number of hours", v)
-		}
+	hours, err := synth.Hours()
+	if err != nil {
+		b.Fatal(err)
 	}
-	ops := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "WRITE", "DELETE", "SET", "GET", "INCR"}
+	ops := synth.DayOps
 	out := synthDay(b, b.TempDir(), hours*3600, ops, 10_000)
 	runtime.GC()
 	peak := synth.PeakHeap()

@@ -8,8 +8,6 @@ import (
 	"io"
 	"iter"
 	"math"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // WriteMergedSeconds writes the seconds file of m, a merged result whose
@@ -91,6 +89,7 @@ func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
 	}
 	var heads []*head
 	var errs []error
+	var acc secondHists
 	for _, ref := range p.seconds {
 		next, stop := iter.Pull(secondsOf(ref, &errs))
 		defer stop()
@@ -118,18 +117,17 @@ func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
 			break
 		}
 		out := &Interval{StartNs: slot * 1e9}
-		hists := map[string]*hdr.Histogram{}
 		for _, h := range heads {
 			for h.iv != nil && h.slot == slot {
-				if err := addSecond(out, h.iv, hists); err != nil {
+				if err := addSecond(out, h.iv, &acc); err != nil {
 					return err
 				}
 				advance(h)
 			}
 		}
 		for i := range out.Ops {
-			if h := hists[out.Ops[i].Op]; h != nil {
-				out.Ops[i].Latency, out.Ops[i].Hist = Summarize(h), EncodeHist(h)
+			if sum, enc, ok := acc.take(out.Ops[i].Op); ok {
+				out.Ops[i].Latency, out.Ops[i].Hist = sum, enc
 			}
 		}
 		if err := f(out); err != nil {
@@ -158,19 +156,73 @@ func secondsOf(ref secondsRef, errs *[]error) iter.Seq[*Interval] {
 }
 
 // addSecond adds one loader's second to the merged one.
-func addSecond(out, iv *Interval, hists map[string]*hdr.Histogram) error {
+func addSecond(out, iv *Interval, acc *secondHists) error {
 	out.DurationNs = max(out.DurationNs, iv.DurationNs)
 	out.IntendedOpsPerS += iv.IntendedOpsPerS
 	for _, o := range iv.Ops {
 		opOf(&out.Ops, o.Op).addCounts(&o)
-		if o.Hist == "" {
-			continue
-		}
-		h := hists[o.Op]
-		if err := mergeEncoded(&h, o.Hist, o.Op, nil); err != nil {
+		if err := acc.add(o.Op, o.Hist); err != nil {
 			return fmt.Errorf("op %s, second at %d ns: %w", o.Op, iv.StartNs, err)
 		}
-		hists[o.Op] = h
 	}
 	return nil
+}
+
+// secondHists is a merged second's histograms per op as they are added:
+// a counts array of NewHist's layout each, reused from second to second
+// (addCounts adds to it without an hdr.Histogram).
+type secondHists struct {
+	counts map[string][]uint64
+	hi     map[string]int // the highest index added to since the last take
+}
+
+// add adds one part's histogram of op. One addCounts does not take (another
+// layout) is decoded and merged into NewHist's layout first, as MergeHist
+// merges it.
+func (a *secondHists) add(op, enc string) error {
+	if enc == "" {
+		return nil
+	}
+	if a.counts == nil {
+		a.counts, a.hi = map[string][]uint64{}, map[string]int{}
+	}
+	c, seen := a.counts[op]
+	if !seen {
+		c = make([]uint64, histCountsLen())
+		a.counts[op], a.hi[op] = c, -1
+	}
+	hi, ok := addCounts(c, enc)
+	if !ok {
+		h, err := DecodeHist(enc)
+		if err != nil {
+			return err
+		}
+		into := NewHist()
+		if err := MergeHist(&into, h); err != nil {
+			return err
+		}
+		for i, n := range into.Export().Counts {
+			if n > 0 {
+				c[i] += uint64(n)
+				hi = i
+			}
+		}
+	}
+	a.hi[op] = max(a.hi[op], hi)
+	return nil
+}
+
+// take returns op's merged histogram, summarized and encoded (what
+// Summarize and EncodeHist give of it), and empties it for the next
+// second; ok is false when nothing was added.
+func (a *secondHists) take(op string) (sum Summary, enc string, ok bool) {
+	hi, seen := a.hi[op]
+	if !seen || hi < 0 {
+		return Summary{}, "", false
+	}
+	c := a.counts[op][:hi+1]
+	a.hi[op] = -1
+	sum, enc = SummarizeCounts(c), EncodeCounts(c)
+	clear(c)
+	return sum, enc, true
 }

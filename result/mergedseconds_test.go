@@ -1,10 +1,13 @@
 package result
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The merged seconds file adds the loaders' seconds that fall in the same
@@ -80,5 +83,68 @@ func TestWriteMergedSeconds(t *testing.T) {
 	}
 	if _, err := os.Stat(SecondsPath(out)); err != nil {
 		t.Error(err)
+	}
+}
+
+// Every merged second is exactly the hdr merge of its loaders' seconds
+// (DecodeHist and MergeHist, then Summarize and EncodeHist, as merging was
+// done before addCounts), also with a loader whose histograms have another
+// layout.
+func TestMergedSecondsAreHdrMerges(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(7, 8))
+	encs := map[int64][]string{} // second -> its loaders' histograms
+	part := func(name string, mk func() *hdr.Histogram) *Phase {
+		path := filepath.Join(dir, name+".seconds.jsonl")
+		j, err := CreateJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Begin(&Result{Schema: SchemaVersion, StartedAt: t0})
+		for s := range int64(4) {
+			h := mk()
+			for range 1 + rng.IntN(3000) {
+				h.RecordValue(rng.Int64N(int64(1e9)>>rng.IntN(30) + 1))
+			}
+			enc := EncodeHist(h)
+			if h.LowestTrackableValue() != HistLowestNs || h.SignificantFigures() != HistSigFigs {
+				b, _ := h.Encode(hdr.V2CompressedEncodingCookieBase)
+				enc = string(b)
+			}
+			encs[s] = append(encs[s], enc)
+			j.Interval("run", Interval{StartNs: s * 1e9, DurationNs: 1e9, Ops: []IntervalOp{{Op: "READ", Count: uint64(h.TotalCount()), Hist: enc}}})
+		}
+		if err := j.Keep(path); err != nil {
+			t.Fatal(err)
+		}
+		p := &Phase{Name: "run"}
+		p.UseSeconds(NewSecondsFile(path), 0, 0)
+		return p
+	}
+	m := &Result{Schema: SchemaVersion, StartedAt: t0, Phases: []Phase{{Name: "run", DurationNs: 4e9}}}
+	m.Phases[0].UseSecondsOf(part("a", NewHist), 0)
+	m.Phases[0].UseSecondsOf(part("b", NewHist), 0)
+	m.Phases[0].UseSecondsOf(part("c", func() *hdr.Histogram { return hdr.New(1, 1e10, 2) }), 0)
+	n := 0
+	err := mergeSecondsOf(&m.Phases[0], func(iv *Interval) error {
+		var h *hdr.Histogram
+		for _, enc := range encs[iv.StartNs/1e9] {
+			d, err := DecodeHist(enc)
+			if err != nil {
+				return err
+			}
+			if err := MergeHist(&h, d); err != nil {
+				return err
+			}
+		}
+		if o := iv.Ops[0]; o.Hist != EncodeHist(h) || o.Latency != Summarize(h) {
+			t.Errorf("second %d: merged %+v, hdr's merge %+v", iv.StartNs/1e9, o.Latency, Summarize(h))
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Errorf("%d merged seconds: %v", n, err)
 	}
 }

@@ -39,9 +39,9 @@ gate "go mod tidy -diff (fix: go mod tidy)" "$tidy_diff"
 gate "go vet" "$(go vet ./... 2>&1 || true)"
 gate "staticcheck" "$("$GOBIN/staticcheck" ./... 2>&1 || true)"
 # Unreachable functions outside tests (deadcode looks from main). Packages
-# that exist for tests (test servers) are judged from the tests instead:
+# that exist for tests (test servers, synthetic results) are judged from the tests instead:
 # none of their functions may be unused by them.
-testpkgs='adapter/cql/cqltest'
+testpkgs='adapter/cql/cqltest|internal/synth'
 gate "deadcode (fix: delete the function, or wire it)" "$("$GOBIN/deadcode" ./... 2>&1 | grep -Ev "^($testpkgs)/" || true)"
 gate "deadcode -test of the test packages (fix: delete the function, or test it)" "$("$GOBIN/deadcode" -test -filter "$testpkgs" ./... 2>&1 || true)"
 exit "$fail"

@@ -5,7 +5,9 @@
 package synth
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/platbench/platbench/result"
@@ -108,4 +110,19 @@ func seconds64(nOps, perSecond int) [][]second {
 		}
 	}
 	return vs
+}
+
+// DayOps is the op types of the day-long benchmarks: ten, as the soak.
+var DayOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "WRITE", "DELETE", "SET", "GET", "INCR"}
+
+// Hours is the length of the day-long benchmarks' synthetic runs: 24, or
+// PLATBENCH_SYNTH_HOURS.
+func Hours() (int, error) {
+	hours := 24
+	if v := os.Getenv("PLATBENCH_SYNTH_HOURS"); v != "" {
+		if _, err := fmt.Sscan(v, &hours); err != nil || hours <= 0 {
+			return 0, fmt.Errorf("PLATBENCH_SYNTH_HOURS=%q: want a number of hours", v)
+		}
+	}
+	return hours, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,13 +23,11 @@ import (
 // the timing (about a minute each). merge takes them as two loaders' parts
 // of one run and writes the merged result and seconds file.
 func BenchmarkDayTools(b *testing.B) {
-	hours := 24
-	if v := os.Getenv("PLATBENCH_SYNTH_HOURS"); v != "" {
-		if _, err := fmt.Sscan(v, &hours); err != nil || hours <= 0 {
-			b.Fatalf("PLATBENCH_SYNTH_HOURS=%q: want a number of hours", v)
-		}
+	hours, err := synth.Hours()
+	if err != nil {
+		b.Fatal(err)
 	}
-	ops := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "WRITE", "DELETE", "SET", "GET", "INCR"}
+	ops := synth.DayOps
 	dir := b.TempDir()
 	a, c, m := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "merged.json")
 	start := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
