@@ -1,7 +1,9 @@
 // Package bench runs one benchmark end to end: open the target, load the
 // dataset, run the workload, and assemble the result file's content. It is
 // the library call behind `platbench run` and `platbench load`, and each
-// cell of a suite; it writes no files and prints nothing (the CLI does both).
+// cell of a suite; it writes no result files and prints nothing (the CLI
+// does both; the recorder keeps a phase's fine buckets in an unlinked file
+// beside the journal while it runs, Config.Journal).
 //
 // Types that matter: Config, whose defaults (the Default* constants,
 // EnsureDefaults) are those of every command, and whose Validate reports

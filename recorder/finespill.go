@@ -69,7 +69,7 @@ func (s *fineSpill) read() (all []uint32, allB []uint64, outst []bool, err error
 		s.err = err
 	}
 	if s.err != nil {
-		return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, were not all written: %w (fix: free space there, or write the result elsewhere with --out)", filepath.Dir(s.f.Name()), s.err)
+		return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, were not all written: %w (fix: free space on that disk, or write the result to another one)", filepath.Dir(s.f.Name()), s.err)
 	}
 	all, outst = make([]uint32, s.n), make([]bool, s.n)
 	if s.hasBytes {
