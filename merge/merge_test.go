@@ -67,9 +67,9 @@ func runLoaders(t *testing.T, n int, target string, extra ...string) []string {
 	return files
 }
 
-// checkMerged verifies the merged result against figures computed from the
-// parts independently: totals summed, histograms merged value by value.
-func checkMerged(t *testing.T, files []string) *result.Result {
+// readParts reads the result files to merge.
+func readParts(t *testing.T, files []string) []*result.Result {
+	t.Helper()
 	var parts []*result.Result
 	for _, f := range files {
 		r, err := result.Read(f)
@@ -78,6 +78,13 @@ func checkMerged(t *testing.T, files []string) *result.Result {
 		}
 		parts = append(parts, r)
 	}
+	return parts
+}
+
+// checkMerged verifies the merged result against figures computed from the
+// parts independently: totals summed, histograms merged value by value.
+func checkMerged(t *testing.T, files []string) *result.Result {
+	parts := readParts(t, files)
 	m, err := Merge(parts, files)
 	if err != nil {
 		t.Fatal(err)
@@ -297,14 +304,7 @@ func TestMergeSurvivesABadSecondsFile(t *testing.T) {
 	if err := os.WriteFile(sp, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var parts []*result.Result
-	for _, f := range files {
-		r, err := result.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, r)
-	}
+	parts := readParts(t, files)
 	m, err := Merge(parts, files)
 	if err != nil {
 		t.Fatalf("merge with a bad seconds file: %v", err)
