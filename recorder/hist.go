@@ -285,16 +285,16 @@ func (c *counts) moveTo(p *phaseCounts) {
 	c.each(p.addAt)
 }
 
-// drainTo adds d to p (and to the hdr histograms in hs that are not nil)
-// and zeroes d.
-func (d *dense) drainTo(p *phaseCounts, hs ...*hdr.Histogram) {
+// drainTo adds d to p, to also (a counts array of the same layout) and to
+// win when they are not nil, and zeroes d.
+func (d *dense) drainTo(p *phaseCounts, also []uint64, win *hdr.Histogram) {
 	d.each(func(i int, n uint64) {
 		p.addAt(i, n)
-		v := valueAt(i)
-		for _, h := range hs {
-			if h != nil {
-				h.RecordValues(v, int64(n))
-			}
+		if also != nil {
+			also[i] += n
+		}
+		if win != nil {
+			_ = win.RecordValues(valueAt(i), int64(n))
 		}
 	})
 }

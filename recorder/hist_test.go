@@ -50,15 +50,25 @@ func TestCountsMatchHdr(t *testing.T) {
 		d.add(v)
 	}
 	// c as the phase's service time is (moveTo), d as its latency is:
-	// through the interval's merge (dense) into the phase's, and into an
-	// hdr histogram beside (a stored or live window's).
+	// through the interval's merge (dense) into the phase's, into a counts
+	// array beside (a stored interval's) and an hdr histogram (a live
+	// window's).
 	var pc, pd phaseCounts
 	c.moveTo(&pc)
 	var iv dense
 	d.moveInto(&iv)
-	b := result.NewHist()
-	iv.drainTo(&pd, b, nil)
+	also, win := make([]uint64, countsLen), result.NewHist()
+	iv.drainTo(&pd, also, win)
 	a, e := pc.hist(), pd.hist()
+	b := result.NewHist()
+	for i, n := range also {
+		if n > 0 {
+			_ = b.RecordValues(valueAt(i), int64(n))
+		}
+	}
+	if !slices.Equal(win.Export().Counts, ref.Export().Counts) {
+		t.Fatal("the window's counts differ from hdr's")
+	}
 	for _, h := range []*hdr.Histogram{a, b, e} {
 		if !slices.Equal(h.Export().Counts, ref.Export().Counts) {
 			t.Fatal("drained counts differ from hdr's")

@@ -669,9 +669,10 @@ func (r *Recorder) swapShards(t *ivSums) {
 func (r *Recorder) latencyOf(op int, c *dense, io *result.IntervalOp, startNs int64, coarse bool) {
 	io.Latency = result.SummarizeCounts(c.n[:])
 	io.Hist = result.EncodeCounts(c.n[:])
-	var also, win *hdr.Histogram
+	var also []uint64
+	var win *hdr.Histogram
 	if coarse {
-		also = r.coarse.Hist(io.Op)
+		also = r.coarse.Counts(io.Op)
 	}
 	if r.winOn && startNs >= r.winFrom {
 		if r.win[op] == nil {

@@ -127,3 +127,30 @@ func varint9(p []byte) (v int64, k int) {
 	u |= uint64(p[8]) << 56
 	return int64(u>>1) ^ -int64(u&1), 9
 }
+
+// addEncoded adds the encoded histogram s to c (a counts array of NewHist's
+// layout) and returns the highest index it added to (-1: none): addCounts
+// for EncodeHist's form, DecodeHist and MergeHist into NewHist's layout for
+// any other (a value outside NewHist's range is an error wrapping
+// ErrMalformed, as MergeHist's).
+func addEncoded(c []uint64, s string) (hi int, err error) {
+	if hi, ok := addCounts(c, s); ok {
+		return hi, nil
+	}
+	h, err := DecodeHist(s)
+	if err != nil {
+		return -1, err
+	}
+	into := NewHist()
+	if err := MergeHist(&into, h); err != nil {
+		return -1, err
+	}
+	hi = -1
+	for i, n := range into.Export().Counts {
+		if n > 0 {
+			c[i] += uint64(n)
+			hi = i
+		}
+	}
+	return hi, nil
+}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // A journal is what a run writes as it goes, beside its result file
@@ -377,15 +375,17 @@ type journalPhase struct {
 	p       Phase
 	done    bool // its whole phase line was read
 	c       Coarsener
+	sec     []uint64 // a second's latency counts of one op, decoded
 	seconds int
 	endNs   int64
 	accs    map[string]*journalAcc
 }
 
 // journalAcc is one op's totals so far: counts as an interval op's
-// (IntervalOp.addCounts), latency in h.
+// (IntervalOp.addCounts), latency as a counts array of NewHist's layout
+// (nil until a second has one).
 type journalAcc struct {
-	h *hdr.Histogram
+	lat []uint64
 	IntervalOp
 }
 
@@ -395,8 +395,9 @@ func (jp *journalPhase) add(iv Interval) error {
 	if jp.accs == nil {
 		jp.accs = map[string]*journalAcc{}
 	}
-	// Each second's histograms are decoded once, for the totals and for
-	// the stored interval (past the first hour).
+	// Each second's histograms are decoded once, into jp.sec, and added
+	// as counts to the totals and to the stored interval (past the first
+	// hour).
 	whole := jp.c.Open(iv.StartNs)
 	for _, o := range iv.Ops {
 		a := jp.accs[o.Op]
@@ -408,18 +409,24 @@ func (jp *journalPhase) add(iv Interval) error {
 		if o.Hist == "" {
 			continue
 		}
-		h, err := DecodeHist(o.Hist)
+		if jp.sec == nil {
+			jp.sec = make([]uint64, histCountsLen())
+		}
+		hi, err := addEncoded(jp.sec, o.Hist)
 		if err != nil {
 			return err
 		}
+		sec := jp.sec[:hi+1]
 		if !whole {
-			if dropped := jp.c.Hist(o.Op).Merge(h); dropped > 0 {
-				return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
-			}
+			jp.c.AddCounts(o.Op, sec)
 		}
-		if err := MergeHist(&a.h, h); err != nil {
-			return err
+		if a.lat == nil {
+			a.lat = make([]uint64, histCountsLen())
 		}
+		for i, n := range sec {
+			a.lat[i] += n
+		}
+		clear(sec)
 	}
 	jp.c.AddCounted(iv)
 	return nil
@@ -441,10 +448,7 @@ func cutShort(r *Result, jp *journalPhase) {
 	slices.Sort(order)
 	for _, op := range order {
 		a := jp.accs[op]
-		if a.h == nil {
-			a.h = NewHist()
-		}
-		t := OpTotal{Op: op, Count: a.Count, Bytes: a.Bytes, Errors: a.Errors, Latency: Summarize(a.h), Hist: EncodeHist(a.h)}
+		t := OpTotal{Op: op, Count: a.Count, Bytes: a.Bytes, Errors: a.Errors, Latency: SummarizeCounts(a.lat), Hist: EncodeCounts(a.lat)}
 		p.Ops = append(p.Ops, t)
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary (the telemetry samples it wrote are kept)",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"runtime"
 )
 
 // WriteMergedSeconds writes the seconds file of m, a merged result whose
@@ -24,24 +25,29 @@ func WriteMergedSeconds(path string, m *Result) error {
 	sf := NewSecondsFile(path)
 	err := WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		enc := json.NewEncoder(bw)
+		lw := newLineWriter(bw, runtime.GOMAXPROCS(0))
 		head := *m
 		head.Phases, head.Analysis = nil, nil
-		if err := enc.Encode(journalLine{Journal: JournalKind, Result: &head}); err != nil {
-			return err
-		}
+		lw.line(journalLine{Journal: JournalKind, Result: &head})
+		var err error
 		for i := range m.Phases {
 			p := &m.Phases[i]
-			if err := mergeSecondsOf(p, func(iv *Interval) error {
-				return enc.Encode(journalLine{Phase: p.Name, Interval: iv})
+			if err = mergeSecondsOf(p, lw.acc, func(iv *Interval, acc *secondHists) error {
+				lw.second(p.Name, iv, acc)
+				return nil
 			}); err != nil {
-				return fmt.Errorf("phase %s: %w", p.Name, err)
+				err = fmt.Errorf("phase %s: %w", p.Name, err)
+				break
 			}
-			if err := enc.Encode(journalLine{Done: p}); err != nil {
-				return err
-			}
+			lw.line(journalLine{Done: p})
 		}
-		if err := enc.Encode(journalLine{End: true}); err != nil {
+		if err == nil {
+			lw.line(journalLine{End: true})
+		}
+		if werr := lw.close(); err == nil {
+			err = werr
+		}
+		if err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -66,10 +72,30 @@ func WriteMergedSeconds(path string, m *Result) error {
 // (as WriteMergedSeconds writes them) coarsened, so each stored interval
 // has the latency summary of every loader's seconds in it, which the
 // loaders' stored intervals, without histograms, cannot give. It reads
-// the loaders' seconds files once, side by side.
+// the loaders' seconds files once, side by side; the merged seconds go to
+// the series as counts, neither encoded nor decoded.
 func MergedSeries(p *Phase) ([]Interval, error) {
 	var c Coarsener
-	if err := mergeSecondsOf(p, func(iv *Interval) error { return c.Add(*iv) }); err != nil {
+	var one secondHists
+	reuse := func() *secondHists {
+		one.clear()
+		return &one
+	}
+	if err := mergeSecondsOf(p, reuse, func(iv *Interval, acc *secondHists) error {
+		whole := c.Open(iv.StartNs)
+		for i := range iv.Ops {
+			cs := acc.counts(iv.Ops[i].Op)
+			switch {
+			case cs == nil:
+			case whole:
+				iv.Ops[i].Latency = SummarizeCounts(cs)
+			default:
+				c.AddCounts(iv.Ops[i].Op, cs)
+			}
+		}
+		c.AddCounted(*iv)
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("phase %s: %w", p.Name, err)
 	}
 	return c.Finish(), nil
@@ -77,8 +103,10 @@ func MergedSeries(p *Phase) ([]Interval, error) {
 
 // mergeSecondsOf calls f with every merged second of p, in order: the
 // seconds of its loaders (p.seconds, each shifted by its offset) whose
-// start rounds to the same second, added together.
-func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
+// start rounds to the same second, added together: iv with the counts,
+// errors and bytes, acc (empty, from accs, one for each second) with the
+// latency counts of its ops.
+func mergeSecondsOf(p *Phase, accs func() *secondHists, f func(iv *Interval, acc *secondHists) error) error {
 	if len(p.seconds) == 0 {
 		return nil
 	}
@@ -89,7 +117,6 @@ func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
 	}
 	var heads []*head
 	var errs []error
-	var acc secondHists
 	for _, ref := range p.seconds {
 		next, stop := iter.Pull(secondsOf(ref, &errs))
 		defer stop()
@@ -117,20 +144,16 @@ func mergeSecondsOf(p *Phase, f func(iv *Interval) error) error {
 			break
 		}
 		out := &Interval{StartNs: slot * 1e9}
+		acc := accs()
 		for _, h := range heads {
 			for h.iv != nil && h.slot == slot {
-				if err := addSecond(out, h.iv, &acc); err != nil {
+				if err := addSecond(out, h.iv, acc); err != nil {
 					return err
 				}
 				advance(h)
 			}
 		}
-		for i := range out.Ops {
-			if sum, enc, ok := acc.take(out.Ops[i].Op); ok {
-				out.Ops[i].Latency, out.Ops[i].Hist = sum, enc
-			}
-		}
-		if err := f(out); err != nil {
+		if err := f(out, acc); err != nil {
 			return err
 		}
 	}
@@ -172,57 +195,134 @@ func addSecond(out, iv *Interval, acc *secondHists) error {
 // a counts array of NewHist's layout each, reused from second to second
 // (addCounts adds to it without an hdr.Histogram).
 type secondHists struct {
-	counts map[string][]uint64
-	hi     map[string]int // the highest index added to since the last take
+	ops map[string]*opCounts
 }
 
-// add adds one part's histogram of op. One addCounts does not take (another
-// layout) is decoded and merged into NewHist's layout first, as MergeHist
-// merges it.
+// add adds one part's histogram of op (addEncoded: another layout is
+// merged into NewHist's first, as MergeHist merges it).
 func (a *secondHists) add(op, enc string) error {
 	if enc == "" {
 		return nil
 	}
-	if a.counts == nil {
-		a.counts, a.hi = map[string][]uint64{}, map[string]int{}
+	if a.ops == nil {
+		a.ops = map[string]*opCounts{}
 	}
-	c, seen := a.counts[op]
-	if !seen {
-		c = make([]uint64, histCountsLen())
-		a.counts[op], a.hi[op] = c, -1
+	o := a.ops[op]
+	if o == nil {
+		o = &opCounts{c: make([]uint64, histCountsLen()), hi: -1}
+		a.ops[op] = o
 	}
-	hi, ok := addCounts(c, enc)
-	if !ok {
-		h, err := DecodeHist(enc)
-		if err != nil {
-			return err
-		}
-		into := NewHist()
-		if err := MergeHist(&into, h); err != nil {
-			return err
-		}
-		for i, n := range into.Export().Counts {
-			if n > 0 {
-				c[i] += uint64(n)
-				hi = i
-			}
-		}
-	}
-	a.hi[op] = max(a.hi[op], hi)
-	return nil
+	hi, err := addEncoded(o.c, enc)
+	o.hi = max(o.hi, hi)
+	return err
 }
 
-// take returns op's merged histogram, summarized and encoded (what
-// Summarize and EncodeHist give of it), and empties it for the next
-// second; ok is false when nothing was added.
-func (a *secondHists) take(op string) (sum Summary, enc string, ok bool) {
-	hi, seen := a.hi[op]
-	if !seen || hi < 0 {
-		return Summary{}, "", false
+// counts is op's merged latency counts up to the highest index that
+// counts; nil when nothing was added.
+func (a *secondHists) counts(op string) []uint64 {
+	o := a.ops[op]
+	if o == nil || o.hi < 0 {
+		return nil
 	}
-	c := a.counts[op][:hi+1]
-	a.hi[op] = -1
-	sum, enc = SummarizeCounts(c), EncodeCounts(c)
-	clear(c)
-	return sum, enc, true
+	return o.c[:o.hi+1]
+}
+
+// encode gives each op of iv its merged latency, summarized and encoded
+// (what Summarize and EncodeHist give of the hdr merge).
+func (a *secondHists) encode(iv *Interval) {
+	for i := range iv.Ops {
+		if c := a.counts(iv.Ops[i].Op); c != nil {
+			iv.Ops[i].Latency, iv.Ops[i].Hist = SummarizeCounts(c), EncodeCounts(c)
+		}
+	}
+}
+
+// clear empties every op's counts for the next second.
+func (a *secondHists) clear() {
+	for _, o := range a.ops {
+		if o.hi >= 0 {
+			clear(o.c[:o.hi+1])
+			o.hi = -1
+		}
+	}
+}
+
+// lineWriter writes a seconds file's lines in order, the merged seconds
+// encoded (summarized, their histograms encoded, JSON) by workers side by
+// side: encoding a merged second's histograms at HdrHistogram's
+// compression is most of what writing a day of them costs.
+type lineWriter struct {
+	free  chan *secondHists // empty accumulators, a few per worker
+	jobs  chan *lineJob     // to the workers
+	order chan *lineJob     // to the writer, in file order
+	wrote chan error        // the writer's first error, when it is done
+}
+
+type lineJob struct {
+	l    journalLine
+	acc  *secondHists // the second's latency counts; nil: l is whole
+	b    []byte
+	err  error
+	done chan struct{}
+}
+
+func newLineWriter(w io.Writer, workers int) *lineWriter {
+	workers = max(workers, 1)
+	lw := &lineWriter{free: make(chan *secondHists, 2*workers), jobs: make(chan *lineJob, 2*workers),
+		order: make(chan *lineJob, 4*workers), wrote: make(chan error, 1)}
+	for range 2 * workers {
+		lw.free <- &secondHists{}
+	}
+	for range workers {
+		go func() {
+			for j := range lw.jobs {
+				j.acc.encode(j.l.Interval)
+				j.acc.clear()
+				lw.free <- j.acc
+				j.b, j.err = json.Marshal(j.l)
+				close(j.done)
+			}
+		}()
+	}
+	go func() {
+		var err error
+		for j := range lw.order {
+			<-j.done
+			if err == nil {
+				if err = j.err; err == nil {
+					if _, err = w.Write(append(j.b, '\n')); err != nil {
+						err = fmt.Errorf("writing: %w", err)
+					}
+				}
+			}
+		}
+		lw.wrote <- err
+	}()
+	return lw
+}
+
+// acc is an empty accumulator for the next second (waiting for one a
+// worker gave back).
+func (lw *lineWriter) acc() *secondHists { return <-lw.free }
+
+// second queues a merged second of phase, its latency in acc.
+func (lw *lineWriter) second(phase string, iv *Interval, acc *secondHists) {
+	j := &lineJob{l: journalLine{Phase: phase, Interval: iv}, acc: acc, done: make(chan struct{})}
+	lw.order <- j
+	lw.jobs <- j
+}
+
+// line queues a line as it is.
+func (lw *lineWriter) line(l journalLine) {
+	j := &lineJob{done: make(chan struct{})}
+	j.b, j.err = json.Marshal(l)
+	close(j.done)
+	lw.order <- j
+}
+
+// close waits for every line queued and returns the first error.
+func (lw *lineWriter) close() error {
+	close(lw.jobs)
+	close(lw.order)
+	return <-lw.wrote
 }

@@ -102,9 +102,9 @@ func TestMergedSecondsAreHdrMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 		j.Begin(&Result{Schema: SchemaVersion, StartedAt: t0})
-		for s := range int64(4) {
+		for s := range int64(40) {
 			h := mk()
-			for range 1 + rng.IntN(3000) {
+			for range 1 + rng.IntN(1000) {
 				h.RecordValue(rng.Int64N(int64(1e9)>>rng.IntN(30) + 1))
 			}
 			enc := EncodeHist(h)
@@ -126,8 +126,16 @@ func TestMergedSecondsAreHdrMerges(t *testing.T) {
 	m.Phases[0].UseSecondsOf(part("a", NewHist), 0)
 	m.Phases[0].UseSecondsOf(part("b", NewHist), 0)
 	m.Phases[0].UseSecondsOf(part("c", func() *hdr.Histogram { return hdr.New(1, 1e10, 2) }), 0)
+	// Written by the workers and read back: every second in order, each
+	// the hdr merge of its loaders'.
+	if err := WriteMergedSeconds(filepath.Join(dir, "m.seconds.jsonl"), m); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
-	err := mergeSecondsOf(&m.Phases[0], func(iv *Interval) error {
+	err := m.Phases[0].eachSecond(func(iv *Interval) error {
+		if iv.StartNs != int64(n)*1e9 {
+			t.Fatalf("second %d of the merged file starts at %d ns", n, iv.StartNs)
+		}
 		var h *hdr.Histogram
 		for _, enc := range encs[iv.StartNs/1e9] {
 			d, err := DecodeHist(enc)
@@ -144,7 +152,7 @@ func TestMergedSecondsAreHdrMerges(t *testing.T) {
 		n++
 		return nil
 	})
-	if err != nil || n != 4 {
+	if err != nil || n != 40 {
 		t.Errorf("%d merged seconds: %v", n, err)
 	}
 }

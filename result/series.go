@@ -1,11 +1,5 @@
 package result
 
-import (
-	"fmt"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-)
-
 // The stored interval series of a streamed phase (docs/result-schema.md,
 // "Long runs"): 1 s intervals for the first hour, then 10 s ones up to a
 // day, then 1 min ones, so a week-long phase keeps about 12,000 intervals
@@ -31,21 +25,52 @@ func SeriesWidth(startNs int64) (width, tierStart int64) {
 // Coarsener folds a phase's 1 s intervals, in order, into its stored series
 // (SeriesWidth): the intervals it keeps carry counts, errors, bytes and the
 // latency summary of the seconds they hold, without histograms (those are
-// in the seconds file). Its memory is that series plus one histogram per op
-// type of the interval being filled. The zero value is ready.
+// in the seconds file). Its memory is that series plus one counts array of
+// NewHist's layout per op type of the interval being filled (no
+// hdr.Histogram: summarizing one through its walks, and merging a decoded
+// second into it, were most of a day-long merge's time). The zero value is
+// ready.
 type Coarsener struct {
 	out   []Interval
 	cur   *Interval
 	curW  int64 // intended x duration of cur, summed
-	hists map[string]*hdr.Histogram
+	hists map[string]*opCounts
 	nOps  int // op types of the last stored interval (room for the next)
+}
+
+// opCounts is a counts array of NewHist's layout and the highest index
+// added to since it was last emptied (-1: none).
+type opCounts struct {
+	c  []uint64
+	hi int
+}
+
+// add adds src (NewHist's layout, up to its highest index that counts).
+func (o *opCounts) add(src []uint64) {
+	for i, n := range src {
+		o.c[i] += n
+	}
+	o.hi = max(o.hi, len(src)-1)
+}
+
+// take summarizes the counts and empties them; ok is false when none.
+func (o *opCounts) take() (s Summary, ok bool) {
+	if o.hi < 0 {
+		return Summary{}, false
+	}
+	c := o.c[:o.hi+1]
+	s = summarizeCounts(c)
+	clear(c)
+	o.hi = -1
+	return s, s.Count > 0
 }
 
 // Open readies the stored interval that the second starting at startNs
 // falls in, closing the one being filled if it is another, and says
 // whether that second is stored whole (the first hour's 1 s tier). A
 // caller that holds the second's latencies as counts rather than an
-// encoded histogram adds them to Hist(op) after Open and before AddCounted.
+// encoded histogram adds them (Counts or AddCounts) after Open and before
+// AddCounted.
 func (c *Coarsener) Open(startNs int64) (whole bool) {
 	w, tier := SeriesWidth(startNs)
 	if w == 1e9 {
@@ -63,19 +88,31 @@ func (c *Coarsener) Open(startNs int64) (whole bool) {
 	return false
 }
 
-// Hist is the latency histogram of op in the stored interval being filled
-// (after Open).
-func (c *Coarsener) Hist(op string) *hdr.Histogram {
+func (c *Coarsener) counts(op string) *opCounts {
 	if c.hists == nil {
-		c.hists = map[string]*hdr.Histogram{}
+		c.hists = map[string]*opCounts{}
 	}
-	h := c.hists[op]
-	if h == nil {
-		h = NewHist()
-		c.hists[op] = h
+	o := c.hists[op]
+	if o == nil {
+		o = &opCounts{c: make([]uint64, histCountsLen()), hi: -1}
+		c.hists[op] = o
 	}
-	return h
+	return o
 }
+
+// Counts is the latency counts array (NewHist's layout, histCountsLen
+// long) of op in the stored interval being filled (after Open), for the
+// caller to add to.
+func (c *Coarsener) Counts(op string) []uint64 {
+	o := c.counts(op)
+	o.hi = len(o.c) - 1
+	return o.c
+}
+
+// AddCounts adds src, latency counts of op (NewHist's layout, up to its
+// highest index that counts), to the stored interval being filled (after
+// Open).
+func (c *Coarsener) AddCounts(op string, src []uint64) { c.counts(op).add(src) }
 
 // Add folds the next 1 s interval in. A histogram that does not decode is
 // an error wrapping ErrMalformed (the interval's counts are still added).
@@ -133,14 +170,10 @@ func (c *Coarsener) addOp(o IntervalOp) error {
 	if o.Hist == "" {
 		return nil
 	}
-	h, err := DecodeHist(o.Hist)
-	if err != nil {
-		return err
-	}
-	if dropped := c.Hist(o.Op).Merge(h); dropped > 0 {
-		return fmt.Errorf("%w: %d values outside the histogram range", ErrMalformed, dropped)
-	}
-	return nil
+	oc := c.counts(o.Op)
+	hi, err := addEncoded(oc.c, o.Hist)
+	oc.hi = max(oc.hi, hi)
+	return err
 }
 
 // flush closes the interval being filled.
@@ -149,12 +182,10 @@ func (c *Coarsener) flush() {
 		return
 	}
 	for i := range c.cur.Ops {
-		if h := c.hists[c.cur.Ops[i].Op]; h != nil && h.TotalCount() > 0 {
-			// hdr's own walks: the same figures as Summarize without
-			// Summarize's copy of the counts (a quarter megabyte per op
-			// every stored interval).
-			c.cur.Ops[i].Latency = summarizeHdr(h)
-			h.Reset()
+		if o := c.hists[c.cur.Ops[i].Op]; o != nil {
+			if s, ok := o.take(); ok {
+				c.cur.Ops[i].Latency = s
+			}
 		}
 	}
 	c.nOps = len(c.cur.Ops)
@@ -177,8 +208,10 @@ func (c *Coarsener) Snapshot() []Interval {
 		cur := *c.cur
 		cur.Ops = append([]IntervalOp(nil), cur.Ops...)
 		for i := range cur.Ops {
-			if h := c.hists[cur.Ops[i].Op]; h != nil && h.TotalCount() > 0 {
-				cur.Ops[i].Latency = Summarize(h)
+			if o := c.hists[cur.Ops[i].Op]; o != nil && o.hi >= 0 {
+				if s := summarizeCounts(o.c[:o.hi+1]); s.Count > 0 {
+					cur.Ops[i].Latency = s
+				}
 			}
 		}
 		out = append(out, cur)

@@ -3,6 +3,8 @@ package result
 import (
 	"math"
 	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // A day of 1 s host samples keeps the first hour whole and the rest as one
@@ -102,12 +104,28 @@ func TestThinNodeMissing(t *testing.T) {
 func TestCoarsenerTiers(t *testing.T) {
 	var c Coarsener
 	h := NewHist()
+	want := [2]*hdr.Histogram{NewHist(), NewHist()} // the hdr merges of the seconds of the two 10 s intervals
 	for i := int64(0); i < 3620; i++ {
 		h.Reset()
 		_ = h.RecordValues(1000*(i%10+1), 10)
-		iv := Interval{StartNs: i * 1e9, DurationNs: 1e9, IntendedOpsPerS: 10, Ops: []IntervalOp{{Op: "READ", Count: 10, Hist: EncodeHist(h), Latency: Summarize(h)}}}
+		_ = h.RecordValue(1e6 + i)
+		enc := EncodeHist(h)
+		if i == 3605 { // another layout is merged as hdr merges it
+			o := hdr.New(1, 1e10, 2)
+			o.Merge(h)
+			b, _ := o.Encode(hdr.V2CompressedEncodingCookieBase)
+			enc = string(b)
+			h, _ = DecodeHist(enc)
+		}
+		if i >= 3600 {
+			want[(i-3600)/10].Merge(h)
+		}
+		iv := Interval{StartNs: i * 1e9, DurationNs: 1e9, IntendedOpsPerS: 10, Ops: []IntervalOp{{Op: "READ", Count: 11, Hist: enc, Latency: Summarize(h)}}}
 		if err := c.Add(iv); err != nil {
 			t.Fatal(err)
+		}
+		if i == 3605 {
+			h = NewHist()
 		}
 	}
 	ivs := c.Finish()
@@ -115,8 +133,13 @@ func TestCoarsenerTiers(t *testing.T) {
 		t.Fatalf("%d intervals (want 3602), the first with a histogram: %v", len(ivs), ivs[0].Ops[0].Hist != "")
 	}
 	iv := ivs[3600]
-	if iv.StartNs != 3600e9 || iv.DurationNs != 10e9 || iv.Ops[0].Count != 100 || iv.IntendedOpsPerS != 10 ||
-		iv.Ops[0].Latency.MinNs != 1000 || iv.Ops[0].Latency.MaxNs < 9990 || iv.Ops[0].Latency.Count != 100 {
+	if iv.StartNs != 3600e9 || iv.DurationNs != 10e9 || iv.Ops[0].Count != 110 || iv.IntendedOpsPerS != 10 ||
+		iv.Ops[0].Latency.MinNs != 1000 || iv.Ops[0].Latency.MaxNs < 1e6 || iv.Ops[0].Latency.Count != 110 {
 		t.Errorf("a 10 s interval: %+v", iv)
+	}
+	for k, w := range want {
+		if got := ivs[3600+k].Ops[0].Latency; got != Summarize(w) {
+			t.Errorf("10 s interval %d: latency %+v, the hdr merge of its seconds %+v", k, got, Summarize(w))
+		}
 	}
 }

@@ -37,19 +37,16 @@ func Streamed(out, label string, start time.Time, seconds int, ops []string, per
 	host := result.HostThin()
 	for s := range seconds {
 		iv := result.Interval{StartNs: int64(s) * 1e9, DurationNs: 1e9, IntendedOpsPerS: r.Config.RateOpsPerS}
-		whole := c.Open(iv.StartNs)
 		for k, op := range ops {
 			v := &vs[k][(s*7+k)%len(vs[k])]
 			v.uses++
-			if !whole {
-				for _, x := range v.vals {
-					_ = c.Hist(op).RecordValues(x, int64(perSecond/8))
-				}
-			}
 			iv.Ops = append(iv.Ops, result.IntervalOp{Op: op, Count: uint64(perSecond/8) * 8, Latency: v.sum, Hist: v.enc})
 		}
 		j.Interval("run", iv)
-		c.AddCounted(iv)
+		if err := c.Add(iv); err != nil {
+			j.Close(true)
+			return err
+		}
 		for range 10 {
 			p.Buckets.All = append(p.Buckets.All, uint32(perSecond*len(ops)/10))
 			p.Buckets.Outstanding = append(p.Buckets.Outstanding, true)
