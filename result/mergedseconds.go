@@ -77,20 +77,21 @@ func WriteMergedSeconds(path string, m *Result) error {
 func MergedSeries(p *Phase) ([]Interval, error) {
 	var c Coarsener
 	var one secondHists
-	reuse := func() *secondHists {
-		one.clear()
-		return &one
+	// A second of the first hour is summarized alone; a later one is added
+	// straight into its stored interval's counts.
+	accs := func(startNs int64) *secondHists {
+		if c.Open(startNs) {
+			one.clear()
+			return &one
+		}
+		return &c.hists
 	}
-	if err := mergeSecondsOf(p, reuse, func(iv *Interval, acc *secondHists) error {
-		whole := c.Open(iv.StartNs)
-		for i := range iv.Ops {
-			cs := acc.counts(iv.Ops[i].Op)
-			switch {
-			case cs == nil:
-			case whole:
-				iv.Ops[i].Latency = SummarizeCounts(cs)
-			default:
-				c.AddCounts(iv.Ops[i].Op, cs)
+	if err := mergeSecondsOf(p, accs, func(iv *Interval, acc *secondHists) error {
+		if acc == &one {
+			for i := range iv.Ops {
+				if cs := one.counts(iv.Ops[i].Op); cs != nil {
+					iv.Ops[i].Latency = SummarizeCounts(cs)
+				}
 			}
 		}
 		c.AddCounted(*iv)
@@ -104,9 +105,10 @@ func MergedSeries(p *Phase) ([]Interval, error) {
 // mergeSecondsOf calls f with every merged second of p, in order: the
 // seconds of its loaders (p.seconds, each shifted by its offset) whose
 // start rounds to the same second, added together: iv with the counts,
-// errors and bytes, acc (empty, from accs, one for each second) with the
-// latency counts of its ops.
-func mergeSecondsOf(p *Phase, accs func() *secondHists, f func(iv *Interval, acc *secondHists) error) error {
+// errors and bytes, acc (from accs, given the second's start: empty, or
+// what the second's latencies are to be added to) with the latency counts
+// of its ops.
+func mergeSecondsOf(p *Phase, accs func(startNs int64) *secondHists, f func(iv *Interval, acc *secondHists) error) error {
 	if len(p.seconds) == 0 {
 		return nil
 	}
@@ -144,7 +146,7 @@ func mergeSecondsOf(p *Phase, accs func() *secondHists, f func(iv *Interval, acc
 			break
 		}
 		out := &Interval{StartNs: slot * 1e9}
-		acc := accs()
+		acc := accs(out.StartNs)
 		for _, h := range heads {
 			for h.iv != nil && h.slot == slot {
 				if err := addSecond(out, h.iv, acc); err != nil {
@@ -189,62 +191,6 @@ func addSecond(out, iv *Interval, acc *secondHists) error {
 		}
 	}
 	return nil
-}
-
-// secondHists is a merged second's histograms per op as they are added:
-// a counts array of NewHist's layout each, reused from second to second
-// (addCounts adds to it without an hdr.Histogram).
-type secondHists struct {
-	ops map[string]*opCounts
-}
-
-// add adds one part's histogram of op (addEncoded: another layout is
-// merged into NewHist's first, as MergeHist merges it).
-func (a *secondHists) add(op, enc string) error {
-	if enc == "" {
-		return nil
-	}
-	if a.ops == nil {
-		a.ops = map[string]*opCounts{}
-	}
-	o := a.ops[op]
-	if o == nil {
-		o = &opCounts{c: make([]uint64, histCountsLen()), hi: -1}
-		a.ops[op] = o
-	}
-	hi, err := addEncoded(o.c, enc)
-	o.hi = max(o.hi, hi)
-	return err
-}
-
-// counts is op's merged latency counts up to the highest index that
-// counts; nil when nothing was added.
-func (a *secondHists) counts(op string) []uint64 {
-	o := a.ops[op]
-	if o == nil || o.hi < 0 {
-		return nil
-	}
-	return o.c[:o.hi+1]
-}
-
-// encode gives each op of iv its merged latency, summarized and encoded
-// (what Summarize and EncodeHist give of the hdr merge).
-func (a *secondHists) encode(iv *Interval) {
-	for i := range iv.Ops {
-		if c := a.counts(iv.Ops[i].Op); c != nil {
-			iv.Ops[i].Latency, iv.Ops[i].Hist = SummarizeCounts(c), EncodeCounts(c)
-		}
-	}
-}
-
-// clear empties every op's counts for the next second.
-func (a *secondHists) clear() {
-	for _, o := range a.ops {
-		if o.hi >= 0 {
-			clear(o.c[:o.hi+1])
-			o.hi = -1
-		}
-	}
 }
 
 // lineWriter writes a seconds file's lines in order, the merged seconds
@@ -303,7 +249,7 @@ func newLineWriter(w io.Writer, workers int) *lineWriter {
 
 // acc is an empty accumulator for the next second (waiting for one a
 // worker gave back).
-func (lw *lineWriter) acc() *secondHists { return <-lw.free }
+func (lw *lineWriter) acc(int64) *secondHists { return <-lw.free }
 
 // second queues a merged second of phase, its latency in acc.
 func (lw *lineWriter) second(phase string, iv *Interval, acc *secondHists) {

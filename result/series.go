@@ -34,7 +34,7 @@ type Coarsener struct {
 	out   []Interval
 	cur   *Interval
 	curW  int64 // intended x duration of cur, summed
-	hists map[string]*opCounts
+	hists secondHists
 	nOps  int // op types of the last stored interval (room for the next)
 }
 
@@ -88,23 +88,11 @@ func (c *Coarsener) Open(startNs int64) (whole bool) {
 	return false
 }
 
-func (c *Coarsener) counts(op string) *opCounts {
-	if c.hists == nil {
-		c.hists = map[string]*opCounts{}
-	}
-	o := c.hists[op]
-	if o == nil {
-		o = &opCounts{c: make([]uint64, histCountsLen()), hi: -1}
-		c.hists[op] = o
-	}
-	return o
-}
-
 // Counts is the latency counts array (NewHist's layout, histCountsLen
 // long) of op in the stored interval being filled (after Open), for the
 // caller to add to.
 func (c *Coarsener) Counts(op string) []uint64 {
-	o := c.counts(op)
+	o := c.hists.of(op)
 	o.hi = len(o.c) - 1
 	return o.c
 }
@@ -112,7 +100,7 @@ func (c *Coarsener) Counts(op string) []uint64 {
 // AddCounts adds src, latency counts of op (NewHist's layout, up to its
 // highest index that counts), to the stored interval being filled (after
 // Open).
-func (c *Coarsener) AddCounts(op string, src []uint64) { c.counts(op).add(src) }
+func (c *Coarsener) AddCounts(op string, src []uint64) { c.hists.of(op).add(src) }
 
 // Add folds the next 1 s interval in. A histogram that does not decode is
 // an error wrapping ErrMalformed (the interval's counts are still added).
@@ -170,7 +158,7 @@ func (c *Coarsener) addOp(o IntervalOp) error {
 	if o.Hist == "" {
 		return nil
 	}
-	oc := c.counts(o.Op)
+	oc := c.hists.of(o.Op)
 	hi, err := addEncoded(oc.c, o.Hist)
 	oc.hi = max(oc.hi, hi)
 	return err
@@ -182,7 +170,7 @@ func (c *Coarsener) flush() {
 		return
 	}
 	for i := range c.cur.Ops {
-		if o := c.hists[c.cur.Ops[i].Op]; o != nil {
+		if o := c.hists.ops[c.cur.Ops[i].Op]; o != nil {
 			if s, ok := o.take(); ok {
 				c.cur.Ops[i].Latency = s
 			}
@@ -208,7 +196,7 @@ func (c *Coarsener) Snapshot() []Interval {
 		cur := *c.cur
 		cur.Ops = append([]IntervalOp(nil), cur.Ops...)
 		for i := range cur.Ops {
-			if o := c.hists[cur.Ops[i].Op]; o != nil && o.hi >= 0 {
+			if o := c.hists.ops[cur.Ops[i].Op]; o != nil && o.hi >= 0 {
 				if s := summarizeCounts(o.c[:o.hi+1]); s.Count > 0 {
 					cur.Ops[i].Latency = s
 				}
@@ -239,5 +227,68 @@ func (t *IntervalOp) addCounts(o *IntervalOp) {
 			t.Errors = map[string]uint64{}
 		}
 		t.Errors[cl] += n
+	}
+}
+
+// secondHists is latency per op as counts arrays of NewHist's layout (a
+// merged second's, a stored interval's), reused from second to second
+// (addCounts adds to them without an hdr.Histogram).
+type secondHists struct {
+	ops map[string]*opCounts
+}
+
+// add adds one part's histogram of op (addEncoded: another layout is
+// merged into NewHist's first, as MergeHist merges it).
+func (a *secondHists) add(op, enc string) error {
+	if enc == "" {
+		return nil
+	}
+	o := a.of(op)
+	hi, err := addEncoded(o.c, enc)
+	o.hi = max(o.hi, hi)
+	return err
+}
+
+// of is op's counts, made empty when op has none yet.
+func (a *secondHists) of(op string) *opCounts {
+	if a.ops == nil {
+		a.ops = map[string]*opCounts{}
+	}
+	o := a.ops[op]
+	if o == nil {
+		o = &opCounts{c: make([]uint64, histCountsLen()), hi: -1}
+		a.ops[op] = o
+	}
+	return o
+}
+
+// counts is op's merged latency counts up to the highest index that
+// counts; nil when nothing was added.
+func (a *secondHists) counts(op string) []uint64 {
+	o := a.ops[op]
+	if o == nil || o.hi < 0 {
+		return nil
+	}
+	return o.c[:o.hi+1]
+}
+
+// encode gives each op of iv its merged latency, summarized and encoded
+// (what Summarize gives of the hdr merge; its encoding decodes to the hdr
+// merge, compressed at BestSpeed: fastEncoders).
+func (a *secondHists) encode(iv *Interval) {
+	for i := range iv.Ops {
+		if c := a.counts(iv.Ops[i].Op); c != nil {
+			iv.Ops[i].Latency, iv.Ops[i].Hist = SummarizeCounts(c), encodeWith(&fastEncoders, c)
+		}
+	}
+}
+
+// clear empties every op's counts for the next second.
+func (a *secondHists) clear() {
+	for _, o := range a.ops {
+		if o.hi >= 0 {
+			clear(o.c[:o.hi+1])
+			o.hi = -1
+		}
 	}
 }
