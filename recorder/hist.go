@@ -53,6 +53,43 @@ type counts struct {
 	// them). A burst of more in one interval grows the octave's block.
 	nspill int
 	spill  [spillLen]int32
+	// reserve is the shard's blocks made ahead (nil: blocks are made when
+	// needed, as in tests of a lone histogram).
+	reserve *blockReserve
+}
+
+// blockReserve is a shard's blocks made ahead by the collector, which a
+// burst past a histogram's spill takes on the record path instead of
+// allocating there (the hot path allocates nothing, a stall's burst
+// included). Guarded by the shard's mutex; the collector tops it up once
+// an interval (Shard.refill).
+type blockReserve struct {
+	free []*block
+}
+
+// reserveLen is the blocks a shard keeps ahead: a burst past the spill
+// into four octaves without a block, each taken with its twin's (32 KB a
+// shard). A larger burst in one interval makes the rest where it lands.
+const reserveLen = 8
+
+func newReserve() *blockReserve {
+	r := &blockReserve{free: make([]*block, reserveLen)}
+	for i := range r.free {
+		r.free[i] = new(block)
+	}
+	return r
+}
+
+// take is a zeroed block: the reserve's last, or a new one when it is
+// empty (or there is none).
+func (r *blockReserve) take() *block {
+	if r == nil || len(r.free) == 0 {
+		return new(block)
+	}
+	b := r.free[len(r.free)-1]
+	r.free[len(r.free)-1] = nil
+	r.free = r.free[:len(r.free)-1]
+	return b
 }
 
 // spillLen is how many values of octaves without a block a shard histogram
@@ -81,9 +118,10 @@ func (c *counts) add(v int64) {
 }
 
 // miss counts value index i of an octave with no block: into the spill
-// while it has room, else into the octave's block, grown now (and the
-// twin's), which takes the spilled values of its octave too (the first
-// interval of an op spills its usual values before their block grows).
+// while it has room, else into the octave's block, taken now from the
+// shard's reserve (and the twin's), which takes the spilled values of its
+// octave too (the first interval of an op spills its usual values before
+// their block grows).
 // Called with the shard's mutex held.
 //
 //go:noinline
@@ -94,10 +132,10 @@ func (c *counts) miss(i int) {
 		return
 	}
 	k := i >> subHalfMag
-	blk := new(block)
+	blk := c.reserve.take()
 	c.b[k] = blk
 	if t := c.twin; t != nil && t.b[k] == nil {
-		t.b[k] = new(block)
+		t.b[k] = c.reserve.take()
 	}
 	blk[i&(1<<subHalfMag-1)]++
 	n := 0

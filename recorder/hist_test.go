@@ -240,3 +240,40 @@ func BenchmarkIntervalTick(b *testing.B) {
 		r.mu.Unlock()
 	}
 }
+
+// A stall's burst past a shard histogram's spill, into octaves without a
+// block, takes its blocks from the shard's reserve: the record path
+// allocates nothing, and the collector tops the reserve up at the swap.
+func TestBurstPastTheSpillAllocatesNothing(t *testing.T) {
+	if raceOn {
+		t.Skip("allocation counts are not the program's under the race detector")
+	}
+	r := New(Config{Shards: 1, OnInterval: func(result.Interval) {}})
+	sh := r.Shard(0)
+	sh.Record(vocab.OpRead, 0, 0, 100_000, 0, vocab.ClassNone) // the op's histograms exist: spilled
+	for i := range spillLen - 1 {
+		sh.Record(vocab.OpRead, 0, 0, int64(1e6+i), 0, vocab.ClassNone) // fills the spill
+	}
+	v := int64(2e6)
+	burst := func() { // each value in an octave with no block yet: one from the reserve, and its twin's
+		sh.Record(vocab.OpRead, 0, 0, v, 0, vocab.ClassNone)
+		v *= 2
+	}
+	if a := testing.AllocsPerRun(reserveLen/2-1, burst); a != 0 { // AllocsPerRun runs it once more first
+		t.Errorf("a burst past the spill allocates %.1f times a value on the record path", a)
+	}
+	if n := len(sh.reserve.free); n != 0 {
+		t.Fatalf("the reserve holds %d blocks after %d octaves were grown", n, reserveLen/2)
+	}
+	r.mu.Lock()
+	r.intervalTick(1e9)
+	r.mu.Unlock()
+	if n := len(sh.reserve.free); n != reserveLen {
+		t.Errorf("the collector left %d blocks in the reserve, want %d", n, reserveLen)
+	}
+	for k := range sh.cur.lat[vocab.OpRead].b {
+		if (sh.cur.lat[vocab.OpRead].b[k] == nil) != (sh.spare.lat[vocab.OpRead].b[k] == nil) {
+			t.Errorf("octave %d has a block in one set of the pair only", k)
+		}
+	}
+}

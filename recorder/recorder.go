@@ -106,6 +106,7 @@ type Shard struct {
 	late     [vocab.NumOps]uint32
 	lateB    [vocab.NumOps]uint64
 	finished uint64
+	reserve  *blockReserve // blocks for its histograms' bursts, under mu
 	errs     *errorSampler // the recorder's, shared by its shards
 	begun    uint64        // requests begun by RecordBegin, under mu
 	started  atomic.Uint64 // requests begun by Begin
@@ -275,7 +276,7 @@ func (s *Shard) harvest(k int64, n *[vocab.NumOps]uint64, b *[vocab.NumOps]uint6
 func (s *Shard) newHists(op vocab.Op) *counts {
 	a, b := s.cur, s.spare
 	twins := func(x, y *[vocab.NumOps]*counts) {
-		x[op], y[op] = new(counts), new(counts)
+		x[op], y[op] = &counts{reserve: s.reserve}, &counts{reserve: s.reserve}
 		x[op].twin, y[op].twin = y[op], x[op]
 	}
 	twins(&a.lat, &b.lat)
@@ -365,8 +366,23 @@ func New(cfg Config) *Recorder {
 	return r
 }
 
+// refill puts n blocks back in the reserve, made outside the shard's lock.
+func (s *Shard) refill(n int) {
+	fresh := make([]*block, n)
+	for i := range fresh {
+		fresh[i] = new(block)
+	}
+	s.mu.Lock()
+	for _, b := range fresh {
+		if len(s.reserve.free) < cap(s.reserve.free) {
+			s.reserve.free = append(s.reserve.free, b)
+		}
+	}
+	s.mu.Unlock()
+}
+
 func newShard(svcTime bool, bw int64) *Shard {
-	s := &Shard{svcTime: svcTime, cur: &hset{}, spare: &hset{}, bw: bw}
+	s := &Shard{svcTime: svcTime, cur: &hset{}, spare: &hset{}, bw: bw, reserve: newReserve()}
 	for i := range s.ring {
 		s.ring[i].epoch = int64(i) // slot i first holds bucket i
 	}
@@ -628,14 +644,18 @@ type ivSums struct {
 	errs      [vocab.NumOps][vocab.NumClasses]uint64
 }
 
-// swapShards swaps every shard's histogram sets and drains the one the
-// interval filled: counts into t, latencies into ivCounts, service time,
+// swapShards swaps every shard's histogram sets, tops up its block reserve
+// and drains the set the interval filled: counts into t, latencies into ivCounts, service time,
 // lag and attributable latency into the phase's. Called with r.mu held.
 func (r *Recorder) swapShards(t *ivSums) {
 	for _, s := range r.allShards() {
 		s.mu.Lock()
 		s.cur, s.spare = s.spare, s.cur
+		used := reserveLen - len(s.reserve.free)
 		s.mu.Unlock()
+		if used > 0 {
+			s.refill(used)
+		}
 		set := s.spare
 		for op := range set.lat {
 			t.ok[op] += set.ok[op]
