@@ -48,13 +48,17 @@ echo "== soak: null at $RATE op/s, ten op types, $NODES node_exporter endpoints,
 # gctrace: the live heap after each collection (its third figure), which RSS
 # hides: RSS follows the collector's goal (twice the live heap by default),
 # so a reading before the first collections of the run is low whatever grows.
-GODEBUG=gctrace=1 $BIN run --target null --no-load --records 1M --mix "$mix" --rate "$RATE" --duration "$DURATION" \
+# scavtrace: the heap memory released to the OS ("KiB now") and the share of
+# the heap memory kept that is in use ("% util"), after each collection.
+GODEBUG=gctrace=1,scavtrace=1 $BIN run --target null --no-load --records 1M --mix "$mix" --rate "$RATE" --duration "$DURATION" \
   "${flags[@]}" --quiet --out "$res" >"$OUT/soak-run.txt" 2>"$OUT/soak-stderr.txt" &
 run=$!
 pids+=($run)
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$run/status" 2>/dev/null || echo 0; }
-# RSS every minute (soak-rss.csv: seconds, KiB), to see the curve, not two points.
-echo "seconds,rss_kib" >"$OUT/soak-rss.csv"
+# RSS, and its anonymous (heap, stacks) and file-backed (the binary's pages)
+# parts, in KiB.
+rss() { awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {printf "%d,%d,%d", r, a, f}' "/proc/$run/status" 2>/dev/null || echo 0,0,0; }
+# RSS every minute (soak-rss.csv), to see the curve, not two points.
+echo "seconds,rss_kib,anon_kib,file_kib" >"$OUT/soak-rss.csv"
 for t in $(seq 60 60 $((total - 5))); do
   sleep 60
   echo "$t,$(rss)" >>"$OUT/soak-rss.csv"
@@ -63,8 +67,8 @@ sleep $((total - 5 - (total - 5) / 60 * 60))
 end=$((total - 5))
 echo "$end,$(rss)" >>"$OUT/soak-rss.csv"
 wait "$run"
-growth() { # from-seconds to-seconds -> MB per hour of RSS growth between the samples nearest them
-  awk -F, -v f="$1" -v t="$2" 'NR>1 { if (!a && $1>=f) {a=$2; fa=$1} if ($1<=t) {b=$2; fb=$1} }
+growth() { # from-seconds to-seconds [column] -> MB per hour of RSS growth between the samples nearest them
+  awk -F, -v f="$1" -v t="$2" -v c="${3:-2}" 'NR>1 { if (!a && $1>=f) {a=$c; fa=$1} if ($1<=t) {b=$c; fb=$1} }
     END { if (a && b && fb>fa) printf "%d KiB at %d s, %d KiB at %d s: %.2f MB per hour", a, fa, b, fb, (b-a)*1024/1e6/((fb-fa)/3600); else printf "n/a" }' "$OUT/soak-rss.csv"
 }
 live() { # from-seconds to-seconds -> growth of the live heap after GC between the collections nearest them, during the run
@@ -74,7 +78,10 @@ live() { # from-seconds to-seconds -> growth of the live heap after GC between t
 }
 {
   echo "RSS $(growth 60 1800) (goal: under 1 MB per hour)"
+  echo "  of it anonymous (heap, stacks): $(growth 60 1800 3)"
+  echo "  of it file-backed (the binary's pages): $(growth 60 1800 4)"
   echo "live heap after GC $(live 60 "$end") (gctrace, MB of 2^20 bytes; the goal's measure without the collector's slack)"
+  echo "heap released to the OS and in-use share of the heap kept (scavtrace): $(awk '/^scav / {for (i=1;i<NF;i++) {if ($(i+1)=="KiB" && $(i+2)=="now,") v=$i; if ($(i+1)=="util") u=$i}; n++; if (n==1) {fv=v; fu=u}} END {if (n) printf "%d KiB and %s at the first report, %d KiB and %s at the last (%d reports)", fv, fu, v, u, n; else printf "n/a"}' "$OUT/soak-stderr.txt")"
   if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
   for f in "$res" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do
     s=$(stat -c %s "$f")
