@@ -2,8 +2,8 @@
 // dataset, run the workload, and assemble the result file's content. It is
 // the library call behind `platbench run` and `platbench load`, and each
 // cell of a suite; it writes no result files and prints nothing (the CLI
-// does both; the recorder keeps a phase's fine buckets in an unlinked file
-// beside the journal while it runs, Config.Journal).
+// does both; the recorder keeps a phase's fine buckets in the fine-bucket file
+// beside the journal while it runs, result.FinePath of Config.Journal).
 //
 // Types that matter: Config, whose defaults (the Default* constants,
 // EnsureDefaults) are those of every command, and whose Validate reports
@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -162,7 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	cfg.Runner.OnInterval = namedIntervals(cfg.Journal.Start(r), &spec) // nil without a journal
 	if cfg.Journal != nil {
 		cfg.Runner.Series = journalSeries(cfg.Journal, r)
-		cfg.Runner.SpillDir = filepath.Dir(cfg.Journal.Path())
+		cfg.Runner.FinePath = result.FinePath(cfg.Journal.Path())
 	}
 	if cfg.Journal != nil {
 		tc.OnSample = cfg.Journal.Sample // every sample to disk as it is taken
@@ -339,7 +338,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	rc.Phase = name
 	// The session's journal takes the phase's seconds, whatever rc the
 	// caller made (a sweep's step copies its config before Open sets it).
-	rc.OnInterval, rc.Series, rc.SpillDir = s.cfg.Runner.OnInterval, s.cfg.Runner.Series, s.cfg.Runner.SpillDir
+	rc.OnInterval, rc.Series, rc.FinePath = s.cfg.Runner.OnInterval, s.cfg.Runner.Series, s.cfg.Runner.FinePath
 	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
 	if err != nil {
 		return nil, err

@@ -2,90 +2,88 @@ package recorder
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/platbench/platbench/result"
 )
 
 // fineSpill keeps a streamed phase's fine buckets on disk while it runs:
-// each closed bucket is fineRecLen bytes (completions of every op type,
-// their bytes, whether a request was outstanding) appended to an unlinked
-// file in Config.SpillDir, and Stop reads them back into the phase's
-// buckets. A week of 100 ms buckets is 6 million: 78 MB that would
-// otherwise grow in the loader's memory for the whole run (issue 34), where
-// here it is 130 bytes a second to the disk, written 4 KB at a time. The
-// file is unlinked as soon as it is made: a killed loader leaves none.
+// each closed bucket is result.FineRecLen bytes (completions of every op
+// type, their bytes, whether a request was outstanding) appended to the
+// fine-bucket file beside the run's journal (Config.FinePath, under a
+// header naming the phase), flushed every interval as the journal's
+// seconds are, and Stop reads them back into the phase's buckets and
+// removes the file. A week of 100 ms buckets is 6 million: 78 MB that
+// would otherwise grow in the loader's memory for the whole run (issue
+// 34), where here it is 130 bytes a second to the disk. A loader killed
+// mid-phase leaves the file, and the journal's reader gives the phase cut
+// short its buckets from it (result.Read).
 type fineSpill struct {
 	f        *os.File
 	w        *bufio.Writer
-	n        int  // buckets written
-	hasBytes bool // a bucket moved bytes
+	off      int64 // where the buckets begin (after the header)
+	n        int   // buckets written
+	hasBytes bool  // a bucket moved bytes
 	err      error
-	rec      [fineRecLen]byte
+	rec      [result.FineRecLen]byte
 }
 
-// fineRecLen is one bucket on disk: uint32 count, uint64 bytes, a byte
-// for outstanding.
-const fineRecLen = 4 + 8 + 1
-
-// newFineSpill makes the spill in dir, or says why it could not (the
-// recorder then keeps the buckets in memory).
-func newFineSpill(dir string) (*fineSpill, error) {
-	f, err := os.CreateTemp(dir, ".platbench-buckets-*")
+// newFineSpill makes the fine-bucket file of phase at path (replacing an
+// earlier phase's), or says why it could not (the recorder then keeps the
+// buckets in memory).
+func newFineSpill(path, phase string, widthNs int64) (*fineSpill, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(f.Name()); err != nil {
+	head := result.FineHeader(phase, widthNs)
+	if _, err := f.Write(head); err != nil {
 		f.Close()
+		os.Remove(path)
 		return nil, err
 	}
-	return &fineSpill{f: f, w: bufio.NewWriterSize(f, 4096)}, nil
+	return &fineSpill{f: f, w: bufio.NewWriterSize(f, 4096), off: int64(len(head))}, nil
 }
 
 // add writes one bucket. A write error is kept; the bucket count still
 // moves, so that read reports the loss rather than shifted buckets.
 func (s *fineSpill) add(c uint32, b uint64, outst bool) {
-	rec := s.rec[:]
-	binary.LittleEndian.PutUint32(rec[0:], c)
-	binary.LittleEndian.PutUint64(rec[4:], b)
-	rec[12] = 0
-	if outst {
-		rec[12] = 1
-	}
-	if _, err := s.w.Write(rec); err != nil && s.err == nil {
+	result.PutFine(s.rec[:], c, b, outst)
+	if _, err := s.w.Write(s.rec[:]); err != nil && s.err == nil {
 		s.err = err
 	}
 	s.n++
 	s.hasBytes = s.hasBytes || b > 0
 }
 
-// read returns every bucket written (bytes nil when none moved) and closes
-// the file.
-func (s *fineSpill) read() (all []uint32, allB []uint64, outst []bool, err error) {
-	defer s.f.Close()
+// flush writes the buckets closed so far to the file (a kill loses none
+// of them).
+func (s *fineSpill) flush() {
 	if err := s.w.Flush(); err != nil && s.err == nil {
 		s.err = err
 	}
+}
+
+// read returns every bucket written (bytes nil when none moved), closes
+// the file and removes it.
+func (s *fineSpill) read() (all []uint32, allB []uint64, outst []bool, err error) {
+	defer func() {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}()
+	s.flush()
 	if s.err != nil {
 		return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, were not all written: %w (fix: free space on that disk, or write the result to another one)", filepath.Dir(s.f.Name()), s.err)
 	}
-	all, outst = make([]uint32, s.n), make([]bool, s.n)
-	if s.hasBytes {
-		allB = make([]uint64, s.n)
+	all, allB, outst, err = result.DecodeFine(io.NewSectionReader(s.f, s.off, int64(s.n)*result.FineRecLen), s.n)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, could not be read back: %w", filepath.Dir(s.f.Name()), err)
 	}
-	rd := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, int64(s.n)*fineRecLen), 64<<10)
-	rec := s.rec[:]
-	for i := range s.n {
-		if _, err := io.ReadFull(rd, rec); err != nil {
-			return nil, nil, nil, fmt.Errorf("the phase's fine buckets, kept on disk in %s while it ran, could not be read back (bucket %d of %d): %w", filepath.Dir(s.f.Name()), i, s.n, err)
-		}
-		all[i] = binary.LittleEndian.Uint32(rec[0:])
-		if allB != nil {
-			allB[i] = binary.LittleEndian.Uint64(rec[4:])
-		}
-		outst[i] = rec[12] != 0
+	if !s.hasBytes {
+		allB = nil
 	}
 	return all, allB, outst, nil
 }

@@ -36,18 +36,20 @@ type Config struct {
 	// With it the recorder streams: it keeps no interval series (the
 	// phase it returns has none: runner.Config.Series makes it from what
 	// OnInterval wrote, result.Journal.Series), only fine buckets of all op
-	// types together (Buckets.All), and those on disk with SpillDir (13
+	// types together (Buckets.All), and those on disk with FinePath (13
 	// bytes a bucket in memory without it: about 0.5 MB an hour). A live
 	// check's window (KeepWindow) keeps the stored series (result.Coarsener:
 	// the first hour's seconds without histograms, then 10 s ones), which the
 	// checks read. Without OnInterval (tests) it keeps every second whole, as
 	// files of schema v1 had.
 	OnInterval func(result.Interval)
-	// SpillDir, with OnInterval, is where the fine buckets go while the
-	// phase runs (an unlinked file: fineSpill), read back by Stop, so
-	// that they do not grow in memory with the phase's length. Empty, or
-	// a directory where no file can be made: they stay in memory.
-	SpillDir string
+	// FinePath, with OnInterval, is the file where the fine buckets wait
+	// while the phase runs (result.FinePath of the run's journal:
+	// fineSpill), flushed every interval, read back and removed by Stop, so
+	// that they do not grow in memory with the phase's length and a killed
+	// loader leaves them beside its journal. Empty, or a file that cannot
+	// be made: they stay in memory.
+	FinePath string
 }
 
 func (c *Config) ensureDefaults() {
@@ -325,7 +327,7 @@ type Recorder struct {
 	coarse result.Coarsener
 	all    []uint32
 	allB   []uint64
-	fine   *fineSpill // the fine buckets on disk (Config.SpillDir)
+	fine   *fineSpill // the fine buckets on disk (Config.FinePath)
 	nb     int64      // fine buckets closed
 	err    error      // the spill failed: Err
 	// A window kept for live checks (KeepWindow): every op's latency
@@ -352,8 +354,8 @@ type opAcc struct {
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
 	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil}
-	if r.stream && cfg.SpillDir != "" {
-		r.fine, _ = newFineSpill(cfg.SpillDir) // none: the buckets stay in memory
+	if r.stream && cfg.FinePath != "" {
+		r.fine, _ = newFineSpill(cfg.FinePath, cfg.Phase, int64(cfg.BucketWidth)) // none: the buckets stay in memory
 	}
 	bw := int64(cfg.BucketWidth)
 	for i := 0; i < cfg.Shards; i++ {
@@ -458,6 +460,9 @@ func (r *Recorder) collect() {
 			r.intervalTick(nextInterval)
 			nextInterval += iw
 			closed = true
+			if r.fine != nil {
+				r.fine.flush() // on disk with the interval's second
+			}
 		}
 		var iv result.Interval
 		if closed && r.cfg.OnInterval != nil {
@@ -554,7 +559,7 @@ func (r *Recorder) addAll(done, doneB *[vocab.NumOps]uint64, busy bool) {
 }
 
 // Err is why the phase Stop returned has no fine buckets: the spill
-// (Config.SpillDir) could not be written or read back.
+// (Config.FinePath) could not be written or read back.
 func (r *Recorder) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

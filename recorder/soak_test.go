@@ -1,6 +1,9 @@
 package recorder
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -84,7 +87,7 @@ func TestStreamedMemoryIsFlat(t *testing.T) {
 	}
 	const perHourBound = 1 << 20 // bytes of live heap a simulated hour may add: the goal
 	var seconds, ops uint64
-	r := New(Config{Shards: 1, SpillDir: t.TempDir(), OnInterval: func(iv result.Interval) {
+	r := New(Config{Shards: 1, FinePath: filepath.Join(t.TempDir(), "r.fine"), OnInterval: func(iv result.Interval) {
 		seconds++
 		for _, o := range iv.Ops {
 			ops += o.Count
@@ -214,27 +217,35 @@ func TestStartHeapIsSmall(t *testing.T) {
 	runtime.KeepAlive(r)
 }
 
-// The fine buckets a spill keeps on disk (Config.SpillDir) are the ones a
-// recorder keeping them in memory makes, bucket for bucket; a spill that
-// cannot be written is an error, not a phase without buckets.
+// The fine buckets a spill keeps on disk (Config.FinePath) are the ones a
+// recorder keeping them in memory makes, bucket for bucket; the file is
+// gone once they are read back; a spill that cannot be written is an
+// error, not a phase without buckets.
 func TestFineSpillIsTheMemorys(t *testing.T) {
 	dir := t.TempDir()
-	onDisk := New(Config{Shards: 1, SpillDir: dir, OnInterval: func(result.Interval) {}})
+	path := filepath.Join(dir, "r.json.partial"+result.FineSuffix)
+	onDisk := New(Config{Shards: 1, Phase: "run", FinePath: path, OnInterval: func(result.Interval) {}})
 	inMem := New(Config{Shards: 1, OnInterval: func(result.Interval) {}})
 	if onDisk.fine == nil || inMem.fine != nil {
-		t.Fatalf("spill: %v with a directory, %v without", onDisk.fine != nil, inMem.fine != nil)
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
-		t.Errorf("the spill left a name in its directory: %v", left)
+		t.Fatalf("spill: %v with a path, %v without", onDisk.fine != nil, inMem.fine != nil)
 	}
 	for _, r := range []*Recorder{onDisk, inMem} {
 		simulate(r, 0, 30, 1)
 		simulate(r, 30, 31, 0) // a second with no completion
 		simulate(r, 31, 60, 2)
 	}
+	// What a loader killed now leaves: the file, every bucket flushed.
+	onDisk.fine.flush()
+	phase, left, err := result.ReadFine(path)
+	if err != nil || phase != "run" || !reflect.DeepEqual(left.All, inMem.all) || !reflect.DeepEqual(left.Outstanding, inMem.outst) || left.WidthNs != 100e6 {
+		t.Errorf("the file a kill leaves: phase %q, %d buckets of %d ns (%v)", phase, len(left.All), left.WidthNs, err)
+	}
 	all, allB, outst, err := onDisk.fine.read()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the fine-bucket file is still there after it was read back: %v", err)
 	}
 	if len(all) != 600 || !reflect.DeepEqual(all, inMem.all) || !reflect.DeepEqual(allB, inMem.allB) || !reflect.DeepEqual(outst, inMem.outst) {
 		t.Errorf("on disk %d buckets (%v ... ), in memory %d (%v ...)", len(all), all[:3], len(inMem.all), inMem.all[:3])
@@ -244,7 +255,7 @@ func TestFineSpillIsTheMemorys(t *testing.T) {
 	}
 
 	// A spill whose file fails: Err says so, naming it.
-	bad := New(Config{Shards: 1, SpillDir: dir, OnInterval: func(result.Interval) {}})
+	bad := New(Config{Shards: 1, FinePath: filepath.Join(dir, "bad.fine"), OnInterval: func(result.Interval) {}})
 	simulate(bad, 0, 2, 1)
 	bad.fine.f.Close()
 	if _, _, _, err := bad.fine.read(); err == nil || !strings.Contains(err.Error(), "fine buckets, kept on disk in "+dir) {

@@ -99,7 +99,7 @@ func Read(path string) (*Result, error) {
 	head, _ := br.Peek(64)
 	var r *Result
 	if IsJournal(head) {
-		r, err = ReadJournal(br)
+		r, err = readJournal(br, FinePath(path))
 		if err == nil {
 			seen := map[string]int{}
 			sf := NewSecondsFile(path)

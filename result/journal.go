@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -206,6 +208,7 @@ func (j *Journal) Keep(path string) error {
 	j.line(journalLine{End: true})
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	os.Remove(FinePath(j.path)) // a phase's, read back when it ended
 	if err := errors.Join(j.err, j.f.Close()); err != nil {
 		os.Remove(j.path)
 		return err
@@ -232,6 +235,7 @@ func (j *Journal) Close(remove bool) error {
 	err := errors.Join(j.err, j.f.Close())
 	if remove || err != nil {
 		os.Remove(j.path)
+		os.Remove(FinePath(j.path))
 	}
 	return err
 }
@@ -291,7 +295,12 @@ func IsJournal(data []byte) bool {
 // per phase, at its end), is marked interrupted, and, unless the journal
 // saw the run's end (a seconds file), the result is marked cut short with a
 // note saying how far it got.
-func ReadJournal(rd io.Reader) (*Result, error) {
+func ReadJournal(rd io.Reader) (*Result, error) { return readJournal(rd, "") }
+
+// readJournal is ReadJournal; a phase cut short takes its fine buckets
+// from the fine-bucket file at finePath when it is that phase's (the
+// loader was killed during it).
+func readJournal(rd io.Reader, finePath string) (*Result, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	var r *Result
@@ -350,13 +359,13 @@ func ReadJournal(rd io.Reader) (*Result, error) {
 	if r.CutShort {
 		tel.fill(r) // a whole result has its own, summarized at its end
 	}
-	for _, jp := range phases {
+	for i, jp := range phases {
 		if !jp.done {
 			if jp.seconds == 0 {
 				continue
 			}
 			jp.p.Intervals = jp.c.Finish()
-			cutShort(r, jp)
+			cutShort(r, jp, i == len(phases)-1 && r.CutShort, finePath)
 		}
 		r.Phases = append(r.Phases, jp.p)
 	}
@@ -433,7 +442,7 @@ func (jp *journalPhase) add(iv Interval) error {
 }
 
 // cutShort completes a phase the run never ended from its seconds.
-func cutShort(r *Result, jp *journalPhase) {
+func cutShort(r *Result, jp *journalPhase, last bool, finePath string) {
 	p := &jp.p
 	p.DurationNs = jp.endNs
 	p.Interrupted = true
@@ -451,8 +460,25 @@ func cutShort(r *Result, jp *journalPhase) {
 		t := OpTotal{Op: op, Count: a.Count, Bytes: a.Bytes, Errors: a.Errors, Latency: SummarizeCounts(a.lat), Hist: EncodeCounts(a.lat)}
 		p.Ops = append(p.Ops, t)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: no service time, schedule lag or fine buckets for it, and no telemetry summary (the telemetry samples it wrote are kept)",
-		p.Name, jp.seconds, float64(p.DurationNs)/1e9))
+	lacks := "no service time, schedule lag or fine buckets for it"
+	if last && finePath != "" {
+		switch phase, b, err := ReadFine(finePath); {
+		case errors.Is(err, fs.ErrNotExist) || (err == nil && phase != p.Name):
+		case err != nil:
+			r.Notes = append(r.Notes, fmt.Sprintf("cut short: the fine buckets of phase %s could not be read: %v", p.Name, err))
+		default:
+			// Whole buckets of the seconds it completed.
+			n := min(b.Len(), int((p.DurationNs+b.WidthNs-1)/b.WidthNs))
+			b.All, b.Outstanding = b.All[:n], b.Outstanding[:n]
+			if b.AllBytes != nil {
+				b.AllBytes = b.AllBytes[:n]
+			}
+			p.Buckets = b
+			lacks = fmt.Sprintf("its %d fine buckets are kept (%s), but no service time or schedule lag for it", n, filepath.Base(finePath))
+		}
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("cut short: the loader stopped during phase %s after %d complete seconds (%.0f s); the end of the run was not seen: %s, and no telemetry summary (the telemetry samples it wrote are kept)",
+		p.Name, jp.seconds, float64(p.DurationNs)/1e9, lacks))
 }
 
 // journalTelemetry rebuilds the telemetry series of a run cut short from

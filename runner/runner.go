@@ -65,10 +65,10 @@ type Config struct {
 	// once it ended from what OnInterval wrote (result.Journal.Series):
 	// the recorder streams and keeps no per-second data in memory.
 	Series func(phase string) ([]result.Interval, error)
-	// SpillDir, with OnInterval, is where a phase's fine buckets wait on
-	// disk until it ends (recorder.Config.SpillDir): the journal's
-	// directory.
-	SpillDir string
+	// FinePath, with OnInterval, is the file where a phase's fine buckets
+	// wait on disk until it ends (recorder.Config.FinePath): the journal's
+	// (result.FinePath).
+	FinePath string
 	// Phase names the run phase. Default "run".
 	Phase string
 	// Events run at offsets into the run phase (fault injection).
@@ -171,7 +171,7 @@ func (c *Config) Validate() error {
 // workers in parallel, recording each insert, and returns the "load" phase.
 func Load(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workload.Keyspace, cfg Config) (*result.Phase, error) {
 	cfg.ensureDefaults()
-	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth, OnInterval: cfg.onInterval("load"), SpillDir: cfg.SpillDir})
+	rec := recorder.New(recorder.Config{Phase: "load", BucketWidth: cfg.BucketWidth, OnInterval: cfg.onInterval("load"), FinePath: cfg.FinePath})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,7 @@ func Run(ctx context.Context, t adapter.Target, spec *workload.Spec, ks *workloa
 		return nil, nil, err
 	}
 	open := cfg.Open()
-	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open, OnInterval: cfg.onInterval(cfg.Phase), SpillDir: cfg.SpillDir})
+	rec := recorder.New(recorder.Config{Phase: cfg.Phase, BucketWidth: cfg.BucketWidth, ServiceTime: open, OnInterval: cfg.onInterval(cfg.Phase), FinePath: cfg.FinePath})
 	workers, depths, err := newRunWorkers(t, cfg.Concurrency)
 	if err != nil {
 		return nil, nil, err

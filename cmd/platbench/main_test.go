@@ -103,6 +103,17 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	if !r.CutShort || load == nil || load.Interrupted || run == nil || !run.Interrupted || len(run.Intervals) < 3 || len(run.Ops) == 0 {
 		t.Fatalf("cut short %v, load %v, run %+v", r.CutShort, load != nil, run)
 	}
+	// The fine buckets waited beside the journal, flushed every second:
+	// the phase cut short has those of the seconds it completed.
+	secs := len(run.Intervals)
+	var done uint64
+	for _, n := range run.Buckets.All {
+		done += uint64(n)
+	}
+	if b := run.Buckets; b.WidthNs != 100e6 || len(b.All) < 10*secs-5 || len(b.All) > 10*secs || len(b.Outstanding) != len(b.All) ||
+		done < uint64(secs)*900 || done > uint64(secs)*1100 || !strings.Contains(strings.Join(r.Notes, " "), "fine buckets are kept") {
+		t.Errorf("the run phase cut short after %d seconds has %d fine buckets of %d ns, %d completions in them; notes %q", secs, len(b.All), b.WidthNs, done, r.Notes)
+	}
 	// The .hlog was written as the run went: a line per op per second.
 	if hl, err := os.ReadFile(filepath.Join(dir, "r.hlog")); err != nil || hlogLines(t, hl) < 3 {
 		t.Errorf("the .hlog left by SIGKILL: %v, %d lines of seconds", err, hlogLines(t, hl))
@@ -143,6 +154,9 @@ func TestRunKeepsItsSeconds(t *testing.T) {
 	}
 	if _, err := os.Stat(out + ".partial"); err == nil {
 		t.Error("the journal is still there after the result was written")
+	}
+	if _, err := os.Stat(result.FinePath(out + ".partial")); err == nil {
+		t.Error("the fine-bucket file is still there after the result was written")
 	}
 	r, err := result.Read(out)
 	if err != nil {
