@@ -56,7 +56,20 @@ type counts struct {
 	// reserve is the shard's blocks made ahead (nil: blocks are made when
 	// needed, as in tests of a lone histogram).
 	reserve *blockReserve
+	// idle[k] is how many drains in a row found block k empty (at most
+	// 255): a block grown by a burst (a stall's latencies and lags) goes
+	// back to the reserve when it and its twin's have been empty for
+	// idleDrains (dropIdle), so a long run's blocks are those its load
+	// uses now and its worst burst, not every octave a burst ever reached.
+	idle [bucketCount + 1]uint8
+	// drained is blocks as the last drain found it (which blocks had values).
+	drained uint64
 }
+
+// idleDrains is how many drains of one set in a row (one every other
+// interval: a minute) a block must have been empty before dropIdle takes
+// it and its twin's back.
+const idleDrains = 30
 
 // blockReserve is a shard's blocks made ahead by the collector, which a
 // burst past a histogram's spill takes on the record path instead of
@@ -78,6 +91,43 @@ func newReserve() *blockReserve {
 		r.free[i] = new(block)
 	}
 	return r
+}
+
+// dropIdle counts the drains that found each block of c empty (c was just
+// drained) and takes back the blocks that have been empty for idleDrains
+// drains of c and of its twin, whose octave got no value since its own
+// drain (so both are zero): into r while it has room, else
+// to the collector. The pair keeps blocks in the same octaves. Called with
+// the shard's mutex held, after c's drain.
+func (c *counts) dropIdle(r *blockReserve) {
+	t := c.twin
+	if t == nil {
+		return
+	}
+	for k, b := range c.b {
+		switch {
+		case b == nil:
+			continue
+		case c.drained&(1<<uint(k)) != 0:
+			c.idle[k] = 0
+		case c.idle[k] < 255:
+			c.idle[k]++
+		}
+		if c.idle[k] < idleDrains || t.idle[k] < idleDrains-1 || t.blocks&(1<<uint(k)) != 0 || t.b[k] == nil {
+			continue
+		}
+		r.put(b)
+		r.put(t.b[k])
+		c.b[k], t.b[k] = nil, nil
+		c.idle[k], t.idle[k] = 0, 0
+	}
+}
+
+// put gives back a zeroed block, kept while the reserve has room.
+func (r *blockReserve) put(b *block) {
+	if r != nil && len(r.free) < cap(r.free) {
+		r.free = append(r.free, b)
+	}
 }
 
 // take is a zeroed block: the reserve's last, or a new one when it is
@@ -190,6 +240,7 @@ func (c *counts) moveInto(d *dense) {
 // order, then once for each spilled value (any order, an index maybe more
 // than once), and zeroes them.
 func (c *counts) each(f func(i int, n uint64)) {
+	c.drained = c.blocks
 	for m := c.blocks; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros64(m)
 		blk := c.b[k]

@@ -277,3 +277,71 @@ func TestBurstPastTheSpillAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// Blocks a burst grew go back once they have been empty for a minute (in
+// both sets), so a long run holds the blocks its load uses, not every
+// octave a stall ever reached; the octaves in use keep theirs, and the
+// phase's counts stay exact.
+func TestBurstBlocksGoBack(t *testing.T) {
+	r := New(Config{Shards: 1, OnInterval: func(result.Interval) {}})
+	sh := r.Shard(0)
+	ref := result.NewHist()
+	rec := func(v int64) {
+		sh.Record(vocab.OpRead, 0, 0, v, 0, vocab.ClassNone)
+		ref.RecordValue(v)
+	}
+	hot := index(100_000) >> subHalfMag
+	at := int64(0)
+	tick := func() {
+		for range 3000 { // more than the spill: the hot octave gets its block
+			rec(100_000 + at%1000)
+		}
+		at += 1e9
+		r.mu.Lock()
+		r.intervalTick(at)
+		r.mu.Unlock()
+	}
+	tick()
+	for i := range spillLen + 100 { // a stall: past the spill, into octaves without a block
+		rec(int64(50e6 + i*20_000))
+	}
+	blocks := func() (n int) {
+		for _, set := range []*hset{sh.cur, sh.spare} {
+			for k, b := range set.lat[vocab.OpRead].b {
+				if b != nil && k != hot {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	tick()
+	if blocks() == 0 {
+		t.Fatal("the burst grew no block")
+	}
+	for range 2*idleDrains - 2 {
+		tick()
+	}
+	if n := blocks(); n == 0 {
+		t.Errorf("the burst's blocks went back before they were empty for %d drains", idleDrains)
+	}
+	for range 4 {
+		tick()
+	}
+	if n := blocks(); n != 0 {
+		t.Errorf("%d blocks of the burst are still held after %d empty intervals", n, 2*idleDrains+2)
+	}
+	if sh.cur.lat[vocab.OpRead].b[hot] == nil || sh.spare.lat[vocab.OpRead].b[hot] == nil {
+		t.Error("the octave in use lost its block")
+	}
+	if n := len(sh.reserve.free); n != reserveLen {
+		t.Errorf("the reserve holds %d blocks, want %d", n, reserveLen)
+	}
+	for range spillLen + 100 { // the next stall, into the same octaves: blocks from the reserve
+		rec(50e6)
+	}
+	tick()
+	if !slices.Equal(r.total[vocab.OpRead].lat.hist().Export().Counts, ref.Export().Counts) {
+		t.Error("the phase's counts differ from hdr's")
+	}
+}

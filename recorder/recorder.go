@@ -649,18 +649,15 @@ type ivSums struct {
 	errs      [vocab.NumOps][vocab.NumClasses]uint64
 }
 
-// swapShards swaps every shard's histogram sets, tops up its block reserve
-// and drains the set the interval filled: counts into t, latencies into ivCounts, service time,
+// swapShards swaps every shard's histogram sets, drains the set the
+// interval filled, takes back its blocks long empty and tops up the block
+// reserve: counts into t, latencies into ivCounts, service time,
 // lag and attributable latency into the phase's. Called with r.mu held.
 func (r *Recorder) swapShards(t *ivSums) {
 	for _, s := range r.allShards() {
 		s.mu.Lock()
 		s.cur, s.spare = s.spare, s.cur
-		used := reserveLen - len(s.reserve.free)
 		s.mu.Unlock()
-		if used > 0 {
-			s.refill(used)
-		}
 		set := s.spare
 		for op := range set.lat {
 			t.ok[op] += set.ok[op]
@@ -684,6 +681,27 @@ func (r *Recorder) swapShards(t *ivSums) {
 		}
 		// set is now drained; reset it outside the worker's way.
 		set.reset()
+		// Blocks a burst grew and nothing uses now go back to the
+		// reserve, which is topped up for the next burst.
+		s.mu.Lock()
+		set.dropIdle(s.reserve)
+		used := reserveLen - len(s.reserve.free)
+		s.mu.Unlock()
+		if used > 0 {
+			s.refill(used)
+		}
+	}
+}
+
+// dropIdle is counts.dropIdle for every histogram of the set. Called with
+// the shard's mutex held.
+func (h *hset) dropIdle(r *blockReserve) {
+	for _, cs := range []*[vocab.NumOps]*counts{&h.lat, &h.svc, &h.lag, &h.attr} {
+		for _, c := range cs {
+			if c != nil {
+				c.dropIdle(r)
+			}
+		}
 	}
 }
 
