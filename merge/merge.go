@@ -26,6 +26,14 @@ var ErrMismatch = errors.New("results are not parts of one run")
 // Merge combines parts into one result. files, if given, names each part's
 // source file for the Loaders list.
 func Merge(parts []*result.Result, files []string) (*result.Result, error) {
+	return MergeTo(parts, files, nil)
+}
+
+// MergeTo is Merge; with sw, the merged seconds of the streamed phases go
+// to the merged seconds file in the same pass over the loaders' seconds
+// files that makes their series (sw.Finish writes it once the merged
+// result is whole).
+func MergeTo(parts []*result.Result, files []string, sw *result.MergedSeconds) (*result.Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
@@ -84,7 +92,12 @@ func Merge(parts []*result.Result, files []string) (*result.Result, error) {
 				ps = append(ps, ph)
 			}
 		}
-		m, note, err := mergePhase(ps)
+		series := result.MergedSeries
+		if sw != nil {
+			i := len(out.Phases)
+			series = func(m *result.Phase) ([]result.Interval, error) { return sw.Series(i, m) }
+		}
+		m, note, err := mergePhase(ps, series)
 		if err != nil {
 			return nil, fmt.Errorf("phase %s: %w", name, err)
 		}
@@ -194,8 +207,9 @@ func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) error {
 
 // mergePhase merges one phase of every part; note says what the merged
 // phase lacks, if anything (its series' latency, when the parts' seconds
-// files could not be read).
-func mergePhase(ps []*result.Phase) (*result.Phase, string, error) {
+// files could not be read). series makes the stored series of a streamed
+// phase from its loaders' seconds (result.MergedSeries).
+func mergePhase(ps []*result.Phase, series func(*result.Phase) ([]result.Interval, error)) (*result.Phase, string, error) {
 	t0 := ps[0].StartedAt
 	var end time.Time
 	for _, p := range ps {
@@ -258,9 +272,9 @@ func mergePhase(ps []*result.Phase) (*result.Phase, string, error) {
 		m.Ops = append(m.Ops, t)
 	}
 	if streamedSeconds(ps) {
-		series, err := acc.streamedSeries(m)
+		ivs, err := acc.streamedSeries(m, series)
 		if err == nil {
-			m.Intervals = series
+			m.Intervals = ivs
 			return m, "", nil
 		}
 		// The parts' counts still merge; only the latency over time is
@@ -274,12 +288,12 @@ func mergePhase(ps []*result.Phase) (*result.Phase, string, error) {
 
 // streamedSeries is the series of m, merged from streamed parts: their
 // stored intervals carry no histograms, so it is made from their seconds,
-// merged (result.MergedSeries), with a latency summary in every stored
-// interval. The seconds carry no intended rate (the runner sets it on the
-// stored intervals when the phase ends): each merged interval takes the
-// loaders' intended rates of the stored intervals that start in it.
-func (acc *phaseAcc) streamedSeries(m *result.Phase) ([]result.Interval, error) {
-	series, err := result.MergedSeries(m)
+// merged (merged: result.MergedSeries), with a latency summary in every
+// stored interval. The seconds carry no intended rate (the runner sets it
+// on the stored intervals when the phase ends): each merged interval takes
+// the loaders' intended rates of the stored intervals that start in it.
+func (acc *phaseAcc) streamedSeries(m *result.Phase, merged func(*result.Phase) ([]result.Interval, error)) ([]result.Interval, error) {
+	series, err := merged(m)
 	if err != nil {
 		return nil, err
 	}

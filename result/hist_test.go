@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -83,4 +84,26 @@ func BenchmarkSummarize(b *testing.B) {
 			_ = summarizeHdr(h)
 		}
 	})
+}
+
+// BenchmarkSummarizeCounts summarizes a second of a merged day (2,000
+// values, log-normal around 200 µs) as merge does, the counts array cut
+// at its highest index.
+func BenchmarkSummarizeCounts(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := NewHist()
+	for range 2000 {
+		_ = h.RecordValue(int64(200_000 * math.Exp(rng.NormFloat64()*0.5)))
+	}
+	c := make([]uint64, histCountsLen())
+	hi := 0
+	for i, n := range h.Export().Counts {
+		if n > 0 {
+			c[i], hi = uint64(n), i
+		}
+	}
+	c = c[:hi+1]
+	for b.Loop() {
+		SummarizeCounts(c)
+	}
 }

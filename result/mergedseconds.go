@@ -8,53 +8,123 @@ import (
 	"io"
 	"iter"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 )
 
-// WriteMergedSeconds writes the seconds file of m, a merged result whose
-// phases read their loaders' seconds files (UseSecondsOf), to path
-// (SecondsPath of m's file), and points m's phases at it: every merged
-// second, the seconds of every loader that start in it added together
-// (histograms merged, counts, errors and bytes summed, as package merge
-// adds the stored intervals), read from the loaders' files side by side,
-// one second of each at a time. A later reader of m finds it beside the
-// file as it finds a run's own: a window's latency and the .hlog of the
-// merged result come from every loader. A phase without seconds (a loader
-// without a seconds file) has none in it.
-func WriteMergedSeconds(path string, m *Result) error {
-	sf := NewSecondsFile(path)
-	err := WriteAtomic(path, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		lw := newLineWriter(bw, runtime.GOMAXPROCS(0))
-		head := *m
-		head.Phases, head.Analysis = nil, nil
-		lw.line(journalLine{Journal: JournalKind, Result: &head})
-		var err error
-		for i := range m.Phases {
-			p := &m.Phases[i]
-			if err = mergeSecondsOf(p, lw.acc, func(iv *Interval, acc *secondHists) error {
-				lw.second(p.Name, iv, acc)
-				return nil
-			}); err != nil {
-				err = fmt.Errorf("phase %s: %w", p.Name, err)
-				break
-			}
-			lw.line(journalLine{Done: p})
-		}
-		if err == nil {
-			lw.line(journalLine{End: true})
-		}
-		if werr := lw.close(); err == nil {
-			err = werr
-		}
-		if err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
+// MergedSeconds writes the seconds file of a merged result m (whose phases
+// read their loaders' seconds files: UseSecondsOf) at path (SecondsPath of
+// m's file): every merged second, the seconds of every loader that start
+// in it added together (histograms merged, counts, errors and bytes
+// summed, as package merge adds the stored intervals), read from the
+// loaders' files side by side, one second of each at a time. Series makes
+// a merged phase's stored series in the same pass over its loaders'
+// seconds, the merged seconds waiting in a file beside path; Finish writes
+// the seconds file (the header, which is the merged result, first), the
+// phases Series did not make merged then, and points m's phases at it. A
+// later reader of m finds it beside the file as it finds a run's own: a
+// window's latency and the .hlog of the merged result come from every
+// loader. A phase without seconds (a loader without a seconds file) has
+// none in it.
+type MergedSeconds struct {
+	path  string
+	body  *os.File // the seconds Series merged, until Finish
+	bw    *bufio.Writer
+	spans map[int][2]int64 // a phase's (index in m) seconds in body
+	err   error            // the first that keeps the file from being written
+}
+
+// NewMergedSeconds is the writer of the merged seconds file at path; Close
+// (or Finish) removes what it leaves.
+func NewMergedSeconds(path string) *MergedSeconds {
+	w := &MergedSeconds{path: path, spans: map[int][2]int64{}}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing the merged seconds file %s: %w", path, err)
+		w.err = err
+		return w
 	}
+	w.body, w.bw = f, bufio.NewWriterSize(f, 1<<20)
+	return w
+}
+
+// Series is MergedSeries of p, the merged phase that is m.Phases[i], whose
+// merged seconds go to the seconds file too (encoded by workers side by
+// side while the series is made).
+func (w *MergedSeconds) Series(i int, p *Phase) ([]Interval, error) {
+	if w.err != nil {
+		return MergedSeries(p)
+	}
+	from, err := w.body.Seek(0, io.SeekCurrent)
+	if err != nil {
+		w.err = err
+		return MergedSeries(p)
+	}
+	from += int64(w.bw.Buffered())
+	lw := newLineWriter(w.bw, runtime.GOMAXPROCS(0))
+	series, err := mergedSeries(p, lw)
+	werr := lw.close()
+	if werr == nil {
+		werr = w.bw.Flush()
+	}
+	switch {
+	case err != nil:
+		w.err = err
+		return nil, err
+	case werr != nil:
+		w.err = werr
+	default:
+		to, err := w.body.Seek(0, io.SeekCurrent)
+		if err != nil {
+			w.err = err
+		}
+		w.spans[i] = [2]int64{from, to}
+	}
+	return series, nil
+}
+
+// Finish writes the seconds file of m and points m's phases at it, then
+// removes what Series left beside it.
+func (w *MergedSeconds) Finish(m *Result) error {
+	defer w.Close()
+	err := w.err
+	if err == nil {
+		err = WriteAtomic(w.path, func(out io.Writer) error {
+			bw := bufio.NewWriterSize(out, 1<<20)
+			lw := newLineWriter(bw, runtime.GOMAXPROCS(0))
+			head := *m
+			head.Phases, head.Analysis = nil, nil
+			lw.line(journalLine{Journal: JournalKind, Result: &head})
+			var err error
+			for i := range m.Phases {
+				p := &m.Phases[i]
+				if span, ok := w.spans[i]; ok {
+					lw.copy(io.NewSectionReader(w.body, span[0], span[1]-span[0]))
+				} else if err = mergeSecondsOf(p, lw.acc, func(iv *Interval, acc *secondHists) error {
+					lw.second(p.Name, iv, acc)
+					return nil
+				}); err != nil {
+					err = fmt.Errorf("phase %s: %w", p.Name, err)
+					break
+				}
+				lw.line(journalLine{Done: p})
+			}
+			if err == nil {
+				lw.line(journalLine{End: true})
+			}
+			if werr := lw.close(); err == nil {
+				err = werr
+			}
+			if err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("writing the merged seconds file %s: %w", w.path, err)
+	}
+	sf := NewSecondsFile(w.path)
 	seen := map[string]int{}
 	for i := range m.Phases {
 		p := &m.Phases[i]
@@ -67,19 +137,39 @@ func WriteMergedSeconds(path string, m *Result) error {
 	return nil
 }
 
+// Close removes the seconds Series merged (Finish has copied them).
+func (w *MergedSeconds) Close() {
+	if w.body != nil {
+		w.body.Close()
+		os.Remove(w.body.Name())
+		w.body = nil
+		if w.err == nil {
+			w.err = errors.New("closed")
+		}
+	}
+}
+
 // MergedSeries is the stored series (SeriesWidth) of p, a merged phase
 // whose loaders' seconds are at hand (UseSecondsOf): the merged seconds
-// (as WriteMergedSeconds writes them) coarsened, so each stored interval
-// has the latency summary of every loader's seconds in it, which the
-// loaders' stored intervals, without histograms, cannot give. It reads
-// the loaders' seconds files once, side by side; the merged seconds go to
-// the series as counts, neither encoded nor decoded.
-func MergedSeries(p *Phase) ([]Interval, error) {
+// (as MergedSeconds writes them) coarsened, so each stored interval has
+// the latency summary of every loader's seconds in it, which the loaders'
+// stored intervals, without histograms, cannot give. It reads the loaders'
+// seconds files once, side by side; the merged seconds go to the series as
+// counts, neither encoded nor decoded.
+func MergedSeries(p *Phase) ([]Interval, error) { return mergedSeries(p, nil) }
+
+// mergedSeries is MergedSeries; with lw, each merged second is also queued
+// to lw (encoded and written by its workers).
+func mergedSeries(p *Phase, lw *lineWriter) ([]Interval, error) {
 	var c Coarsener
 	var one secondHists
-	// A second of the first hour is summarized alone; a later one is added
-	// straight into its stored interval's counts.
+	// Without lw a second of the first hour is summarized alone and a
+	// later one added straight into its stored interval's counts; with lw
+	// each second has its own counts, for its line.
 	accs := func(startNs int64) *secondHists {
+		if lw != nil {
+			return lw.acc(startNs)
+		}
 		if c.Open(startNs) {
 			one.clear()
 			return &one
@@ -87,14 +177,22 @@ func MergedSeries(p *Phase) ([]Interval, error) {
 		return &c.hists
 	}
 	if err := mergeSecondsOf(p, accs, func(iv *Interval, acc *secondHists) error {
-		if acc == &one {
+		whole := c.Open(iv.StartNs)
+		if acc != &c.hists {
 			for i := range iv.Ops {
-				if cs := one.counts(iv.Ops[i].Op); cs != nil {
+				switch cs := acc.counts(iv.Ops[i].Op); {
+				case cs == nil:
+				case whole:
 					iv.Ops[i].Latency = SummarizeCounts(cs)
+				default:
+					c.AddCounts(iv.Ops[i].Op, cs)
 				}
 			}
 		}
 		c.AddCounted(*iv)
+		if lw != nil {
+			lw.second(p.Name, iv, acc)
+		}
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("phase %s: %w", p.Name, err)
@@ -207,6 +305,7 @@ type lineWriter struct {
 type lineJob struct {
 	l    journalLine
 	acc  *secondHists // the second's latency counts; nil: l is whole
+	src  io.Reader    // lines written before, copied as they are (with b nil)
 	b    []byte
 	err  error
 	done chan struct{}
@@ -234,11 +333,17 @@ func newLineWriter(w io.Writer, workers int) *lineWriter {
 		var err error
 		for j := range lw.order {
 			<-j.done
-			if err == nil {
-				if err = j.err; err == nil {
-					if _, err = w.Write(append(j.b, '\n')); err != nil {
-						err = fmt.Errorf("writing: %w", err)
-					}
+			switch {
+			case err != nil:
+			case j.err != nil:
+				err = j.err
+			case j.src != nil:
+				if _, err = io.Copy(w, j.src); err != nil {
+					err = fmt.Errorf("copying the merged seconds: %w", err)
+				}
+			default:
+				if _, err = w.Write(append(j.b, '\n')); err != nil {
+					err = fmt.Errorf("writing: %w", err)
 				}
 			}
 		}
@@ -262,6 +367,13 @@ func (lw *lineWriter) second(phase string, iv *Interval, acc *secondHists) {
 func (lw *lineWriter) line(l journalLine) {
 	j := &lineJob{done: make(chan struct{})}
 	j.b, j.err = json.Marshal(l)
+	close(j.done)
+	lw.order <- j
+}
+
+// copy queues lines read from src, copied as they are.
+func (lw *lineWriter) copy(src io.Reader) {
+	j := &lineJob{src: src, done: make(chan struct{})}
 	close(j.done)
 	lw.order <- j
 }

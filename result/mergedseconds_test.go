@@ -1,9 +1,11 @@
 package result
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 // merged second (a loader that started 2 s later lands 2 s on), histograms
 // merged; a reader of the merged result finds it beside the file and reads
 // a window from it.
-func TestWriteMergedSeconds(t *testing.T) {
+func TestMergedSecondsFile(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
 	part := func(name string, start time.Time, lat int64, n int) *Phase {
@@ -44,7 +46,7 @@ func TestWriteMergedSeconds(t *testing.T) {
 	m.Phases[0].UseSecondsOf(a, 0)
 	m.Phases[0].UseSecondsOf(b, 2e9)
 	out := filepath.Join(dir, "merged.json")
-	if err := WriteMergedSeconds(SecondsPath(out), m); err != nil {
+	if err := NewMergedSeconds(SecondsPath(out)).Finish(m); err != nil {
 		t.Fatal(err)
 	}
 	var counts []uint64
@@ -122,15 +124,41 @@ func TestMergedSecondsAreHdrMerges(t *testing.T) {
 		p.UseSeconds(NewSecondsFile(path), 0, 0)
 		return p
 	}
-	m := &Result{Schema: SchemaVersion, StartedAt: t0, Phases: []Phase{{Name: "run", DurationNs: 4e9}}}
-	m.Phases[0].UseSecondsOf(part("a", NewHist), 0)
-	m.Phases[0].UseSecondsOf(part("b", NewHist), 0)
-	m.Phases[0].UseSecondsOf(part("c", func() *hdr.Histogram { return hdr.New(1, 1e10, 2) }), 0)
-	// Written by the workers and read back: every second in order, each
-	// the hdr merge of its loaders'.
-	if err := WriteMergedSeconds(filepath.Join(dir, "m.seconds.jsonl"), m); err != nil {
-		t.Fatal(err)
+	pa, pb, pc := part("a", NewHist), part("b", NewHist), part("c", func() *hdr.Histogram { return hdr.New(1, 1e10, 2) })
+	for _, onePass := range []bool{false, true} {
+		m := &Result{Schema: SchemaVersion, StartedAt: t0, Phases: []Phase{{Name: "run", DurationNs: 4e9}}}
+		for _, q := range []*Phase{pa, pb, pc} {
+			m.Phases[0].UseSecondsOf(q, 0)
+		}
+		// Written by the workers and read back: every second in order,
+		// each the hdr merge of its loaders'; in one pass with the series
+		// (as merge writes them), or after it (as a rendezvous does).
+		path := filepath.Join(dir, fmt.Sprintf("m%v.seconds.jsonl", onePass))
+		sw := NewMergedSeconds(path)
+		if onePass {
+			want, err := MergedSeries(&m.Phases[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := sw.Series(0, &m.Phases[0])
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("the series made while writing the seconds differs from MergedSeries's (%v)", err)
+			}
+		}
+		if err := sw.Finish(m); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*")); len(left) != 0 {
+			t.Errorf("left beside the seconds file: %v", left)
+		}
+		checkMergedSeconds(t, m, encs)
 	}
+}
+
+// checkMergedSeconds reads m's merged seconds back: 40 seconds in order,
+// each the hdr merge of the loaders' histograms of its second (encs).
+func checkMergedSeconds(t *testing.T, m *Result, encs map[int64][]string) {
+	t.Helper()
 	n := 0
 	err := m.Phases[0].eachSecond(func(iv *Interval) error {
 		if iv.StartNs != int64(n)*1e9 {

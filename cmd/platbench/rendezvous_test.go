@@ -177,7 +177,7 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 // other loader's seconds come over the connection and are kept beside the
 // merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), and
 // the merged result's own seconds file holds both loaders' seconds added
-// (result.WriteMergedSeconds): a reader of the merged result finds every
+// (result.MergedSeconds): a reader of the merged result finds every
 // operation of the run phase in it.
 func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 	dir := t.TempDir()

@@ -29,7 +29,11 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 		}
 		parts = append(parts, r)
 	}
-	m, err := merge.Merge(parts, files)
+	// The merged seconds are written in the same pass that merges the
+	// series (a day of two loaders' seconds is read once, not twice).
+	sw := result.NewMergedSeconds(result.SecondsPath(*out))
+	defer sw.Close()
+	m, err := merge.MergeTo(parts, files, sw)
 	if err != nil {
 		return err
 	}
@@ -41,7 +45,7 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	m.Analysis = a
-	merged := writeMergedSeconds(env, *out, m)
+	merged := writeMergedSeconds(env, sw, m)
 	if err := result.Write(*out, m); err != nil {
 		return err
 	}

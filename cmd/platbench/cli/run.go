@@ -604,7 +604,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 // The .hlog of a run phase was written as it ran (hs); any other (a load
 // only, a merged result) is written now, from the seconds.
 func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
-	merged := len(r.Loaders) > 0 && writeMergedSeconds(env, out, r)
+	merged := len(r.Loaders) > 0 && writeMergedSeconds(env, result.NewMergedSeconds(result.SecondsPath(out)), r)
 	if err := result.Write(out, r); err != nil {
 		return err
 	}
@@ -632,14 +632,15 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 }
 
 // writeMergedSeconds writes the seconds file of a merged result whose
-// loaders' seconds are at hand (result.WriteMergedSeconds) and says whether
-// it did; one that cannot be written is said, not fatal (the result is
-// whole without it: a window's latency is then the whole phase's).
-func writeMergedSeconds(env *Env, out string, r *result.Result) bool {
+// loaders' seconds are at hand (sw.Finish) and says whether it did; one
+// that cannot be written is said, not fatal (the result is whole without
+// it: a window's latency is then the whole phase's).
+func writeMergedSeconds(env *Env, sw *result.MergedSeconds, r *result.Result) bool {
 	if !slices.ContainsFunc(r.Phases, func(p result.Phase) bool { return p.HasSeconds() }) {
+		sw.Close()
 		return false
 	}
-	if err := result.WriteMergedSeconds(result.SecondsPath(out), r); err != nil {
+	if err := sw.Finish(r); err != nil {
 		fmt.Fprintf(env.Stderr, "platbench: no seconds file for the merged result: %v\n", err)
 		return false
 	}
