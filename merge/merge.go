@@ -85,6 +85,25 @@ func MergeTo(parts []*result.Result, files []string, sw *result.MergedSeconds) (
 			out.Nodes = p.Nodes
 		}
 	}
+	if err := mergePhases(out, parts, sw); err != nil {
+		return nil, err
+	}
+	out.Verification = verification(parts)
+	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d loaders (histograms merged, series aligned by wall clock)", len(parts)))
+	spread := startSpread(parts)
+	out.LoaderStartSpreadNs = int64(spread)
+	if spread > 500*time.Millisecond {
+		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started up to %s apart: a rendezvous (or one start time for all) starts them together", spread.Round(time.Millisecond)))
+	} else {
+		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started within %s of each other", spread.Round(time.Microsecond)))
+	}
+	return out, nil
+}
+
+// mergePhases appends to out each phase of the parts, merged (mergePhase),
+// with what it lacks in out's notes; with sw, their merged seconds go to
+// it as their series are made.
+func mergePhases(out *result.Result, parts []*result.Result, sw *result.MergedSeconds) error {
 	for _, name := range phaseNames(parts) {
 		var ps []*result.Phase
 		for _, p := range parts {
@@ -99,23 +118,14 @@ func MergeTo(parts []*result.Result, files []string, sw *result.MergedSeconds) (
 		}
 		m, note, err := mergePhase(ps, series)
 		if err != nil {
-			return nil, fmt.Errorf("phase %s: %w", name, err)
+			return fmt.Errorf("phase %s: %w", name, err)
 		}
 		if note != "" {
 			out.Notes = append(out.Notes, note)
 		}
 		out.Phases = append(out.Phases, *m)
 	}
-	out.Verification = verification(parts)
-	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d loaders (histograms merged, series aligned by wall clock)", len(parts)))
-	spread := startSpread(parts)
-	out.LoaderStartSpreadNs = int64(spread)
-	if spread > 500*time.Millisecond {
-		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started up to %s apart: a rendezvous (or one start time for all) starts them together", spread.Round(time.Millisecond)))
-	} else {
-		out.Notes = append(out.Notes, fmt.Sprintf("the loaders' run phases started within %s of each other", spread.Round(time.Microsecond)))
-	}
-	return out, nil
+	return nil
 }
 
 // check refuses parts that did not run the same workload against the same target.
