@@ -52,7 +52,7 @@ func NewMergedSeconds(path string) *MergedSeconds {
 // merged seconds go to the seconds file too (encoded by workers side by
 // side while the series is made).
 func (w *MergedSeconds) Series(i int, p *Phase) ([]Interval, error) {
-	if w.err != nil {
+	if w.err != nil || w.body == nil {
 		return MergedSeries(p)
 	}
 	from, err := w.body.Seek(0, io.SeekCurrent)
@@ -88,6 +88,9 @@ func (w *MergedSeconds) Series(i int, p *Phase) ([]Interval, error) {
 func (w *MergedSeconds) Finish(m *Result) error {
 	defer w.Close()
 	err := w.err
+	if err == nil && len(w.spans) > 0 && w.body == nil {
+		err = errors.New("its merged seconds were removed before it was written (Close before Finish)")
+	}
 	if err == nil {
 		err = WriteAtomic(w.path, func(out io.Writer) error {
 			bw := bufio.NewWriterSize(out, 1<<20)
@@ -143,9 +146,6 @@ func (w *MergedSeconds) Close() {
 		w.body.Close()
 		os.Remove(w.body.Name())
 		w.body = nil
-		if w.err == nil {
-			w.err = errors.New("closed")
-		}
 	}
 }
 

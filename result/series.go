@@ -155,13 +155,7 @@ func (c *Coarsener) addOp(o IntervalOp) error {
 		cur.Ops = make([]IntervalOp, 0, c.nOps)
 	}
 	opOf(&cur.Ops, o.Op).addCounts(&o)
-	if o.Hist == "" {
-		return nil
-	}
-	oc := c.hists.of(o.Op)
-	hi, err := addEncoded(oc.c, o.Hist)
-	oc.hi = max(oc.hi, hi)
-	return err
+	return c.hists.add(o.Op, o.Hist)
 }
 
 // flush closes the interval being filled.
