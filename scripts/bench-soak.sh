@@ -36,7 +36,9 @@ trap cleanup EXIT
 flags=()
 for i in $(seq 1 "$NODES"); do
   port=$((19300 + i))
-  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$expo" >/dev/null 2>&1 &
+  # HTTP/1.1: the connection is kept, as node_exporter keeps it (HTTP/1.0
+  # would make every scrape a TCP handshake and a new connection's buffers).
+  python3 -m http.server "$port" --protocol HTTP/1.1 --bind 127.0.0.1 --directory "$expo" >/dev/null 2>&1 &
   pids+=($!)
   flags+=(--server-metrics "127.0.0.1:$port")
 done

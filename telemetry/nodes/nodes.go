@@ -1,6 +1,6 @@
 // Package nodes records the server nodes during a run: it scrapes each
 // node's Prometheus node_exporter (/metrics) every telemetry interval,
-// parses the exposition with github.com/prometheus/common/expfmt, and turns
+// parses the exposition's text format in place (see parser), and turns
 // the deltas of its counters into one result.NodeSample per node per
 // interval: CPU by mode with the busiest core and the highest interrupt
 // share of a core, memory and page cache, disk bytes / IOPS / latency /
@@ -44,7 +44,7 @@ const maxBody = 16 << 20
 // Collector is a running set of node scrapers.
 type Collector struct {
 	nodes []*node
-	group *scrape.Group[*reading]
+	group *scrape.Group[*frame]
 	once  sync.Once
 	out   []result.NodeSeries
 }
@@ -59,8 +59,13 @@ type node struct {
 	series result.NodeSeries
 	thin   *result.Thin[result.NodeSample] // series.Samples, bounded past the first hour
 	sinks  []func(result.TelemetrySample)
-	prev   *reading
+	prev   *frame
 	prevAt time.Time
+
+	// parser and spare are get's: the frame the next scrape is read into
+	// (the one before prev). get and keep never overlap (package scrape).
+	parser parser
+	spare  *frame
 }
 
 // Start scrapes every URL (as URLs returns them; host:port reads as
@@ -78,7 +83,7 @@ func Start(ctx context.Context, urls []string, interval time.Duration, sink ...f
 	// request, not a TCP handshake each second.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 4 * interval}}
 	now := time.Now()
-	var sources []*scrape.Source[*reading]
+	var sources []*scrape.Source[*frame]
 	for _, u := range urls {
 		if nu, err := normalize(u); err == nil {
 			u = nu // host:port reads as its /metrics URL; a bad URL fails each scrape with its reason
@@ -86,7 +91,7 @@ func Start(ctx context.Context, urls []string, interval time.Duration, sink ...f
 		n := &node{url: u, timeout: interval / 2, client: client, sinks: sink,
 			series: result.NodeSeries{Node: nodeName(u), URL: u, StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
-		sources = append(sources, &scrape.Source[*reading]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
+		sources = append(sources, &scrape.Source[*frame]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
 	}
 	c.group = scrape.Start(ctx, scrape.Schedule{Interval: interval,
 		// Stop's last scrape (see Stop).
@@ -113,7 +118,7 @@ func (c *Collector) Stop() []result.NodeSeries {
 }
 
 // keep appends one scrape's sample (or a missing one).
-func (n *node) keep(at, now time.Time, r *reading, err error) {
+func (n *node) keep(at, now time.Time, r *frame, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
@@ -124,11 +129,11 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	// The reading is as of when the answer came: the body is the exporter's
 	// view at the moment it served it, which is closer to now than to at.
 	if n.prev != nil {
-		s := sample(n.prev, r, now.Sub(n.prevAt))
+		s := sample(&n.prev.reading, &r.reading, now.Sub(n.prevAt))
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
 		n.add(s)
 	}
-	n.prev, n.prevAt = r, now
+	n.spare, n.prev, n.prevAt = n.prev, r, now
 }
 
 // add keeps a sample (result.Thin). Called with mu held.
@@ -144,13 +149,14 @@ func (n *node) add(s result.NodeSample) {
 	n.series.Samples = n.thin.Samples()
 }
 
-// get fetches and parses one exposition (ctx carries the node's timeout).
-func (n *node) get(ctx context.Context) (*reading, error) {
+// get fetches and parses one exposition (ctx carries the node's timeout)
+// into the node's spare frame.
+func (n *node) get(ctx context.Context) (*frame, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
 	if err != nil {
 		return nil, err
 	}
-	// The text format: expfmt's text parser reads it, and every exporter serves it.
+	// The text format: parser reads it, and every exporter serves it.
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	resp, err := n.client.Do(req)
 	if err != nil {
@@ -161,11 +167,16 @@ func (n *node) get(ctx context.Context) (*reading, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	r, err := parseExposition(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
+	f := n.spare
+	if f == nil {
+		f = newFrame()
+	}
+	n.spare = nil
+	if err := n.parser.parse(io.LimitReader(resp.Body, maxBody), f); err != nil {
+		n.spare = f
 		return nil, n.explain(err)
 	}
-	return r, nil
+	return f, nil
 }
 
 // explain shortens an error to what it means: the series already names the

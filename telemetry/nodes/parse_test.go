@@ -3,12 +3,25 @@ package nodes
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 )
+
+// parseExposition reads one body into a new frame with a new parser, as a
+// node's first scrape does.
+func parseExposition(body io.Reader) (*reading, error) {
+	var p parser
+	f := newFrame()
+	if err := p.parse(body, f); err != nil {
+		return nil, err
+	}
+	return &f.reading, nil
+}
 
 func readFixture(t testing.TB) []byte {
 	t.Helper()
@@ -153,11 +166,106 @@ node_network_transmit_packets_total{device="idle0"} 0
 	}
 }
 
+// The parser gives what expfmt's parser gives, on the real body and on the
+// corners of the text format that a body of the families read can use.
+func TestParserIsExpfmt(t *testing.T) {
+	long := "node_memory_Long_bytes{a=\"" + strings.Repeat("x", 70000) + "\"} 9\n" // longer than the parser's buffer
+	for _, body := range append(parserCorners(), long, string(readFixture(t))) {
+		if _, err := parseWithExpfmt(strings.NewReader(body)); err != nil {
+			t.Fatalf("%.80q is no corner: expfmt rejects it: %v", body, err)
+		}
+		checkAsExpfmt(t, body, nil)
+	}
+}
+
+// parserCorners are bodies that expfmt accepts, each with something a
+// line-by-line reader could get wrong.
+func parserCorners() []string {
+	return []string{
+		"node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1\nnode_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 2\n",
+		"  node_cpu_seconds_total { cpu = \"0\" , mode=\"user\" , } 1.5 1700000000000\n\n\t\n",
+		"node_disk_read_bytes_total{device=\"a\\\"b\\\\c\\nd\",x=\"}\"} 7\n",
+		"node_network_speed_bytes{device=\"eth0\"}\t1e9\t12\n",
+		"node_memory_MemTotal_bytes 100\nnode_memory_bytes 3\nnode_memory__bytes 4\n",
+		"# TYPE node_memory_X_bytes summary\nnode_memory_X_bytes{quantile=\"0.5\"} 1\nnode_memory_Y_bytes 2\n",
+		"# TYPE node_disk_reads_completed_total HISTOGRAM\nnode_disk_reads_completed_total_bucket{le=\"1\"} 1\nnode_memory_Y_bytes 2\n",
+		"# HELP node_cpu_seconds_total Seconds \\\\ the CPUs spent.\n# TYPE node_cpu_seconds_total counter\n# other comment\nnode_cpu_seconds_total{mode=\"user\"} 3\n",
+		"node_cpu_seconds_total{cpu=\"1\",mode=\"user\"} NaN\nnode_cpu_seconds_total{cpu=\"2\",mode=\"user\"} -1\nnode_cpu_seconds_total{cpu=\"3\",mode=\"user\"} +Inf\nnode_memory_A_bytes 1\n",
+		"node_disk_io_time_seconds_total{device=\"sda\"} 1\nnode_disk_io_time_seconds_total{device=\"sda\"} 2\nnode_disk_unknown_total{device=\"sdb\"} 3\n",
+		"go_goroutines 7\nnode_network_receive_drop_total{device=\"lo\"} 0\nnode_network_receive_bytes_total{device=\"lo\"} 5\n",
+	}
+}
+
+// checkAsExpfmt parses body with the parser (into f, a frame that has read
+// other bodies, when given) and with expfmt: when expfmt accepts it, the
+// two readings must be equal.
+func checkAsExpfmt(t *testing.T, body string, f *frame) {
+	t.Helper()
+	want, werr := parseWithExpfmt(strings.NewReader(body))
+	var got *reading
+	var err error
+	if f == nil {
+		got, err = parseExposition(strings.NewReader(body))
+	} else {
+		var p parser
+		if err = p.parse(strings.NewReader(body), f); err == nil {
+			got = &f.reading
+		}
+	}
+	if werr != nil {
+		return // a body expfmt rejects may still give its figures
+	}
+	if err != nil {
+		t.Fatalf("%.200q: expfmt read it, the parser: %v", body, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.200q:\n got %s\nwant %s", body, dump(got), dump(want))
+	}
+}
+
+func dump(r *reading) string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// A node's frames are refilled in place: the second scrape of the same
+// body allocates nothing, and what a scrape no longer names (a core, a
+// disk, a memory figure) is gone from its reading, not left at its value.
+func TestFrameRefill(t *testing.T) {
+	body := readFixture(t)
+	var p parser
+	f := newFrame()
+	rd := bytes.NewReader(body)
+	if err := p.parse(rd, f); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		rd.Reset(body)
+		if err := p.parse(rd, f); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a scrape of a body seen before allocated %v times", allocs)
+	}
+	less := "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 5\nnode_disk_reads_completed_total{device=\"sdz\"} 1\n"
+	checkAsExpfmt(t, less, f)
+	if len(f.CPU) != 1 || f.CPU["1"].User != 0 || len(f.Mem) != 0 || len(f.Disks) != 1 || len(f.Nets) != 0 {
+		t.Errorf("refilled frame kept the earlier scrape's figures: %s", dump(&f.reading))
+	}
+	checkAsExpfmt(t, string(body), f)
+}
+
 func TestParseRejects(t *testing.T) {
 	for _, body := range []string{
 		"",                                     // nothing
 		"go_goroutines 7\n",                    // an exporter, but not node_exporter
 		"node_cpu_seconds_total{cpu=\"0\" 1\n", // not the text format
+		"node_cpu_seconds_total{cpu=\"0\"} 0x1p3\n",
+		"node_memory_A_bytes{a=\"\\x\"} 1\n",
+		"node_memory_A_bytes{a=\"x} 1\n",
+		"node_memory_A_bytes{=\"x\"} 1\n",
+		"node_memory_A_bytes\n",
 	} {
 		if _, err := parseExposition(strings.NewReader(body)); err == nil {
 			t.Errorf("%q parsed", body)
@@ -166,11 +274,16 @@ func TestParseRejects(t *testing.T) {
 }
 
 // FuzzParseExposition: a scraped body is input from another machine. Parsing
-// never panics, and the figures of any accepted body, against itself, the
-// real fixture or nothing, are finite fractions in 0..1 that encode to JSON.
+// never panics; a body expfmt accepts gives what expfmt gives, read fresh
+// and into a frame that read the real body before; and the figures of any
+// accepted body, against itself, the real fixture or nothing, are finite
+// fractions in 0..1 that encode to JSON.
 func FuzzParseExposition(f *testing.F) {
 	fix := readFixture(f)
 	f.Add(fix)
+	for _, c := range parserCorners() {
+		f.Add([]byte(c))
+	}
 	f.Add([]byte("node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1e308\nnode_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1e308\n"))
 	f.Add([]byte("node_disk_io_time_seconds_total{device=\"x\"} NaN\nnode_memory_MemTotal_bytes -5\n"))
 	f.Add([]byte("node_network_receive_packets_total{device=\"e\"} +Inf\n"))
@@ -180,6 +293,13 @@ func FuzzParseExposition(f *testing.F) {
 	}
 	empty := &reading{}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		checkAsExpfmt(t, string(body), nil)
+		used := newFrame()
+		var p parser
+		if err := p.parse(bytes.NewReader(fix), used); err != nil {
+			t.Fatal(err)
+		}
+		checkAsExpfmt(t, string(body), used)
 		r, err := parseExposition(bytes.NewReader(body))
 		if err != nil {
 			return
@@ -225,24 +345,28 @@ func FuzzServerMetricsURL(f *testing.F) {
 }
 
 // The cost of one sample of a node: parsing a real node_exporter 1.5.0
-// body (cpu, meminfo, diskstats and netdev collectors) and differencing it
-// against the previous one. `go test -bench Scrape ./telemetry/nodes`.
+// body (cpu, meminfo, diskstats and netdev collectors) into one of the
+// node's two frames, in place, and differencing it against the other, as a
+// node's scraper does. `go test -bench Scrape ./telemetry/nodes`.
 func BenchmarkScrapeSample(b *testing.B) {
 	body, err := os.ReadFile("testdata/node_exporter-1.5.0.txt")
 	if err != nil {
 		b.Fatal(err)
 	}
-	prev, err := parseExposition(bytes.NewReader(body))
-	if err != nil {
+	var p parser
+	prev, cur := newFrame(), newFrame()
+	if err := p.parse(bytes.NewReader(body), prev); err != nil {
 		b.Fatal(err)
 	}
+	rd := bytes.NewReader(body)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		r, err := parseExposition(bytes.NewReader(body))
-		if err != nil {
+		rd.Reset(body)
+		if err := p.parse(rd, cur); err != nil {
 			b.Fatal(err)
 		}
-		_ = sample(prev, r, time.Second)
+		_ = sample(&prev.reading, &cur.reading, time.Second)
+		prev, cur = cur, prev
 	}
 }
