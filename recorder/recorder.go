@@ -337,6 +337,7 @@ type Recorder struct {
 	win      [vocab.NumOps]*hdr.Histogram
 	scratch  *hset
 	ivCounts [vocab.NumOps]*dense // an interval's latencies of every shard, merged
+	enc      *result.Encoder      // encodes the intervals' latencies, kept for the run
 	live     Live
 	stopped  bool
 	errs     errorSampler
@@ -353,7 +354,7 @@ type opAcc struct {
 // New returns a recorder; call Start when the phase begins.
 func New(cfg Config) *Recorder {
 	cfg.ensureDefaults()
-	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil}
+	r := &Recorder{cfg: cfg, scratch: &hset{}, stream: cfg.OnInterval != nil, enc: result.NewEncoder()}
 	if r.stream && cfg.FinePath != "" {
 		r.fine, _ = newFineSpill(cfg.FinePath, cfg.Phase, int64(cfg.BucketWidth)) // none: the buckets stay in memory
 	}
@@ -711,7 +712,7 @@ func (h *hset) dropIdle(r *blockReserve) {
 // (coarse), and to the live window's. Called with r.mu held.
 func (r *Recorder) latencyOf(op int, c *dense, io *result.IntervalOp, startNs int64, coarse bool) {
 	io.Latency = result.SummarizeCounts(c.n[:])
-	io.Hist = result.EncodeCounts(c.n[:])
+	io.Hist = r.enc.Counts(c.n[:])
 	var also []uint64
 	var win *hdr.Histogram
 	if coarse {

@@ -43,16 +43,28 @@ func EncodeHist(h *hdr.Histogram) string {
 // byte for byte what EncodeHist writes for the same counts.
 func EncodeCounts(c []uint64) string { return encodeWith(&encoders, c) }
 
+// An Encoder is EncodeCounts with a compressor of its own. A user that
+// encodes every second for the whole run (the recorder) keeps one: the
+// pool's are dropped by the collections that empty sync.Pools, and a zlib
+// writer at BestCompression is 800 KB, so whether one was live at a
+// collection moved the collector's goal, and a long run's memory, by twice
+// that (issue 34's soak). Not safe for concurrent use.
+type Encoder struct{ e *histEncoder }
+
+// NewEncoder makes an Encoder (its compressor is allocated here).
+func NewEncoder() *Encoder { return &Encoder{e: encoders.New().(*histEncoder)} }
+
+// Counts is EncodeCounts(c), byte for byte.
+func (x *Encoder) Counts(c []uint64) string {
+	if nonZero(c, 0) == len(c) {
+		return ""
+	}
+	return encodeCounts(x.e, c, HistSigFigs, HistLowestNs, HistHighestNs)
+}
+
 // encodeWith is EncodeCounts through an encoder of pool.
 func encodeWith(pool *sync.Pool, c []uint64) string {
-	var any bool
-	for _, n := range c {
-		if n != 0 {
-			any = true
-			break
-		}
-	}
-	if !any {
+	if nonZero(c, 0) == len(c) {
 		return ""
 	}
 	e := pool.Get().(*histEncoder)

@@ -11,9 +11,11 @@ import (
 // The one-pass summary equals the hdr methods' figures exactly (Mean and
 // StdDev too: the same sums in the same order), and EncodeCounts writes
 // what EncodeHist writes, for histograms of every shape: one value, values
-// at bucket edges, narrow and wide spreads, a long tail, the range's ends.
+// at bucket edges, narrow and wide spreads, a long tail, the range's ends;
+// so does one Encoder used for all of them in turn.
 func TestSummarizeCountsMatchesHdr(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
+	enc := NewEncoder()
 	shapes := map[string]func() int64{
 		"one value":  func() int64 { return 42_000 },
 		"small ints": func() int64 { return rng.Int64N(3000) },
@@ -50,9 +52,12 @@ func TestSummarizeCountsMatchesHdr(t *testing.T) {
 			if EncodeCounts(c) != EncodeHist(h) {
 				t.Fatalf("%s, %d values: EncodeCounts differs from EncodeHist", name, n)
 			}
+			if enc.Counts(c) != EncodeHist(h) {
+				t.Fatalf("%s, %d values: Encoder.Counts differs from EncodeHist", name, n)
+			}
 		}
 	}
-	if SummarizeCounts(make([]uint64, 10)) != (Summary{}) || EncodeCounts(make([]uint64, 10)) != "" {
+	if SummarizeCounts(make([]uint64, 10)) != (Summary{}) || EncodeCounts(make([]uint64, 10)) != "" || enc.Counts(make([]uint64, 10)) != "" {
 		t.Error("empty counts give a summary or an encoding")
 	}
 	// Another layout goes through the hdr methods.
