@@ -82,6 +82,7 @@ live() { # from-seconds to-seconds -> growth of the live heap after GC between t
   echo "RSS $(growth 60 1800) (goal: under 1 MB per hour)"
   echo "  of it anonymous (heap, stacks): $(growth 60 1800 3)"
   echo "  of it file-backed (the binary's pages): $(growth 60 1800 4)"
+  echo "RSS past the warm-up, from 10 min to 30 min: $(growth 600 1800)"
   echo "live heap after GC $(live 60 "$end") (gctrace, MB of 2^20 bytes; the goal's measure without the collector's slack)"
   echo "heap released to the OS and in-use share of the heap kept (scavtrace): $(awk '/^scav / {for (i=1;i<NF;i++) {if ($(i+1)=="KiB" && $(i+2)=="now,") v=$i; if ($(i+1)=="util") u=$i}; n++; if (n==1) {fv=v; fu=u}} END {if (n) printf "%d KiB and %s at the first report, %d KiB and %s at the last (%d reports)", fv, fu, v, u, n; else printf "n/a"}' "$OUT/soak-stderr.txt")"
   if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
