@@ -67,6 +67,11 @@ func (p *parser) parse(body io.Reader, f *frame) error {
 		clear(p.names)
 	}
 	f.reset()
+	defer func() {
+		if cap(p.long) > 64<<10 {
+			p.long = nil // one long line does not stay for the run
+		}
+	}()
 	for n := 1; ; n++ {
 		line, err := p.readLine()
 		if len(line) > 0 {
