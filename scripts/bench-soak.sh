@@ -78,12 +78,17 @@ live() { # from-seconds to-seconds -> growth of the live heap after GC between t
       if (at >= f && !a) {a=live; fa=at} if (at <= t) {b=live; fb=at} }
     END { if (a && b && fb>fa) printf "%d MB at %.0f s, %d MB at %.0f s: %.1f MB per hour", a, fa, b, fb, (b-a)/((fb-fa)/3600); else printf "n/a (too few collections)" }' "$OUT/soak-stderr.txt"
 }
+livemean() { # from-seconds to-seconds -> mean live heap after GC over the collections between them (gctrace rounds each to a MB)
+  awk -v f="$1" -v t="$2" '/^gc [0-9]+ @/ { at=substr($3,2)+0; split($11,h,"->"); if (at >= f && at <= t) {s+=h[3]; n++} }
+    END { if (n) printf "%.2f MB (%d collections)", s/n, n; else printf "n/a" }' "$OUT/soak-stderr.txt"
+}
 {
   echo "RSS $(growth 60 1800) (goal: under 1 MB per hour)"
   echo "  of it anonymous (heap, stacks): $(growth 60 1800 3)"
   echo "  of it file-backed (the binary's pages): $(growth 60 1800 4)"
   echo "RSS past the warm-up, from 10 min to 30 min: $(growth 600 1800)"
   echo "live heap after GC $(live 60 "$end") (gctrace, MB of 2^20 bytes; the goal's measure without the collector's slack)"
+  echo "  mean over minutes 5 to 10: $(livemean 300 600); over the last 5 minutes: $(livemean $((end - 300)) "$end")"
   echo "heap released to the OS and in-use share of the heap kept (scavtrace): $(awk '/^scav / {for (i=1;i<NF;i++) {if ($(i+1)=="KiB" && $(i+2)=="now,") v=$i; if ($(i+1)=="util") u=$i}; n++; if (n==1) {fv=v; fu=u}} END {if (n) printf "%d KiB and %s at the first report, %d KiB and %s at the last (%d reports)", fv, fu, v, u, n; else printf "n/a"}' "$OUT/soak-stderr.txt")"
   if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
   for f in "$res" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do
