@@ -55,20 +55,20 @@ type Encoder struct{ e *histEncoder }
 func NewEncoder() *Encoder { return &Encoder{e: encoders.New().(*histEncoder)} }
 
 // Counts is EncodeCounts(c), byte for byte.
-func (x *Encoder) Counts(c []uint64) string {
-	if nonZero(c, 0) == len(c) {
-		return ""
-	}
-	return encodeCounts(x.e, c, HistSigFigs, HistLowestNs, HistHighestNs)
-}
+func (x *Encoder) Counts(c []uint64) string { return x.e.counts(c) }
 
 // encodeWith is EncodeCounts through an encoder of pool.
 func encodeWith(pool *sync.Pool, c []uint64) string {
+	e := pool.Get().(*histEncoder)
+	defer pool.Put(e)
+	return e.counts(c)
+}
+
+// counts encodes counts of NewHist's layout ("" when all are zero).
+func (e *histEncoder) counts(c []uint64) string {
 	if nonZero(c, 0) == len(c) {
 		return ""
 	}
-	e := pool.Get().(*histEncoder)
-	defer pool.Put(e)
 	return encodeCounts(e, c, HistSigFigs, HistLowestNs, HistHighestNs)
 }
 

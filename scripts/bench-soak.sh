@@ -33,16 +33,32 @@ cp telemetry/nodes/testdata/node_exporter-1.5.0.txt "$expo/metrics"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$expo"; }
 trap cleanup EXIT
+# HTTP/1.1: the connection is kept, as node_exporter keeps it (HTTP/1.0,
+# http.server's default, would make every scrape a TCP handshake and a new
+# connection's buffers). Set in code: `-m http.server --protocol` needs
+# Python 3.11.
+serve='import functools, http.server as h, sys
+h.SimpleHTTPRequestHandler.protocol_version = "HTTP/1.1"
+h.SimpleHTTPRequestHandler.log_message = lambda *a: None
+handler = functools.partial(h.SimpleHTTPRequestHandler, directory=sys.argv[2])
+h.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()'
 flags=()
 for i in $(seq 1 "$NODES"); do
   port=$((19300 + i))
-  # HTTP/1.1: the connection is kept, as node_exporter keeps it (HTTP/1.0
-  # would make every scrape a TCP handshake and a new connection's buffers).
-  python3 -m http.server "$port" --protocol HTTP/1.1 --bind 127.0.0.1 --directory "$expo" >/dev/null 2>&1 &
+  python3 -c "$serve" "$port" "$expo" >/dev/null 2>&1 &
   pids+=($!)
   flags+=(--server-metrics "127.0.0.1:$port")
 done
-sleep 1
+for i in $(seq 1 "$NODES"); do # every exporter answers before the run starts
+  python3 -c 'import sys, time, urllib.request
+for _ in range(50):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1).read(); sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)' "http://127.0.0.1:$((19300 + i))/metrics" ||
+    { echo "the soak's exporter on 127.0.0.1:$((19300 + i)) does not answer (fix: free ports 19301-$((19300 + NODES)), or python3 3.7 or later)" >&2; exit 2; }
+done
 
 mix=read=1,update=1,insert=1,scan=1,read-modify-write=1,write=1,delete=1,set=1,get=1,incr=1
 res="$OUT/soak.json"
@@ -73,22 +89,24 @@ growth() { # from-seconds to-seconds [column] -> MB per hour of RSS growth betwe
   awk -F, -v f="$1" -v t="$2" -v c="${3:-2}" 'NR>1 { if (!a && $1>=f) {a=$c; fa=$1} if ($1<=t) {b=$c; fb=$1} }
     END { if (a && b && fb>fa) printf "%d KiB at %d s, %d KiB at %d s: %.2f MB per hour", a, fa, b, fb, (b-a)*1024/1e6/((fb-fa)/3600); else printf "n/a" }' "$OUT/soak-rss.csv"
 }
-live() { # from-seconds to-seconds -> growth of the live heap after GC between the collections nearest them, during the run
-  awk -v f="$1" -v t="$2" '/^gc [0-9]+ @/ { at=substr($3,2)+0; split($11,h,"->"); live=h[3]+0
-      if (at >= f && !a) {a=live; fa=at} if (at <= t) {b=live; fb=at} }
-    END { if (a && b && fb>fa) printf "%d MB at %.0f s, %d MB at %.0f s: %.1f MB per hour", a, fa, b, fb, (b-a)/((fb-fa)/3600); else printf "n/a (too few collections)" }' "$OUT/soak-stderr.txt"
-}
-livemean() { # from-seconds to-seconds -> mean live heap after GC over the collections between them (gctrace rounds each to a MB)
+livemean() { # from-seconds to-seconds -> "mean n": the mean live heap after GC over the collections between them
   awk -v f="$1" -v t="$2" '/^gc [0-9]+ @/ { at=substr($3,2)+0; split($11,h,"->"); if (at >= f && at <= t) {s+=h[3]; n++} }
-    END { if (n) printf "%.2f MB (%d collections)", s/n, n; else printf "n/a" }' "$OUT/soak-stderr.txt"
+    END { if (n) printf "%.2f %d", s/n, n }' "$OUT/soak-stderr.txt"
+}
+live() { # the live heap's growth per hour between the means of minutes 5-10 and of the run's last five
+  # (gctrace rounds each collection's to a MB: means, not two collections)
+  read -r a na <<<"$(livemean 300 600)"; read -r b nb <<<"$(livemean $((end - 300)) "$end")"
+  if [ -n "${a:-}" ] && [ -n "${b:-}" ] && [ "$end" -gt 900 ]; then
+    awk -v a="$a" -v na="$na" -v b="$b" -v nb="$nb" -v h="$(( (end - 150) - 450 ))" \
+      'BEGIN { printf "%.2f MB over minutes 5-10 (%d collections), %.2f MB over the last five (%d): %.2f MB per hour", a, na, b, nb, (b-a)/(h/3600) }'
+  else printf "n/a (a run of more than 15 min)"; fi
 }
 {
   echo "RSS $(growth 60 1800) (goal: under 1 MB per hour)"
   echo "  of it anonymous (heap, stacks): $(growth 60 1800 3)"
   echo "  of it file-backed (the binary's pages): $(growth 60 1800 4)"
   echo "RSS past the warm-up, from 10 min to 30 min: $(growth 600 1800)"
-  echo "live heap after GC $(live 60 "$end") (gctrace, MB of 2^20 bytes; the goal's measure without the collector's slack)"
-  echo "  mean over minutes 5 to 10: $(livemean 300 600); over the last 5 minutes: $(livemean $((end - 300)) "$end")"
+  echo "live heap after GC: $(live) (gctrace, MB of 2^20 bytes; the program's memory without the collector's slack)"
   echo "heap released to the OS and in-use share of the heap kept (scavtrace): $(awk '/^scav / {for (i=1;i<NF;i++) {if ($(i+1)=="KiB" && $(i+2)=="now,") v=$i; if ($(i+1)=="util") u=$i}; n++; if (n==1) {fv=v; fu=u}} END {if (n) printf "%d KiB and %s at the first report, %d KiB and %s at the last (%d reports)", fv, fu, v, u, n; else printf "n/a"}' "$OUT/soak-stderr.txt")"
   if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
   for f in "$res" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do

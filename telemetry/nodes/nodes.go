@@ -172,7 +172,13 @@ func (n *node) get(ctx context.Context) (*frame, error) {
 		f = newFrame()
 	}
 	n.spare = nil
-	if err := n.parser.parse(io.LimitReader(resp.Body, maxBody), f); err != nil {
+	body := &io.LimitedReader{R: resp.Body, N: maxBody + 1}
+	err = n.parser.parse(body, f)
+	if err == nil && body.N == 0 {
+		// The last line read may be cut short: no figure from it.
+		err = fmt.Errorf("the body is over %d MiB: not a node_exporter's /metrics", maxBody>>20)
+	}
+	if err != nil {
 		n.spare = f
 		return nil, n.explain(err)
 	}

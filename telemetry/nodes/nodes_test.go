@@ -290,6 +290,34 @@ func TestUnansweredURL(t *testing.T) {
 	}
 }
 
+// A body over maxBody is refused, not read cut short: its figures before
+// the cut are the fixture's, and the line at the cut would be a wrong one.
+func TestBodyOverTheLimit(t *testing.T) {
+	fix := readFixture(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write(fix)
+		pad := []byte("# " + strings.Repeat("x", 1<<20) + "\n")
+		for sent := len(fix); sent <= maxBody; sent += len(pad) {
+			if _, err := w.Write(pad); err != nil {
+				return
+			}
+		}
+	})}
+	go srv.Serve(l)
+	defer srv.Close()
+	n := &node{url: "http://" + l.Addr().String() + "/metrics", timeout: 10 * time.Second, client: &http.Client{}}
+	if _, err := n.get(context.Background()); err == nil || !strings.Contains(err.Error(), "over 16 MiB") {
+		t.Fatalf("a body over %d bytes gave %v", maxBody, err)
+	}
+	if n.spare == nil {
+		t.Error("the refused scrape's frame was not kept for the next")
+	}
+}
+
 // freeAddr is a loopback address with a port nothing listens on (now).
 func freeAddr(t *testing.T) string {
 	t.Helper()
