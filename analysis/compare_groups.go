@@ -52,6 +52,9 @@ type GroupComparison struct {
 	DifferentWorkloads []int
 	DifferentDatasets  []int
 	MixedModes         bool
+	// Blocks are the groups whose runs did not interleave with the
+	// baseline group's (blocksOf).
+	Blocks []Block
 }
 
 // GroupRow is one figure across the groups.
@@ -201,6 +204,7 @@ func CompareGroups(rs []*result.Result, g Grouping, o GroupOptions) (*GroupCompa
 	if err != nil {
 		return nil, err
 	}
+	c.Blocks = blocksOf(rs, g, o.Baseline)
 	var spreads map[string]*Spread
 	if len(o.SpreadRuns) > 0 {
 		if len(o.SpreadRuns) < 2 {

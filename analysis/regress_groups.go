@@ -16,6 +16,10 @@ type GroupRegression struct {
 	// Unconfirmed: one run on each side; the interval covers within-run
 	// noise only, so the change cannot be told from run-to-run noise.
 	Unconfirmed bool
+	// Blocked: the group's runs did not interleave with the baseline's
+	// (Block), so the interval does not cover a change between the two
+	// stretches of time.
+	Blocked bool
 }
 
 // Regressions lists the groups whose named figures are worse than the
@@ -48,7 +52,8 @@ func (c *GroupComparison) Regressions(limit float64, figures []string) []GroupRe
 				worse = 1 - v.Ratio.Ratio
 			}
 			if worse > limit {
-				out = append(out, GroupRegression{Group: gi, Figure: name, Worse: worse, Lo: v.Lo, Hi: v.Hi, Basis: v.Basis, Unconfirmed: unconfirmed})
+				out = append(out, GroupRegression{Group: gi, Figure: name, Worse: worse, Lo: v.Lo, Hi: v.Hi, Basis: v.Basis, Unconfirmed: unconfirmed,
+					Blocked: c.blocked(gi)})
 			}
 		}
 	}

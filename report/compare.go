@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
@@ -125,6 +126,9 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	if an.MixedModes {
 		c.Warnings = append(c.Warnings, "Some runs were closed-loop and some fixed-rate: their latencies measure different things.")
 	}
+	for _, b := range an.Blocks {
+		c.Warnings = append(c.Warnings, blockText(an, b))
+	}
 	group := make([]int, len(rs))
 	for gi, gr := range an.Groups {
 		c.Groups = append(c.Groups, analysis.CompareModelGroup(gr))
@@ -154,6 +158,27 @@ func workloadsText(rs []*result.Result, base int, runs []int, file func(int) str
 		diffs[k] = fmt.Sprintf("%s ran %q (%s)", file(i), rs[i].Config.Workload.Name, MixString(rs[i]))
 	}
 	return fmt.Sprintf("%s ran %q (%s) but %s", file(base), rs[base].Config.Workload.Name, MixString(rs[base]), strings.Join(diffs, ", "))
+}
+
+// blockText says that a group's runs did not interleave with the
+// baseline's, when each ran, and the fix.
+func blockText(an *analysis.GroupComparison, b analysis.Block) string {
+	base, other := an.Groups[an.Baseline], an.Groups[b.Group]
+	when := "after"
+	if !b.After {
+		when = "before"
+	}
+	layout := "15:04:05"
+	if b.BaseFrom.UTC().YearDay() != b.To.UTC().YearDay() || b.BaseFrom.Year() != b.To.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	span := func(from, to time.Time) string {
+		return from.UTC().Format(layout) + "–" + to.UTC().Format(layout)
+	}
+	return fmt.Sprintf("%s's %d runs all ran %s %s's %d (%s %s, %s %s UTC), not interleaved: a change between those stretches of time "+
+		"(load beside the runs, a server warming up, the time of day) counts in their ratios, and no interval covers it "+
+		"(fix: run the setups in interleaved rounds: a suite's repeat:, or alternate the runs by hand).",
+		other.Name, len(other.Runs), when, base.Name, len(base.Runs), base.Name, span(b.BaseFrom, b.BaseTo), other.Name, span(b.From, b.To))
 }
 
 func datasetsText(rs []*result.Result, base int, runs []int, file func(int) string) string {

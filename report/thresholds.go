@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"fmt"
@@ -221,17 +222,26 @@ func thresholdCell(ts []result.ThresholdOutcome, expr string) string {
 func RegressionsText(c *analysis.CompareModel, regs []analysis.GroupRegression, limit float64) string {
 	parts := make([]string, len(regs))
 	unconfirmed := false
+	var blocked []string
 	for i, g := range regs {
 		parts[i] = fmt.Sprintf("%s: %s %s worse (95%% interval of the ratio %.3g to %.3g, %s)", c.Groups[g.Group].Name, g.Figure,
 			units.Percent(g.Worse), g.Lo, g.Hi, g.Basis)
+		if g.Blocked && !slices.Contains(blocked, c.Groups[g.Group].Name) {
+			blocked = append(blocked, c.Groups[g.Group].Name)
+		}
 		unconfirmed = unconfirmed || g.Unconfirmed
 	}
 	how := "by an interval that calls it different"
 	if unconfirmed {
 		how = "not ruled out, but unconfirmed where one run on each side leaves run-to-run noise unknown (fix: repeat each side, e.g. run --repeat 3, or give --run-spread)"
 	}
-	return fmt.Sprintf("worse than the baseline (%s) by more than %s, %s: %s",
+	text := fmt.Sprintf("worse than the baseline (%s) by more than %s, %s: %s",
 		c.Groups[c.Baseline].Name, units.Percent(limit), how, strings.Join(parts, "; "))
+	if len(blocked) > 0 {
+		text += fmt.Sprintf("; but %s ran apart from the baseline's runs, not interleaved, so a change between their times counts as the setups' "+
+			"(fix: run the setups in interleaved rounds, a suite's repeat:)", strings.Join(blocked, ", "))
+	}
+	return text
 }
 
 // OutageText says for how long the target stopped serving.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -96,10 +97,23 @@ type Workload struct {
 
 // The fields of each map, as unknown-field errors list them.
 var (
-	fileFields     = []string{"name", "description", "out", "duration", "ops", "concurrency", "rate", "seed", "warmup", "load", "field_count", "field_length", "distribution", "records", "thresholds", "targets", "workloads"}
-	targetFields   = []string{"url", "name", "opts", "label"}
-	workloadFields = []string{"name", "preset", "file", "mix", "distribution"}
+	fileFields     = yamlFields(File{})
+	targetFields   = yamlFields(Target{})
+	workloadFields = yamlFields(Workload{})
 )
+
+// yamlFields are the yaml names of a struct's fields, in their order: the
+// fields an unknown-field error offers are the ones the struct reads.
+func yamlFields(v any) []string {
+	t := reflect.TypeOf(v)
+	var out []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // UnmarshalYAML takes a preset name or a map with the fields above only.
 func (w *Workload) UnmarshalYAML(n *yaml.Node) error {

@@ -22,6 +22,7 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		// A typo at the top level names the field, its line and the known ones.
 		{"unknown top field", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nduraton: 10s\n", []string{"line 3", `unknown field "duraton"`, "duration"}},
+		{"unknown top field near repeat", "targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrepeet: 3\n", []string{"line 3", `unknown field "repeet"`, "thresholds, repeat, targets"}},
 		{"unknown target field", "targets:\n  - url: embedded\n    option: {a: b}\nworkloads: [ycsb-a]\n", []string{"line 3", `"option"`, "opts"}},
 		// Workload maps are decoded by hand: they must be as strict.
 		{"unknown workload field", "targets: [{url: embedded}]\nworkloads:\n  - preset: ycsb-a\n    ratio: read=1\n", []string{"line 4", `"ratio"`, "mix"}},
