@@ -108,8 +108,8 @@ func Start(ctx context.Context, src adapter.StatusReader, interval time.Duration
 
 // StartJMX scrapes every JMX exporter URL (host:port reads as
 // http://host:port/metrics) as Start reads INFO: the agent must run with
-// the project's rule files (scripts/servers/jmx), whose names parseJMX
-// reads.
+// the project's rule files (scripts/servers/jmx), whose names a
+// jmxParser reads.
 func StartJMX(ctx context.Context, urls []string, interval time.Duration, sink ...func(result.TelemetrySample)) *Collector {
 	if interval <= 0 {
 		interval = DefaultInterval
@@ -126,7 +126,11 @@ func StartJMX(ctx context.Context, urls []string, interval time.Duration, sink .
 			names[i] = p.Host
 		}
 	}
-	get := func(ctx context.Context, u string) (*reading, error) { return getJMX(ctx, client, u) }
+	parsers := map[string]*jmxParser{}
+	for _, u := range urls {
+		parsers[u] = newJMXParser()
+	}
+	get := func(ctx context.Context, u string) (*reading, error) { return getJMX(ctx, client, parsers[u], u) }
 	// A JMX exporter walks the server's MBeans on each scrape: half a
 	// second and more on a busy broker. It gets the whole interval.
 	c.start(ctx, names, urls, get, interval, interval)

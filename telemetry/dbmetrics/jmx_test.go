@@ -103,18 +103,88 @@ func FuzzNormalizeURL(f *testing.F) {
 	})
 }
 
-// FuzzParseJMX: any body parses or fails without a panic, and a sample of
-// it is encodable.
-func FuzzParseJMX(f *testing.F) {
+// jmxBodies are the agent's real bodies kept in testdata.
+func jmxBodies(t testing.TB) []string {
+	var out []string
 	for _, n := range []string{"kafka-4.3.1-jmx-1.0.1.txt", "cassandra-5.0.9-jmx-1.0.1.txt", "hazelcast-5.4.0-jmx-1.0.1.txt"} {
 		b, err := os.ReadFile("testdata/" + n)
 		if err != nil {
-			f.Fatal(err)
+			t.Fatal(err)
 		}
-		f.Add(string(b))
+		out = append(out, string(b))
 	}
-	f.Add("platbench_db_command_count{command=\"x\"} 1e308\nplatbench_db_command_mean_ms{command=\"x\"} 1e308\nplatbench_db_counter{name=\"\"} NaN\nplatbench_db_command_quantile_ms{command=\"x\",quantile=\"99\"} 1e305\n")
+	return out
+}
+
+// jmxCorners are bodies that expfmt accepts, each with something the
+// reading of the rules' families could get wrong.
+func jmxCorners() []string {
+	return []string{
+		"platbench_db_server{server=\"kafka\"} 1\nplatbench_db_counter{name=\"GC Seconds\",gc=\"a\"} 1\nplatbench_db_counter{name=\"GC Seconds\",gc=\"b\"} 2\n",
+		"platbench_db_command_count{command=\"get\"} 3\nplatbench_db_command_mean_ms{command=\"get\"} 2\nplatbench_db_command_time_us{command=\"set\"} 5\n",
+		"platbench_db_command_quantile_ms{command=\"Read\",quantile=\"99\"} 1.5\nplatbench_db_command_quantile_ms{command=\"Read\",quantile=\"12\"} 1\n",
+		"platbench_db_gauge{name=\"a\\\"b\"} NaN\nplatbench_db_gauge{name=\"c\"} -4\nplatbench_db_gauge{name=\"d\"} +Inf\n",
+		"# TYPE platbench_db_gauge summary\nplatbench_db_gauge{quantile=\"0.5\"} 1\nplatbench_db_counter{name=\"x\"} 2\n",
+		"jvm_threads_current 42\n# HELP platbench_db_server x\n# TYPE platbench_db_server untyped\nplatbench_db_server{server=\"cassandra\"} 1 1700000000000\n",
+		"platbench_db_command_quantile_ms{command=\"x\",quantile=\"99\"} 1e305\nplatbench_db_command_count{command=\"x\"} 1e308\n",
+		"jvm_threads_current 42\n",
+	}
+}
+
+// The parser gives what expfmt gives, on the agent's real bodies and the
+// corners, fresh and in a node's parser that read the others first.
+func TestJMXParserIsExpfmt(t *testing.T) {
+	used := newJMXParser()
+	for _, body := range append(jmxCorners(), jmxBodies(t)...) {
+		if _, err := parseJMXExpfmt(strings.NewReader(body)); err != nil && err != errNoPlatbenchRules {
+			t.Fatalf("%.80q is no corner: expfmt rejects it: %v", body, err)
+		}
+		checkJMXAsExpfmt(t, newJMXParser(), body)
+		checkJMXAsExpfmt(t, used, body)
+	}
+}
+
+// A node's parser reads a body it has seen with no allocation but the
+// reading's own (its maps): the same count when the body carries 5,000
+// more lines of other families and its own samples twice, where expfmt's
+// garbage grew with every line.
+func TestJMXParserAllocs(t *testing.T) {
+	body := jmxBodies(t)[1]
+	var own strings.Builder
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, "platbench_db_") {
+			own.WriteString(l + "\n")
+		}
+	}
+	long := body + strings.Repeat("jvm_memory_bytes_used{area=\"heap\"} 1.5e8\n", 5000) + own.String()
+	p := newJMXParser()
+	allocs := func(body string) float64 {
+		br := strings.NewReader(body)
+		read := func() {
+			br.Reset(body)
+			if _, err := p.parse(br); err != nil {
+				t.Fatal(err)
+			}
+		}
+		read()
+		return testing.AllocsPerRun(20, read)
+	}
+	if a, b := allocs(body), allocs(long); a != b || a > 40 {
+		t.Errorf("%v allocations per read of a Cassandra body, %v with 5,000 more lines: want equal, the reading's maps only", a, b)
+	}
+}
+
+// FuzzParseJMX: the parser reads what expfmt reads, fresh and in a parser
+// that read the real bodies; any body parses or fails without a panic, and
+// a sample of it is encodable.
+func FuzzParseJMX(f *testing.F) {
+	for _, b := range append(jmxCorners(), jmxBodies(f)...) {
+		f.Add(b)
+	}
+	used := newJMXParser()
 	f.Fuzz(func(t *testing.T, body string) {
+		checkJMXAsExpfmt(t, newJMXParser(), body)
+		checkJMXAsExpfmt(t, used, body)
 		r, err := parseJMX(strings.NewReader(body))
 		if err != nil {
 			return

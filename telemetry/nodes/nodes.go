@@ -31,15 +31,12 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/promtext"
 	"github.com/platbench/platbench/telemetry/scrape"
 )
 
 // DefaultInterval is the scrape period when Start is given 0.
 const DefaultInterval = time.Second
-
-// maxBody bounds what one scrape reads: node_exporter with every collector
-// on serves a few hundred KiB.
-const maxBody = 16 << 20
 
 // Collector is a running set of node scrapers.
 type Collector struct {
@@ -172,11 +169,9 @@ func (n *node) get(ctx context.Context) (*frame, error) {
 		f = newFrame()
 	}
 	n.spare = nil
-	body := &io.LimitedReader{R: resp.Body, N: maxBody + 1}
-	err = n.parser.parse(body, f)
-	if err == nil && body.N == 0 {
-		// The last line read may be cut short: no figure from it.
-		err = fmt.Errorf("the body is over %d MiB: not a node_exporter's /metrics", maxBody>>20)
+	err = n.parser.parse(resp.Body, f)
+	if errors.Is(err, promtext.ErrBodyTooLong) {
+		err = fmt.Errorf("%w: not a node_exporter's /metrics", err)
 	}
 	if err != nil {
 		n.spare = f

@@ -18,6 +18,7 @@ import (
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/host"
+	"github.com/platbench/platbench/telemetry/promtext"
 )
 
 // waitFor polls cond until it holds; the test fails after a minute (a
@@ -290,7 +291,7 @@ func TestUnansweredURL(t *testing.T) {
 	}
 }
 
-// A body over maxBody is refused, not read cut short: its figures before
+// A body over promtext.MaxBody is refused, not read cut short: its figures before
 // the cut are the fixture's, and the line at the cut would be a wrong one.
 func TestBodyOverTheLimit(t *testing.T) {
 	fix := readFixture(t)
@@ -301,7 +302,7 @@ func TestBodyOverTheLimit(t *testing.T) {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Write(fix)
 		pad := []byte("# " + strings.Repeat("x", 1<<20) + "\n")
-		for sent := len(fix); sent <= maxBody; sent += len(pad) {
+		for sent := len(fix); sent <= promtext.MaxBody; sent += len(pad) {
 			if _, err := w.Write(pad); err != nil {
 				return
 			}
@@ -311,7 +312,7 @@ func TestBodyOverTheLimit(t *testing.T) {
 	defer srv.Close()
 	n := &node{url: "http://" + l.Addr().String() + "/metrics", timeout: 10 * time.Second, client: &http.Client{}}
 	if _, err := n.get(context.Background()); err == nil || !strings.Contains(err.Error(), "over 16 MiB") {
-		t.Fatalf("a body over %d bytes gave %v", maxBody, err)
+		t.Fatalf("a body over %d bytes gave %v", promtext.MaxBody, err)
 	}
 	if n.spare == nil {
 		t.Error("the refused scrape's frame was not kept for the next")
