@@ -55,6 +55,10 @@ type GroupComparison struct {
 	// Blocks are the groups whose runs did not interleave with the
 	// baseline group's (blocksOf).
 	Blocks []Block
+	// ClientBound are the runs platbench judged client-bound
+	// (result.SelfUsage.ClientBound): the loader, not only the target,
+	// limited their figures.
+	ClientBound []int
 }
 
 // GroupRow is one figure across the groups.
@@ -250,6 +254,9 @@ func (c *GroupComparison) read(rs []*result.Result, force bool) ([]*runData, err
 		}
 		c.Runs = append(c.Runs, f)
 		data[i] = newRunData(r, f)
+		if h := r.Host; h != nil && h.Self != nil && h.Self.ClientBound {
+			c.ClientBound = append(c.ClientBound, i)
+		}
 		modes[f.Mode] = true
 		if !sameWorkload(r, base) {
 			c.DifferentWorkloads = append(c.DifferentWorkloads, i)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,6 +130,9 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	for _, b := range an.Blocks {
 		c.Warnings = append(c.Warnings, blockText(an, b))
 	}
+	if len(an.ClientBound) > 0 {
+		c.Warnings = append(c.Warnings, clientBoundText(an))
+	}
 	group := make([]int, len(rs))
 	for gi, gr := range an.Groups {
 		c.Groups = append(c.Groups, analysis.CompareModelGroup(gr))
@@ -179,6 +183,24 @@ func blockText(an *analysis.GroupComparison, b analysis.Block) string {
 		"(load beside the runs, a server warming up, the time of day) counts in their ratios, and no interval covers it "+
 		"(fix: run the setups in interleaved rounds: a suite's repeat:, or alternate the runs by hand).",
 		other.Name, len(other.Runs), when, base.Name, len(base.Runs), base.Name, span(b.BaseFrom, b.BaseTo), other.Name, span(b.From, b.To))
+}
+
+// clientBoundText names, per group, how many of its runs were client-bound.
+func clientBoundText(an *analysis.GroupComparison) string {
+	var parts []string
+	for _, g := range an.Groups {
+		n := 0
+		for _, ri := range g.Runs {
+			if slices.Contains(an.ClientBound, ri) {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d of %d", g.Name, n, len(g.Runs)))
+		}
+	}
+	return "Client-bound runs (" + strings.Join(parts, "; ") + "): platbench, not only the target, limited their figures, " +
+		"so a ratio that rests on them can be the loader's (each run's report gives the reason and the fix)."
 }
 
 func datasetsText(rs []*result.Result, base int, runs []int, file func(int) string) string {

@@ -73,3 +73,31 @@ func TestGoldenCompareGroups(t *testing.T) {
 		t.Errorf("20%% faster group: %+v", v)
 	}
 }
+
+// Runs platbench judged client-bound are named per group in a warning,
+// which the terminal output carries.
+func TestCompareWarnsClientBound(t *testing.T) {
+	rs, files := groupRuns(t, 2, 3, 20)
+	for _, i := range []int{1, 3, 5} { // m7i's three runs, and no c7i run
+		if rs[i].Host == nil {
+			rs[i].Host = &result.HostSeries{}
+		}
+		rs[i].Host.Self = &result.SelfUsage{ClientBound: true, Reason: "client-bound: platbench used 1.9 of its 2 usable cores"}
+	}
+	rs[0].Host = nil // a run without host figures is not client-bound
+	c, err := Compare(rs, CompareOptions{Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Client-bound runs (m7i.2xlarge 3 of 3): platbench, not only the target, limited their figures"
+	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", c.Warnings, want)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
+		t.Errorf("the terminal output lacks the warning:\n%s", b.String())
+	}
+}
