@@ -181,7 +181,8 @@ func TestRepeatedFakeRuns(t *testing.T) {
 // of each in turn, as this package's A/A test did until it met the CI's
 // load changing between the two stretches) are compared with a warning
 // that names the groups, says when each ran and gives the fix, in the
-// JSON and on the terminal; the verdicts are left as the intervals say.
+// JSON and on the terminal; the verdicts are left as the intervals say,
+// and a gate that fires on such a group says in its line how it ran.
 func TestBlocksWarned(t *testing.T) {
 	dir := t.TempDir()
 	a := repeatRuns(t, dir, "a", "fake://?latency=1ms", 2)
@@ -204,6 +205,13 @@ func TestBlocksWarned(t *testing.T) {
 	c, _, _ = compareJSON(t, append(files, "--baseline", "b")...)
 	if w := warningWith(c, "interleaved"); !strings.HasPrefix(w, "a's 2 runs all ran before b's 2 (") {
 		t.Errorf("baseline b: warnings %q", c.Warnings)
+	}
+	// A gate that fires on a group run apart says so in its one line.
+	slow := repeatRuns(t, dir, "slow", "fake://?latency=3ms", 2)
+	_, code, errs = compareJSON(t, append(append([]string{}, a...), append(slow, "--fail-if-worse", "5%", "--fail-on", "median")...)...)
+	if code != exitThresholds || !strings.Contains(errs, "slow: median") ||
+		!strings.Contains(errs, "but slow ran apart from the baseline's runs, not interleaved") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("a slower group run apart: exit %d, %q", code, errs)
 	}
 }
 
