@@ -107,23 +107,33 @@ func interleavedRuns(t *testing.T, dir string, n int, setups [][2]string) map[st
 
 // TestRepeatedFakeRuns: repeated identical runs of the fake target whose
 // latency drifts from run to run (2%, as runs on real machines differ),
-// interleaved in random rounds (a suite's repeat:), are not called
-// different and --fail-if-worse 5% does not fire; the same target with 20%
-// more latency configured (a 1.2 ms sleep, which the kernel's timers make
-// about twice a 1 ms one) is called different with an interval that
-// excludes 1, and the gate fires. The runs are interleaved because that is
-// what makes the between-run interval honest: run --repeat of one setup
-// and then of the other (this test until 2026-11-27) put each group in its
-// own stretch of time, and in CI the load of the other packages' tests
-// changed between the stretches: twice in a row the A/A pair's throughput
-// was "8.5% worse [0.863, 0.970]" and "13.4% worse [0.754, 0.996]", a real
-// difference between two moments that compare now warns of (TestBlocksWarned).
-// No timing is asserted: "same" is not required of the A/A pair, because
-// on a loaded two-core machine one run in three can take a p99 several
-// times the others' and the honest verdict is then inconclusive (seen
-// while writing this test: +49% [-8.1, +140]).
+// five of each interleaved in random rounds (a suite's repeat:), do not
+// fire --fail-if-worse 5% on the median and its verdict is not
+// "different"; the same target with 20% more latency configured (a 1.2 ms
+// sleep, which the kernel's timers make about twice a 1 ms one) is called
+// different with an interval that excludes 1, and the gate fires.
+//
+// Interleaved, because that is what makes the between-run interval
+// honest: run --repeat of one setup and then of the other (this test until
+// 2026-11-27) put each group in its own stretch of time, and in CI the load
+// of the other packages' tests changed between the stretches: twice in a
+// row the A/A pair's throughput was "8.5% worse [0.863, 0.970]" and "13.4%
+// worse [0.754, 0.996]", a real difference between two moments that compare
+// now warns of (TestBlocksWarned).
+//
+// Only the median is held to "not different" and gated: every operation's
+// sleep sets it, and the other packages' tests move it by 1-3% from run to
+// run, so its interval cannot reach the 10% that matters here. Throughput
+// and the p99 are logged: in a closed loop they follow the slowest
+// operations, which a burst of that load sets in one run and not the next
+// (interleaved, three runs a side, CI saw throughput "+9.9% [+0.1, +21]
+// better"; at a fixed rate throughput holds but the median swings by
+// ±35%), and an A/A pair is "different" in 5% of trials of any calibrated
+// 95% interval, more with such tails: asserting otherwise would make this
+// test flake. The model's false-positive rate is checked where the noise is
+// known: analysis's GroupRatio simulations.
 func TestRepeatedFakeRuns(t *testing.T) {
-	runs := interleavedRuns(t, t.TempDir(), 3, [][2]string{
+	runs := interleavedRuns(t, t.TempDir(), 5, [][2]string{
 		{"a", "fake://?latency=1ms&drift=0.02&drift_seed=3101"},
 		{"b", "fake://?latency=1ms&drift=0.02&drift_seed=3102"},
 		{"slow", "fake://?latency=1.2ms&drift=0.02&drift_seed=3103"},
@@ -132,20 +142,13 @@ func TestRepeatedFakeRuns(t *testing.T) {
 
 	// A/A: the smallest difference that matters is 10% here, wider than the
 	// default, because a loaded two-core machine moves sleeps by more than
-	// 2% from run to run; the interval then has room to say "same". The
-	// gate and the assertions cover the median and throughput, which every
-	// operation's sleep sets. The p99 of a one-second run is only logged:
-	// it rests on the slowest 1% of one second's operations, which a burst
-	// of the other packages' tests can set in one run of a group and in no
-	// other (seen with the groups run one after the other: p99 -27% [-45,
-	// -4.3]). The model's false-positive rate is checked where the noise is
-	// known: analysis's GroupRatio tests.
+	// 2% from run to run; the interval then has room to say "same".
 	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...),
-		"--fail-if-worse", "5%", "--fail-on", "median,sustained", "--min-effect", "10%")...)
+		"--fail-if-worse", "5%", "--fail-on", "median", "--min-effect", "10%")...)
 	if code != 0 {
 		t.Fatalf("A/A: --fail-if-worse fired: exit %d: %s", code, errs)
 	}
-	if len(c.Groups) != 2 || c.Groups[0].Name != "a ycsb-a 200" || len(c.Groups[0].Runs) != 3 || !strings.HasPrefix(c.Grouping, "by label") {
+	if len(c.Groups) != 2 || c.Groups[0].Name != "a ycsb-a 200" || len(c.Groups[0].Runs) != 5 || !strings.HasPrefix(c.Grouping, "by label") {
 		t.Fatalf("groups %+v (%s)", c.Groups, c.Grouping)
 	}
 	for _, w := range c.Warnings {
@@ -153,13 +156,13 @@ func TestRepeatedFakeRuns(t *testing.T) {
 			t.Errorf("interleaved runs: warned %q", w)
 		}
 	}
-	for _, f := range []string{"Sustained throughput", "Latency median"} {
-		if v := cellOf(t, c, f); v.Verdict == "different" || v.Basis != "between runs" {
-			t.Errorf("A/A %s: %s on %s, want not different, on between runs", f, v.Verdict, v.Basis)
-		}
+	if v := cellOf(t, c, "Latency median"); v.Verdict == "different" || v.Basis != "between runs" {
+		t.Errorf("A/A Latency median: %s on %s, want not different, on between runs", v.Verdict, v.Basis)
 	}
-	if v := cellOf(t, c, "Latency p99"); v.Basis != "between runs" {
-		t.Errorf("A/A Latency p99 judged on %s, want between runs", v.Basis)
+	for _, f := range []string{"Sustained throughput", "Latency p99"} {
+		if v := cellOf(t, c, f); v.Basis != "between runs" {
+			t.Errorf("A/A %s judged on %s, want between runs", f, v.Basis)
+		}
 	}
 
 	// More latency: the median, which every operation's sleep sets, is
