@@ -299,8 +299,9 @@ func TestRunSpreadFromHistory(t *testing.T) {
 // runs of one setup at a fixed rate in two groups, interleaved (A, B, B, A,
 // A, B, B, A, A, B: each round in another order; with three a side, CI of
 // 2026-11-27 saw all three runs of one side stalled by the Cassandra tests
-// beside them, and a p99 "better" by 98%), are not called different and
-// --fail-if-worse 5% does not fire. ("Same" is not required even of the
+// beside them, and a p99 "better" by 98%), are not called different on
+// the throughput the rate sets and --fail-if-worse 5% on it does not fire
+// (the latencies are logged, below). ("Same" is not required even of the
 // throughput the rate sets: on a loaded machine the client falls behind
 // in some runs, seen as +0.4% [-9.4, +11] inconclusive. The fake target at
 // a fixed 2,000 op/s, three 1 s runs a side, at the default 2%: three
@@ -325,13 +326,21 @@ func TestRepeatedRedisRuns(t *testing.T) {
 			b = append(b, out)
 		}
 	}
-	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...), "--fail-if-worse", "5%", "--min-effect", "10%")...)
+	c, code, errs := compareJSON(t, append(append(append([]string{}, a...), b...), "--fail-if-worse", "5%", "--fail-on", "sustained", "--min-effect", "10%")...)
 	if code != 0 {
 		t.Fatalf("A/A on Redis: --fail-if-worse fired: exit %d: %s", code, errs)
 	}
-	for _, f := range []string{"Sustained throughput", "Latency median", "Latency p99"} {
-		if v := cellOf(t, c, f); v.Verdict == "different" {
-			t.Errorf("A/A on Redis %s: %s", f, v.Text)
+	if v := cellOf(t, c, "Sustained throughput"); v.Verdict == "different" || v.Basis != "between runs" {
+		t.Errorf("A/A on Redis throughput: %s (%s)", v.Text, v.Basis)
+	}
+	// The latencies are logged, not held: a Redis operation's 50-100 us
+	// move with the timers and the scheduler by tens of percent from run
+	// to run (seen on an idle machine: median +5.1% [-16, +31] and +13%
+	// [-5.9, +36]), and an interval that wide excludes 1 in 5% of A/A
+	// trials of any calibrated 95% interval, which is then "different".
+	for _, f := range []string{"Latency median", "Latency p99"} {
+		if v := cellOf(t, c, f); v.Basis != "between runs" {
+			t.Errorf("A/A on Redis %s judged on %s, want between runs", f, v.Basis)
 		}
 	}
 }
