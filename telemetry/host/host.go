@@ -21,13 +21,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/procfs"
-	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/machine"
@@ -59,8 +55,7 @@ type Sampler struct {
 	tick     func(int, time.Time)
 	onSample func(result.TelemetrySample)
 
-	fs  procfs.FS
-	bfs blockdevice.FS
+	proc *procFiles
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -79,8 +74,9 @@ type Sampler struct {
 
 	// the previous raw reading
 	prevAt    time.Time
-	prevStat  procfs.Stat
-	prev      *machine.Reading
+	prevStat  procStat
+	prev      *machine.Frame
+	spare     *machine.Frame // the frame the next reading is read into
 	havePrev  bool
 	wholeDisk map[string]bool
 	ticks     int // samples taken
@@ -95,13 +91,7 @@ func Start(ctx context.Context, interval time.Duration, opts ...Option) *Sampler
 	for _, o := range opts {
 		o(s)
 	}
-	var err error
-	if s.fs, err = procfs.NewDefaultFS(); err != nil {
-		s.err = err
-	}
-	if s.bfs, err = blockdevice.NewDefaultFS(); err != nil && s.err == nil {
-		s.err = err
-	}
+	s.proc = newProcFiles("/proc")
 	s.self, _ = proc.Self()
 	ctx, s.cancel = context.WithCancel(ctx)
 	now := time.Now()
@@ -141,6 +131,7 @@ func (s *Sampler) Stop() *result.HostSeries {
 	if now := time.Now(); now.Sub(last) >= s.interval/5 {
 		s.read(now)
 	}
+	s.proc.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.series
@@ -184,11 +175,32 @@ func (s *Sampler) setErr(err error) {
 
 // read takes one reading and, when there is a previous one, appends the sample.
 func (s *Sampler) read(now time.Time) {
-	stat, errStat := s.fs.Stat()
-	disks, errDisk := s.bfs.ProcDiskstats()
-	nets, errNet := s.fs.NetDev()
-	mem, errMem := s.fs.Meminfo()
-	load, errLoad := s.fs.LoadAvg()
+	cur := s.spare
+	if cur == nil {
+		cur = machine.NewFrame()
+	}
+	s.spare = nil
+	cur.Reset()
+	stat, errStat := s.proc.stat(cur)
+	errDisk := s.proc.diskstats(cur, s.wholeDisk)
+	errNet := s.proc.netdev(cur)
+	errMem := s.proc.meminfo(cur)
+	load, errLoad := s.proc.load1()
+	// A file read in part gives no figures: the next sample does not
+	// compare with a part.
+	if errStat != nil {
+		clear(cur.CPU)
+		cur.Total = nil
+	}
+	if errDisk != nil {
+		clear(cur.Disks)
+	}
+	if errNet != nil {
+		clear(cur.Nets)
+	}
+	if errMem != nil {
+		clear(cur.Mem)
+	}
 	var selfS, srvS result.ProcSample
 	var selfOK, srvOK bool
 	if s.self != nil {
@@ -203,24 +215,6 @@ func (s *Sampler) read(now time.Time) {
 	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad} {
 		s.setErr(err)
 	}
-	cur := &machine.Reading{}
-	if errStat == nil {
-		cpuReading(cur, stat)
-	}
-	if errMem == nil {
-		cur.Mem = memReading(mem)
-	}
-	cur.Disks = make(map[string]*machine.DiskCounters, len(disks))
-	for _, d := range disks {
-		if s.wholeDisk[d.DeviceName] {
-			cur.Disks[d.DeviceName] = diskCounters(d.IOStats)
-		}
-	}
-	cur.Nets = make(map[string]*machine.NetCounters, len(nets))
-	for name, n := range nets {
-		cur.Nets[name] = &machine.NetCounters{RxBytes: float64(n.RxBytes), TxBytes: float64(n.TxBytes),
-			RxPackets: float64(n.RxPackets), TxPackets: float64(n.TxPackets)}
-	}
 
 	if s.havePrev {
 		dt := now.Sub(s.prevAt)
@@ -229,12 +223,12 @@ func (s *Sampler) read(now time.Time) {
 			DurationNs: dt.Nanoseconds(),
 		}
 		if errStat == nil {
-			cpuSplit(&hs, s.prev, cur)
-			hs.CtxSwitches = sub(stat.ContextSwitches, s.prevStat.ContextSwitches)
-			hs.Interrupts = sub(stat.IRQTotal, s.prevStat.IRQTotal)
+			cpuSplit(&hs, &s.prev.Reading, &cur.Reading)
+			hs.CtxSwitches = sub(stat.ctxt, s.prevStat.ctxt)
+			hs.Interrupts = sub(stat.intr, s.prevStat.intr)
 		}
 		if errLoad == nil {
-			hs.Load1 = load.Load1
+			hs.Load1 = load
 		}
 		if errMem == nil {
 			m := machine.MemFigures(cur.Mem)
@@ -252,6 +246,7 @@ func (s *Sampler) read(now time.Time) {
 		}
 		s.ticks++
 	}
+	s.spare = s.prev
 	s.prevAt, s.prevStat, s.prev, s.havePrev = now, stat, cur, true
 }
 
@@ -299,42 +294,6 @@ func cpuSplit(hs *result.HostSample, prev, cur *machine.Reading) {
 	c := machine.CPUDeltas(prev, cur)
 	hs.CPUUser, hs.CPUSystem, hs.CPUIOWait, hs.CPUIRQ, hs.CPUSoftIRQ, hs.CPUSteal, hs.CPUIdle = c.User, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle
 	hs.CPUMaxCore, hs.CPUMaxCoreID, hs.CPUMaxCoreIRQ = c.MaxCore, c.MaxCoreID, c.MaxCoreIRQ
-}
-
-// cpuReading is /proc/stat's CPU lines as a machine reading: the all-CPU
-// line and each core's. User includes guest time (the kernel already counts
-// it there).
-func cpuReading(r *machine.Reading, st procfs.Stat) {
-	times := func(c procfs.CPUStat) *machine.CPUTimes {
-		return &machine.CPUTimes{User: c.User, Nice: c.Nice, System: c.System, IOWait: c.Iowait, IRQ: c.IRQ,
-			SoftIRQ: c.SoftIRQ, Steal: c.Steal, Idle: c.Idle}
-	}
-	r.Total = times(st.CPUTotal)
-	r.CPU = make(map[string]*machine.CPUTimes, len(st.CPU))
-	for id, c := range st.CPU {
-		r.CPU[strconv.FormatInt(id, 10)] = times(c)
-	}
-}
-
-// memReading is /proc/meminfo's gauges by name, as node_exporter names them.
-func memReading(m procfs.Meminfo) map[string]float64 {
-	out := map[string]float64{}
-	for name, p := range map[string]*uint64{"MemTotal": m.MemTotalBytes, "MemFree": m.MemFreeBytes, "Buffers": m.BuffersBytes,
-		"Cached": m.CachedBytes, "SReclaimable": m.SReclaimableBytes, "MemAvailable": m.MemAvailableBytes, "Dirty": m.DirtyBytes} {
-		if p != nil {
-			out[name] = float64(*p)
-		}
-	}
-	return out
-}
-
-// diskCounters is one /proc/diskstats line as machine counters. Sectors in
-// diskstats are always 512 bytes, whatever the device's block size; times
-// are in milliseconds.
-func diskCounters(c blockdevice.IOStats) *machine.DiskCounters {
-	return &machine.DiskCounters{Reads: float64(c.ReadIOs), Writes: float64(c.WriteIOs),
-		ReadBytes: float64(c.ReadSectors) * 512, WrittenBytes: float64(c.WriteSectors) * 512,
-		ReadSecs: float64(c.ReadTicks) / 1e3, WriteSecs: float64(c.WriteTicks) / 1e3, IOSecs: float64(c.IOsTotalTicks) / 1e3}
 }
 
 // hostNets keeps the loader host's figures of each interface (its samples

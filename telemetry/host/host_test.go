@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/result"
@@ -196,14 +195,11 @@ func TestDeviceOfRoot(t *testing.T) {
 
 func TestCPUSplitFromFixture(t *testing.T) {
 	// Two readings 1 s apart on 2 CPUs: cpu0 fully busy in user, cpu1 idle
-	// but for 10% steal.
+	// but for 10% steal (in USER_HZ, 100 a second).
 	hs := result.HostSample{}
-	a := mkStat(map[int64][2]float64{0: {0, 1}, 1: {0, 1}})
-	b := mkStat(map[int64][2]float64{0: {1, 1}, 1: {0, 1.9}})
-	b.CPU[1] = withSteal(b.CPU[1], 0.1)
-	b.CPUTotal.User, b.CPUTotal.Idle, b.CPUTotal.Steal = 1, 2.9, 0.1
-	a.CPUTotal.Idle = 2
-	splitStats(&hs, a, b)
+	a := statFrame(t, "cpu  0 0 0 200 0 0 0 0 0 0\ncpu0 0 0 0 100 0 0 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0 0 0\n")
+	b := statFrame(t, "cpu  100 0 0 290 0 0 0 10 0 0\ncpu0 100 0 0 100 0 0 0 0 0 0\ncpu1 0 0 0 190 0 0 0 10 0 0\n")
+	cpuSplit(&hs, &a.Reading, &b.Reading)
 	if hs.CPUUser != 0.5 || hs.CPUSteal != 0.05 || hs.CPUIdle < 0.449 || hs.CPUIdle > 0.451 {
 		t.Errorf("split user %.3f steal %.3f idle %.3f, want 0.5 0.05 0.45", hs.CPUUser, hs.CPUSteal, hs.CPUIdle)
 	}
@@ -214,36 +210,22 @@ func TestCPUSplitFromFixture(t *testing.T) {
 		t.Errorf("interrupt share %.2f with no interrupt time", hs.CPUMaxCoreIRQ)
 	}
 	// A core spending 60% in softirq and 30% in irq is an interrupt core at 90%.
-	c := mkStat(map[int64][2]float64{0: {0, 0}})
-	d := mkStat(map[int64][2]float64{0: {0, 0.1}})
-	cc := d.CPU[0]
-	cc.SoftIRQ, cc.IRQ = 0.6, 0.3
-	d.CPU[0] = cc
-	splitStats(&hs, c, d)
+	c := statFrame(t, "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+	d := statFrame(t, "cpu  0 0 0 10 0 30 60 0 0 0\ncpu0 0 0 0 10 0 30 60 0 0 0\n")
+	cpuSplit(&hs, &c.Reading, &d.Reading)
 	if hs.CPUMaxCoreIRQ < 0.899 || hs.CPUMaxCoreIRQ > 0.901 {
 		t.Errorf("interrupt share %.3f, want 0.9", hs.CPUMaxCoreIRQ)
 	}
 }
 
-// splitStats is cpuSplit of two /proc/stat readings.
-func splitStats(hs *result.HostSample, a, b procfs.Stat) {
-	ra, rb := &machine.Reading{}, &machine.Reading{}
-	cpuReading(ra, a)
-	cpuReading(rb, b)
-	cpuSplit(hs, ra, rb)
-}
-
-func mkStat(cores map[int64][2]float64) procfs.Stat {
-	st := procfs.Stat{CPU: map[int64]procfs.CPUStat{}}
-	for id, v := range cores {
-		st.CPU[id] = procfs.CPUStat{User: v[0], Idle: v[1]}
+// statFrame is a /proc/stat text read into a frame.
+func statFrame(t *testing.T, text string) *machine.Frame {
+	t.Helper()
+	f := machine.NewFrame()
+	if _, err := parseStat([]byte(text), f, func(b []byte) string { return string(b) }); err != nil {
+		t.Fatal(err)
 	}
-	return st
-}
-
-func withSteal(c procfs.CPUStat, steal float64) procfs.CPUStat {
-	c.Steal = steal
-	return c
+	return f
 }
 
 // Sending 16 MiB over a loopback TCP connection shows at least that many

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/telemetry/machine"
 	"github.com/platbench/platbench/telemetry/promtext"
 	"github.com/platbench/platbench/telemetry/scrape"
 )
@@ -126,7 +127,7 @@ func (n *node) keep(at, now time.Time, r *frame, err error) {
 	// The reading is as of when the answer came: the body is the exporter's
 	// view at the moment it served it, which is closer to now than to at.
 	if n.prev != nil {
-		s := sample(&n.prev.reading, &r.reading, now.Sub(n.prevAt))
+		s := sample(&n.prev.Reading, &r.Reading, now.Sub(n.prevAt))
 		s.OffsetNs = n.prevAt.Sub(n.series.StartedAt).Nanoseconds()
 		n.add(s)
 	}
@@ -166,7 +167,7 @@ func (n *node) get(ctx context.Context) (*frame, error) {
 	}
 	f := n.spare
 	if f == nil {
-		f = newFrame()
+		f = machine.NewFrame()
 	}
 	n.spare = nil
 	err = n.parser.parse(resp.Body, f)

@@ -43,7 +43,7 @@ func (p *parser) parse(body io.Reader, f *frame) error {
 	if p.r == nil {
 		p.r = promtext.NewReader("cpu", "mode", "device")
 	}
-	f.reset()
+	f.Reset()
 	p.f = f
 	defer func() { p.f = nil }()
 	if err := p.r.Read(body, wanted, p.sample); err != nil {
@@ -85,7 +85,7 @@ func familyOf(name []byte) func(p *parser, f *frame, name []byte, v float64) {
 }
 
 func addCPU(p *parser, f *frame, _ []byte, v float64) {
-	c := slot(f.CPU, f.cpus, p.intern(p.r.Label(labelCPU)))
+	c := f.CPUSlot(p.intern(p.r.Label(labelCPU)))
 	switch string(p.r.Label(labelMode)) {
 	case "user":
 		c.User = v
@@ -111,11 +111,11 @@ func addMem(p *parser, f *frame, name []byte, v float64) {
 }
 
 func addDisk(p *parser, f *frame, name []byte, v float64) {
-	*diskField(name)(slot(f.Disks, f.disks, p.intern(p.r.Label(labelDevice)))) = v
+	*diskField(name)(f.DiskSlot(p.intern(p.r.Label(labelDevice)))) = v
 }
 
 func addNet(p *parser, f *frame, name []byte, v float64) {
-	*netField(name)(slot(f.Nets, f.nets, p.intern(p.r.Label(labelDevice)))) = v
+	*netField(name)(f.NetSlot(p.intern(p.r.Label(labelDevice)))) = v
 }
 
 func diskField(name []byte) func(*machine.DiskCounters) *float64 {
@@ -158,54 +158,9 @@ func netField(name []byte) func(*machine.NetCounters) *float64 {
 	return nil
 }
 
-// A frame is a reading refilled in place each scrape: the entries of its
-// maps come from pools kept across scrapes, so a core or device seen before
-// costs no allocation. A node keeps two (the previous reading and the one
-// being read).
-type frame struct {
-	reading
-	cpus  map[string]*machine.CPUTimes
-	disks map[string]*machine.DiskCounters
-	nets  map[string]*machine.NetCounters
-}
-
-func newFrame() *frame {
-	return &frame{reading: reading{CPU: map[string]*machine.CPUTimes{}, Mem: map[string]float64{},
-		Disks: map[string]*machine.DiskCounters{}, Nets: map[string]*machine.NetCounters{}},
-		cpus: map[string]*machine.CPUTimes{}, disks: map[string]*machine.DiskCounters{}, nets: map[string]*machine.NetCounters{}}
-}
-
-// reset empties the reading (only what this scrape reads will be in it)
-// and bounds the pools.
-func (f *frame) reset() {
-	clear(f.CPU)
-	clear(f.Mem)
-	clear(f.Disks)
-	clear(f.Nets)
-	if len(f.cpus)+len(f.disks)+len(f.nets) > promtext.MaxNames {
-		clear(f.cpus)
-		clear(f.disks)
-		clear(f.nets)
-	}
-}
-
-// slot is the entry of key in live, zeroed, taken from pool (or made and
-// pooled) the first time this scrape names it.
-func slot[T any](live, pool map[string]*T, key string) *T {
-	if e := live[key]; e != nil {
-		return e
-	}
-	e := pool[key]
-	if e == nil {
-		e = new(T)
-		pool[key] = e
-	} else {
-		var zero T
-		*e = zero
-	}
-	live[key] = e
-	return e
-}
+// A frame is a node's reading refilled in place (machine.Frame): a node
+// keeps two, the previous reading and the one being read.
+type frame = machine.Frame
 
 // sample turns two readings dt apart into one sample's figures (OffsetNs is
 // the caller's), by the one arithmetic the loader host uses too (package

@@ -10,17 +10,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platbench/platbench/telemetry/machine"
 )
 
 // parseExposition reads one body into a new frame with a new parser, as a
 // node's first scrape does.
 func parseExposition(body io.Reader) (*reading, error) {
 	var p parser
-	f := newFrame()
+	f := machine.NewFrame()
 	if err := p.parse(body, f); err != nil {
 		return nil, err
 	}
-	return &f.reading, nil
+	return &f.Reading, nil
 }
 
 func readFixture(t testing.TB) []byte {
@@ -209,7 +211,7 @@ func checkAsExpfmt(t *testing.T, body string, f *frame) {
 	} else {
 		var p parser
 		if err = p.parse(strings.NewReader(body), f); err == nil {
-			got = &f.reading
+			got = &f.Reading
 		}
 	}
 	if werr != nil {
@@ -234,7 +236,7 @@ func dump(r *reading) string {
 func TestFrameRefill(t *testing.T) {
 	body := readFixture(t)
 	var p parser
-	f := newFrame()
+	f := machine.NewFrame()
 	rd := bytes.NewReader(body)
 	if err := p.parse(rd, f); err != nil {
 		t.Fatal(err)
@@ -251,7 +253,7 @@ func TestFrameRefill(t *testing.T) {
 	less := "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 5\nnode_disk_reads_completed_total{device=\"sdz\"} 1\n"
 	checkAsExpfmt(t, less, f)
 	if len(f.CPU) != 1 || f.CPU["1"].User != 0 || len(f.Mem) != 0 || len(f.Disks) != 1 || len(f.Nets) != 0 {
-		t.Errorf("refilled frame kept the earlier scrape's figures: %s", dump(&f.reading))
+		t.Errorf("refilled frame kept the earlier scrape's figures: %s", dump(&f.Reading))
 	}
 	checkAsExpfmt(t, string(body), f)
 }
@@ -294,7 +296,7 @@ func FuzzParseExposition(f *testing.F) {
 	empty := &reading{}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkAsExpfmt(t, string(body), nil)
-		used := newFrame()
+		used := machine.NewFrame()
 		var p parser
 		if err := p.parse(bytes.NewReader(fix), used); err != nil {
 			t.Fatal(err)
@@ -354,7 +356,7 @@ func BenchmarkScrapeSample(b *testing.B) {
 		b.Fatal(err)
 	}
 	var p parser
-	prev, cur := newFrame(), newFrame()
+	prev, cur := machine.NewFrame(), machine.NewFrame()
 	if err := p.parse(bytes.NewReader(body), prev); err != nil {
 		b.Fatal(err)
 	}
@@ -366,7 +368,7 @@ func BenchmarkScrapeSample(b *testing.B) {
 		if err := p.parse(rd, cur); err != nil {
 			b.Fatal(err)
 		}
-		_ = sample(&prev.reading, &cur.reading, time.Second)
+		_ = sample(&prev.Reading, &cur.Reading, time.Second)
 		prev, cur = cur, prev
 	}
 }
