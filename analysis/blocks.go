@@ -18,7 +18,8 @@ type Block struct {
 	Group int
 	// After is true when the group ran after the baseline, false before.
 	After bool
-	// Base and Other span each group's runs: the first start, the last end.
+	// BaseFrom and BaseTo span the baseline group's runs (its first start,
+	// its last end), From and To this group's.
 	BaseFrom, BaseTo, From, To time.Time
 }
 

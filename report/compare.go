@@ -173,8 +173,12 @@ func blockText(an *analysis.GroupComparison, b analysis.Block) string {
 		when = "before"
 	}
 	layout := "15:04:05"
-	if b.BaseFrom.UTC().YearDay() != b.To.UTC().YearDay() || b.BaseFrom.Year() != b.To.Year() {
-		layout = "2006-01-02 15:04:05"
+	first, last := b.BaseFrom, b.To // the baseline first, the other group last
+	if !b.After {
+		first, last = b.From, b.BaseTo
+	}
+	if first.UTC().Format(time.DateOnly) != last.UTC().Format(time.DateOnly) {
+		layout = "2006-01-02 15:04:05" // the runs span two days
 	}
 	span := func(from, to time.Time) string {
 		return from.UTC().Format(layout) + "–" + to.UTC().Format(layout)
