@@ -47,13 +47,15 @@ func TestByNameFollowsRestart(t *testing.T) {
 		// Started is not yet running the program: on a loaded machine a
 		// sample between fork and exec read an RSS of 0 (CI of
 		// 2026-11-27). Wait until its memory is the program's.
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c.Process.Pid), "statm"))
 			if f := strings.Fields(string(statm)); err == nil && len(f) > 1 && f[1] != "0" {
-				break
+				return c
+			}
+			if time.Now().After(end) {
+				t.Fatalf("pid %d has no resident memory 10 s after it was started (statm %q, %v)", c.Process.Pid, statm, err)
 			}
 		}
-		return c
 	}
 	first := start()
 	tr, err := ByName("pbsleeptest")
