@@ -8,8 +8,11 @@
 package proc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +45,8 @@ type Tracker struct {
 	prevRead uint64
 	prevWrit uint64
 	prevThr  map[int]float64 // tid -> CPU seconds
+	spareThr map[int]float64 // the map the next sample's threads go into
+	buf      []byte          // a stat file read
 }
 
 // Self tracks this process.
@@ -192,26 +197,35 @@ func (t *Tracker) Sample(now time.Time) (s result.ProcSample, ok bool, err error
 			ok = true
 		}
 	}
+	t.spareThr = t.prevThr
 	t.have, t.prevAt, t.prevCPU, t.prevRead, t.prevWrit, t.prevThr = true, now, cpu, rd, wr, thr
 	return s, ok, nil
 }
 
-// threads reads every thread's CPU seconds from /proc/PID/task/*/stat.
+// threads reads every thread's CPU seconds from /proc/PID/task/*/stat
+// into the tracker's spare map (the previous sample's stays in prevThr).
 // The few dozen threads of a Go process or a server cost well under a
-// millisecond a second.
+// millisecond a second; each stat file is read into one buffer and parsed
+// in place, so what a sample allocates is the directory listing and the
+// paths.
 func (t *Tracker) threads(p procfs.Proc) map[int]float64 {
 	dir := filepath.Join("/proc", strconv.Itoa(p.PID), "task")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	out := make(map[int]float64, len(ents))
+	out := t.spareThr
+	if out == nil {
+		out = make(map[int]float64, len(ents))
+	}
+	t.spareThr = nil
+	clear(out)
 	for _, e := range ents {
 		tid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "stat"))
+		b, err := t.readFile(filepath.Join(dir, e.Name(), "stat"))
 		if err != nil {
 			continue
 		}
@@ -222,26 +236,90 @@ func (t *Tracker) threads(p procfs.Proc) map[int]float64 {
 	return out
 }
 
+// readFile reads a small /proc file into the tracker's buffer (valid until
+// the next read).
+func (t *Tracker) readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if t.buf == nil {
+		t.buf = make([]byte, 0, 1024)
+	}
+	b := t.buf[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF || n == 0 && err == nil {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	t.buf = b
+	return b, nil
+}
+
 // statCPU returns utime+stime in seconds from a /proc/*/stat line. The
 // command name (field 2) may contain spaces and parentheses, so fields are
 // counted from the last ')'.
 func statCPU(b []byte) (float64, bool) {
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
+	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0, false
 	}
-	f := strings.Fields(s[i+1:])
-	// after ')': state(3) ppid(4) ... utime(14) stime(15) → indexes 11, 12
-	if len(f) < 13 {
-		return 0, false
-	}
-	u, err1 := strconv.ParseUint(f[11], 10, 64)
-	k, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
+	// after ')': state(3) ppid(4) ... utime(14) stime(15) → fields 11, 12
+	rest := b[i+1:]
+	var u, k uint64
+	for n := 0; n <= 12; n++ {
+		for len(rest) > 0 && isSpace(rest[0]) {
+			rest = rest[1:]
+		}
+		j := 0
+		for j < len(rest) && !isSpace(rest[j]) {
+			j++
+		}
+		if j == 0 {
+			return 0, false
+		}
+		if n == 11 || n == 12 {
+			v, ok := parseCount(rest[:j])
+			if !ok {
+				return 0, false
+			}
+			if n == 11 {
+				u = v
+			} else {
+				k = v
+			}
+		}
+		rest = rest[j:]
 	}
 	return float64(u+k) / userHZ, true
+}
+
+// isSpace is ASCII white space, as strings.Fields splits on.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// parseCount is a decimal count (no sign), false when b is not one or
+// overflows.
+func parseCount(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if c < '0' || c > '9' || v > math.MaxUint64/10 || v*10 > math.MaxUint64-d {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, len(b) > 0
 }
 
 func sub(a, b uint64) uint64 {

@@ -1,10 +1,12 @@
 package proc
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,5 +108,66 @@ func TestStatCPUWithSpacesInName(t *testing.T) {
 	c, ok := statCPU(line)
 	if !ok || c != 3.0 {
 		t.Errorf("statCPU = %v %v, want 3.0 s", c, ok)
+	}
+}
+
+// statCPUFields is the parse statCPU replaced (strings.Fields on the text
+// after the last ')'), kept as its oracle.
+func statCPUFields(b []byte) (float64, bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	k, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return float64(u+k) / userHZ, true
+}
+
+// FuzzStatCPU: statCPU reads what the strings.Fields parse read, on any
+// line whose text after the last ')' is ASCII (the kernel's is).
+func FuzzStatCPU(f *testing.F) {
+	f.Add([]byte("123 (my (odd) name) S 1 123 123 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 0 0\n"))
+	f.Add([]byte("1 (a) S 1 1 1 0 -1 0 0 0 0 0 18446744073709551615 0 0\n"))
+	f.Add([]byte("1 (a) S 1 1 1 0 -1 0 0 0 0 0 18446744073709551616 0 0\n"))
+	f.Add([]byte("1 (a)\tS\v1\f1\r1 0 -1 0 0 0 0 0 +5 7\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			for _, c := range b[i+1:] {
+				if c >= 0x80 {
+					return
+				}
+			}
+		}
+		c, ok := statCPU(b)
+		wc, wok := statCPUFields(b)
+		if ok != wok || c != wc {
+			t.Fatalf("%q: statCPU %v %v, strings.Fields %v %v", b, c, ok, wc, wok)
+		}
+	})
+}
+
+// A second sample of a process's threads reads their stat files with no
+// allocation of its own but the directory listing and the paths.
+func TestThreadsReuse(t *testing.T) {
+	tr, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tr.Sample(now)
+	tr.Sample(now.Add(time.Second))
+	first := tr.prevThr
+	tr.Sample(now.Add(2 * time.Second))
+	tr.Sample(now.Add(3 * time.Second))
+	if len(tr.prevThr) == 0 || reflect.ValueOf(tr.prevThr).UnsafePointer() != reflect.ValueOf(first).UnsafePointer() {
+		t.Errorf("the threads' maps are not reused: %d threads", len(tr.prevThr))
 	}
 }
