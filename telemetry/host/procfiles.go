@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/platbench/platbench/telemetry/machine"
+	"github.com/platbench/platbench/telemetry/proc"
 )
 
 // procFiles reads the loader host's counters from /proc each sample, in
@@ -48,22 +49,9 @@ func (p *procFiles) read(path string) ([]byte, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	b := p.buf[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF || n == 0 && err == nil {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	b, err := proc.ReadInto(f, p.buf)
 	p.buf = b
-	return b, nil
+	return b, err
 }
 
 // close closes the files kept open.

@@ -247,22 +247,28 @@ func (t *Tracker) readFile(path string) ([]byte, error) {
 	if t.buf == nil {
 		t.buf = make([]byte, 0, 1024)
 	}
-	b := t.buf[:0]
+	t.buf, err = ReadInto(f, t.buf)
+	return t.buf, err
+}
+
+// ReadInto reads r to its end into buf's storage (grown when it is too
+// small) and returns the bytes read: a /proc file read each sample without
+// a new buffer each time.
+func ReadInto(r io.Reader, buf []byte) ([]byte, error) {
+	b := buf[:0]
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := f.Read(b[len(b):cap(b)])
+		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF || n == 0 && err == nil {
-			break
+			return b, nil
 		}
 		if err != nil {
-			return nil, err
+			return b[:0], err
 		}
 	}
-	t.buf = b
-	return b, nil
 }
 
 // statCPU returns utime+stime in seconds from a /proc/*/stat line. The
