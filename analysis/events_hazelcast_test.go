@@ -28,9 +28,7 @@ func hzJar(t *testing.T) string {
 	t.Helper()
 	testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
 	testenv.URL(t, "PLATBENCH_HAZELCAST_CTL")
-	if testing.Short() {
-		t.Skip("starts a private 3-member Hazelcast cluster (about 2 minutes); not in -short")
-	}
+	testenv.SkipShort(t, "starts a private 3-member Hazelcast cluster (about 2 minutes)")
 	jar := os.Getenv("PLATBENCH_HAZELCAST_JAR")
 	if jar == "" {
 		root := filepath.Join(filepath.Dir(os.Getenv("PLATBENCH_HAZELCAST_CTL")), "..", "..")

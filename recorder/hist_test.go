@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 )
@@ -246,7 +247,7 @@ func BenchmarkIntervalTick(b *testing.B) {
 // allocates nothing, and the collector tops the reserve up at the swap.
 func TestBurstPastTheSpillAllocatesNothing(t *testing.T) {
 	if raceOn {
-		t.Skip("allocation counts are not the program's under the race detector")
+		testenv.Skip(t, testenv.Race, "allocation counts are not the program's under the race detector")
 	}
 	r := New(Config{Shards: 1, OnInterval: func(result.Interval) {}})
 	sh := r.Shard(0)

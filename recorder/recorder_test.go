@@ -83,26 +83,60 @@ func TestRecorderSeries(t *testing.T) {
 }
 
 // A bucket with a request in flight and nothing completed is marked outstanding
-// (a stall); an idle bucket is not.
+// (a stall); an idle bucket is not. The test steps on the collector's own
+// events (the in-flight samples it takes at each bucket's end), not on
+// sleeps: a late collector on a loaded machine moves the buckets, not the
+// outcome.
 func TestOutstandingTellsStallFromIdle(t *testing.T) {
 	r := New(Config{Shards: 1, BucketWidth: 20 * time.Millisecond})
 	r.Start()
 	sh := r.Shard(0)
-	time.Sleep(70 * time.Millisecond) // idle
+	waitSamples(t, r, 2) // idle buckets
+	r.mu.Lock()
 	sh.Begin()
+	first := samples(r) // the first bucket sampled with the request in flight
+	r.mu.Unlock()
 	t0 := r.Now()
-	time.Sleep(70 * time.Millisecond) // in flight, nothing completes
+	waitSamples(t, r, first+2) // in flight, nothing completes
+	r.mu.Lock()
 	sh.Record(vocab.OpRead, t0, t0, r.Now(), 0, vocab.ClassNone)
+	end := samples(r)
+	r.mu.Unlock()
 	p := r.Stop()
 	o := p.Buckets.Outstanding
-	if len(o) < 6 {
-		t.Fatalf("%d buckets", len(o))
+	if len(o) < end {
+		t.Fatalf("%d buckets, %d sampled before the request completed", len(o), end)
 	}
-	if o[0] || o[1] {
-		t.Errorf("idle buckets marked outstanding: %v", o)
+	for i := 0; i < first; i++ {
+		if o[i] {
+			t.Errorf("idle bucket %d (of %d before the request began) marked outstanding: %v", i, first, o)
+		}
 	}
-	if !o[4] || !o[5] {
-		t.Errorf("buckets with a request in flight not marked: %v", o)
+	for i := first; i < end; i++ {
+		if !o[i] {
+			t.Errorf("bucket %d (request in flight in buckets %d to %d) not marked: %v", i, first, end-1, o)
+		}
+	}
+}
+
+// samples is how many buckets' in-flight state the collector has sampled
+// (harvested buckets, then the samples waiting). Called with r.mu held.
+func samples(r *Recorder) int { return int(r.nb) + len(r.inflightAt) }
+
+// waitSamples waits until the collector has sampled n buckets. The minute
+// bound only ends a collector that stopped: no loaded machine is that late.
+func waitSamples(t *testing.T, r *Recorder, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		r.mu.Lock()
+		got := samples(r)
+		r.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the collector sampled %d buckets in a minute, want %d", got, n)
+		}
 	}
 }
 

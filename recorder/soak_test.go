@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 )
@@ -76,14 +77,12 @@ func heapAfterGC() (live, allocated uint64) {
 // not ones nothing could break. The bytes allocated per simulated hour stay
 // level: the work of a second does not grow with the seconds before it.
 func TestStreamedMemoryIsFlat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates five hours (about 15 s)")
-	}
+	testenv.SkipShort(t, "simulates five hours (about 15 s)")
 	if raceOn {
 		// scripts/test.sh runs this package again under the race detector,
 		// for its goroutines: there this test took 400 s in CI and its heap
 		// figures would be the detector's.
-		t.Skip("heap figures are not the program's under the race detector")
+		testenv.Skip(t, testenv.Race, "heap figures are not the program's under the race detector")
 	}
 	const perHourBound = 1 << 20 // bytes of live heap a simulated hour may add: the goal
 	var seconds, ops uint64
@@ -152,9 +151,7 @@ func TestStreamedMemoryIsFlat(t *testing.T) {
 // when the first hour's seconds were held in memory. An hour and a minute
 // simulated past the first: both tiers, 1 s and 10 s.
 func TestStreamedSeriesIsTheJournals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates an hour and a half, through a journal on disk")
-	}
+	testenv.SkipShort(t, "simulates an hour and a half, through a journal on disk")
 	j, err := result.CreateJournal(filepath.Join(t.TempDir(), "r.json.partial"))
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +184,7 @@ func TestStreamedSeriesIsTheJournals(t *testing.T) {
 // that before it collects.
 func TestStartHeapIsSmall(t *testing.T) {
 	if raceOn {
-		t.Skip("heap figures are not the program's under the race detector")
+		testenv.Skip(t, testenv.Race, "heap figures are not the program's under the race detector")
 	}
 	const bound = 16 << 20
 	before, _ := heapAfterGC()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/workload"
 )
@@ -266,9 +267,7 @@ func TestPipelinedPerOpLatency(t *testing.T) {
 // coordinated omission): as runner_test.go's test for plain workers, with
 // 4 ops in flight over 2 pipelined workers.
 func TestPipelinedFixedRateStallIsChargedToLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 s run")
-	}
+	testenv.SkipShort(t, "3 s run")
 	const (
 		rate     = 1000.0
 		stallAt  = 1.0
@@ -434,9 +433,7 @@ func TestTicksCountFromTheLastDeadlineReached(t *testing.T) {
 // replies, each a wakeup on a real target). (Counts are bounded loosely: a
 // loaded machine only makes batches larger.)
 func TestPipelinedPaceTickBatchesStarts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1 s run")
-	}
+	testenv.SkipShort(t, "1 s run")
 	s, ks := spec(t, "ycsb-c")
 	f := &pfake{depth: 64, lat: func(uint64) time.Duration { return 5 * time.Millisecond }}
 	p, _, err := Run(context.Background(), f, s, ks, Config{Duration: time.Second, Rate: 2000, Concurrency: 64, PaceTick: 20 * time.Millisecond})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter/null"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 )
@@ -79,9 +80,7 @@ func TestPacerReleasesDueOpsWithTheirOwnIntendedStarts(t *testing.T) {
 //     releases ops up to 20 ms late with idle workers: LateClient, not Delayed,
 //     and the lag histogram shows the lateness (about half a tick on average).
 func TestLateStartsAreToldApart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2 s of runs")
-	}
+	testenv.SkipShort(t, "2 s of runs")
 	s, ks := spec(t, "ycsb-c")
 	held, _, err := Run(context.Background(), openFake(t, "latency=200ms"), s, ks, Config{Duration: time.Second, Rate: 50, Concurrency: 2})
 	if err != nil {
@@ -119,9 +118,7 @@ func TestLateStartsAreToldApart(t *testing.T) {
 // delayed: latency from each op's intended start on the ramp's schedule,
 // checked against the hand computation (as the constant-rate test does).
 func TestStallDuringRampIsChargedToTheOpsItDelayed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 s run")
-	}
+	testenv.SkipShort(t, "3 s run")
 	const stallAt, stallFor, runFor = 1.0, 0.5, 3.0
 	prof := mustProfile(t, "ramp(500, 1500, 3s)")
 	s, ks := spec(t, "ycsb-c")

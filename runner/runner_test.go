@@ -11,6 +11,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/fake"
 	"github.com/platbench/platbench/adapter/null"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/workload"
@@ -114,9 +115,7 @@ func TestErrorsCountedByClass(t *testing.T) {
 // show the stall the way the hand computation says; service time must not
 // (only the few ops caught inside the stall have long service times).
 func TestFixedRateStallIsChargedToLatencyNotServiceTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 s run")
-	}
+	testenv.SkipShort(t, "3 s run")
 	const (
 		rate     = 1000.0
 		stallAt  = 1.0 // s

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/recorder"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestSleeperWaits(t *testing.T) {
 	s := newSleeper()
 	if s == nil {
-		t.Skip("no timerfd here: the runner falls back to nanosleep")
+		testenv.Skip(t, testenv.Host, "no timerfd here: the runner falls back to nanosleep")
 	}
 	defer s.close()
 	rec := recorder.New(recorder.Config{})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs and starts the real servers on 127.0.0.1,
-# runs every Go test against them (integration tests fail rather than skip when
-# CI is set), then stops the servers.
+# runs every Go test against them (an integration test whose server, root or
+# tool is missing fails rather than skips: PLATBENCH_REQUIRE_SERVERS, and
+# every skip is counted by reason at the end), then stops the servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Root first, before anything is installed: the suite apt-get installs servers,
@@ -60,6 +61,12 @@ if [ "$otava" -ne 0 ]; then
   exit "$otava"
 fi
 export PLATBENCH_OTAVA=$PWD/.cache/otava/bin/otava
+# A missing server, root or tool fails its test instead of skipping it
+# (internal/testenv), and every skip is logged with its kind and reason,
+# counted at the end.
+export PLATBENCH_REQUIRE_SERVERS=1
+export PLATBENCH_SKIP_LOG=$PWD/test-artifacts/skips.log
+rm -f "$PLATBENCH_SKIP_LOG"
 set +e
 PLATBENCH_REDIS_EXPECT=redis go test -count=1 -timeout 45m ./... 2>&1 | tee test-artifacts/go-test.log
 status=${PIPESTATUS[0]}
@@ -87,6 +94,21 @@ FUZZTIME=${FUZZTIME:-3s} scripts/fuzz.sh 2>&1 | tee -a test-artifacts/go-test.lo
 fuzz=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$fuzz
 set -e
+# Skips by kind and reason; one that hides a missing server, root or tool
+# fails make test even if its test did not (testenv fails those tests too).
+skips=0
+if [ -s "$PLATBENCH_SKIP_LOG" ]; then
+  skips=$(wc -l <"$PLATBENCH_SKIP_LOG")
+  echo "skipped tests: $skips, by kind and reason:"
+  cut -f1,3 "$PLATBENCH_SKIP_LOG" | sort | uniq -c | sort -rn | sed 's/^/  /'
+  if cut -f1 "$PLATBENCH_SKIP_LOG" | grep -qxE 'server|root|tool'; then
+    echo "make test: an integration test was skipped for a missing server, root or tool:" >&2
+    grep -E '^(server|root|tool)'$'\t' "$PLATBENCH_SKIP_LOG" | sed 's/^/  /' >&2
+    [ "$status" -ne 0 ] || status=1
+  fi
+else
+  echo "skipped tests: 0"
+fi
 echo "go test packages: $(grep -c '^ok ' test-artifacts/go-test.log || true) ok, $(grep -cE '^FAIL[[:space:]]' test-artifacts/go-test.log || true) failed"
 [ "$status" -eq 0 ] || failed test-artifacts/go-test.log
 exit "$status"

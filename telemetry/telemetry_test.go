@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/platform"
@@ -23,7 +24,7 @@ func startNamed(t *testing.T, bin, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	src, err := exec.LookPath(bin)
 	if err != nil {
-		t.Skipf("%s not found: %v", bin, err)
+		testenv.Skip(t, testenv.Tool, "%s not found: %v", bin, err)
 	}
 	dst := filepath.Join(t.TempDir(), name)
 	in, err := os.Open(src)
@@ -140,7 +141,7 @@ func TestSessionPerfServerScope(t *testing.T) {
 		if c.UnavailableReason == "" {
 			t.Fatal("no task-clock and no reason")
 		}
-		t.Skipf("counting another process is not permitted here: %s", c.UnavailableReason)
+		testenv.Skip(t, testenv.Host, "counting another process is not permitted here: %s", c.UnavailableReason)
 	}
 	// The spinning shell's CPU time, as the server samples saw it.
 	dur := map[int64]int64{}

@@ -316,9 +316,7 @@ func TestTokenAwareRouting(t *testing.T) {
 	probe := openTest(t, nil)
 	hosts := probe.session.GetHosts()
 	probe.Close()
-	if len(hosts) < 2 {
-		t.Skip("one node: routing has one choice (run with PLATBENCH_CASSANDRA_NODES=3)")
-	}
+	testenv.Nodes(t, len(hosts), 2) // one node: routing has one choice
 	for _, aware := range []bool{true, false} {
 		tg := setupBench(t, map[string]string{"token_aware": fmt.Sprint(aware), "schema": SchemaStress})
 		wk, err := tg.NewWorker(0)

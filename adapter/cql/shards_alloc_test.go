@@ -13,6 +13,7 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/cqltest"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -33,7 +34,7 @@ type served struct {
 // cluster until its stdin closes.
 func TestCQLTestServerProcess(t *testing.T) {
 	if os.Getenv(serveEnv) == "" {
-		t.Skip("the server process of TestShardHotPathDoesNotAllocate (run by it)")
+		testenv.Skip(t, testenv.Subprocess, "the server process of TestShardHotPathDoesNotAllocate (run by it)")
 	}
 	cl, err := cqltest.Start(cqltest.Config{Scylla: true, ShardAwarePort: true, Nodes: 3, Shards: 4, Seed: 11})
 	if err != nil {

@@ -93,9 +93,7 @@ func TestVerifyNodeDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := strings.Count(pu.Host, ",") + 1
-	if nodes < 3 {
-		t.Skipf("%d node(s): RF=3 needs the 3-node cluster (PLATBENCH_CASSANDRA_NODES=3)", nodes)
-	}
+	testenv.Nodes(t, nodes, 3) // RF=3
 	ctx := context.Background()
 	opts := map[string]string{"keyspace": "pb_verify_down", "rf": "3", "consistency": "QUORUM", "timeout": "1s", "reconnect_interval": "1s"}
 	spec := verifySpec(t)
@@ -111,7 +109,7 @@ func TestVerifyNodeDown(t *testing.T) {
 	}
 	pid, err := os.ReadFile(filepath.Join(runDir, "node3", "pid"))
 	if err != nil {
-		t.Skipf("node 3's pid: %v", err)
+		testenv.Skip(t, testenv.Server, "node 3's pid (scripts/servers/cassandra.sh writes it): %v", err)
 	}
 	ev, err := runner.ParseEvent("3s:kill:" + strings.TrimSpace(string(pid)))
 	if err != nil {

@@ -270,9 +270,7 @@ func BenchmarkDo(b *testing.B) {
 func TestZMemberKilledMidRun(t *testing.T) {
 	raw := clusterURL(t)
 	ctl := testenv.URL(t, "PLATBENCH_HAZELCAST_CTL")
-	if testing.Short() {
-		t.Skip("kills cluster members; not in -short")
-	}
+	testenv.SkipShort(t, "kills cluster members")
 	run := func(args ...string) {
 		out, err := exec.Command(ctl, args...).CombinedOutput()
 		if err != nil {

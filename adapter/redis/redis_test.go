@@ -19,6 +19,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -27,14 +28,7 @@ import (
 // the test; under CI it fails it, so CI never silently skips.
 func serverURL(t testing.TB, name string) string {
 	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set under CI: scripts/test.sh should have started redis (scripts/servers/redis.sh)", name)
-		}
-		t.Skipf("%s not set; run: eval \"$(scripts/servers/redis.sh env)\" after scripts/servers/redis.sh start", name)
-	}
-	return v
+	return testenv.URL(t, name)
 }
 
 func open(t testing.TB, raw string, opts map[string]string) *Target {

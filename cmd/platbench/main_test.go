@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,19 @@ func TestCtrlCWritesWhatRan(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second)
+	// Interrupt once the run phase has closed a second (its line in the
+	// journal): an event, not a time, so a slow load phase on a loaded
+	// machine cannot make the interrupt land before the run began.
+	journal := out + result.JournalSuffix
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(journal); bytes.Contains(b, []byte(`"phase":"run","interval"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no second of the run phase in %s after two minutes: %s", journal, stderr.String())
+		}
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/testenv"
 )
 
 // A kernel throttle, where the machine has one: cgroup v1 blk-throttle
@@ -21,17 +22,17 @@ import (
 // (not root, no such controller, a disk the throttle cannot address).
 func TestKernelThrottle(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to create a cgroup")
+		testenv.Skip(t, testenv.Root, "needs root to create a cgroup")
 	}
 	dir := t.TempDir()
 	dev, err := diskOf(dir)
 	if err != nil {
-		t.Skip(err)
+		testenv.Skip(t, testenv.Host, "the temporary directory is on no disk the throttle can address: %v", err)
 	}
 	const limit = 20 << 20
 	cg, undo, err := throttleSelf(dev, limit)
 	if err != nil {
-		t.Skipf("no kernel throttle usable here: %v", err)
+		testenv.Skip(t, testenv.Host, "no kernel throttle usable here: %v", err)
 	}
 	defer undo()
 	t.Logf("throttled reads of %s to %d B/s with %s", dev, limit, cg)

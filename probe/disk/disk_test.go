@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
 )
@@ -275,11 +276,11 @@ func TestNoSpace(t *testing.T) {
 func tmpfs(t *testing.T, size string) string {
 	t.Helper()
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
+		testenv.Skip(t, testenv.Root, "needs root to mount a tmpfs")
 	}
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+		testenv.Skip(t, testenv.Host, "cannot mount a tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
@@ -379,7 +380,7 @@ func BenchmarkEngine(b *testing.B) {
 	for _, eng := range []string{EngineIOUring, EngineSync} {
 		b.Run(eng, func(b *testing.B) {
 			if eng == EngineIOUring && uringProbe() != "" {
-				b.Skip("io_uring unavailable")
+				testenv.Skip(b, testenv.Host, "io_uring unavailable")
 			}
 			dir := b.TempDir()
 			c := small(dir)

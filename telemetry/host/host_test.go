@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/machine"
 )
@@ -186,7 +187,7 @@ func TestSamplerFileWriteShowsOnDevice(t *testing.T) {
 func TestDeviceOfRoot(t *testing.T) {
 	dev, err := DeviceOf("/")
 	if err != nil {
-		t.Skipf("root is not on a block device here: %v", err)
+		testenv.Skip(t, testenv.Host, "root is not on a block device here: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join("/sys/block", dev)); err != nil {
 		t.Errorf("DeviceOf(/) = %q, not in /sys/block: %v", dev, err)

@@ -142,7 +142,7 @@ func TestDiskWriteBytes(t *testing.T) {
 	dir := t.TempDir()
 	dev, err := host.DeviceOf(dir)
 	if err != nil {
-		t.Skipf("the temporary directory is not on a block device: %v", err)
+		testenv.Skip(t, testenv.Host, "the temporary directory is not on a block device: %v", err)
 	}
 	c := Start(context.Background(), []string{url}, 500*time.Millisecond)
 	defer c.Stop()

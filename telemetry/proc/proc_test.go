@@ -11,13 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platbench/platbench/internal/testenv"
 )
 
 func copyBinary(t *testing.T, bin, name string) string {
 	t.Helper()
 	src, err := exec.LookPath(bin)
 	if err != nil {
-		t.Skipf("%s not found: %v", bin, err)
+		testenv.Skip(t, testenv.Tool, "%s not found: %v", bin, err)
 	}
 	dst := filepath.Join(t.TempDir(), name)
 	in, err := os.Open(src)

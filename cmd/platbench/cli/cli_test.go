@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 )
 
@@ -118,7 +119,7 @@ func TestBadInputOneLineError(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if os.Geteuid() == 0 && strings.Contains(c.name, "unwritable") {
-				t.Skip("root can write anywhere")
+				testenv.Skip(t, testenv.Host, "root can write anywhere: an unwritable directory cannot be shown as root")
 			}
 			code, _, stderr := run(t, c.args...)
 			if code == 0 {
@@ -167,7 +168,7 @@ func TestFullDisk(t *testing.T) {
 	tiny := filepath.Join(dir, "tiny")
 	os.Mkdir(tiny, 0o755)
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4M", "tmpfs", tiny).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, out)
+		testenv.Skip(t, testenv.Host, "cannot mount a small tmpfs here (%v: %s)", err, out)
 	}
 	defer exec.Command("umount", tiny).Run()
 

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 )
 
@@ -39,10 +39,7 @@ func TestCommandFlagsErrors(t *testing.T) {
 // Against the real Redis: each template is an operation of the result and
 // the report, under the name given or its command's.
 func TestCommandRun(t *testing.T) {
-	raw := os.Getenv("PLATBENCH_REDIS_URL")
-	if raw == "" {
-		t.Skip("PLATBENCH_REDIS_URL not set (scripts/servers/redis.sh)")
-	}
+	raw := testenv.URL(t, "PLATBENCH_REDIS_URL")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := run(t, "run", "--target", raw, "--records", "100", "--ops", "2000", "--concurrency", "4", "--out", out, "--quiet",

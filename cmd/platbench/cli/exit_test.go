@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/result"
 )
 
@@ -150,9 +151,7 @@ func TestCompareFailIfWorse(t *testing.T) {
 // the warm-up is over: exit 3, the phase shorter than asked, the result says
 // which rule and when. A rule that holds never stops it.
 func TestAbortOnFail(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs of a few seconds")
-	}
+	testenv.SkipShort(t, "runs of a few seconds")
 	out := filepath.Join(t.TempDir(), "a.json")
 	code, _, stderr := run(t, "run", "--target", "fake?latency=2ms", "--records", "100", "--concurrency", "2", "--duration", "30s",
 		"--warmup", "1s", "--threshold", "p99<1ms", "--threshold", "errors<1%", "--abort-on-fail", "--quiet", "--out", out)
@@ -185,9 +184,7 @@ func TestAbortOnFail(t *testing.T) {
 // A run in which the target stopped serving is called that before any
 // figure, and fails (exit 1), even with no error counted (seed 002).
 func TestTargetStoppedServing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 5 s run")
-	}
+	testenv.SkipShort(t, "a 5 s run")
 	out := filepath.Join(t.TempDir(), "o.json")
 	code, stdout, stderr := run(t, "run", "--target", "fake?latency=1ms&stall_at=500ms&stall_for=4s", "--records", "100",
 		"--concurrency", "2", "--duration", "3s", "--out", out)

@@ -93,7 +93,7 @@ func TestServerMetricsPortCassandra(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(r.Target.Nodes) > len(urls) {
-		t.Skipf("%d Cassandra nodes, %d node_exporters (PLATBENCH_NODE_EXPORTER_ADDRS)", len(r.Target.Nodes), len(urls))
+		testenv.Skip(t, testenv.Server, "%d Cassandra nodes, %d node_exporters (PLATBENCH_NODE_EXPORTER_ADDRS names one per node)", len(r.Target.Nodes), len(urls))
 	}
 	if len(r.Nodes) != len(r.Target.Nodes) {
 		t.Fatalf("%d node series for the target's nodes %v: %+v", len(r.Nodes), r.Target.Nodes, r.Nodes)
