@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
@@ -144,20 +145,34 @@ func (t *Target) stallEnd(elapsed time.Duration) (time.Duration, bool) {
 	return 0, false
 }
 
+// sleep waits d, to within about a tenth of a millisecond, or until ctx
+// ends. Below 100µs it spins. Above, it sleeps in nanosleep(2) slices of at
+// most 10 ms, checking ctx between them: a Go timer fires on the runtime's
+// poller, whose wait has a granularity of about a millisecond here, so a
+// 300µs or 450µs latency asked of a timer came out as 1.14 ms (issue 44);
+// nanosleep blocks this worker's thread (the runtime gives its P to
+// another) and wakes within the kernel's timer slack (50µs by default).
 func sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}
+	end := time.Now().Add(d)
 	if d < 100*time.Microsecond {
-		end := time.Now().Add(d)
 		for time.Now().Before(end) {
 		}
 		return
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-	case <-tm.C:
+	for {
+		left := time.Until(end)
+		if left <= 0 || ctx.Err() != nil {
+			return
+		}
+		ts := syscall.NsecToTimespec(int64(min(left, maxSlice)))
+		for syscall.Nanosleep(&ts, &ts) == syscall.EINTR { // a signal: sleep what is left of the slice
+		}
 	}
 }
+
+// maxSlice bounds one nanosleep, so that a cancelled run's long stall ends
+// within it.
+const maxSlice = 10 * time.Millisecond

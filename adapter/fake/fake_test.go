@@ -57,3 +57,34 @@ func TestDrift(t *testing.T) {
 		t.Errorf("drift=lots: %v", err)
 	}
 }
+
+// sleep never returns before the latency asked (a lower bound cannot flake
+// on a loaded machine; how close it comes above is BenchmarkSleep's), and a
+// cancelled context ends an hour's stall at once.
+func TestSleepHonoursLatency(t *testing.T) {
+	for _, d := range []time.Duration{50 * time.Microsecond, 300 * time.Microsecond, 450 * time.Microsecond, 2 * time.Millisecond, 25 * time.Millisecond} {
+		start := time.Now()
+		sleep(context.Background(), d)
+		if got := time.Since(start); got < d {
+			t.Errorf("sleep(%v) returned after %v", d, got)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sleep(ctx, time.Hour) // the test's own timeout fails it if this waits
+}
+
+// BenchmarkSleep: the latency the fake gives for what it is asked, as a
+// ratio (1.00 is exact): go test -bench Sleep ./adapter/fake. Through the
+// runtime's timer, 300µs and 450µs both gave a 1.14 ms mean (3.8x, 2.5x).
+func BenchmarkSleep(b *testing.B) {
+	for _, d := range []time.Duration{300 * time.Microsecond, 450 * time.Microsecond, 2 * time.Millisecond} {
+		b.Run(d.String(), func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				sleep(context.Background(), d)
+			}
+			b.ReportMetric(float64(time.Since(start))/float64(b.N)/float64(d), "x-asked")
+		})
+	}
+}
