@@ -36,6 +36,7 @@ import (
 	"github.com/apache/cassandra-gocql-driver/v2/snappy"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -76,6 +77,8 @@ type Target struct {
 	fieldLen int
 }
 
+var _ adapter.Target = (*Target)(nil)
+
 // ChecksReads: the native client checks the reads and scans of the ycsb
 // and stress schemas; the gocql driver and profile workloads do not.
 func (t *Target) ChecksReads(w *workload.Spec) error {
@@ -96,7 +99,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 	if err != nil {
 		return nil, err
 	}
-	return OpenConfig(ctx, cfg, redact(u))
+	return OpenConfig(ctx, cfg, redact.String(u))
 }
 
 // OpenConfig opens a session with an already parsed Config.

@@ -131,6 +131,8 @@ type Worker struct {
 	next    int   // rotates the field single-field updates write
 }
 
+var _ adapter.Worker = (*Worker)(nil)
+
 func newWorker(t *Target, st *statements, id int) *Worker {
 	s := t.session
 	c := &t.cfg

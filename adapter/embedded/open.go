@@ -44,6 +44,8 @@ type Target struct {
 	cacheB int64
 }
 
+var _ adapter.Target = (*Target)(nil)
+
 var (
 	_ adapter.Target    = (*Target)(nil)
 	_ adapter.Sizer     = (*Target)(nil)

@@ -24,6 +24,8 @@ type worker struct {
 	fieldLen, fieldCount int
 }
 
+var _ adapter.Worker = (*worker)(nil)
+
 func (w *worker) Close() error { return nil }
 
 // Do executes one request against pebble.

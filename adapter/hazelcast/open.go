@@ -72,6 +72,8 @@ type Target struct {
 	left      int               // members that left while the client ran
 }
 
+var _ adapter.Target = (*Target)(nil)
+
 var (
 	_ adapter.Target      = (*Target)(nil)
 	_ adapter.Describer   = (*Target)(nil)

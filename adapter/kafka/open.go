@@ -70,6 +70,8 @@ type Target struct {
 	closeOnce sync.Once
 }
 
+var _ adapter.Target = (*Target)(nil)
+
 var (
 	_ adapter.Target     = (*Target)(nil)
 	_ adapter.Background = (*Target)(nil)

@@ -14,6 +14,8 @@ import (
 // Target does nothing, successfully.
 type Target struct{}
 
+var _ adapter.Target = (*Target)(nil)
+
 var (
 	_ adapter.Target    = (*Target)(nil)
 	_ adapter.Describer = (*Target)(nil)
@@ -40,6 +42,8 @@ func (*Target) Describe(ctx context.Context) vocab.Info {
 }
 
 type worker struct{}
+
+var _ adapter.Worker = (*worker)(nil)
 
 func (worker) Do(ctx context.Context, req *workload.Request) error { return nil }
 func (worker) Close() error                                        { return nil }

@@ -81,6 +81,8 @@ type Target struct {
 	status map[string]*conn
 }
 
+var _ adapter.Target = (*Target)(nil)
+
 var (
 	_ adapter.Target    = (*Target)(nil)
 	_ adapter.Describer = (*Target)(nil)
