@@ -146,12 +146,12 @@ func (t *Target) stallEnd(elapsed time.Duration) (time.Duration, bool) {
 }
 
 // sleep waits d, to within about a tenth of a millisecond, or until ctx
-// ends. Below 100µs it spins. Above, it sleeps in nanosleep(2) slices of at
-// most 10 ms, checking ctx between them: a Go timer fires on the runtime's
-// poller, whose wait has a granularity of about a millisecond here, so a
-// 300µs or 450µs latency asked of a timer came out as 1.14 ms (issue 44);
-// nanosleep blocks this worker's thread (the runtime gives its P to
-// another) and wakes within the kernel's timer slack (50µs by default).
+// ends. Below 100µs it spins. A Go timer fires on the runtime's poller,
+// whose wait has a granularity of about a millisecond here, so a 300µs or
+// 450µs latency asked of a timer alone came out as 1.14 ms (issue 44): the
+// timer waits all but the last timerSlop, and nanosleep(2) the rest (it
+// blocks the worker's thread, so only for that tail: a long stall held in
+// syscalls would keep the runtime's Ps from the pacer on a small machine).
 func sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
@@ -162,17 +162,22 @@ func sleep(ctx context.Context, d time.Duration) {
 		}
 		return
 	}
-	for {
-		left := time.Until(end)
-		if left <= 0 || ctx.Err() != nil {
+	if d > timerSlop {
+		tm := time.NewTimer(d - timerSlop)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
 			return
+		case <-tm.C:
 		}
-		ts := syscall.NsecToTimespec(int64(min(left, maxSlice)))
-		for syscall.Nanosleep(&ts, &ts) == syscall.EINTR { // a signal: sleep what is left of the slice
+	}
+	if left := time.Until(end); left > 0 {
+		ts := syscall.NsecToTimespec(int64(left))
+		for syscall.Nanosleep(&ts, &ts) == syscall.EINTR { // a signal: sleep what is left
 		}
 	}
 }
 
-// maxSlice bounds one nanosleep, so that a cancelled run's long stall ends
-// within it.
-const maxSlice = 10 * time.Millisecond
+// timerSlop is how early a Go timer is set: more than its granularity, so
+// that it never fires after the end; nanosleep waits the rest.
+const timerSlop = 2 * time.Millisecond
