@@ -20,7 +20,11 @@
 // the secret, sends more than HelloLimit bytes before it has, or takes longer
 // than HandshakeTimeout is refused, named in loader 0's log (Options.Log) and
 // dropped; the run goes on with the real loaders. Handshakes run side by
-// side, so a slow stranger holds up no one.
+// side, so a slow stranger holds up no one; at most maxHandshakes run at
+// once, perSource of them from one address, and a loader whose connection
+// was dropped unread tries again with backoff until its context ends, so
+// connections held open by a stranger delay a loader by a handshake
+// deadline at most, never stop it.
 //
 // What it does not do: elect a coordinator (loader 0 is, by its shard
 // number), encrypt (results carry no secret), or retry a run a loader dropped
@@ -35,6 +39,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"sort"
@@ -52,9 +57,24 @@ const Lead = 2 * time.Second
 // MinSecret is the shortest secret accepted, in bytes.
 const MinSecret = 16
 
-// maxHandshakes bounds the connections loader 0 checks at once; more are
-// dropped unread (a flood of strangers costs it no more than this).
-const maxHandshakes = 64
+// maxHandshakes bounds the connections loader 0 checks at once, and
+// perSource those from one address; more are dropped unread (a flood of
+// strangers costs it no more than this, and a flood from one address leaves
+// the others' slots free). A handshake lasts HandshakeTimeout at most, and a
+// loader whose connection was dropped tries again (Dial), so strangers can
+// delay a loader, not stop it.
+const (
+	maxHandshakes = 128
+	perSource     = 8
+)
+
+// logPerSource bounds the refusals logged for one address: a flood is named,
+// not copied into the log.
+const logPerSource = 10
+
+// DefaultHandshakeTimeout bounds a connection's handshake: a few seconds,
+// for a peer that proves the secret in one round trip.
+const DefaultHandshakeTimeout = 5 * time.Second
 
 // Options are what both sides of a rendezvous share besides the address.
 type Options struct {
@@ -63,7 +83,8 @@ type Options struct {
 	// MaxMessage bounds an authenticated message (a loader's result), in
 	// bytes. Default DefaultMaxMessage.
 	MaxMessage int
-	// HandshakeTimeout bounds a connection's whole handshake. Default 10 s.
+	// HandshakeTimeout bounds a connection's whole handshake. Default
+	// DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
 	// Log receives one line per refused connection (loader 0). Default: none.
 	Log func(string)
@@ -77,7 +98,7 @@ func (o *Options) check() error {
 		o.MaxMessage = DefaultMaxMessage
 	}
 	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = 10 * time.Second
+		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	if o.Log == nil {
 		o.Log = func(string) {}
@@ -155,6 +176,8 @@ type Coordinator struct {
 	mu      sync.Mutex
 	peers   map[int]*peerConn
 	pending map[net.Conn]bool // connections in their handshake
+	sources map[string]int    // handshakes under way by source address
+	logged  map[string]int    // refusals logged by source address
 	started bool              // the start is sent: no loader joins after it
 }
 
@@ -168,7 +191,8 @@ func Listen(addr string, shards int, version string, opt Options) (*Coordinator,
 	if err != nil {
 		return nil, fmt.Errorf("rendezvous: cannot listen on %s: %w (fix: a free port)", addr, err)
 	}
-	return &Coordinator{ln: ln, shards: shards, version: version, opt: opt, peers: map[int]*peerConn{}, pending: map[net.Conn]bool{}}, nil
+	return &Coordinator{ln: ln, shards: shards, version: version, opt: opt, peers: map[int]*peerConn{}, pending: map[net.Conn]bool{},
+		sources: map[string]int{}, logged: map[string]int{}}, nil
 }
 
 // Ready waits until every other loader has proved the secret and said it is
@@ -187,15 +211,14 @@ func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
 				acceptErr <- err
 				return
 			}
-			select {
-			case slots <- struct{}{}:
-			default:
-				c.opt.Log(fmt.Sprintf("rendezvous: refused %s: %d handshakes already under way", nc.RemoteAddr(), maxHandshakes))
+			src := source(nc)
+			if why := c.take(src, slots); why != "" {
+				c.logf(src, "rendezvous: refused %s: %s", nc.RemoteAddr(), why)
 				nc.Close()
 				continue
 			}
 			go func() {
-				defer func() { <-slots }()
+				defer c.release(src, slots)
 				admitted <- c.admit(nc)
 			}()
 		}
@@ -224,6 +247,58 @@ func (c *Coordinator) Ready(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return at, nil
+}
+
+// source is the address a connection comes from, without its port.
+func source(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	host, _, _ := net.SplitHostPort(nc.RemoteAddr().String())
+	return host
+}
+
+// take claims a handshake slot for a connection from src, or says why
+// there is none.
+func (c *Coordinator) take(src string, slots chan struct{}) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sources[src] >= perSource {
+		return fmt.Sprintf("%d handshakes from %s already under way", perSource, src)
+	}
+	select {
+	case slots <- struct{}{}:
+	default:
+		return fmt.Sprintf("%d handshakes already under way", maxHandshakes)
+	}
+	c.sources[src]++
+	return ""
+}
+
+func (c *Coordinator) release(src string, slots chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sources[src]--; c.sources[src] <= 0 {
+		delete(c.sources, src)
+	}
+	<-slots
+}
+
+// logf logs a refusal of a connection from src: the first logPerSource of
+// each source, then one line saying the rest are not logged.
+func (c *Coordinator) logf(src, format string, a ...any) {
+	c.mu.Lock()
+	n := c.logged[src]
+	if len(c.logged) < 4096 || n > 0 {
+		c.logged[src]++
+	}
+	c.mu.Unlock()
+	switch {
+	case n < logPerSource:
+		c.opt.Log(fmt.Sprintf(format, a...))
+	case n == logPerSource:
+		c.opt.Log(fmt.Sprintf("rendezvous: more connections from %s refused; not logged", src))
+	}
 }
 
 // dropPending closes the connections still in their handshake.
@@ -255,7 +330,7 @@ func (c *Coordinator) admit(nc net.Conn) error {
 	claim := ""
 	p, err := c.handshake(nc, &claim)
 	if err != nil {
-		c.opt.Log(fmt.Sprintf("rendezvous: refused %s%s: %v", nc.RemoteAddr(), claim, err))
+		c.logf(source(nc), "rendezvous: refused %s%s: %v", nc.RemoteAddr(), claim, err)
 		nc.Close()
 		return err
 	}
@@ -463,30 +538,52 @@ type Peer struct {
 }
 
 // Dial connects loader shard of shards to the coordinator at addr and proves
-// the secret, retrying until ctx ends (the coordinator's pod may start later
-// than this one). A refusal by loader 0 ends it at once.
+// the secret, retrying until ctx ends: the coordinator's pod may start later
+// than this one, and strangers at its port may hold its handshake slots for
+// a while (loader 0 drops them at their deadline). A refusal by loader 0
+// (another version, the wrong secret) ends it at once.
 func Dial(ctx context.Context, addr string, shard, shards int, version string, opt Options) (*Peer, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
 	var d net.Dialer
+	wait := 100 * time.Millisecond
 	for {
 		nc, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
-			p, err := hello(nc, shard, shards, version, opt)
-			if err != nil {
-				nc.Close()
-				return nil, fmt.Errorf("rendezvous: %s: %w", addr, err)
+			stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Now()) })
+			p, herr := hello(nc, shard, shards, version, opt)
+			stop()
+			if herr == nil {
+				return p, nil
 			}
-			return p, nil
+			nc.Close()
+			var r *refusal
+			if errors.As(herr, &r) {
+				return nil, fmt.Errorf("rendezvous: %s: %w", addr, herr)
+			}
+			err = herr
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("rendezvous: loader 0 at %s did not answer: %w (fix: start loader 0, or check the address)", addr, err)
-		case <-time.After(500 * time.Millisecond):
+			return nil, fmt.Errorf("rendezvous: loader 0 at %s did not answer: %v (fix: start loader 0, or check the address; a stranger flooding its port delays the handshake: see docs/distributed.md)", addr, err)
+		case <-time.After(jitter(wait)):
 		}
+		wait = min(2*wait, 2*time.Second)
 	}
 }
+
+// jitter is d give or take a quarter, so loaders dropped together do not
+// come back together.
+func jitter(d time.Duration) time.Duration {
+	return d*3/4 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// refusal is loader 0 saying no (or not proving the secret): trying again
+// would not help.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string { return e.msg }
 
 // hello is the peer's side of the handshake: answer the challenge, then
 // check that loader 0 holds the secret too (its welcome is framed under the
@@ -503,7 +600,7 @@ func hello(nc net.Conn, shard, shards int, version string, opt Options) (*Peer, 
 		return nil, err
 	}
 	if m.Type == "error" {
-		return nil, errors.New(m.Error)
+		return nil, &refusal{m.Error}
 	}
 	if m.Type != "challenge" || len(m.Nonce) != 64 {
 		return nil, fmt.Errorf("loader 0 sent %q, not a challenge", m.Type)
@@ -521,18 +618,18 @@ func hello(nc net.Conn, shard, shards int, version string, opt Options) (*Peer, 
 	w, err := p.sess.open(line)
 	if err != nil {
 		if plain, perr := decodeHello(line); perr == nil && plain.Type == "error" {
-			return nil, errors.New(plain.Error)
+			return nil, &refusal{plain.Error}
 		}
-		return nil, fmt.Errorf("loader 0 did not prove the run's secret: %v", err)
+		return nil, &refusal{fmt.Sprintf("loader 0 did not prove the run's secret: %v", err)}
 	}
 	switch w.Type {
 	case "welcome":
 		nc.SetDeadline(time.Time{})
 		return p, nil
 	case "error":
-		return nil, errors.New(w.Error)
+		return nil, &refusal{w.Error}
 	}
-	return nil, fmt.Errorf("loader 0 sent %q, not a welcome", w.Type)
+	return nil, &refusal{fmt.Sprintf("loader 0 sent %q, not a welcome", w.Type)}
 }
 
 // Start waits for the coordinator's start time (ctx bounds the wait).
