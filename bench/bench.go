@@ -26,6 +26,7 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/analysis"
+	redactpkg "github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
 	"github.com/platbench/platbench/result"
@@ -499,32 +500,12 @@ func schemeOf(raw string) string {
 	return raw
 }
 
-// redact removes a password from a URL before it goes into a result.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+// redact removes every secret from a URL before it goes into a result or
+// a message (package redact).
+func redact(raw string) string { return redactpkg.URL(raw) }
 
-func redactOpts(o map[string]string) map[string]string {
-	if len(o) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(o))
-	for k, v := range o {
-		switch k {
-		case "password", "pass", "sasl_password", "secret":
-			v = "xxxxx"
-		}
-		out[k] = v
-	}
-	return out
-}
+// redactOpts masks the secret target options.
+func redactOpts(o map[string]string) map[string]string { return redactpkg.Opts(o) }
 
 // abortOnFail arms the live threshold checks of cfg.AbortOnFail on the run
 // phase rc describes: once a second, from the end of the warm-up, the

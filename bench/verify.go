@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	neturl "net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
+	redactpkg "github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
@@ -326,16 +326,14 @@ func (ix *rangeIndex) key(i uint64) uint64 {
 	return ix.rs[r][0] + i - ix.cum[r]
 }
 
-// redacted refuses a target whose password the result file did not keep
-// (redact, redactOpts): connecting with "xxxxx" would only fail to log in.
+// redacted refuses a target whose secret the result file did not keep
+// (redact, redactOpts): connecting with the mask would only fail to log in.
 func redacted(raw string, opts map[string]string) error {
-	if u, err := neturl.Parse(raw); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p == "xxxxx" {
-			return usererr.Field("target", "%s: the result keeps no password (fix: give the target URL with its password)", raw)
-		}
+	if what, ok := redactpkg.Masked(raw); ok {
+		return usererr.Field("target", "%s: the result keeps no %s (fix: give the target again, its password from a password file or $PLATBENCH_TARGET_PASSWORD)", raw, what)
 	}
 	for k, v := range opts {
-		if v == "xxxxx" {
+		if v == redactpkg.Mask {
 			return usererr.Field("target_opts", "%s: the result keeps no secret (fix: give the option %s=... again)", k, k)
 		}
 	}

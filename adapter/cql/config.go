@@ -353,17 +353,3 @@ func validIdent(s string) bool {
 	}
 	return true
 }
-
-// redact returns the URL without its password.
-func redact(u *url.URL) string {
-	v := *u
-	if v.User != nil {
-		v.User = url.User(v.User.Username())
-	}
-	q := v.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		v.RawQuery = q.Encode()
-	}
-	return v.String()
-}

@@ -10,6 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -165,7 +166,7 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	got := redact(mustURL(t, "cql://bob:secret@h1:9042/ks?password=x2"))
+	got := redact.String(mustURL(t, "cql://bob:secret@h1:9042/ks?password=x2"))
 	if strings.Contains(got, "secret") || strings.Contains(got, "x2") {
 		t.Errorf("redact left a password in %q", got)
 	}

@@ -66,6 +66,7 @@ type Target struct {
 	createdKS   bool // Setup created the keyspace: Close drops it
 	createdTbl  bool // Setup created the table: Close drops it
 	existing    bool // UseExisting: Setup creates nothing (dataset.go)
+	manTable    bool // the keyspace has the manifests' table (dataset.go)
 	releaseVers string
 
 	prof               *profile    // a cassandra-stress profile's model, when the workload is one

@@ -4,7 +4,10 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/adapter"
@@ -15,6 +18,7 @@ import (
 	"github.com/platbench/platbench/adapter/kafka"
 	"github.com/platbench/platbench/adapter/null"
 	"github.com/platbench/platbench/adapter/redis"
+	"github.com/platbench/platbench/internal/redact"
 )
 
 // Entries lists every target, in the order `platbench targets` prints them.
@@ -41,9 +45,12 @@ func Open(ctx context.Context, rawURL string, opts map[string]string) (adapter.T
 	}
 	if strings.Contains(rawURL, "://") {
 		var err error
-		u, err = url.Parse(rawURL)
+		u, err = redact.Check(rawURL)
 		if err != nil {
-			return nil, adapter.Configf("bad target URL %q: %v (expected e.g. redis://127.0.0.1:6379)", rawURL, err)
+			return nil, adapter.Configf("bad target URL %s: %v (fix: a URL such as redis://127.0.0.1:6379; a password with special characters is best kept out of it, in a password file or $PLATBENCH_TARGET_PASSWORD)", redact.URL(rawURL), err)
+		}
+		if err := checkPorts(u); err != nil {
+			return nil, adapter.Configf("bad target URL %s: %v (fix: a port from 1 to 65535, e.g. redis://127.0.0.1:6379)", redact.URL(rawURL), err)
 		}
 		name = u.Scheme
 	}
@@ -52,6 +59,33 @@ func Open(ctx context.Context, rawURL string, opts map[string]string) (adapter.T
 		return nil, err
 	}
 	return e.Open(ctx, u, opts)
+}
+
+// checkPorts refuses a port that is not a number from 1 to 65535 in any of
+// the URL's hosts ("h1,h2:9042" lists several).
+func checkPorts(u *url.URL) error {
+	for _, h := range strings.Split(u.Host, ",") {
+		if i := strings.LastIndex(h, "]"); i >= 0 {
+			h = h[i+1:] // an IPv6 literal: its port follows the ']'
+		}
+		_, port, ok := strings.Cut(h, ":")
+		if !ok {
+			continue
+		}
+		if port == "" {
+			return errors.New("an empty port after the host")
+		}
+		n, err := strconv.Atoi(port)
+		switch {
+		case err != nil && len(port) <= 10 && strings.Trim(port, "0123456789") == "":
+			return fmt.Errorf("the port %s is out of range", port)
+		case err != nil:
+			return errors.New("a port that is not a number") // not quoted: it may be a password
+		case n < 1 || n > 65535:
+			return fmt.Errorf("the port %d is out of range", n)
+		}
+	}
+	return nil
 }
 
 // Lookup returns the entry named name.

@@ -186,3 +186,16 @@ func TestBareNameWithQuery(t *testing.T) {
 		t.Fatalf("a bad option in a bare name's query: %v", err)
 	}
 }
+
+// A URL that does not parse, or whose port is out of range, is bad input
+// for every scheme, and the refusal quotes no password.
+func TestMalformedURLs(t *testing.T) {
+	for _, raw := range []string{"redis://127.0.0.1:99999", "redis://:s3cret@127.0.0.1:99999", "rediss://h:0", "kafka://a:s3cret@h:65536",
+		"hazelcast://h:70000", "cql://h1:9042,h2:99999", "cql://admin:s3cret@db:9042/%zz", "cql://admin:s3cret@[db:9042",
+		"redis://admin:s3cret,h:6379", "cql://admin:12/s3cret@db", "kafka://[::1]:123456"} {
+		_, err := Open(context.Background(), raw, nil)
+		if err == nil || !usererr.Is(err) || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "fix:") {
+			t.Errorf("Open(%q) = %v: want bad input with the fix, without the password", raw, err)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/platbench/platbench/history"
+	redactpkg "github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/internal/usererr"
 )
 
@@ -72,33 +73,13 @@ func ParseURL(s string) error {
 		return usererr.Field(storeField, "%q is not a PostgreSQL URL (fix: postgres://USER:PASSWORD@HOST:PORT/DATABASE, e.g. postgres://platbench@127.0.0.1:5432/platbench)", redact(s))
 	}
 	if _, err := pgconn.ParseConfig(s); err != nil {
-		return usererr.Field(storeField, "%s: %v (fix: postgres://USER:PASSWORD@HOST:PORT/DATABASE)", redact(s), strings.ReplaceAll(err.Error(), s, redact(s)))
+		return usererr.Field(storeField, "%s: %v (fix: postgres://USER:PASSWORD@HOST:PORT/DATABASE)", redact(s), redactpkg.Scrub(err.Error(), s))
 	}
 	return nil
 }
 
-// redact replaces the password of a URL with xxxxx for messages, also in
-// a URL that does not parse.
-func redact(s string) string {
-	_, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	host := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		host = rest[:i]
-	}
-	at := strings.LastIndex(host, "@")
-	if at < 0 {
-		return s
-	}
-	user, _, hasPass := strings.Cut(host[:at], ":")
-	if !hasPass {
-		return s
-	}
-	start := len(s) - len(rest)
-	return s[:start] + user + ":xxxxx" + s[start+at:]
-}
+// redact is a URL without its secrets, for messages (package redact).
+func redact(s string) string { return redactpkg.URL(s) }
 
 // connect opens a connection and creates the table if it is missing.
 func connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
@@ -112,7 +93,7 @@ func connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	cfg.ConnectTimeout = Timeout
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cannot connect to %s: %v", redact(dsn), err)
+		return nil, fmt.Errorf("cannot connect to %s: %v", redact(dsn), redactpkg.Scrub(err.Error(), dsn))
 	}
 	if _, err := conn.Exec(ctx, Schema); err != nil {
 		conn.Close(ctx)
