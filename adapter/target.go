@@ -65,8 +65,9 @@ type FreeDisker interface {
 }
 
 // Datasets stay put (docs/datasets.md): `platbench load` keeps what it
-// creates; `run` removes only what its own load phase created in the same
-// invocation; `run --no-load` first checks that the dataset is there.
+// creates; `run` removes what its own load phase created in the same
+// invocation (by its manifest, manifest.go) unless told to keep it;
+// `run --no-load` first checks that the dataset is there.
 
 // Retainer is implemented by targets whose Close would remove what Setup
 // created: after Retain, Close keeps it (a load-only invocation, or a run
@@ -94,23 +95,6 @@ type DatasetChecker interface {
 // otherwise. It is called before Setup.
 type ReadChecker interface {
 	ChecksReads(w *workload.Spec) error
-}
-
-// Cleaner is implemented by targets that can remove platbench's datasets,
-// and only those, for `platbench clean`: Clean (after UseExisting and
-// Setup) returns what it removed (table, topic, keys...), described for a
-// person; nothing to remove is not an error.
-type Cleaner interface {
-	Clean(ctx context.Context, w *workload.Spec) ([]string, error)
-}
-
-// LoadMarker is implemented by targets that can keep, beside a dataset,
-// the id of the load that wrote it: MarkLoad after a load phase, LoadMark
-// for a run without one (its result names the load it read). "" with a nil
-// error: no mark (a dataset loaded by an older platbench, or by hand).
-type LoadMarker interface {
-	MarkLoad(ctx context.Context, w *workload.Spec, id string) error
-	LoadMark(ctx context.Context, w *workload.Spec) (string, error)
 }
 
 // DatasetError is a dataset that is not there (or too small) for a run that

@@ -45,19 +45,19 @@ var Version = "dev"
 // what ran, with the phase marked interrupted. A nil result comes with an
 // error that says what to fix; a verification (Config.Verify) that could not
 // complete returns the result and its error.
-func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+func Run(ctx context.Context, cfg Config) (r *result.Result, err error) {
 	cfg.EnsureDefaults()
 	s, err := Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
+	// What becomes of the dataset (kept, or removed when this run loaded
+	// it) is decided however the run ends, before Close.
+	defer func() { s.endDataset(ctx, r) }()
 	if cfg.Load {
 		if err := s.Load(ctx); err != nil {
 			return s.failedLoad(ctx, err)
-		}
-		if rt, ok := s.t.(adapter.Retainer); ok && !cfg.Run {
-			rt.Retain() // `platbench load` keeps what it loaded
 		}
 	}
 	if cfg.Run && ctx.Err() == nil {
@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if cfg.Verify && ctx.Err() == nil {
 		verr = s.Verify(ctx)
 	}
-	r, err := s.Finish(ctx)
+	r, err = s.Finish(ctx)
 	if err == nil && verr != nil {
 		// The result of what ran is kept, with the verification's error.
 		r.Notes = append(r.Notes, "the verification of acknowledged writes did not complete: "+verr.Error())
@@ -104,8 +104,10 @@ type Session struct {
 	r    *result.Result
 	tel  *telemetry.Session
 	// loadID is the load that wrote the dataset: this run's, or the
-	// earlier one the target's mark names.
+	// earlier one the dataset's manifest names.
 	loadID string
+	// ds is the dataset's manifest (dataset.go).
+	ds *dataset
 	// acks records the acknowledged writes when the run is verified; rt
 	// is then the target the runner drives (t, its workers recording).
 	acks *ackLog
@@ -137,7 +139,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	loadID, err := setUp(ctx, t, &cfg, &spec)
+	ds, err := setUp(ctx, t, &cfg, &spec)
 	if err != nil {
 		t.Close()
 		return nil, err
@@ -176,7 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnTelemetry != nil {
 		cfg.OnTelemetry(tel)
 	}
-	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: loadID, plan: plan}
+	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: ds.loadID(), ds: ds, plan: plan}
 	s.recordAcks()
 	return s, nil
 }
@@ -196,16 +198,16 @@ func journalSeries(j *result.Journal, r *result.Result) func(string) ([]result.I
 	}
 }
 
-// setUp sets the target up for spec and returns the id of the load that
-// wrote the dataset a run without a load phase reads ("" when none).
+// setUp sets the target up for spec and reads its dataset's manifest (the
+// load a run without a load phase reads; the dataset a load extends).
 //
 // Datasets stay put: a run that loads nothing but reads records works on
 // what is there (Setup creates nothing, Close removes nothing), and checks
 // it first. A write-only run needs no dataset: Setup may create its table or
 // topic (and Close removes what it created).
-func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (string, error) {
+func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Spec) (*dataset, error) {
 	if err := checksReads(t, cfg.Target, spec); err != nil {
-		return "", verifyRefused(err, cfg.Verify)
+		return nil, verifyRefused(err, cfg.Verify)
 	}
 	dc, checks := t.(adapter.DatasetChecker)
 	checks = checks && !cfg.Load && spec.ReadsRecords()
@@ -213,18 +215,14 @@ func setUp(ctx context.Context, t adapter.Target, cfg *Config, spec *workload.Sp
 		dc.UseExisting()
 	}
 	if err := t.Setup(ctx, spec); err != nil {
-		return "", fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
+		return nil, fmt.Errorf("set up %s: %w", redact(cfg.Target), err)
 	}
-	var loadID string
 	if checks && cfg.Run {
 		if err := dc.CheckDataset(ctx, spec); err != nil {
-			return "", fmt.Errorf("%s: %w", redact(cfg.Target), err)
-		}
-		if lm, ok := t.(adapter.LoadMarker); ok {
-			loadID, _ = lm.LoadMark(ctx, spec) // no mark: the result says nothing of it
+			return nil, fmt.Errorf("%s: %w", redact(cfg.Target), err)
 		}
 	}
-	return loadID, nil
+	return readManifest(ctx, t, spec), nil
 }
 
 // newResult is the result being built: the tool, the effective
@@ -305,8 +303,11 @@ func planLoad(ctx context.Context, t adapter.Target, cfg *Config, spec *workload
 	return &p, nil
 }
 
-// Load runs the load phase.
+// Load runs the load phase. The dataset's manifest is written before its
+// first record and marked complete after its last (dataset.go).
 func (s *Session) Load(ctx context.Context) error {
+	s.loadID = newLoadID(time.Now())
+	s.startLoad(ctx, s.loadID)
 	p, err := runner.Load(ctx, s.rt, &s.spec, s.ks, s.cfg.Runner)
 	if err != nil {
 		return err
@@ -317,12 +318,7 @@ func (s *Session) Load(ctx context.Context) error {
 		return err
 	}
 	if !p.Interrupted {
-		s.loadID = newLoadID(time.Now())
-		if lm, ok := s.t.(adapter.LoadMarker); ok {
-			if err := lm.MarkLoad(ctx, &s.spec, s.loadID); err != nil {
-				s.r.Notes = append(s.r.Notes, fmt.Sprintf("the load's id %s was not kept on the target (%v): a later run without a load cannot name the load it reads", s.loadID, err))
-			}
-		}
+		s.completeLoad(ctx)
 	}
 	return nil
 }
@@ -340,7 +336,9 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 	// The session's journal takes the phase's seconds, whatever rc the
 	// caller made (a sweep's step copies its config before Open sets it).
 	rc.OnInterval, rc.Series, rc.FinePath = s.cfg.Runner.OnInterval, s.cfg.Runner.Series, s.cfg.Runner.FinePath
+	raised := s.raiseForRun(ctx, rc) // the manifest covers what the run writes
 	p, evs, err := runner.Run(ctx, s.rt, &s.spec, s.ks, rc)
+	raised()
 	if err != nil {
 		return nil, err
 	}

@@ -9,13 +9,28 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Clean removes platbench's datasets (and only those) from a target, for
-// `platbench clean`: the keyspace or table, topic, keys or map that the
-// workload spec's loads write there. The target is opened on what is there
-// (adapter.DatasetChecker.UseExisting: nothing is created), then
-// adapter.Cleaner.Clean says what it removed (nothing is not an error).
-// open opens the target (see Config.Open).
+// Clean removes a dataset of platbench's (and only it) from a target, for
+// `platbench clean`: exactly what the dataset's manifest names
+// (adapter.Manifest: the objects its load created, else the keys of its
+// range, regenerated from its key format), then the manifest. The workload
+// spec says where the manifest is (its key prefix; the table, topic or map
+// of the target options). With no manifest there, Clean removes nothing: it
+// returns nothing when nothing is there, and an error naming what it found
+// otherwise (adapter.Unmarked). The target is opened on what is there
+// (adapter.DatasetChecker.UseExisting: nothing is created). It returns what
+// it removed, described for a person. open opens the target (see
+// Config.Open).
 func Clean(ctx context.Context, open OpenFunc, url string, opts map[string]string, spec workload.Spec) ([]string, error) {
+	return clean(ctx, open, url, opts, spec, false)
+}
+
+// CleanDryRun is Clean that removes nothing: it returns what Clean would
+// remove (and the same refusal without a manifest).
+func CleanDryRun(ctx context.Context, open OpenFunc, url string, opts map[string]string, spec workload.Spec) ([]string, error) {
+	return clean(ctx, open, url, opts, spec, true)
+}
+
+func clean(ctx context.Context, open OpenFunc, url string, opts map[string]string, spec workload.Spec, dryRun bool) ([]string, error) {
 	spec.EnsureDefaults()
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -27,17 +42,31 @@ func Clean(ctx context.Context, open OpenFunc, url string, opts map[string]strin
 	defer t.Close()
 	cl, ok := t.(adapter.Cleaner)
 	if !ok {
-		return nil, adapter.Configf("%s keeps no dataset of platbench's that it could remove (an embedded store's data is its directory: remove that)", redact(url))
+		return nil, adapter.Configf("%s keeps no dataset of platbench's that it could remove (fix: give the target a load wrote to: redis, cql, kafka, hazelcast or embedded)", redact(url))
 	}
 	if dc, ok := t.(adapter.DatasetChecker); ok {
 		dc.UseExisting()
 	}
+	if rt, ok := t.(adapter.Retainer); ok {
+		rt.Retain() // Close removes nothing: Clean alone does, by the manifest
+	}
 	if err := t.Setup(ctx, &spec); err != nil {
 		var de *adapter.DatasetError
-		if errors.As(err, &de) {
-			return nil, nil // nothing of platbench's there
+		if !errors.As(err, &de) {
+			return nil, fmt.Errorf("set up %s: %w", redact(url), err)
 		}
-		return nil, fmt.Errorf("set up %s: %w", redact(url), err)
+		// Some of the dataset is missing (a table, a topic): its manifest
+		// may still be there, or what looks like it.
 	}
-	return cl.Clean(ctx, &spec)
+	m, err := cl.ReadManifest(ctx, &spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", redact(url), err)
+	}
+	if m == nil {
+		if err := cl.Unmarked(ctx, &spec); err != nil {
+			return nil, err
+		}
+		return nil, nil // nothing of platbench's there
+	}
+	return cl.Clean(ctx, &spec, m, dryRun)
 }

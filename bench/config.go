@@ -78,6 +78,10 @@ type Config struct {
 	// workload on it. Neither set (the zero value) means both; Load alone is
 	// `platbench load`, Run alone `platbench run --no-load`.
 	Load, Run bool
+	// KeepDataset keeps what a run's own load made (Load and Run both set):
+	// by default the run removes it at its end, by its manifest
+	// (docs/datasets.md). A load alone always keeps it. Default false.
+	KeepDataset bool
 	// Shard and Shards split the key space and the rate between loaders
 	// (shard Shard of Shards, 0-based). Default 0 of 1.
 	Shard, Shards int

@@ -111,6 +111,17 @@ func (ks *Keyspace) nextInsert() (n, key uint64) {
 	return n, ks.records + n*ks.shards + ks.shard
 }
 
+// InsertHigh bounds the key numbers of this shard's run-phase inserts
+// handed out so far (in flight or done): every one is below it. A dataset's
+// manifest (adapter.Manifest.KeyHigh) is raised to it.
+func (ks *Keyspace) InsertHigh() uint64 {
+	n := ks.inserts.Load()
+	if n == 0 {
+		return ks.records
+	}
+	return ks.records + (n-1)*ks.shards + ks.shard + 1
+}
+
 // ack marks insert n (from nextInsert) as completed.
 func (ks *Keyspace) ack(n uint64) {
 	if ks.window == nil {

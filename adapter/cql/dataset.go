@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -15,8 +18,10 @@ import (
 // Datasets stay put (adapter.Retainer, adapter.DatasetChecker,
 // adapter.Cleaner): `platbench load` keeps the keyspace and table it created;
 // a run without a load creates nothing and checks the first and the last
-// record first; clean drops the table (and the keyspace, when nothing else
-// is in it) that platbench's schema names.
+// record first. A load keeps its manifest in the keyspace's table
+// platbench_datasets; clean removes what it names: the table (and the
+// keyspace, when the load created it and nothing else is in it), or the
+// rows of its keys from a table that was there before.
 
 var (
 	_ adapter.Retainer       = (*Target)(nil)
@@ -83,44 +88,14 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 	return nil
 }
 
-// Clean drops platbench's table, and its keyspace when no other table is
-// left in it. Nothing there is nothing to do.
-func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) {
-	ksName, tbl := t.cfg.Keyspace, t.cfg.Table
-	if w.CQL != nil {
-		ksName, tbl = w.CQL.Keyspace, w.CQL.Table
-	}
-	admin, err := t.adminSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	ks, err := admin.KeyspaceMetadata(ksName)
-	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ksName, classify(err))
-	}
-	if ks.Tables[tbl] == nil {
-		return nil, nil
-	}
-	if len(ks.Tables) == 1 {
-		if err := ddl(ctx, admin, "DROP KEYSPACE IF EXISTS "+ksName); err != nil {
-			return nil, err
-		}
-		return []string{fmt.Sprintf("keyspace %s (its only table was %s)", ksName, tbl)}, nil
-	}
-	if err := ddl(ctx, admin, fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", ksName, tbl)); err != nil {
-		return nil, err
-	}
-	return []string{fmt.Sprintf("table %s.%s", ksName, tbl)}, nil
-}
+// manifestTarget is the manifest's target.
+const manifestTarget = "cql"
 
-var _ adapter.LoadMarker = (*Target)(nil)
-
-// loadComment is the table comment that names the load that wrote it.
-const loadComment = "platbench load "
+// manifestTable keeps the manifests (adapter.Manifest, JSON) of the
+// datasets of a keyspace, one row per data table: a small table of
+// platbench's beside them, written with plain writes (a run raising a
+// manifest makes no schema change), dropped by clean when it is empty.
+const manifestTable = "platbench_datasets"
 
 // dataTable is the table a workload's records are in.
 func (t *Target) dataTable(w *workload.Spec) (ks, tbl string) {
@@ -130,33 +105,251 @@ func (t *Target) dataTable(w *workload.Spec) (ks, tbl string) {
 	return t.cfg.Keyspace, t.cfg.Table
 }
 
-// MarkLoad writes id into the table's comment, on a table this load
-// created (a table that was there before keeps its own comment).
-func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
-	if !t.createdTbl {
-		return nil
+// NewManifest: the table of the workload, and the keyspace and table this
+// target's Setup created.
+func (t *Target) NewManifest(_ context.Context, w *workload.Spec, version, loadID string) *adapter.Manifest {
+	ks, tbl := t.dataTable(w)
+	m := adapter.NewManifest(manifestTarget, version, loadID, w, time.Now())
+	m.Dataset = fmt.Sprintf("table %s.%s", ks, tbl)
+	if t.createdKS {
+		m.Created = append(m.Created, "keyspace "+ks)
 	}
+	if t.createdTbl {
+		m.Created = append(m.Created, "table "+ks+"."+tbl)
+	}
+	return m
+}
+
+// WriteManifest keeps m in the keyspace's manifestTable (created when
+// missing), in the row of the data table.
+func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter.Manifest) error {
+	ks, tbl := t.dataTable(w)
+	if !t.manTable {
+		admin, err := t.adminSession(ctx)
+		if err != nil {
+			return err
+		}
+		err = ddl(ctx, admin, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (dataset text PRIMARY KEY, manifest text) WITH comment = 'platbench: the manifests of the datasets platbench loaded into this keyspace (platbench clean)'", ks, manifestTable))
+		admin.Close()
+		if err != nil {
+			return err
+		}
+		t.manTable = true
+	}
+	q := fmt.Sprintf("INSERT INTO %s.%s (dataset, manifest) VALUES (?, ?)", ks, manifestTable)
+	if err := t.session.Query(q, tbl, string(m.Marshal())).Consistency(gocql.Quorum).ExecContext(ctx); err != nil {
+		return fmt.Errorf("cql: writing the manifest of %s.%s: %w", ks, tbl, classify(err))
+	}
+	return nil
+}
+
+// ReadManifest reads the manifest of the workload's table (nil when the
+// keyspace, the manifests' table or the row is not there).
+func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.Manifest, error) {
+	ks, tbl := t.dataTable(w)
+	admin, err := t.adminSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	meta, err := admin.KeyspaceMetadata(ks)
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
+	}
+	if meta.Tables[manifestTable] == nil {
+		return nil, nil
+	}
+	t.manTable = true
+	var js string
+	err = admin.Query(fmt.Sprintf("SELECT manifest FROM %s.%s WHERE dataset = ?", ks, manifestTable), tbl).Consistency(gocql.Quorum).ScanContext(ctx, &js)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cql: reading the manifest of %s.%s: %w", ks, tbl, classify(err))
+	}
+	m, err := adapter.ParseManifest([]byte(js))
+	if err == nil && (m.Target != manifestTarget || m.Dataset != "table "+ks+"."+tbl) {
+		err = fmt.Errorf("it names the %s dataset %q", m.Target, m.Dataset)
+	}
+	if err != nil {
+		return nil, adapter.MissingDataset("cql: the row %q of %s.%s is not a dataset manifest of platbench's for table %s.%s (%v): nothing removed (fix: look at it; delete the row by hand if it is a stale one)", tbl, ks, manifestTable, ks, tbl, err)
+	}
+	return m, nil
+}
+
+// Unmarked names the workload's table when it is there.
+func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 	ks, tbl := t.dataTable(w)
 	admin, err := t.adminSession(ctx)
 	if err != nil {
 		return err
 	}
 	defer admin.Close()
-	return ddl(ctx, admin, fmt.Sprintf("ALTER TABLE %s.%s WITH comment = '%s%s'", ks, tbl, loadComment, id))
+	meta, err := admin.KeyspaceMetadata(ks)
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
+	}
+	if meta.Tables[tbl] == nil {
+		return nil
+	}
+	what := fmt.Sprintf("table %s.%s (keyspace %s has %d tables)", ks, tbl, ks, len(meta.Tables))
+	return adapter.Unmarked("cql keyspace "+ks, fmt.Sprintf("no row %q in %s.%s", tbl, ks, manifestTable), []string{what})
 }
 
-// LoadMark reads the id from the table's comment ("" when it names none).
-func (t *Target) LoadMark(ctx context.Context, w *workload.Spec) (string, error) {
+// cleanWorkers delete rows at once, for a table that was there before the
+// load.
+const cleanWorkers = 16
+
+// Clean drops the table when the load created it, else deletes the rows of
+// the manifest's keys from it (a YCSB or stress table; a profile's rows
+// cannot be named from a key number, so its table that platbench did not
+// create is refused); then the manifest's row, the manifests' table when no
+// row is left, and the keyspace when the load created it and no table is
+// left in it (an application's table beside platbench's keeps it).
+func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifest, dryRun bool) ([]string, error) {
 	ks, tbl := t.dataTable(w)
-	var comment string
-	err := t.session.Query("SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", ks, tbl).
-		Consistency(gocql.One).ScanContext(ctx, &comment)
+	admin, err := t.adminSession(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	id, ok := strings.CutPrefix(comment, loadComment)
-	if !ok {
-		return "", nil
+	defer admin.Close()
+	meta, err := admin.KeyspaceMetadata(ks)
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+		return nil, nil
 	}
-	return id, nil
+	if err != nil {
+		return nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
+	}
+	var out []string
+	tables := len(meta.Tables)
+	switch {
+	case meta.Tables[tbl] == nil:
+	case slices.Contains(m.Created, "table "+ks+"."+tbl):
+		if !dryRun {
+			if err := ddl(ctx, admin, fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", ks, tbl)); err != nil {
+				return nil, err
+			}
+		}
+		tables--
+		out = append(out, fmt.Sprintf("table %s.%s (load %s created it)", ks, tbl, m.LoadID))
+	case w.CQL != nil:
+		return nil, adapter.MissingDataset("cql: table %s.%s was there before load %s: platbench will not drop it, and a profile's rows cannot be named from their key numbers: nothing removed (fix: delete platbench's rows by hand, then the row %q of %s.%s)", ks, tbl, m.LoadID, tbl, ks, manifestTable)
+	default:
+		n, err := t.deleteRows(ctx, admin, ks, tbl, m, dryRun)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%d rows %s<n> of table %s.%s (of the %d key numbers 0..%d that load %s and later runs may have written; the table was there before, and stays)", n, m.KeyPrefix, ks, tbl, m.KeyHigh, int64(m.KeyHigh)-1, m.LoadID))
+	}
+	if meta.Tables[manifestTable] != nil {
+		if !dryRun {
+			q := fmt.Sprintf("DELETE FROM %s.%s WHERE dataset = ?", ks, manifestTable)
+			if err := admin.Query(q, tbl).Consistency(gocql.Quorum).ExecContext(ctx); err != nil {
+				return out, fmt.Errorf("cql: removing the manifest of %s.%s: %w", ks, tbl, classify(err))
+			}
+		}
+		out = append(out, fmt.Sprintf("the manifest of %s.%s (row %q of %s.%s)", ks, tbl, tbl, ks, manifestTable))
+		others := 0
+		it := admin.Query(fmt.Sprintf("SELECT dataset FROM %s.%s LIMIT 2", ks, manifestTable)).Consistency(gocql.Quorum).IterContext(ctx)
+		var name string
+		for it.Scan(&name) {
+			if name != tbl {
+				others++
+			}
+		}
+		if err := it.Close(); err != nil {
+			return out, fmt.Errorf("cql: reading %s.%s: %w", ks, manifestTable, classify(err))
+		}
+		if others == 0 {
+			if !dryRun {
+				if err := ddl(ctx, admin, fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", ks, manifestTable)); err != nil {
+					return out, err
+				}
+				t.manTable = false
+			}
+			tables--
+			out = append(out, fmt.Sprintf("table %s.%s (no manifest left in it)", ks, manifestTable))
+		}
+	}
+	if slices.Contains(m.Created, "keyspace "+ks) && tables == 0 {
+		if !dryRun {
+			if err := ddl(ctx, admin, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, fmt.Sprintf("keyspace %s (load %s created it; no table is left in it)", ks, m.LoadID))
+	}
+	if !dryRun {
+		t.createdKS, t.createdTbl = false, false // nothing left for Close to drop
+	}
+	return out, nil
+}
+
+// deleteRows deletes (or, dry, counts) the rows of the manifest's keys.
+func (t *Target) deleteRows(ctx context.Context, admin *gocql.Session, ks, tbl string, m *adapter.Manifest, dryRun bool) (int64, error) {
+	c := &t.cfg
+	key, _ := columnNames(c, 1)
+	q := fmt.Sprintf("DELETE FROM %s.%s WHERE %s = ?", ks, tbl, key)
+	if dryRun {
+		q = fmt.Sprintf("SELECT %s FROM %s.%s WHERE %s = ?", key, ks, tbl, key)
+	}
+	keys := make(chan string, 1024)
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var werr error
+	for range cleanWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range keys {
+				var arg any = k
+				if c.Schema == SchemaStress {
+					arg = []byte(k)
+				}
+				var err error
+				if dryRun {
+					var got []byte
+					err = admin.Query(q, arg).Consistency(gocql.Quorum).ScanContext(gctx, &got)
+					if errors.Is(err, gocql.ErrNotFound) {
+						continue
+					}
+				} else {
+					err = admin.Query(q, arg).Consistency(gocql.Quorum).ExecContext(gctx)
+				}
+				if err != nil {
+					once.Do(func() { werr = err; cancel() })
+					continue
+				}
+				n.Add(1) // a delete of a row that is not there is counted: a tombstone all the same
+			}
+		}()
+	}
+	s := m.KeySpec()
+	var err error
+	for k := uint64(0); k < m.KeyHigh && err == nil; k++ {
+		select {
+		case keys <- s.KeyName(k):
+		case <-gctx.Done():
+			err = gctx.Err()
+		}
+	}
+	close(keys)
+	wg.Wait()
+	if werr != nil {
+		err = werr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cql: deleting platbench's rows of %s.%s: %w", ks, tbl, classify(err))
+	}
+	return n.Load(), nil
 }

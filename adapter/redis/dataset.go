@@ -4,20 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/redis/resp"
+	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
 
 // Datasets stay put (adapter.DatasetChecker, adapter.Cleaner). Redis creates
 // nothing in Setup and Close removes nothing, so a load keeps its keys; a
-// run without a load checks the first and the last record's keys first;
-// clean removes the keys of platbench's key format (the workload's prefix
-// followed by digits only), and nothing else.
+// run without a load checks the first and the last record's keys first.
+// A load keeps its manifest (adapter.Manifest, JSON) under the key
+// adapter.ManifestKey(prefix), "platbench:dataset:user"; clean removes the
+// key names regenerated from the manifest's key format over its range (and
+// the scan index, and the manifest), never keys found by a pattern: an
+// application's "user42" is not a key platbench wrote.
 
 var (
 	_ adapter.DatasetChecker = (*Target)(nil)
@@ -70,82 +78,232 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 	return nil
 }
 
-// Clean removes the keys of platbench's key format: the workload's prefix
-// followed by digits only (records and inserts), scanned with SCAN MATCH
-// (on every master of a cluster) and removed with UNLINK in batches.
-func (t *Target) Clean(ctx context.Context, w *workload.Spec) ([]string, error) {
+// NewManifest: the keys of w, with the forms a command template gives them
+// ("list:__key__") and the scan index of a workload that scans.
+func (t *Target) NewManifest(_ context.Context, w *workload.Spec, version, loadID string) *adapter.Manifest {
+	m := adapter.NewManifest(manifestTarget, version, loadID, w, time.Now())
+	m.Dataset = fmt.Sprintf("keys %s<n> in %s", w.KeyPrefix, t.where())
+	for _, c := range w.Commands {
+		args, err := workload.ParseCommand(c.Command)
+		if err != nil {
+			continue // Setup refused it already
+		}
+		for _, a := range args {
+			if a.Kind == workload.ArgKey && (a.Text != "" || a.Suffix != "") {
+				if f := a.Text + "{key}" + a.Suffix; !slices.Contains(m.KeyForms, f) {
+					m.KeyForms = append(m.KeyForms, f)
+				}
+			}
+		}
+	}
+	for _, op := range w.Mix {
+		if op.Op == vocab.OpScan && op.Weight > 0 {
+			m.Extra = append(m.Extra, indexKey(w.KeyPrefix))
+		}
+	}
+	return m
+}
+
+// WriteManifest keeps m under adapter.ManifestKey(prefix).
+func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter.Manifest) error {
 	c, done := t.admin()
 	defer done()
-	n := 0
-	_, clustered := c.(*goredis.ClusterClient)
-	clean := func(ctx context.Context, c *goredis.Client) error {
-		it := c.Scan(ctx, 0, w.KeyPrefix+"[0-9]*", 1000).Iterator()
-		var batch []string
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			if clustered { // keys of several slots: one UNLINK each, pipelined
-				if _, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-					for _, k := range batch {
-						p.Unlink(ctx, k)
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-			} else if err := c.Unlink(ctx, batch...).Err(); err != nil {
+	if err := c.Set(ctx, adapter.ManifestKey(w.KeyPrefix), m.Marshal(), 0).Err(); err != nil {
+		return fmt.Errorf("redis: writing the manifest %s: %w", adapter.ManifestKey(w.KeyPrefix), resp.ClassifyNet(err))
+	}
+	return nil
+}
+
+// ReadManifest reads the manifest of w's key prefix (nil when none).
+func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.Manifest, error) {
+	c, done := t.admin()
+	defer done()
+	key := adapter.ManifestKey(w.KeyPrefix)
+	b, err := c.Get(ctx, key).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redis: reading the manifest %s: %w", key, resp.ClassifyNet(err))
+	}
+	m, err := adapter.ParseManifest(b)
+	if err == nil && (m.Target != manifestTarget || m.KeyPrefix != w.KeyPrefix) {
+		err = fmt.Errorf("it names a %s dataset of key prefix %q", m.Target, m.KeyPrefix)
+	}
+	if err != nil {
+		return nil, adapter.MissingDataset("redis: key %s in %s is not a dataset manifest of platbench's for key prefix %q (%v): nothing removed (fix: look at it with GET %s; delete it by hand if it is a stale one)", key, t.where(), w.KeyPrefix, err, key)
+	}
+	return m, nil
+}
+
+// manifestTarget is the manifest's target for Redis and Valkey.
+const manifestTarget = "redis"
+
+// unmarkedSample bounds the keys Unmarked names, and the SCAN calls it
+// makes looking for them.
+const (
+	unmarkedSample = 5
+	unmarkedScans  = 200
+)
+
+// Unmarked names keys that start with w's prefix, and an older platbench's
+// load mark, when no manifest is there: a SCAN bounded to unmarkedScans
+// calls, to name what it found, never to remove it.
+func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
+	c, done := t.admin()
+	defer done()
+	var found []string
+	more := false
+	look := func(ctx context.Context, c *goredis.Client) error {
+		var cursor uint64
+		for range unmarkedScans {
+			keys, next, err := c.Scan(ctx, cursor, globEscape(w.KeyPrefix)+"*", 1000).Result()
+			if err != nil {
 				return err
 			}
-			n += len(batch)
-			batch = batch[:0]
-			return nil
-		}
-		for it.Next(ctx) {
-			if k := it.Val(); ourKey(k, w.KeyPrefix) {
-				batch = append(batch, k)
-				if len(batch) == 500 {
-					if err := flush(); err != nil {
-						return err
-					}
+			for _, k := range keys {
+				if len(found) < unmarkedSample {
+					found = append(found, strconv.Quote(k))
+				} else {
+					more = true
 				}
 			}
+			if cursor = next; cursor == 0 {
+				return nil
+			}
 		}
-		if err := it.Err(); err != nil {
-			return err
-		}
-		return flush()
+		more = true
+		return nil
 	}
 	var err error
 	switch cc := c.(type) {
 	case *goredis.ClusterClient:
-		err = cc.ForEachMaster(ctx, clean)
+		var mu sync.Mutex
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return look(ctx, c)
+		})
 	case *goredis.Client:
-		err = clean(ctx, cc)
+		err = look(ctx, cc)
+	}
+	if err != nil {
+		return fmt.Errorf("redis: looking for keys of prefix %q in %s: %w", w.KeyPrefix, t.where(), resp.ClassifyNet(err))
+	}
+	var what []string
+	if len(found) > 0 {
+		s := "keys " + strings.Join(found, ", ")
+		if more {
+			s += " and more"
+		}
+		what = append(what, s+" (their names start with the workload's key prefix, as an application's can)")
+	}
+	for _, k := range []string{legacyLoadKey(w.KeyPrefix), indexKey(w.KeyPrefix)} {
+		if n, err := c.Exists(ctx, k).Result(); err == nil && n > 0 && !slices.Contains(found, strconv.Quote(k)) {
+			what = append(what, fmt.Sprintf("key %q (an older platbench's mark, without the record count)", k))
+		}
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return adapter.Unmarked("redis "+t.where(), "key "+adapter.ManifestKey(w.KeyPrefix)+" is not there", what)
+}
+
+// legacyLoadKey is where platbench before manifests kept the id of a load.
+func legacyLoadKey(prefix string) string { return "platbench:load:" + prefix }
+
+// globEscape escapes SCAN MATCH's special characters in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]^\-`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cleanBatch is the keys of one UNLINK (or EXISTS, for a dry run).
+const cleanBatch = 1000
+
+// Clean removes the key names of the manifest's range, in each of its forms,
+// with UNLINK in batches (one per key, pipelined, in a cluster, where keys
+// are in several slots), then its extra keys (the scan index) and the
+// manifest; a dry run counts with EXISTS which of them are there.
+func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifest, dryRun bool) ([]string, error) {
+	c, done := t.admin()
+	defer done()
+	_, clustered := c.(*goredis.ClusterClient)
+	var n int64
+	batch := make([]string, 0, cleanBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var got int64
+		if clustered {
+			cmds, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, k := range batch {
+					if dryRun {
+						p.Exists(ctx, k)
+					} else {
+						p.Unlink(ctx, k)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, cmd := range cmds {
+				got += cmd.(*goredis.IntCmd).Val()
+			}
+		} else {
+			var err error
+			if dryRun {
+				got, err = c.Exists(ctx, batch...).Result()
+			} else {
+				got, err = c.Unlink(ctx, batch...).Result()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		n += got
+		batch = batch[:0]
+		return nil
+	}
+	err := m.Keys(func(k string) error {
+		batch = append(batch, k)
+		if len(batch) == cleanBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redis: cleaning %s: %w", t.where(), resp.ClassifyNet(err))
 	}
-	if n == 0 {
-		return nil, nil
-	}
-	_ = c.Del(ctx, loadKey(w.KeyPrefix)).Err() // two calls: in a cluster they may be in two slots
-	_ = c.Del(ctx, indexKey(w.KeyPrefix)).Err()
-	return []string{fmt.Sprintf("%d keys %s<digits> in %s", n, w.KeyPrefix, t.where())}, nil
-}
-
-// ourKey: prefix then at least one digit and nothing else.
-func ourKey(k, prefix string) bool {
-	d, ok := strings.CutPrefix(k, prefix)
-	if !ok || d == "" {
-		return false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return false
+	out := []string{fmt.Sprintf("%d keys %s<n> in %s (of the %d names of key numbers 0..%d that load %s and later runs may have written)",
+		n, m.KeyPrefix, t.where(), m.KeyCount(), int64(m.KeyHigh)-1, m.LoadID)}
+	for _, k := range append(slices.Clone(m.Extra), adapter.ManifestKey(w.KeyPrefix)) {
+		var x int64
+		if dryRun {
+			x, err = c.Exists(ctx, k).Result()
+		} else {
+			x, err = c.Unlink(ctx, k).Result()
+		}
+		if err != nil {
+			return out, fmt.Errorf("redis: cleaning %s: %w", t.where(), resp.ClassifyNet(err))
+		}
+		if x > 0 {
+			out = append(out, fmt.Sprintf("key %s", k))
 		}
 	}
-	return true
+	return out, nil
 }
 
 // where names the server (and database) for messages.
@@ -155,31 +313,4 @@ func (t *Target) where() string {
 		s += fmt.Sprintf(" database %d", t.cfg.DB)
 	}
 	return s
-}
-
-var _ adapter.LoadMarker = (*Target)(nil)
-
-// loadKey keeps the id of the load that wrote the keys of prefix: outside
-// platbench's key format, so a run never reads it.
-func loadKey(prefix string) string { return "platbench:load:" + prefix }
-
-// MarkLoad keeps id under loadKey.
-func (t *Target) MarkLoad(ctx context.Context, w *workload.Spec, id string) error {
-	c, done := t.admin()
-	defer done()
-	if err := c.Set(ctx, loadKey(w.KeyPrefix), id, 0).Err(); err != nil {
-		return resp.ClassifyNet(err)
-	}
-	return nil
-}
-
-// LoadMark reads the id MarkLoad kept ("" when there is none).
-func (t *Target) LoadMark(ctx context.Context, w *workload.Spec) (string, error) {
-	c, done := t.admin()
-	defer done()
-	id, err := c.Get(ctx, loadKey(w.KeyPrefix)).Result()
-	if errors.Is(err, goredis.Nil) {
-		return "", nil
-	}
-	return id, err
 }

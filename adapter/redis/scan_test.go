@@ -152,7 +152,7 @@ func testScan(t *testing.T, raw string) {
 		if scans < 1500 {
 			t.Errorf("%s: %d scans of 2000 ops (ycsb-e has 95%%)", mode, scans)
 		}
-		if removed, err := tg.Clean(ctx, &s); err != nil || len(removed) == 0 {
+		if removed, err := tg.Clean(ctx, &s, manifestFor(tg, &s, s.Records+2000), false); err != nil || len(removed) == 0 {
 			t.Errorf("%s: Clean: %v %v", mode, removed, err)
 		}
 		if n := v.Exists(ctx, indexKey(s.KeyPrefix)).Val(); n != 0 {
@@ -186,5 +186,5 @@ func TestScanNeedsIndex(t *testing.T) {
 	if err := tg2.CheckDataset(ctx, &e); !errors.As(err, &de) {
 		t.Errorf("CheckDataset of a scan workload over an unindexed dataset: %v, want a missing-dataset error", err)
 	}
-	tg.Clean(ctx, &s)
+	tg.Clean(ctx, &s, manifestFor(tg, &s, s.Records), false)
 }

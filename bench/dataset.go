@@ -1,0 +1,342 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/vocab"
+	"github.com/platbench/platbench/workload"
+)
+
+// A dataset is what platbench made (docs/datasets.md, adapter.Manifest): a
+// load writes the dataset's manifest on the target before its first record
+// and marks it complete after its last; a run that inserts raises the
+// manifest's key range before its inserts pass it; a run with its own load
+// removes, at its end, what that load made (unless Config.KeepDataset).
+
+// manifestTimeout bounds each write of a manifest and the removal of a
+// run's own dataset (which may follow a Ctrl-C: it runs on a context of its
+// own).
+const (
+	manifestTimeout = 30 * time.Second
+	removeTimeout   = 10 * time.Minute
+)
+
+// dataset is the session's view of its dataset's manifest.
+type dataset struct {
+	mu sync.Mutex
+	// m is the manifest (nil: the target keeps none, or none is there).
+	m *adapter.Manifest
+	// made: this session's load wrote the first manifest (nothing of
+	// platbench's was there): the dataset is this invocation's own.
+	made bool
+	// notes are said in the result (a manifest that could not be written
+	// or read).
+	notes []string
+}
+
+// readManifest reads the manifest of spec's dataset after Setup, for a
+// load (to extend it) and for a run (the load it reads; inserts raise it).
+func readManifest(ctx context.Context, t adapter.Target, spec *workload.Spec) *dataset {
+	d := &dataset{}
+	mf, ok := t.(adapter.Manifester)
+	if !ok {
+		return d
+	}
+	m, err := mf.ReadManifest(ctx, spec)
+	if err != nil {
+		d.notes = append(d.notes, fmt.Sprintf("the dataset's manifest could not be read (%v): the load it came from is not named", err))
+		return d
+	}
+	d.m = m
+	return d
+}
+
+// loadID is the load the manifest names ("" without one).
+func (d *dataset) loadID() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		return ""
+	}
+	return d.m.LoadID
+}
+
+// startLoad writes the manifest of the load loadID before its first record:
+// a load that fails or is killed leaves a manifest that names what it may
+// have written. Over a dataset of platbench's (a manifest is there), the
+// manifest is extended: what either created, the higher key range.
+func (s *Session) startLoad(ctx context.Context, loadID string) {
+	mf, ok := s.t.(adapter.Manifester)
+	if !ok {
+		return
+	}
+	m := mf.NewManifest(ctx, &s.spec, Version, loadID)
+	if m == nil {
+		return // nothing that keeps records (a CP object)
+	}
+	d := s.ds
+	d.mu.Lock()
+	if old := d.m; old != nil {
+		for _, c := range old.Created {
+			if !slices.Contains(m.Created, c) {
+				m.Created = append(m.Created, c)
+			}
+		}
+		m.KeyHigh = max(m.KeyHigh, old.KeyHigh)
+		m.Runs, m.LastRun, m.CreatedAt = old.Runs, old.LastRun, old.CreatedAt
+		m.ObjectID = cmpOr(m.ObjectID, old.ObjectID)
+		mergeForms(m, old)
+	} else {
+		d.made = true
+	}
+	d.m = m
+	d.mu.Unlock()
+	s.writeManifest(ctx, "the load")
+}
+
+// completeLoad marks the manifest complete: every record is there.
+func (s *Session) completeLoad(ctx context.Context) {
+	d := s.ds
+	d.mu.Lock()
+	if d.m == nil {
+		d.mu.Unlock()
+		return
+	}
+	d.m.Complete = true
+	d.mu.Unlock()
+	s.writeManifest(ctx, "the load")
+}
+
+// writeManifest stores the session's manifest; a failure is said in the
+// result (clean cannot remove what no manifest names).
+func (s *Session) writeManifest(ctx context.Context, by string) {
+	mf, ok := s.t.(adapter.Manifester)
+	if !ok {
+		return
+	}
+	d := s.ds
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		return
+	}
+	d.m.UpdatedAt = time.Now().UTC()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), manifestTimeout)
+	defer cancel()
+	if err := mf.WriteManifest(wctx, &s.spec, d.m); err != nil {
+		d.notes = append(d.notes, fmt.Sprintf("the dataset's manifest was not written after %s (%v): platbench clean cannot remove what it does not name", by, err))
+	}
+}
+
+// inserts reports whether the mix inserts new records (key numbers past the
+// dataset's records).
+func inserts(spec *workload.Spec) bool {
+	for _, m := range spec.Mix {
+		if m.Op == vocab.OpInsert && m.Weight > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// minReserve is the inserts a run without an op bound may make before its
+// manifest is raised again (the first reservation).
+const minReserve = 1 << 20
+
+// raiseForRun raises the manifest's key range before a run phase to cover
+// its writes: the workload's records (a run given more records than the
+// load writes past them) and its inserts. A run bounded by ops reserves
+// them all at once; another reserves minReserve (or its rate times its
+// duration) and raises the range again, by four times what it inserted,
+// when half is used. The returned stop ends the watch and sets the range
+// to what the run inserted (never lower than it was). A run that writes
+// nothing past the range changes nothing.
+func (s *Session) raiseForRun(ctx context.Context, rc runner.Config) (stop func()) {
+	d := s.ds
+	d.mu.Lock()
+	m := d.m
+	d.mu.Unlock()
+	if m == nil {
+		return func() {}
+	}
+	shards := uint64(max(s.cfg.Shards, 1))
+	records := max(s.spec.Records, 1)
+	before := m.KeyHigh
+	high := max(before, s.spec.Records)
+	var forms *adapter.Manifest
+	if mf, ok := s.t.(adapter.Manifester); ok {
+		forms = mf.NewManifest(ctx, &s.spec, Version, "")
+	}
+	grows := forms != nil && formsGrow(m, forms)
+	if !inserts(&s.spec) {
+		if high > before || grows {
+			s.setHigh(ctx, high, forms, false)
+		}
+		return func() {}
+	}
+	reserve := uint64(rc.Ops)
+	watch := reserve == 0
+	if watch {
+		reserve = max(minReserve, uint64(rc.Rate*rc.Duration.Seconds()))
+	}
+	s.setHigh(ctx, max(high, records+reserve*shards), forms, false)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if watch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := time.NewTicker(200 * time.Millisecond)
+			defer tk.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tk.C:
+				}
+				if used := s.ks.InsertHigh(); used > records+reserve/2*shards {
+					reserve = max(reserve*4, (used-records)/shards*4)
+					s.setHigh(ctx, records+reserve*shards, nil, false)
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+		// One loader of several cannot know the others' inserts: it keeps
+		// its reservation. Alone, the range is what was inserted.
+		if shards == 1 {
+			s.setHigh(ctx, max(high, s.ks.InsertHigh()), nil, true)
+		}
+	}
+}
+
+// setHigh writes the manifest with key range [0, high) (exact: high is the
+// range; else it only raises it), the forms of keys the run writes, and the
+// run counted.
+func (s *Session) setHigh(ctx context.Context, high uint64, forms *adapter.Manifest, exact bool) {
+	d := s.ds
+	d.mu.Lock()
+	m := d.m
+	if exact {
+		m.KeyHigh = max(high, m.Records)
+		m.Runs++
+		m.LastRun = s.r.StartedAt.Format(time.RFC3339)
+	} else {
+		m.KeyHigh = max(m.KeyHigh, high)
+	}
+	if forms != nil {
+		mergeForms(m, forms)
+	}
+	d.mu.Unlock()
+	s.writeManifest(ctx, "a run that inserts")
+}
+
+// formsGrow: b has key forms or extra keys that a lacks.
+func formsGrow(a, b *adapter.Manifest) bool {
+	for _, f := range b.KeyForms {
+		if !slices.Contains(a.KeyForms, f) {
+			return true
+		}
+	}
+	for _, f := range b.Extra {
+		if !slices.Contains(a.Extra, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeForms adds b's key forms and extra keys to a's.
+func mergeForms(a, b *adapter.Manifest) {
+	for _, f := range b.KeyForms {
+		if !slices.Contains(a.KeyForms, f) {
+			a.KeyForms = append(a.KeyForms, f)
+		}
+	}
+	for _, f := range b.Extra {
+		if !slices.Contains(a.Extra, f) {
+			a.Extra = append(a.Extra, f)
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// endDataset decides, at the end of Run, what becomes of the dataset: a
+// load alone keeps it; a run with its own load removes what that load made,
+// by its manifest, unless told to keep it (Config.KeepDataset), the dataset
+// was platbench's before this load (another load's, which this one only
+// wrote over), or the run is one loader of several (the others may still
+// read it). What happened is said in r's notes (r may be nil: a run that
+// failed before its result).
+func (s *Session) endDataset(ctx context.Context, r *result.Result) {
+	note := func(format string, a ...any) {
+		if r != nil {
+			r.Notes = append(r.Notes, fmt.Sprintf(format, a...))
+		}
+	}
+	d := s.ds
+	d.mu.Lock()
+	m, made := d.m, d.made
+	if r != nil {
+		r.Notes = append(r.Notes, d.notes...)
+		d.notes = nil
+	}
+	d.mu.Unlock()
+	retain := func() {
+		if rt, ok := s.t.(adapter.Retainer); ok {
+			rt.Retain()
+		}
+	}
+	if !s.cfg.Load {
+		return // a run on an earlier load: Close removes only what Setup made
+	}
+	if !s.cfg.Run || m == nil {
+		if !s.cfg.Run {
+			retain() // `platbench load` keeps what it loaded
+		}
+		return
+	}
+	switch {
+	case s.cfg.KeepDataset:
+		retain()
+		note("the dataset this run loaded was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		return
+	case !made:
+		retain()
+		note("the dataset %s was platbench's before this run's load (load %s), which wrote over it: kept; 'platbench clean' removes it", m.Dataset, m.LoadID)
+		return
+	case s.cfg.Shards > 1:
+		retain()
+		note("a distributed run keeps its dataset (the other loaders may still read it): %s; 'platbench clean' removes it", m.Dataset)
+		return
+	}
+	cl, ok := s.t.(adapter.Cleaner)
+	if !ok {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	d.mu.Lock()
+	mc := *m
+	d.mu.Unlock()
+	if _, err := cl.Clean(cctx, &s.spec, &mc, false); err != nil {
+		note("the dataset this run loaded was not removed (%v): %s (fix: platbench clean with the same target and workload)", err, m.Dataset)
+		return
+	}
+	retain() // removed already: nothing left for Close to drop
+}
