@@ -71,9 +71,12 @@ type FreeDisker interface {
 
 // Retainer is implemented by targets whose Close would remove what Setup
 // created: after Retain, Close keeps it (a load-only invocation, or a run
-// that loaded nothing).
+// that loaded nothing). Retained reports whether it keeps it (Retain was
+// called, or the user set the target's keep option): a run with its own
+// load then keeps its dataset too.
 type Retainer interface {
 	Retain()
+	Retained() bool
 }
 
 // DatasetChecker is implemented by targets that can work on a dataset that

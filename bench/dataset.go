@@ -18,7 +18,8 @@ import (
 // load writes the dataset's manifest on the target before its first record
 // and marks it complete after its last; a run that inserts raises the
 // manifest's key range before its inserts pass it; a run with its own load
-// removes, at its end, what that load made (unless Config.KeepDataset).
+// removes, at its end, what that load made (unless Config.KeepDataset, the
+// target's keep option, or Config.Verify: `platbench verify` reads it back).
 
 // manifestTimeout bounds each write of a manifest and the removal of a
 // run's own dataset (which may follow a Ctrl-C: it runs on a context of its
@@ -311,10 +312,18 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 		}
 		return
 	}
+	rt, retains := s.t.(adapter.Retainer)
 	switch {
 	case s.cfg.KeepDataset:
 		retain()
 		note("the dataset this run loaded was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		return
+	case retains && rt.Retained():
+		note("the dataset this run loaded was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		return
+	case s.cfg.Verify:
+		retain()
+		note("the dataset this run loaded was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
 		return
 	case !made:
 		retain()

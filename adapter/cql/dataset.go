@@ -32,6 +32,9 @@ var (
 // Retain makes Close keep what Setup created.
 func (t *Target) Retain() { t.cfg.Keep = true }
 
+// Retained reports whether Close keeps what Setup created.
+func (t *Target) Retained() bool { return t.cfg.Keep }
+
 // UseExisting makes Setup create nothing: a missing keyspace or table is a
 // adapter.MissingDataset error (see missing).
 func (t *Target) UseExisting() { t.cfg.Create, t.existing = false, true }

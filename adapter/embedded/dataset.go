@@ -31,6 +31,9 @@ var (
 // Retain keeps a temporary directory after Close.
 func (t *Target) Retain() { t.keep = true }
 
+// Retained reports whether Close keeps what Setup created.
+func (t *Target) Retained() bool { return t.keep }
+
 // UseExisting is a no-op: Setup creates nothing Close would remove but a
 // temporary directory, which holds no dataset a check could find anyway.
 func (t *Target) UseExisting() {}

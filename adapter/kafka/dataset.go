@@ -35,6 +35,9 @@ var (
 // Retain makes Close keep the topic Setup created.
 func (t *Target) Retain() { t.cfg.Keep = true }
 
+// Retained reports whether Close keeps what Setup created.
+func (t *Target) Retained() bool { return t.cfg.Keep }
+
 // UseExisting makes Setup create no topic (see missingTopic).
 func (t *Target) UseExisting() { t.existing = true }
 

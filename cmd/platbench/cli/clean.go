@@ -8,14 +8,16 @@ import (
 	"github.com/platbench/platbench/bench"
 )
 
-// runClean removes platbench's datasets from a target (bench.Clean).
+// runClean removes a dataset of platbench's from a target by its manifest
+// (bench.Clean), or lists what it would remove (--dry-run).
 func runClean(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "clean", "--target URL [--workload W] [--target-opt k=v ...]",
-		"Remove platbench's datasets, and only those, from a target: what 'platbench load' (or a run told to keep) left there: the table (and the keyspace platbench created), the topic and its consumer group, the keys of platbench's key format, the map.")
-	tgt := fs.String("target", "", "target URL (required; the embedded store's data is its directory)")
+	fs := newFlags(env, "clean", "--target URL [--workload W] [--target-opt k=v ...] [--dry-run]",
+		"Remove a dataset of platbench's, and only it, from a target: what the dataset's manifest, which 'platbench load' (or a run told --keep-dataset) wrote on the target, names: the table, topic or map its load created (and the keyspace, when nothing else is in it), else the keys it wrote, by their exact names; then the manifest. Without a manifest nothing is removed: clean names what it found there and exits 1 (docs/datasets.md).")
+	tgt := fs.String("target", "", "target URL (required)")
 	opts := kvFlag{}
-	fs.Var(opts, "target-opt", "target option key=value (repeatable; the same as the load's, e.g. keyspace or topic)")
-	wl := fs.String("workload", bench.DefaultWorkload, "the workload the dataset was loaded with (its key prefix, table or topic)")
+	fs.Var(opts, "target-opt", "target option key=value (repeatable; the same as the load's, e.g. keyspace, table, topic or map)")
+	wl := fs.String("workload", bench.DefaultWorkload, "the workload the dataset was loaded with (its key prefix, or a profile's table)")
+	dry := fs.Bool("dry-run", false, "list what would be removed, and remove nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,16 +31,23 @@ func runClean(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	removed, err := bench.Clean(ctx, registry.Open, *tgt, opts, l.Spec)
+	do, verb := bench.Clean, "removed"
+	if *dry {
+		do, verb = bench.CleanDryRun, "would remove"
+	}
+	removed, err := do(ctx, registry.Open, *tgt, opts, l.Spec)
 	if err != nil {
 		return err
 	}
 	if len(removed) == 0 {
-		fmt.Fprintln(env.Stdout, "nothing of platbench's to remove")
+		fmt.Fprintln(env.Stdout, "nothing of platbench's to remove: no dataset manifest and nothing where its dataset would be")
 		return nil
 	}
 	for _, r := range removed {
-		fmt.Fprintf(env.Stdout, "removed %s\n", r)
+		fmt.Fprintf(env.Stdout, "%s %s\n", verb, r)
+	}
+	if *dry {
+		fmt.Fprintln(env.Stdout, "nothing removed (--dry-run)")
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ type flagGroup struct {
 var runGroups = []flagGroup{
 	{"Workload (what to do)", []string{"workload", "records", "dataset-size", "field-count", "field-length", "value-size", "mix", "distribution",
 		"command", "command-name", "command-weight", "validate"}},
-	{"Load shape (how long, how hard)", []string{"duration", "ops", "concurrency", "rate", "arrival", "pace-tick", "seed", "no-load", "event", "repeat"}},
+	{"Load shape (how long, how hard)", []string{"duration", "ops", "concurrency", "rate", "arrival", "pace-tick", "seed", "no-load", "keep-dataset", "event", "repeat"}},
 	{"Target", []string{"target", "target-opt", "target-user", "target-password-file"}},
 	{"Measurement (how results are judged)", []string{"warmup", "threshold", "abort-on-fail", "max-errors", "allow-errors", "verify", "verify-sample"}},
 	{"Telemetry (the host, the servers, live metrics)", []string{"telemetry-interval", "perf-scope", "server-pid", "server-process",

@@ -54,6 +54,7 @@ type benchFlags struct {
 	seed        int64
 	out         string
 	noLoad      bool
+	keepDataset bool // run only: --keep-dataset (bench.Config.KeepDataset)
 	label       string
 	commit      string
 	repeat      int // run only: how many runs of the one benchmark
@@ -242,6 +243,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		MaxLoadErrors: b.loadAllowance(),
 		DatasetBytes:  int64(b.datasetSize),
 	}
+	cfg.KeepDataset = b.keepDataset // run only (load always keeps)
 	b.applyLoaded(&cfg, l)
 	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
 		cfg.Runner.Rate = l.RateOpsPerS // YCSB's target
@@ -411,6 +413,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog)."
 	b := newBenchFlags(env, "run", summary)
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
+	b.fs.BoolVar(&b.keepDataset, "keep-dataset", false, "keep what this run's own load made (by default the run removes it at its end, by its manifest; 'platbench clean' removes a kept one; docs/datasets.md)")
 	b.rdv.register(b.fs)
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
