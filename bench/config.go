@@ -209,6 +209,9 @@ func (c *Config) Validate() error {
 		if rc.Concurrency < 1 {
 			l.Add("concurrency", "%d is not a number of workers (fix: 1 or more, default %d)", rc.Concurrency, DefaultConcurrency)
 		}
+		if msg, over := concurrencyProblem(rc.Concurrency); over {
+			l.Add("concurrency", "%s", msg)
+		}
 		if rc.Rate < 0 || math.IsNaN(rc.Rate) || math.IsInf(rc.Rate, 0) {
 			l.Add("rate", "%v is not a rate (fix: ops/s such as 20k, or 0 for as fast as possible)", rc.Rate)
 		}

@@ -98,6 +98,12 @@ func URL(raw string) string {
 		return name + "?" + query(q)
 	}
 	u, err := Check(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		// host:port, as exporter addresses are typed: read as a URL's rest.
+		if u, err := Check("x://" + raw); err == nil {
+			return strings.TrimPrefix(String(u), "x://")
+		}
+	}
 	if err != nil {
 		return unparsed(raw)
 	}

@@ -27,6 +27,9 @@ func TestURL(t *testing.T) {
 		{"cql://admin:12?34@db", "cql://…"},
 		{"cql:admin:s3cret@db", "cql:xxxxx@db"},
 		{"cql://db?pass%zzword=s3cret", "cql://db?%3F=xxxxx"},
+		{"10.0.0.5:7070", "10.0.0.5:7070"},
+		{"h:9100?token=s3cret", "h:9100?token=xxxxx"},
+		{"u:s3cret@h:9100", "u:xxxxx@h:9100"},
 	} {
 		if got := URL(tc.in); got != tc.want {
 			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
@@ -88,7 +91,7 @@ func FuzzURL(f *testing.F) {
 			return // the secret (or its start) in what surrounds it
 		}
 		var in string
-		switch uint(where) % 6 {
+		switch uint(where) % 7 {
 		case 0:
 			in = "cql://" + a + ":" + secret + "@" + b
 		case 1:
@@ -99,8 +102,10 @@ func FuzzURL(f *testing.F) {
 			in = "kafka://h:9092?" + a + "sasl_password=" + secret + "&" + b
 		case 4:
 			in = "cql://u:" + a + secret + b + "@h"
-		default:
+		case 5:
 			in = "cql:" + a + ":" + secret + "@" + b
+		default:
+			in = a + ":" + secret + "@" + b
 		}
 		out := URL(in)
 		if strings.Contains(out, secret) {

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/machine"
 	"github.com/platbench/platbench/telemetry/promtext"
@@ -87,7 +88,7 @@ func Start(ctx context.Context, urls []string, interval time.Duration, sink ...f
 			u = nu // host:port reads as its /metrics URL; a bad URL fails each scrape with its reason
 		}
 		n := &node{url: u, timeout: interval / 2, client: client, sinks: sink,
-			series: result.NodeSeries{Node: nodeName(u), URL: u, StartedAt: now, IntervalNs: int64(interval)}}
+			series: result.NodeSeries{Node: nodeName(u), URL: redact.URL(u), StartedAt: now, IntervalNs: int64(interval)}}
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*frame]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/internal/usererr"
 )
 
@@ -21,7 +22,7 @@ import (
 // exporter with an example URL.
 func URL(s, field, fix string, needPort bool) (string, *usererr.Error) {
 	bad := func(why string) *usererr.Error {
-		return usererr.Field(field, "%q %s (fix: %s, or host:port)", s, why, fix)
+		return usererr.Field(field, "%q %s (fix: %s, or host:port)", redact.URL(s), why, fix)
 	}
 	raw := strings.TrimSpace(s)
 	if raw == "" {

@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
+
+	"github.com/platbench/platbench/internal/redact"
 )
 
 // Credentials kept out of the command line, where `ps`, shell history and a
@@ -16,6 +21,10 @@ const (
 	envTargetUser     = "PLATBENCH_TARGET_USER"
 	envTargetPassword = "PLATBENCH_TARGET_PASSWORD"
 	envRendezvous     = "PLATBENCH_RENDEZVOUS_SECRET"
+	// envTargetSecretOpts holds the secret options of the target's URL
+	// (a query: "sasl_password=...&token=..."), which platbench k8s moves
+	// from the URL into the Secret; they are added to the URL's query.
+	envTargetSecretOpts = "PLATBENCH_TARGET_SECRET_OPTS"
 )
 
 type credFlags struct {
@@ -45,12 +54,19 @@ func (f *credFlags) apply(target string) (string, error) {
 	if user == "" {
 		user = os.Getenv(envTargetUser)
 	}
-	if user == "" && pass == "" {
+	opts := os.Getenv(envTargetSecretOpts)
+	if user == "" && pass == "" && opts == "" {
 		return target, nil
 	}
-	u, err := url.Parse(target)
+	u, err := redact.Check(target)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", usagef("a target user or password is given (%s) but --target %q is not a URL with a host (fix: e.g. --target cql://db:9042)", strings.TrimPrefix(passFrom+" "+userFrom(f.user), " "), target)
+		return "", usagef("a target user or password is given (%s) but --target %s is not a URL with a host (fix: e.g. --target cql://db:9042)", strings.TrimPrefix(strings.TrimSpace(passFrom+" "+userFrom(f.user)+" "+optsFrom(opts)), " "), redact.URL(target))
+	}
+	if err := addSecretOpts(u, opts); err != nil {
+		return "", err
+	}
+	if user == "" && pass == "" {
+		return u.String(), nil
 	}
 	if _, has := u.User.Password(); has && pass != "" {
 		return "", usagef("the target's password is given twice, in --target's URL and in %s (fix: keep one, e.g. drop it from the URL)", passFrom)
@@ -71,6 +87,36 @@ func (f *credFlags) apply(target string) (string, error) {
 	return u.String(), nil
 }
 
+func optsFrom(opts string) string {
+	if opts != "" {
+		return "$" + envTargetSecretOpts
+	}
+	return ""
+}
+
+// addSecretOpts adds the options of $PLATBENCH_TARGET_SECRET_OPTS to u's
+// query; one the URL has already is refused.
+func addSecretOpts(u *url.URL, opts string) error {
+	if opts == "" {
+		return nil
+	}
+	add, err := url.ParseQuery(opts)
+	if err != nil {
+		return usagef("$%s is not a query of options (fix: name=value&name=value, as platbench k8s writes it)", envTargetSecretOpts)
+	}
+	q := u.Query()
+	for k := range add {
+		if q.Has(k) {
+			return usagef("the target option %s is given twice, in --target's URL and in $%s (fix: keep one)", k, envTargetSecretOpts)
+		}
+	}
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += add.Encode()
+	return nil
+}
+
 func userFrom(flagUser string) string {
 	if flagUser != "" {
 		return "--target-user"
@@ -78,12 +124,40 @@ func userFrom(flagUser string) string {
 	return ""
 }
 
+// maxSecretFile bounds a secret or password file: a secret is a line, a
+// few hundred bytes at most; a file far larger is the wrong file.
+const maxSecretFile = 4 << 10
+
 // readSecretFile reads a secret: the file's first line, trailing spaces and
-// line ends dropped.
+// line ends dropped. Only a regular file of at most maxSecretFile bytes is
+// read: a device (/dev/zero), a FIFO or a directory is refused before it is
+// opened (a FIFO is opened without blocking, in case it replaced the file
+// since), so no file makes it read without end or wait for a writer.
 func readSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	fi, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, err)
+		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%s) (fix: a file holding the secret on its first line)", path, kindOf(fi.Mode()))
+	}
+	if fi.Size() > maxSecretFile {
+		return "", fmt.Errorf("%s is %d bytes, over the %d a secret file may hold (fix: a file holding the secret alone, on its first line)", path, fi.Size(), maxSecretFile)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (fix: a file holding the secret on its first line)", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	if len(b) > maxSecretFile {
+		return "", fmt.Errorf("%s is over the %d bytes a secret file may hold (fix: a file holding the secret alone, on its first line)", path, maxSecretFile)
 	}
 	s, _, _ := strings.Cut(string(b), "\n")
 	s = strings.TrimRight(s, " \t\r")
@@ -91,4 +165,21 @@ func readSecretFile(path string) (string, error) {
 		return "", fmt.Errorf("%s is empty (fix: the secret on its first line)", path)
 	}
 	return s, nil
+}
+
+// kindOf names a file's type for a refusal.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a plain file"
 }

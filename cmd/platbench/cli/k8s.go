@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/result"
 )
 
@@ -31,7 +35,8 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	cpu := fs.String("cpu", "2", "CPU request and limit per loader")
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
-	secretOut := fs.String("secret-out", "", "write the Secret (the run's rendezvous secret and the target's credentials) here, mode 0600, apart from the Job's YAML (default NAME-secret.yaml)")
+	secretOut := fs.String("secret-out", "", "write the Secret (the run's rendezvous secret and the credentials) here, mode 0600, apart from the Job's YAML; an existing file is not replaced (default NAME-secret.yaml beside --out, else in the current directory)")
+	secretIn := fs.Bool("secret-in-manifest", false, "put the Secret into the manifest itself, as its first document (the manifest then holds the credentials: keep it private), instead of a file of its own")
 	var rest []string
 	for i, a := range args {
 		if a == "--" {
@@ -61,6 +66,9 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
+	if *secretIn && *secretOut != "" {
+		return usagef("--secret-in-manifest and --secret-out both say where the Secret goes (fix: keep one)")
+	}
 	rest, secrets, err := takeCredentials(rest)
 	if err != nil {
 		return err
@@ -68,8 +76,11 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	secrets[secretRendezvous] = newSecret()
 	j := k8sJob{name: *name, image: *image, cpu: *cpu, mem: *mem, n: *loaders, port: *port, pvc: *pvc, secrets: secrets,
 		metricsPort: metricsPort(rest)}
-	if *secretOut == "" {
+	if !*secretIn && *secretOut == "" {
 		*secretOut = *name + "-secret.yaml"
+		if *out != "" {
+			*secretOut = filepath.Join(filepath.Dir(*out), *secretOut)
+		}
 	}
 	j.secretFile = *secretOut
 	data, err := indexedJob(j, rest)
@@ -80,15 +91,53 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return writeK8s(env, j, *out, data, sdata)
+}
+
+// writeK8s writes the Secret (to its own file, which must not exist yet,
+// or into the manifest) and the manifest, then says on stderr what it
+// wrote and the kubectl commands that apply them, in order.
+func writeK8s(env *Env, j k8sJob, out string, data, sdata []byte) error {
+	manifest := out
+	if out == "" || out == "-" {
+		manifest = "JOB.yaml"
+	}
+	if j.secretFile == "" {
+		data = append(sdata, data...)
+		if err := writeManifest(env, out, data, true); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "platbench k8s: the manifest holds the Secret %s-secrets (the credentials): keep it private.\n", j.name)
+		fmt.Fprintf(env.Stderr, "  apply it: kubectl apply -f %s\n", manifest)
+		return nil
+	}
 	// The Secret first: a Job whose Secret is missing would not start.
-	if err := writePrivate(*secretOut, sdata); err != nil {
+	if err := writeNew(j.secretFile, sdata); err != nil {
 		return err
 	}
-	if *out == "" {
-		_, err = env.Stdout.Write(data)
+	if err := writeManifest(env, out, data, false); err != nil {
 		return err
 	}
-	return result.WriteFileAtomic(*out, data)
+	where := "to stdout (save it, e.g. as JOB.yaml)"
+	if out != "" && out != "-" {
+		where = "to " + out
+	}
+	fmt.Fprintf(env.Stderr, "platbench k8s: wrote the Secret %s-secrets (the credentials, mode 0600: keep it private) to %s, and the Job %s.\n", j.name, j.secretFile, where)
+	fmt.Fprintf(env.Stderr, "  apply them in this order:\n    kubectl apply -f %s\n    kubectl apply -f %s\n", j.secretFile, manifest)
+	return nil
+}
+
+// writeManifest writes the manifest to stdout or out (mode 0600 when it
+// holds the Secret).
+func writeManifest(env *Env, out string, data []byte, private bool) error {
+	if out == "" || out == "-" {
+		_, err := env.Stdout.Write(data)
+		return err
+	}
+	if private {
+		return writeNew(out, data)
+	}
+	return result.WriteFileAtomic(out, data)
 }
 
 // Keys of the Secret platbench k8s writes, and the environment variables
@@ -97,33 +146,51 @@ const (
 	secretRendezvous = "rendezvous-secret"
 	secretUser       = "target-user"
 	secretPassword   = "target-password"
+
+	secretOpts  = "target-secret-opts"
+	secretStore = "store-password"
 )
+
+// envStorePassword is where the store's client (pgx, as libpq) reads the
+// password of a --store URL that has none.
+const envStorePassword = "PGPASSWORD"
 
 var secretEnv = []struct{ key, env string }{
 	{secretRendezvous, envRendezvous}, {secretUser, envTargetUser}, {secretPassword, envTargetPassword},
+	{secretOpts, envTargetSecretOpts}, {secretStore, envStorePassword},
 }
 
-// takeCredentials moves every credential out of the run flags: the user and
-// password of --target's URL, --target-user and --target-password-file (read
-// here, on the machine that writes the Job), and the TLS files (tls_ca,
-// tls_cert, tls_key) named by --target-opt or the URL's query, which the
-// pods read from the Secret mounted at tlsMount. A password as a target
-// option is refused: it would stay in the pod spec.
+// takeCredentials moves every credential out of the run flags: the user,
+// password and secret query parameters of --target's URL, --target-user and
+// --target-password-file (read here, on the machine that writes the Job),
+// the password of --store's URL, and the TLS files (tls_ca, tls_cert,
+// tls_key) named by --target-opt or the URL's query, which the pods read
+// from the Secret mounted at tlsMount. A secret target option, a URL that
+// does not parse, or any other flag whose URL holds a secret is refused: it
+// would stay in the pod spec.
 func takeCredentials(args []string) ([]string, map[string]string, error) {
 	secrets := map[string]string{}
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(a, "=")
-		if !strings.HasPrefix(name, "--") && !strings.HasPrefix(name, "-") {
+		if !strings.HasPrefix(name, "-") {
+			if err := noSecretIn("", a); err != nil {
+				return nil, nil, err
+			}
 			out = append(out, a)
 			continue
 		}
 		flagName := strings.TrimLeft(name, "-")
 		switch flagName {
-		case "target", "target-user", "target-password-file", "target-opt":
+		case "target", "target-user", "target-password-file", "target-opt", "store":
 		default:
-			out = append(out, a)
+			if hasVal {
+				if err := noSecretIn(name, val); err != nil {
+					return nil, nil, err
+				}
+			}
+			out = append(out, a) // its value, if apart, is checked as the next argument
 			continue
 		}
 		if !hasVal {
@@ -133,35 +200,12 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 			i++
 			val = args[i]
 		}
-		switch flagName {
-		case "target":
-			v, err := targetCredentials(val, secrets)
-			if err != nil {
-				return nil, nil, err
-			}
-			out = append(out, "--target", v)
-		case "target-user":
-			secrets[secretUser] = val
-		case "target-password-file":
-			p, err := readSecretFile(val)
-			if err != nil {
-				return nil, nil, usagef("--target-password-file: %v", err)
-			}
-			secrets[secretPassword] = p
-		case "target-opt":
-			k, _, _ := strings.Cut(val, "=")
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "password", "pass", "sasl_password", "secret":
-				return nil, nil, usagef("--target-opt %s=... would put a password in the pod spec (fix: --target-password-file FILE, or the password in --target's URL: platbench k8s moves both into a Secret)", k)
-			}
-			if k, v, ok := strings.Cut(val, "="); ok {
-				p, err := tlsFileToSecret(strings.TrimSpace(k), v, secrets)
-				if err != nil {
-					return nil, nil, err
-				}
-				val = k + "=" + p
-			}
-			out = append(out, "--target-opt", val)
+		v, keep, err := takeFlag(flagName, val, secrets)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keep {
+			out = append(out, "--"+flagName, v)
 		}
 	}
 	if secrets[secretUser] == "" {
@@ -170,35 +214,144 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 	return out, secrets, nil
 }
 
-// targetCredentials takes the user and password out of --target's URL, and
-// the TLS files its query names, into secrets; it returns the URL left.
-func targetCredentials(val string, secrets map[string]string) (string, error) {
-	u, err := url.Parse(val)
-	if err != nil {
-		return val, nil // run reports the bad URL, in the pod and in a local try
+// takeFlag moves the credentials of one run flag into secrets and returns
+// the value left, and whether the flag stays in the command.
+func takeFlag(flagName, val string, secrets map[string]string) (string, bool, error) {
+	switch flagName {
+	case "target":
+		v, err := targetCredentials(val, secrets)
+		return v, true, err
+	case "store":
+		v, err := storeCredentials(val, secrets)
+		return v, true, err
+	case "target-user":
+		secrets[secretUser] = val
+		return "", false, nil
+	case "target-password-file":
+		p, err := readSecretFile(val)
+		if err != nil {
+			return "", false, usagef("--target-password-file: %v", err)
+		}
+		if _, twice := secrets[secretPassword]; twice {
+			return "", false, usagef("the target's password is given twice, in --target's URL and in --target-password-file (fix: keep one, the file)")
+		}
+		secrets[secretPassword] = p
+		return "", false, nil
+	case "target-opt":
+		k, v, _ := strings.Cut(val, "=")
+		if redact.SecretKey(k) {
+			return "", false, usagef("--target-opt %s=... would put a secret in the pod spec (fix: the password in --target-password-file FILE or $%s, or the option in --target's URL: platbench k8s moves both into a Secret)", strings.TrimSpace(k), envTargetPassword)
+		}
+		p, err := tlsFileToSecret(strings.TrimSpace(k), v, secrets)
+		if err != nil {
+			return "", false, err
+		}
+		if p != v {
+			val = k + "=" + p
+		}
+		return val, true, nil
 	}
+	return val, true, nil
+}
+
+// noSecretIn refuses a run flag's value that is a URL holding a secret (or
+// a URL that does not parse, which could): it would be in the pod spec.
+func noSecretIn(flagName, val string) error {
+	if !strings.Contains(val, "://") {
+		return nil // a URL-less value; user@host and e-mail addresses are no URLs
+	}
+	found, ok := redact.Secrets(val)
+	switch {
+	case !ok:
+		return usagef("%s does not parse as a URL and could hold a secret that would be in the pod spec (fix: a valid URL; credentials in --target-password-file or $%s)", strings.TrimSpace(flagName+" "+redact.URL(val)), envTargetPassword)
+	case len(found) > 0:
+		return usagef("%s holds a secret that would be in the pod spec (fix: give the URL without it: platbench k8s moves only --target's and --store's credentials into the Secret)", strings.TrimSpace(flagName+" "+redact.URL(val)))
+	}
+	return nil
+}
+
+// targetCredentials takes the user, password and secret query parameters
+// out of --target's URL, and the TLS files its query names, into secrets;
+// it returns the URL left. A URL that does not parse is refused.
+func targetCredentials(val string, secrets map[string]string) (string, error) {
+	if !strings.Contains(val, "://") && !strings.Contains(val, "@") {
+		return val, nil // a bare name: null, embedded?sync=true
+	}
+	u, err := redact.Check(val)
+	if err != nil {
+		return "", usagef("--target %s is not a URL: %v (fix: a URL such as cql://db:9042, its password in --target-password-file or $%s)", redact.URL(val), err, envTargetPassword)
+	}
+	found, _ := redact.Secrets(val)
 	if u.User != nil {
-		secrets[secretUser] = u.User.Username()
-		if p, has := u.User.Password(); has {
+		if p, ok := found["password"]; ok && u.User.Username() == p {
+			delete(found, "password") // redis://PASSWORD@host
 			secrets[secretPassword] = p
+		} else {
+			secrets[secretUser] = u.User.Username()
+			if p, has := u.User.Password(); has {
+				secrets[secretPassword] = p
+			}
 		}
 		u.User = nil
 	}
-	q := u.Query()
-	moved := false
-	for _, k := range tlsOptions {
-		if v := q.Get(k.opt); v != "" {
-			if v, err = tlsFileToSecret(k.opt, v, secrets); err != nil {
+	var kept, moved []string
+	for _, p := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(p, "=")
+		name, _ := url.QueryUnescape(k)
+		if redact.SecretKey(name) || redact.SecretKey(k) {
+			moved = append(moved, p)
+			continue
+		}
+		if file, err := url.QueryUnescape(v); err == nil {
+			pod, err := tlsFileToSecret(name, file, secrets)
+			if err != nil {
 				return "", err
 			}
-			q.Set(k.opt, v)
-			moved = true
+			if pod != file {
+				p = k + "=" + url.QueryEscape(pod)
+			}
+		}
+		kept = append(kept, p)
+	}
+	if len(moved) > 0 {
+		secrets[secretOpts] = strings.Join(moved, "&")
+	}
+	u.RawQuery = strings.Join(kept, "&")
+	left := u.String()
+	if found, ok := redact.Secrets(left); !ok || len(found) > 0 {
+		return "", usagef("--target %s keeps a secret platbench k8s cannot move into the Secret (fix: the password in --target-password-file)", redact.URL(val))
+	}
+	return left, nil
+}
+
+// storeCredentials takes the password out of --store's URL (user-info or
+// ?password=) into secrets: the pods' store client reads it from
+// $PGPASSWORD.
+func storeCredentials(val string, secrets map[string]string) (string, error) {
+	u, err := redact.Check(val)
+	if err != nil {
+		return "", usagef("--store %s is not a URL: %v (fix: postgres://USER@HOST:PORT/DATABASE, the password in $%s)", redact.URL(val), err, envStorePassword)
+	}
+	if u.User != nil {
+		if p, has := u.User.Password(); has {
+			secrets[secretStore] = p
+			u.User = url.User(u.User.Username())
 		}
 	}
-	if moved {
+	q := u.Query()
+	if p := q.Get("password"); p != "" {
+		if _, twice := secrets[secretStore]; twice {
+			return "", usagef("--store gives its password twice, in the user-info and in ?password= (fix: keep one)")
+		}
+		secrets[secretStore] = p
+		q.Del("password")
 		u.RawQuery = q.Encode()
 	}
-	return u.String(), nil
+	left := u.String()
+	if found, ok := redact.Secrets(left); !ok || len(found) > 0 {
+		return "", usagef("--store %s keeps a secret platbench k8s cannot move into the Secret (fix: the password in its user-info, postgres://USER:PASSWORD@HOST/DB)", redact.URL(val))
+	}
+	return left, nil
 }
 
 // The target options that name a TLS file on the machine that writes the
@@ -271,12 +424,28 @@ func newSecret() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// writePrivate writes a file only its owner can read.
-func writePrivate(path string, data []byte) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("cannot write %s: %w (fix: --secret-out in a writable directory)", path, err)
+// writeNew writes a file only its owner can read, refusing one that
+// exists: it may be another run's Secret, still applied.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return usagef("%s exists: platbench k8s does not replace a Secret's file (fix: remove it if it is an old job's, or --secret-out another path)", path)
 	}
-	return os.Chmod(path, 0o600) // an existing file keeps its mode in WriteFile
+	if err != nil {
+		return usagef("cannot write %s: %v (fix: --secret-out in a writable directory)", path, errors.Unwrap(err))
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
 }
 
 // secretManifest is the Secret the Job's pods read their credentials from.
@@ -292,7 +461,10 @@ func secretManifest(j k8sJob) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("# platbench: the secrets of the job %s (the loaders' rendezvous secret, the target's credentials).\n# Keep this file private; kubectl apply -f it before the job. No other file holds these values.\n---\n", j.name)
+	head := fmt.Sprintf("# platbench: the secrets of the job %s (the loaders' rendezvous secret, the credentials).\n# Keep this file private; kubectl apply -f it before the job's manifest. No other file holds these values.\n---\n", j.name)
+	if j.secretFile == "" {
+		head = fmt.Sprintf("# platbench: the job %s with its Secret (the loaders' rendezvous secret, the credentials) first: keep this file private.\n---\n", j.name)
+	}
 	return append([]byte(head), body...), nil
 }
 
@@ -441,11 +613,16 @@ func indexedJob(j k8sJob, runArgs []string) ([]byte, error) {
 	addVolumes(job, j)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# platbench: %d loaders; they start the run phase together once all have loaded.\n", j.n)
-	fmt.Fprintf(&b, "# Their secrets are in %s (a Secret, apart from this file): kubectl apply -f %s -f this.yaml\n", j.secretFile, j.secretFile)
-	if j.pvc != "" {
-		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is %s-shard-0.json on the claim %s.\n", j.name, j.pvc)
+	if j.secretFile == "" {
+		fmt.Fprintf(&b, "# Their secrets are in the Secret %s-secrets, the first document of this file: keep it private.\n#   kubectl apply -f this.yaml\n", j.name)
 	} else {
-		fmt.Fprintf(&b, "# kubectl apply -f this.yaml; when the job completes, the merged result is loader 0's log:\n")
+		fmt.Fprintf(&b, "# Their secrets are in the Secret %s-secrets, in %s apart from this file; apply it first, then this file:\n", j.name, j.secretFile)
+		fmt.Fprintf(&b, "#   kubectl apply -f %s\n#   kubectl apply -f this.yaml\n", j.secretFile)
+	}
+	if j.pvc != "" {
+		fmt.Fprintf(&b, "# When the job completes, the merged result is %s-shard-0.json on the claim %s.\n", j.name, j.pvc)
+	} else {
+		fmt.Fprintf(&b, "# When the job completes, the merged result is loader 0's log:\n")
 		fmt.Fprintf(&b, "#   kubectl logs -l job-name=%s,batch.kubernetes.io/job-completion-index=0 --tail=-1 > merged.json\n", j.name)
 	}
 	for _, doc := range []any{svc, policy, job} {

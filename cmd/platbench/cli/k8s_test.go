@@ -105,6 +105,7 @@ func TestK8sCredentialsInSecret(t *testing.T) {
 		{"--target", "cql://admin:s3cret@db:9042", "--workload", "write"},
 		{"--target=cql://db:9042", "--target-user", "admin", "--target-password-file", pwFile, "--metrics-addr", ":9464"},
 	} {
+		os.Remove(secretOut) // the Secret's file is never replaced
 		code, out, stderr := run(t, append([]string{"k8s", "--loaders", "3", "--name", "bench", "--secret-out", secretOut, "--"}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)

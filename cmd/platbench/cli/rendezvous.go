@@ -111,7 +111,7 @@ func setupRendezvous(f rendezvousFlags, cfg *bench.Config, log io.Writer) (*dist
 	if f.addr == "" {
 		return nil, nil
 	}
-	_, port, err := net.SplitHostPort(f.addr)
+	host, port, err := net.SplitHostPort(f.addr)
 	switch {
 	case err != nil || port == "":
 		return nil, usagef("--rendezvous %q is not HOST:PORT (fix: loader 0's address, e.g. platbench-0.platbench:7070)", f.addr)
@@ -129,7 +129,11 @@ func setupRendezvous(f rendezvousFlags, cfg *bench.Config, log io.Writer) (*dist
 	d := &distributed{f: f, shard: cfg.Shard}
 	version := ToolVersion()
 	if cfg.Shard == 0 {
-		if d.coord, err = rendezvous.Listen(":"+port, cfg.Shards, version, opt); err != nil {
+		addr, note := listenAddr(host, port)
+		if note != "" {
+			opt.Log(note)
+		}
+		if d.coord, err = rendezvous.Listen(addr, cfg.Shards, version, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -147,6 +151,47 @@ func setupRendezvous(f rendezvousFlags, cfg *bench.Config, log io.Writer) (*dist
 		return p.Start(ctx)
 	}
 	return d, nil
+}
+
+// listenAddr is where loader 0 listens for --rendezvous HOST:PORT: HOST
+// itself when it is an address or a name of this machine's (127.0.0.1 is
+// not every address); every address when HOST is empty, a wildcard, or a
+// name that does not resolve to this machine yet (a Kubernetes pod's name,
+// published once the pod runs), said in note.
+func listenAddr(host, port string) (addr, note string) {
+	all := ":" + port
+	if host == "" || host == "*" {
+		return all, ""
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return net.JoinHostPort(ip.String(), port), ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	local := localIPs()
+	for _, ip := range ips {
+		if local[ip.IP.String()] {
+			return net.JoinHostPort(ip.IP.String(), port), ""
+		}
+	}
+	why := "is not an address of this machine"
+	if err != nil || len(ips) == 0 {
+		why = "does not resolve yet"
+	}
+	return all, fmt.Sprintf("rendezvous: %s %s: listening on every address of port %s", host, why, port)
+}
+
+// localIPs are this machine's interface addresses.
+func localIPs() map[string]bool {
+	out := map[string]bool{}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			out[n.IP.String()] = true
+		}
+	}
+	return out
 }
 
 // finish hands this loader's outcome over: a peer sends it to loader 0 and
