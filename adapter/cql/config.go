@@ -270,7 +270,7 @@ func (c *Config) check(s *adapter.OptionSet) {
 		s.Problem("dcs needs NetworkTopologyStrategy (fix: add replication=network)")
 	}
 	if c.Password != "" && c.Username == "" {
-		s.Problem("a password without a user name (fix: cql://user:password@host:9042 or user=NAME)")
+		s.Problem("a password without a user name (fix: cql://USER@host:9042 or user=NAME)")
 	}
 	if c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" {
 		c.TLS = true

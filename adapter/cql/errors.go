@@ -69,9 +69,9 @@ func explainConnect(c *Config, err error) error {
 	switch {
 	case errors.As(err, &re) && re.Code() == gocql.ErrCodeCredentials,
 		strings.Contains(msg, "Provided username") || strings.Contains(msg, "and/or password are incorrect"):
-		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", c.Username, hosts, firstLine(msg), hosts)
+		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check the user and the password: cql://USER@%s, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", c.Username, hosts, firstLine(msg), hosts)
 	case strings.Contains(msg, "authentication required"), strings.Contains(msg, "Authenticator"):
-		return adapter.Configf("cql: %s requires authentication: %s (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", hosts, firstLine(msg), hosts)
+		return adapter.Configf("cql: %s requires authentication: %s (fix: cql://USER@%s, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", hosts, firstLine(msg), hosts)
 	// Before the reachability cases: a failed handshake also reads
 	// "unable to discover protocol version".
 	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509"):
@@ -90,11 +90,11 @@ func startupErr(cfg *Config, host string, err error) error {
 	var se *cqlwire.ServerError
 	switch {
 	case errors.Is(err, cqlwire.ErrAuthRequired):
-		return adapter.Configf("cql: %s requires authentication (fix: cql://user:password@%s, or the options user=NAME and password=SECRET)", host, host)
+		return adapter.Configf("cql: %s requires authentication (fix: cql://USER@%s, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", host, host)
 	case !errors.As(err, &se):
 		return wireErr(err)
 	case se.Req == "AUTH_RESPONSE" && se.Code == cqlwire.CodeBadCredential:
-		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check user and password, e.g. cql://user:password@%s)", cfg.Username, host, firstLine(se.Msg), host)
+		return adapter.Configf("cql: authentication failed for user %q on %s: %s (fix: check the user and the password: cql://USER@%s, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", cfg.Username, host, firstLine(se.Msg), host)
 	case se.Req == "AUTH_RESPONSE":
 		return fmt.Errorf("cql: authenticating on %s: %s (%w)", host, se.Msg, serverError(se.Code))
 	case se.Code == cqlwire.CodeProtocol:

@@ -46,9 +46,9 @@ func TestDialErrorsExplained(t *testing.T) {
 		want  string
 		class vocab.Class
 	}{
-		{startupErr(cfg, h, cqlwire.ErrAuthRequired), "cql: 10.0.0.1:9042 requires authentication (fix: cql://user:password@10.0.0.1:9042, or the options user=NAME and password=SECRET)", vocab.ClassOther},
+		{startupErr(cfg, h, cqlwire.ErrAuthRequired), "cql: 10.0.0.1:9042 requires authentication (fix: cql://USER@10.0.0.1:9042, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", vocab.ClassOther},
 		{startupErr(cfg, h, &cqlwire.ServerError{Req: "AUTH_RESPONSE", Code: cqlwire.CodeBadCredential, Msg: "Provided username bob and/or password are incorrect\nmore"}),
-			`cql: authentication failed for user "bob" on 10.0.0.1:9042: Provided username bob and/or password are incorrect (fix: check user and password, e.g. cql://user:password@10.0.0.1:9042)`, vocab.ClassOther},
+			`cql: authentication failed for user "bob" on 10.0.0.1:9042: Provided username bob and/or password are incorrect (fix: check the user and the password: cql://USER@10.0.0.1:9042, the password in $PLATBENCH_TARGET_PASSWORD or a password file)`, vocab.ClassOther},
 		{startupErr(cfg, h, &cqlwire.ServerError{Req: "AUTH_RESPONSE", Code: cqlwire.CodeServer, Msg: "boom"}), "cql: authenticating on 10.0.0.1:9042: boom (other: cql: server error (server code 0x0000))", vocab.ClassOther},
 		{startupErr(cfg, h, &cqlwire.ServerError{Req: "STARTUP", Code: cqlwire.CodeProtocol, Msg: "Invalid or unsupported protocol version (4)"}),
 			"cql: 10.0.0.1:9042 does not speak CQL protocol v4: Invalid or unsupported protocol version (4) (fix: the option driver=gocql)", vocab.ClassOther},

@@ -47,7 +47,7 @@ func openError(cfg *Config, err error, logged string) error {
 	}
 	switch {
 	case errors.Is(err, hzerrors.ErrAuthentication) || strings.Contains(logged, "authentication") || strings.Contains(logged, "credentials"):
-		return adapter.Configf("hazelcast: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user:password in the URL)", addrs, cfg.Cluster, oneLine(msg))
+		return adapter.Configf("hazelcast: members at %s refused the client for cluster %q: %s (fix: ?cluster=NAME must match the members' cluster-name; check the user and the password, the password in $PLATBENCH_TARGET_PASSWORD or a password file)", addrs, cfg.Cluster, oneLine(msg))
 	case errors.Is(err, hzerrors.ErrIllegalState) || strings.Contains(msg, "unable to connect") || strings.Contains(msg, "connect"):
 		return &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("hazelcast: cannot connect to cluster %q at %s within %s: %s (fix: start the members, check host:port, and that ?cluster=NAME matches the members' cluster-name)", cfg.Cluster, addrs, cfg.ConnectTimeout, oneLine(msg))}
 	}

@@ -227,7 +227,7 @@ func (c *Config) check(s *adapter.OptionSet) {
 		s.Problem("inflight=%d needs idempotent=false: with idempotence franz-go keeps Kafka's limit itself (fix: drop inflight, or idempotent=false)", c.Inflight)
 	}
 	if c.SASL != "none" && c.User == "" {
-		s.Problem("sasl=%s needs a user (fix: kafka://USER:PASSWORD@host:9092, or the options user and password)", c.SASL)
+		s.Problem("sasl=%s needs a user (fix: kafka://USER@host:9092, or the option user; the password in $PLATBENCH_TARGET_PASSWORD or a password file)", c.SASL)
 	}
 	if c.TLSCA != "" || c.TLSCert != "" || c.TLSInsecure {
 		c.TLS = true

@@ -77,7 +77,7 @@ func dial(ctx context.Context, o *dialOpts) (*conn, error) {
 		}
 		if _, err := c.roundTrip(); err != nil {
 			nc.Close()
-			return nil, adapter.Configf("redis at %s refused the credentials: %v (fix: check the user:password in the URL, e.g. redis://default:secret@host:6379)", o.addr, err)
+			return nil, adapter.Configf("redis at %s refused the credentials: %v (fix: check the user and the password; give the password in $PLATBENCH_TARGET_PASSWORD or a password file, not in the URL, where ps shows it)", o.addr, err)
 		}
 	}
 	if o.db != 0 {

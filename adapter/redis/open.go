@@ -120,7 +120,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 			return nil, err
 		}
 		if adapter.Classify(err) == vocab.ClassRejected {
-			return nil, adapter.Configf("redis: %s needs a password: %v (fix: put it in the URL, redis://user:pass@host:port)", cfg.Addrs[0], err)
+			return nil, adapter.Configf("redis: %s needs a password: %v (fix: give it in $PLATBENCH_TARGET_PASSWORD or a password file, and the user, if any, as redis://USER@host:port; a password in the URL shows in ps)", cfg.Addrs[0], err)
 		}
 		return nil, fmt.Errorf("redis: INFO on %s: %w", cfg.Addrs[0], err)
 	}

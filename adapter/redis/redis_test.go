@@ -354,6 +354,10 @@ func TestAuth(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "fix:") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want a one-line config error containing %q and a fix", c.name, err, c.want)
 		}
+		// The fix names the variable, never a password in the URL (ps shows it).
+		if err != nil && (!strings.Contains(err.Error(), "$PLATBENCH_TARGET_PASSWORD") || strings.Contains(err.Error(), ":pass@") || strings.Contains(err.Error(), "wrong")) {
+			t.Errorf("%s: %v: want a fix naming $PLATBENCH_TARGET_PASSWORD, without a password in a URL", c.name, err)
+		}
 	}
 }
 

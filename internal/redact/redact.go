@@ -155,9 +155,28 @@ func String(u *url.URL) string {
 			v.Opaque = Mask + v.Opaque[at:]
 		}
 	}
+	v.Host = hosts(v.Host)
 	v.RawQuery = query(v.RawQuery)
 	v.ForceQuery = false
 	return v.String()
+}
+
+// hosts masks a host of a list ("h1,h2:9042") whose port is not a number:
+// "admin:s3cret,h:6379" is a user-info whose '@' was lost.
+func hosts(h string) string {
+	if !strings.Contains(h, ",") {
+		return h // url.Parse checked a lone host's port
+	}
+	parts := strings.Split(h, ",")
+	for i, p := range parts {
+		if j := strings.LastIndex(p, "]"); j >= 0 {
+			p = p[j+1:]
+		}
+		if _, port, ok := strings.Cut(p, ":"); ok && strings.Trim(port, "0123456789") != "" {
+			parts[i] = Mask
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // pair is one parameter of a raw query.

@@ -28,6 +28,8 @@ func TestURL(t *testing.T) {
 		{"cql:admin:s3cret@db", "cql:xxxxx@db"},
 		{"cql://db?pass%zzword=s3cret", "cql://db?%3F=xxxxx"},
 		{"10.0.0.5:7070", "10.0.0.5:7070"},
+		{"redis://admin:s3cret,h:6379", "redis://xxxxx,h:6379"},
+		{"cql://h1,h2:9042/ks", "cql://h1,h2:9042/ks"},
 		{"h:9100?token=s3cret", "h:9100?token=xxxxx"},
 		{"u:s3cret@h:9100", "u:xxxxx@h:9100"},
 	} {

@@ -70,10 +70,10 @@ CREATE INDEX IF NOT EXISTS ` + Table + `_series ON ` + Table + ` (workload, targ
 func ParseURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" || u.Host == "" && u.Opaque != "" {
-		return usererr.Field(storeField, "%q is not a PostgreSQL URL (fix: postgres://USER:PASSWORD@HOST:PORT/DATABASE, e.g. postgres://platbench@127.0.0.1:5432/platbench)", redact(s))
+		return usererr.Field(storeField, "%q is not a PostgreSQL URL (fix: postgres://USER@HOST:PORT/DATABASE, e.g. postgres://platbench@127.0.0.1:5432/platbench, the password in $PGPASSWORD)", redact(s))
 	}
 	if _, err := pgconn.ParseConfig(s); err != nil {
-		return usererr.Field(storeField, "%s: %v (fix: postgres://USER:PASSWORD@HOST:PORT/DATABASE)", redact(s), redactpkg.Scrub(err.Error(), s))
+		return usererr.Field(storeField, "%s: %v (fix: postgres://USER@HOST:PORT/DATABASE, the password in $PGPASSWORD)", redact(s), redactpkg.Scrub(err.Error(), s))
 	}
 	return nil
 }
