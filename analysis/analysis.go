@@ -158,6 +158,7 @@ func Analyze(r *result.Result, o Options) (*result.Analysis, error) {
 		a.Notes = append(a.Notes, "the file does not say when requests were outstanding; in a closed loop they always are, so every empty bucket counts as a stall")
 	}
 	a.PageCache = pageCache(r, p)
+	a.Bottleneck = BottleneckOf(r)
 	cost, note, err := costOf(r, a.Steady, o)
 	if err != nil {
 		return nil, err

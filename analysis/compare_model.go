@@ -38,6 +38,9 @@ type CompareModel struct {
 	// many runs would settle what is not settled.
 	Notes    []string `json:"notes"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Answer is the comparison in plain words, before the tables
+	// (AnswerOf): the headline figures, each group's limit, what is unfair.
+	Answer *CompareAnswer `json:"answer,omitempty"`
 
 	// Results are the runs compared and Figures their comparison's numbers
 	// (CompareGroups); neither is part of the JSON.
@@ -45,11 +48,12 @@ type CompareModel struct {
 	Figures *GroupComparison `json:"-"`
 }
 
-// CompareSchema names the JSON shape of a CompareModel. v3 (issue 31):
+// CompareSchema names the JSON shape of a CompareModel. v4 (issue 45):
+// the answer (headline figures, each group's limit, what is unfair). v3 (issue 31):
 // columns are groups of runs; each row has every group's centre and its
 // runs' values, and each cell the ratio of centres with its 95% interval,
 // the verdict and its basis. v2: a column per run, a per-second noise test.
-const CompareSchema = "platbench.compare/v3"
+const CompareSchema = "platbench.compare/v4"
 
 // CompareModelGroup is one column: a group of runs.
 type CompareModelGroup struct {

@@ -226,6 +226,11 @@ func FiguresOf(r *result.Result) (*Figures, error) {
 			return nil, err
 		}
 	}
+	if a.Bottleneck == nil { // analysed before bottlenecks were kept
+		withB := *a
+		withB.Bottleneck = BottleneckOf(r)
+		a = &withB
+	}
 	if rc := RateCheckOf(p, a.Steady); rc != nil {
 		pf.Rate = rc
 	}

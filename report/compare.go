@@ -152,6 +152,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	c.Rows = append(c.Rows, compareNodeRows(c)...)
 	c.Rows = append(c.Rows, compareDBRows(c)...)
 	c.Notes = compareNotes(an, func(gi int) string { return an.Groups[gi].Name })
+	c.Answer = analysis.AnswerOf(c)
 	return c, nil
 }
 

@@ -180,6 +180,7 @@ func printWrapped(w io.Writer, s string) {
 // baseline, and the method once below.
 func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
+	writeLabelledText(bw, answerLines(c))
 	fmt.Fprintf(bw, "Groups: %s\n", c.Grouping)
 	compareGroupsTable(c).text(bw)
 	for _, l := range compareGroupLines(c) {
@@ -210,6 +211,10 @@ func WriteCompareText(w io.Writer, c *analysis.CompareModel) error {
 func WriteCompareMarkdown(w io.Writer, c *analysis.CompareModel) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## platbench comparison: %s\n\n", compareTitle(c))
+	if ls := answerLines(c); len(ls) > 0 {
+		writeLabelledMarkdown(bw, ls)
+		fmt.Fprintln(bw)
+	}
 	fmt.Fprintf(bw, "Groups: %s.\n\n", c.Grouping)
 	compareGroupsTable(c).markdown(bw)
 	fmt.Fprintln(bw)
@@ -268,6 +273,7 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		Notes, Files, Warnings     []string
 		Groups, Values, Change     tableView
 		Thresholds                 *tableView
+		Answer                     [][2]string // before the tables
 		Sweep                      template.HTML
 		Charts                     []template.HTML
 	}{
@@ -275,7 +281,7 @@ func WriteCompareHTML(w io.Writer, c *analysis.CompareModel) error {
 		Lead: fmt.Sprintf("%s, %s: %d groups of %d runs in all (%s), compared to %s.", orDash(c.Results[0].Config.Workload.Name),
 			orDash(MixString(c.Results[0])), len(c.Groups), len(c.Runs), c.Grouping, c.Groups[c.Baseline].Name),
 		Against: changeTitle(c), Grouping: c.Grouping, ValuesTitle: valuesTitle(c), Notes: c.Notes, Files: compareGroupLines(c), Warnings: c.Warnings,
-		Groups: viewOf(compareGroupsTable(c)), Values: compareValuesView(c), Change: compareChangeView(c), Sweep: sweep,
+		Groups: viewOf(compareGroupsTable(c)), Values: compareValuesView(c), Change: compareChangeView(c), Sweep: sweep, Answer: answerLines(c),
 	}
 	if t := compareThresholdsTable(c); t != nil {
 		v := viewOf(t)

@@ -126,13 +126,14 @@ func WriteHTML(w io.Writer, r *result.Result) error {
 	page := struct {
 		Head            headView
 		Label, Headline string
+		Limits          [][2]string // the bottleneck's lines, under the headline
 		Sections        []sectionView
 		Sweep, Events   template.HTML
 		Thresholds      template.HTML
 		Charts          []template.HTML
 		Notes           []string
 		Tool            string
-	}{Head: newHead("platbench: " + u.label), Label: u.label, Headline: headline(u), Sections: sectionViews(append(sections(u), dbSections(r)...)),
+	}{Head: newHead("platbench: " + u.label), Label: u.label, Headline: headline(u), Limits: limitLines(u.a), Sections: sectionViews(append(sections(u), dbSections(r)...)),
 		Notes: u.notes(), Tool: strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)}
 	for _, c := range cs {
 		page.Charts = append(page.Charts, chartHTML(c))

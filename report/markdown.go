@@ -20,6 +20,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## platbench: %s\n\n", u.label)
 	fmt.Fprintf(bw, "%s\n", headline(u))
+	writeLimitsMarkdown(bw, u.a)
 	writeThresholdsMarkdown(bw, r)
 	for i, s := range sections(u) {
 		if i == 1 {

@@ -40,6 +40,7 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 	if v := analysis.VerificationOf(r); v != nil && v.Lost > 0 {
 		fmt.Fprintf(tw, "\nACKNOWLEDGED WRITES LOST: %s\n", verificationText(v))
 	}
+	writeLimitsText(tw, r.Analysis)
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		f, err := analysis.PhaseFiguresOf(p)

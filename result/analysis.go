@@ -22,6 +22,9 @@ type Analysis struct {
 	PageCache *PageCache `json:"page_cache,omitempty"`
 	// Cost is present when a price is known (the catalog's for the platform, or one given).
 	Cost *Cost `json:"cost,omitempty"`
+	// Bottleneck is what limited the phase (analysis.BottleneckOf); absent
+	// in files analysed before it was kept.
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 	// Notes are plain-language remarks about the analysis itself.
 	Notes []string `json:"notes,omitempty"`
 }

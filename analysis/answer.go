@@ -1,0 +1,183 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/platbench/platbench/result"
+)
+
+// CompareAnswer is the comparison's answer in plain words, for the top of
+// compare's output: the figures that matter, each group against the
+// baseline with its interval and verdict; what limited each group; what
+// makes the comparison unfair or unsettled, one line each.
+type CompareAnswer struct {
+	Headline []string     `json:"headline"`
+	Limits   []GroupLimit `json:"limits"`
+	Unfair   []string     `json:"unfair,omitempty"`
+}
+
+// GroupLimit is what limited a group's runs: the most common limit among
+// them (BottleneckOf of each run), in how many of the group's runs.
+type GroupLimit struct {
+	Group   string `json:"group"`
+	Limit   string `json:"limit"`
+	Where   string `json:"where,omitempty"`
+	Runs    int    `json:"runs"` // runs with this limit
+	Of      int    `json:"of"`   // runs in the group
+	Summary string `json:"summary"`
+}
+
+// headlineFigures are the rows the headline states, in order.
+var headlineFigures = []string{"Sustained throughput", "Latency p99"}
+
+// AnswerOf computes c's answer from its rows and its runs' bottlenecks.
+func AnswerOf(c *CompareModel) *CompareAnswer {
+	a := &CompareAnswer{}
+	base := c.Groups[c.Baseline].Name
+	for _, fig := range headlineFigures {
+		row := c.row(fig)
+		if row == nil {
+			continue
+		}
+		for gi, g := range c.Groups {
+			if gi == c.Baseline || gi >= len(row.Cells) {
+				continue
+			}
+			if l := headlineLine(g.Name, base, fig, row.Cells[gi]); l != "" {
+				a.Headline = append(a.Headline, l)
+			}
+		}
+	}
+	for gi, g := range c.Groups {
+		gl, bs := c.groupLimit(gi)
+		if gl == nil {
+			continue
+		}
+		a.Limits = append(a.Limits, *gl)
+		a.Unfair = append(a.Unfair, unfairLines(g.Name, bs)...)
+	}
+	return a
+}
+
+func (c *CompareModel) row(figure string) *CompareModelRow {
+	for i := range c.Rows {
+		if c.Rows[i].Figure == figure {
+			return &c.Rows[i]
+		}
+	}
+	return nil
+}
+
+// headlineLine says one figure of a group against the baseline: "device16
+// sustains 1.50x [1.34x, 1.67x] the throughput of epyc2 (better)". Large
+// ratios (largeRatio) read as ratios, smaller ones as percentages.
+func headlineLine(group, base, figure string, v CompareVerdict) string {
+	if v.Missing || v.Ratio <= 0 {
+		return ""
+	}
+	what := strings.ToLower(figure)
+	verdict := string(v.Verdict)
+	if v.Verdict == Different || v.Verdict == Same {
+		verdict = v.Phrase // better, worse or same
+	}
+	ci := ""
+	if v.Low > 0 && v.High > 0 {
+		ci = " " + ratioInterval(v.Ratio, v.Low, v.High)
+	}
+	if largeRatio(v.Ratio) {
+		return fmt.Sprintf("%s's %s is %.2fx%s %s's (%s)", group, what, v.Ratio, ci, base, verdict)
+	}
+	return fmt.Sprintf("%s's %s is %+.1f%%%s against %s's (%s)", group, what, 100*(v.Ratio-1), ci, base, verdict)
+}
+
+// ratioInterval writes an interval in the ratio's own form: "[1.34x,
+// 1.67x]" for large ratios, "[-4.0%, +2.1%]" for small ones.
+func ratioInterval(r, lo, hi float64) string {
+	if largeRatio(r) {
+		return fmt.Sprintf("[%.2fx, %.2fx]", lo, hi)
+	}
+	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*(lo-1), 100*(hi-1))
+}
+
+// groupLimit is the most common limit among group gi's runs (ties: the
+// first run's), and every run's bottleneck.
+func (c *CompareModel) groupLimit(gi int) (*GroupLimit, []*result.Bottleneck) {
+	g := c.Groups[gi]
+	var bs []*result.Bottleneck
+	count := map[string]int{}
+	first := map[string]*result.Bottleneck{}
+	var order []string
+	for _, ri := range g.Runs {
+		if ri >= len(c.Results) {
+			continue
+		}
+		b := runBottleneck(c.Results[ri])
+		if b == nil {
+			continue
+		}
+		bs = append(bs, b)
+		if count[b.Limit] == 0 {
+			first[b.Limit] = b
+			order = append(order, b.Limit)
+		}
+		count[b.Limit]++
+	}
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	top := first[order[0]]
+	return &GroupLimit{Group: g.Name, Limit: top.Limit, Where: top.Where, Runs: count[top.Limit], Of: len(g.Runs), Summary: top.Summary}, bs
+}
+
+// runBottleneck is a run's bottleneck: its analysis', or computed.
+func runBottleneck(r *result.Result) *result.Bottleneck {
+	if r.Analysis != nil && r.Analysis.Bottleneck != nil {
+		return r.Analysis.Bottleneck
+	}
+	return BottleneckOf(r)
+}
+
+// unfairLines say what in a group's runs makes the comparison not the
+// platforms' alone: neighbours, a client-bound loader, a closed loop that
+// measured its concurrency, steal.
+func unfairLines(group string, bs []*result.Bottleneck) []string {
+	var out []string
+	count := func(limit string) int {
+		n := 0
+		for _, b := range bs {
+			if b.Limit == limit {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(LimitNeighbours); n > 0 {
+		out = append(out, fmt.Sprintf("%s: %d of %d runs measured their neighbours (other processes took the host's CPU): rerun on a quiet host before comparing", group, n, len(bs)))
+	}
+	if n := count(LimitLoader); n > 0 {
+		out = append(out, fmt.Sprintf("%s: %d of %d runs were limited by the loader, not the target: their figures are platbench's", group, n, len(bs)))
+	}
+	if n := count(LimitConcurrency); n > 0 {
+		out = append(out, fmt.Sprintf("%s: %d of %d runs were limited by the closed loop's requests in flight, with resources to spare: its throughput is a floor of its capacity, not the capacity (raise --concurrency, or sweep --find-max)", group, n, len(bs)))
+	}
+	steal := 0
+	for _, b := range bs {
+		for _, c := range b.Caveats {
+			if strings.Contains(c, "hypervisor stole") {
+				steal++
+				break
+			}
+		}
+	}
+	if steal > 0 {
+		out = append(out, fmt.Sprintf("%s: %d of %d runs lost CPU to steal (another guest on the same cores)", group, steal, len(bs)))
+	}
+	return out
+}
+
+// largeRatio: a ratio of 1.25 and more, or 1/1.25 and less, reads better
+// as "1.50x" than as "+50%" (and "4.9x" than "+390%").
+func largeRatio(r float64) bool { return r >= 1.25 || r <= 1/1.25 }
