@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -43,7 +45,9 @@ func Encode(w io.Writer, r *Result) error {
 	return err
 }
 
-// WriteFileAtomic writes data to path through a temporary file and a rename.
+// WriteFileAtomic writes data to path through a temporary file and a
+// rename, the directory synced after it (WriteAtomic). It replaces a file
+// at path: a command checks first (CheckOutputs) that it may.
 func WriteFileAtomic(path string, data []byte) error {
 	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -52,7 +56,9 @@ func WriteFileAtomic(path string, data []byte) error {
 }
 
 // WriteAtomic is WriteFileAtomic for data that write writes (too much to
-// hold: a long run's .hlog).
+// hold: a long run's .hlog): a temporary file in path's directory,
+// synced, renamed over path, and the directory synced, so that neither a
+// killed process nor a crash of the machine leaves half a file at path.
 func WriteAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -83,6 +89,9 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	if err := SyncDir(dir); err != nil {
+		return fmt.Errorf("cannot write %s: syncing its directory: %w", path, err)
+	}
 	return nil
 }
 
@@ -90,14 +99,25 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 func Read(path string) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, jerr := os.Stat(path + JournalSuffix); jerr == nil {
+				return nil, usererr.New("%s does not exist, but %s%s does: the journal of a run that did not finish (killed, or still running) (fix: platbench report %s%s)", path, path, JournalSuffix, path, JournalSuffix)
+			}
+		}
 		return nil, usererr.New("cannot read result %s: %v (fix: the path of a result file written by platbench)", path, err)
 	}
 	defer f.Close()
 	// A journal (a run cut short) is read as it streams: a day's may be
-	// gigabytes, of which the result keeps a bounded part.
+	// gigabytes, of which the result keeps a bounded part (each line at
+	// most MaxResultBytes). A result file is read whole: at most
+	// MaxResultBytes, refused before it is read when its size says more.
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(64)
+	size := fileSize(f)
 	var r *Result
+	if !IsJournal(head) && int64(size) > MaxResultBytes {
+		return nil, tooLarge(path, int64(size))
+	}
 	if IsJournal(head) {
 		r, err = readJournal(br, FinePath(path))
 		if err == nil {
@@ -110,7 +130,7 @@ func Read(path string) (*Result, error) {
 			}
 		}
 	} else {
-		r, err = Decode(sizedReader{br, fileSize(f)})
+		r, err = Decode(sizedReader{br, size})
 		if err == nil {
 			err = attachSeconds(r, path)
 		}
@@ -185,15 +205,42 @@ func Decode(rd io.Reader) (*Result, error) {
 	if l, ok := rd.(interface{ Len() int }); ok {
 		n = max(l.Len(), 0)
 	}
-	b := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
-	if _, err := b.ReadFrom(rd); err != nil {
+	data, err := readBounded(rd, n)
+	if err != nil {
 		return nil, err
 	}
-	data := b.Bytes()
 	if IsJournal(data) {
 		return ReadJournal(bytes.NewReader(data))
 	}
 	return decodeJSON(data)
+}
+
+// readBounded reads all of rd (about n bytes, 0 when not known) in
+// chunks: at most MaxResultBytes, and not one chunk past a NUL byte (a
+// sparse or zero-filled file is refused at its first chunk, not read
+// whole into memory first).
+func readBounded(rd io.Reader, n int) ([]byte, error) {
+	data := make([]byte, 0, min(int64(n), MaxResultBytes)+bytes.MinRead)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		chunk := data[len(data):min(cap(data), len(data)+1<<20)]
+		k, err := rd.Read(chunk)
+		if z := bytes.IndexByte(chunk[:k], 0); z >= 0 {
+			return nil, nulError(int64(len(data) + z))
+		}
+		data = data[:len(data)+k]
+		if int64(len(data)) > MaxResultBytes {
+			return nil, fmt.Errorf("%w: more than %s (a result file is at most that: a week-long run's is about 260 MB) (fix: the result file as platbench wrote it)", ErrMalformed, byteSize(MaxResultBytes))
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // decodeJSON decodes and validates the JSON of a result file. Decoding is

@@ -92,8 +92,11 @@ func ReadFine(path string) (phase string, b Buckets, err error) {
 		return "", Buckets{}, err
 	}
 	defer f.Close()
+	if n := fileSize(f); int64(n) > MaxResultBytes {
+		return "", Buckets{}, tooLarge(path, int64(n))
+	}
 	br := bufio.NewReader(f)
-	line, err := br.ReadBytes('\n')
+	line, err := br.ReadSlice('\n') // at most the reader's buffer: a header is short
 	var h fineHeader
 	if err != nil || json.Unmarshal(bytes.TrimSpace(line), &h) != nil || h.Kind != fineKind || h.WidthNs <= 0 {
 		return "", Buckets{}, fmt.Errorf("%w: %s is not a platbench fine-bucket file (its first line is not a %s header)", ErrMalformed, path, fineKind)

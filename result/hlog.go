@@ -3,8 +3,10 @@ package result
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -75,10 +77,14 @@ type HlogStream struct {
 	closed bool
 }
 
-// CreateHlogStream creates (or truncates) the log at path, for the
-// intervals of the phase named phase.
+// CreateHlogStream creates the log at path (a run's PartialHlogPath,
+// beside its journal: one that is there is refused, as the journal is),
+// for the intervals of the phase named phase.
 func CreateHlogStream(path, phase string) (*HlogStream, error) {
-	f, err := os.Create(path)
+	f, err := CreateExclusive(path)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, JournalInTheWay(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the HdrHistogram log %s: %w (check that the directory is writable)", path, err)
 	}
@@ -137,7 +143,8 @@ func (h *HlogStream) Close() error {
 	defer h.mu.Unlock()
 	if !h.closed {
 		h.closed = true
-		if err := h.f.Close(); h.err == nil {
+		// Synced once, at the end, as the journal is.
+		if err := errors.Join(h.f.Sync(), h.f.Close()); h.err == nil {
 			h.err = err
 		}
 	}

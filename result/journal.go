@@ -1,7 +1,6 @@
 package result
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -75,12 +74,21 @@ func (j *Journal) TeeHlog(h *HlogStream) {
 	}
 }
 
-// CreateJournal creates (or truncates) the journal at path.
+// CreateJournal creates the journal at path. One that is there (a run
+// cut short, or one still running) is never truncated: it is refused
+// (JournalInTheWay), as the command line refuses it before the run.
+// A fine-bucket file beside it that has no journal (a --force run over
+// the leftovers of an earlier one) is removed: it would be taken for
+// this run's.
 func CreateJournal(path string) (*Journal, error) {
-	f, err := os.Create(path)
+	f, err := CreateExclusive(path)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, JournalInTheWay(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the run's journal %s: %w (check that the directory is writable)", path, err)
 	}
+	os.Remove(FinePath(path))
 	return &Journal{f: f, path: path, sf: NewSecondsFile(path)}, nil
 }
 
@@ -209,11 +217,13 @@ func (j *Journal) Keep(path string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	os.Remove(FinePath(j.path)) // a phase's, read back when it ended
-	if err := errors.Join(j.err, j.f.Close()); err != nil {
+	// Synced once, at the end: the seconds file is as durable as the
+	// result it goes with.
+	if err := errors.Join(j.err, j.f.Sync(), j.f.Close()); err != nil {
 		os.Remove(j.path)
 		return err
 	}
-	if err := os.Rename(j.path, path); err != nil {
+	if err := RenameSynced(j.path, path); err != nil {
 		os.Remove(j.path)
 		return fmt.Errorf("cannot keep the run's seconds as %s: %w", path, err)
 	}
@@ -260,8 +270,7 @@ func (j *Journal) Telemetry() (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	sc := newLineScanner(f)
 	prefix := []byte(`{"sample":`)
 	tel := &journalTelemetry{}
 	for sc.Scan() {
@@ -301,8 +310,7 @@ func ReadJournal(rd io.Reader) (*Result, error) { return readJournal(rd, "") }
 // from the fine-bucket file at finePath when it is that phase's (the
 // loader was killed during it).
 func readJournal(rd io.Reader, finePath string) (*Result, error) {
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	sc := newLineScanner(rd)
 	var r *Result
 	var phases []*journalPhase
 	byName := map[string]*journalPhase{}

@@ -1,8 +1,8 @@
 package result
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -122,10 +122,11 @@ func UseSecondsFile(r *Result, sp string) error {
 // secondsStart is the start of the run whose seconds file (journal) rd is:
 // its header's started_at.
 func secondsStart(rd io.Reader) (time.Time, error) {
-	line, err := bufio.NewReaderSize(rd, 1<<16).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return time.Time{}, fmt.Errorf("no header line: %v", err)
+	sc := newLineScanner(rd)
+	if !sc.Scan() {
+		return time.Time{}, fmt.Errorf("no header line: %v", cmp.Or(sc.Err(), io.EOF))
 	}
+	line := sc.Bytes()
 	var head struct {
 		Journal string `json:"journal"`
 		Result  *struct {
@@ -219,8 +220,7 @@ func (ref *secondsRef) each(spans [][2]int64, f func(iv *Interval) error) error 
 		return fmt.Errorf("%w (fix: keep %s beside its result file)", err, filepath.Base(path))
 	}
 	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	sc := newLineScanner(fh)
 	prefix := []byte(`{"phase":` + strconv.Quote(ref.name) + `,"interval":{"start_ns":`)
 	done := []byte(`{"done":{"name":` + strconv.Quote(ref.name) + `,`)
 	nth := 0

@@ -154,9 +154,14 @@ func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e
 // yaml.v3 reports unknown fields as "line N: field X not found in type T".
 var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type suite\.(\w+)`)
 
+// MaxFileBytes bounds a suite file: a suite is a few KB of YAML (the
+// largest example, a few hundred lines); past this one is refused before
+// it is read, and a FIFO or device that never ends is read no further.
+const MaxFileBytes = 4 << 20
+
 // Load reads and checks a suite file.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxFileBytes)
 	if err != nil {
 		return nil, usererr.New("cannot read suite %s: %v (fix: the path of a suite YAML file)", path, err)
 	}
@@ -169,6 +174,28 @@ func Load(path string) (*File, error) {
 		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return f, nil
+}
+
+// readBounded reads the file at path, at most limit bytes: a larger one
+// is an error, whether its size says so or it reads on past the limit (a
+// pipe, /dev/zero).
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("it is %d bytes, more than the %d MiB a suite file may be (a suite is a few KB of YAML)", st.Size(), limit>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("it reads on past the %d MiB a suite file may be (a suite is a few KB of YAML)", limit>>20)
+	}
+	return data, nil
 }
 
 // Parse decodes a suite strictly (unknown fields are errors) and validates

@@ -36,6 +36,11 @@ type Options struct {
 	// completed, or more than analysis.DefaultMaxErrors failed, from
 	// counting as failed.
 	AllowErrors bool
+	// Force replaces the files of an earlier run of the suite in OutDir
+	// (every cell's result and seconds file, the summary); without it Run
+	// refuses, before any cell runs, when one is there. A journal of a cell
+	// that did not finish is refused either way (result.CheckOutputs).
+	Force bool
 }
 
 // Run runs every cell in order, writing each result as it finishes and the
@@ -50,6 +55,9 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 	}
 	if o.OutDir == "" {
 		o.OutDir = f.OutDir()
+	}
+	if err := result.CheckOutputs(Outputs(f, cells, o.OutDir), o.Force, "--out directory"); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, usererr.New("cannot create the output directory %s: %v (fix: another output directory)", o.OutDir, err)
@@ -90,6 +98,24 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 	return s, writeSummary(s)
 }
 
+// Outputs are the files a run of the suite f, whose cells are cells,
+// writes in dir: each cell's (each round's) result files and the summary.
+func Outputs(f *File, cells []Cell, dir string) []result.Output {
+	var outs []result.Output
+	repeat := f.repeats()
+	for round := range repeat {
+		for _, c := range cells {
+			file := c.Name + ".json"
+			if repeat > 1 {
+				file = RepeatName(c.Name, round, repeat) + ".json"
+			}
+			outs = append(outs, result.RunOutputs(filepath.Join(dir, file), false)...)
+		}
+	}
+	return append(outs, result.Output{Path: filepath.Join(dir, "summary.md"), What: "suite summary"},
+		result.Output{Path: filepath.Join(dir, "summary.json"), What: "suite summary"})
+}
+
 // runCell runs one cell (round of repeat) and writes its result.
 func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run func(context.Context, bench.Config) (*result.Result, error), ths []analysis.Threshold) summary.Row {
 	c.Config.Open = o.Open
@@ -118,7 +144,14 @@ func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run fun
 		// A cell whose load failed has a result too (the load, with the
 		// target's messages): it is written, the cell failed.
 		var ferr error
-		written, ferr = finishCell(r, c, o.OutDir, file, &row, ths)
+		if o.Force {
+			// The old result and its seconds file go first: no moment
+			// leaves the old result beside the new seconds.
+			ferr = result.RemoveOld(path, result.SecondsPath(path))
+		}
+		if ferr == nil {
+			written, ferr = finishCell(r, c, o.OutDir, file, &row, ths)
+		}
 		if err == nil {
 			err = ferr
 		}

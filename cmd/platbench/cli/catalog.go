@@ -118,13 +118,17 @@ func runCatalogImport(env *Env, args []string) error {
 			"traffic) or Azure's Retail Prices API response (Linux pay-as-you-go VMs, Premium SSD v2). Each row\n"+
 			"names the file, its SKU or meter, and the date of its price. See docs/cost.md.")
 	region := fs.String("region", "", "the region to import from a file that prices several (e.g. us-east-1, us-central1, eastus)")
-	out := fs.String("out", "", "write the catalog file here (default: standard output)")
+	out := fs.String("out", "", "write the catalog file here (default: standard output); an existing file is refused unless --force")
+	force := fs.Bool("force", false, "replace the --out file when it exists")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) != 1 {
 		return usagef("catalog import needs exactly one price file")
+	}
+	if err := checkOut(*out, "catalog file", *force); err != nil {
+		return err
 	}
 	f, err := os.Open(files[0])
 	if err != nil {

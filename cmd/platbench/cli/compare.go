@@ -32,7 +32,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	minEffect := fs.String("min-effect", "2%", "the smallest difference that matters (`percentage`): an interval within it is the same")
 	runSpread := fs.String("run-spread", "", "between-run spread (`percentage`, the coefficient of variation of run values, e.g. 3%) from earlier repeated runs, for comparisons of one run on each side")
 	spreadFrom := fs.String("run-spread-from", "", "earlier repeated runs from which each figure's between-run spread is estimated, for comparisons of one run on each side: comma-separated result files of one setup (an A/A set), or history:PATH,... (result files and directories: the runs of each commit, run --commit, are a group; the spread is pooled over them)")
-	force := fs.Bool("force", false, "compare runs even when they measured different workloads")
+	force := fs.Bool("force", false, "compare runs even when they measured different workloads, and replace the --out file when it exists")
 	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a group is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and its interval calls the difference real")
 	failOn := fs.String("fail-on", strings.Join(analysis.DefaultRegressionFigures, ","), "figures --fail-if-worse judges, comma-separated: sustained, a latency statistic (mean, median, p95, p99, p99.9, max) or OP.STAT (read.p99)")
 	aopt := addAnalysisFlags(fs)
@@ -50,6 +50,9 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		if sameFile(*out, f) {
 			return usagef("--out %s is one of the result files; write the comparison to another path", *out)
 		}
+	}
+	if err := checkOut(*out, "comparison", *force); err != nil {
+		return err
 	}
 	limit, err := failLimit(fs, *failIfWorse)
 	if err != nil {

@@ -172,7 +172,7 @@ func TestAbortOnFail(t *testing.T) {
 		t.Errorf("stopped at %v after a phase of %v: want soon after 4 s", r.Aborted.AtNs, p.DurationNs)
 	}
 	code, _, stderr = run(t, "run", "--target", "fake", "--records", "100", "--concurrency", "2", "--duration", "6s",
-		"--warmup", "1s", "--threshold", "p99<1h", "--abort-on-fail", "--quiet", "--out", out)
+		"--warmup", "1s", "--threshold", "p99<1h", "--abort-on-fail", "--quiet", "--out", out, "--force")
 	if r, err = result.Read(out); code != 0 || err != nil || r.Aborted != nil || r.MainPhase().Interrupted {
 		t.Fatalf("a rule that holds: exit %d (%s), aborted %+v", code, stderr, r.Aborted)
 	}
@@ -196,7 +196,7 @@ func TestTargetStoppedServing(t *testing.T) {
 		t.Errorf("the outage is not named before the figures:\n%s", stdout)
 	}
 	if code, _, _ = run(t, "run", "--target", "fake?latency=1ms&stall_at=500ms&stall_for=4s", "--records", "100",
-		"--concurrency", "2", "--duration", "3s", "--out", out, "--allow-errors", "--quiet"); code != 0 {
+		"--concurrency", "2", "--duration", "3s", "--out", out, "--force", "--allow-errors", "--quiet"); code != 0 {
 		t.Errorf("--allow-errors: exit %d", code)
 	}
 }

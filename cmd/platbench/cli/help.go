@@ -27,7 +27,7 @@ var runGroups = []flagGroup{
 		"server-metrics", "server-metrics-port", "db-metrics", "db-metrics-url", "metrics-addr"}},
 	{"Cost", []string{"platform", "nodes", "storage", "price-per-hour", "catalog", "loader-instance", "zones", "rf"}},
 	{"Distributed runs (several loaders)", []string{"shard", "start-at", "rendezvous", "rendezvous-timeout", "rendezvous-secret-file", "rendezvous-max-message"}},
-	{"Output", []string{"out", "label", "commit", "quiet", "store"}},
+	{"Output", []string{"out", "force", "label", "commit", "quiet", "store"}},
 }
 
 // groupedUsage is a usage text of fs with its flags under the groups'

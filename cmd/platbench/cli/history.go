@@ -24,6 +24,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 			"points by E-divisive means with a t-test, as Apache Otava finds them (docs/history.md). Each change\n"+
 			"is printed with its time, the mean before and after, the relative change and the p-value.")
 	format, out := addOutputFlags(fs, historyFormats)
+	force := fs.Bool("force", false, "replace the --out file when it exists (without it an existing file is refused)")
 	figures := fs.String("figures", analysis.DefaultHistoryMetrics, "figures to follow, comma-separated [op.]FIGURE (*.FIGURE: each op type): sustained, peak, errors, a latency (mean, p50, p90, p95, p99, p99.9, max; service. or lag. before it), stalls, stalled, delayed, cv, cost ($ per million ops)")
 	store := fs.String("store", "", "also read the runs stored in this PostgreSQL `URL` by run/sweep/suite --store")
 	window := fs.Int("window", analysis.DefaultChangePointOptions.Window, "the detector's sliding window, in runs (Otava's --window)")
@@ -37,6 +38,9 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 		return usagef("history needs result files, directories of them, or --store")
 	}
 	if err := checkFormat(*format, historyFormats); err != nil {
+		return err
+	}
+	if err := checkOut(*out, "history report", *force); err != nil {
 		return err
 	}
 	if *window < 2 {

@@ -11,7 +11,8 @@ import (
 
 func runMerge(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "merge", "RESULT... --out MERGED.json", "Combine the results of the loaders of one distributed run (each ran --shard i/N) into one result: histograms merged, series aligned by wall clock, totals summed, each loader kept.")
-	out := fs.String("out", "merged.json", "merged result file")
+	out := fs.String("out", "merged.json", "merged result file (and its seconds file beside it); an existing one is refused unless --force")
+	force := fs.Bool("force", false, "replace the --out result and its seconds file when they exist")
 	quiet := fs.Bool("quiet", false, "do not print the report")
 	opts := addAnalysisFlags(fs)
 	files, err := parseInterspersed(fs, args)
@@ -20,6 +21,16 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 	}
 	if len(files) < 1 {
 		return usagef("give the result files to merge")
+	}
+	for _, f := range files {
+		if sameFile(*out, f) || sameFile(result.SecondsPath(*out), f) {
+			return usagef("--out %s is one of the results merged; write the merged result to another path", *out)
+		}
+	}
+	// Checked before the loaders' results are read (a day's take seconds).
+	outs := []result.Output{{Path: *out, What: "result"}, {Path: result.SecondsPath(*out), What: "seconds file"}}
+	if err := result.CheckOutputs(outs, *force, "--out"); err != nil {
+		return err
 	}
 	parts := make([]*result.Result, 0, len(files))
 	for _, f := range files {
@@ -45,6 +56,13 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	m.Analysis = a
+	if *force {
+		// The old result and its seconds go first: no moment leaves the old
+		// result beside the new seconds.
+		if err := result.RemoveOld(*out, result.SecondsPath(*out)); err != nil {
+			return err
+		}
+	}
 	merged := writeMergedSeconds(env, sw, m)
 	if err := result.Write(*out, m); err != nil {
 		return err

@@ -78,7 +78,7 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	bucket := units.Duration(100 * time.Millisecond)
 	fs.Var(&bucket, "bucket", "width of the throughput buckets (10ms to see sub-second regulation; default 100ms)")
 	keep := fs.Bool("keep", false, "keep the test file afterwards")
-	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten)")
+	force := fs.Bool("force", false, "allow an existing file or a block device as PATH (its contents are overwritten), and replace the --out result when it exists")
 	out := fs.String("out", "", "result file (default probe-disk-YYYYMMDD-HHMMSS.json)")
 	engine := fs.String("engine", "auto", "auto, io_uring or sync (pread/pwrite, jobs x iodepth goroutines)")
 	uringModes := bindUringFlags(fs)
@@ -123,6 +123,9 @@ func runProbeDisk(ctx context.Context, env *Env, args []string) error {
 	}
 	if *out == "" {
 		*out = "probe-disk-" + time.Now().Format("20060102-150405") + ".json"
+	}
+	if err := checkOut(*out, "result", *force); err != nil {
+		return err
 	}
 	opt := disk.Options{
 		Tool: result.Tool{Name: "platbench", Version: ToolVersion(), GoVersion: runtime.Version()},

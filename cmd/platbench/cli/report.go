@@ -23,6 +23,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 			"self-contained HTML page with charts (html), the figures as JSON (json), or the 1 s interval\n"+
 			"series as CSV, one row per interval and op type (csv).")
 	format, out := addOutputFlags(fs, reportFormats)
+	force := fs.Bool("force", false, "replace the --out file when it exists (without it an existing file is refused)")
 	aopt := addAnalysisFlags(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -36,6 +37,9 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	}
 	if sameFile(*out, files[0]) {
 		return usagef("--out %s is the result file itself; write the report to another path", *out)
+	}
+	if err := checkOut(*out, "report", *force); err != nil {
+		return err
 	}
 	r, err := readAnalysed(fs, files[0], aopt)
 	if err != nil {
@@ -58,11 +62,22 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 
 // addOutputFlags binds a command's --format (one of formats, the first the
 // default) and --out (the file written atomically; standard output when
-// empty).
+// empty; an existing one is refused unless the command's --force:
+// checkOut).
 func addOutputFlags(fs *flag.FlagSet, formats []string) (format, out *string) {
 	format = fs.String("format", formats[0], "output format: "+strings.Join(formats, ", "))
-	out = fs.String("out", "", "write to this file (atomically) instead of standard output")
+	out = fs.String("out", "", "write to this file (atomically) instead of standard output; an existing file is refused unless --force")
 	return format, out
+}
+
+// checkOut refuses an --out file that exists, unless force: the rule of
+// every file platbench writes (result.CheckOutputs), checked before the
+// inputs are read. what names the file ("report").
+func checkOut(path, what string, force bool) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	return result.CheckOutputs([]result.Output{{Path: path, What: what}}, force, "--out")
 }
 
 // checkFormat refuses a --format that is not one of formats.

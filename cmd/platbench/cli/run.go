@@ -53,6 +53,7 @@ type benchFlags struct {
 	paceTick    units.Duration
 	seed        int64
 	out         string
+	force       bool // --force: replace the result files at --out (never a journal)
 	noLoad      bool
 	keepDataset bool // run only: --keep-dataset (bench.Config.KeepDataset)
 	label       string
@@ -117,6 +118,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.Var(&b.paceTick, "pace-tick", fmt.Sprintf("open loop: the shortest time between two timed wakeups, a `duration` (default %s); operations due within it of each other start together, each charged from its own intended start, so a longer tick costs less client CPU at low rates and adds up to a tick of schedule lag (tokio, under latte, keeps time in 1ms)", units.Duration(runner.DefaultPaceTick)))
 	fs.Int64Var(&b.seed, "seed", bench.DefaultSeed, "random seed: the same seed gives the same operation sequence")
 	fs.StringVar(&b.out, "out", "", "result file (default platbench-<target>-<workload>-<time>.json in the current directory; - writes the result's JSON to stdout and the report to stderr)")
+	fs.BoolVar(&b.force, "force", false, forceFlagDoc)
 	fs.StringVar(&b.label, "label", "", "name of this run in comparisons (default: the platform)")
 	fs.StringVar(&b.commit, "commit", "", "the version of what is measured (a commit hash, a build): 'platbench history' takes the runs of one commit as one group")
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
@@ -458,6 +460,15 @@ func runRepeated(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config)
 		base = fmt.Sprintf("platbench-%s-%s-%s.json", sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
 	}
 	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	// Every run's files are checked before the first runs: a refusal costs
+	// nothing, not the rounds before it.
+	var outs []result.Output
+	for i := range b.repeat {
+		outs = append(outs, b.outputs(suite.RepeatName(stem, i, b.repeat)+".json", cfg, true)...)
+	}
+	if err := result.CheckOutputs(outs, b.force, "--out"); err != nil {
+		return err
+	}
 	var files []string
 	var worst error
 	for i := range b.repeat {
@@ -507,10 +518,15 @@ func (b *benchFlags) parseArgs(args []string) error {
 	return nil
 }
 
+// forceFlagDoc is the doc of --force of every command that writes a
+// result (docs/result-schema.md, "Files are never replaced silently").
+const forceFlagDoc = "replace the files at --out (the result, its .hlog and seconds file) when they exist; without it an existing file is refused before anything runs. A journal (OUT.partial) of a run that did not finish is never replaced"
+
 // resultPath is --out, or a file name made of the command, the target, the
 // workload and the time; it fails before the benchmark, not after, when the
-// result cannot be written there.
-func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error) {
+// result cannot be written there, or when a file it would write exists
+// (outputs: result.CheckOutputs; --force replaces all but a journal's).
+func (b *benchFlags) resultPath(prefix string, cfg bench.Config, hlog bool) (string, error) {
 	out := b.out
 	if out == "-" { // the result's JSON on stdout, the report on stderr
 		return out, nil
@@ -519,13 +535,30 @@ func (b *benchFlags) resultPath(prefix string, cfg bench.Config) (string, error)
 		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
 	}
 	b.lastPath = out
+	if err := result.CheckOutputs(b.outputs(out, cfg, hlog), b.force, "--out"); err != nil {
+		return out, err
+	}
 	return out, checkWritable(out)
+}
+
+// outputs are the files a run whose result is at out writes: the result's
+// (result.RunOutputs) and, on loader 0 of a distributed run, the other
+// loaders' seconds files it receives.
+func (b *benchFlags) outputs(out string, cfg bench.Config, hlog bool) []result.Output {
+	outs := result.RunOutputs(out, hlog)
+	if b.rdv.addr != "" && cfg.Shards > 1 && cfg.Shard == 0 {
+		stem := strings.TrimSuffix(out, filepath.Ext(out))
+		for i := range cfg.Shards {
+			outs = append(outs, result.Output{Path: fmt.Sprintf("%s.loader-%d.seconds.jsonl", stem, i), What: "loader's seconds file"})
+		}
+	}
+	return outs
 }
 
 // execute runs the benchmark, writes the result files and prints the report.
 func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) error {
 	bench.Version = ToolVersion()
-	out, err := b.resultPath("platbench", cfg)
+	out, err := b.resultPath("platbench", cfg, true)
 	if err != nil {
 		return err
 	}
@@ -589,7 +622,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			}
 		}
 	} else {
-		if err := writeResult(env, out, r, hs); err != nil {
+		if err := writeResult(env, out, r, hs, b.force); err != nil {
 			return err
 		}
 		written = true
@@ -604,9 +637,17 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 }
 
 // writeResult writes the result file and its .hlog, then prints the report.
-// The .hlog of a run phase was written as it ran (hs); any other (a load
-// only, a merged result) is written now, from the seconds.
-func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) error {
+// The .hlog of a run phase was written as it ran (hs, beside the journal),
+// and is renamed into place once the result is written; any other (a load
+// only, a merged result) is written now, from the seconds. With force, the
+// files of an earlier result at out go first (replaceOld): a kill at any
+// moment leaves none of them beside the new ones.
+func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream, force bool) error {
+	if force {
+		if err := replaceOld(out); err != nil {
+			return err
+		}
+	}
 	merged := len(r.Loaders) > 0 && writeMergedSeconds(env, result.NewMergedSeconds(result.SecondsPath(out)), r)
 	if err := result.Write(out, r); err != nil {
 		return err
@@ -616,7 +657,14 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 	if err := hs.Close(); err != nil {
 		streamed = false
 	}
-	if !streamed {
+	if streamed {
+		if err := result.RenameSynced(result.PartialHlogPath(out), hlog); err != nil {
+			fmt.Fprintf(env.Stderr, "platbench: the HdrHistogram log stays at %s: %v\n", result.PartialHlogPath(out), err)
+		}
+	} else {
+		if hs != nil {
+			os.Remove(result.PartialHlogPath(out))
+		}
 		// The result is written: a log that cannot be is said, not fatal
 		// (a merged phase of streamed loaders has no one seconds file).
 		if err := result.WriteAtomic(hlog, func(w io.Writer) error { return result.WriteHlog(w, r) }); err != nil {
@@ -632,6 +680,12 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream) 
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
 	return nil
+}
+
+// replaceOld removes the result at out and its companions (its .hlog and
+// seconds file), which --force replaces, before the new ones are written.
+func replaceOld(out string) error {
+	return result.RemoveOld(out, hlogPath(out), result.SecondsPath(out))
 }
 
 // writeMergedSeconds writes the seconds file of a merged result whose
@@ -657,7 +711,9 @@ func writeMergedSeconds(env *Env, sw *result.MergedSeconds, r *result.Result) bo
 // with its histograms: result.SecondsPath); when nothing ran (ran false) it
 // removes it. With --out - the journal is a temporary file (openJournal).
 //
-// The run phase's .hlog is written as it goes too (hs; nil with --out -).
+// The run phase's .hlog is written as it goes too (hs; nil with --out -),
+// beside the journal (result.PartialHlogPath) until writeResult renames it
+// into place.
 func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string) (close func(written, ran bool), hs *result.HlogStream, err error) {
 	j, done, err := openJournal(out, cfg, keepAs)
 	if err != nil {
@@ -670,7 +726,8 @@ func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string)
 			}
 		}, nil, nil
 	}
-	if hs, err = result.CreateHlogStream(hlogPath(out), "run"); err != nil {
+	partialHlog := result.PartialHlogPath(out)
+	if hs, err = result.CreateHlogStream(partialHlog, "run"); err != nil {
 		j.Close(true)
 		return nil, nil, err
 	}
@@ -684,7 +741,7 @@ func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string)
 		// No result, and a journal or log that could not be written whole
 		// (a full disk): nothing half-written stays behind.
 		if !ran || (!written && (err != nil || herr != nil)) {
-			os.Remove(hlogPath(out))
+			os.Remove(partialHlog)
 		}
 	}, hs, nil
 }
@@ -729,7 +786,7 @@ func openJournal(out string, cfg *bench.Config, keepAs func() string) (j *result
 }
 
 // hlogPath names the .hlog of the result at out.
-func hlogPath(out string) string { return strings.TrimSuffix(out, filepath.Ext(out)) + ".hlog" }
+func hlogPath(out string) string { return result.HlogPath(out) }
 
 // printTerm is the terminal report: the seed-shaped summary, then the analysis.
 func printTerm(w io.Writer, r *result.Result) error {

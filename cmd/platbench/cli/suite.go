@@ -17,7 +17,8 @@ import (
 
 func runSuite(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
-	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file)")
+	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file); results of an earlier run there are refused unless --force")
+	force := fs.Bool("force", false, "replace the results and summary of an earlier run in the output directory (a journal of a cell that did not finish is never replaced)")
 	dry := fs.Bool("dry-run", false, "list the cells and exit")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var thresholds listFlag
@@ -57,7 +58,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	bench.Version = ToolVersion()
 	n := 0
-	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open}
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open, Force: *force}
 	if !*quiet {
 		o.Configure = func(c *suite.Cell) {
 			n++

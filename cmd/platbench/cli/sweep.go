@@ -24,7 +24,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	bench.Version = ToolVersion()
-	out, err := b.resultPath("platbench-sweep", cfg)
+	out, err := b.resultPath("platbench-sweep", cfg, false)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,8 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.Var(opts, "target-opt", "target option key=value, over the result's (repeatable; e.g. a password the result does not keep)")
 	conc := units.Count(bench.DefaultConcurrency)
 	fs.Var(&conc, "concurrency", "reads in flight, a `count`")
-	out := fs.String("out", "", "write the result with this verification here (default: RESULT itself, atomically)")
+	out := fs.String("out", "", "write the result with this verification here (default: RESULT itself, atomically); another existing file is refused unless --force")
+	force := fs.Bool("force", false, "replace the --out file when it exists")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -36,6 +37,11 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	}
 	if conc == 0 {
 		return usagef("--concurrency 0 reads nothing: give 1 or more")
+	}
+	if !sameFile(*out, files[0]) {
+		if err := checkOut(*out, "result", *force); err != nil {
+			return err
+		}
 	}
 	r, err := result.Read(files[0])
 	if err != nil {

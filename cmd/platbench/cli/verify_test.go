@@ -22,7 +22,7 @@ func TestVerifyEmbeddedCLI(t *testing.T) {
 		t.Fatalf("clean verified run: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	for _, mix := range []string{"update=1", "delete=1"} {
-		if code, _, stderr := run(t, "run", "--target", db, "--no-load", "--records", "500", "--ops", "100", "--mix", mix, "--distribution", "uniform", "--out", filepath.Join(dir, "other.json"), "--quiet", "--allow-errors"); code != 0 {
+		if code, _, stderr := run(t, "run", "--target", db, "--no-load", "--records", "500", "--ops", "100", "--mix", mix, "--distribution", "uniform", "--out", filepath.Join(dir, "other-"+mix+".json"), "--quiet", "--allow-errors"); code != 0 {
 			t.Fatalf("another run (%s): exit %d: %s", mix, code, stderr)
 		}
 	}

@@ -148,7 +148,7 @@ func TestYCSBPropertyFileClientProperties(t *testing.T) {
 	if c.Concurrency != 3 || c.RateOpsPerS != 5000 || c.DurationNs != int64(30*time.Second) || c.Ops != 300 || r.Phases[1].Ops[0].Count != 300 {
 		t.Errorf("concurrency %d rate %v duration %v ops %d, run did %d", c.Concurrency, c.RateOpsPerS, time.Duration(c.DurationNs), c.Ops, r.Phases[1].Ops[0].Count)
 	}
-	code, _, stderr = run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db2"), "--out", out, "--quiet",
+	code, _, stderr = run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db2"), "--out", out, "--quiet", "--force",
 		"--concurrency", "2", "--rate", "0", "--ops", "100")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
