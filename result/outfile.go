@@ -223,7 +223,7 @@ func scanJournalLines(data []byte, atEOF bool) (advance int, token []byte, err e
 		end = nl
 	}
 	if z := bytes.IndexByte(data[:end], 0); z >= 0 {
-		return len(data), data[:z], bufio.ErrFinalToken
+		return len(data), bytes.TrimSuffix(data[:z], []byte{'\r'}), bufio.ErrFinalToken
 	}
 	if nl >= 0 {
 		return nl + 1, bytes.TrimSuffix(data[:nl], []byte{'\r'}), nil
