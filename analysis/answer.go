@@ -79,8 +79,14 @@ func headlineLine(group, base, figure string, v CompareVerdict) string {
 	}
 	what := strings.ToLower(figure)
 	verdict := string(v.Verdict)
-	if v.Verdict == Different || v.Verdict == Same {
+	switch {
+	case v.Verdict == Different || v.Verdict == Same:
 		verdict = v.Phrase // better, worse or same
+	case v.Verdict == "":
+		verdict = "no interval: " + v.NoTest
+		if v.NoTest == "" {
+			verdict = "no interval"
+		}
 	}
 	ci := ""
 	if v.Low > 0 && v.High > 0 {

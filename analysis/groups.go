@@ -56,6 +56,9 @@ type RunKey struct {
 	Target string
 	// File is the result file ("" when none).
 	File string
+	// Where is the target's address (host:port, no credentials; "" when
+	// the file has none): two servers of one version are two targets.
+	Where string
 }
 
 // Group is a set of runs compared as one: a platform, a target, a label.
@@ -143,6 +146,15 @@ func groupByLabel(keys []RunKey) Grouping {
 	if t := groupsBy(keys, func(k RunKey) string { return k.Target }); len(t) > 1 {
 		return Grouping{By: GroupByTarget, Groups: t, How: fmt.Sprintf("by target: every run is %q", one)}
 	}
+	if t := groupsBy(keys, targetAt); len(t) > 1 && !slices.ContainsFunc(keys, func(k RunKey) bool { return k.Where == "" }) {
+		return Grouping{By: GroupByTarget, Groups: t, How: fmt.Sprintf("by target's address: every run is %q, against servers at different addresses", one)}
+	}
+	if f := groupsBy(keys, repeatSet); len(f) > 1 {
+		// The runs of one run --repeat (NAME.r01.json, NAME.r02.json ...)
+		// are one group, as --repeat says.
+		return Grouping{By: GroupByFile, Groups: f,
+			How: fmt.Sprintf("by file: every run is %q on the same target, so each file (the runs of one --repeat together) is its own group", one)}
+	}
 	if f := groupsBy(keys, fileName); len(f) > 1 {
 		return Grouping{By: GroupByFile, Groups: f,
 			How: fmt.Sprintf("by file: every run is %q on the same target, so each file is its own group", one)}
@@ -158,6 +170,27 @@ func groupByLabel(keys []RunKey) Grouping {
 			}
 			return ""
 		})}
+}
+
+// targetAt is a run's target and its address ("" without an address).
+func targetAt(k RunKey) string {
+	if k.Where == "" {
+		return ""
+	}
+	return strings.TrimSpace(k.Target + " at " + k.Where)
+}
+
+// repeatSet is the file name of a run without its repeat number: the runs
+// of one `run --repeat N --out NAME.json` (NAME.r01.json ... NAME.rNN.json)
+// share it.
+func repeatSet(k RunKey) string {
+	n := fileName(k)
+	ext := filepath.Ext(n)
+	base := strings.TrimSuffix(n, ext)
+	if i := strings.LastIndex(base, ".r"); i > 0 && len(base) > i+2 && strings.Trim(base[i+2:], "0123456789") == "" {
+		return base[:i] + ext
+	}
+	return n
 }
 
 // fileName is a run's file's base name, or its position when it has none.

@@ -8,7 +8,7 @@ import (
 )
 
 func TestGroupRuns(t *testing.T) {
-	k := func(label, platform, target, file string) RunKey { return RunKey{label, platform, target, file} }
+	k := func(label, platform, target, file string) RunKey { return RunKey{Label: label, Platform: platform, Target: target, File: file} }
 	cases := []struct {
 		name string
 		keys []RunKey
@@ -122,4 +122,35 @@ func FuzzPickGroup(f *testing.F) {
 			t.Fatalf("%q: group %d out of range", s, i)
 		}
 	})
+}
+
+// Unlabelled runs of run --repeat against two servers of one version: one
+// group per server (its address), not one per file; against one server,
+// one group per --repeat (its files' common name).
+func TestGroupRepeatsWithoutLabel(t *testing.T) {
+	k := func(file, where string) RunKey {
+		return RunKey{Platform: "epyc", Target: "redis 7.0.15", File: file, Where: where}
+	}
+	g, err := GroupRuns([]RunKey{k("a.r01.json", "127.0.0.1:6379"), k("a.r02.json", "127.0.0.1:6379"), k("b.r01.json", "127.0.0.1:6380"), k("b.r02.json", "127.0.0.1:6380")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Groups) != 2 || g.Groups[0].Name != "redis 7.0.15 at 127.0.0.1:6379" || len(g.Groups[0].Runs) != 2 || len(g.Groups[1].Runs) != 2 {
+		t.Errorf("two servers: %+v (%s)", g.Groups, g.How)
+	}
+	g, err = GroupRuns([]RunKey{k("dir/a.r01.json", "h:1"), k("dir/a.r02.json", "h:1"), k("b.r01.json", "h:1"), k("b.r02.json", "h:1"), k("b.r10.json", "h:1")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Groups) != 2 || g.Groups[0].Name != "a.json" || len(g.Groups[1].Runs) != 3 {
+		t.Errorf("two repeats of one server: %+v (%s)", g.Groups, g.How)
+	}
+	// Files that are not a repeat's keep a group each.
+	g, err = GroupRuns([]RunKey{k("x.json", ""), k("y.json", ""), k("run.rx.json", "")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Groups) != 3 {
+		t.Errorf("three files: %+v (%s)", g.Groups, g.How)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -47,9 +48,19 @@ type CompareOptions struct {
 func runKeys(rs []*result.Result, files []string) []analysis.RunKey {
 	keys := make([]analysis.RunKey, len(rs))
 	for i, r := range rs {
-		keys[i] = analysis.RunKey{Label: r.Label, Platform: platformName(r), Target: targetName(r), File: fileOrEmpty(files, i)}
+		keys[i] = analysis.RunKey{Label: r.Label, Platform: platformName(r), Target: targetName(r), File: fileOrEmpty(files, i), Where: targetAddress(r)}
 	}
 	return keys
+}
+
+// targetAddress is the host:port part of a run's target URL, without
+// credentials ("" when it has none or does not parse).
+func targetAddress(r *result.Result) string {
+	u, err := url.Parse(r.Target.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 // targetName is the system a run measured: "redis 7.0.15", or "redis valkey
