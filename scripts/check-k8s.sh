@@ -17,11 +17,20 @@ validate() { "$venv/bin/kubernetes-validate" --strict --quiet -k "$VERSION" "$@"
 make -s build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin/platbench k8s --loaders 3 --secret-out "$work/default-secret.yaml" -- --target 'cql://admin:s3cret@db:9042' --workload write >"$work/default.yaml"
-bin/platbench k8s --loaders 2 --pvc platbench-results --secret-out "$work/pvc-secret.yaml" -- --target null >"$work/pvc.yaml"
+bin/platbench k8s --loaders 3 --secret-out "$work/default-secret.yaml" -- --target 'cql://admin:s3cret@db:9042' --workload write >"$work/default.yaml" 2>>"$work/stderr.txt"
+bin/platbench k8s --loaders 2 --pvc platbench-results --secret-out "$work/pvc-secret.yaml" -- --target null >"$work/pvc.yaml" 2>>"$work/stderr.txt"
 bin/platbench k8s --loaders 9 --name bench-east --port 7171 --cpu 8 --memory 16Gi --image registry.example/platbench:v1 \
   --secret-out "$work/custom-secret.yaml" \
-  -- --target kafka://b:9092 --workload produce --rate 40k --event '30s:kill:$(pidof x)' >"$work/custom.yaml"
+  -- --target kafka://b:9092 --workload produce --rate 40k --event '30s:kill:$(pidof x)' >"$work/custom.yaml" 2>>"$work/stderr.txt"
+bin/platbench k8s --loaders 2 --name query --secret-out "$work/query-secret.yaml" \
+  -- --target 'kafka://b:9092?sasl=plain&user=u&password=k4fkapw' --store postgres://perf:hunter2@pg/perf >"$work/query.yaml" 2>>"$work/stderr.txt"
+bin/platbench k8s --loaders 2 --name inside --secret-in-manifest --out "$work/inside.yaml" -- --target 'cql://db:9042?password=s3cret' 2>/dev/null
+grep -q "kubectl apply -f $work/default-secret.yaml" "$work/stderr.txt" ||
+  { echo "check-k8s: platbench k8s did not say on stderr which Secret to apply first" >&2; exit 1; }
+for pw in k4fkapw hunter2; do
+  grep -q "$pw" "$work/query-secret.yaml" && ! grep -q "$pw" "$work/query.yaml" ||
+    { echo "check-k8s: a password in --target's query or --store's URL is not in the Secret alone" >&2; exit 1; }
+done
 # A credential given on the command line is in the Secret's file, never in
 # the Job's manifest; neither is the run's rendezvous secret.
 rsecret=$(sed -n 's/^ *rendezvous-secret: *//p' "$work/default-secret.yaml")
