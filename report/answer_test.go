@@ -54,6 +54,11 @@ func TestCompareAnswerFirst(t *testing.T) {
 	if len(a.Unfair) != 1 || !strings.HasPrefix(a.Unfair[0], "device16: 3 of 3 runs were limited by the closed loop's requests in flight") {
 		t.Errorf("unfair %q", a.Unfair)
 	}
+	// The two platforms ran half an hour apart on two hosts: the fix a
+	// person can follow is alternating in time, not a suite's repeat:.
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "not interleaved") || !strings.Contains(w, "alternate rounds in time") || strings.Contains(w, "a suite's repeat:") {
+		t.Errorf("warnings %q, want the not-interleaved warning with the two-host fix", c.Warnings)
+	}
 	var text, md, html, js bytes.Buffer
 	for _, w := range []struct {
 		f   func(*bytes.Buffer) error

@@ -139,7 +139,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 		c.Warnings = append(c.Warnings, "Some runs were closed-loop and some fixed-rate: their latencies measure different things.")
 	}
 	for _, b := range an.Blocks {
-		c.Warnings = append(c.Warnings, blockText(an, b))
+		c.Warnings = append(c.Warnings, blockText(an, b, apartHosts(rs, an.Groups[base].Runs, an.Groups[b.Group].Runs)))
 	}
 	if len(an.ClientBound) > 0 {
 		c.Warnings = append(c.Warnings, clientBoundText(an))
@@ -176,9 +176,30 @@ func workloadsText(rs []*result.Result, base int, runs []int, file func(int) str
 	return fmt.Sprintf("%s ran %q (%s) but %s", file(base), rs[base].Config.Workload.Name, MixString(rs[base]), strings.Join(diffs, ", "))
 }
 
+// apartHosts tells whether two groups' runs ran on different hosts (no
+// host in common: host name, CPU, threads and RAM; VMs are often all
+// named "vm"): a suite cannot interleave them, a person can.
+func apartHosts(rs []*result.Result, a, b []int) bool {
+	host := func(i int) string {
+		p := rs[i].Platform
+		return fmt.Sprintf("%s|%s|%d|%d", p.Hostname, p.CPUModel, p.Threads, p.RAMBytes)
+	}
+	hosts := map[string]bool{}
+	for _, i := range a {
+		hosts[host(i)] = true
+	}
+	for _, i := range b {
+		if hosts[host(i)] {
+			return false
+		}
+	}
+	return true
+}
+
 // blockText says that a group's runs did not interleave with the
-// baseline's, when each ran, and the fix.
-func blockText(an *analysis.GroupComparison, b analysis.Block) string {
+// baseline's, when each ran, and the fix: a suite's interleaved rounds on
+// one host, alternating rounds in time on two.
+func blockText(an *analysis.GroupComparison, b analysis.Block, apart bool) string {
 	base, other := an.Groups[an.Baseline], an.Groups[b.Group]
 	when := "after"
 	if !b.After {
@@ -192,13 +213,17 @@ func blockText(an *analysis.GroupComparison, b analysis.Block) string {
 	if first.UTC().Format(time.DateOnly) != last.UTC().Format(time.DateOnly) {
 		layout = "2006-01-02 15:04:05" // the runs span two days
 	}
+	fix := "run the setups in interleaved rounds: a suite's repeat:, or alternate the runs by hand"
+	if apart {
+		fix = "the two hosts ran at different times: alternate rounds in time, a run on one host, then one on the other, and again, so each side's runs span the same stretch"
+	}
 	span := func(from, to time.Time) string {
 		return from.UTC().Format(layout) + "–" + to.UTC().Format(layout)
 	}
 	return fmt.Sprintf("%s's %d runs all ran %s %s's %d (%s %s, %s %s UTC), not interleaved: a change between those stretches of time "+
 		"(load beside the runs, a server warming up, the time of day) counts in their ratios, and no interval covers it "+
-		"(fix: run the setups in interleaved rounds: a suite's repeat:, or alternate the runs by hand).",
-		other.Name, len(other.Runs), when, base.Name, len(base.Runs), base.Name, span(b.BaseFrom, b.BaseTo), other.Name, span(b.From, b.To))
+		"(fix: %s).",
+		other.Name, len(other.Runs), when, base.Name, len(base.Runs), base.Name, span(b.BaseFrom, b.BaseTo), other.Name, span(b.From, b.To), fix)
 }
 
 // clientBoundText names, per group, how many of its runs were client-bound.

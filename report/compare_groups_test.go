@@ -108,12 +108,18 @@ func TestCompareWarnsClientBound(t *testing.T) {
 func TestBlockText(t *testing.T) {
 	an := &analysis.GroupComparison{Grouping: analysis.Grouping{Groups: []analysis.Group{{Name: "a", Runs: []int{0, 1}}, {Name: "b", Runs: []int{2, 3, 4}}}}}
 	at := func(h, m int) time.Time { return time.Date(2026, 11, 27, h, m, 0, 0, time.UTC) }
-	got := blockText(an, analysis.Block{Group: 1, After: true, BaseFrom: at(16, 50), BaseTo: at(16, 51), From: at(16, 52), To: at(16, 54)})
+	got := blockText(an, analysis.Block{Group: 1, After: true, BaseFrom: at(16, 50), BaseTo: at(16, 51), From: at(16, 52), To: at(16, 54)}, false)
 	if !strings.HasPrefix(got, "b's 3 runs all ran after a's 2 (a 16:50:00–16:51:00, b 16:52:00–16:54:00 UTC), not interleaved") {
 		t.Errorf("same day: %s", got)
 	}
-	got = blockText(an, analysis.Block{Group: 1, After: false, BaseFrom: at(24, 10), BaseTo: at(24, 20), From: at(23, 50), To: at(23, 59)})
+	if !strings.Contains(got, "a suite's repeat:") {
+		t.Errorf("one host: the fix is a suite's interleaved rounds: %s", got)
+	}
+	got = blockText(an, analysis.Block{Group: 1, After: false, BaseFrom: at(24, 10), BaseTo: at(24, 20), From: at(23, 50), To: at(23, 59)}, true)
 	if !strings.HasPrefix(got, "b's 3 runs all ran before a's 2 (a 2026-11-28 00:10:00–2026-11-28 00:20:00, b 2026-11-27 23:50:00–2026-11-27 23:59:00 UTC)") {
 		t.Errorf("across midnight: %s", got)
+	}
+	if !strings.Contains(got, "alternate rounds in time") || strings.Contains(got, "suite") {
+		t.Errorf("two hosts: the fix is alternating in time: %s", got)
 	}
 }
