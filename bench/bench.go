@@ -154,6 +154,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		t.Close()
 		return nil, err
 	}
+	cfg.noteConcurrency(r)
 	tc := cfg.Telemetry
 	tc.InProcess = r.Target.Kind == "embedded"
 	tc.TargetNodes = r.Target.Nodes

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/platbench/platbench/result"
 )
 
 // MaxConcurrency bounds the workers of one loader. Past it a run cannot keep
@@ -28,6 +30,14 @@ func concurrencyProblem(n int) (string, bool) {
 // figures, which the warning names.
 func (c *Config) ConcurrencyWarning() string {
 	return concurrencyWarning(c.Runner.Concurrency, runtime.NumCPU())
+}
+
+// noteConcurrency keeps ConcurrencyWarning in the result's notes, beside
+// the figures it speaks of.
+func (c *Config) noteConcurrency(r *result.Result) {
+	if w := c.ConcurrencyWarning(); w != "" && c.Run {
+		r.Notes = append(r.Notes, w)
+	}
 }
 
 func concurrencyWarning(n, cores int) string {
