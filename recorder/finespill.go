@@ -32,8 +32,10 @@ type fineSpill struct {
 }
 
 // newFineSpill makes the fine-bucket file of phase at path (replacing an
-// earlier phase's), or says why it could not (the recorder then keeps the
-// buckets in memory).
+// earlier phase's of the same run: the file belongs to the run's journal,
+// which result.CreateJournal created exclusively, removing a stale one
+// beside it, so the truncation never touches what another run left), or
+// says why it could not (the recorder then keeps the buckets in memory).
 func newFineSpill(path, phase string, widthNs int64) (*fineSpill, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

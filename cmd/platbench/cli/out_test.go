@@ -192,3 +192,20 @@ func TestSuiteRerun(t *testing.T) {
 		}
 	}
 }
+
+// sweep --out - writes the result's JSON to standard output (it once
+// wrote a file named "-", replacing one there).
+func TestSweepOutStdout(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := run(t, "sweep", "--target", "fake", "--records", "100", "--rates", "1k", "--step", "2s", "--out", "-", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := result.Decode(strings.NewReader(stdout)); err != nil {
+		t.Errorf("stdout is not a result: %v\n%.300s", err, stdout)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files written in the current directory: %v", ents)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -60,21 +61,41 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if err := b.judge(r); err != nil {
 		return err
 	}
-	if err := result.Write(out, r); err != nil {
-		return err
-	}
-	written = true
-	if err := report.WriteSweepTerm(env.Stdout, r); err != nil {
-		return err
-	}
-	if len(r.Thresholds) > 0 {
-		fmt.Fprintln(env.Stdout)
-		if err := report.WriteThresholdsText(env.Stdout, r); err != nil {
+	// --out -: the result's JSON on stdout and the report on stderr, as
+	// run does (it once wrote a file named "-").
+	rep := env.Stdout
+	if out == "-" {
+		if err := result.Encode(env.Stdout, r); err != nil {
+			return err
+		}
+		rep = env.Stderr
+	} else {
+		if b.force {
+			// The old result and its seconds file go first: no moment
+			// leaves the new result beside the old seconds.
+			if err := replaceOld(out); err != nil {
+				return err
+			}
+		}
+		if err := result.Write(out, r); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
+	written = true
+	if b.quiet && out == "-" {
+		rep = io.Discard
+	}
+	if err := report.WriteSweepTerm(rep, r); err != nil {
+		return err
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(rep)
+		if err := report.WriteThresholdsText(rep, r); err != nil {
+			return err
+		}
+	}
 	if out != "-" {
+		fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
 	if ctx.Err() != nil {
