@@ -280,13 +280,15 @@ func (b *bottleneck) hostLimit() bool {
 	h := b.host
 	busy := fmt.Sprintf("the host's %.0f CPUs were %.0f%% busy (busiest core %.0f%%)", b.cores, 100*h.CPUBusy, 100*h.BusiestCoreMean)
 	switch {
+	case h.BusiestCoreMean >= BusyCore && b.serverAtOneCore() && b.attributeCore(busy):
+		// First: a single-threaded server at its one core is the limit
+		// however busy the other cores were (it could not use them).
+		return true
 	case h.CPUBusy >= BusyAll:
 		b.set(LimitCPU, strengthOf(h.CPUBusy, BusyAll), busy)
 		b.attributeCPU()
 		return true
-	case h.BusiestCoreMean >= BusyCore:
-		b.set(LimitCore, strengthOf(h.BusiestCoreMean, BusyCore), busy)
-		b.attributeCore()
+	case h.BusiestCoreMean >= BusyCore && b.attributeCore(busy):
 		return true
 	}
 	for _, d := range h.Disks {
@@ -324,35 +326,52 @@ func (b *bottleneck) attributeCPU() {
 	case b.serverCores() >= b.selfCores:
 		o.Where = "the server process on the loader host"
 		o.Summary = fmt.Sprintf("CPU: all %.0f cores busy (%.0f%%), the server using %.1f and platbench %.1f: the server's CPU, shared with its loader", b.cores, 100*b.host.CPUBusy, b.serverCores(), b.selfCores)
-	default:
+	case b.selfKnown && b.selfCores >= busy/2:
 		o.Limit, o.Where = LimitLoader, "loader host"
 		o.Summary = fmt.Sprintf("the loader: all %.0f cores busy (%.0f%%), platbench using %.1f of them", b.cores, 100*b.host.CPUBusy, b.selfCores)
 		o.Next = nextFor(LimitLoader)
+	default:
+		// No one process had most of it: the host's CPU, shared.
+		o.Where = "loader host"
+		o.Summary = fmt.Sprintf("CPU: all %.0f cores busy (%.0f%%), shared by platbench (%.1f)%s and other processes", b.cores, 100*b.host.CPUBusy, b.selfCores, b.serverNote())
 	}
 	o.Evidence = append(o.Evidence, fmt.Sprintf("platbench %.1f cores%s, others %.1f", b.selfCores, b.serverNote(), math.Max(0, busy-b.selfCores-b.serverCores())))
 }
 
-// attributeCore says whose the one busy core was: interrupts, a
-// single-threaded server, or a platbench thread.
-func (b *bottleneck) attributeCore() {
-	o := &b.out
+// attributeCore names whose the one busy core was: interrupts, a
+// single-threaded server, or one platbench thread (the loader's, or the
+// in-process store's). A busy core that none of them accounts for (a host
+// whose threads take turns on it) is not called a limit: false.
+func (b *bottleneck) attributeCore(busy string) bool {
 	h := b.host
 	s := h.Server
+	var limit, where, summary string
 	switch {
-	case h.IRQCoreMax >= IRQShare*h.BusiestCoreMean && h.IRQCoreMax > 0:
-		o.Limit, o.Where = LimitIRQCore, "loader host"
-		o.Summary = fmt.Sprintf("the interrupt core: one core %.0f%% busy, up to %.0f%% of it in interrupts (seed 001's limit)", 100*h.BusiestCoreMean, 100*h.IRQCoreMax)
-	case s != nil && s.CoresMean >= BusyCore && s.CoresMean < 1.5:
-		o.Where = "the server process on the loader host"
-		o.Summary = fmt.Sprintf("one core: the server (%s) used %.2f cores, as a single-threaded server does at its limit", s.Name, s.CoresMean)
-	case b.selfHot && !b.inProcess():
-		o.Limit, o.Where = LimitLoader, "loader host"
-		o.Summary = fmt.Sprintf("the loader: one platbench thread kept a core %.0f%% busy", 100*h.BusiestCoreMean)
+	case h.IRQCoreMax > 0 && h.IRQCoreMax >= IRQShare*h.BusiestCoreMean:
+		limit, where = LimitIRQCore, "loader host"
+		summary = fmt.Sprintf("the interrupt core: one core %.0f%% busy, up to %.0f%% of it in interrupts (seed 001's limit)", 100*h.BusiestCoreMean, 100*h.IRQCoreMax)
+	case b.serverAtOneCore():
+		limit, where = LimitCore, "the server process on the loader host"
+		summary = fmt.Sprintf("one core: the server (%s) used %.2f cores, as a single-threaded server does at its limit", s.Name, s.CoresMean)
+	case b.selfHot && b.inProcess():
+		limit, where = LimitCore, "platbench and its in-process store"
+		summary = fmt.Sprintf("one core: one thread of platbench and its in-process target kept a core %.0f%% busy", 100*h.BusiestCoreMean)
+	case b.selfHot:
+		limit, where = LimitLoader, "loader host"
+		summary = fmt.Sprintf("the loader: one platbench thread kept a core %.0f%% busy", 100*h.BusiestCoreMean)
 	default:
-		o.Where = "loader host"
-		o.Summary = fmt.Sprintf("one core %.0f%% busy while the host as a whole was %.0f%% busy: a single thread (server, store or loader) at its limit", 100*h.BusiestCoreMean, 100*h.CPUBusy)
+		return false
 	}
-	o.Next = nextFor(o.Limit)
+	b.set(limit, strengthOf(h.BusiestCoreMean, BusyCore), busy)
+	b.out.Where, b.out.Summary = where, summary
+	return true
+}
+
+// serverAtOneCore: the server process on the loader host used about one
+// core (BusyCore to 1.5): a single-threaded server at its limit.
+func (b *bottleneck) serverAtOneCore() bool {
+	s := b.host.Server
+	return s != nil && s.CoresMean >= BusyCore && s.CoresMean < 1.5
 }
 
 // loaderLimit: platbench judged itself client-bound (its CPU, a thread,
@@ -403,7 +422,7 @@ func (b *bottleneck) workloadLimit() {
 	if b.p.Mode != "open" {
 		n := b.p.Concurrency
 		o.Limit, o.Strength, o.Where = LimitConcurrency, Likely, "the workload"
-		o.Summary = fmt.Sprintf("the closed loop's %d requests in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, n, fmtDur(meanLat))
+		o.Summary = fmt.Sprintf("the closed loop's %d %s in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, plural(n, "request"), n, fmtDur(meanLat))
 		o.Evidence = append(o.Evidence, fmt.Sprintf("Little's law: %d in flight / %s = %s op/s; measured %s op/s", n, fmtDur(meanLat), fmtRate(float64(n)/meanLat), fmtRate(x)))
 		o.Next = nextFor(LimitConcurrency)
 		return
@@ -479,4 +498,11 @@ func fmtRate(x float64) string {
 		return fmt.Sprintf("%.1fk", x/1e3)
 	}
 	return fmt.Sprintf("%.0f", x)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

@@ -8,7 +8,9 @@ import (
 )
 
 func TestGroupRuns(t *testing.T) {
-	k := func(label, platform, target, file string) RunKey { return RunKey{Label: label, Platform: platform, Target: target, File: file} }
+	k := func(label, platform, target, file string) RunKey {
+		return RunKey{Label: label, Platform: platform, Target: target, File: file}
+	}
 	cases := []struct {
 		name string
 		keys []RunKey
