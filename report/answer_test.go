@@ -123,3 +123,14 @@ func TestReportLimitsFirst(t *testing.T) {
 		t.Errorf("markdown without the limit before its first section:\n%s", md)
 	}
 }
+
+// The goldens are written at 120 columns whatever the test's terminal.
+func init() { termWidth = 120 }
+
+func TestWidthOf(t *testing.T) {
+	for in, want := range map[string]int{"": 120, "80": 80, " 200 ": 200, "12": 120, "wide": 120, "100000": 120} {
+		if got := widthOf(in); got != want {
+			t.Errorf("widthOf(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/platbench/platbench/analysis"
@@ -15,9 +17,18 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// termWidth is the width the terminal comparison's prose is wrapped to;
-// its tables fit it for up to four groups.
-const termWidth = 120
+// termWidth is the width terminal prose is wrapped to (a report's limits,
+// a comparison's answer and notes): the terminal's COLUMNS when set (40 to
+// 500), else 120, the width the comparison's tables fit for up to four
+// groups (the tables themselves are not wrapped).
+var termWidth = widthOf(os.Getenv("COLUMNS"))
+
+func widthOf(columns string) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(columns)); err == nil && n >= 40 && n <= 500 {
+		return n
+	}
+	return 120
+}
 
 // sameRuns is the number of runs of every group when they all have the
 // same, else 0.
