@@ -231,17 +231,6 @@ func TestNoOptions(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"pipelin", "pipeline", 1}, {"conns", "cons", 1}, {"kitten", "sitting", 3}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 // FuzzOptions feeds arbitrary URL queries and target options through the
 // layer: it must not panic, and its errors are one-line user errors, each
 // problem with its fix.

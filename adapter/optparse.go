@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platbench/platbench/internal/nearest"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 )
@@ -243,38 +244,14 @@ func (s *OptionSet) unknown(k string) {
 // nearest is the declared name or alias closest to k, when it is a likely
 // typo (at most 2 edits, or the same but for case).
 func (s *OptionSet) nearest(k string) string {
-	best, bestD := "", 3
-	for name, o := range s.byName {
-		d := editDistance(strings.ToLower(k), strings.ToLower(name))
-		if d < bestD || (d == bestD && o.Name < best) {
-			best, bestD = o.Name, d
-		}
+	names := make([]string, 0, len(s.byName))
+	for name := range s.byName {
+		names = append(names, name)
 	}
-	if bestD > 2 || bestD >= len(k) {
-		return ""
+	if near := nearest.Name(k, names, 2); near != "" {
+		return s.byName[near].Name // an alias names its option
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // orList joins values as "a, b or c".

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/platbench/platbench/internal/nearest"
 	"github.com/platbench/platbench/internal/usererr"
 )
 
@@ -175,9 +176,41 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if err != nil {
-		return usagef("%s", flagError(err))
+		return usagef("%s%s", flagError(err), didYouMean(fs, err))
 	}
 	return nil
+}
+
+// flagSynonyms are the names other tools give platbench's flags (the key)
+// and platbench's own name (the value): --threads is wrk's and
+// cassandra-stress's, --clients memtier's, --time YCSB's maxexecutiontime.
+var flagSynonyms = map[string]string{
+	"threads": "concurrency", "thread": "concurrency", "workers": "concurrency", "clients": "concurrency",
+	"connections": "concurrency", "parallelism": "concurrency", "c": "concurrency",
+	"time": "duration", "runtime": "duration", "length": "duration", "d": "duration",
+	"qps": "rate", "rps": "rate", "throughput": "rate", "target-rate": "rate",
+	"keys": "records", "recordcount": "records", "rows": "records", "n": "ops", "requests": "ops", "operationcount": "ops",
+	"url": "target", "host": "target", "server": "target",
+	"output": "out", "o": "out",
+}
+
+// didYouMean is ", did you mean --X?" for an unknown flag: its synonym
+// among fs's flags, else the flag one or two edits away; "" otherwise.
+func didYouMean(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	if s := flagSynonyms[strings.ToLower(name)]; s != "" && fs.Lookup(s) != nil {
+		return fmt.Sprintf(" (did you mean --%s?)", s)
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := nearest.Name(name, names, 2); near != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", near)
+	}
+	return ""
 }
 
 // flagError rewords the flag package's messages to name flags as they are
