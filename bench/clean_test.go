@@ -1,0 +1,499 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/cockroachdb/pebble"
+	"github.com/hazelcast/hazelcast-go-client"
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/workload"
+)
+
+// appTarget is a real server holding an application's data beside (and,
+// where the system allows, among) platbench's dataset.
+type appTarget struct {
+	url  string
+	opts map[string]string
+	// put writes the application's data; intact fails the test when any of
+	// it is gone.
+	put, intact func(t *testing.T)
+	// ours counts what of platbench's dataset is there: the records and
+	// the inserts of key numbers [0, high), the objects, the manifest.
+	ours func(t *testing.T, high uint64) int
+	// found is a word the refusal of a clean without a manifest names.
+	found string
+	// between, if set, runs between the load-then-clean half and the runs
+	// with their own load (the application changes its data).
+	between func(t *testing.T)
+}
+
+// An application's keys, tables, topics and maps that look like
+// platbench's survive `clean` and a run with its own load, on every real
+// target; what platbench wrote (its records, a run's inserts, the objects
+// its load created, the manifest) is removed:
+//  1. clean with no manifest refuses, names what it found, removes nothing;
+//  2. a load writes its manifest; clean --dry-run removes nothing;
+//  3. clean removes what the manifest names, and nothing else;
+//  4. a run with its own load removes what it loaded, inserts included;
+//  5. with KeepDataset (--keep-dataset) it keeps it, with a manifest that
+//     covers its inserts: clean removes them all.
+func TestCleanLeavesApplicationData(t *testing.T) {
+	uniq := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	const records, ops = 200, 400
+	targets := map[string]func(t *testing.T) appTarget{
+		"redis":     redisApp,
+		"embedded":  embeddedApp,
+		"cql":       func(t *testing.T) appTarget { return cqlApp(t, uniq) },
+		"kafka":     func(t *testing.T) appTarget { return kafkaApp(t, uniq) },
+		"hazelcast": func(t *testing.T) appTarget { return hazelcastApp(t, uniq) },
+	}
+	for _, name := range []string{"redis", "embedded", "cql", "kafka", "hazelcast"} {
+		t.Run(name, func(t *testing.T) {
+			a := targets[name](t)
+			ctx := context.Background()
+			wl, ops := "ycsb-d", ops // 95% reads, 5% inserts
+			if name == "kafka" {
+				wl, ops = "consume", records/2 // no more than the topic holds
+			}
+			spec, err := workload.Preset(wl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Records = records
+			high := uint64(records + ops)
+			cfg := func(load, run bool) Config {
+				return Config{Open: registry.Open, Target: a.url, TargetOpts: a.opts, Workload: spec, Load: load, Run: run,
+					Runner: runner.Config{Ops: uint64(ops), Concurrency: 2, Seed: 1}, Telemetry: quietTelemetry()}
+			}
+			a.put(t)
+
+			// 1. No manifest: refused, nothing removed.
+			var de *adapter.DatasetError
+			_, err = Clean(ctx, registry.Open, a.url, a.opts, spec)
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), a.found) || !strings.Contains(err.Error(), "no dataset manifest") {
+				t.Fatalf("clean without a manifest: %v; want a refusal that names %q", err, a.found)
+			}
+			t.Logf("refused: %v", err)
+			a.intact(t)
+
+			// 2. A load, then a dry run.
+			if _, err := Run(ctx, cfg(true, false)); err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			loaded := a.ours(t, high)
+			if loaded == 0 {
+				t.Fatal("nothing of platbench's after the load")
+			}
+			dry, err := CleanDryRun(ctx, registry.Open, a.url, a.opts, spec)
+			if err != nil || len(dry) == 0 {
+				t.Fatalf("clean --dry-run: %q %v", dry, err)
+			}
+			t.Logf("dry run: %q", dry)
+			if n := a.ours(t, high); n != loaded {
+				t.Fatalf("clean --dry-run removed something: %d of platbench's there, %d before", n, loaded)
+			}
+			a.intact(t)
+
+			// 3. Clean.
+			removed, err := Clean(ctx, registry.Open, a.url, a.opts, spec)
+			if err != nil || len(removed) == 0 {
+				t.Fatalf("clean: %q %v", removed, err)
+			}
+			t.Logf("removed %q", removed)
+			if n := a.ours(t, high); n != 0 {
+				t.Errorf("clean left %d of platbench's", n)
+			}
+			a.intact(t)
+			if a.between != nil {
+				a.between(t)
+			}
+
+			// 4. A run with its own load leaves nothing of its own.
+			r, err := Run(ctx, cfg(true, true))
+			if err != nil {
+				t.Fatalf("run with a load: %v", err)
+			}
+			if n := a.ours(t, high); n != 0 {
+				t.Errorf("a run with its own load left %d of platbench's; notes %q", n, r.Notes)
+			}
+			a.intact(t)
+
+			// 5. --keep-dataset keeps it; clean removes it, inserts too.
+			c := cfg(true, true)
+			c.KeepDataset = true
+			r, err = Run(ctx, c)
+			if err != nil {
+				t.Fatalf("run with a load, kept: %v", err)
+			}
+			if n := a.ours(t, high); n <= loaded-1 && name != "kafka" || n == 0 {
+				t.Errorf("--keep-dataset kept %d of platbench's (the load alone made %d); notes %q", n, loaded, r.Notes)
+			}
+			if removed, err := Clean(ctx, registry.Open, a.url, a.opts, spec); err != nil || len(removed) == 0 {
+				t.Fatalf("clean of a kept dataset: %q %v", removed, err)
+			}
+			if n := a.ours(t, high); n != 0 {
+				t.Errorf("clean of a kept dataset left %d of platbench's (inserts of the run?)", n)
+			}
+			a.intact(t)
+		})
+	}
+}
+
+// redisApp: database 6 with an application's user42 (a string), user1000
+// (a hash), 12345, session:1 and userabc: names platbench's key format
+// (user then digits) and its default prefix match.
+func redisApp(t *testing.T) appTarget {
+	url := testenv.URL(t, "PLATBENCH_REDIS_URL") + "/6"
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	app := map[string]string{"user42": "string", "user1000": "hash", "12345": "string", "session:1": "string", "userabc": "string"}
+	spec, _ := workload.Preset("ycsb-d")
+	spec.EnsureDefaults()
+	return appTarget{url: url, found: "user42",
+		put: func(t *testing.T) {
+			c.FlushDB(ctx) // a database of this test's own
+			for k, kind := range app {
+				if kind == "hash" {
+					c.HSet(ctx, k, "name", "app")
+				} else {
+					c.Set(ctx, k, "app", 0)
+				}
+			}
+		},
+		intact: func(t *testing.T) {
+			for k, kind := range app {
+				if got := c.Type(ctx, k).Val(); got != kind {
+					t.Errorf("the application's key %s is %q, want a %s", k, got, kind)
+				}
+			}
+		},
+		ours: func(t *testing.T, high uint64) int {
+			n := int(c.Exists(ctx, adapter.ManifestKey(spec.KeyPrefix)).Val())
+			for k := range high {
+				n += int(c.Exists(ctx, spec.KeyName(k)).Val())
+			}
+			return n
+		},
+	}
+}
+
+// embeddedApp: a store directory that holds an application's user42,
+// session:1, 12345 and userabc.
+func embeddedApp(t *testing.T) appTarget {
+	dir := filepath.Join(t.TempDir(), "db")
+	app := []string{"user42", "session:1", "12345", "userabc"}
+	spec, _ := workload.Preset("ycsb-d")
+	spec.EnsureDefaults()
+	with := func(t *testing.T, f func(db *pebble.DB)) {
+		db, err := pebble.Open(dir, &pebble.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		f(db)
+	}
+	has := func(db *pebble.DB, k string) bool {
+		_, c, err := db.Get([]byte(k))
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
+	}
+	return appTarget{url: "embedded://" + dir, found: "user42",
+		put: func(t *testing.T) {
+			with(t, func(db *pebble.DB) {
+				for _, k := range app {
+					if err := db.Set([]byte(k), []byte("app"), pebble.Sync); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		},
+		intact: func(t *testing.T) {
+			with(t, func(db *pebble.DB) {
+				for _, k := range app {
+					if !has(db, k) {
+						t.Errorf("the application's key %s is gone", k)
+					}
+				}
+			})
+		},
+		ours: func(t *testing.T, high uint64) (n int) {
+			with(t, func(db *pebble.DB) {
+				if has(db, adapter.ManifestKey(spec.KeyPrefix)) {
+					n++
+				}
+				for k := range high {
+					if has(db, spec.KeyName(k)) {
+						n++
+					}
+				}
+			})
+			return n
+		},
+	}
+}
+
+// cqlApp: a keyspace of the application's with its table app_users and its
+// own usertable (YCSB's shape, one row): platbench's load writes into the
+// table that is there and clean removes only its rows; then the
+// application drops its usertable, and the runs' loads create one, which
+// they drop, leaving app_users and the keyspace.
+func cqlApp(t *testing.T, uniq string) appTarget {
+	raw := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL")
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := "pbclean_" + uniq
+	cc := gocql.NewCluster(strings.Split(u.Hostname(), ",")...)
+	if p := u.Port(); p != "" {
+		cc.Port, _ = strconv.Atoi(p)
+	}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: u.User.Username(), Password: pw}
+	}
+	cc.Timeout, cc.ConnectTimeout = 30*time.Second, 30*time.Second
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
+		s.Close()
+	})
+	exec := func(t *testing.T, q string, args ...any) {
+		if err := s.Query(q, args...).Consistency(gocql.Quorum).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	spec, _ := workload.Preset("ycsb-d")
+	spec.EnsureDefaults()
+	tableThere := func(name string) bool {
+		var n string
+		err := s.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", ks, name).Consistency(gocql.One).Scan(&n)
+		return err == nil
+	}
+	fields := make([]string, 10)
+	for i := range fields {
+		fields[i] = fmt.Sprintf("field%d blob", i)
+	}
+	appTable := false // the application has a usertable of its own
+	return appTarget{url: raw, opts: map[string]string{"keyspace": ks, "replication_factor": "1"}, found: "table " + ks + ".usertable",
+		put: func(t *testing.T) {
+			exec(t, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			exec(t, "CREATE TABLE "+ks+".app_users (id text PRIMARY KEY, name text)")
+			exec(t, "INSERT INTO "+ks+".app_users (id, name) VALUES ('user42', 'app')")
+			exec(t, "CREATE TABLE "+ks+".usertable (y_id varchar PRIMARY KEY, "+strings.Join(fields, ", ")+")")
+			exec(t, "INSERT INTO "+ks+".usertable (y_id) VALUES ('user42')")
+			appTable = true
+		},
+		intact: func(t *testing.T) {
+			var name string
+			if err := s.Query("SELECT name FROM "+ks+".app_users WHERE id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
+				t.Errorf("the application's row of %s.app_users: %q %v", ks, name, err)
+			}
+			if appTable {
+				var id string
+				if err := s.Query("SELECT y_id FROM "+ks+".usertable WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&id); err != nil {
+					t.Errorf("the application's row of %s.usertable: %v", ks, err)
+				}
+			}
+		},
+		ours: func(t *testing.T, high uint64) int {
+			n := 0
+			if tableThere("platbench_datasets") {
+				n++
+			}
+			if !tableThere("usertable") {
+				return n
+			}
+			if !appTable {
+				n++ // platbench's table
+			}
+			for k := range high {
+				var id string
+				if s.Query("SELECT y_id FROM "+ks+".usertable WHERE y_id = ?", spec.KeyName(k)).Consistency(gocql.Quorum).Scan(&id) == nil {
+					n++
+				}
+			}
+			return n
+		},
+		between: func(t *testing.T) {
+			exec(t, "DROP TABLE "+ks+".usertable")
+			appTable = false
+		},
+	}
+}
+
+// kafkaApp: platbench's topics get the prefix pbapp<uniq>- (topic_prefix,
+// no topic named: a load makes one); another's topic with that prefix
+// holds a message.
+func kafkaApp(t *testing.T, uniq string) appTarget {
+	raw := testenv.URL(t, "PLATBENCH_KAFKA_URL")
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(u.Host, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(cl)
+	prefix := "pbapp" + uniq + "-"
+	appTopic := prefix + "theirs"
+	t.Cleanup(func() {
+		ctx := context.Background()
+		tds, _ := adm.ListTopics(ctx)
+		var names []string
+		for n := range tds {
+			if strings.HasPrefix(n, prefix) {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 {
+			_, _ = adm.DeleteTopics(ctx, names...)
+		}
+		cl.Close()
+	})
+	ctx := context.Background()
+	topics := func(t *testing.T) []string {
+		tds, err := adm.ListTopics(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for n := range tds {
+			if strings.HasPrefix(n, prefix) && n != appTopic {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return appTarget{url: raw, opts: map[string]string{"topic_prefix": prefix, "partitions": "1", "replication_factor": "1"}, found: appTopic,
+		put: func(t *testing.T) {
+			if _, err := adm.CreateTopic(ctx, 1, 1, nil, appTopic); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: appTopic, Value: []byte("app")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		intact: func(t *testing.T) {
+			ends, err := adm.ListEndOffsets(ctx, appTopic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o, ok := ends.Lookup(appTopic, 0); !ok || o.Err != nil || o.Offset != 1 {
+				t.Errorf("the application's topic %s: %+v, want its one message", appTopic, o)
+			}
+		},
+		ours: func(t *testing.T, _ uint64) int {
+			// The topics platbench made, with eventual deletion: a deleted
+			// topic can be listed for a moment.
+			var got []string
+			for range 50 {
+				if got = topics(t); len(got) == 0 {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			return len(got)
+		},
+	}
+}
+
+// hazelcastApp: platbench's map holds two entries of the application's
+// (user42 and session:1) before the load, and the application has a map
+// of its own beside it.
+func hazelcastApp(t *testing.T, uniq string) appTarget {
+	raw := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg hazelcast.Config
+	cfg.Cluster.Name = u.Query().Get("cluster")
+	cfg.Cluster.Network.SetAddresses(strings.Split(u.Host, ",")...)
+	cfg.Logger.Level = "error"
+	ctx := context.Background()
+	c, err := hazelcast.StartNewClientWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, other := "pbclean-"+uniq, "app-"+uniq
+	ours, err := c.GetMap(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := c.GetMap(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ours.Destroy(ctx)
+		_ = theirs.Destroy(ctx)
+		_ = c.Shutdown(ctx)
+	})
+	spec, _ := workload.Preset("ycsb-d")
+	spec.EnsureDefaults()
+	app := []string{"user42", "session:1"}
+	return appTarget{url: raw, opts: map[string]string{"map": name}, found: "map " + name,
+		put: func(t *testing.T) {
+			for _, k := range app {
+				if err := ours.Set(ctx, k, "app"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := theirs.Set(ctx, "user1", "app"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		intact: func(t *testing.T) {
+			for _, k := range app {
+				if v, err := ours.Get(ctx, k); err != nil || v != "app" {
+					t.Errorf("the application's entry %s of map %s: %v %v", k, name, v, err)
+				}
+			}
+			if v, err := theirs.Get(ctx, "user1"); err != nil || v != "app" {
+				t.Errorf("the application's map %s: %v %v", other, v, err)
+			}
+		},
+		ours: func(t *testing.T, high uint64) int {
+			n := 0
+			for k := range high {
+				if ok, _ := ours.ContainsKey(ctx, spec.KeyName(k)); ok {
+					n++
+				}
+			}
+			if ok, _ := ours.ContainsKey(ctx, adapter.ManifestKey(spec.KeyPrefix)); ok {
+				n++
+			}
+			return n
+		},
+	}
+}
