@@ -314,12 +314,12 @@ func cqlApp(t *testing.T, uniq string) appTarget {
 		},
 		intact: func(t *testing.T) {
 			var name string
-			if err := s.Query("SELECT name FROM "+ks+".app_users WHERE id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
+			if err := s.Query("SELECT name FROM " + ks + ".app_users WHERE id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
 				t.Errorf("the application's row of %s.app_users: %q %v", ks, name, err)
 			}
 			if appTable {
 				var id string
-				if err := s.Query("SELECT y_id FROM "+ks+".usertable WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&id); err != nil {
+				if err := s.Query("SELECT y_id FROM " + ks + ".usertable WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&id); err != nil {
 					t.Errorf("the application's row of %s.usertable: %v", ks, err)
 				}
 			}
