@@ -87,6 +87,7 @@ func TestBrowser(t *testing.T) {
 		wd.post(t, "/url", map[string]any{"url": "file://" + path}, nil)
 		checkCharts(t, wd)
 		checkNoOverflow(t, wd, 1400)
+		checkAnswerFirst(t, wd, 900)
 		wd.screenshot(t, filepath.Join(artifacts, "compare-groups.png"))
 		wd.cdp(t, "Emulation.clearDeviceMetricsOverride", map[string]any{})
 		wd.consoleErrors(t)
@@ -185,6 +186,24 @@ return JSON.stringify(out);`)
 		}
 	}
 	t.Logf("%d charts drawn", len(charts))
+}
+
+// checkAnswerFirst asks the page where its answer (the headline figures
+// and each group's limit) ends and where its first table begins: the
+// answer must end within the first px pixels, above the table.
+func checkAnswerFirst(t *testing.T, wd *webDriver, px float64) {
+	t.Helper()
+	raw := wd.script(t, `
+var a = document.querySelector('dl.limits'), tb = document.querySelector('table');
+return JSON.stringify({answer: a ? a.getBoundingClientRect().bottom + window.scrollY : -1, table: tb ? tb.getBoundingClientRect().top + window.scrollY : -1});`)
+	var at struct{ Answer, Table float64 }
+	if err := json.Unmarshal([]byte(raw.(string)), &at); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the answer ends at %.0f px, the first table begins at %.0f px", at.Answer, at.Table)
+	if at.Answer < 0 || at.Answer > px || (at.Table >= 0 && at.Answer > at.Table) {
+		t.Errorf("the answer ends at %.0f px (the first table at %.0f px): want it within the first %.0f px, above the table", at.Answer, at.Table, px)
+	}
 }
 
 // checkNoOverflow asks the page whether anything is wider than the window
