@@ -195,9 +195,6 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// errNUL is the error of a NUL byte where a result or journal has text.
-var errNUL = errors.New("a NUL byte")
-
 // nulError says where a NUL byte was found in a result file.
 func nulError(off int64) error {
 	return fmt.Errorf("%w: byte %d is a NUL, which no JSON result holds: the file was cut, extended with zeros (e.g. by truncate) or is not a result (fix: the result file as platbench wrote it)", ErrMalformed, off)
