@@ -366,10 +366,12 @@ func (s *Session) addPhase(p *result.Phase) {
 	}
 }
 
-// Close stops the telemetry (if Finish did not) and closes the target
-// (dropping what Setup made unless kept).
+// Close stops the telemetry (if Finish did not), decides what becomes of
+// the dataset if Run did not (a sweep's: endDataset), and closes the
+// target (dropping what Setup made unless kept).
 func (s *Session) Close() error {
 	s.tel.Stop(nil)
+	s.endDataset(context.Background(), nil)
 	return s.t.Close()
 }
 

@@ -40,6 +40,8 @@ type dataset struct {
 	// notes are said in the result (a manifest that could not be written
 	// or read).
 	notes []string
+	// ended: endDataset ran (Run's end, or Close).
+	ended bool
 }
 
 // readManifest reads the manifest of spec's dataset after Setup, for a
@@ -283,7 +285,7 @@ func cmpOr(a, b string) string {
 // was platbench's before this load (another load's, which this one only
 // wrote over), or the run is one loader of several (the others may still
 // read it). What happened is said in r's notes (r may be nil: a run that
-// failed before its result).
+// failed before its result, or a sweep's session closing). It acts once.
 func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	note := func(format string, a ...any) {
 		if r != nil {
@@ -292,6 +294,11 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	}
 	d := s.ds
 	d.mu.Lock()
+	if d.ended {
+		d.mu.Unlock()
+		return
+	}
+	d.ended = true
 	m, made := d.m, d.made
 	if r != nil {
 		r.Notes = append(r.Notes, d.notes...)
