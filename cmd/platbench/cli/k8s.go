@@ -185,12 +185,14 @@ func takeCredentials(args []string) ([]string, map[string]string, error) {
 		switch flagName {
 		case "target", "target-user", "target-password-file", "target-opt", "store":
 		default:
+			check := noSecretIn("", a) // its value, if apart, is checked as the next argument
 			if hasVal {
-				if err := noSecretIn(name, val); err != nil {
-					return nil, nil, err
-				}
+				check = noSecretIn(name, val)
 			}
-			out = append(out, a) // its value, if apart, is checked as the next argument
+			if check != nil {
+				return nil, nil, check
+			}
+			out = append(out, a)
 			continue
 		}
 		if !hasVal {

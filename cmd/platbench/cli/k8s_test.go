@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/platbench/platbench/internal/redact"
 )
 
 // The manifest is a headless Service and an Indexed Job with one completion
@@ -191,19 +194,64 @@ func TestK8sTLSFilesInSecret(t *testing.T) {
 }
 
 // FuzzTakeCredentials: any run flags given to platbench k8s either are
-// refused or come back without the password they held.
+// refused or come back with no URL that holds a secret (user-info password,
+// secret query parameter) or the password they held, and with no URL that
+// does not parse.
 func FuzzTakeCredentials(f *testing.F) {
 	f.Add("--target", "cql://admin:s3cret@db:9042", "--workload")
 	f.Add("--target=redis://:pw@h:6379", "--target-opt", "password=x")
 	f.Add("--target-user", "u", "-target=kafka://a:b@c")
+	f.Add("--target", "cql://db:9042?password=s3cret&dc=x", "--store=postgres://u:hunter2@pg/db")
+	f.Add("--db-metrics-url", "http://h:1/m?token=abc", "--target=redis://s3cret@h")
+	f.Add("--store", "postgres://u@pg/db?password=p&sslpassword=q", "x")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		args := []string{a, b, c}
 		out, secrets, err := takeCredentials(args)
 		if err != nil {
 			return
 		}
-		if p := secrets[secretPassword]; len(p) > 3 && strings.Contains(strings.Join(out, " "), ":"+p+"@") {
-			t.Fatalf("the password %q stayed in the run flags %q", p, out)
+		for _, o := range out {
+			if name, val, ok := strings.Cut(o, "="); ok && strings.HasPrefix(name, "-") {
+				o = val // --flag=URL
+			}
+			if !strings.Contains(o, "://") {
+				continue
+			}
+			if found, ok := redact.Secrets(o); !ok || len(found) > 0 {
+				t.Fatalf("the run flags %q keep %q, which holds a secret or does not parse (from %q)", out, o, args)
+			}
+			for _, k := range []string{secretPassword, secretStore} {
+				if p := secrets[k]; len(p) > 3 && strings.Contains(o, ":"+p+"@") {
+					t.Fatalf("the password %q stayed in the run flags %q", p, out)
+				}
+			}
+		}
+	})
+}
+
+// FuzzSecretOpts: the secret options a pod reads from its environment are
+// added to the URL's query or refused; never a URL that does not parse.
+func FuzzSecretOpts(f *testing.F) {
+	f.Add("cql://db:9042?dc=x", "password=s3cret")
+	f.Add("kafka://b:9092", "sasl_password=a%26b&token=t")
+	f.Add("cql://db?password=1", "password=2")
+	f.Fuzz(func(t *testing.T, target, opts string) {
+		u, err := url.Parse(target)
+		if err != nil {
+			return
+		}
+		if err := addSecretOpts(u, opts); err != nil {
+			return
+		}
+		if _, err := url.Parse(u.String()); err != nil {
+			t.Fatalf("addSecretOpts(%q, %q) made %q, which does not parse: %v", target, opts, u, err)
+		}
+		want, _ := url.ParseQuery(opts)
+		got := u.Query()
+		for k, vs := range want {
+			if got.Get(k) != vs[0] {
+				t.Fatalf("addSecretOpts(%q, %q): %s=%q, want %q", target, opts, k, got.Get(k), vs[0])
+			}
 		}
 	})
 }
