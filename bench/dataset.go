@@ -323,14 +323,14 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	switch {
 	case s.cfg.KeepDataset:
 		retain()
-		note("the dataset this run loaded was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		note("the dataset this run loaded was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case retains && rt.Retained():
-		note("the dataset this run loaded was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		note("the dataset this run loaded was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case s.cfg.Verify:
 		retain()
-		note("the dataset this run loaded was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Dataset)
+		note("the dataset this run loaded was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case !made:
 		retain()
@@ -338,7 +338,7 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 		return
 	case s.cfg.Shards > 1:
 		retain()
-		note("a distributed run keeps its dataset (the other loaders may still read it): %s; 'platbench clean' removes it", m.Dataset)
+		note("a distributed run keeps its dataset (the other loaders may still read it): %s; 'platbench clean' removes it", m.Describe())
 		return
 	}
 	cl, ok := s.t.(adapter.Cleaner)
