@@ -209,6 +209,15 @@ func TestHugeResultFileBoundedMemory(t *testing.T) {
 		return p
 	}
 	big := sparse("big.json", 2<<30, "")
+	// A real result beside a 2 GB sparse seconds file, and a journal whose
+	// header line is followed by 2 GB of zeros (no size limit on either:
+	// a day's are gigabytes; they are read a line at a time).
+	os.Mkdir(filepath.Join(dir, "s"), 0o755)
+	withSeconds := sparse(filepath.Join("s", "real.json"), int64(len(must(os.ReadFile(real)))), real)
+	sparse(filepath.Join("s", "real.seconds.jsonl"), 2<<30, "")
+	head, _, _ := bytes.Cut(must(os.ReadFile(result.SecondsPath(real))), []byte("\n"))
+	os.WriteFile(filepath.Join(dir, "head"), append(head, '\n'), 0o644)
+	journal := sparse("j.json.partial", 2<<30, filepath.Join(dir, "head"))
 	within := sparse("within.json", 900<<20, "")
 	extended := sparse("extended.json", 900<<20, real)
 	for _, c := range []struct {
@@ -218,6 +227,8 @@ func TestHugeResultFileBoundedMemory(t *testing.T) {
 		{[]string{"report", big}, "more than the 1.0 GiB a result file may be"},
 		{[]string{"compare", big, real}, "more than the 1.0 GiB a result file may be"},
 		{[]string{"merge", big, "--out", filepath.Join(dir, "m.json")}, "more than the 1.0 GiB a result file may be"},
+		{[]string{"report", withSeconds}, "its first line is not a platbench journal header"},
+		{[]string{"report", journal}, "the journal holds no complete second"},
 		{[]string{"report", within}, "byte 0 is a NUL"},
 		{[]string{"report", extended}, "is a NUL"},
 		{[]string{"compare", real, extended}, "is a NUL"},
@@ -242,4 +253,11 @@ func TestHugeResultFileBoundedMemory(t *testing.T) {
 			t.Logf("%v: peak RSS %.1f MB", c.args, float64(rss)/1e6)
 		}
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
