@@ -321,3 +321,30 @@ func Scrub(msg, raw string) string {
 	}
 	return msg
 }
+
+// Unmasked is raw, read back from a result, without what the mask
+// replaced: the user-info's masked password (or masked lone name) and the
+// masked parameters, so that the secrets can be given again from elsewhere.
+// A URL that does not parse comes back as it is.
+func Unmasked(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.User != nil {
+		switch p, has := u.User.Password(); {
+		case u.User.Username() == Mask:
+			u.User = nil
+		case has && p == Mask:
+			u.User = url.User(u.User.Username())
+		}
+	}
+	var kept []string
+	for _, p := range pairs(u.RawQuery) {
+		if !(p.secret && p.value == Mask) {
+			kept = append(kept, p.raw)
+		}
+	}
+	u.RawQuery = strings.Join(kept, "&")
+	return u.String()
+}

@@ -53,6 +53,14 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestUnmasked(t *testing.T) {
+	for in, want := range map[string]string{"cql://a:xxxxx@h:9042/ks?password=xxxxx&dc=x": "cql://a@h:9042/ks?dc=x", "redis://xxxxx@h:6379": "redis://h:6379", "null": "null"} {
+		if got := Unmasked(in); got != want {
+			t.Errorf("Unmasked(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestMaskedAndSecrets(t *testing.T) {
 	for in, want := range map[string]string{"cql://a:xxxxx@h": "password", "redis://xxxxx@h": "password", "kafka://h?sasl_password=xxxxx": "sasl_password"} {
 		if got, ok := Masked(in); !ok || got != want {

@@ -87,6 +87,19 @@ func (f *credFlags) apply(target string) (string, error) {
 	return u.String(), nil
 }
 
+// verifyTarget is the target platbench verify opens: given (--target),
+// else the result's URL (stored) without what the result masked, with the
+// user and password given outside the URL, as apply puts them.
+func (f *credFlags) verifyTarget(given, stored string) (string, error) {
+	if f.user == "" && f.passwordFile == "" && os.Getenv(envTargetPassword) == "" && os.Getenv(envTargetUser) == "" && os.Getenv(envTargetSecretOpts) == "" {
+		return given, nil
+	}
+	if given == "" {
+		given = redact.Unmasked(stored)
+	}
+	return f.apply(given)
+}
+
 func optsFrom(opts string) string {
 	if opts != "" {
 		return "$" + envTargetSecretOpts

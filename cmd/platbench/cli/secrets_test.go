@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/platbench/platbench/internal/testenv"
 )
 
 // singleLine reports whether stderr is one line.
@@ -287,5 +290,38 @@ func TestListenAddr(t *testing.T) {
 	}
 	if got, note := listenAddr("platbench-0.platbench.invalid", "7070"); got != ":7070" || !strings.Contains(note, "does not resolve yet") {
 		t.Errorf("a name that does not resolve: %q %q", got, note)
+	}
+}
+
+// Against the real Redis with a password: a verified run whose result keeps
+// no password is verified again with the password from a file, as the
+// refusal without it says; the result holds no password either time.
+func TestVerifyPasswordFromFile(t *testing.T) {
+	raw := testenv.URL(t, "PLATBENCH_REDIS_AUTH_URL")
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	u.User = nil
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte(pass+"\n"), 0o600)
+	out := filepath.Join(dir, "r.json")
+	t.Setenv(envTargetPassword, "")
+	code, stdout, stderr := run(t, "run", "--target", u.String(), "--target-password-file", pw, "--verify", "--records", "200", "--ops", "500", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("verified run: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = run(t, "verify", out)
+	if code != 2 || !strings.Contains(stderr, "$PLATBENCH_TARGET_PASSWORD") || strings.Contains(stderr, pass) {
+		t.Errorf("verify without the password: exit %d, %q; want 2 naming $PLATBENCH_TARGET_PASSWORD", code, stderr)
+	}
+	code, stdout, stderr = run(t, "verify", out, "--target-password-file", pw)
+	if code != 0 || !strings.Contains(stdout, "none lost") {
+		t.Errorf("verify with the password file: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if b, _ := os.ReadFile(out); strings.Contains(string(b), pass) {
+		t.Error("the result holds the password")
 	}
 }

@@ -28,6 +28,8 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&conc, "concurrency", "reads in flight, a `count`")
 	out := fs.String("out", "", "write the result with this verification here (default: RESULT itself, atomically); another existing file is refused unless --force")
 	force := fs.Bool("force", false, "replace the --out file when it exists")
+	var creds credFlags
+	creds.register(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +47,9 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	}
 	r, err := result.Read(files[0])
 	if err != nil {
+		return err
+	}
+	if *tgt, err = creds.verifyTarget(*tgt, r.Target.URL); err != nil {
 		return err
 	}
 	v, err := bench.VerifyResult(ctx, r, bench.VerifyConfig{Target: *tgt, TargetOpts: opts, Open: registry.Open, Sample: sample,
