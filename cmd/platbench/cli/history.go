@@ -106,7 +106,7 @@ func storeRows(ctx context.Context, store string, r *result.Result, path string)
 	return nil
 }
 
-const storeFlagDoc = "append one row per run and op type (figures, thresholds, the result file) to this PostgreSQL `URL`'s table platbench_runs, e.g. postgres://user:pass@db:5432/perf (docs/history.md); the result file is written even when the store is down"
+const storeFlagDoc = "append one row per run and op type (figures, thresholds, the result file) to this PostgreSQL `URL`'s table platbench_runs, e.g. postgres://user@db:5432/perf, the password in $PGPASSWORD or ~/.pgpass, kept off the command line (docs/history.md); the result file is written even when the store is down"
 
 // checkStore refuses a --store that is not a PostgreSQL URL, before the run.
 func checkStore(store string) error {
