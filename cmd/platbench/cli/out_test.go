@@ -209,3 +209,22 @@ func TestSweepOutStdout(t *testing.T) {
 		t.Errorf("files written in the current directory: %v", ents)
 	}
 }
+
+// report of a result with a journal beside it (a later --force run that
+// did not finish) reports the result and warns of the journal.
+func TestReportWarnsOfAJournalBeside(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	if code, _, stderr := run(t, "run", "--target", "fake", "--records", "100", "--ops", "500", "--concurrency", "2", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := run(t, "report", out); code != 0 || stderr != "" || !strings.Contains(stdout, "op rate") {
+		t.Fatalf("report: exit %d, stderr %q", code, stderr)
+	}
+	os.WriteFile(out+result.JournalSuffix, []byte(`{"journal":"platbench.journal/v2","result":{}}`+"\n"), 0o644)
+	code, stdout, stderr := run(t, "report", out)
+	if code != 0 || !strings.Contains(stdout, "op rate") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 ||
+		!strings.Contains(stderr, "warning: "+out+".partial is beside "+out) || !strings.Contains(stderr, "platbench report "+out+".partial") {
+		t.Errorf("report with a journal beside: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -45,6 +45,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnJournalBeside(env, files[0])
 	return writeOut(env, *out, func(w io.Writer) error {
 		switch *format {
 		case "md":
@@ -58,6 +59,19 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		}
 		return printTerm(w, r) // the same report `platbench run` prints
 	})
+}
+
+// warnJournalBeside says on stderr when a journal is beside the result at
+// path: a later run to the same --out (with --force) that did not finish,
+// or one still running, whose seconds the report does not show.
+func warnJournalBeside(env *Env, path string) {
+	j := path + result.JournalSuffix
+	if strings.HasSuffix(path, result.JournalSuffix) {
+		return
+	}
+	if _, err := os.Stat(j); err == nil {
+		fmt.Fprintf(env.Stderr, "platbench: warning: %s is beside %s: a later run to the same --out that did not finish, or one still running (read it with 'platbench report %s')\n", j, path, j)
+	}
 }
 
 // addOutputFlags binds a command's --format (one of formats, the first the
