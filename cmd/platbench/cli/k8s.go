@@ -36,6 +36,7 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	mem := fs.String("memory", "2Gi", "memory request and limit per loader")
 	out := fs.String("out", "", "write the YAML here (default stdout)")
 	secretOut := fs.String("secret-out", "", "write the Secret (the run's rendezvous secret and the credentials) here, mode 0600, apart from the Job's YAML; an existing file is not replaced (default NAME-secret.yaml beside --out, else in the current directory)")
+	force := fs.Bool("force", false, "replace the --out manifest when it exists (never the Secret's file)")
 	secretIn := fs.Bool("secret-in-manifest", false, "put the Secret into the manifest itself, as its first document (the manifest then holds the credentials: keep it private), instead of a file of its own")
 	var rest []string
 	for i, a := range args {
@@ -68,6 +69,11 @@ func runK8s(ctx context.Context, env *Env, args []string) error {
 	}
 	if *secretIn && *secretOut != "" {
 		return usagef("--secret-in-manifest and --secret-out both say where the Secret goes (fix: keep one)")
+	}
+	if !*secretIn { // a manifest holding the Secret is never replaced (writeNew)
+		if err := checkOut(*out, "manifest", *force); err != nil {
+			return err
+		}
 	}
 	rest, secrets, err := takeCredentials(rest)
 	if err != nil {
@@ -431,7 +437,7 @@ func newSecret() string {
 func writeNew(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return usagef("%s exists: platbench k8s does not replace a Secret's file (fix: remove it if it is an old job's, or --secret-out another path)", path)
+		return usagef("%s exists: platbench k8s does not replace a file holding a Secret (fix: remove it if it is an old job's, or write to another path: --secret-out, or --out with --secret-in-manifest)", path)
 	}
 	if err != nil {
 		return usagef("cannot write %s: %v (fix: --secret-out in a writable directory)", path, errors.Unwrap(err))

@@ -254,6 +254,13 @@ func TestK8sSecretFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "job2.yaml")); err == nil {
 		t.Error("the manifest was written although its Secret was not")
 	}
+	os.Remove(secretFile)
+	if code, _, stderr := run(t, "k8s", "--loaders", "2", "--out", filepath.Join(dir, "job.yaml"), "--", "--target", "null"); code != 2 || !strings.Contains(stderr, "--force") {
+		t.Errorf("over an existing manifest: exit %d, %q; want 2 naming --force", code, stderr)
+	}
+	if code, _, stderr := run(t, "k8s", "--loaders", "2", "--force", "--out", filepath.Join(dir, "job.yaml"), "--", "--target", "null"); code != 0 {
+		t.Errorf("--force over an existing manifest: exit %d, %q", code, stderr)
+	}
 	in := filepath.Join(dir, "all.yaml")
 	code, _, stderr = run(t, "k8s", "--loaders", "2", "--name", "inside", "--secret-in-manifest", "--out", in, "--", "--target", "cql://u:s3cret@db:9042")
 	body, _ := os.ReadFile(in)
