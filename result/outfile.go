@@ -132,8 +132,9 @@ func CreateExclusive(path string) (*os.File, error) {
 }
 
 // SyncDir syncs the directory dir, making a rename or creation in it
-// durable. A file system that cannot sync a directory (EINVAL) is not an
-// error.
+// durable. A file system that cannot sync a directory (EINVAL, ENOTSUP:
+// some network and FUSE file systems) is not an error: the write is as
+// durable as that file system makes it.
 func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -143,7 +144,7 @@ func SyncDir(dir string) error {
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
-	if errors.Is(err, syscall.EINVAL) {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
 		return nil
 	}
 	return err
