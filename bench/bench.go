@@ -344,6 +344,7 @@ func (s *Session) RunPhase(ctx context.Context, name string, rc runner.Config) (
 		return nil, err
 	}
 	nameOps(p, &s.spec)
+	s.noteOverrun(p, rc)
 	s.addPhase(p)
 	s.r.Events = append(s.r.Events, evs...)
 	return &s.r.Phases[len(s.r.Phases)-1], nil

@@ -3,8 +3,10 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
 )
 
 // MaxConcurrency bounds the workers of one loader. Past it a run cannot keep
@@ -46,4 +48,24 @@ func concurrencyWarning(n, cores int) string {
 		return ""
 	}
 	return fmt.Sprintf("%d workers on %d cores is more than the %d this host starts and stops in time: the run phase can overrun its duration, and its throughput and per-second peak are then wrong (fix: at most %d workers, or several loaders)", n, cores, most, most)
+}
+
+// overrunSlack is how far past its duration a phase may end unremarked.
+const overrunSlack = time.Second
+
+// noteOverrun says in the result's notes why a phase ended more than
+// overrunSlack past its duration: its figures are over the time it lasted.
+func (s *Session) noteOverrun(p *result.Phase, rc runner.Config) {
+	if note := overrunNote(p, rc, runtime.NumCPU()); note != "" {
+		s.r.Notes = append(s.r.Notes, note)
+	}
+}
+
+func overrunNote(p *result.Phase, rc runner.Config, cores int) string {
+	lasted := time.Duration(p.DurationNs)
+	if rc.Duration <= 0 || lasted <= rc.Duration+overrunSlack {
+		return ""
+	}
+	return fmt.Sprintf("the %s phase lasted %.1f s, %.1f s past its %s: starting and stopping its %d workers on %d cores, or the operations still in flight at its end, took that long; its figures are over the %.1f s it lasted",
+		p.Name, lasted.Seconds(), (lasted - rc.Duration).Seconds(), rc.Duration, rc.Concurrency, cores, lasted.Seconds())
 }

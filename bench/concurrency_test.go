@@ -3,8 +3,11 @@ package bench
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
 )
 
 // More workers than MaxConcurrency are refused with the fix; more than the
@@ -28,5 +31,19 @@ func TestConcurrencyBounds(t *testing.T) {
 		if w := concurrencyWarning(n, 2); w != "" {
 			t.Errorf("%d workers on 2 cores warned: %q", n, w)
 		}
+	}
+}
+
+// A phase that ends more than a second past its duration says why.
+func TestOverrunNote(t *testing.T) {
+	rc := runner.Config{Duration: 2 * time.Second, Concurrency: 1_000_000}
+	if n := overrunNote(&result.Phase{Name: "run", DurationNs: int64(10900 * time.Millisecond)}, rc, 2); !strings.Contains(n, "the run phase lasted 10.9 s, 8.9 s past its 2s") || !strings.Contains(n, "1000000 workers on 2 cores") {
+		t.Errorf("note: %q", n)
+	}
+	if n := overrunNote(&result.Phase{Name: "run", DurationNs: int64(2900 * time.Millisecond)}, rc, 2); n != "" {
+		t.Errorf("0.9 s past: %q", n)
+	}
+	if n := overrunNote(&result.Phase{Name: "run", DurationNs: int64(time.Hour)}, runner.Config{Ops: 10}, 2); n != "" {
+		t.Errorf("a phase of an op count: %q", n)
 	}
 }
