@@ -291,14 +291,18 @@ func targetCredentials(val string, secrets map[string]string) (string, error) {
 	}
 	found, _ := redact.Secrets(val)
 	if u.User != nil {
-		if p, ok := found["password"]; ok && u.User.Username() == p {
-			delete(found, "password") // redis://PASSWORD@host
-			secrets[secretPassword] = p
-		} else {
+		pass, has := u.User.Password()
+		lone, ok := found["password"]
+		if _, twice := secrets[secretPassword]; twice && (has || ok) {
+			return "", usagef("the target's password is given twice, in --target's URL and in --target-password-file (fix: keep one, the file)")
+		}
+		switch {
+		case !has && ok && u.User.Username() == lone: // redis://PASSWORD@host
+			secrets[secretPassword] = lone
+		case has:
+			secrets[secretUser], secrets[secretPassword] = u.User.Username(), pass
+		default:
 			secrets[secretUser] = u.User.Username()
-			if p, has := u.User.Password(); has {
-				secrets[secretPassword] = p
-			}
 		}
 		u.User = nil
 	}

@@ -117,6 +117,7 @@ func TestK8sNoSecretOutsideTheSecret(t *testing.T) {
 		{"cql query", []string{"--target", "cql://db:9042?password=s3cret&dc=dc1"}, []string{"s3cret"}, nil, "cql://db:9042?dc=dc1&password=s3cret"},
 		{"kafka query", []string{"--target=kafka://b:9092?sasl=plain&user=u&password=s3cret"}, []string{"s3cret"}, nil, "kafka://b:9092?sasl=plain&user=u&password=s3cret"},
 		{"redis lone name", []string{"--target", "redis://s3cret@h:6379"}, []string{"s3cret"}, nil, "redis://:s3cret@h:6379"},
+		{"redis user and password alike", []string{"--target", "redis://s3cret:s3cret@h:6379"}, []string{"s3cret"}, nil, "redis://s3cret:s3cret@h:6379"},
 		{"store", []string{"--target", "null", "--store", "postgres://perf:hunter2@pg/perf"}, []string{"hunter2"}, map[string]string{"PGPASSWORD": "hunter2"}, "null"},
 		{"store query", []string{"--target", "null", "--store=postgres://perf@pg/perf?password=hunter2&sslmode=disable"}, []string{"hunter2"}, map[string]string{"PGPASSWORD": "hunter2"}, "null"},
 	} {
@@ -230,6 +231,23 @@ func TestK8sRefusesWhatWouldLeak(t *testing.T) {
 		}
 		if len(files) > 2 {
 			t.Errorf("%v: files written: %v", flags, files)
+		}
+	}
+}
+
+// A password given twice, in the URL and in a file, is refused in either
+// order: which one was meant cannot be guessed.
+func TestK8sPasswordTwice(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("filepass\n"), 0o600)
+	for _, flags := range [][]string{
+		{"--target-password-file", pw, "--target", "cql://a:s3cret@db:9042"},
+		{"--target", "cql://a:s3cret@db:9042", "--target-password-file", pw},
+	} {
+		code, stderr, _, _ := k8sFiles(t, t.TempDir(), flags...)
+		if code != 2 || !strings.Contains(stderr, "given twice") || strings.Contains(stderr, "s3cret") {
+			t.Errorf("%v: exit %d, %q", flags, code, stderr)
 		}
 	}
 }
