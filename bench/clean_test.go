@@ -21,6 +21,7 @@ import (
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
@@ -495,5 +496,50 @@ func hazelcastApp(t *testing.T, uniq string) appTarget {
 			}
 			return n
 		},
+	}
+}
+
+// Two loads with one topic prefix and no topic named make two topics, each
+// with its manifest: the second does not take the first's; clean without
+// topic=NAME names both and asks for one (bad input, removing nothing);
+// clean of one leaves the other.
+func TestKafkaLoadsKeepTheirOwnTopics(t *testing.T) {
+	raw := testenv.URL(t, "PLATBENCH_KAFKA_URL")
+	prefix := "pbtwo" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
+	opts := map[string]string{"topic_prefix": prefix, "partitions": "1", "replication_factor": "1"}
+	ctx := context.Background()
+	spec, err := workload.Preset("consume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 50
+	var topics []string
+	for range 2 {
+		r, err := Run(ctx, Config{Open: registry.Open, Target: raw, TargetOpts: opts, Workload: spec, Load: true,
+			Runner: runner.Config{Concurrency: 2}, Telemetry: quietTelemetry()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics = append(topics, r.Target.Details["topic"])
+	}
+	t.Cleanup(func() {
+		for _, tp := range topics {
+			_, _ = Clean(ctx, registry.Open, raw, map[string]string{"topic": tp}, spec)
+		}
+	})
+	if topics[0] == topics[1] || !strings.HasPrefix(topics[0], prefix) || !strings.HasPrefix(topics[1], prefix) {
+		t.Fatalf("two loads made topics %q", topics)
+	}
+	_, err = Clean(ctx, registry.Open, raw, opts, spec)
+	if !usererr.Is(err) || !strings.Contains(err.Error(), topics[0]) || !strings.Contains(err.Error(), topics[1]) {
+		t.Fatalf("clean without a topic over two datasets: %v, want bad input naming both", err)
+	}
+	removed, err := Clean(ctx, registry.Open, raw, map[string]string{"topic": topics[0]}, spec)
+	if err != nil || len(removed) == 0 || !strings.Contains(removed[0], topics[0]) {
+		t.Fatalf("clean of %s: %q %v", topics[0], removed, err)
+	}
+	dry, err := CleanDryRun(ctx, registry.Open, raw, opts, spec)
+	if err != nil || len(dry) == 0 || !strings.Contains(dry[0], topics[1]) {
+		t.Fatalf("the other dataset after clean of the first: %q %v, want %s still named", dry, err, topics[1])
 	}
 }

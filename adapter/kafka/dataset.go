@@ -216,15 +216,18 @@ func (t *Target) readRegistry(ctx context.Context) (map[string][]byte, error) {
 	}
 }
 
-// ReadManifest reads the manifest of the named topic; without topic=NAME,
-// the one dataset the registry names with the topic prefix (several: name
-// one).
+// ReadManifest reads the manifest of the named topic (or the one Setup
+// chose); for a clean without topic=NAME, the one dataset the registry
+// names with the topic prefix (several: name one).
 func (t *Target) ReadManifest(ctx context.Context, _ *workload.Spec) (*adapter.Manifest, error) {
 	reg, err := t.readRegistry(ctx)
 	if err != nil {
 		return nil, err
 	}
 	name := t.cfg.Topic
+	if name == "" && !t.existing {
+		name = t.topic // the topic Setup made or found for this run
+	}
 	if name == "" {
 		var names []string
 		for n := range reg {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/vocab"
@@ -28,9 +30,22 @@ func manifestFor(tg *Target, s *workload.Spec, high uint64) *adapter.Manifest {
 // the scan index) is removed; a dry run removes nothing; with no manifest,
 // Unmarked names what it found and nothing is removed.
 func TestCleanByManifest(t *testing.T) {
-	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	for _, env := range []string{"PLATBENCH_REDIS_URL", "PLATBENCH_VALKEY_URL", "PLATBENCH_REDIS_CLUSTER3_URL"} {
+		t.Run(env, func(t *testing.T) { cleanByManifest(t, env) })
+	}
+}
+
+func cleanByManifest(t *testing.T, env string) {
+	raw := serverURL(t, env)
 	ctx := context.Background()
-	v := verifier(t, raw)
+	var v goredis.UniversalClient
+	if strings.Contains(raw, ",") {
+		c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(strings.TrimPrefix(raw, "redis://"), ",")})
+		t.Cleanup(func() { c.Close() })
+		v = c
+	} else {
+		v = verifier(t, raw)
+	}
 	s := *spec(1, 10, vocab.OpScan, vocab.OpInsert)
 	s.KeyPrefix = "cl" + uniq + "user"
 	s.Records = 300
