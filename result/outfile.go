@@ -172,9 +172,10 @@ func RemoveOld(paths ...string) error {
 // MaxResultBytes bounds a result file and any one line of a journal or
 // seconds file (a phase written whole is one line): far above any real
 // one (a synthetic day of ten op types at 10,000 op/s each is a 75 MB
-// result; past the first hour a result grows about 1.3 MB an hour, so a
-// week's is about 260 MB), and small enough that a file past it is
-// refused before it is read. A var for tests.
+// result, the soak's first hour 45.7 MB: past the first hour a result
+// grows about 1.3 MB an hour, so a week's would be about 260 MB, an
+// estimate at that rate), and small enough that a file past it is refused
+// before it is read. A var for tests.
 var MaxResultBytes int64 = 1 << 30
 
 // tooLarge is the refusal of a file of size bytes past MaxResultBytes.
