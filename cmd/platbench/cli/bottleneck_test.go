@@ -50,15 +50,8 @@ func privateRedis(t *testing.T) (string, int) {
 	return "redis://127.0.0.1:" + port, cmd.Process.Pid // taskset execs redis-server: one pid
 }
 
-// runBottleneck runs platbench against url with the server's pid sampled
-// and returns the bottleneck its analysis named.
-func runBottleneck(t *testing.T, url string, pid int, args ...string) *result.Bottleneck {
-	t.Helper()
-	b, _ := runBottleneckResult(t, url, pid, args...)
-	return b
-}
-
-// runBottleneckResult is runBottleneck with the result.
+// runBottleneckResult runs platbench against url with the server's pid
+// sampled and returns the bottleneck its analysis named, and the result.
 func runBottleneckResult(t *testing.T, url string, pid int, args ...string) (*result.Bottleneck, *result.Result) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
