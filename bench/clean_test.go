@@ -543,3 +543,108 @@ func TestKafkaLoadsKeepTheirOwnTopics(t *testing.T) {
 		t.Fatalf("the other dataset after clean of the first: %q %v, want %s still named", dry, err, topics[1])
 	}
 }
+
+// A run without a load that inserts, bounded by time, raises the
+// manifest's key range while it runs (a reservation past what it inserts)
+// and sets it, at its end, to exactly the key numbers it used: clean then
+// removes every insert.
+func TestRunRaisesTheManifest(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "db")
+	target := "embedded://" + store
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 100
+	cfg := Config{Open: registry.Open, Target: target, Workload: spec, Load: true, Telemetry: quietTelemetry(),
+		Runner: runner.Config{Concurrency: 2, Seed: 1}}
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Load, cfg.Run = false, true
+	cfg.Runner.Duration = time.Second
+	r, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inserts uint64
+	for _, o := range r.MainPhase().Ops {
+		if o.Op == "INSERT" {
+			inserts = o.Count
+			for _, n := range o.Errors {
+				inserts += n
+			}
+		}
+	}
+	if inserts == 0 {
+		t.Fatal("the run inserted nothing")
+	}
+	tg, err := registry.Open(ctx, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := tg.(adapter.Manifester).ReadManifest(ctx, &spec)
+	tg.Close()
+	if err != nil || m == nil {
+		t.Fatalf("manifest after the run: %v %v", m, err)
+	}
+	if m.KeyHigh != 100+inserts || m.Runs != 1 || !m.Complete || m.LoadID != r.Dataset.LoadID {
+		t.Fatalf("manifest after a run of %d inserts: key_high %d runs %d complete %v load %q (the run read %q)", inserts, m.KeyHigh, m.Runs, m.Complete, m.LoadID, r.Dataset.LoadID)
+	}
+	if _, err := Clean(ctx, registry.Open, target, nil, spec); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pebble.Open(store, &pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	it, err := db.NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		t.Errorf("clean left key %q", it.Key())
+	}
+	it.Close()
+}
+
+// Before its first insert, a run bounded by time has reserved minReserve
+// key numbers in the manifest: a run killed then leaves a range that
+// covers what it inserted. Its end sets the range to what it used.
+func TestRunReservesBeforeInserting(t *testing.T) {
+	target := "embedded://" + filepath.Join(t.TempDir(), "db")
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 100
+	cfg := Config{Open: registry.Open, Target: target, Workload: spec, Load: true, Telemetry: quietTelemetry(),
+		Runner: runner.Config{Concurrency: 2, Seed: 1}}
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Load, cfg.Run = false, true
+	s, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	read := func() *adapter.Manifest {
+		m, err := s.t.(adapter.Manifester).ReadManifest(ctx, &s.spec)
+		if err != nil || m == nil {
+			t.Fatalf("manifest: %v %v", m, err)
+		}
+		return m
+	}
+	stop := s.raiseForRun(ctx, runner.Config{Duration: time.Hour})
+	if m := read(); m.KeyHigh != 100+minReserve {
+		t.Errorf("key_high %d before the run's inserts, want %d reserved", m.KeyHigh, 100+minReserve)
+	}
+	stop()
+	if m := read(); m.KeyHigh != 100 || m.Runs != 1 {
+		t.Errorf("key_high %d runs %d after a run that inserted nothing, want 100 and 1", m.KeyHigh, m.Runs)
+	}
+}

@@ -155,12 +155,13 @@ const minReserve = 1 << 20
 
 // raiseForRun raises the manifest's key range before a run phase to cover
 // its writes: the workload's records (a run given more records than the
-// load writes past them) and its inserts. A run bounded by ops reserves
-// them all at once; another reserves minReserve (or its rate times its
-// duration) and raises the range again, by four times what it inserted,
-// when half is used. The returned stop ends the watch and sets the range
-// to what the run inserted (never lower than it was). A run that writes
-// nothing past the range changes nothing.
+// load writes past them) and its inserts. A run of at most minReserve ops
+// reserves them all at once; another reserves minReserve and raises the
+// range again, to four times what it inserted, when half is used (a killed
+// run leaves a range at most about four times its inserts, which clean
+// walks). The returned stop ends the watch and sets the range to what the
+// run inserted (never lower than it was). A run that writes nothing past
+// the range changes nothing.
 func (s *Session) raiseForRun(ctx context.Context, rc runner.Config) (stop func()) {
 	d := s.ds
 	d.mu.Lock()
@@ -184,10 +185,9 @@ func (s *Session) raiseForRun(ctx context.Context, rc runner.Config) (stop func(
 		}
 		return func() {}
 	}
-	reserve := uint64(rc.Ops)
-	watch := reserve == 0
-	if watch {
-		reserve = max(minReserve, uint64(rc.Rate*rc.Duration.Seconds()))
+	reserve, watch := uint64(minReserve), true
+	if rc.Ops > 0 && rc.Ops <= minReserve {
+		reserve, watch = rc.Ops, false // every insert it can make
 	}
 	s.setHigh(ctx, max(high, records+reserve*shards), forms, false)
 	done := make(chan struct{})
