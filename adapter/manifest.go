@@ -132,7 +132,11 @@ func (m *Manifest) KeyCount() uint64 { return m.KeyHigh * uint64(1+len(m.KeyForm
 
 // Describe is the manifest for a person, in one line.
 func (m *Manifest) Describe() string {
-	s := fmt.Sprintf("%s: %d records (key numbers 0..%d), loaded by %s (platbench %s) at %s", m.Dataset, m.Records, int64(m.KeyHigh)-1, m.LoadID, m.Version, m.CreatedAt.Format(time.RFC3339))
+	by := "loaded by " + m.LoadID
+	if strings.HasPrefix(m.LoadID, "run-") {
+		by = "written by a run without a load, " + m.LoadID
+	}
+	s := fmt.Sprintf("%s: %d records (key numbers 0..%d), %s (platbench %s) at %s", m.Dataset, m.Records, int64(m.KeyHigh)-1, by, m.Version, m.CreatedAt.Format(time.RFC3339))
 	if !m.Complete {
 		s += ", a load that did not finish"
 	}

@@ -180,6 +180,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.OnTelemetry(tel)
 	}
 	s := &Session{cfg: cfg, spec: spec, t: t, rt: t, ks: workload.NewKeyspace(&spec, cfg.Shard, cfg.Shards), r: r, tel: tel, loadID: ds.loadID(), ds: ds, plan: plan}
+	s.startWrites(ctx) // a write-only run's own dataset gets a manifest (dataset.go)
 	s.recordAcks()
 	return s, nil
 }

@@ -648,3 +648,58 @@ func TestRunReservesBeforeInserting(t *testing.T) {
 		t.Errorf("key_high %d runs %d after a run that inserted nothing, want 100 and 1", m.KeyHigh, m.Runs)
 	}
 }
+
+// A write-only run without a load (cassandra-stress write) on a target
+// where nothing of its dataset is marks what it writes and removes it at
+// its end, as a run with its own load does; where something it did not
+// make is (an application's user42), it writes unmarked, leaves its writes
+// and says so.
+func TestWriteOnlyRunRemovesItsWrites(t *testing.T) {
+	ctx := context.Background()
+	spec, err := workload.Preset("write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 100
+	spec.EnsureDefaults()
+	for _, name := range []string{"embedded", "redis"} {
+		t.Run(name, func(t *testing.T) {
+			var a appTarget
+			if name == "redis" {
+				a = redisApp(t)
+				a.url = strings.TrimSuffix(a.url, "/6") + "/7"
+				o, _ := goredis.ParseURL(a.url)
+				c := goredis.NewClient(o)
+				defer c.Close()
+				c.FlushDB(ctx)
+				a.ours = func(t *testing.T, high uint64) int {
+					n := int(c.Exists(ctx, adapter.ManifestKey(spec.KeyPrefix)).Val())
+					for k := range high {
+						n += int(c.Exists(ctx, spec.KeyName(k)).Val())
+					}
+					return n
+				}
+				a.put = func(t *testing.T) { c.Set(ctx, "user42", "app", 0) }
+			} else {
+				a = embeddedApp(t)
+			}
+			cfg := Config{Open: registry.Open, Target: a.url, Workload: spec, Run: true, Telemetry: quietTelemetry(),
+				Runner: runner.Config{Ops: 300, Concurrency: 2, Seed: 1}}
+			r, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := a.ours(t, 100); n != 0 {
+				t.Fatalf("a write-only run on an empty target left %d of its writes; notes %q", n, r.Notes)
+			}
+			a.put(t)
+			r, err = Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := a.ours(t, 100); n == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "its writes were left there, unmarked") {
+				t.Fatalf("a write-only run beside an application's user42: %d of its writes there, notes %q; want them left, and said", n, r.Notes)
+			}
+		})
+	}
+}

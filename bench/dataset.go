@@ -42,6 +42,8 @@ type dataset struct {
 	notes []string
 	// ended: endDataset ran (Run's end, or Close).
 	ended bool
+	// writes: the dataset is a run's writes, without a load (startWrites).
+	writes bool
 }
 
 // readManifest reads the manifest of spec's dataset after Setup, for a
@@ -102,6 +104,35 @@ func (s *Session) startLoad(ctx context.Context, loadID string) {
 	d.m = m
 	d.mu.Unlock()
 	s.writeManifest(ctx, "the load")
+}
+
+// startWrites marks the dataset of a run without a load whose workload
+// only writes (inserts, writes, sets, produces) on a target that holds no
+// manifest for it: when Setup created its table, topic or map, or nothing
+// is where its dataset would be, what it writes is platbench's, and it gets
+// a manifest (complete: nothing to wait for), which the run's end removes
+// by, as a run with its own load does. When something is there that
+// platbench did not make, the run writes into it unmarked, and says so.
+func (s *Session) startWrites(ctx context.Context) {
+	cl, ok := s.t.(adapter.Cleaner)
+	if !ok || s.cfg.Load || !s.cfg.Run || s.spec.ReadsRecords() || len(s.spec.Mix) == 0 || s.ds.m != nil {
+		return
+	}
+	m := cl.NewManifest(ctx, &s.spec, Version, "run-"+newLoadID(time.Now()))
+	if m == nil {
+		return
+	}
+	if len(m.Created) == 0 {
+		if err := cl.Unmarked(ctx, &s.spec); err != nil {
+			s.ds.notes = append(s.ds.notes, fmt.Sprintf("this run wrote where something it did not make is (%v): its writes were left there, unmarked", err))
+			return
+		}
+	}
+	m.Complete = true
+	s.ds.mu.Lock()
+	s.ds.m, s.ds.made, s.ds.writes = m, true, true
+	s.ds.mu.Unlock()
+	s.writeManifest(ctx, "a run that writes")
 }
 
 // completeLoad marks the manifest complete: every record is there.
@@ -310,7 +341,7 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 			rt.Retain()
 		}
 	}
-	if !s.cfg.Load {
+	if !s.cfg.Load && !d.writes {
 		return // a run on an earlier load: Close removes only what Setup made
 	}
 	if !s.cfg.Run || m == nil {
@@ -323,14 +354,14 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	switch {
 	case s.cfg.KeepDataset:
 		retain()
-		note("the dataset this run loaded was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
+		note("the dataset this run made was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case retains && rt.Retained():
-		note("the dataset this run loaded was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
+		note("the dataset this run made was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case s.cfg.Verify:
 		retain()
-		note("the dataset this run loaded was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe())
+		note("the dataset this run made was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe())
 		return
 	case !made:
 		retain()
@@ -351,7 +382,7 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	mc := *m
 	d.mu.Unlock()
 	if _, err := cl.Clean(cctx, &s.spec, &mc, false); err != nil {
-		note("the dataset this run loaded was not removed (%v): %s (fix: platbench clean with the same target and workload)", err, m.Dataset)
+		note("the dataset this run made was not removed (%v): %s (fix: platbench clean with the same target and workload)", err, m.Dataset)
 		return
 	}
 	retain() // removed already: nothing left for Close to drop
