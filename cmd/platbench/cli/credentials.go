@@ -147,30 +147,9 @@ const maxSecretFile = 4 << 10
 // opened (a FIFO is opened without blocking, in case it replaced the file
 // since), so no file makes it read without end or wait for a writer.
 func readSecretFile(path string) (string, error) {
-	fi, err := os.Stat(path)
+	b, err := readBounded(path, maxSecretFile)
 	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%s) (fix: a file holding the secret on its first line)", path, kindOf(fi.Mode()))
-	}
-	if fi.Size() > maxSecretFile {
-		return "", fmt.Errorf("%s is %d bytes, over the %d a secret file may hold (fix: a file holding the secret alone, on its first line)", path, fi.Size(), maxSecretFile)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (fix: a file holding the secret on its first line)", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	if len(b) > maxSecretFile {
-		return "", fmt.Errorf("%s is over the %d bytes a secret file may hold (fix: a file holding the secret alone, on its first line)", path, maxSecretFile)
+		return "", err
 	}
 	s, _, _ := strings.Cut(string(b), "\n")
 	s = strings.TrimRight(s, " \t\r")
@@ -178,6 +157,37 @@ func readSecretFile(path string) (string, error) {
 		return "", fmt.Errorf("%s is empty (fix: the secret on its first line)", path)
 	}
 	return s, nil
+}
+
+// readBounded reads a regular file of at most limit bytes; anything else
+// is refused before it is read (see readSecretFile).
+func readBounded(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s) (fix: a file holding the secret)", path, kindOf(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d it may hold (fix: a file holding the secret alone)", path, fi.Size(), limit)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (fix: a file holding the secret)", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is over the %d bytes it may hold (fix: a file holding the secret alone)", path, limit)
+	}
+	return b, nil
 }
 
 // kindOf names a file's type for a refusal.

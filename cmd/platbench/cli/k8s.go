@@ -283,7 +283,11 @@ func noSecretIn(flagName, val string) error {
 // it returns the URL left. A URL that does not parse is refused.
 func targetCredentials(val string, secrets map[string]string) (string, error) {
 	if !strings.Contains(val, "://") && !strings.Contains(val, "@") {
-		return val, nil // a bare name: null, embedded?sync=true
+		// A bare name: null, embedded?sync=true.
+		if redact.URL(val) != val {
+			return "", usagef("--target %s carries a secret option that would be in the pod spec (fix: a target without it)", redact.URL(val))
+		}
+		return val, nil
 	}
 	u, err := redact.Check(val)
 	if err != nil {
@@ -375,6 +379,10 @@ var tlsOptions = []struct{ opt, key string }{
 
 const tlsMount = "/etc/platbench/tls"
 
+// maxTLSFile bounds a TLS file put into the Secret (a Secret holds 1 MiB
+// in all; a certificate chain is a few KiB).
+const maxTLSFile = 256 << 10
+
 // tlsFileToSecret moves the file a TLS option names into secrets and
 // returns its path in the pod; other options come back as they are.
 func tlsFileToSecret(opt, path string, secrets map[string]string) (string, error) {
@@ -382,7 +390,7 @@ func tlsFileToSecret(opt, path string, secrets map[string]string) (string, error
 		if k.opt != opt {
 			continue
 		}
-		b, err := os.ReadFile(path)
+		b, err := readBounded(path, maxTLSFile)
 		if err != nil {
 			return "", usagef("%s=%s: %v (fix: the path of a readable PEM file on this machine: platbench k8s puts it into the Secret)", opt, path, err)
 		}

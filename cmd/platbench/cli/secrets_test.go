@@ -223,6 +223,9 @@ func TestK8sRefusesWhatWouldLeak(t *testing.T) {
 		{"--target", "null", "--db-metrics-url", "http://h:7070/metrics?token=s3cret"},
 		{"--target", "null", "--server-metrics=http://u:s3cret@h:9100/metrics"},
 		{"--target", "cql://db", "--target-opt", "sasl_password=s3cret"},
+		{"--target", "fake?token=s3cret"},
+		{"--target", "cql://db", "--target-opt", "tls_key=/dev/zero"},
+		{"--target", "cql://db?tls_ca=/dev/zero"},
 	} {
 		dir := t.TempDir()
 		code, stderr, files, _ := k8sFiles(t, dir, flags...)
