@@ -1,12 +1,16 @@
 package result
 
-import "github.com/platbench/platbench/vocab"
+import (
+	"github.com/platbench/platbench/cstress"
+	"github.com/platbench/platbench/vocab"
+)
 
 // Workload is the workload a run ran, as the file stores it: the plain data
 // of workload.Spec, field for field and with the same JSON, so that result
-// needs nothing above vocab. Package workload converts both ways
-// (workload.Spec.Record, workload.FromRecord); its test checks that a Spec
-// and its Workload encode to the same bytes.
+// needs nothing above vocab and cstress (whose Profile is the one type of a
+// cassandra-stress profile, the Spec's and the file's). Package workload
+// converts both ways (workload.Spec.Record, workload.FromRecord); its test
+// checks that a Spec and its Workload encode to the same bytes.
 type Workload struct {
 	Name           string            `json:"name"`
 	Description    string            `json:"description,omitempty"`
@@ -25,7 +29,7 @@ type Workload struct {
 	WriteAllFields bool              `json:"write_all_fields,omitempty"`
 	CheckValues    bool              `json:"validate,omitempty"`
 	NamedOps       []string          `json:"named_ops,omitempty"`
-	CQL            *CQLProfile       `json:"cql_profile,omitempty"`
+	CQL            *cstress.Profile  `json:"cql_profile,omitempty"`
 	Commands       []Command         `json:"commands,omitempty"`
 	Options        map[string]string `json:"options,omitempty"`
 }
@@ -48,64 +52,4 @@ type Command struct {
 	Name    string  `json:"name"`
 	Command string  `json:"command"`
 	Weight  float64 `json:"weight"`
-}
-
-// CQLProfile is the cassandra-stress user profile a workload came from
-// (workload.CQLProfile).
-type CQLProfile struct {
-	Keyspace    string      `json:"keyspace"`
-	KeyspaceDef string      `json:"keyspace_definition,omitempty"`
-	Table       string      `json:"table"`
-	TableDef    string      `json:"table_definition,omitempty"`
-	ExtraDefs   []string    `json:"extra_definitions,omitempty"`
-	Columns     []CSColumn  `json:"columnspec,omitempty"`
-	Insert      CSInsert    `json:"insert"`
-	Queries     []CSQuery   `json:"queries,omitempty"`
-	Ranges      []CSTokenRQ `json:"token_range_queries,omitempty"`
-}
-
-// CSColumn is one columnspec entry of a profile.
-type CSColumn struct {
-	Name       string  `json:"name"`
-	Size       *CSDist `json:"size,omitempty"`
-	Population *CSDist `json:"population,omitempty"`
-	Cluster    *CSDist `json:"cluster,omitempty"`
-}
-
-// CSDist is a cassandra-stress distribution.
-type CSDist struct {
-	Kind     string  `json:"kind"`
-	Min      int64   `json:"min"`
-	Max      int64   `json:"max"`
-	Mean     float64 `json:"mean,omitempty"`
-	Stdev    float64 `json:"stdev,omitempty"`
-	Shape    float64 `json:"shape,omitempty"`
-	Inverted bool    `json:"inverted,omitempty"`
-}
-
-// CSInsert is a profile's insert section.
-type CSInsert struct {
-	Partitions      CSDist `json:"partitions"`
-	Select          CSDist `json:"select"`
-	SelectDiv       int64  `json:"select_divisor"`
-	BatchType       string `json:"batchtype,omitempty"`
-	Condition       string `json:"condition,omitempty"`
-	TTLSeconds      int64  `json:"ttl_seconds,omitempty"`
-	ClientTimestamp bool   `json:"client_timestamp,omitempty"`
-}
-
-// CSQuery is one named query of a profile.
-type CSQuery struct {
-	Name              string `json:"name"`
-	CQL               string `json:"cql"`
-	Fields            string `json:"fields"`
-	Consistency       string `json:"consistency,omitempty"`
-	SerialConsistency string `json:"serial_consistency,omitempty"`
-}
-
-// CSTokenRQ is a token-range query of a profile.
-type CSTokenRQ struct {
-	Name     string `json:"name"`
-	Columns  string `json:"columns"`
-	PageSize int    `json:"page_size"`
 }

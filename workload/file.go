@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/platbench/platbench/cstress"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 )
@@ -68,7 +69,7 @@ func LoadFile(path string) (Spec, error) {
 }
 
 // Open reads a workload file: a YAML workload file, a cassandra-stress user
-// profile (IsCSProfile) or a YCSB CoreWorkload property file (told apart by
+// profile (cstress.IsProfile) or a YCSB CoreWorkload property file (told apart by
 // IsPropertyFile). Unknown YAML fields are an
 // error naming the field and its line. `base: <preset>` starts from that
 // preset and the file's fields override it; the result has defaults filled
@@ -79,7 +80,7 @@ func Open(path string) (Loaded, error) {
 		return Loaded{}, fmt.Errorf("workload file: %w (fix: give a readable YAML or YCSB property file, or a preset name)", err)
 	}
 	var l Loaded
-	if IsCSProfile(data) {
+	if cstress.IsProfile(data) {
 		l.Spec, err = ParseCSProfile(data)
 	} else if IsPropertyFile(path, data) {
 		l, err = ParsePropertyFile(data)

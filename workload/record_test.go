@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/platbench/platbench/cstress"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -14,17 +15,17 @@ import (
 // below must set every field (checked by reflection), so a field added to
 // Spec and forgotten in result.Workload fails here.
 func TestRecordKeepsEveryField(t *testing.T) {
-	d := &CSDist{Kind: "gaussian", Min: 1, Max: 10, Mean: 5, Stdev: 2, Shape: 1.5, Inverted: true}
+	d := &cstress.Dist{Kind: "gaussian", Min: 1, Max: 10, Mean: 5, Stdev: 2, Shape: 1.5, Inverted: true}
 	s := Spec{
 		Name: "w", Description: "every field", Records: 7, FieldCount: 3, FieldLength: 9, KeyPrefix: "k",
 		OrderedInserts: true, KeyPadding: 8, Mix: MixList{{Op: vocab.OpUpdate, Weight: 1}, {Op: vocab.OpNamed0, Weight: 2}},
 		Distribution: DistHotspot, ZipfConstant: 0.9, HotsetFraction: 0.1, HotOpnFraction: 0.7, MaxScanLength: 5,
 		WriteAllFields: true, CheckValues: true, NamedOps: []string{"insert"},
-		CQL: &CQLProfile{Keyspace: "ks", KeyspaceDef: "CREATE KEYSPACE ks", Table: "t", TableDef: "CREATE TABLE t (k int PRIMARY KEY)",
-			ExtraDefs: []string{"CREATE TYPE u (a int)"}, Columns: []CSColumn{{Name: "k", Size: d, Population: d, Cluster: d}},
-			Insert:  CSInsert{Partitions: *d, Select: *d, SelectDiv: 2, BatchType: "LOGGED", Condition: "IF k > ?", TTLSeconds: 60, ClientTimestamp: true},
-			Queries: []CSQuery{{Name: "q", CQL: "SELECT * FROM t WHERE k < ? & 1", Fields: "samerow", Consistency: "ONE", SerialConsistency: "SERIAL"}},
-			Ranges:  []CSTokenRQ{{Name: "r", Columns: "*", PageSize: 100}}},
+		CQL: &cstress.Profile{Keyspace: "ks", KeyspaceDef: "CREATE KEYSPACE ks", Table: "t", TableDef: "CREATE TABLE t (k int PRIMARY KEY)",
+			ExtraDefs: []string{"CREATE TYPE u (a int)"}, Columns: []cstress.Column{{Name: "k", Size: d, Population: d, Cluster: d}},
+			Insert:  cstress.Insert{Partitions: *d, Select: *d, SelectDiv: 2, BatchType: "LOGGED", Condition: "IF k > ?", TTLSeconds: 60, ClientTimestamp: true},
+			Queries: []cstress.Query{{Name: "q", CQL: "SELECT * FROM t WHERE k < ? & 1", Fields: "samerow", Consistency: "ONE", SerialConsistency: "SERIAL"}},
+			Ranges:  []cstress.TokenRange{{Name: "r", Columns: "*", PageSize: 100}}},
 		Commands: []Command{{Name: "set", Command: "SET __key__ __data__", Weight: 1}},
 		Options:  map[string]string{"cp": "long"},
 	}

@@ -1,6 +1,9 @@
 package workload
 
-import "github.com/platbench/platbench/vocab"
+import (
+	"github.com/platbench/platbench/cstress"
+	"github.com/platbench/platbench/vocab"
+)
 
 // Dist names a key distribution.
 type Dist string
@@ -65,7 +68,7 @@ type Spec struct {
 	NamedOps []string `yaml:"-" json:"named_ops,omitempty"`
 	// CQL is the cassandra-stress user profile the workload came from
 	// (nil for other workloads); the CQL target runs it.
-	CQL *CQLProfile `yaml:"-" json:"cql_profile,omitempty"`
+	CQL *cstress.Profile `yaml:"-" json:"cql_profile,omitempty"`
 	// Commands are command templates (command.go), each a named operation
 	// of its own in the mix: memtier's --command. The redis target runs them.
 	Commands []Command `yaml:"commands,omitempty" json:"commands,omitempty"`

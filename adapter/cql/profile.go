@@ -11,6 +11,7 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql/csprofile"
+	"github.com/platbench/platbench/cstress"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -64,7 +65,7 @@ func (t *Target) setupProfile(ctx context.Context, w *workload.Spec) error {
 	return nil
 }
 
-func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, p *workload.CQLProfile) error {
+func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, p *cstress.Profile) error {
 	ks, err := admin.KeyspaceMetadata(p.Keyspace)
 	ksExists := err == nil
 	if err != nil && !errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {

@@ -10,5 +10,6 @@
 // It does not talk to a server: package cql creates the schema, prepares
 // through its session (Prepare takes the metadata function) and sends what
 // Gen fills, on the Apache driver's session or on platbench's own client.
-// The profile file itself is parsed by package workload (CQLProfile).
+// The profile itself (its types, its file, its distributions, its
+// estimates) is package cstress's, declared once there.
 package csprofile

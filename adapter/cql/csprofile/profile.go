@@ -10,10 +10,10 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/cstress"
 )
 
-// A cassandra-stress profile (workload.CQLProfile) runs on a model of its
+// A cassandra-stress profile (cstress.Profile) runs on a model of its
 // table: partition p (the request's key number) has RowsIn(p) clustering
 // rows, the product of each clustering column's cluster draw; every value
 // is a function of (column, partition, row) through the column's
@@ -24,7 +24,7 @@ import (
 type Column struct {
 	Name  string
 	typ   *ctype
-	Spec  workload.CSColumn
+	Spec  cstress.Column
 	ID    uint64
 	Level int // clustering level; -1 for partition key and regular columns
 	PK    bool
@@ -62,7 +62,7 @@ type Stmt struct {
 
 // Profile is the compiled profile a CQL target runs.
 type Profile struct {
-	Def     *workload.CQLProfile
+	Def     *cstress.Profile
 	Cols    []*Column
 	PK, CK  []*Column
 	Counter bool
@@ -102,7 +102,7 @@ func QualifyTable(def, ks string) string {
 
 // New is the model of profile def on table tm (as the server describes it)
 // with records partitions; native says the workers use platbench's own client.
-func New(def *workload.CQLProfile, records uint64, tm *gocql.TableMetadata, native bool) (*Profile, error) {
+func New(def *cstress.Profile, records uint64, tm *gocql.TableMetadata, native bool) (*Profile, error) {
 	pr := &Profile{Def: def, Records: records, Native: native}
 	if err := pr.compileColumns(tm); err != nil {
 		return nil, err

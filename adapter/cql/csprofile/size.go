@@ -7,7 +7,7 @@ const sizePartitions, sizeRows = 64, 16
 // Size is a mean partition of the profile as Prepare compiled it (call it
 // after Prepare: the columns' types come from the prepared statements):
 // its rows, the product of the clustering columns' mean cluster draws
-// (workload.CQLProfile.RowsPerPartition), and its bytes, the partition
+// (cstress.Profile.RowsPerPartition), and its bytes, the partition
 // key's values once plus the rows times the mean bytes of a row's other
 // values, encoded as the inserts encode them for a sample of partitions and
 // rows. What the server adds (cell timestamps, row headers, the replicas,

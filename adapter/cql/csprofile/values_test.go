@@ -6,7 +6,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/platbench/platbench/workload"
+	"github.com/platbench/platbench/cstress"
 )
 
 func TestEncodeSizes(t *testing.T) {
@@ -48,7 +48,7 @@ func TestEncodeSizes(t *testing.T) {
 // TestFixedSizeValuesDoNotAllocate: generating a row's fixed-size values
 // into a worker's buffer allocates nothing.
 func TestFixedSizeValuesDoNotAllocate(t *testing.T) {
-	p := &workload.CQLProfile{Columns: []workload.CSColumn{{Name: "c"}}}
+	p := &cstress.Profile{Columns: []cstress.Column{{Name: "c"}}}
 	pr := &Profile{Def: p}
 	for i, k := range []gocql.Type{gocql.TypeBigInt, gocql.TypeInt, gocql.TypeUUID, gocql.TypeTimestamp, gocql.TypeDouble, gocql.TypeDecimal, gocql.TypeBoolean} {
 		pr.Cols = append(pr.Cols, &Column{Name: "c", typ: &ctype{kind: k}, Spec: p.Column("c"), ID: uint64(i + 1), Level: -1})
@@ -108,7 +108,7 @@ func BenchmarkAppendValue(b *testing.B) {
 	}
 	for _, ty := range types {
 		b.Run(ty.name, func(b *testing.B) {
-			p := &workload.CQLProfile{Columns: []workload.CSColumn{{Name: "c"}}}
+			p := &cstress.Profile{Columns: []cstress.Column{{Name: "c"}}}
 			pr := &Profile{Def: p}
 			c := &Column{Name: "c", typ: ty.t, Spec: p.Column("c"), ID: 1, Level: -1}
 			pr.Cols = []*Column{c}

@@ -1,4 +1,4 @@
-package workload
+package cstress
 
 import "strings"
 
@@ -9,7 +9,7 @@ import "strings"
 // own cluster draw. clustering names the table's clustering columns (the
 // profile alone does not say which columns they are); a table without
 // any has one row per partition.
-func (p *CQLProfile) RowsPerPartition(clustering []string) float64 {
+func (p *Profile) RowsPerPartition(clustering []string) float64 {
 	n := 1.0
 	for _, name := range clustering {
 		n *= p.Column(strings.Trim(name, `"`)).Cluster.Expected(1)

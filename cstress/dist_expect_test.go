@@ -1,4 +1,4 @@
-package workload
+package cstress
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 // Expected agrees with the mean of many random draws of Sample for every
 // kind of distribution, and with the closed forms where there is one
 // (fixed, uniform, a symmetric gaussian, seq).
-func TestCSDistExpected(t *testing.T) {
+func TestDistExpected(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
 		dist   string
@@ -28,7 +28,7 @@ func TestCSDistExpected(t *testing.T) {
 		{"~exp(1..1000)", 0, 0},
 		{"gaussian(1..100,90,30)", 0, 0},
 	} {
-		d, err := ParseCSDist(c.dist)
+		d, err := ParseDist(c.dist)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package workload
+package cstress
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/platbench/platbench/internal/units"
 )
 
-// CSDist is a cassandra-stress distribution: FIXED(n), UNIFORM(min..max),
+// Dist is a cassandra-stress distribution: FIXED(n), UNIFORM(min..max),
 // GAUSSIAN(min..max,stdvrng) or GAUSSIAN(min..max,mean,stdev), EXP(min..max),
 // EXTREME(min..max,shape), SEQ(min..max); "~" in front inverts it (high
 // values become low). Bounds take cassandra-stress's suffixes through
 // units.ParseCount (1k, 1M, 100B: thousands, millions, billions).
-type CSDist struct {
+type Dist struct {
 	Kind     string  `json:"kind"` // fixed, uniform, gaussian, exp, extreme, seq
 	Min      int64   `json:"min"`
 	Max      int64   `json:"max"`
@@ -24,19 +24,19 @@ type CSDist struct {
 	Inverted bool    `json:"inverted,omitempty"`
 }
 
-// csDistAliases maps every name cassandra-stress accepts to its kind.
-var csDistAliases = map[string]string{
+// distAliases maps every name cassandra-stress accepts to its kind.
+var distAliases = map[string]string{
 	"fixed": "fixed", "uniform": "uniform", "seq": "seq",
 	"gaussian": "gaussian", "gauss": "gaussian", "normal": "gaussian", "norm": "gaussian",
 	"exp": "exp", "exponential": "exp",
 	"extreme": "extreme", "weibull": "extreme",
 }
 
-// ParseCSDist parses one distribution; its errors say what is wrong and how
+// ParseDist parses one distribution; its errors say what is wrong and how
 // to write it.
-func ParseCSDist(s string) (CSDist, error) {
+func ParseDist(s string) (Dist, error) {
 	in := strings.TrimSpace(s)
-	var d CSDist
+	var d Dist
 	if rest, ok := strings.CutPrefix(in, "~"); ok {
 		d.Inverted, in = true, strings.TrimSpace(rest)
 	}
@@ -45,7 +45,7 @@ func ParseCSDist(s string) (CSDist, error) {
 		return d, fmt.Errorf("distribution %q is not NAME(args) (fix: e.g. uniform(1..10), gaussian(1..100,5), fixed(1))", s)
 	}
 	name := strings.ToLower(strings.TrimSpace(in[:open]))
-	kind, ok := csDistAliases[name]
+	kind, ok := distAliases[name]
 	if !ok {
 		return d, fmt.Errorf("distribution %q is not supported (fix: use fixed, uniform, gaussian, exp, extreme or seq)", name)
 	}
@@ -77,7 +77,7 @@ func ParseCSDist(s string) (CSDist, error) {
 }
 
 // params reads the arguments after the range.
-func (d *CSDist) params(args []string, s string) error {
+func (d *Dist) params(args []string, s string) error {
 	want := map[string][]int{"uniform": {0}, "seq": {0}, "exp": {0}, "extreme": {1}, "gaussian": {0, 1, 2}}[d.Kind]
 	okN := false
 	for _, n := range want {
@@ -119,8 +119,8 @@ func csNumber(s string) (int64, error) {
 	return int64(n), nil
 }
 
-// String writes d back in the syntax ParseCSDist reads.
-func (d CSDist) String() string {
+// String writes d back in the syntax ParseDist reads.
+func (d Dist) String() string {
 	inv := ""
 	if d.Inverted {
 		inv = "~"
@@ -142,7 +142,7 @@ func (d CSDist) String() string {
 
 // Sample draws one value in [Min, Max] from u and v, two uniform numbers in
 // [0, 1), and seq, a per-caller counter for seq. It does not allocate.
-func (d *CSDist) Sample(u, v float64, seq uint64) int64 {
+func (d *Dist) Sample(u, v float64, seq uint64) int64 {
 	span := float64(d.Max - d.Min)
 	var x float64
 	switch d.Kind {
@@ -178,7 +178,7 @@ const expectGridU, expectGridV = 4096, 8
 // distribution gives on average as Sample draws it (the clamping and
 // rounding included), for estimates such as a profile's rows per partition
 // and its mean value size.
-func (d *CSDist) Expected(floor int64) float64 {
+func (d *Dist) Expected(floor int64) float64 {
 	if d.Kind == "fixed" {
 		return float64(max(d.Min, floor))
 	}
