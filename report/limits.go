@@ -79,12 +79,19 @@ func answerLines(c *analysis.CompareModel) [][2]string {
 	return out
 }
 
-// writeLabelledText prints labelled lines, each wrapped to termWidth under
-// its label, then a blank line.
+// writeLabelledText prints labelled lines (writeLabelled), then a blank
+// line.
 func writeLabelledText(w io.Writer, ls [][2]string) {
 	if len(ls) == 0 {
 		return
 	}
+	writeLabelled(w, ls)
+	fmt.Fprintln(w)
+}
+
+// writeLabelled prints labelled lines, each wrapped to termWidth under its
+// label.
+func writeLabelled(w io.Writer, ls [][2]string) {
 	for _, l := range ls {
 		label := fmt.Sprintf("%-10s: ", l[0])
 		for i, line := range wrap(l[1], termWidth-len(label)) {
@@ -94,7 +101,6 @@ func writeLabelledText(w io.Writer, ls [][2]string) {
 			fmt.Fprintf(w, "%s%s\n", label, line)
 		}
 	}
-	fmt.Fprintln(w)
 }
 
 // writeLabelledMarkdown prints labelled lines as a list.

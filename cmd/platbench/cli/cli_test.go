@@ -24,11 +24,11 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func TestRunEmbeddedWritesResult(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "2s", "--concurrency", "2", "--out", out, "--quiet")
+	code, stdout, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "2s", "--concurrency", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"op rate", "latency 99th percentile", "[READ: ", "UPDATE: ", "total errors", "load     :"} {
+	for _, want := range []string{"limited by:", "op rate", "latency 99th percentile", "[READ: ", "UPDATE: ", "total errors", "load     :"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

@@ -84,7 +84,11 @@ func TestThresholdsStoredAndPrinted(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Thresholds: all 3 passed") || !strings.Contains(stdout, "update.errors<=0.5%") {
+	// --quiet (runFake): the outcome in one line; the report has the table.
+	if !strings.Contains(stdout, "thresholds: 3 of 3 passed") {
+		t.Errorf("no thresholds line in the brief report:\n%s", stdout)
+	}
+	if _, stdout, _ = run(t, "report", out); !strings.Contains(stdout, "Thresholds: all 3 passed") || !strings.Contains(stdout, "update.errors<=0.5%") {
 		t.Errorf("no thresholds table:\n%s", stdout)
 	}
 	r, err := result.Read(out)

@@ -84,7 +84,7 @@ func TestServerMetricsPortCassandra(t *testing.T) {
 	// write timeouts that causes (174 of 500 inserts in one CI run) are
 	// not its subject.
 	code, stdout, stderr := run(t, "run", "--target", cql, "--records", "500", "--duration", "2s",
-		"--concurrency", "2", "--server-metrics-port", port, "--out", out, "--quiet", "--allow-errors")
+		"--concurrency", "2", "--server-metrics-port", port, "--out", out, "--allow-errors") // the full report: no --quiet
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -123,7 +123,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs.StringVar(&b.commit, "commit", "", "the version of what is measured (a commit hash, a build): 'platbench history' takes the runs of one commit as one group")
 	fs.StringVar(&b.shard, "shard", "", "i/N: run shard i (0-based) of N loaders: its slice of the keys and of the rate")
 	fs.StringVar(&b.startAt, "start-at", "", "RFC 3339 wall-clock time at which the run phase starts (loaders agree on it)")
-	fs.BoolVar(&b.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&b.quiet, "quiet", false, "no progress output, and a brief report: the headline, what limited the run and the result's path (platbench report FILE has the rest)")
 	fs.Var(&b.thresholds, "threshold", "pass/fail rule [op.]FIGURE OP VALUE over the steady window, e.g. p99<10ms, read.p99.9<50ms, errors<0.1%, sustained>40k, stalls==0, lag.p99<1ms (repeatable; exit status 3 when one fails)")
 	fs.BoolVar(&b.validate, "validate", false, validateFlagDoc)
 	fs.BoolVar(&b.allowErrors, "allow-errors", false, "without --threshold, a run in which no operation completed or more than --max-errors failed still exits 0")
@@ -485,8 +485,15 @@ func runRepeated(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config)
 			worst = err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\n%d runs: %s\ncompare them with another group: platbench compare %s OTHER.r*.json\n",
-		len(files), strings.Join(files, " "), strings.Join(files, " "))
+	var rs []*result.Result
+	for _, f := range files {
+		if r, err := result.Read(f); err == nil {
+			rs = append(rs, r)
+		}
+	}
+	if err := report.WriteRepeatSummary(env.Stdout, rs, files); err != nil && worst == nil {
+		worst = err
+	}
 	return worst
 }
 
@@ -562,6 +569,9 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
+	if w := cfg.ConcurrencyWarning(); w != "" { // before the run, as the result's note says after it
+		fmt.Fprintf(env.Stderr, "platbench: warning: %s\n", w)
+	}
 	if !b.quiet {
 		showProgress(env, &cfg)
 	}
@@ -622,7 +632,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 			}
 		}
 	} else {
-		if err := writeResult(env, out, r, hs, b.force); err != nil {
+		if err := writeResult(env, out, r, hs, b.force, b.quiet || b.repeat > 1); err != nil {
 			return err
 		}
 		written = true
@@ -636,13 +646,15 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	return b.verdict(r)
 }
 
-// writeResult writes the result file and its .hlog, then prints the report.
+// writeResult writes the result file and its .hlog, then prints the report
+// (brief: its headline and limit, report.WriteBrief, for --quiet and the
+// rounds of --repeat).
 // The .hlog of a run phase was written as it ran (hs, beside the journal),
 // and is renamed into place once the result is written; any other (a load
 // only, a merged result) is written now, from the seconds. With force, the
 // files of an earlier result at out go first (replaceOld): a kill at any
 // moment leaves none of them beside the new ones.
-func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream, force bool) error {
+func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream, force, brief bool) error {
 	if force {
 		if err := replaceOld(out); err != nil {
 			return err
@@ -671,7 +683,11 @@ func writeResult(env *Env, out string, r *result.Result, hs *result.HlogStream, 
 			fmt.Fprintf(env.Stderr, "platbench: no HdrHistogram log: %v\n", err)
 		}
 	}
-	if err := printTerm(env.Stdout, r); err != nil {
+	print := printTerm
+	if brief {
+		print = report.WriteBrief
+	}
+	if err := print(env.Stdout, r); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", out, hlog)

@@ -43,7 +43,7 @@ func TestValidateEmbedded(t *testing.T) {
 		t.Fatalf("load: exit %d: %s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	code, stdout, stderr = run(t, "run", "--target", other, "--no-load", "--validate", "--records", "500", "--ops", "1000", "--mix", "read=1", "--out", bad, "--quiet", "--allow-errors")
+	code, stdout, stderr = run(t, "run", "--target", other, "--no-load", "--validate", "--records", "500", "--ops", "1000", "--mix", "read=1", "--out", bad, "--allow-errors") // the full report: no --quiet
 	if code != 0 {
 		t.Fatalf("unchecked dataset: exit %d: %s", code, stderr)
 	}

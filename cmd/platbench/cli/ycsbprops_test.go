@@ -27,6 +27,7 @@ func TestRunYCSBPropertyFile(t *testing.T) {
 	if stderr != want {
 		t.Errorf("stderr:\n got %q\nwant %q", stderr, want)
 	}
+	_, stdout, _ = run(t, "report", out) // --quiet printed the brief report
 	if !strings.Contains(stdout, "workload "+props) || !strings.Contains(stdout, "INSERT") {
 		t.Errorf("report does not name the workload or its inserts:\n%s", stdout)
 	}
