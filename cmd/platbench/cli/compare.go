@@ -18,14 +18,20 @@ import (
 
 var compareFormats = []string{"term", "md", "html", "json"}
 
+const (
+	compareArgs    = "A.json B.json ... [--group-by label|platform|target|file] [--baseline GROUP] [--format term|md|html|json] [--out PATH]"
+	compareSummary = "Compare groups of runs: the answer first (each group's throughput and p99 against the baseline with\n" +
+		"its interval, what limited each group, what makes the comparison unfair), then the tables. Runs are\n" +
+		"grouped by label (runs without one by platform, split by target, then by file; the runs of one\n" +
+		"--repeat together), a column per group. Each group's centre (geometric mean of its runs) is compared\n" +
+		"with the baseline group's: the change, its 95% interval (Welch t-interval on the logs of the run\n" +
+		"values) and a verdict, same / different / inconclusive, against --min-effect. With one run on each\n" +
+		"side run-to-run noise is unknown: repeat runs (run --repeat N) or give --run-spread. Runs of\n" +
+		"different workloads are refused unless --force."
+)
+
 func runCompare(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "compare", "A.json B.json ... [--group-by label|platform|target|file] [--baseline GROUP] [--format term|md|html|json] [--out PATH]",
-		"Compare groups of runs: runs are grouped by label (runs without one by platform, split by target,\n"+
-			"then by file), a column per group with its number of runs, a row per figure. Each group's centre\n"+
-			"(geometric mean of its runs) is compared with the baseline group's: the change, its 95% interval\n"+
-			"(Welch t-interval on the logs of the run values) and a verdict, same / different / inconclusive,\n"+
-			"against --min-effect. With one run on each side run-to-run noise is unknown: repeat runs\n"+
-			"(run --repeat N) or give --run-spread. Runs of different workloads are refused unless --force.")
+	fs := newFlags(env, "compare", compareArgs, compareSummary)
 	format, out := addOutputFlags(fs, compareFormats)
 	groupBy := fs.String("group-by", string(analysis.GroupByLabel), "how runs are grouped: label, platform, target or file")
 	baseline := fs.String("baseline", "", "the group the others are compared to: its name, one of its files, or its position (1 = first); default the first")
@@ -36,6 +42,8 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	failIfWorse := fs.String("fail-if-worse", "", "exit status 3 when a group is worse than the baseline by more than this `percentage` (e.g. 5%) on a --fail-on figure and its interval calls the difference real")
 	failOn := fs.String("fail-on", strings.Join(analysis.DefaultRegressionFigures, ","), "figures --fail-if-worse judges, comma-separated: sustained, a latency statistic (mean, median, p95, p99, p99.9, max) or OP.STAT (read.p99)")
 	aopt := addAnalysisFlags(fs)
+	help := groupedUsage(fs, "compare", compareArgs, compareSummary, compareGroups, compareExamples)
+	fs.Usage = func() { help(env.Stdout) }
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

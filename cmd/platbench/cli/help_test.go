@@ -65,3 +65,30 @@ func TestRunHelpGroupsEveryFlag(t *testing.T) {
 		t.Errorf("a flag shown with one dash: %q", m)
 	}
 }
+
+// TestHelpGroupsEveryFlag: compare's and report's --help put every flag
+// under one heading (none in "Other", none twice) and end with examples.
+func TestHelpGroupsEveryFlag(t *testing.T) {
+	for cmd, groups := range map[string][]flagGroup{"compare": compareGroups, "report": reportGroups} {
+		_, out, _ := run(t, cmd, "--help")
+		if strings.Contains(out, "\nOther:\n") {
+			t.Errorf("%s: flags in no group:\n%s", cmd, out[strings.Index(out, "\nOther:\n"):])
+		}
+		listed := regexp.MustCompile(`(?m)^  --([a-z0-9-]+)`).FindAllStringSubmatch(out, -1)
+		seen := map[string]bool{}
+		for _, g := range groups {
+			for _, n := range g.flags {
+				if seen[n] {
+					t.Errorf("%s: --%s in two groups", cmd, n)
+				}
+				seen[n] = true
+			}
+		}
+		if len(listed) != len(seen) {
+			t.Errorf("%s: %d flags shown, %d grouped", cmd, len(listed), len(seen))
+		}
+		if !strings.Contains(out, "\nExamples:\n  platbench "+cmd+" ") {
+			t.Errorf("%s --help has no examples:\n%s", cmd, out)
+		}
+	}
+}

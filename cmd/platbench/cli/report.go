@@ -18,13 +18,17 @@ import (
 var reportFormats = []string{"term", "md", "html", "json", "csv"}
 
 func runReport(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "report", "FILE [--format term|md|html|json|csv] [--out PATH]",
-		"Print the report of a saved result file: the terminal report (term), Markdown tables (md), one\n"+
-			"self-contained HTML page with charts (html), the figures as JSON (json), or the 1 s interval\n"+
-			"series as CSV, one row per interval and op type (csv).")
+	const args_, summary = "FILE [--format term|md|html|json|csv] [--out PATH]",
+		"Print the report of a saved result file (or of a killed run's journal, FILE.partial): what limited\n" +
+			"the run first, then the terminal report (term), Markdown tables (md), one self-contained HTML page\n" +
+			"with charts (html), the figures as JSON (json), or the 1 s interval series as CSV, one row per\n" +
+			"interval and op type (csv)."
+	fs := newFlags(env, "report", args_, summary)
 	format, out := addOutputFlags(fs, reportFormats)
 	force := fs.Bool("force", false, "replace the --out file when it exists (without it an existing file is refused)")
 	aopt := addAnalysisFlags(fs)
+	help := groupedUsage(fs, "report", args_, summary, reportGroups, reportExamples)
+	fs.Usage = func() { help(env.Stdout) }
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
