@@ -92,12 +92,33 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		if regs, err = c.Regressions(limit, strings.Split(*failOn, ",")); err != nil {
 			return usage(err)
 		}
+		if err := gateCanTell(c); err != nil {
+			return err
+		}
 	}
 	err = writeOut(env, *out, func(w io.Writer) error { return writeCompare(w, *format, c) })
 	if err == nil && len(regs) > 0 {
 		return &exitError{exitThresholds, report.RegressionsText(c, regs, limit)}
 	}
 	return err
+}
+
+// gateCanTell refuses --fail-if-worse where a group and the baseline have
+// one run each and no between-run spread was given: the gate would judge
+// from within-run noise alone, and two runs of one setup differ by more
+// than that (it fired on 26 of 56 pairs of identical Redis runs). Passing
+// would hide a regression, failing would cry wolf: it asks for runs.
+func gateCanTell(c *analysis.CompareModel) error {
+	if c.RunSpread > 0 || c.RunSpreadRuns > 0 || c.RunSpreadGroups > 0 || len(c.Groups[c.Baseline].Runs) > 1 {
+		return nil
+	}
+	for gi, g := range c.Groups {
+		if gi != c.Baseline && len(g.Runs) == 1 {
+			return usagef("--fail-if-worse cannot tell a regression from run-to-run noise with one run of %s against one of %s (fix: repeat each side, e.g. run --repeat 3, or give --run-spread or --run-spread-from)",
+				g.Name, c.Groups[c.Baseline].Name)
+		}
+	}
+	return nil
 }
 
 // writeCompare writes c in format (term, md, html or json).

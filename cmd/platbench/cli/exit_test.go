@@ -131,12 +131,14 @@ func TestCompareFailIfWorse(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{metal, i3, "--fail-if-worse", "5%"}, 3, "sustained 23.7% worse (95% interval of the ratio 0.719 to 0.809, within-run only)"},
-		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "sustained"}, 0, ""},
-		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "read.p99"}, 3, "read.p99"},
-		{[]string{i3, metal, "--fail-if-worse", "1%"}, 0, ""}, // the other run is better
+		// One run a side and no spread: the gate cannot tell, and says so.
+		{[]string{metal, i3, "--fail-if-worse", "5%"}, 2, "--fail-if-worse cannot tell a regression from run-to-run noise with one run of"},
+		{[]string{metal, i3, "--fail-if-worse", "5%", "--run-spread", "3%"}, 3, "sustained 23.7% worse (95% interval of the ratio"},
+		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "sustained", "--run-spread", "3%"}, 0, ""},
+		{[]string{metal, i3, "--fail-if-worse", "50", "--fail-on", "read.p99", "--run-spread", "3%"}, 3, "read.p99"},
+		{[]string{i3, metal, "--fail-if-worse", "1%", "--run-spread", "3%"}, 0, ""}, // the other run is better
 		{[]string{metal, i3}, 0, ""}, // no limit: no judgement
-		{[]string{rerun, i3, "--fail-if-worse", "0.5%", "--fail-on", "sustained"}, 0, ""}, // 0.8% worse, an interval that does not call it real
+		{[]string{rerun, i3, "--fail-if-worse", "0.5%", "--fail-on", "sustained", "--run-spread", "3%"}, 0, ""}, // 0.8% worse, an interval that does not call it real
 		{[]string{metal, i3, "--fail-if-worse", "0"}, 2, "not a positive percentage"},
 		{[]string{metal, i3, "--fail-if-worse", "5%", "--fail-on", "speed"}, 2, `--fail-on "speed" is not a figure`},
 	}
