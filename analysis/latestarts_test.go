@@ -65,3 +65,25 @@ func TestSweepNotes(t *testing.T) {
 		t.Error("notes without a sweep")
 	}
 }
+
+// Late starts count as client-bound only where they moved a p99 a reader
+// reads (ClientMovedP99): 1% of starts late that added 1% to p99 is not;
+// one that added 20% is, and says by how much.
+func TestClientBoundMovesAFigure(t *testing.T) {
+	phase := func(latP99, attrP99 int64) *result.Phase {
+		return &result.Phase{Mode: "open", DelayThresholdNs: 1e6, LateClient: 100, Ops: []result.OpTotal{
+			{Op: "READ", Count: 10000, Latency: result.Summary{P99Ns: latP99}, Attributable: &result.Summary{P99Ns: attrP99}}}}
+	}
+	if l := LateStartsOf(phase(1010e3, 1000e3)); l.ClientBound || !l.HasShift || l.ClientP99Shift > 0.02 {
+		t.Errorf("p99 moved 1%%: %+v, want not client-bound", l)
+	}
+	if l := LateStartsOf(phase(1250e3, 1000e3)); !l.ClientBound || l.ClientP99Shift < 0.19 {
+		t.Errorf("p99 moved 20%%: %+v, want client-bound", l)
+	}
+	// Files without attributable latency keep the share rule.
+	p := phase(1, 1)
+	p.Ops[0].Attributable = nil
+	if l := LateStartsOf(p); !l.ClientBound || l.HasShift {
+		t.Errorf("no attributable latency: %+v, want the share rule (client-bound)", l)
+	}
+}

@@ -165,8 +165,12 @@ func lateStarts(phases []result.Phase) (why, notes []string) {
 		return lateSummary(clientBy, heldBy, open)
 	}
 	for _, c := range clientBy {
-		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late although a worker (or in-flight slot) was free: the load generator itself was late",
-			c.l.Client, c.l.Ops, 100*c.l.ClientShare(), c.phase, lateBy(c.l)))
+		moved := ""
+		if c.l.HasShift {
+			moved = fmt.Sprintf(", which added %.0f%% to a p99", 100*c.l.ClientP99Shift)
+		}
+		why = append(why, fmt.Sprintf("%d of %d operations (%.2f%%) of phase %s started%s late although a worker (or in-flight slot) was free: the load generator itself was late%s",
+			c.l.Client, c.l.Ops, 100*c.l.ClientShare(), c.phase, lateBy(c.l), moved))
 	}
 	for _, h := range heldBy {
 		notes = append(notes, fmt.Sprintf("target-bound: %d of %d operations (%.2f%%) of phase %s started%s late because the target held every worker (or in-flight slot); "+
