@@ -207,7 +207,7 @@ func embeddedApp(t *testing.T) appTarget {
 	spec, _ := workload.Preset("ycsb-d")
 	spec.EnsureDefaults()
 	with := func(t *testing.T, f func(db *pebble.DB)) {
-		db, err := pebble.Open(dir, &pebble.Options{})
+		db, err := pebble.Open(dir, &pebble.Options{Logger: quietPebble{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -595,7 +595,7 @@ func TestRunRaisesTheManifest(t *testing.T) {
 	if _, err := Clean(ctx, registry.Open, target, nil, spec); err != nil {
 		t.Fatal(err)
 	}
-	db, err := pebble.Open(store, &pebble.Options{})
+	db, err := pebble.Open(store, &pebble.Options{Logger: quietPebble{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -667,11 +667,12 @@ func TestWriteOnlyRunRemovesItsWrites(t *testing.T) {
 			var a appTarget
 			if name == "redis" {
 				a = redisApp(t)
-				a.url = strings.TrimSuffix(a.url, "/6") + "/7"
+				a.url = strings.TrimSuffix(a.url, "/6") + "/11" // a database of its own
 				o, _ := goredis.ParseURL(a.url)
 				c := goredis.NewClient(o)
 				defer c.Close()
 				c.FlushDB(ctx)
+				defer c.FlushDB(ctx) // the unmarked writes of the second run
 				a.ours = func(t *testing.T, high uint64) int {
 					n := int(c.Exists(ctx, adapter.ManifestKey(spec.KeyPrefix)).Val())
 					for k := range high {
@@ -702,4 +703,12 @@ func TestWriteOnlyRunRemovesItsWrites(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quietPebble keeps pebble's informational lines out of the test's output.
+type quietPebble struct{}
+
+func (quietPebble) Infof(string, ...any) {}
+func (quietPebble) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
 }

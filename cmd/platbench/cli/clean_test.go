@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestCleanCommand(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "db")
 	target := "embedded://" + store
-	db, err := pebble.Open(store, &pebble.Options{})
+	db, err := pebble.Open(store, &pebble.Options{Logger: quietPebble{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestCleanCommand(t *testing.T) {
 	db.Close()
 	appKey := func() {
 		t.Helper()
-		db, err := pebble.Open(store, &pebble.Options{})
+		db, err := pebble.Open(store, &pebble.Options{Logger: quietPebble{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,4 +79,12 @@ func TestCleanCommand(t *testing.T) {
 	if code, _, stderr := run(t, "clean"); code != 2 || !strings.Contains(stderr, "--target URL") {
 		t.Errorf("clean without a target: exit %d: %q, want 2 naming --target", code, stderr)
 	}
+}
+
+// quietPebble keeps pebble's informational lines out of the test's output.
+type quietPebble struct{}
+
+func (quietPebble) Infof(string, ...any) {}
+func (quietPebble) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
 }
