@@ -198,9 +198,12 @@ func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 		}
 		what = append(what, s+" (their names start with the workload's key prefix, as an application's can)")
 	}
-	for _, k := range []string{legacyLoadKey(w.KeyPrefix), indexKey(w.KeyPrefix)} {
-		if n, err := c.Exists(ctx, k).Result(); err == nil && n > 0 && !slices.Contains(found, strconv.Quote(k)) {
-			what = append(what, fmt.Sprintf("key %q (an older platbench's mark, without the record count)", k))
+	for _, k := range [][2]string{
+		{legacyLoadKey(w.KeyPrefix), "an older platbench's load mark, without the record count"},
+		{indexKey(w.KeyPrefix), "a scan index, of a dataset without a manifest"},
+	} {
+		if n, err := c.Exists(ctx, k[0]).Result(); err == nil && n > 0 {
+			what = append(what, fmt.Sprintf("key %q (%s)", k[0], k[1]))
 		}
 	}
 	if len(what) == 0 {

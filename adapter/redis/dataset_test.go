@@ -144,3 +144,25 @@ func TestReadManifestRefusesGarbage(t *testing.T) {
 }
 
 func strconv64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A dataset loaded before manifests, marked only by platbench:load:PREFIX,
+// is refused by clean with the mark named: its record count is unknown.
+func TestUnmarkedNamesAnOlderLoadMark(t *testing.T) {
+	raw := serverURL(t, "PLATBENCH_REDIS_URL")
+	ctx := context.Background()
+	v := verifier(t, raw)
+	s := *spec(1, 10, vocab.OpRead)
+	s.KeyPrefix = "old" + uniq
+	s.EnsureDefaults()
+	mark := legacyLoadKey(s.KeyPrefix)
+	v.Set(ctx, mark, "20261127T100000Z-0badc0de", time.Hour)
+	defer v.Del(ctx, mark)
+	tg := open(t, raw, nil)
+	if m, err := tg.ReadManifest(ctx, &s); m != nil || err != nil {
+		t.Fatalf("ReadManifest beside an older mark: %v %v, want none", m, err)
+	}
+	var de *adapter.DatasetError
+	if err := tg.Unmarked(ctx, &s); !errors.As(err, &de) || !strings.Contains(err.Error(), mark) || !strings.Contains(err.Error(), "older platbench's load mark") {
+		t.Errorf("Unmarked: %v, want a refusal naming %s", err, mark)
+	}
+}
