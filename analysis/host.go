@@ -161,22 +161,15 @@ func selfCores(u *result.SelfUsage) float64 {
 
 func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
 	type acc struct {
-		r, w, rb, wb  uint64
+		result.DiskIO         // the counts summed; its latencies and busy fraction unused
 		rlat, wlat    float64 // ns weighted by ops
 		busy, busyMax float64
 	}
 	all := map[string]*acc{}
 	for _, s := range ss {
 		for name, d := range s.Disks {
-			a := all[name]
-			if a == nil {
-				a = &acc{}
-				all[name] = a
-			}
-			a.r += d.Reads
-			a.w += d.Writes
-			a.rb += d.ReadBytes
-			a.wb += d.WriteBytes
+			a := entry(all, name)
+			a.AddCounts(d)
 			a.rlat += float64(d.ReadLatencyNs) * float64(d.Reads)
 			a.wlat += float64(d.WriteLatencyNs) * float64(d.Writes)
 			a.busy += d.BusyFraction
@@ -185,17 +178,17 @@ func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
 	}
 	var out []HostDisk
 	for name, a := range all {
-		if a.r+a.w == 0 {
+		if a.Reads+a.Writes == 0 {
 			continue
 		}
-		d := HostDisk{Name: name, ReadBytesPerS: float64(a.rb) / secs, WriteBytesPerS: float64(a.wb) / secs,
-			ReadIOPS: float64(a.r) / secs, WriteIOPS: float64(a.w) / secs, HasReads: a.r > 0, HasWrites: a.w > 0,
-			BusyMean: a.busy / float64(len(ss)), BusyMax: a.busyMax, totalBytes: a.rb + a.wb}
-		if a.r > 0 {
-			d.ReadLatencyNs = a.rlat / float64(a.r)
+		d := HostDisk{Name: name, ReadBytesPerS: float64(a.ReadBytes) / secs, WriteBytesPerS: float64(a.WriteBytes) / secs,
+			ReadIOPS: float64(a.Reads) / secs, WriteIOPS: float64(a.Writes) / secs, HasReads: a.Reads > 0, HasWrites: a.Writes > 0,
+			BusyMean: a.busy / float64(len(ss)), BusyMax: a.busyMax, totalBytes: a.ReadBytes + a.WriteBytes}
+		if a.Reads > 0 {
+			d.ReadLatencyNs = a.rlat / float64(a.Reads)
 		}
-		if a.w > 0 {
-			d.WriteLatencyNs = a.wlat / float64(a.w)
+		if a.Writes > 0 {
+			d.WriteLatencyNs = a.wlat / float64(a.Writes)
 		}
 		out = append(out, d)
 	}

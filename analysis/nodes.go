@@ -315,28 +315,29 @@ func nodeNets(good []result.NodeSample, secs float64) []NodeNet {
 // netSum is one interface's traffic summed over samples; the loader host's
 // and the server nodes' alike (hostNets, nodeNets).
 type netSum struct {
-	rx, tx, rp, tp   uint64
-	rxDrops, txDrops uint64
+	result.NodeNetIO // the counts summed; its speed unused
 	speed, useMax    float64
 }
 
 // addNet adds one sample (durNs long) of interface name.
 func addNet(all map[string]*netSum, name string, n result.NodeNetIO, durNs int64) {
-	a := all[name]
-	if a == nil {
-		a = &netSum{}
-		all[name] = a
-	}
-	a.rx += n.RxBytes
-	a.tx += n.TxBytes
-	a.rp += n.RxPackets
-	a.tp += n.TxPackets
-	a.rxDrops += n.RxDrops
-	a.txDrops += n.TxDrops
+	a := entry(all, name)
+	a.AddCounts(n)
 	if n.SpeedBytesPerS > 0 {
 		a.speed = n.SpeedBytesPerS
 		a.useMax = math.Max(a.useMax, netUse(durNs, n))
 	}
+}
+
+// entry is all's sum of name, made zero the first time (the per-device
+// totals: hostDisks, addNet).
+func entry[T any](all map[string]*T, name string) *T {
+	a := all[name]
+	if a == nil {
+		a = new(T)
+		all[name] = a
+	}
+	return a
 }
 
 // netRates is the interfaces that carried a packet, per second over secs,
@@ -344,12 +345,12 @@ func addNet(all map[string]*netSum, name string, n result.NodeNetIO, durNs int64
 func netRates(all map[string]*netSum, secs float64) []NodeNet {
 	var out []NodeNet
 	for name, a := range all {
-		if a.rp+a.tp == 0 {
+		if a.RxPackets+a.TxPackets == 0 {
 			continue
 		}
-		out = append(out, NodeNet{Name: name, RxBytesPerS: float64(a.rx) / secs, TxBytesPerS: float64(a.tx) / secs,
-			RxPacketsPerS: float64(a.rp) / secs, TxPacketsPerS: float64(a.tp) / secs,
-			RxDrops: a.rxDrops, TxDrops: a.txDrops, SpeedBytesPerS: a.speed, UseMax: a.useMax, totalBytes: a.rx + a.tx})
+		out = append(out, NodeNet{Name: name, RxBytesPerS: float64(a.RxBytes) / secs, TxBytesPerS: float64(a.TxBytes) / secs,
+			RxPacketsPerS: float64(a.RxPackets) / secs, TxPacketsPerS: float64(a.TxPackets) / secs,
+			RxDrops: a.RxDrops, TxDrops: a.TxDrops, SpeedBytesPerS: a.speed, UseMax: a.useMax, totalBytes: a.RxBytes + a.TxBytes})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].totalBytes != out[j].totalBytes {

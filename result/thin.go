@@ -119,48 +119,74 @@ func weights(aDur, bDur int64) (wa, wb float64) {
 // over time, counts summed, the busiest core the busiest of either, gauges
 // (memory, load) as of b.
 func MergeHostSample(a *HostSample, b HostSample, _ int) bool {
-	wa, wb := weights(a.DurationNs, b.DurationNs)
-	avg := func(x *float64, y float64) { *x = *x*wa + y*wb }
-	avg(&a.CPUUser, b.CPUUser)
-	avg(&a.CPUSystem, b.CPUSystem)
-	avg(&a.CPUIOWait, b.CPUIOWait)
-	avg(&a.CPUIRQ, b.CPUIRQ)
-	avg(&a.CPUSoftIRQ, b.CPUSoftIRQ)
-	avg(&a.CPUSteal, b.CPUSteal)
-	avg(&a.CPUIdle, b.CPUIdle)
-	if b.CPUMaxCore > a.CPUMaxCore {
-		a.CPUMaxCore, a.CPUMaxCoreID = b.CPUMaxCore, b.CPUMaxCoreID
-	}
-	a.CPUMaxCoreIRQ = max(a.CPUMaxCoreIRQ, b.CPUMaxCoreIRQ)
-	a.Load1, a.MemUsedBytes, a.MemAvailableBytes, a.PageCacheBytes, a.DirtyBytes = b.Load1, b.MemUsedBytes, b.MemAvailableBytes, b.PageCacheBytes, b.DirtyBytes
+	mergeMachine(a.machine(), b.machine())
+	a.Load1 = b.Load1
 	a.CtxSwitches += b.CtxSwitches
 	a.Interrupts += b.Interrupts
-	a.Disks = mergeDisks(a.Disks, b.Disks, wa, wb)
-	a.Nets = maps.Clone(a.Nets)
-	for k, n := range b.Nets {
-		if a.Nets == nil {
-			a.Nets = map[string]NetIO{}
-		}
-		m := a.Nets[k]
-		m.RxBytes, m.TxBytes, m.RxPackets, m.TxPackets = m.RxBytes+n.RxBytes, m.TxBytes+n.TxBytes, m.RxPackets+n.RxPackets, m.TxPackets+n.TxPackets
-		a.Nets[k] = m
-	}
-	a.DurationNs = b.OffsetNs + b.DurationNs - a.OffsetNs
+	a.Nets = mergeByName(a.Nets, b.Nets, NetIO.Plus)
 	return true
+}
+
+// machineSample is what a loader host's sample (HostSample) and a server
+// node's (NodeSample) have alike, by reference: mergeMachine is the one
+// merge of it.
+type machineSample struct {
+	offset, dur         *int64
+	cpu                 [7]*float64 // user, system, iowait, irq, softirq, steal, idle
+	maxCore, maxCoreIRQ *float64
+	maxCoreID           *int
+	mem                 [4]*int64 // used, available, page cache, dirty: gauges
+	disks               *map[string]DiskIO
+}
+
+func (s *HostSample) machine() machineSample {
+	return machineSample{&s.OffsetNs, &s.DurationNs, [7]*float64{&s.CPUUser, &s.CPUSystem, &s.CPUIOWait, &s.CPUIRQ, &s.CPUSoftIRQ, &s.CPUSteal, &s.CPUIdle},
+		&s.CPUMaxCore, &s.CPUMaxCoreIRQ, &s.CPUMaxCoreID, [4]*int64{&s.MemUsedBytes, &s.MemAvailableBytes, &s.PageCacheBytes, &s.DirtyBytes}, &s.Disks}
+}
+
+func (s *NodeSample) machine() machineSample {
+	return machineSample{&s.OffsetNs, &s.DurationNs, [7]*float64{&s.CPUUser, &s.CPUSystem, &s.CPUIOWait, &s.CPUIRQ, &s.CPUSoftIRQ, &s.CPUSteal, &s.CPUIdle},
+		&s.CPUMaxCore, &s.CPUMaxCoreIRQ, &s.CPUMaxCoreID, [4]*int64{&s.MemUsedBytes, &s.MemAvailableBytes, &s.PageCacheBytes, &s.DirtyBytes}, &s.Disks}
+}
+
+// mergeMachine folds b, the sample after a, into a: the CPU fractions
+// averaged over time, the busiest core the busiest of either, the memory
+// gauges as of b, the disks' I/O summed (mergeDisks), a's span stretched to
+// b's end.
+func mergeMachine(a, b machineSample) {
+	wa, wb := weights(*a.dur, *b.dur)
+	for i, x := range a.cpu {
+		*x = *x*wa + *b.cpu[i]*wb
+	}
+	if *b.maxCore > *a.maxCore {
+		*a.maxCore, *a.maxCoreID = *b.maxCore, *b.maxCoreID
+	}
+	*a.maxCoreIRQ = max(*a.maxCoreIRQ, *b.maxCoreIRQ)
+	for i, x := range a.mem {
+		*x = *b.mem[i]
+	}
+	*a.disks = mergeDisks(*a.disks, *b.disks, wa, wb)
+	*a.dur = *b.offset + *b.dur - *a.offset
+}
+
+// mergeByName adds each entry of b into a's entry of the same name (add),
+// in a new map: the sample merged into may share its maps with one a live
+// reader holds.
+func mergeByName[V any](a, b map[string]V, add func(V, V) V) map[string]V {
+	a = maps.Clone(a)
+	for k, v := range b {
+		if a == nil {
+			a = map[string]V{}
+		}
+		a[k] = add(a[k], v)
+	}
+	return a
 }
 
 // mergeDisks sums two samples' I/O per device: latencies are means per I/O,
 // busy fractions means over time.
-//
-// Merges make new maps: the sample merged into may share its maps with one
-// a live reader holds.
 func mergeDisks(a, b map[string]DiskIO, wa, wb float64) map[string]DiskIO {
-	a = maps.Clone(a)
-	for k, d := range b {
-		if a == nil {
-			a = map[string]DiskIO{}
-		}
-		m := a[k]
+	return mergeByName(a, b, func(m, d DiskIO) DiskIO {
 		perIO := func(x int64, nx uint64, y int64, ny uint64) int64 {
 			if nx+ny == 0 {
 				return 0
@@ -169,12 +195,10 @@ func mergeDisks(a, b map[string]DiskIO, wa, wb float64) map[string]DiskIO {
 		}
 		m.ReadLatencyNs = perIO(m.ReadLatencyNs, m.Reads, d.ReadLatencyNs, d.Reads)
 		m.WriteLatencyNs = perIO(m.WriteLatencyNs, m.Writes, d.WriteLatencyNs, d.Writes)
-		m.Reads, m.Writes = m.Reads+d.Reads, m.Writes+d.Writes
-		m.ReadBytes, m.WriteBytes = m.ReadBytes+d.ReadBytes, m.WriteBytes+d.WriteBytes
+		m.AddCounts(d)
 		m.BusyFraction = m.BusyFraction*wa + d.BusyFraction*wb
-		a[k] = m
-	}
-	return a
+		return m
+	})
 }
 
 // MergeProcSample folds b, the process's sample after a (which holds n),
@@ -195,33 +219,13 @@ func MergeNodeSample(a *NodeSample, b NodeSample, _ int) bool {
 	if a.Missing || b.Missing {
 		return a.Missing && b.Missing
 	}
-	wa, wb := weights(a.DurationNs, b.DurationNs)
-	avg := func(x *float64, y float64) { *x = *x*wa + y*wb }
-	avg(&a.CPUUser, b.CPUUser)
-	avg(&a.CPUSystem, b.CPUSystem)
-	avg(&a.CPUIOWait, b.CPUIOWait)
-	avg(&a.CPUIRQ, b.CPUIRQ)
-	avg(&a.CPUSoftIRQ, b.CPUSoftIRQ)
-	avg(&a.CPUSteal, b.CPUSteal)
-	avg(&a.CPUIdle, b.CPUIdle)
-	if b.CPUMaxCore > a.CPUMaxCore {
-		a.CPUMaxCore, a.CPUMaxCoreID = b.CPUMaxCore, b.CPUMaxCoreID
-	}
-	a.CPUMaxCoreIRQ = max(a.CPUMaxCoreIRQ, b.CPUMaxCoreIRQ)
+	mergeMachine(a.machine(), b.machine())
 	a.CPUs, a.MemTotalBytes = b.CPUs, b.MemTotalBytes
-	a.MemUsedBytes, a.MemAvailableBytes, a.PageCacheBytes, a.DirtyBytes = b.MemUsedBytes, b.MemAvailableBytes, b.PageCacheBytes, b.DirtyBytes
-	a.Disks = mergeDisks(a.Disks, b.Disks, wa, wb)
-	a.Nets = maps.Clone(a.Nets)
-	for k, n := range b.Nets {
-		if a.Nets == nil {
-			a.Nets = map[string]NodeNetIO{}
-		}
-		m := a.Nets[k]
-		m.RxBytes, m.TxBytes, m.RxPackets, m.TxPackets = m.RxBytes+n.RxBytes, m.TxBytes+n.TxBytes, m.RxPackets+n.RxPackets, m.TxPackets+n.TxPackets
-		m.RxDrops, m.TxDrops, m.SpeedBytesPerS = m.RxDrops+n.RxDrops, m.TxDrops+n.TxDrops, n.SpeedBytesPerS
-		a.Nets[k] = m
-	}
-	a.DurationNs = b.OffsetNs + b.DurationNs - a.OffsetNs
+	a.Nets = mergeByName(a.Nets, b.Nets, func(m, n NodeNetIO) NodeNetIO {
+		m.AddCounts(n)
+		m.SpeedBytesPerS = n.SpeedBytesPerS
+		return m
+	})
 	return true
 }
 

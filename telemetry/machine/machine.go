@@ -67,13 +67,7 @@ func CPUDeltas(prev, cur *Reading) CPU {
 			continue
 		}
 		d := delta(x, y)
-		all.User += d.User
-		all.System += d.System
-		all.IOWait += d.IOWait
-		all.IRQ += d.IRQ
-		all.SoftIRQ += d.SoftIRQ
-		all.Steal += d.Steal
-		all.Idle += d.Idle
+		all.add(d)
 		total := d.total()
 		if !(total > 0) || math.IsInf(total, 0) {
 			continue
@@ -101,6 +95,13 @@ func delta(x, y *CPUTimes) CPUTimes {
 	return CPUTimes{User: sub(y.User, x.User) + sub(y.Nice, x.Nice), System: sub(y.System, x.System),
 		IOWait: sub(y.IOWait, x.IOWait), IRQ: sub(y.IRQ, x.IRQ), SoftIRQ: sub(y.SoftIRQ, x.SoftIRQ),
 		Steal: sub(y.Steal, x.Steal), Idle: sub(y.Idle, x.Idle)}
+}
+
+// add sums d's time in each mode (nice is in user: see delta) into c: the
+// all-core times of the cores' deltas.
+func (c *CPUTimes) add(d CPUTimes) {
+	c.User, c.System, c.IOWait, c.IRQ = c.User+d.User, c.System+d.System, c.IOWait+d.IOWait, c.IRQ+d.IRQ
+	c.SoftIRQ, c.Steal, c.Idle = c.SoftIRQ+d.SoftIRQ, c.Steal+d.Steal, c.Idle+d.Idle
 }
 
 func (d CPUTimes) total() float64 {
