@@ -62,9 +62,8 @@ type node struct {
 
 	mu       sync.Mutex
 	series   result.DBMetricsSeries
-	thin     *result.Thin[result.DBMetricsSample] // series.Samples, bounded past the first hour
-	sinks    []func(result.TelemetrySample)
-	lastGood *result.DBMetricsSample // for live displays
+	kept     scrape.Kept[result.DBMetricsSample] // series.Samples, bounded past the first hour
+	lastGood *result.DBMetricsSample             // for live displays
 	server   string
 	prev     *reading
 	prevAt   time.Time
@@ -144,8 +143,11 @@ func (c *Collector) start(ctx context.Context, names, keys []string, get getter,
 	now := time.Now()
 	var sources []*scrape.Source[*reading]
 	for i, name := range names {
-		n := &node{key: keys[i], get: get, unavail: map[string]int{}, missing: c.missing, sinks: c.sinks,
+		n := &node{key: keys[i], get: get, unavail: map[string]int{}, missing: c.missing,
 			series: result.DBMetricsSeries{Node: name, StartedAt: now, IntervalNs: int64(interval)}}
+		n.kept = scrape.Kept[result.DBMetricsSample]{Thin: result.DBMetricsThin, Sinks: c.sinks, Wrap: func(s *result.DBMetricsSample) result.TelemetrySample {
+			return result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, DB: s}
+		}}
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*reading]{Timeout: timeout, Get: n.fetch, Keep: n.keep})
 	}
@@ -228,18 +230,8 @@ func (n *node) keep(at, now time.Time, r *reading, err error) {
 	n.prev, n.prevAt = r, now
 }
 
-// add keeps a sample (result.Thin). Called with mu held.
-func (n *node) add(s result.DBMetricsSample) {
-	if n.thin == nil {
-		n.thin = result.DBMetricsThin()
-		n.thin.Wide = len(n.sinks) > 0 // read back from the journal at the end
-	}
-	for _, f := range n.sinks {
-		f(result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, DB: &s})
-	}
-	n.thin.Add(s)
-	n.series.Samples = n.thin.Samples()
-}
+// add keeps a sample (scrape.Kept). Called with mu held.
+func (n *node) add(s result.DBMetricsSample) { n.series.Samples = n.kept.Add(s) }
 
 // fetch reads the node once (ctx carries its timeout).
 func (n *node) fetch(ctx context.Context) (*reading, error) {

@@ -56,8 +56,7 @@ type node struct {
 
 	mu     sync.Mutex
 	series result.NodeSeries
-	thin   *result.Thin[result.NodeSample] // series.Samples, bounded past the first hour
-	sinks  []func(result.TelemetrySample)
+	kept   scrape.Kept[result.NodeSample] // series.Samples, bounded past the first hour
 	prev   *frame
 	prevAt time.Time
 
@@ -87,8 +86,11 @@ func Start(ctx context.Context, urls []string, interval time.Duration, sink ...f
 		if nu, err := normalize(u); err == nil {
 			u = nu // host:port reads as its /metrics URL; a bad URL fails each scrape with its reason
 		}
-		n := &node{url: u, timeout: interval / 2, client: client, sinks: sink,
+		n := &node{url: u, timeout: interval / 2, client: client,
 			series: result.NodeSeries{Node: nodeName(u), URL: redact.URL(u), StartedAt: now, IntervalNs: int64(interval)}}
+		n.kept = scrape.Kept[result.NodeSample]{Thin: result.NodeThin, Sinks: sink, Wrap: func(s *result.NodeSample) result.TelemetrySample {
+			return result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, NodeSample: s}
+		}}
 		c.nodes = append(c.nodes, n)
 		sources = append(sources, &scrape.Source[*frame]{Timeout: n.timeout, Get: n.get, Keep: n.keep})
 	}
@@ -135,18 +137,8 @@ func (n *node) keep(at, now time.Time, r *frame, err error) {
 	n.spare, n.prev, n.prevAt = n.prev, r, now
 }
 
-// add keeps a sample (result.Thin). Called with mu held.
-func (n *node) add(s result.NodeSample) {
-	if n.thin == nil {
-		n.thin = result.NodeThin()
-		n.thin.Wide = len(n.sinks) > 0 // read back from the journal at the end
-	}
-	for _, f := range n.sinks {
-		f(result.TelemetrySample{Node: n.series.Node, StartedAt: n.series.StartedAt, NodeSample: &s})
-	}
-	n.thin.Add(s)
-	n.series.Samples = n.thin.Samples()
-}
+// add keeps a sample (scrape.Kept). Called with mu held.
+func (n *node) add(s result.NodeSample) { n.series.Samples = n.kept.Add(s) }
 
 // get fetches and parses one exposition (ctx carries the node's timeout)
 // into the node's spare frame.

@@ -14,8 +14,9 @@
 //     the end of the run.
 //
 // The package knows nothing of what is read: Get fetches and parses, Keep
-// turns readings into samples. URL reads an exporter's address as a person
-// types it, for both collectors' config fields.
+// turns readings into samples. Kept keeps a source's samples for both
+// (the sinks first, then a result.Thin). URL reads an exporter's address as
+// a person types it, for both collectors' config fields.
 package scrape
 
 import (
