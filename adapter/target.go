@@ -1,4 +1,4 @@
-// Package target defines what platbench drives: a Target opened from a URL,
+// Package adapter defines what platbench drives: a Target opened from a URL,
 // Workers that execute one Request at a time, the error classes that keep
 // per-interval error counts bounded, and the option layer (OptionSet,
 // options.go) every adapter declares its options to. Adapters live in
