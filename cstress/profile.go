@@ -233,46 +233,45 @@ func (p *Profile) insert(v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return csErr(v, "insert", "is not a map (fix: e.g. `partitions: fixed(1)` under insert)")
 	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		s, err := scalar(k, val)
-		if err != nil {
+	return eachScalar(v, p.Insert.set)
+}
+
+// set reads one key of the insert section.
+func (in *Insert) set(k, val *yaml.Node, s string) error {
+	var err error
+	switch k.Value {
+	case "partitions":
+		if in.Partitions, err = distNode(k, val, "insert.partitions"); err != nil {
 			return err
 		}
-		switch k.Value {
-		case "partitions":
-			if p.Insert.Partitions, err = distNode(k, val, "insert.partitions"); err != nil {
-				return err
-			}
-		case "select":
-			if err := p.Insert.parseSelect(val, s); err != nil {
-				return err
-			}
-		case "batchtype":
-			bt := strings.ToUpper(strings.TrimSpace(s))
-			if !slices.Contains([]string{"LOGGED", "UNLOGGED", "COUNTER"}, bt) {
-				return csErr(val, "insert.batchtype", "%q is not a batch type (fix: use LOGGED, UNLOGGED or COUNTER)", s)
-			}
-			p.Insert.BatchType = bt
-		case "condition":
-			p.Insert.Condition = strings.TrimSpace(s)
-			if c := strings.ToUpper(p.Insert.Condition); !strings.HasPrefix(c, "IF ") {
-				return csErr(val, "insert.condition", "%q does not start with IF (fix: e.g. IF NOT EXISTS, or IF col = ?)", s)
-			}
-		case "ttl":
-			d, err := units.ParseDuration(s)
-			if err != nil || d < time.Second || d.Seconds() > 630720000 {
-				return csErr(val, "insert.ttl", "%q is not a TTL (fix: a duration from 1s to 20 years, e.g. 1h)", s)
-			}
-			p.Insert.TTLSeconds = int64(d / time.Second)
-		case "timestamp":
-			if strings.TrimSpace(strings.ToLower(s)) != "client" {
-				return csErr(val, "insert.timestamp", "%q is not supported (fix: timestamp: client, or leave it out for the server's)", s)
-			}
-			p.Insert.ClientTimestamp = true
-		default:
-			return csErr(k, "insert."+k.Value, "is not supported (fix: insert has partitions, select, batchtype, condition, and platbench's ttl and timestamp)")
+	case "select":
+		if err := in.parseSelect(val, s); err != nil {
+			return err
 		}
+	case "batchtype":
+		bt := strings.ToUpper(strings.TrimSpace(s))
+		if !slices.Contains([]string{"LOGGED", "UNLOGGED", "COUNTER"}, bt) {
+			return csErr(val, "insert.batchtype", "%q is not a batch type (fix: use LOGGED, UNLOGGED or COUNTER)", s)
+		}
+		in.BatchType = bt
+	case "condition":
+		in.Condition = strings.TrimSpace(s)
+		if c := strings.ToUpper(in.Condition); !strings.HasPrefix(c, "IF ") {
+			return csErr(val, "insert.condition", "%q does not start with IF (fix: e.g. IF NOT EXISTS, or IF col = ?)", s)
+		}
+	case "ttl":
+		d, err := units.ParseDuration(s)
+		if err != nil || d < time.Second || d.Seconds() > 630720000 {
+			return csErr(val, "insert.ttl", "%q is not a TTL (fix: a duration from 1s to 20 years, e.g. 1h)", s)
+		}
+		in.TTLSeconds = int64(d / time.Second)
+	case "timestamp":
+		if strings.TrimSpace(strings.ToLower(s)) != "client" {
+			return csErr(val, "insert.timestamp", "%q is not supported (fix: timestamp: client, or leave it out for the server's)", s)
+		}
+		in.ClientTimestamp = true
+	default:
+		return csErr(k, "insert."+k.Value, "is not supported (fix: insert has partitions, select, batchtype, condition, and platbench's ttl and timestamp)")
 	}
 	return nil
 }
@@ -296,29 +295,50 @@ func (in *Insert) parseSelect(val *yaml.Node, s string) error {
 }
 
 func (p *Profile) queries(v *yaml.Node) error {
-	if v.Kind != yaml.MappingNode {
-		return csErr(v, "queries", "is not a map of names (fix: e.g. `simple1:` with `cql:` and `fields:` under it)")
-	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, q := v.Content[i], v.Content[i+1]
-		if q.Kind != yaml.MappingNode {
-			return csErr(q, "queries."+k.Value, "is not a map (fix: give cql and fields)")
-		}
+	return eachNamed(v, "queries", "e.g. `simple1:` with `cql:` and `fields:` under it", "give cql and fields", func(k, q *yaml.Node) error {
 		cq := Query{Name: k.Value, Fields: "samerow"}
-		for j := 0; j+1 < len(q.Content); j += 2 {
-			qk, qv := q.Content[j], q.Content[j+1]
-			s, err := scalar(qk, qv)
-			if err != nil {
-				return err
-			}
-			if err := cq.set(qk, qv, s); err != nil {
-				return err
-			}
+		if err := eachScalar(q, cq.set); err != nil {
+			return err
 		}
 		if cq.CQL == "" {
 			return csErr(q, "queries."+k.Value, "has no cql (fix: add `cql: SELECT ... WHERE key = ?`)")
 		}
 		p.Queries = append(p.Queries, cq)
+		return nil
+	})
+}
+
+// eachNamed calls f with each name and body of v, a map of names each a map
+// of single values (queries, token_range_queries), once both are known to
+// be maps; fixNames and fixBody are the fixes when they are not.
+func eachNamed(v *yaml.Node, key, fixNames, fixBody string, f func(name, body *yaml.Node) error) error {
+	if v.Kind != yaml.MappingNode {
+		return csErr(v, key, "is not a map of names (fix: %s)", fixNames)
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, q := v.Content[i], v.Content[i+1]
+		if q.Kind != yaml.MappingNode {
+			return csErr(q, key+"."+k.Value, "is not a map (fix: %s)", fixBody)
+		}
+		if err := f(k, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachScalar calls set with each key of m, a map, its value and the
+// value's text; a value that is not a single value is refused first.
+func eachScalar(m *yaml.Node, set func(k, v *yaml.Node, s string) error) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		s, err := scalar(k, v)
+		if err != nil {
+			return err
+		}
+		if err := set(k, v, s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -358,21 +378,9 @@ func (cq *Query) set(k, v *yaml.Node, s string) error {
 }
 
 func (p *Profile) tokenRanges(v *yaml.Node) error {
-	if v.Kind != yaml.MappingNode {
-		return csErr(v, "token_range_queries", "is not a map of names (fix: e.g. `all_tr:` with `columns: '*'`)")
-	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, q := v.Content[i], v.Content[i+1]
-		if q.Kind != yaml.MappingNode {
-			return csErr(q, "token_range_queries."+k.Value, "is not a map (fix: give columns and page_size)")
-		}
+	return eachNamed(v, "token_range_queries", "e.g. `all_tr:` with `columns: '*'`", "give columns and page_size", func(k, q *yaml.Node) error {
 		tr := TokenRange{Name: k.Value, Columns: "*", PageSize: 5000}
-		for j := 0; j+1 < len(q.Content); j += 2 {
-			qk, qv := q.Content[j], q.Content[j+1]
-			s, err := scalar(qk, qv)
-			if err != nil {
-				return err
-			}
+		err := eachScalar(q, func(qk, qv *yaml.Node, s string) error {
 			switch qk.Value {
 			case "columns":
 				tr.Columns = strings.TrimSpace(s)
@@ -385,10 +393,14 @@ func (p *Profile) tokenRanges(v *yaml.Node) error {
 			default:
 				return csErr(qk, "token_range_queries."+k.Value+"."+qk.Value, "is not supported (fix: a token-range query has columns and page_size)")
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		p.Ranges = append(p.Ranges, tr)
-	}
-	return nil
+		return nil
+	})
 }
 
 // check reports what the profile lacks or repeats.
