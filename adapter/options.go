@@ -299,3 +299,9 @@ func (o *Option) check(n int64) error {
 	}
 	return nil
 }
+
+// MaxTLSFile bounds a TLS CA, certificate or key file a target option
+// names (PEM files are a few KB; a CA bundle under a few hundred): a
+// larger one, a device or a FIFO is refused before it is read
+// (internal/bounded).
+const MaxTLSFile = 1 << 20

@@ -12,6 +12,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/units"
 )
 
@@ -277,6 +278,14 @@ func (c *Config) check(s *adapter.OptionSet) {
 	}
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		s.Problem("tls_cert and tls_key go together (fix: give both or neither)")
+	}
+	for _, f := range [][2]string{{"tls_ca", c.CAFile}, {"tls_cert", c.CertFile}, {"tls_key", c.KeyFile}} {
+		if f[1] == "" {
+			continue
+		}
+		if err := bounded.Check(f[1], adapter.MaxTLSFile); err != nil { // the driver reads it, unbounded
+			s.Problem("%s: %v (fix: a readable PEM file)", f[0], err)
+		}
 	}
 	compressed := c.Compression != "none"
 	switch c.Driver {

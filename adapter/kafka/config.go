@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/units"
 )
 
@@ -275,9 +275,9 @@ func (c *Config) connOpts() ([]kgo.Opt, error) {
 	if c.TLS {
 		tc := &tls.Config{InsecureSkipVerify: c.TLSInsecure} //nolint:gosec // the user asked for it
 		if c.TLSCA != "" {
-			pem, err := os.ReadFile(c.TLSCA)
+			pem, err := bounded.ReadFile(c.TLSCA, adapter.MaxTLSFile)
 			if err != nil {
-				return nil, adapter.Configf("kafka: cannot read tls_ca: %v (fix: give a readable PEM file)", err)
+				return nil, adapter.Configf("kafka: tls_ca: %v (fix: give a readable PEM file)", err)
 			}
 			tc.RootCAs = x509.NewCertPool()
 			if !tc.RootCAs.AppendCertsFromPEM(pem) {
@@ -285,6 +285,11 @@ func (c *Config) connOpts() ([]kgo.Opt, error) {
 			}
 		}
 		if c.TLSCert != "" {
+			for _, f := range []string{c.TLSCert, c.TLSKey} {
+				if err := bounded.Check(f, adapter.MaxTLSFile); err != nil {
+					return nil, adapter.Configf("kafka: tls_cert/tls_key: %v (fix: give a PEM certificate and its key)", err)
+				}
+			}
 			cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
 			if err != nil {
 				return nil, adapter.Configf("kafka: cannot load tls_cert/tls_key: %v (fix: give a PEM certificate and its key)", err)

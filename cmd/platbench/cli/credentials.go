@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"strings"
-	"syscall"
 
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/redact"
 )
 
@@ -160,49 +158,11 @@ func readSecretFile(path string) (string, error) {
 }
 
 // readBounded reads a regular file of at most limit bytes; anything else
-// is refused before it is read (see readSecretFile).
+// is refused before it is read (internal/bounded), with the fix.
 func readBounded(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
+	b, err := bounded.ReadFile(path, limit)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s) (fix: a file holding the secret)", path, kindOf(fi.Mode()))
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d it may hold (fix: a file holding the secret alone)", path, fi.Size(), limit)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (fix: a file holding the secret)", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v (fix: a readable file holding the secret)", path, errors.Unwrap(err))
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is over the %d bytes it may hold (fix: a file holding the secret alone)", path, limit)
+		return nil, fmt.Errorf("%v (fix: a readable file holding the secret alone)", err)
 	}
 	return b, nil
-}
-
-// kindOf names a file's type for a refusal.
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a plain file"
 }
