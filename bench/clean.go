@@ -45,10 +45,7 @@ func clean(ctx context.Context, open OpenFunc, url string, opts map[string]strin
 		return nil, adapter.Configf("%s keeps no dataset of platbench's that it could remove (fix: give the target a load wrote to: redis, cql, kafka, hazelcast or embedded)", redact(url))
 	}
 	if dc, ok := t.(adapter.DatasetChecker); ok {
-		dc.UseExisting()
-	}
-	if rt, ok := t.(adapter.Retainer); ok {
-		rt.Retain() // Close removes nothing: Clean alone does, by the manifest
+		dc.UseExisting() // Setup creates nothing, so Close removes nothing: Clean alone does
 	}
 	if err := t.Setup(ctx, &spec); err != nil {
 		var de *adapter.DatasetError

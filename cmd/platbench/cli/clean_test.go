@@ -88,3 +88,17 @@ func (quietPebble) Infof(string, ...any) {}
 func (quietPebble) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf(format, args...))
 }
+
+// clean of the default embedded target (a new temporary directory) finds
+// nothing and leaves no directory behind.
+func TestCleanTempEmbeddedLeavesNoDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, stdout, stderr := run(t, "clean", "--target", "embedded")
+	if code != 0 || !strings.Contains(stdout, "nothing of platbench's to remove") {
+		t.Fatalf("clean --target embedded: exit %d: %q %q", code, stdout, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "platbench-embedded-*")); len(left) != 0 {
+		t.Errorf("clean left %q", left)
+	}
+}
