@@ -65,11 +65,17 @@ func RunOutputs(path string, hlog bool) []Output {
 	return outs
 }
 
+// OutFlags name, for CheckOutputs' fix, the command's options as the user
+// typed them: what to give instead (Out: "--out" for most commands) and
+// what replaces (Force: "--force").
+type OutFlags struct{ Out, Force string }
+
 // CheckOutputs refuses, before anything is written, to replace an existing
 // file among outs: with force only a journal's files (a run cut short, or
-// one still running) are refused. flag names what to give instead (an
-// "--out" for most commands). The error is bad input (usererr), one line.
-func CheckOutputs(outs []Output, force bool, flag string) error {
+// one still running) are refused. The error is bad input (usererr), one
+// line, naming the fix with fl.
+func CheckOutputs(outs []Output, force bool, fl OutFlags) error {
+	flag := fl.Out
 	var exist []Output
 	for _, o := range outs {
 		st, err := os.Lstat(o.Path)
@@ -98,8 +104,8 @@ func CheckOutputs(outs []Output, force bool, flag string) error {
 	if len(exist) > 1 {
 		verb, it = "exist", "them"
 	}
-	return usererr.New("%s already %s: platbench never replaces a file silently (fix: --force to replace %s, or another %s)",
-		strings.Join(names, ", "), verb, it, flag)
+	return usererr.New("%s already %s: platbench never replaces a file silently (fix: %s to replace %s, or another %s)",
+		strings.Join(names, ", "), verb, fl.Force, it, flag)
 }
 
 // JournalInTheWay is the refusal of a run whose journal (or one of its

@@ -19,24 +19,24 @@ func TestCheckOutputs(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	outs := RunOutputs(out, true)
-	if err := CheckOutputs(outs, false, "--out"); err != nil {
+	if err := CheckOutputs(outs, false, OutFlags{Out: "--out", Force: "--force"}); err != nil {
 		t.Fatalf("nothing there: %v", err)
 	}
 	os.WriteFile(out, []byte("old"), 0o644)
 	os.WriteFile(HlogPath(out), []byte("old"), 0o644)
-	err := CheckOutputs(outs, false, "--out")
+	err := CheckOutputs(outs, false, OutFlags{Out: "--out", Force: "--force"})
 	if err == nil || !usererr.Is(err) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), out+" (result), "+HlogPath(out)+" (HdrHistogram log) already exist") ||
 		!strings.Contains(err.Error(), "--force to replace them, or another --out") {
 		t.Errorf("result and .hlog there: %v", err)
 	}
-	if err := CheckOutputs(outs, true, "--out"); err != nil {
+	if err := CheckOutputs(outs, true, OutFlags{Out: "--out", Force: "--force"}); err != nil {
 		t.Errorf("--force: %v", err)
 	}
 	for _, p := range []string{out + JournalSuffix, FinePath(out + JournalSuffix), PartialHlogPath(out)} {
 		os.WriteFile(p, []byte("journal"), 0o644)
 		for _, force := range []bool{false, true} {
-			err := CheckOutputs(outs, force, "--out")
+			err := CheckOutputs(outs, force, OutFlags{Out: "--out", Force: "--force"})
 			if err == nil || !usererr.Is(err) || !strings.Contains(err.Error(), "platbench report "+out+JournalSuffix) ||
 				!strings.Contains(err.Error(), "not even with --force") || !strings.Contains(err.Error(), "rm "+out+JournalSuffix+"*") {
 				t.Errorf("%s there (force %v): %v", filepath.Base(p), force, err)
@@ -45,7 +45,7 @@ func TestCheckOutputs(t *testing.T) {
 		os.Remove(p)
 	}
 	os.Mkdir(SecondsPath(out), 0o755)
-	if err := CheckOutputs(outs, true, "--out"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if err := CheckOutputs(outs, true, OutFlags{Out: "--out", Force: "--force"}); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory where the seconds file goes: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 	if o.OutDir == "" {
 		o.OutDir = f.OutDir()
 	}
-	if err := result.CheckOutputs(Outputs(f, cells, o.OutDir), o.Force, "--out directory"); err != nil {
+	if err := result.CheckOutputs(Outputs(f, cells, o.OutDir), o.Force, result.OutFlags{Out: "--out directory", Force: "--force"}); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {

@@ -29,7 +29,7 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 	}
 	// Checked before the loaders' results are read (a day's take seconds).
 	outs := []result.Output{{Path: *out, What: "result"}, {Path: result.SecondsPath(*out), What: "seconds file"}}
-	if err := result.CheckOutputs(outs, *force, "--out"); err != nil {
+	if err := result.CheckOutputs(outs, *force, outFlags); err != nil {
 		return err
 	}
 	parts := make([]*result.Result, 0, len(files))

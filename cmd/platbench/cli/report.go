@@ -95,7 +95,7 @@ func checkOut(path, what string, force bool) error {
 	if path == "" || path == "-" {
 		return nil
 	}
-	return result.CheckOutputs([]result.Output{{Path: path, What: what}}, force, "--out")
+	return result.CheckOutputs([]result.Output{{Path: path, What: what}}, force, outFlags)
 }
 
 // checkFormat refuses a --format that is not one of formats.
@@ -200,3 +200,6 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// outFlags name the output options for result.CheckOutputs' fix.
+var outFlags = result.OutFlags{Out: "--out", Force: "--force"}

@@ -466,7 +466,7 @@ func runRepeated(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config)
 	for i := range b.repeat {
 		outs = append(outs, b.outputs(suite.RepeatName(stem, i, b.repeat)+".json", cfg, true)...)
 	}
-	if err := result.CheckOutputs(outs, b.force, "--out"); err != nil {
+	if err := result.CheckOutputs(outs, b.force, outFlags); err != nil {
 		return err
 	}
 	var files []string
@@ -542,7 +542,7 @@ func (b *benchFlags) resultPath(prefix string, cfg bench.Config, hlog bool) (str
 		out = fmt.Sprintf("%s-%s-%s-%s.json", prefix, sanitize(targetName(cfg.Target)), sanitize(cfg.Workload.Name), time.Now().Format("20060102-150405"))
 	}
 	b.lastPath = out
-	if err := result.CheckOutputs(b.outputs(out, cfg, hlog), b.force, "--out"); err != nil {
+	if err := result.CheckOutputs(b.outputs(out, cfg, hlog), b.force, outFlags); err != nil {
 		return out, err
 	}
 	return out, checkWritable(out)
@@ -569,12 +569,7 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 	if err != nil {
 		return err
 	}
-	if w := cfg.ConcurrencyWarning(); w != "" { // before the run, as the result's note says after it
-		fmt.Fprintf(env.Stderr, "platbench: warning: %s\n", w)
-	}
-	if !b.quiet {
-		showProgress(env, &cfg)
-	}
+	beforeRun(env, b, &cfg)
 	if b.tel.metricsAddr != "" {
 		addr, err := serveMetrics(ctx, b.tel.metricsAddr, &cfg)
 		if err != nil {
@@ -644,6 +639,17 @@ func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) err
 		return after
 	}
 	return b.verdict(r)
+}
+
+// beforeRun warns of a concurrency the host cannot run (as the result's
+// note says after it) and shows progress unless --quiet.
+func beforeRun(env *Env, b *benchFlags, cfg *bench.Config) {
+	if w := cfg.ConcurrencyWarning(); w != "" {
+		fmt.Fprintf(env.Stderr, "platbench: warning: %s\n", w)
+	}
+	if !b.quiet {
+		showProgress(env, cfg)
+	}
 }
 
 // writeResult writes the result file and its .hlog, then prints the report

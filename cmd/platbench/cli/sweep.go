@@ -30,13 +30,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if !b.quiet {
-		sc.Bench.Runner.Progress = newProgress(env, cfg, nil)
-		sc.OnStep = func(st result.SweepStep) {
-			if env.IsTTY {
-				fmt.Fprint(env.Stderr, "\r\033[K")
-			}
-			report.WriteSweepStep(env.Stderr, st)
-		}
+		showSweepProgress(env, sc, cfg)
 	}
 	// The steps stream as a run does (its journal, kept as the result's
 	// seconds file).
@@ -85,14 +79,8 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 	if b.quiet && out == "-" {
 		rep = io.Discard
 	}
-	if err := report.WriteSweepTerm(rep, r); err != nil {
+	if err := writeSweepReport(rep, r); err != nil {
 		return err
-	}
-	if len(r.Thresholds) > 0 {
-		fmt.Fprintln(rep)
-		if err := report.WriteThresholdsText(rep, r); err != nil {
-			return err
-		}
 	}
 	if out != "-" {
 		fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
@@ -102,6 +90,29 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		return errors.New("interrupted: the result of the steps that ran was written")
 	}
 	return b.stored(ctx, b.verdict(r))
+}
+
+// showSweepProgress shows the progress line and each step as it ends.
+func showSweepProgress(env *Env, sc *sweep.Config, cfg bench.Config) {
+	sc.Bench.Runner.Progress = newProgress(env, cfg, nil)
+	sc.OnStep = func(st result.SweepStep) {
+		if env.IsTTY {
+			fmt.Fprint(env.Stderr, "\r\033[K")
+		}
+		report.WriteSweepStep(env.Stderr, st)
+	}
+}
+
+// writeSweepReport is the sweep's terminal report and its thresholds.
+func writeSweepReport(w io.Writer, r *result.Result) error {
+	if err := report.WriteSweepTerm(w, r); err != nil {
+		return err
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(w)
+		return report.WriteThresholdsText(w, r)
+	}
+	return nil
 }
 
 // newSweepFlags is the run flags plus the sweep's, bound to a sweep.Config
