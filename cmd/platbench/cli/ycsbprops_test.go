@@ -19,7 +19,7 @@ func TestRunYCSBPropertyFile(t *testing.T) {
 	os.WriteFile(props, []byte("# my YCSB B\nworkload=site.ycsb.workloads.CoreWorkload\nrecordcount=3000\noperationcount=4000\n"+
 		"readproportion=0.9\nupdateproportion=0.05\ninsertproportion=0.05\nrequestdistribution=latest\ntable=usertable\n"), 0o644)
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db"), "--concurrency", "2", "--out", out, "--quiet")
+	code, _, stderr := run(t, "run", "--workload", props, "--target", "embedded://"+filepath.Join(dir, "db"), "--concurrency", "2", "--out", out, "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -27,7 +27,7 @@ func TestRunYCSBPropertyFile(t *testing.T) {
 	if stderr != want {
 		t.Errorf("stderr:\n got %q\nwant %q", stderr, want)
 	}
-	_, stdout, _ = run(t, "report", out) // --quiet printed the brief report
+	_, stdout, _ := run(t, "report", out) // --quiet printed the brief report
 	if !strings.Contains(stdout, "workload "+props) || !strings.Contains(stdout, "INSERT") {
 		t.Errorf("report does not name the workload or its inserts:\n%s", stdout)
 	}
