@@ -148,7 +148,7 @@ func TestDBMetricsRealCassandraJMX(t *testing.T) {
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_CASSANDRA_JMX_URLS"), ",")
 	// The agent walks Cassandra's MBeans on each scrape: a second and more
 	// on a loaded machine (jmxRun's two-second samples leave it time).
-	r, f := jmxRun(t, cql, urls, 8)
+	r, f := jmxRun(t, cql, urls, 8, false)
 	if f.Server != "cassandra" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
 		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
 	}
@@ -180,7 +180,9 @@ func TestDBMetricsRealHazelcastJMX(t *testing.T) {
 	hz := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
 	urls := strings.Split(testenv.URL(t, "PLATBENCH_HAZELCAST_JMX_URLS"), ",")
 	before := hazelcastMapOps(t, urls)
-	r, f := jmxRun(t, hz, urls, 4)
+	// The run keeps its map until the counts are read: a destroyed map's
+	// statistics leave the members' exporters with it.
+	r, f := jmxRun(t, hz, urls, 4, true)
 	if f.Server != "hazelcast" || len(f.Nodes) != len(urls) || len(f.Unavailable) != 0 {
 		t.Errorf("server %q, %d nodes of %d, unavailable %q", f.Server, len(f.Nodes), len(urls), f.Unavailable)
 	}
@@ -252,7 +254,7 @@ func hazelcastMapOps(t *testing.T, urls []string) []float64 {
 // jmxRun is a 4 s YCSB A run (1,000 records of one 100-byte field, loaded
 // first) against target with concurrency workers, scraping the JMX
 // exporters at urls every two seconds, and the run's data-system figures.
-func jmxRun(t *testing.T, target string, urls []string, concurrency int) (*result.Result, analysis.DBFigures) {
+func jmxRun(t *testing.T, target string, urls []string, concurrency int, keep bool) (*result.Result, analysis.DBFigures) {
 	t.Helper()
 	spec, err := workload.Preset("ycsb-a")
 	if err != nil {
@@ -268,9 +270,17 @@ func jmxRun(t *testing.T, target string, urls []string, concurrency int) (*resul
 		// Other packages' CQL tests pause nodes meanwhile: load timeouts
 		// are not this test's subject.
 		MaxLoadErrors: 0.5,
+		KeepDataset:   keep,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if keep { // removed at the test's end, by its manifest
+		t.Cleanup(func() {
+			if _, err := bench.Clean(context.Background(), registry.Open, target, nil, spec); err != nil {
+				t.Errorf("cleaning the kept dataset: %v", err)
+			}
+		})
 	}
 	f, ok := analysis.DB(r)
 	if !ok {
