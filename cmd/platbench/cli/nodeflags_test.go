@@ -42,7 +42,7 @@ func TestServerMetricsPortRun(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "1000", "--duration", "2s",
-		"--concurrency", "1", "--server-metrics-port", u.Port(), "--out", out, "--quiet")
+		"--concurrency", "1", "--server-metrics-port", u.Port(), "--out", out) // the full report: no --quiet
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
