@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/platbench/platbench/result"
 )
@@ -51,6 +53,11 @@ func AnswerOf(c *CompareModel) *CompareAnswer {
 		}
 	}
 	for gi, g := range c.Groups {
+		if gi != c.Baseline {
+			if l := c.setupDiff(gi); l != "" {
+				a.Unfair = append(a.Unfair, l)
+			}
+		}
 		gl, bs := c.groupLimit(gi)
 		if gl == nil {
 			continue
@@ -59,6 +66,59 @@ func AnswerOf(c *CompareModel) *CompareAnswer {
 		a.Unfair = append(a.Unfair, unfairLines(g.Name, bs)...)
 	}
 	return a
+}
+
+// setupFacets are what a run's setup is, besides its platform, for the
+// answer's "differs in more than the platform" line: each a name and the
+// value a run had (workload and dataset size have warnings of their own).
+var setupFacets = []struct {
+	name string
+	of   func(r *result.Result) string
+}{
+	{"mode", func(r *result.Result) string {
+		if r.Config.RateOpsPerS > 0 {
+			return fmt.Sprintf("fixed rate %.0f op/s", r.Config.RateOpsPerS)
+		}
+		return "closed loop"
+	}},
+	{"concurrency", func(r *result.Result) string { return fmt.Sprintf("%d workers", r.Config.Concurrency) }},
+	{"duration", func(r *result.Result) string {
+		if r.Config.DurationNs > 0 {
+			return time.Duration(r.Config.DurationNs).String()
+		}
+		return fmt.Sprintf("%d ops", r.Config.Ops)
+	}},
+	{"server version", func(r *result.Result) string { return strings.TrimSpace(r.Target.Kind + " " + r.Target.Version) }},
+	{"platbench version", func(r *result.Result) string { return r.Tool.Version }},
+}
+
+// setupDiff says how group gi's runs differ from the baseline's in more
+// than the platform ("" when they do not): a ratio then measures those
+// differences too.
+func (c *CompareModel) setupDiff(gi int) string {
+	values := func(g int, of func(*result.Result) string) []string {
+		var vs []string
+		for _, ri := range c.Groups[g].Runs {
+			if ri < len(c.Results) {
+				if v := of(c.Results[ri]); v != "" && !slices.Contains(vs, v) {
+					vs = append(vs, v)
+				}
+			}
+		}
+		slices.Sort(vs)
+		return vs
+	}
+	var diffs []string
+	for _, f := range setupFacets {
+		b, o := values(c.Baseline, f.of), values(gi, f.of)
+		if len(b) > 0 && len(o) > 0 && !slices.Equal(b, o) {
+			diffs = append(diffs, fmt.Sprintf("%s %s against %s", f.name, strings.Join(o, ", "), strings.Join(b, ", ")))
+		}
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s differs from %s in more than the platform (%s): the ratios measure that too", c.Groups[gi].Name, c.Groups[c.Baseline].Name, strings.Join(diffs, "; "))
 }
 
 func (c *CompareModel) row(figure string) *CompareModelRow {

@@ -134,3 +134,26 @@ func TestWidthOf(t *testing.T) {
 		}
 	}
 }
+
+// Sides that differ in more than the platform say so in the answer: the
+// contended run lasted 30 s against device16's 20 s, and measured its
+// neighbours.
+func TestAnswerSetupDiff(t *testing.T) {
+	rs, files := platforms(t, "device16.r01", "epyc2-makerun")
+	c, err := Compare(rs, CompareOptions{Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := strings.Join(c.Answer.Unfair, "\n")
+	if !strings.Contains(u, "differs from device16 in more than the platform (duration 30s against 20s)") || !strings.Contains(u, "measured their neighbours") {
+		t.Errorf("unfair lines:\n%s", u)
+	}
+	// The platforms' own runs differ in the platform alone.
+	rs, files = platforms(t, "device16.r01", "epyc2.r01")
+	if c, err = Compare(rs, CompareOptions{Files: files}); err != nil {
+		t.Fatal(err)
+	}
+	if u := strings.Join(c.Answer.Unfair, "\n"); strings.Contains(u, "in more than the platform") {
+		t.Errorf("same setup called different:\n%s", u)
+	}
+}
