@@ -41,7 +41,7 @@ func TestVerifyServers(t *testing.T) {
 				testenv.Shared(t, c.env) // the CQL adapter's tests pause nodes
 			}
 			if c.name == "redis" {
-				url += "/7" // a database of its own
+				url += "/8" // a database of its own (adapter/redis's validate tests use 7)
 			}
 			if c.name == "cql" && strings.Count(url, ",") < 2 {
 				// One node (PLATBENCH_CASSANDRA_NODES=1): RF=1 at ONE.

@@ -310,7 +310,7 @@ func TestRunSpreadFromHistory(t *testing.T) {
 // between runs under about 0.9% (t(0.975, 4) x sqrt(2/3) x spread under
 // 2%, at no difference), which such a machine does not give.)
 func TestRepeatedRedisRuns(t *testing.T) {
-	url := testenv.URL(t, "PLATBENCH_REDIS_URL")
+	url := testenv.URL(t, "PLATBENCH_REDIS_URL") + "/13" // a database of its own (see TestMergeLoaderProcessesRedis)
 	dir := t.TempDir()
 	var a, b []string
 	for i, lbl := range []string{"a", "b", "b", "a", "a", "b", "b", "a", "a", "b"} {

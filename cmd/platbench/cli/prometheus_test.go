@@ -160,7 +160,7 @@ func byInstance(t *testing.T, ss []promSeries, instance, what string) float64 {
 // data.
 func TestPrometheusScrapesRun(t *testing.T) {
 	bin := testenv.URL(t, "PLATBENCH_PROMETHEUS_BIN")
-	redisURL := testenv.URL(t, "PLATBENCH_REDIS_URL")
+	redisURL := testenv.URL(t, "PLATBENCH_REDIS_URL") + "/14" // a database of its own (see TestMergeLoaderProcessesRedis)
 	fakeAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	redisAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	base := startPrometheus(t, bin, fakeAddr, redisAddr)
