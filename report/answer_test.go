@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,35 @@ func TestAnswerSetupDiff(t *testing.T) {
 	}
 	if u := strings.Join(c.Answer.Unfair, "\n"); strings.Contains(u, "in more than the platform") {
 		t.Errorf("same setup called different:\n%s", u)
+	}
+}
+
+// The comparison of the two real platforms as a terminal 80, 100 and 160
+// columns wide: goldens, and the answer's prose within the width.
+func TestCompareWidths(t *testing.T) {
+	rs, files := platforms(t, "epyc2.r01", "epyc2.r02", "epyc2.r03", "device16.r01", "device16.r02", "device16.r03")
+	for i := range files {
+		files[i] = filepath.Base(files[i]) // goldens independent of the checkout's path
+	}
+	c, err := Compare(rs, CompareOptions{Files: files, Baseline: "epyc2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(w int) { termWidth = w }(termWidth)
+	for _, w := range []int{80, 100, 160} {
+		termWidth = w
+		var b bytes.Buffer
+		if err := WriteCompareText(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, fmt.Sprintf("compare-platforms-%d.txt", w), b.Bytes())
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "Groups:") {
+				break // the answer ends here; the tables follow
+			}
+			if len([]rune(l)) > w {
+				t.Errorf("%d columns: the answer's line is %d wide: %q", w, len([]rune(l)), l)
+			}
+		}
 	}
 }
