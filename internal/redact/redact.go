@@ -21,7 +21,13 @@ const Mask = "xxxxx"
 // secretWords are the pieces of a parameter's name that make its value a
 // secret, matched anywhere in the lower-cased name.
 var secretWords = []string{"pass", "pwd", "token", "secret", "sasl_", "apikey", "api_key", "api-key",
-	"access_key", "private_key", "credential", "signature", "auth_key"}
+	"access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey", "credential", "signature", "auth_key"}
+
+// secretNames are whole parameter names whose value is a secret, though
+// the name is too short to match as a piece of another ("sig" of an
+// Azure SAS URL, "auth" of a bearer token). "key" is not among them: the
+// kafka target's key option names a distribution.
+var secretNames = map[string]bool{"sig": true, "auth": true, "authorization": true}
 
 // notSecret are option names that contain a secret word but hold none.
 var notSecret = map[string]bool{"token_aware": true}
@@ -32,6 +38,9 @@ func SecretKey(k string) bool {
 	k = strings.ToLower(strings.TrimSpace(k))
 	if notSecret[k] {
 		return false
+	}
+	if secretNames[k] {
+		return true
 	}
 	for _, w := range secretWords {
 		if strings.Contains(k, w) {

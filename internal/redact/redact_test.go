@@ -32,6 +32,8 @@ func TestURL(t *testing.T) {
 		{"cql://h1,h2:9042/ks", "cql://h1,h2:9042/ks"},
 		{"h:9100?token=s3cret", "h:9100?token=xxxxx"},
 		{"u:s3cret@h:9100", "u:xxxxx@h:9100"},
+		{"https://h/m?sv=2024&sig=s3cret&auth=s2&Authorization=s4", "https://h/m?sv=2024&sig=xxxxx&auth=xxxxx&Authorization=xxxxx"},
+		{"http://h?private-key=s3cret&access-key=s2&key=none", "http://h?private-key=xxxxx&access-key=xxxxx&key=none"},
 	} {
 		if got := URL(tc.in); got != tc.want {
 			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
