@@ -3,9 +3,10 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-	"time"
 
+	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -384,18 +385,8 @@ func (b *bottleneck) loaderLimit() bool {
 	b.set(LimitLoader, Likely, s.Reason)
 	b.out.Where = "loader host"
 	b.out.Summary = "the loader: " + strings.TrimPrefix(s.Reason, "client-bound: ")
-	b.out.Caveats = slicesDelete(b.out.Caveats, s.Reason)
+	b.out.Caveats = slices.DeleteFunc(b.out.Caveats, func(c string) bool { return c == s.Reason })
 	return true
-}
-
-func slicesDelete(ss []string, s string) []string {
-	out := ss[:0]
-	for _, x := range ss {
-		if x != s {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // workloadLimit: nothing saturated. A closed loop's throughput was set by
@@ -422,22 +413,22 @@ func (b *bottleneck) workloadLimit() {
 	if b.p.Mode != "open" {
 		n := b.p.Concurrency
 		o.Limit, o.Strength, o.Where = LimitConcurrency, Likely, "the workload"
-		o.Summary = fmt.Sprintf("the closed loop's %d %s in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, plural(n, "request"), n, fmtDur(meanLat))
-		o.Evidence = append(o.Evidence, fmt.Sprintf("Little's law: %d in flight / %s = %s op/s; measured %s op/s", n, fmtDur(meanLat), fmtRate(float64(n)/meanLat), fmtRate(x)))
+		o.Summary = fmt.Sprintf("the closed loop's %d %s in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, plural(n, "request"), n, units.Latency(meanLat*1e9))
+		o.Evidence = append(o.Evidence, fmt.Sprintf("Little's law: %d in flight / %s = %s; measured %s", n, units.Latency(meanLat*1e9), units.OpsPerSec(float64(n)/meanLat), units.OpsPerSec(x)))
 		o.Next = nextFor(LimitConcurrency)
 		return
 	}
 	rc := RateCheckOf(b.p, result.Window{StartNs: 0, LengthNs: b.p.DurationNs, Ops: f.Ops, Errors: f.Errors})
 	if rc != nil && rc.Met {
 		o.Limit, o.Strength, o.Where = LimitRate, Likely, "the workload"
-		o.Summary = fmt.Sprintf("the fixed rate of %s op/s, met with headroom: nothing saturated", fmtRate(rc.IntendedOpsPerS))
+		o.Summary = fmt.Sprintf("the fixed rate of %s, met with headroom: nothing saturated", units.OpsPerSec(rc.IntendedOpsPerS))
 		o.Next = nextFor(LimitRate)
 		return
 	}
 	o.Limit, o.Strength, o.Where = LimitUnknown, Weak, ""
 	o.Summary = "unknown: the rate was not met and no sampled resource saturated (the server's own limits: locks, one hot partition, its threads; or a machine not sampled)"
 	if rc != nil {
-		o.Evidence = append(o.Evidence, fmt.Sprintf("%.0f%% of the intended %s op/s sustained", 100*rc.Achieved(), fmtRate(rc.IntendedOpsPerS)))
+		o.Evidence = append(o.Evidence, fmt.Sprintf("%.0f%% of the intended %s sustained", 100*rc.Achieved(), units.OpsPerSec(rc.IntendedOpsPerS)))
 	}
 	o.Next = "add the server's telemetry (--server-metrics auto) and its own metrics; run sweep --find-max to find the rate it holds"
 }
@@ -484,20 +475,6 @@ func nextFor(limit string) string {
 		return "raise --rate, or run sweep --find-max to find the highest rate the platform holds"
 	}
 	return ""
-}
-
-func fmtDur(s float64) string {
-	return time.Duration(s * 1e9).Round(time.Microsecond).String()
-}
-
-func fmtRate(x float64) string {
-	switch {
-	case x >= 1e6:
-		return fmt.Sprintf("%.2fM", x/1e6)
-	case x >= 1e3:
-		return fmt.Sprintf("%.1fk", x/1e3)
-	}
-	return fmt.Sprintf("%.0f", x)
 }
 
 func plural(n int, word string) string {

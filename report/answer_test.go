@@ -103,7 +103,11 @@ func TestCompareAnswerFirst(t *testing.T) {
 func TestReportLimitsFirst(t *testing.T) {
 	rs, _ := platforms(t, "epyc2-makerun")
 	r := rs[0]
-	r.Analysis.Bottleneck = analysis.BottleneckOf(r)
+	// Its file was analysed before limits were kept: the report must find
+	// the limit all the same (it once showed it only in Markdown and HTML).
+	if r.Analysis == nil || r.Analysis.Bottleneck != nil {
+		t.Fatalf("the fixture should carry an analysis without a bottleneck: %+v", r.Analysis)
+	}
 	var b bytes.Buffer
 	if err := WriteTerm(&b, r); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,11 @@ func WriteTerm(w io.Writer, r *result.Result) error {
 	if v := analysis.VerificationOf(r); v != nil && v.Lost > 0 {
 		fmt.Fprintf(tw, "\nACKNOWLEDGED WRITES LOST: %s\n", verificationText(v))
 	}
-	writeLimitsText(tw, r.Analysis)
+	// The analysis' limit, computed for a file analysed before limits were
+	// kept (analysis.FiguresOf adds it), as Markdown and HTML show it.
+	if f, err := analysis.FiguresOf(r); err == nil {
+		writeLimitsText(tw, f.Analysis)
+	}
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		f, err := analysis.PhaseFiguresOf(p)
