@@ -130,6 +130,16 @@ func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.M
 	if err == nil && (m.Target != manifestTarget || m.KeyPrefix != w.KeyPrefix) {
 		err = fmt.Errorf("it names a %s dataset of key prefix %q", m.Target, m.KeyPrefix)
 	}
+	if err == nil {
+		// Clean unlinks the extra keys by name: the scan index is the only
+		// one a load of this prefix writes.
+		for _, k := range m.Extra {
+			if k != indexKey(w.KeyPrefix) {
+				err = fmt.Errorf("it names the extra key %q, not the prefix's scan index %s", k, indexKey(w.KeyPrefix))
+				break
+			}
+		}
+	}
 	if err != nil {
 		return nil, adapter.MissingDataset("redis: key %s in %s is not a dataset manifest of platbench's for key prefix %q (%v): nothing removed (fix: look at it with GET %s; delete it by hand if it is a stale one)", key, t.where(), w.KeyPrefix, err, key)
 	}

@@ -134,12 +134,18 @@ func TestReadManifestRefusesGarbage(t *testing.T) {
 	s.KeyPrefix = "garbage" + uniq
 	s.EnsureDefaults()
 	key := adapter.ManifestKey(s.KeyPrefix)
-	v.Set(ctx, key, `{"tool":"platbench","format":1,"key_prefix":"other","target":"redis","records":1,"key_high":1}`, time.Hour)
 	defer v.Del(ctx, key)
 	tg := open(t, raw, nil)
-	var de *adapter.DatasetError
-	if _, err := tg.ReadManifest(ctx, &s); !errors.As(err, &de) || !strings.Contains(err.Error(), key) {
-		t.Errorf("ReadManifest of another prefix's manifest: %v, want a dataset error naming %s", err, key)
+	for _, c := range []struct{ what, js string }{
+		{"another prefix's manifest", `{"tool":"platbench","format":1,"key_prefix":"other","target":"redis","records":1,"key_high":1}`},
+		// clean would UNLINK an extra key by name: an application's is refused
+		{"a manifest naming an application's key", `{"tool":"platbench","format":1,"key_prefix":"` + s.KeyPrefix + `","target":"redis","records":1,"key_high":1,"extra_keys":["sessions"]}`},
+	} {
+		v.Set(ctx, key, c.js, time.Hour)
+		var de *adapter.DatasetError
+		if _, err := tg.ReadManifest(ctx, &s); !errors.As(err, &de) || !strings.Contains(err.Error(), key) {
+			t.Errorf("ReadManifest of %s: %v, want a dataset error naming %s", c.what, err, key)
+		}
 	}
 }
 
