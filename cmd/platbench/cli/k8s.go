@@ -122,7 +122,12 @@ func writeK8s(env *Env, j k8sJob, out string, data, sdata []byte) error {
 		return err
 	}
 	if err := writeManifest(env, out, data, false); err != nil {
-		return err
+		// The Secret just written (O_EXCL: this run's) goes with the
+		// manifest it was for; left, it would refuse the next try.
+		if rerr := os.Remove(j.secretFile); rerr != nil {
+			return fmt.Errorf("%w (the Secret's file %s stays: %v)", err, j.secretFile, rerr)
+		}
+		return fmt.Errorf("%w (the Secret's file %s, written first, is removed)", err, j.secretFile)
 	}
 	where := "to stdout (save it, e.g. as JOB.yaml)"
 	if out != "" && out != "-" {

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -254,4 +257,23 @@ func FuzzSecretOpts(f *testing.F) {
 			}
 		}
 	})
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// A manifest that cannot be written takes the Secret's file written for it
+// along (it would refuse the next try), and says so.
+func TestK8sSecretFileRemovedWhenManifestFails(t *testing.T) {
+	secretFile := filepath.Join(t.TempDir(), "s.yaml")
+	var stderr bytes.Buffer
+	env := &Env{Stdout: failingWriter{}, Stderr: &stderr}
+	err := writeK8s(env, k8sJob{name: "bench", secretFile: secretFile}, "", []byte("job\n"), []byte("secret\n"))
+	if err == nil || !strings.Contains(err.Error(), "broken pipe") || !strings.Contains(err.Error(), "is removed") {
+		t.Fatalf("err = %v, want the write's error and that the Secret's file is removed", err)
+	}
+	if _, serr := os.Stat(secretFile); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("the Secret's file is left after the manifest failed: %v", serr)
+	}
 }
