@@ -253,11 +253,40 @@ func (t *Target) ReadManifest(ctx context.Context, _ *workload.Spec) (*adapter.M
 	if err == nil && (m.Target != manifestTarget || !strings.HasPrefix(m.Dataset, "topic "+name) && !strings.HasPrefix(m.Dataset, "topics "+name+"-")) {
 		err = fmt.Errorf("it names the %s dataset %q", m.Target, m.Dataset)
 	}
+	if err == nil {
+		err = createdTopics(m, name)
+	}
 	if err != nil {
 		return nil, adapter.MissingDataset("kafka: the record %q of %s is not a dataset manifest of platbench's for topic %s (%v): nothing removed (fix: write a tombstone for it if it is a stale one)", name, registryTopic, name, err)
 	}
 	t.topic = name
 	return m, nil
+}
+
+// createdTopics checks that every object m says its load created is a topic
+// of the dataset kept under the registry's key topic: topic itself, or one
+// of several, BASE-N, where topic is BASE or the first of them, BASE-0.
+// Clean deletes them by name, and the registry's records are anyone's to
+// write.
+func createdTopics(m *adapter.Manifest, topic string) error {
+	numbered := func(name, base string) bool {
+		n, ok := strings.CutPrefix(name, base+"-")
+		return ok && n != "" && strings.Trim(n, "0123456789") == ""
+	}
+	base := topic
+	if i := strings.LastIndexByte(topic, '-'); i > 0 && numbered(topic, topic[:i]) {
+		base = topic[:i]
+	}
+	for _, c := range m.Created {
+		name, ok := strings.CutPrefix(c, "topic ")
+		if !ok {
+			return fmt.Errorf("it names %q as created, not a topic", c)
+		}
+		if name != topic && !numbered(name, topic) && !numbered(name, base) {
+			return fmt.Errorf("it names topic %s as created, not a topic of the dataset's (%s, or %s-N of several)", name, topic, base)
+		}
+	}
+	return nil
 }
 
 // Unmarked names the named topic when it is there; without topic=NAME,
