@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/result"
 )
@@ -395,7 +396,7 @@ func tlsFileToSecret(opt, path string, secrets map[string]string) (string, error
 		if k.opt != opt {
 			continue
 		}
-		b, err := readBounded(path, maxTLSFile)
+		b, err := bounded.ReadFile(path, maxTLSFile) // its own fix below, not readBounded's
 		if err != nil {
 			return "", usagef("%s=%s: %v (fix: the path of a readable PEM file on this machine: platbench k8s puts it into the Secret)", opt, path, err)
 		}

@@ -191,8 +191,8 @@ func TestK8sTLSFilesInSecret(t *testing.T) {
 		}
 	}
 	code, _, stderr = run(t, "k8s", "--loaders", "2", "--secret-out", secretOut, "--", "--target", "cql://db", "--target-opt", "tls_key="+filepath.Join(dir, "missing.pem"))
-	if code != 2 || !strings.Contains(stderr, "tls_key=") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-		t.Errorf("a missing key file: exit %d, %q; want 2 and one line naming tls_key", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "tls_key=") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || strings.Count(stderr, "(fix:") != 1 {
+		t.Errorf("a missing key file: exit %d, %q; want 2 and one line naming tls_key and one fix", code, stderr)
 	}
 }
 
