@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -172,30 +171,45 @@ func ratioInterval(r, lo, hi float64) string {
 func (c *CompareModel) groupLimit(gi int) (*GroupLimit, []*result.Bottleneck) {
 	g := c.Groups[gi]
 	var bs []*result.Bottleneck
-	count := map[string]int{}
-	first := map[string]*result.Bottleneck{}
-	var order []string
 	for _, ri := range g.Runs {
-		if ri >= len(c.Results) {
-			continue
+		if ri < len(c.Results) {
+			if b := runBottleneck(c.Results[ri]); b != nil {
+				bs = append(bs, b)
+			}
 		}
-		b := runBottleneck(c.Results[ri])
-		if b == nil {
-			continue
-		}
-		bs = append(bs, b)
-		if count[b.Limit] == 0 {
-			first[b.Limit] = b
-			order = append(order, b.Limit)
-		}
-		count[b.Limit]++
 	}
-	if len(bs) == 0 {
+	top, n := CommonLimit(bs)
+	if top == nil {
 		return nil, nil
 	}
-	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
-	top := first[order[0]]
-	return &GroupLimit{Group: g.Name, Limit: top.Limit, Where: top.Where, Runs: count[top.Limit], Of: len(g.Runs), Summary: top.Summary}, bs
+	return &GroupLimit{Group: g.Name, Limit: top.Limit, Where: top.Where, Runs: n, Of: len(g.Runs), Summary: top.Summary}, bs
+}
+
+// CommonLimit is the limit most of bs have, as the first of them with it
+// words it (ties: the limit that came first), and how many have it; nil
+// without any.
+func CommonLimit(bs []*result.Bottleneck) (*result.Bottleneck, int) {
+	var top *result.Bottleneck
+	count := map[string]int{}
+	for _, b := range bs {
+		count[b.Limit]++
+		if top == nil || (b.Limit != top.Limit && count[b.Limit] > count[top.Limit]) {
+			top = firstWith(bs, b.Limit)
+		}
+	}
+	if top == nil {
+		return nil, 0
+	}
+	return top, count[top.Limit]
+}
+
+func firstWith(bs []*result.Bottleneck, limit string) *result.Bottleneck {
+	for _, b := range bs {
+		if b.Limit == limit {
+			return b
+		}
+	}
+	return nil
 }
 
 // runBottleneck is a run's bottleneck: its analysis', or computed.

@@ -42,3 +42,19 @@ func TestBottleneckPlatforms(t *testing.T) {
 		})
 	}
 }
+
+// CommonLimit: the limit most runs had, worded by its first run; a tie
+// keeps the limit that came first.
+func TestCommonLimit(t *testing.T) {
+	b := func(limit, summary string) *result.Bottleneck { return &result.Bottleneck{Limit: limit, Summary: summary} }
+	if top, n := CommonLimit(nil); top != nil || n != 0 {
+		t.Errorf("none: %v %d", top, n)
+	}
+	top, n := CommonLimit([]*result.Bottleneck{b("cpu", "c1"), b("disk", "d1"), b("disk", "d2"), b("cpu", "c2"), b("disk", "d3")})
+	if top.Summary != "d1" || n != 3 {
+		t.Errorf("most: %+v %d, want d1 in 3", top, n)
+	}
+	if top, n = CommonLimit([]*result.Bottleneck{b("cpu", "c1"), b("disk", "d1"), b("disk", "d2"), b("cpu", "c2")}); top.Summary != "c1" || n != 2 {
+		t.Errorf("tie: %+v %d, want c1 in 2", top, n)
+	}
+}

@@ -57,8 +57,7 @@ func WriteRepeatSummary(w io.Writer, rs []*result.Result, files []string) error 
 		return ew.err
 	}
 	var tput, p99 []float64
-	limits, summary := map[string]int{}, map[string]string{}
-	top := ""
+	var bs []*result.Bottleneck
 	for _, r := range rs {
 		f, err := analysis.FiguresOf(r)
 		if err != nil {
@@ -67,20 +66,14 @@ func WriteRepeatSummary(w io.Writer, rs []*result.Result, files []string) error 
 		tput = append(tput, f.Analysis.Steady.SustainedOpsPerS)
 		p99 = append(p99, float64(f.Latency.P99Ns))
 		if b := f.Analysis.Bottleneck; b != nil {
-			if limits[b.Limit] == 0 {
-				summary[b.Limit] = b.Summary // the first run's words for it
-			}
-			limits[b.Limit]++
-			if top == "" || limits[b.Limit] > limits[top] {
-				top = b.Limit
-			}
+			bs = append(bs, b)
 		}
 	}
 	fmt.Fprintf(ew, "\n%d runs of %s:\n", len(rs), orDash(rs[0].Config.Workload.Name))
 	fmt.Fprintf(ew, "  sustained %s\n", spreadText(tput, units.OpsPerSec))
-	fmt.Fprintf(ew, "  p99       %s\n", spreadText(p99, func(v float64) string { return units.Latency(v) }))
-	if top != "" {
-		fmt.Fprintf(ew, "  limited by (%d of %d runs): %s\n", limits[top], len(rs), summary[top])
+	fmt.Fprintf(ew, "  p99       %s\n", spreadText(p99, units.Latency))
+	if top, n := analysis.CommonLimit(bs); top != nil {
+		fmt.Fprintf(ew, "  limited by (%d of %d runs): %s\n", n, len(rs), top.Summary)
 	}
 	fmt.Fprintf(ew, "%d runs: %s\n", len(files), strings.Join(files, " "))
 	fmt.Fprintf(ew, "compare them with another group: platbench compare %s OTHER.r*.json\n", strings.Join(files, " "))
