@@ -189,27 +189,20 @@ func (c *CompareModel) groupLimit(gi int) (*GroupLimit, []*result.Bottleneck) {
 // words it (ties: the limit that came first), and how many have it; nil
 // without any.
 func CommonLimit(bs []*result.Bottleneck) (*result.Bottleneck, int) {
-	var top *result.Bottleneck
 	count := map[string]int{}
 	for _, b := range bs {
 		count[b.Limit]++
-		if top == nil || (b.Limit != top.Limit && count[b.Limit] > count[top.Limit]) {
-			top = firstWith(bs, b.Limit)
+	}
+	var top *result.Bottleneck
+	for _, b := range bs { // in order: the first with the most wins a tie
+		if top == nil || count[b.Limit] > count[top.Limit] {
+			top = b
 		}
 	}
 	if top == nil {
 		return nil, 0
 	}
 	return top, count[top.Limit]
-}
-
-func firstWith(bs []*result.Bottleneck, limit string) *result.Bottleneck {
-	for _, b := range bs {
-		if b.Limit == limit {
-			return b
-		}
-	}
-	return nil
 }
 
 // runBottleneck is a run's bottleneck: its analysis', or computed.
