@@ -46,7 +46,9 @@ func TestBottleneckPlatforms(t *testing.T) {
 // CommonLimit: the limit most runs had, worded by its first run; a tie
 // keeps the limit that came first.
 func TestCommonLimit(t *testing.T) {
-	b := func(limit, summary string) *result.Bottleneck { return &result.Bottleneck{Limit: limit, Summary: summary} }
+	b := func(limit, summary string) *result.Bottleneck {
+		return &result.Bottleneck{Limit: limit, Summary: summary}
+	}
 	if top, n := CommonLimit(nil); top != nil || n != 0 {
 		t.Errorf("none: %v %d", top, n)
 	}
