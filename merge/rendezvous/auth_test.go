@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/platbench/platbench/result"
 )
 
 // logLines collects loader 0's log of refused connections.
@@ -110,18 +112,7 @@ func TestStrangersRefused(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := Dial(ctx, addr, shard, 3, "v1", opts())
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if _, err := p.Start(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if err := p.Send(ctx, res("loader"), nil, ""); err != nil {
-				t.Error(err)
-			}
+			sendAsLoader(ctx, t, addr, shard, 3, res("loader"))
 		}()
 	}
 	<-ready
@@ -249,5 +240,22 @@ func TestSessionFrames(t *testing.T) {
 	exact := bufio.NewReaderSize(strings.NewReader(strings.Repeat("z", 100)+"\nnext\n"), 16)
 	if l, err := readLine(exact, 100); err != nil || len(l) != 100 {
 		t.Errorf("a line of exactly the limit: %d %v", len(l), err)
+	}
+}
+
+// sendAsLoader is loader shard of shards: it dials addr, starts and sends
+// r, reporting any error to t (from its own goroutine: t.Error).
+func sendAsLoader(ctx context.Context, t *testing.T, addr string, shard, shards int, r *result.Result) {
+	p, err := Dial(ctx, addr, shard, shards, "v1", opts())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if _, err := p.Start(ctx); err != nil {
+		t.Error(err)
+		return
+	}
+	if err := p.Send(ctx, r, nil, ""); err != nil {
+		t.Error(err)
 	}
 }

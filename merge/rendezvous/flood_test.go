@@ -149,18 +149,7 @@ func TestRendezvousUnderFlood(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := Dial(ctx, addr, shard, shards, "v1", opts())
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if _, err := p.Start(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if err := p.Send(ctx, res(fmt.Sprintf("loader-%d", shard)), nil, ""); err != nil {
-				t.Error(err)
-			}
+			sendAsLoader(ctx, t, addr, shard, shards, res(fmt.Sprintf("loader-%d", shard)))
 		}()
 	}
 	<-watch
