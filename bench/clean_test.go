@@ -22,6 +22,7 @@ import (
 	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
@@ -711,4 +712,43 @@ type quietPebble struct{}
 func (quietPebble) Infof(string, ...any) {}
 func (quietPebble) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf(format, args...))
+}
+
+// A run with its own load keeps the dataset when, by its end, the manifest
+// on the target was written by another (a load over it from another
+// invocation, which may still read it), and says so.
+func TestRunKeepsADatasetAnotherLoadWrote(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "db")
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 50
+	cfg := Config{Open: registry.Open, Target: "embedded://" + store, Workload: spec, Load: true, Run: true, Telemetry: quietTelemetry(),
+		Runner: runner.Config{Ops: 10, Concurrency: 1, Seed: 1}}
+	cfg.EnsureDefaults()
+	s, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mf := s.t.(adapter.Manifester)
+	other := *s.ds.m
+	other.LoadID, other.UpdatedAt = "20261128T000000Z-0therl0d", other.UpdatedAt.Add(time.Second)
+	if err := mf.WriteManifest(ctx, &s.spec, &other); err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Result{}
+	s.endDataset(ctx, r)
+	m, err := mf.ReadManifest(ctx, &s.spec)
+	if err != nil || m == nil || m.LoadID != other.LoadID {
+		t.Fatalf("manifest after the run's end: %v %v, want the other load's kept", m, err)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "written since by another") {
+		t.Errorf("notes %q, want the dataset kept and why", r.Notes)
+	}
 }

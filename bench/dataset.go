@@ -314,8 +314,9 @@ func cmpOr(a, b string) string {
 // load alone keeps it; a run with its own load removes what that load made,
 // by its manifest, unless told to keep it (Config.KeepDataset), the dataset
 // was platbench's before this load (another load's, which this one only
-// wrote over), or the run is one loader of several (the others may still
-// read it). What happened is said in r's notes (r may be nil: a run that
+// wrote over), the run is one loader of several (the others may still
+// read it), or the manifest on the target was written since by another
+// load or run. What happened is said in r's notes (r may be nil: a run that
 // failed before its result, or a sweep's session closing). It acts once.
 func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	note := func(format string, a ...any) {
@@ -381,6 +382,13 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	d.mu.Lock()
 	mc := *m
 	d.mu.Unlock()
+	// Another load over this dataset, or a run raising its range, since
+	// this run's last write: it may still read it.
+	if now, err := cl.ReadManifest(cctx, &s.spec); err == nil && now != nil && (now.LoadID != mc.LoadID || !now.UpdatedAt.Equal(mc.UpdatedAt)) {
+		retain()
+		note("the dataset this run made was kept: its manifest on the target was written since by another (load %s, at %s), which may still read it: %s; 'platbench clean' removes it", now.LoadID, now.UpdatedAt.Format(time.RFC3339), now.Describe())
+		return
+	}
 	if _, err := cl.Clean(cctx, &s.spec, &mc, false); err != nil {
 		note("the dataset this run made was not removed (%v): %s (fix: platbench clean with the same target and workload)", err, m.Dataset)
 		return
