@@ -150,17 +150,13 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 // keyspace, the manifests' table or the row is not there).
 func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.Manifest, error) {
 	ks, tbl := t.dataTable(w)
-	admin, err := t.adminSession(ctx)
+	admin, meta, err := t.keyspaceMeta(ctx, ks)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.Close()
-	meta, err := admin.KeyspaceMetadata(ks)
-	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+	if meta == nil {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
 	}
 	if meta.Tables[manifestTable] == nil {
 		return nil, nil
@@ -184,20 +180,34 @@ func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.M
 	return m, nil
 }
 
+// keyspaceMeta opens an admin session and reads the schema of keyspace ks:
+// a nil meta when ks is not there. The caller closes admin.
+func (t *Target) keyspaceMeta(ctx context.Context, ks string) (*gocql.Session, *gocql.KeyspaceMetadata, error) {
+	admin, err := t.adminSession(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := admin.KeyspaceMetadata(ks)
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+		return admin, nil, nil
+	}
+	if err != nil {
+		admin.Close()
+		return nil, nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
+	}
+	return admin, meta, nil
+}
+
 // Unmarked names the workload's table when it is there.
 func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 	ks, tbl := t.dataTable(w)
-	admin, err := t.adminSession(ctx)
+	admin, meta, err := t.keyspaceMeta(ctx, ks)
 	if err != nil {
 		return err
 	}
 	defer admin.Close()
-	meta, err := admin.KeyspaceMetadata(ks)
-	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+	if meta == nil {
 		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
 	}
 	if meta.Tables[tbl] == nil {
 		return nil
@@ -218,17 +228,13 @@ const cleanWorkers = 16
 // left in it (an application's table beside platbench's keeps it).
 func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifest, dryRun bool) ([]string, error) {
 	ks, tbl := t.dataTable(w)
-	admin, err := t.adminSession(ctx)
+	admin, meta, err := t.keyspaceMeta(ctx, ks)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.Close()
-	meta, err := admin.KeyspaceMetadata(ks)
-	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+	if meta == nil {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
 	}
 	var out []string
 	tables := len(meta.Tables)
