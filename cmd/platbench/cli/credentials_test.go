@@ -58,17 +58,8 @@ func TestCredentialsApply(t *testing.T) {
 // Against the real Redis with a password: the URL without it and the
 // password from a file run, and the result holds no password.
 func TestRunPasswordFromFile(t *testing.T) {
-	raw := testenv.URL(t, "PLATBENCH_REDIS_AUTH_URL")
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass, _ := u.User.Password()
-	u.User = nil
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "pw")
-	os.WriteFile(pw, []byte(pass+"\n"), 0o600)
-	out := filepath.Join(dir, "r.json")
+	u, pass, pw := redisAuthPasswordFile(t)
+	out := filepath.Join(filepath.Dir(pw), "r.json")
 	code, stdout, stderr := run(t, "run", "--target", u.String(), "--target-password-file", pw, "--records", "100", "--ops", "500", "--quiet", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
@@ -81,8 +72,26 @@ func TestRunPasswordFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without it the server refuses, and says so.
-	code, _, stderr = run(t, "run", "--target", u.String(), "--records", "100", "--ops", "500", "--quiet", "--out", filepath.Join(dir, "r2.json"))
+	code, _, stderr = run(t, "run", "--target", u.String(), "--records", "100", "--ops", "500", "--quiet", "--out", filepath.Join(filepath.Dir(pw), "r2.json"))
 	if code == 0 || !strings.Contains(stderr, "NOAUTH") && !strings.Contains(strings.ToLower(stderr), "auth") {
 		t.Errorf("without the password: exit %d: %s", code, stderr)
 	}
+}
+
+// redisAuthPasswordFile is the password-protected Redis of
+// $PLATBENCH_REDIS_AUTH_URL (skipped without it): its URL without the
+// password, the password, and a file holding it, in a test directory.
+func redisAuthPasswordFile(t *testing.T) (u *url.URL, pass, file string) {
+	t.Helper()
+	u, err := url.Parse(testenv.URL(t, "PLATBENCH_REDIS_AUTH_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ = u.User.Password()
+	u.User = nil
+	file = filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(file, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return u, pass, file
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +8,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/platbench/platbench/internal/testenv"
 )
 
 // singleLine reports whether stderr is one line.
@@ -325,17 +322,8 @@ func TestListenAddr(t *testing.T) {
 // no password is verified again with the password from a file, as the
 // refusal without it says; the result holds no password either time.
 func TestVerifyPasswordFromFile(t *testing.T) {
-	raw := testenv.URL(t, "PLATBENCH_REDIS_AUTH_URL")
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass, _ := u.User.Password()
-	u.User = nil
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "pw")
-	os.WriteFile(pw, []byte(pass+"\n"), 0o600)
-	out := filepath.Join(dir, "r.json")
+	u, pass, pw := redisAuthPasswordFile(t)
+	out := filepath.Join(filepath.Dir(pw), "r.json")
 	t.Setenv(envTargetPassword, "")
 	code, stdout, stderr := run(t, "run", "--target", u.String(), "--target-password-file", pw, "--verify", "--records", "200", "--ops", "500", "--quiet", "--out", out)
 	if code != 0 {
