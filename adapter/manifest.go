@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/platbench/platbench/workload"
@@ -125,6 +127,51 @@ func (m *Manifest) Keys(fn func(key string) error) error {
 		}
 	}
 	return nil
+}
+
+// EachKey calls do with every key that keys yields (Manifest.Keys, or
+// another walk of the range), from workers goroutines at once, for a target
+// that removes keys one by one. It stops at the first error, which it
+// returns, and counts the calls for which do returned true (a key that was
+// there).
+func EachKey(ctx context.Context, workers int, keys func(fn func(key string) error) error, do func(ctx context.Context, key string) (bool, error)) (int64, error) {
+	ch := make(chan string, 1024)
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var werr error
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range ch {
+				there, err := do(gctx, k)
+				if err != nil {
+					once.Do(func() { werr = err; cancel() })
+					continue // drain
+				}
+				if there {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	err := keys(func(k string) error {
+		select {
+		case ch <- k:
+			return nil
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+	})
+	close(ch)
+	wg.Wait()
+	if werr != nil {
+		err = werr
+	}
+	return n.Load(), err
 }
 
 // KeyCount is the number of key names Keys yields (records and their forms).

@@ -1,8 +1,12 @@
 package adapter
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,4 +97,38 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatalf("read back differs:\n%s\n%s", a, b)
 		}
 	})
+}
+
+// EachKey calls do once for every key and counts those it reports there;
+// the first error stops the walk and is returned.
+func TestEachKey(t *testing.T) {
+	m := &Manifest{KeyPrefix: "u", KeyHigh: 1000, Records: 1000, KeyForms: []string{"l:{key}"}}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	n, err := EachKey(context.Background(), 4, m.Keys, func(_ context.Context, k string) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[k]++
+		return strings.HasPrefix(k, "l:"), nil
+	})
+	if err != nil || n != 1000 || len(seen) != 2000 {
+		t.Fatalf("EachKey: %d counted, %d keys seen, %v; want 1000 of 2000, no error", n, len(seen), err)
+	}
+	for k, c := range seen {
+		if c != 1 {
+			t.Fatalf("key %q done %d times", k, c)
+		}
+	}
+	boom := errors.New("boom")
+	var calls atomic.Int64
+	_, err = EachKey(context.Background(), 4, m.Keys, func(ctx context.Context, k string) (bool, error) {
+		calls.Add(1)
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, boom
+	})
+	if !errors.Is(err, boom) || calls.Load() >= 2000 {
+		t.Fatalf("EachKey after an error: %v after %d calls, want boom, the walk stopped", err, calls.Load())
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -309,56 +307,33 @@ func (t *Target) deleteRows(ctx context.Context, admin *gocql.Session, ks, tbl s
 	if dryRun {
 		q = fmt.Sprintf("SELECT %s FROM %s.%s WHERE %s = ?", key, ks, tbl, key)
 	}
-	keys := make(chan string, 1024)
-	gctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var n atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var werr error
-	for range cleanWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range keys {
-				var arg any = k
-				if c.Schema == SchemaStress {
-					arg = []byte(k)
-				}
-				var err error
-				if dryRun {
-					var got []byte
-					err = admin.Query(q, arg).Consistency(gocql.Quorum).ScanContext(gctx, &got)
-					if errors.Is(err, gocql.ErrNotFound) {
-						continue
-					}
-				} else {
-					err = admin.Query(q, arg).Consistency(gocql.Quorum).ExecContext(gctx)
-				}
-				if err != nil {
-					once.Do(func() { werr = err; cancel() })
-					continue
-				}
-				n.Add(1) // a delete of a row that is not there is counted: a tombstone all the same
-			}
-		}()
-	}
 	s := m.KeySpec()
-	var err error
-	for k := uint64(0); k < m.KeyHigh && err == nil; k++ {
-		select {
-		case keys <- s.KeyName(k):
-		case <-gctx.Done():
-			err = gctx.Err()
+	records := func(fn func(key string) error) error {
+		for k := uint64(0); k < m.KeyHigh; k++ {
+			if err := fn(s.KeyName(k)); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	close(keys)
-	wg.Wait()
-	if werr != nil {
-		err = werr
-	}
+	n, err := adapter.EachKey(ctx, cleanWorkers, records, func(ctx context.Context, k string) (bool, error) {
+		var arg any = k
+		if c.Schema == SchemaStress {
+			arg = []byte(k)
+		}
+		if dryRun {
+			var got []byte
+			err := admin.Query(q, arg).Consistency(gocql.Quorum).ScanContext(ctx, &got)
+			if errors.Is(err, gocql.ErrNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		}
+		// a delete of a row that is not there is counted: a tombstone all the same
+		return true, admin.Query(q, arg).Consistency(gocql.Quorum).ExecContext(ctx)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("cql: deleting platbench's rows of %s.%s: %w", ks, tbl, classify(err))
 	}
-	return n.Load(), nil
+	return n, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
@@ -154,50 +152,13 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 		}
 		return []string{fmt.Sprintf("map %s (%d entries; load %s created it)", name, size, m.LoadID)}, nil
 	}
-	keys := make(chan string, 1024)
-	var n atomic.Int64
-	gctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var once sync.Once
-	var werr error
-	for range cleanWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range keys {
-				var there bool
-				var err error
-				if dryRun {
-					there, err = t.m.ContainsKey(gctx, k)
-				} else {
-					var v any
-					v, err = t.m.Remove(gctx, k)
-					there = v != nil
-				}
-				if err != nil {
-					once.Do(func() { werr = err; cancel() })
-					continue // drain
-				}
-				if there {
-					n.Add(1)
-				}
-			}
-		}()
-	}
-	err = m.Keys(func(k string) error {
-		select {
-		case keys <- k:
-			return nil
-		case <-gctx.Done():
-			return gctx.Err()
+	n, err := adapter.EachKey(ctx, cleanWorkers, m.Keys, func(ctx context.Context, k string) (bool, error) {
+		if dryRun {
+			return t.m.ContainsKey(ctx, k)
 		}
+		v, err := t.m.Remove(ctx, k)
+		return v != nil, err
 	})
-	close(keys)
-	wg.Wait()
-	if werr != nil {
-		err = werr
-	}
 	if err == nil && !dryRun {
 		err = t.m.Delete(ctx, adapter.ManifestKey(w.KeyPrefix))
 	}
@@ -205,7 +166,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 		return nil, fmt.Errorf("hazelcast: cleaning map %q: %w", name, classify(err))
 	}
 	return []string{
-		fmt.Sprintf("%d keys %s<n> of map %s (of the %d names of key numbers 0..%d that load %s and later runs may have written; the map was there before, with other entries, and stays)", n.Load(), m.KeyPrefix, name, m.KeyCount(), int64(m.KeyHigh)-1, m.LoadID),
+		fmt.Sprintf("%d keys %s<n> of map %s (of the %d names of key numbers 0..%d that load %s and later runs may have written; the map was there before, with other entries, and stays)", n, m.KeyPrefix, name, m.KeyCount(), int64(m.KeyHigh)-1, m.LoadID),
 		fmt.Sprintf("key %s of map %s", adapter.ManifestKey(w.KeyPrefix), name),
 	}, nil
 }
