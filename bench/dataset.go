@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -96,7 +97,7 @@ func (s *Session) startLoad(ctx context.Context, loadID string) {
 		}
 		m.KeyHigh = max(m.KeyHigh, old.KeyHigh)
 		m.Runs, m.LastRun, m.CreatedAt = old.Runs, old.LastRun, old.CreatedAt
-		m.ObjectID = cmpOr(m.ObjectID, old.ObjectID)
+		m.ObjectID = cmp.Or(m.ObjectID, old.ObjectID)
 		mergeForms(m, old)
 	} else {
 		d.made = true
@@ -301,13 +302,6 @@ func mergeForms(a, b *adapter.Manifest) {
 			a.Extra = append(a.Extra, f)
 		}
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // endDataset decides, at the end of Run, what becomes of the dataset: a
