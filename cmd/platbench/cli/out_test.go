@@ -228,3 +228,14 @@ func TestReportWarnsOfAJournalBeside(t *testing.T) {
 		t.Errorf("report with a journal beside: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// An --out whose directory is missing is bad input:
+// exit 2 before anything runs, one line naming --out, and not the name
+// of the probe that found it.
+func TestOutDirectoryMissing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "none", "r.json")
+	code, _, stderr := run(t, "run", "--target", "fake", "--records", "100", "--ops", "200", "--quiet", "--out", out)
+	if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "--out") || strings.Contains(stderr, ".platbench-check") {
+		t.Errorf("--out %s: exit %d, %q; want %d and one line naming --out", out, code, stderr, exitUsage)
+	}
+}

@@ -863,11 +863,17 @@ func printTerm(w io.Writer, r *result.Result) error {
 	return nil
 }
 
+// checkWritable refuses, as bad input (exit status 2), an --out whose
+// directory cannot take a file: missing, not a directory, not writable.
 func checkWritable(path string) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".platbench-check-*")
 	if err != nil {
-		return fmt.Errorf("cannot write the result to %s: %v (choose another --out)", path, err)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // not the probe's own name
+		}
+		return usererr.New("cannot write the result to %s: its directory %s: %v (fix: another --out)", path, dir, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
