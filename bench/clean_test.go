@@ -752,3 +752,45 @@ func TestRunKeepsADatasetAnotherLoadWrote(t *testing.T) {
 		t.Errorf("notes %q, want the dataset kept and why", r.Notes)
 	}
 }
+
+// A load whose dataset's manifest could not be read (something else is at
+// its key) does not take the dataset for its own: the run's end keeps it,
+// and says why.
+func TestRunKeepsADatasetWhoseManifestWasUnread(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "db")
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 50
+	spec.EnsureDefaults()
+	db, err := pebble.Open(store, &pebble.Options{Logger: quietPebble{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Set([]byte(adapter.ManifestKey(spec.KeyPrefix)), []byte("not a manifest"), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cfg := Config{Open: registry.Open, Target: "embedded://" + store, Workload: spec, Load: true, Run: true, Telemetry: quietTelemetry(),
+		Runner: runner.Config{Ops: 10, Concurrency: 1, Seed: 1}}
+	r, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "could not be read before this run's load") {
+		t.Errorf("notes %q, want the dataset kept and why", r.Notes)
+	}
+	tg, err := registry.Open(ctx, cfg.Target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := tg.Setup(ctx, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.(adapter.DatasetChecker).CheckDataset(ctx, &spec); err != nil {
+		t.Errorf("the dataset after the run: %v, want it kept", err)
+	}
+}

@@ -45,6 +45,9 @@ type dataset struct {
 	ended bool
 	// writes: the dataset is a run's writes, without a load (startWrites).
 	writes bool
+	// unread: the manifest could not be read after Setup: what is there is
+	// unknown, so the dataset is not this invocation's own to remove.
+	unread bool
 }
 
 // readManifest reads the manifest of spec's dataset after Setup, for a
@@ -58,6 +61,7 @@ func readManifest(ctx context.Context, t adapter.Target, spec *workload.Spec) *d
 	m, err := mf.ReadManifest(ctx, spec)
 	if err != nil {
 		d.notes = append(d.notes, fmt.Sprintf("the dataset's manifest could not be read (%v): the load it came from is not named", err))
+		d.unread = true
 		return d
 	}
 	d.m = m
@@ -100,7 +104,7 @@ func (s *Session) startLoad(ctx context.Context, loadID string) {
 		m.ObjectID = cmp.Or(m.ObjectID, old.ObjectID)
 		mergeForms(m, old)
 	} else {
-		d.made = true
+		d.made = !d.unread
 	}
 	d.m = m
 	d.mu.Unlock()
@@ -116,7 +120,7 @@ func (s *Session) startLoad(ctx context.Context, loadID string) {
 // platbench did not make, the run writes into it unmarked, and says so.
 func (s *Session) startWrites(ctx context.Context) {
 	cl, ok := s.t.(adapter.Cleaner)
-	if !ok || s.cfg.Load || !s.cfg.Run || s.spec.ReadsRecords() || len(s.spec.Mix) == 0 || s.ds.m != nil {
+	if !ok || s.cfg.Load || !s.cfg.Run || s.spec.ReadsRecords() || len(s.spec.Mix) == 0 || s.ds.m != nil || s.ds.unread {
 		return
 	}
 	m := cl.NewManifest(ctx, &s.spec, Version, "run-"+newLoadID(time.Now()))
@@ -357,6 +361,10 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	case s.cfg.Verify:
 		retain()
 		note("the dataset this run made was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe())
+		return
+	case d.unread:
+		retain()
+		note("the dataset %s was kept: its manifest could not be read before this run's load, so what was there before it is unknown; 'platbench clean' removes it", m.Dataset)
 		return
 	case !made:
 		retain()
