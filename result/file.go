@@ -107,6 +107,9 @@ func Read(path string) (*Result, error) {
 		return nil, usererr.New("cannot read result %s: %v (fix: the path of a result file written by platbench)", path, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, usererr.New("%s is a directory, not a result (fix: the path of a result file written by platbench)", path)
+	}
 	// A journal (a run cut short) is read as it streams: a day's may be
 	// gigabytes, of which the result keeps a bounded part (each line at
 	// most MaxResultBytes). A result file is read whole: at most

@@ -91,6 +91,14 @@ func TestReadNamesTheJournal(t *testing.T) {
 	}
 }
 
+// A directory given as a result is bad input (exit status 2), named.
+func TestReadDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Read(dir); err == nil || !usererr.Is(err) || !strings.Contains(err.Error(), dir+" is a directory") {
+		t.Errorf("Read(a directory): %v; want a usererr naming it", err)
+	}
+}
+
 // A result file past MaxResultBytes is refused by its size; one within it
 // is read in chunks and refused at its first NUL byte.
 func TestReadBounded(t *testing.T) {
