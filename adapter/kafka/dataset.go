@@ -225,6 +225,9 @@ func (t *Target) ReadManifest(ctx context.Context, _ *workload.Spec) (*adapter.M
 		return nil, err
 	}
 	name := t.cfg.Topic
+	if name != "" && t.cfg.Topics > 1 {
+		name += "-0" // a load of several topics keeps its manifest under the first (t.topic)
+	}
 	if name == "" && !t.existing {
 		name = t.topic // the topic Setup made or found for this run
 	}
