@@ -223,7 +223,8 @@ const cleanWorkers = 16
 // cannot be named from a key number, so its table that platbench did not
 // create is refused); then the manifest's row, the manifests' table when no
 // row is left, and the keyspace when the load created it and no table is
-// left in it (an application's table beside platbench's keeps it).
+// left in it (an application's table, type, function or view beside
+// platbench's keeps it).
 func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifest, dryRun bool) ([]string, error) {
 	ks, tbl := t.dataTable(w)
 	admin, meta, err := t.keyspaceMeta(ctx, ks)
@@ -285,7 +286,10 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 			out = append(out, fmt.Sprintf("table %s.%s (no manifest left in it)", ks, manifestTable))
 		}
 	}
-	if slices.Contains(m.Created, "keyspace "+ks) && tables == 0 {
+	// A type, function or view of anyone's in the keyspace keeps it as a
+	// table does: DROP KEYSPACE would take it along.
+	besides := len(meta.UserTypes) + len(meta.Functions) + len(meta.Aggregates) + len(meta.MaterializedViews)
+	if slices.Contains(m.Created, "keyspace "+ks) && tables == 0 && besides == 0 {
 		if !dryRun {
 			if err := ddl(ctx, admin, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
 				return out, err
