@@ -246,6 +246,21 @@ func readBounded(rd io.Reader, n int) ([]byte, error) {
 	}
 }
 
+// syntaxReason is err without the excerpt of data that segmentio's
+// decoder quotes after a syntax error (the file may be a password file
+// given by mistake): encoding/json's reason and the byte's offset instead.
+func syntaxReason(data []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var raw json.RawMessage
+	if serr := json.Unmarshal(data, &raw); errors.As(serr, &se) {
+		return fmt.Errorf("json: %s (byte %d)", se.Error(), se.Offset)
+	}
+	return errors.New("json: a syntax error")
+}
+
 // decodeJSON decodes and validates the JSON of a result file. Decoding is
 // the cost of reading a result, and compare reads dozens of one-hour ones:
 // github.com/segmentio/encoding/json decodes them about five times faster
@@ -256,7 +271,7 @@ func decodeJSON(data []byte) (*Result, error) {
 	var r Result
 	rest, err := segjson.Parse(data, &r, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v (fix: a JSON result file written by platbench run, sweep, probe or merge)", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %v (fix: a JSON result file written by platbench run, sweep, probe or merge)", ErrMalformed, syntaxReason(data, err))
 	}
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("%w: more data after the result's JSON, from byte %d of %d on (fix: one result per file: remove what follows the result, or split the file)",

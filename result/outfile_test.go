@@ -99,6 +99,17 @@ func TestReadDirectory(t *testing.T) {
 	}
 }
 
+// A file that is no JSON (a password file given by mistake) is refused
+// without quoting any of it.
+func TestReadQuotesNoContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pgpass")
+	os.WriteFile(path, []byte("db:5432:*:perf:hunter2-s3cret\n"), 0o600)
+	_, err := Read(path)
+	if err == nil || !errors.Is(err, ErrMalformed) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "byte") {
+		t.Errorf("Read(a password file) = %v; want ErrMalformed naming the byte, quoting none of the file", err)
+	}
+}
+
 // A result file past MaxResultBytes is refused by its size; one within it
 // is read in chunks and refused at its first NUL byte.
 func TestReadBounded(t *testing.T) {
