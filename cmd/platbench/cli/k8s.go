@@ -272,7 +272,15 @@ func takeFlag(flagName, val string, secrets map[string]string) (string, bool, er
 // a URL that does not parse, which could): it would be in the pod spec.
 func noSecretIn(flagName, val string) error {
 	if !strings.Contains(val, "://") {
-		return nil // a URL-less value; user@host and e-mail addresses are no URLs
+		// host:port with a user-info, as --server-metrics takes an
+		// exporter (u:pass@h:9100), is a URL's rest; user@host and e-mail
+		// addresses hold no password, and what does not parse so is no URL.
+		if strings.Contains(val, "@") {
+			if found, ok := redact.Secrets("x://" + val); ok && len(found) > 0 {
+				return usagef("%s holds a secret that would be in the pod spec (fix: give the address without it: platbench k8s moves only --target's and --store's credentials into the Secret)", strings.TrimSpace(flagName+" "+redact.URL(val)))
+			}
+		}
+		return nil
 	}
 	found, ok := redact.Secrets(val)
 	switch {

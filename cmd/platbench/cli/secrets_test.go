@@ -219,6 +219,7 @@ func TestK8sRefusesWhatWouldLeak(t *testing.T) {
 		{"--target", "null", "--store", "postgres://perf:s3cret@[pg/perf"},
 		{"--target", "null", "--db-metrics-url", "http://h:7070/metrics?token=s3cret"},
 		{"--target", "null", "--server-metrics=http://u:s3cret@h:9100/metrics"},
+		{"--target", "null", "--server-metrics", "u:s3cret@h:9100"},
 		{"--target", "cql://db", "--target-opt", "sasl_password=s3cret"},
 		{"--target", "fake?token=s3cret"},
 		{"--target", "cql://db", "--target-opt", "tls_key=/dev/zero"},
