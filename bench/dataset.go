@@ -316,6 +316,27 @@ func mergeForms(a, b *adapter.Manifest) {
 // read it), or the manifest on the target was written since by another
 // load or run. What happened is said in r's notes (r may be nil: a run that
 // failed before its result, or a sweep's session closing). It acts once.
+// keptBecause says why a run keeps the dataset its own load made ("" when
+// it removes it), and whether the target must be told to keep it (Retain).
+func (s *Session) keptBecause(m *adapter.Manifest, made, unread bool) (why string, retainIt bool) {
+	rt, retains := s.t.(adapter.Retainer)
+	switch {
+	case s.cfg.KeepDataset:
+		return fmt.Sprintf("the dataset this run made was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Describe()), true
+	case retains && rt.Retained():
+		return fmt.Sprintf("the dataset this run made was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Describe()), false
+	case s.cfg.Verify:
+		return fmt.Sprintf("the dataset this run made was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe()), true
+	case unread:
+		return fmt.Sprintf("the dataset %s was kept: its manifest could not be read before this run's load, so what was there before it is unknown; 'platbench clean' removes it", m.Dataset), true
+	case !made:
+		return fmt.Sprintf("the dataset %s was platbench's before this run's load (load %s), which wrote over it: kept; 'platbench clean' removes it", m.Dataset, m.LoadID), true
+	case s.cfg.Shards > 1:
+		return fmt.Sprintf("a distributed run keeps its dataset (the other loaders may still read it): %s; 'platbench clean' removes it", m.Describe()), true
+	}
+	return "", false
+}
+
 func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 	note := func(format string, a ...any) {
 		if r != nil {
@@ -349,30 +370,11 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 		}
 		return
 	}
-	rt, retains := s.t.(adapter.Retainer)
-	switch {
-	case s.cfg.KeepDataset:
-		retain()
-		note("the dataset this run made was kept (--keep-dataset): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
-		return
-	case retains && rt.Retained():
-		note("the dataset this run made was kept (the target's keep option): %s; 'platbench clean' with the same target and workload removes it", m.Describe())
-		return
-	case s.cfg.Verify:
-		retain()
-		note("the dataset this run made was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe())
-		return
-	case d.unread:
-		retain()
-		note("the dataset %s was kept: its manifest could not be read before this run's load, so what was there before it is unknown; 'platbench clean' removes it", m.Dataset)
-		return
-	case !made:
-		retain()
-		note("the dataset %s was platbench's before this run's load (load %s), which wrote over it: kept; 'platbench clean' removes it", m.Dataset, m.LoadID)
-		return
-	case s.cfg.Shards > 1:
-		retain()
-		note("a distributed run keeps its dataset (the other loaders may still read it): %s; 'platbench clean' removes it", m.Describe())
+	if why, retainIt := s.keptBecause(m, made, d.unread); why != "" {
+		if retainIt {
+			retain()
+		}
+		note("%s", why)
 		return
 	}
 	cl, ok := s.t.(adapter.Cleaner)
