@@ -53,6 +53,10 @@ func Open(ctx context.Context, rawURL string, opts map[string]string) (adapter.T
 			return nil, adapter.Configf("bad target URL %s: %v (fix: a port from 1 to 65535, e.g. redis://127.0.0.1:6379)", redact.URL(rawURL), err)
 		}
 		name = u.Scheme
+	} else if strings.ContainsAny(name, "@:") {
+		// Not a name: a URL without its "//" (cql:user:pass@host) or its
+		// scheme. Not quoted: it may hold a password.
+		return nil, adapter.Configf("the target is neither a target name nor a URL with scheme:// (fix: a URL such as cql://HOST:9042, or a name 'platbench targets' lists)")
 	}
 	e, err := Lookup(name)
 	if err != nil {

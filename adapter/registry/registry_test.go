@@ -199,3 +199,14 @@ func TestMalformedURLs(t *testing.T) {
 		}
 	}
 }
+
+// A target that is neither a name nor a URL with scheme:// is refused
+// without being quoted: it may hold a password.
+func TestBadTargetNotQuoted(t *testing.T) {
+	for _, raw := range []string{"cql:u:s3cret@h", "u:s3cret@h:9042"} {
+		_, err := Open(context.Background(), raw, nil)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "neither a target name nor a URL") {
+			t.Errorf("Open(%q) = %v", raw, err)
+		}
+	}
+}
