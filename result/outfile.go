@@ -21,8 +21,11 @@ import (
 //     else (before a load or run phase begins): one that exists is refused
 //     with one line naming it and the fix (--force to replace it, or
 //     another --out), exit status 2. With --force the old files stay in
-//     place until the new result is written; then the old companions go
-//     first, so no moment leaves an old result beside a new .hlog.
+//     place through the run, until the new result is ready in memory; then
+//     the old result and its companions are removed and the new ones
+//     written, so no moment leaves an old result beside a new .hlog (a
+//     write that fails then, a full disk, leaves neither: the run's journal
+//     still holds it).
 //   - A journal (RESULT.partial) and the files that go with it (.fine,
 //     .hlog) are what a run cut short left: never replaced, not even with
 //     --force. The refusal names `platbench report RESULT.partial` and how
