@@ -10,10 +10,10 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"

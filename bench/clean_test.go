@@ -19,9 +19,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"

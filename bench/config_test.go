@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"

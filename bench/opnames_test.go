@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"

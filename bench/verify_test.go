@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"

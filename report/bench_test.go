@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/analysis"
-	"github.com/platbench/platbench/internal/synth"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/result/synth"
 )
 
 // BenchmarkHTMLHour renders the HTML report of a one-hour result with four

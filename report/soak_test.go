@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/analysis"
-	"github.com/platbench/platbench/internal/synth"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/result/synth"
 )
 
 // synthStart is when the synthetic runs began.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/platbench/platbench/internal/units"
-	"github.com/platbench/platbench/suite/summary"
+	"github.com/platbench/platbench/result/summary"
 )
 
 // WriteSuiteText writes the suite's summary table for a terminal.

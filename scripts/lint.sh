@@ -41,7 +41,7 @@ gate "staticcheck" "$("$GOBIN/staticcheck" ./... 2>&1 || true)"
 # Unreachable functions outside tests (deadcode looks from main). Packages
 # that exist for tests (test servers, synthetic results) are judged from the tests instead:
 # none of their functions may be unused by them.
-testpkgs='adapter/cql/cqltest|internal/synth|internal/testenv'
+testpkgs='adapter/cql/cqltest|result/synth|internal/testenv'
 gate "deadcode (fix: delete the function, or wire it)" "$("$GOBIN/deadcode" ./... 2>&1 | grep -Ev "^($testpkgs)/" || true)"
 gate "deadcode -test of the test packages (fix: delete the function, or test it)" "$("$GOBIN/deadcode" -test -filter "$testpkgs" ./... 2>&1 || true)"
 exit "$fail"

@@ -14,7 +14,7 @@ import (
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/suite/summary"
+	"github.com/platbench/platbench/result/summary"
 )
 
 // Options are how to run a suite.

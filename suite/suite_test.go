@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
-	"github.com/platbench/platbench/suite/summary"
+	"github.com/platbench/platbench/result/summary"
 )
 
 func TestParseMalformed(t *testing.T) {

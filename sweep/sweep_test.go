@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"

@@ -12,10 +12,10 @@ import (
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/cql"
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/telemetry"
 	"github.com/platbench/platbench/vocab"

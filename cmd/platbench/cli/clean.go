@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/registry"
 )
 
 // runClean removes a dataset of platbench's from a target by its manifest

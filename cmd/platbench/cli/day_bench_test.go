@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platbench/platbench/internal/synth"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/result/synth"
 )
 
 // BenchmarkDayTools is what a user does with day-long results (issue 34:

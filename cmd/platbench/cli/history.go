@@ -11,8 +11,8 @@ import (
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/result/summary"
 	"github.com/platbench/platbench/store/postgres"
-	"github.com/platbench/platbench/suite/summary"
 )
 
 var historyFormats = []string{"term", "md", "html", "json"}

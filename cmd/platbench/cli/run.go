@@ -15,12 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/recorder"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"

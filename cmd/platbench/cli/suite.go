@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
+	"github.com/platbench/platbench/result/summary"
 	"github.com/platbench/platbench/suite"
-	"github.com/platbench/platbench/suite/summary"
 )
 
 func runSuite(ctx context.Context, env *Env, args []string) error {

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 
-	"github.com/platbench/platbench/adapter/registry"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 )
 

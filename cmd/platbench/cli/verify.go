@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/platbench/platbench/adapter/registry"
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/registry"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )

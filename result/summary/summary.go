@@ -1,9 +1,9 @@
 // Package summary is the model of a suite's outcome, the contract of its
 // summary.json: a row per cell with the figures package analysis computed.
 // Package suite fills and writes it; package report draws it
-// (report.WriteSuiteText, WriteSuiteMarkdown). It is a package of its own,
-// beneath suite, so that report can take it without linking what suite runs
-// (bench and every adapter).
+// (report.WriteSuiteText, WriteSuiteMarkdown). It sits with the other file
+// contracts under result/, below suite and report both, so that report draws
+// it without linking what suite runs (bench and every adapter).
 package summary
 
 // Summary is the outcome of a suite (package suite fills it and writes it

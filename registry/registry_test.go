@@ -78,7 +78,7 @@ var (
 // default, meaning. The option cell is "`name`", maybe followed by
 // "(also `alias`, ...)".
 func docTables(t *testing.T) map[string][]docRow {
-	files, _ := filepath.Glob("../../docs/targets-*.md")
+	files, _ := filepath.Glob("../docs/targets-*.md")
 	if len(files) == 0 {
 		t.Fatal("no docs/targets-*.md")
 	}
