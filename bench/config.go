@@ -229,11 +229,11 @@ func (c *Config) Validate() error {
 }
 
 // OpenFunc opens a target from its URL (or name) and options, as
-// adapter/registry.Open does.
+// registry.Open does.
 type OpenFunc func(ctx context.Context, target string, opts map[string]string) (adapter.Target, error)
 
 // errNoOpen is a caller's mistake, not a user's: a Config without Open.
-var errNoOpen = errors.New("bench: Config.Open is nil (fix: give the function that opens targets, e.g. adapter/registry.Open)")
+var errNoOpen = errors.New("bench: Config.Open is nil (fix: give the function that opens targets, e.g. registry.Open)")
 
 // openWith opens the target through fn.
 func openWith(ctx context.Context, fn OpenFunc, target string, opts map[string]string) (adapter.Target, error) {
