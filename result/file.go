@@ -118,10 +118,13 @@ func Read(path string) (*Result, error) {
 	head, _ := br.Peek(64)
 	size := fileSize(f)
 	var r *Result
-	if !IsJournal(head) && int64(size) > MaxResultBytes {
+	// A compressed journal's header is past the first bytes: readJournal
+	// says when the stream holds no journal.
+	journal := IsJournal(head) || isZstd(head)
+	if !journal && int64(size) > MaxResultBytes {
 		return nil, tooLarge(path, int64(size))
 	}
-	if IsJournal(head) {
+	if journal {
 		r, err = readJournal(br, FinePath(path))
 		if err == nil {
 			seen := map[string]int{}
@@ -212,7 +215,7 @@ func Decode(rd io.Reader) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if IsJournal(data) {
+	if IsJournal(data) || isZstd(data) {
 		return ReadJournal(bytes.NewReader(data))
 	}
 	return decodeJSON(data)

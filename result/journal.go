@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // A journal is what a run writes as it goes, beside its result file
@@ -58,6 +60,7 @@ type journalLine struct {
 type Journal struct {
 	mu   sync.Mutex
 	f    *os.File
+	zw   *zstd.Encoder // compresses what goes to f (zst.go)
 	path string
 	buf  bytes.Buffer
 	err  error
@@ -89,7 +92,7 @@ func CreateJournal(path string) (*Journal, error) {
 		return nil, fmt.Errorf("cannot write the run's journal %s: %w (check that the directory is writable)", path, err)
 	}
 	os.Remove(FinePath(path))
-	return &Journal{f: f, path: path, sf: NewSecondsFile(path)}, nil
+	return &Journal{f: f, zw: NewSecondsWriter(f), path: path, sf: NewSecondsFile(path)}, nil
 }
 
 // Path is where the journal is.
@@ -118,7 +121,12 @@ func (j *Journal) line(l journalLine) {
 		j.err = err
 		return
 	}
-	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
+	// One flush a line: what a killed loader leaves ends with it.
+	_, err := j.zw.Write(j.buf.Bytes())
+	if err == nil {
+		err = j.zw.Flush()
+	}
+	if err != nil {
 		j.err = fmt.Errorf("writing the run's journal %s: %w", j.path, err)
 	}
 }
@@ -219,7 +227,7 @@ func (j *Journal) Keep(path string) error {
 	os.Remove(FinePath(j.path)) // a phase's, read back when it ended
 	// Synced once, at the end: the seconds file is as durable as the
 	// result it goes with.
-	if err := errors.Join(j.err, j.f.Sync(), j.f.Close()); err != nil {
+	if err := errors.Join(j.err, j.zw.Close(), j.f.Sync(), j.f.Close()); err != nil {
 		os.Remove(j.path)
 		return err
 	}
@@ -242,7 +250,7 @@ func (j *Journal) Close(remove bool) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	err := errors.Join(j.err, j.f.Close())
+	err := errors.Join(j.err, j.zw.Close(), j.f.Close())
 	if remove || err != nil {
 		os.Remove(j.path)
 		os.Remove(FinePath(j.path))

@@ -93,7 +93,9 @@ func (w *MergedSeconds) Finish(m *Result) error {
 	}
 	if err == nil {
 		err = WriteAtomic(w.path, func(out io.Writer) error {
-			bw := bufio.NewWriterSize(out, 1<<20)
+			zw := NewSecondsWriter(out)
+			defer zw.Close()
+			bw := bufio.NewWriterSize(zw, 1<<20)
 			lw := newLineWriter(bw, runtime.GOMAXPROCS(0))
 			head := *m
 			head.Phases, head.Analysis = nil, nil
@@ -121,7 +123,7 @@ func (w *MergedSeconds) Finish(m *Result) error {
 			if err != nil {
 				return err
 			}
-			return bw.Flush()
+			return errors.Join(bw.Flush(), zw.Close())
 		})
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -169,8 +170,17 @@ func RenameSynced(from, to string) error {
 
 // RemoveOld removes the files at paths that exist (a --force replacing a
 // result removes its old companions before the new result goes in).
+//
+// A seconds file's name takes with it the one it had before issue 47
+// (legacySecondsPath), which would otherwise be left beside the new
+// result, of the old one.
 func RemoveOld(paths ...string) error {
 	for _, p := range paths {
+		if legacy, ok := legacySecondsPath(p); ok {
+			if err := os.Remove(legacy); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("cannot replace %s: %w", legacy, err)
+			}
+		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot replace %s: %w", p, err)
 		}
@@ -215,8 +225,11 @@ func nulError(off int64) error {
 // MaxResultBytes a line, and a NUL byte ends the file (what a crash of the
 // machine can leave at a file's end: the part of the line before it is a
 // torn last line; a sparse file reads as empty, not as a gigabyte line).
-func newLineScanner(rd interface{ Read([]byte) (int, error) }) *bufio.Scanner {
-	sc := bufio.NewScanner(rd)
+//
+// A zstd stream (journals and seconds files since issue 47) is read
+// decompressed.
+func newLineScanner(rd io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(PlainLines(rd))
 	sc.Buffer(make([]byte, 0, 1<<16), int(min(MaxResultBytes, 1<<40)))
 	sc.Split(scanJournalLines)
 	return sc

@@ -18,11 +18,25 @@ import (
 )
 
 // SecondsPath names the seconds file of the result at path: "r.json" has
-// "r.seconds.jsonl". It is the run's journal, kept when the run ends: the
-// header, every second of every phase with its histograms, and each phase
-// whole when it ended (docs/result-schema.md, "Long runs").
+// "r.seconds.jsonl.zst". It is the run's journal, kept when the run ends:
+// the header, every second of every phase with its histograms, and each
+// phase whole when it ended (docs/result-schema.md, "Long runs"), JSON
+// lines in a zstd stream (`zstdcat r.seconds.jsonl.zst | jq`).
 func SecondsPath(path string) string {
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".seconds.jsonl"
+	return strings.TrimSuffix(path, filepath.Ext(path)) + secondsSuffix
+}
+
+// secondsSuffix ends a seconds file's name; before issue 47 it had no
+// ".zst" (plain JSON lines), and such files are still read.
+const secondsSuffix = ".seconds.jsonl.zst"
+
+// legacySecondsPath is the name a seconds file at p had before issue 47
+// (p without ".zst"), when p is a seconds file's name.
+func legacySecondsPath(p string) (string, bool) {
+	if !strings.HasSuffix(p, secondsSuffix) {
+		return "", false
+	}
+	return strings.TrimSuffix(p, ".zst"), true
 }
 
 // SecondsFile is where the seconds of a result's streamed phases are: the
@@ -86,7 +100,11 @@ func (p *Phase) HasSeconds() bool { return len(p.seconds) > 0 }
 func attachSeconds(r *Result, path string) error {
 	sp := SecondsPath(path)
 	if _, err := os.Stat(sp); err != nil {
-		return nil // none: the figures that need it fall back to the totals
+		legacy, _ := legacySecondsPath(sp)
+		if _, err := os.Stat(legacy); err != nil {
+			return nil // none: the figures that need it fall back to the totals
+		}
+		sp = legacy // written before issue 47
 	}
 	return UseSecondsFile(r, sp)
 }

@@ -34,7 +34,7 @@ func TestCtrlCWritesWhatRan(t *testing.T) {
 	// machine cannot make the interrupt land before the run began.
 	journal := out + result.JournalSuffix
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(journal); bytes.Contains(b, []byte(`"phase":"run","interval"`)) {
+		if b := readPlain(journal); bytes.Contains(b, []byte(`"phase":"run","interval"`)) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -95,7 +95,7 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 	journal := out + ".partial"
 	// Wait for three complete seconds of the run phase in the journal.
 	for end := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		b, _ := os.ReadFile(journal)
+		b := readPlain(journal)
 		if strings.Count(string(b), `"phase":"run"`) >= 3 {
 			break
 		}

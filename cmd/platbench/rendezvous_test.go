@@ -175,7 +175,7 @@ func TestRendezvousThreeProcesses(t *testing.T) {
 
 // Two loader processes with --rendezvous, loader 0 writing a file: the
 // other loader's seconds come over the connection and are kept beside the
-// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl), and
+// merged result with loader 0's own (RESULT.loader-N.seconds.jsonl.zst), and
 // the merged result's own seconds file holds both loaders' seconds added
 // (result.MergedSeconds): a reader of the merged result finds every
 // operation of the run phase in it.
@@ -218,8 +218,11 @@ func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 		}
 	}
 	for shard := 0; shard < 2; shard++ {
-		p := filepath.Join(dir, "merged.loader-"+strconv.Itoa(shard)+".seconds.jsonl")
+		p := filepath.Join(dir, "merged.loader-"+strconv.Itoa(shard)+".seconds.jsonl.zst")
 		b, err := os.ReadFile(p)
+		if err == nil {
+			b = readPlain(p)
+		}
 		if err != nil || !strings.Contains(string(b), `"phase":"run","interval"`) || !strings.HasSuffix(string(b), `{"end":true}`+"\n") {
 			t.Errorf("loader %d's seconds beside the merged result: %v (%d bytes)", shard, err, len(b))
 		}
@@ -253,7 +256,7 @@ func TestRendezvousKeepsEveryLoadersSeconds(t *testing.T) {
 	// result the rendezvous made: totals, and a series whose every stored
 	// interval has its latency over both loaders' ops.
 	again := filepath.Join(dir, "again.json")
-	if b, err := exec.Command(bin, "merge", filepath.Join(dir, "merged.loader-0.seconds.jsonl"), filepath.Join(dir, "r1.json"), "--out", again).CombinedOutput(); err != nil {
+	if b, err := exec.Command(bin, "merge", filepath.Join(dir, "merged.loader-0.seconds.jsonl.zst"), filepath.Join(dir, "r1.json"), "--out", again).CombinedOutput(); err != nil {
 		t.Fatalf("platbench merge: %v\n%s", err, b)
 	}
 	r2, err := result.Read(again)

@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -471,6 +472,7 @@ func (c *Coordinator) Collect(ctx context.Context, own *result.Result, secondsPa
 // secondsPath(shard) (discarded without secondsPath) and points r at them.
 func (c *Coordinator) recvSeconds(p *peerConn, r *result.Result, secondsPath func(int) string) error {
 	var w *bufio.Writer
+	var zw io.WriteCloser
 	var f *os.File
 	var path string
 	if secondsPath != nil {
@@ -485,7 +487,8 @@ func (c *Coordinator) recvSeconds(p *peerConn, r *result.Result, secondsPath fun
 				os.Remove(path + ".tmp")
 			}
 		}()
-		w = bufio.NewWriterSize(f, 1<<20)
+		zw = result.NewSecondsWriter(f)
+		w = bufio.NewWriterSize(zw, 1<<20)
 	}
 	for {
 		m, err := p.recv(c.opt.MaxMessage)
@@ -510,7 +513,7 @@ func (c *Coordinator) recvSeconds(p *peerConn, r *result.Result, secondsPath fun
 	}
 	// The run ended: the file reads as a whole seconds file.
 	w.WriteString(`{"end":true}` + "\n")
-	err := errors.Join(w.Flush(), f.Close())
+	err := errors.Join(w.Flush(), zw.Close(), f.Close())
 	f = nil
 	if err == nil {
 		err = os.Rename(path+".tmp", path)
@@ -685,7 +688,7 @@ func (p *Peer) sendSeconds(path string) error {
 			return err
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
+		sc := bufio.NewScanner(result.PlainLines(f))
 		sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 		var lines []json.RawMessage
 		size := 0

@@ -3,6 +3,7 @@ package rendezvous
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func TestThreeLoaders(t *testing.T) {
 	if d := time.Until(starts[0]); d <= 0 || d > Lead {
 		t.Errorf("start %v from now, want within (0, %v]", d, Lead)
 	}
-	kept := func(shard int) string { return filepath.Join(dir, fmt.Sprintf("loader-%d.seconds.jsonl", shard)) }
+	kept := func(shard int) string { return filepath.Join(dir, fmt.Sprintf("loader-%d.seconds.jsonl.zst", shard)) }
 	all, err := c.Collect(ctx, res("loader-0"), kept)
 	wg.Wait()
 	if err != nil {
@@ -94,7 +95,12 @@ func TestThreeLoaders(t *testing.T) {
 	}
 	for shard := 1; shard <= 2; shard++ {
 		_, want := journal(shard)
-		got, err := os.ReadFile(kept(shard))
+		f, err := os.Open(kept(shard))
+		var got []byte
+		if err == nil {
+			got, err = io.ReadAll(result.PlainLines(f)) // kept compressed
+			f.Close()
+		}
 		if err != nil || string(got) != want {
 			t.Errorf("loader %d's seconds as kept: %d bytes (%v), want the %d sent and the end", shard, len(got), err, len(want))
 		}

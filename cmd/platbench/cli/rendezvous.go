@@ -95,10 +95,10 @@ func (d *distributed) useJournal(j *result.Journal, out string) {
 }
 
 // loaderSeconds is where loader 0 keeps loader shard's seconds: beside the
-// merged result (RESULT.loader-N.seconds.jsonl), or, with --out -, beside
+// merged result (RESULT.loader-N.seconds.jsonl.zst), or, with --out -, beside
 // its own temporary journal (removed with it).
 func (d *distributed) loaderSeconds(shard int) string {
-	name := fmt.Sprintf("loader-%d.seconds.jsonl", shard)
+	name := fmt.Sprintf("loader-%d.seconds.jsonl.zst", shard)
 	if d.out == "-" || d.out == "" {
 		return filepath.Join(filepath.Dir(d.journal.Path()), name)
 	}

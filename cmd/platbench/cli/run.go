@@ -556,7 +556,7 @@ func (b *benchFlags) outputs(out string, cfg bench.Config, hlog bool) []result.O
 	if b.rdv.addr != "" && cfg.Shards > 1 && cfg.Shard == 0 {
 		stem := strings.TrimSuffix(out, filepath.Ext(out))
 		for i := range cfg.Shards {
-			outs = append(outs, result.Output{Path: fmt.Sprintf("%s.loader-%d.seconds.jsonl", stem, i), What: "loader's seconds file"})
+			outs = append(outs, result.Output{Path: fmt.Sprintf("%s.loader-%d.seconds.jsonl.zst", stem, i), What: "loader's seconds file"})
 		}
 	}
 	return outs

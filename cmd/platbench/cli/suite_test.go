@@ -33,7 +33,7 @@ func TestSuiteCommand(t *testing.T) {
 		}
 	}
 	// Cells stream as runs do: each result has its seconds file beside it.
-	for _, f := range []string{"summary.md", "null.ds-100r.300.json", "null.ds-50-50.300.json", "null.ds-50-50.300.seconds.jsonl"} {
+	for _, f := range []string{"summary.md", "null.ds-100r.300.json", "null.ds-50-50.300.json", "null.ds-50-50.300.seconds.jsonl.zst"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
