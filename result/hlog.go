@@ -150,3 +150,17 @@ func (h *HlogStream) Close() error {
 	}
 	return h.err
 }
+
+// size is the bytes the log holds now (0 once closed).
+func (h *HlogStream) size() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0
+	}
+	st, err := h.f.Stat()
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}

@@ -754,7 +754,12 @@ func startJournal(env *Env, out string, cfg *bench.Config, keepAs func() string)
 		return nil, nil, err
 	}
 	j.TeeHlog(hs)
+	// A run whose files would fill their disk says so before they do
+	// (the run phase's length ahead: a load before it counts as written).
+	watch, stopWatch := context.WithCancel(context.Background())
+	go j.WatchSpace(watch, time.Now(), time.Now().Add(cfg.Runner.Duration), func(s string) { fmt.Fprintf(env.Stderr, "platbench: warning: %s\n", s) })
 	return func(written, ran bool) {
+		stopWatch()
 		err := done(written, ran)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
