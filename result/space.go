@@ -52,7 +52,7 @@ func spaceNeed(written, free int64, elapsed, left time.Duration) SpaceNeed {
 
 // words is the warning for a run whose files will not fit in dir.
 func (n SpaceNeed) words(dir string) string {
-	return fmt.Sprintf("this run writes its journal at %s a minute: by its end it needs %s more in %s, which has %s free; the disk fills in about %s (fix: --out on a disk with more room, a shorter --duration, or free space now)",
+	return fmt.Sprintf("this run writes its journal and .hlog at %s a minute: by its end it needs %s more in %s, which has %s free; the disk fills in about %s (fix: --out on a disk with more room, a shorter --duration, or free space now)",
 		units.Bytes(n.PerS*60), units.Bytes(float64(n.Need)), dir, units.Bytes(float64(n.Free)), n.FullIn.Round(time.Second))
 }
 
