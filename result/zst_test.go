@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"testing"
@@ -103,3 +104,37 @@ func BenchmarkSecondsCompression(b *testing.B) {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// BenchmarkJournalSecond: what one second of a run costs the journal, on a
+// real second of ten op types (the interval as the recorder hands it):
+// its JSON line, compressed and written, and its .hlog lines written. A
+// part of the per-second cost of a run (docs/benchmarks.md, "What a second
+// of run costs").
+func BenchmarkJournalSecond(b *testing.B) {
+	lines := realSeconds(b)
+	var l journalLine
+	if err := json.Unmarshal(lines[len(lines)-1], &l); err != nil || l.Interval == nil {
+		b.Fatalf("no second in the fixture: %v", err)
+	}
+	var head journalLine
+	if err := json.Unmarshal(lines[0], &head); err != nil || head.Result == nil {
+		b.Fatalf("no header in the fixture: %v", err)
+	}
+	dir := b.TempDir()
+	j, err := CreateJournal(dir + "/r.json.partial")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close(true)
+	h, err := CreateHlogStream(dir+"/r.json.partial.hlog", "run")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	j.TeeHlog(h)
+	j.Begin(head.Result)
+	for b.Loop() {
+		j.Interval(l.Phase, *l.Interval)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/second")
+}
