@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/platbench/platbench/cstress"
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 )
@@ -60,6 +60,11 @@ var fileFields = func() []string {
 	return out
 }()
 
+// MaxFileBytes bounds a workload file: a workload, a cassandra-stress
+// profile or a YCSB property file is kilobytes; a device (/dev/zero), a
+// FIFO or a file past this is refused before it is read whole.
+const MaxFileBytes = 16 << 20
+
 // LoadFile reads a workload file (see Open) and returns its Spec; what a
 // YCSB property file says beyond the workload (operationcount, the load's
 // part, the warnings) is dropped.
@@ -75,9 +80,9 @@ func LoadFile(path string) (Spec, error) {
 // preset and the file's fields override it; the result has defaults filled
 // in and is valid. A file without name is named after the file.
 func Open(path string) (Loaded, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, MaxFileBytes)
 	if err != nil {
-		return Loaded{}, fmt.Errorf("workload file: %w (fix: give a readable YAML or YCSB property file, or a preset name)", err)
+		return Loaded{}, fmt.Errorf("workload file: %w (fix: give a readable YAML or YCSB property file of at most %d MiB, or a preset name)", err, MaxFileBytes>>20)
 	}
 	var l Loaded
 	if cstress.IsProfile(data) {

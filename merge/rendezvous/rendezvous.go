@@ -513,10 +513,10 @@ func (c *Coordinator) recvSeconds(p *peerConn, r *result.Result, secondsPath fun
 	}
 	// The run ended: the file reads as a whole seconds file.
 	w.WriteString(`{"end":true}` + "\n")
-	err := errors.Join(w.Flush(), zw.Close(), f.Close())
+	err := errors.Join(w.Flush(), zw.Close(), f.Sync(), f.Close())
 	f = nil
 	if err == nil {
-		err = os.Rename(path+".tmp", path)
+		err = result.RenameSynced(path+".tmp", path) // as durable as the result it goes with
 	}
 	if err != nil {
 		os.Remove(path + ".tmp")
