@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,15 @@ func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error 
 	if a == nil {
 		return nil
 	}
+	var buf bytes.Buffer
+	if err := writeAnalysisText(&buf, r, a); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, fitWidth(buf.String(), termWidth)) // tables are left whole
+	return err
+}
+
+func writeAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error {
 	ew := &errWriter{w: w}
 	anSteady(ew, a)
 	anThroughput(ew, a)

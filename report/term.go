@@ -12,6 +12,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -24,9 +25,19 @@ import (
 )
 
 // WriteTerm prints the terminal report of a result: a summary per phase
-// (the load phase in one line), the dataset and the run's notes. The
-// analysis sections follow from WriteAnalysisText.
+// (the load phase in one line), the dataset and the run's notes, each line
+// within the terminal's width (termWidth: a long one wrapped under its
+// value). The analysis sections follow from WriteAnalysisText.
 func WriteTerm(w io.Writer, r *result.Result) error {
+	var buf bytes.Buffer
+	if err := writeTerm(&buf, r); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, fitWidth(buf.String(), termWidth))
+	return err
+}
+
+func writeTerm(w io.Writer, r *result.Result) error {
 	tw := &errWriter{w: w}
 	writeHeader(tw, r)
 	if h := analysis.HealthOf(r); h.Outage != nil {
