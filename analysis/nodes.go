@@ -56,6 +56,9 @@ type NodeFigures struct {
 	CPUs       int
 
 	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
+	// CPUSamples is how many samples read CPU time (hasCPU): the CPU
+	// figures are theirs; none, and they are unknown.
+	CPUSamples int
 	CPUBusy                                                              float64 // 1 - idle - iowait
 	BusiestCoreMean, BusiestCoreMax, IRQCoreMax                          float64
 
@@ -186,8 +189,8 @@ func clusterFigures(nodes []NodeFigures) ClusterFigures {
 			c.NetTxBytesPerS += x.TxBytesPerS
 			c.NetDrops += x.RxDrops + x.TxDrops
 		}
-		if n.Samples == 0 {
-			continue
+		if n.CPUSamples == 0 {
+			continue // no CPU read: unknown, not idle
 		}
 		counted++
 		busy += n.CPUBusy
@@ -228,13 +231,6 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 		// Hand-made files without durations: 1 s each, as Host does.
 		secs, w = float64(len(good)), func(result.NodeSample) float64 { return 1 }
 	}
-	mean := func(v func(result.NodeSample) float64) float64 {
-		var t float64
-		for _, x := range good {
-			t += v(x) * w(x)
-		}
-		return t / secs
-	}
 	maxOf := func(v func(result.NodeSample) float64) float64 {
 		m := math.Inf(-1)
 		for _, x := range good {
@@ -244,17 +240,7 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 	}
 	last := good[len(good)-1]
 	f.CPUs = last.CPUs
-	f.CPUUser = mean(func(x result.NodeSample) float64 { return x.CPUUser })
-	f.CPUSystem = mean(func(x result.NodeSample) float64 { return x.CPUSystem })
-	f.CPUIOWait = mean(func(x result.NodeSample) float64 { return x.CPUIOWait })
-	f.CPUIRQ = mean(func(x result.NodeSample) float64 { return x.CPUIRQ })
-	f.CPUSoftIRQ = mean(func(x result.NodeSample) float64 { return x.CPUSoftIRQ })
-	f.CPUSteal = mean(func(x result.NodeSample) float64 { return x.CPUSteal })
-	f.CPUIdle = mean(func(x result.NodeSample) float64 { return x.CPUIdle })
-	f.CPUBusy = mean(nodeBusy)
-	f.BusiestCoreMean = mean(func(x result.NodeSample) float64 { return x.CPUMaxCore })
-	f.BusiestCoreMax = maxOf(func(x result.NodeSample) float64 { return x.CPUMaxCore })
-	f.IRQCoreMax = maxOf(func(x result.NodeSample) float64 { return x.CPUMaxCoreIRQ })
+	cpuFigures(&f, good, w)
 	f.MemTotal = float64(last.MemTotalBytes)
 	f.MemUsedMax = maxOf(func(x result.NodeSample) float64 { return float64(x.MemUsedBytes) })
 	f.MemAvailableMin = -maxOf(func(x result.NodeSample) float64 { return -float64(x.MemAvailableBytes) })
@@ -277,6 +263,52 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 }
 
 func nodeBusy(x result.NodeSample) float64 { return 1 - x.CPUIdle - x.CPUIOWait }
+
+// hasCPU says whether a sample read CPU time: an exporter whose counters
+// did not move between two scrapes (a static exposition, a node whose
+// /proc/stat is not the host's) has no share of any mode, which would
+// read as 100% busy.
+func hasCPU(x result.NodeSample) bool {
+	return x.CPUUser+x.CPUSystem+x.CPUIOWait+x.CPUIRQ+x.CPUSoftIRQ+x.CPUSteal+x.CPUIdle > 0
+}
+
+// cpuFigures fills f's CPU figures: means and maxima over the samples that
+// read CPU time (hasCPU), weighted by w; none, and the figures stay zero
+// (CPUSamples 0: unknown, not idle).
+func cpuFigures(f *NodeFigures, good []result.NodeSample, w func(result.NodeSample) float64) {
+	var cpu []result.NodeSample
+	var secs float64
+	for _, x := range good {
+		if hasCPU(x) {
+			cpu = append(cpu, x)
+			secs += w(x)
+		}
+	}
+	f.CPUSamples = len(cpu)
+	if len(cpu) == 0 || secs <= 0 {
+		return
+	}
+	mean := func(v func(result.NodeSample) float64) float64 {
+		var t float64
+		for _, x := range cpu {
+			t += v(x) * w(x)
+		}
+		return t / secs
+	}
+	f.CPUUser = mean(func(x result.NodeSample) float64 { return x.CPUUser })
+	f.CPUSystem = mean(func(x result.NodeSample) float64 { return x.CPUSystem })
+	f.CPUIOWait = mean(func(x result.NodeSample) float64 { return x.CPUIOWait })
+	f.CPUIRQ = mean(func(x result.NodeSample) float64 { return x.CPUIRQ })
+	f.CPUSoftIRQ = mean(func(x result.NodeSample) float64 { return x.CPUSoftIRQ })
+	f.CPUSteal = mean(func(x result.NodeSample) float64 { return x.CPUSteal })
+	f.CPUIdle = mean(func(x result.NodeSample) float64 { return x.CPUIdle })
+	f.CPUBusy = mean(nodeBusy)
+	f.BusiestCoreMean = mean(func(x result.NodeSample) float64 { return x.CPUMaxCore })
+	for _, x := range cpu {
+		f.BusiestCoreMax = math.Max(f.BusiestCoreMax, x.CPUMaxCore)
+		f.IRQCoreMax = math.Max(f.IRQCoreMax, x.CPUMaxCoreIRQ)
+	}
+}
 
 // scrapeGaps groups consecutive missing samples of a scraped series (a
 // node's exporter, a data system's own metrics) into gaps, each ending one
@@ -389,9 +421,6 @@ func nodeChecks(good []result.NodeSample, w func(result.NodeSample) float64, sec
 		c.Saturated = seen && c.Share >= SaturatedShare
 		return c, seen
 	}
-	always := func(f func(result.NodeSample) float64) func(result.NodeSample) (float64, bool) {
-		return func(x result.NodeSample) (float64, bool) { return f(x), true }
-	}
 	var out []Saturation
 	add := func(c Saturation, ok bool) {
 		// A device that never had I/O in flight is not worth a line.
@@ -399,9 +428,12 @@ func nodeChecks(good []result.NodeSample, w func(result.NodeSample) float64, sec
 			out = append(out, c)
 		}
 	}
-	add(check(SatCPU, "", SaturatedCPU, always(nodeBusy)))
-	add(check(SatCore, "", SaturatedCore, always(func(x result.NodeSample) float64 { return x.CPUMaxCore })))
-	add(check(SatIRQCore, "", SaturatedIRQCore, always(func(x result.NodeSample) float64 { return x.CPUMaxCoreIRQ })))
+	cpu := func(f func(result.NodeSample) float64) func(result.NodeSample) (float64, bool) {
+		return func(x result.NodeSample) (float64, bool) { return f(x), hasCPU(x) }
+	}
+	add(check(SatCPU, "", SaturatedCPU, cpu(nodeBusy)))
+	add(check(SatCore, "", SaturatedCore, cpu(func(x result.NodeSample) float64 { return x.CPUMaxCore })))
+	add(check(SatIRQCore, "", SaturatedIRQCore, cpu(func(x result.NodeSample) float64 { return x.CPUMaxCoreIRQ })))
 	for _, name := range sortedNames(good, func(x result.NodeSample) []string { return keys(x.Disks) }) {
 		add(check(SatDisk, name, SaturatedDisk, func(x result.NodeSample) (float64, bool) {
 			d, ok := x.Disks[name]

@@ -122,3 +122,20 @@ func TestNodePageCache(t *testing.T) {
 		t.Errorf("a run without reads: %q", nodes[0].PageCache)
 	}
 }
+
+// An exporter whose CPU counters do not move between scrapes (a static
+// exposition, as the soak serves) read as 100% busy and saturated: no CPU
+// time is no CPU figure, not a saturated CPU.
+func TestNodeCountersThatDoNotMove(t *testing.T) {
+	still := result.NodeSample{DurationNs: 1e9, CPUs: 2, MemTotalBytes: 1 << 30}
+	busy := still
+	busy.CPUUser, busy.CPUIdle, busy.CPUMaxCore = 0.95, 0.05, 1
+	f := nodeFigures(result.NodeSeries{Node: "n1", IntervalNs: 1e9, Samples: []result.NodeSample{still, still, still}})
+	if f.CPUSamples != 0 || f.CPUBusy != 0 || len(f.Saturated) != 0 {
+		t.Errorf("still counters: %d CPU samples, busy %.2f, saturated %v", f.CPUSamples, f.CPUBusy, f.Saturated)
+	}
+	f = nodeFigures(result.NodeSeries{Node: "n1", IntervalNs: 1e9, Samples: []result.NodeSample{still, busy, busy}})
+	if f.CPUSamples != 2 || f.CPUBusy < 0.94 || len(f.Saturated) == 0 {
+		t.Errorf("two busy samples and one still: %d CPU samples, busy %.2f, saturated %v", f.CPUSamples, f.CPUBusy, f.Saturated)
+	}
+}

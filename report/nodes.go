@@ -65,7 +65,11 @@ func nodeSections(r *result.Result) []section {
 		for _, x := range n.Nets {
 			rx, tx = rx+x.RxBytesPerS, tx+x.TxBytesPerS
 		}
-		t.add(n.Node, fmt.Sprint(n.Samples), fmt.Sprint(n.Missing), pct(n.CPUBusy), pct(n.BusiestCoreMax), pct(n.IRQCoreMax),
+		busy, core, irq := pct(n.CPUBusy), pct(n.BusiestCoreMax), pct(n.IRQCoreMax)
+		if n.CPUSamples == 0 {
+			busy, core, irq = "n/a", "n/a", "n/a" // its CPU counters never moved
+		}
+		t.add(n.Node, fmt.Sprint(n.Samples), fmt.Sprint(n.Missing), busy, core, irq,
 			b(n.MemUsedMax), b(n.PageCacheEnd), b(rd)+"/s", b(wr)+"/s", units.Short(iops), b(rx)+"/s", b(tx)+"/s", saturatedList(n.Saturated))
 	}
 	if len(nodes) > 1 {
@@ -75,7 +79,7 @@ func nodeSections(r *result.Result) []section {
 	}
 	notes := []string{fmt.Sprintf("Scraped from each node's node_exporter every %s. CPU busy excludes iowait; busiest core and irq core are the highest of any core in any sample; memory used is the maximum, page cache at the end; rates are means over the sampled time.",
 		units.Latency(float64(nodes[0].IntervalNs)))}
-	if c.Nodes > 1 {
+	if c.Nodes > 1 && c.BusiestNode != "" {
 		notes = append(notes, fmt.Sprintf("Busiest node: %s (%s CPU busy).", c.BusiestNode, pct(c.CPUBusyMax)))
 	}
 	if c.NodesWithGaps > 0 {
@@ -96,10 +100,16 @@ func nodeSection(n analysis.NodeFigures) section {
 	if n.Missing > 0 {
 		title += fmt.Sprintf(", %d missing", n.Missing)
 	}
-	if n.Samples > 0 {
+	if n.Samples > 0 && n.CPUSamples == 0 {
+		t.add("cpu", "unknown: the exporter's CPU counters did not move between scrapes (not the node's /proc/stat, or a static exposition)")
+	} else if n.Samples > 0 {
 		t.add("cpu", fmt.Sprintf("busy %s: user %s, system %s, iowait %s, irq %s, softirq %s, steal %s, idle %s (%d CPUs)",
 			pct(n.CPUBusy), pct(n.CPUUser), pct(n.CPUSystem), pct(n.CPUIOWait), pct(n.CPUIRQ), pct(n.CPUSoftIRQ), pct(n.CPUSteal), pct(n.CPUIdle), n.CPUs))
-		t.add("cores", fmt.Sprintf("busiest core %s mean, %s max; interrupts on one core %s max", pct(n.BusiestCoreMean), pct(n.BusiestCoreMax), pct(n.IRQCoreMax)))
+	}
+	if n.Samples > 0 {
+		if n.CPUSamples > 0 {
+			t.add("cores", fmt.Sprintf("busiest core %s mean, %s max; interrupts on one core %s max", pct(n.BusiestCoreMean), pct(n.BusiestCoreMax), pct(n.IRQCoreMax)))
+		}
 		t.add("memory", fmt.Sprintf("used %s max of %s, available %s min; page cache %s at the start, %s at the end (%s max); dirty %s max",
 			b(n.MemUsedMax), b(n.MemTotal), b(n.MemAvailableMin), b(n.PageCacheStart), b(n.PageCacheEnd), b(n.PageCacheMax), b(n.DirtyMax)))
 	}
