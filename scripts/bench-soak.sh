@@ -8,7 +8,8 @@
 # result (go test -bench BenchmarkReportDay), and report, compare, merge and
 # history of two (BenchmarkDayTools). Goal: RSS growth under 1 MB per hour
 # of run from 1 min on. Takes SOAK_DURATION plus about six minutes.
-#   SOAK_DURATION  length of the run (default 31m: RSS at 1 min vs 30 min)
+#   SOAK_DURATION  length of the run (default 31m: RSS at 1 min vs 30 min; 2h for
+#                  issue 47's curve: RSS from minute 30 to 120)
 #   SOAK_RATE      fixed rate (default 100k op/s)
 #   SOAK_NODES     node_exporter endpoints (default 6)
 #   BENCH_OUT      where results go (default bench-results)
@@ -109,10 +110,14 @@ live() { # the live heap's growth per hour between the means of minutes 5-10 and
   echo "live heap after GC: $(live) (gctrace, MB of 2^20 bytes; the program's memory without the collector's slack)"
   echo "heap released to the OS and in-use share of the heap kept (scavtrace): $(awk '/^scav / {for (i=1;i<NF;i++) {if ($(i+1)=="KiB" && $(i+2)=="now,") v=$i; if ($(i+1)=="util") u=$i}; n++; if (n==1) {fv=v; fu=u}} END {if (n) printf "%d KiB and %s at the first report, %d KiB and %s at the last (%d reports)", fv, fu, v, u, n; else printf "n/a"}' "$OUT/soak-stderr.txt")"
   if [ "$end" -gt 3660 ]; then echo "RSS past the first hour: $(growth 3660 "$end")"; fi
-  for f in "$res" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do
+  total_bytes=0
+  for f in "$res" "${res%.json}.seconds.jsonl.zst" "${res%.json}.seconds.jsonl" "${res%.json}.hlog"; do
+    [ -e "$f" ] || continue # the .hlog is written on request; the seconds file's name before issue 47 had no .zst
     s=$(stat -c %s "$f")
+    total_bytes=$((total_bytes + s))
     echo "$(basename "$f"): $s bytes, $(awk -v s="$s" -v t="$total" 'BEGIN{printf "%.1f MB per hour", s/1e6*3600/t}')"
   done
+  echo "all the run's files: $total_bytes bytes, $(awk -v s="$total_bytes" -v t="$total" 'BEGIN{printf "%.1f MB per hour", s/1e6*3600/t}')"
   /usr/bin/time -f 'report: %e s wall, %M KiB peak RSS' $BIN report "$res" >/dev/null
 } 2>&1 | tee "$OUT/soak.txt"
 
