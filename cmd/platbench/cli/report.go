@@ -15,14 +15,16 @@ import (
 )
 
 // reportFormats are the --format values of `platbench report`.
-var reportFormats = []string{"term", "md", "html", "json", "csv"}
+var reportFormats = []string{"term", "md", "html", "json", "csv", "hlog"}
 
 func runReport(ctx context.Context, env *Env, args []string) error {
-	const args_, summary = "FILE [--format term|md|html|json|csv] [--out PATH]",
+	const args_, summary = "FILE [--format term|md|html|json|csv|hlog] [--out PATH]",
 		"Print the report of a saved result file (or of a killed run's journal, FILE.partial): what limited\n" +
 			"the run first, then the terminal report (term), Markdown tables (md), one self-contained HTML page\n" +
 			"with charts (html), the figures as JSON (json), or the 1 s interval series as CSV, one row per\n" +
-			"interval and op type (csv)."
+			"interval and op type (csv), or the run phase's latency histogram of every second as an HdrHistogram\n" +
+			"interval log (hlog: one tagged line per op type and second, for HistogramLogProcessor), made from its\n" +
+			"seconds file."
 	fs := newFlags(env, "report", args_, summary)
 	format, out := addOutputFlags(fs, reportFormats)
 	force := fs.Bool("force", false, "replace the --out file when it exists (without it an existing file is refused)")
@@ -60,6 +62,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 			return report.WriteJSON(w, r)
 		case "csv":
 			return report.WriteCSV(w, r)
+		case "hlog":
+			return result.WriteHlog(w, r)
 		}
 		return printTerm(w, r) // the same report `platbench run` prints
 	})
