@@ -333,3 +333,23 @@ func describe(cfg *Config) string {
 	}
 	return s
 }
+
+// Benchmark runs the sweep as bench.Benchmark runs a benchmark, owning its
+// files: the steps stream to a journal beside o.Path, kept as the result's
+// seconds file; the result's thresholds (o.Thresholds) are judged on its
+// best step and it is written (with o.Force, in place of an earlier one).
+// A sweep writes no .hlog and its steps are measured by Run, so o.Hlog,
+// o.Analysis and o.Run do not apply.
+func Benchmark(ctx context.Context, cfg Config, o bench.Output) (*result.Result, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o.Hlog, o.Analysis = false, nil
+	o.Run = func(ctx context.Context, bc bench.Config) (*result.Result, error) {
+		c := cfg
+		c.Bench.Journal = bc.Journal
+		return Run(ctx, c)
+	}
+	return bench.Benchmark(ctx, cfg.Bench, o)
+}
