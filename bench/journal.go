@@ -37,7 +37,7 @@ func openJournal(o Output, cfg *Config) (*runJournal, error) {
 	if o.Path == "-" {
 		dir, err := os.MkdirTemp("", "platbench-stdout-")
 		if err != nil {
-			return nil, fmt.Errorf("cannot make a temporary directory for the run's seconds (--out -): %w (fix: set TMPDIR to a writable directory)", err)
+			return nil, fmt.Errorf("cannot make a temporary directory for the run's seconds (the result goes to stdout): %w (fix: set TMPDIR to a writable directory)", err)
 		}
 		path, cleanup = filepath.Join(dir, "result.json"+result.JournalSuffix), func() { os.RemoveAll(dir) }
 	}
