@@ -16,32 +16,6 @@ import (
 	"github.com/platbench/platbench/suite"
 )
 
-// verdict is the outcome of a run that completed: thresholds failed (exit
-// 3), or, without thresholds, a failed run (exit 1, unless --allow-errors).
-func (b *benchFlags) verdict(r *result.Result) error {
-	if h := analysis.HealthOf(r); h.LostWrites > 0 {
-		// Whatever the thresholds say: the target did not keep what it
-		// acknowledged.
-		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written)"}
-	}
-	if len(b.ths) > 0 {
-		var failed []string
-		for _, t := range r.Thresholds {
-			if !t.Pass {
-				failed = append(failed, t.Expr)
-			}
-		}
-		if len(failed) > 0 {
-			return &exitError{exitThresholds, fmt.Sprintf("%d of %d thresholds failed: %s", len(failed), len(r.Thresholds), strings.Join(failed, ", "))}
-		}
-		return nil
-	}
-	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed(b.maxErrors) {
-		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written; --max-errors or --allow-errors accepts such a run)"}
-	}
-	return nil
-}
-
 func runRun(ctx context.Context, env *Env, args []string) error {
 	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog)."
 	b := newBenchFlags(env, "run", summary)
@@ -248,6 +222,32 @@ func (b *benchFlags) show(env *Env, r *result.Result, f bench.Files) error {
 	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", f.Result, f.Hlog)
 	if f.Seconds != "" {
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", f.Seconds)
+	}
+	return nil
+}
+
+// verdict is the outcome of a run that completed: thresholds failed (exit
+// 3), or, without thresholds, a failed run (exit 1, unless --allow-errors).
+func (b *benchFlags) verdict(r *result.Result) error {
+	if h := analysis.HealthOf(r); h.LostWrites > 0 {
+		// Whatever the thresholds say: the target did not keep what it
+		// acknowledged.
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written)"}
+	}
+	if len(b.ths) > 0 {
+		var failed []string
+		for _, t := range r.Thresholds {
+			if !t.Pass {
+				failed = append(failed, t.Expr)
+			}
+		}
+		if len(failed) > 0 {
+			return &exitError{exitThresholds, fmt.Sprintf("%d of %d thresholds failed: %s", len(failed), len(r.Thresholds), strings.Join(failed, ", "))}
+		}
+		return nil
+	}
+	if h := analysis.HealthOf(r); !b.allowErrors && h.RunFailed(b.maxErrors) {
+		return &exitError{exitFailed, report.RunFailureText(h, b.maxErrors) + " (the result was written; --max-errors or --allow-errors accepts such a run)"}
 	}
 	return nil
 }
