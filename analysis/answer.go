@@ -22,12 +22,16 @@ type CompareAnswer struct {
 // GroupLimit is what limited a group's runs: the most common limit among
 // them (BottleneckOf of each run), in how many of the group's runs.
 type GroupLimit struct {
-	Group   string `json:"group"`
-	Limit   string `json:"limit"`
-	Where   string `json:"where,omitempty"`
-	Runs    int    `json:"runs"` // runs with this limit
-	Of      int    `json:"of"`   // runs in the group
-	Summary string `json:"summary"`
+	Group string `json:"group"`
+	Limit string `json:"limit"`
+	Where string `json:"where,omitempty"`
+	Runs  int    `json:"runs"` // runs with this limit
+	Of    int    `json:"of"`   // runs in the group
+	// Summary is the limit's line as report words it (report fills it in
+	// from Bottleneck, the first run's with it, whose sentences are
+	// numbers; an older file's carries its own).
+	Summary    string             `json:"summary"`
+	Bottleneck *result.Bottleneck `json:"-"`
 }
 
 // headlineFigures are the rows the headline states, in order.
@@ -182,7 +186,7 @@ func (c *CompareModel) groupLimit(gi int) (*GroupLimit, []*result.Bottleneck) {
 	if top == nil {
 		return nil, nil
 	}
-	return &GroupLimit{Group: g.Name, Limit: top.Limit, Where: top.Where, Runs: n, Of: len(g.Runs), Summary: top.Summary}, bs
+	return &GroupLimit{Group: g.Name, Limit: top.Limit, Where: top.Where, Runs: n, Of: len(g.Runs), Summary: top.Summary, Bottleneck: top}, bs
 }
 
 // CommonLimit is the limit most of bs have, as the first of them with it
@@ -238,17 +242,23 @@ func unfairLines(group string, bs []*result.Bottleneck) []string {
 	}
 	steal := 0
 	for _, b := range bs {
-		for _, c := range b.Caveats {
-			if strings.Contains(c, "hypervisor stole") {
-				steal++
-				break
-			}
+		if stole(b) {
+			steal++
 		}
 	}
 	if steal > 0 {
 		out = append(out, fmt.Sprintf("%s: %d of %d runs lost CPU to steal (another guest on the same cores)", group, steal, len(bs)))
 	}
 	return out
+}
+
+// stole: b's caveats say the hypervisor stole CPU time (an older file's
+// in words).
+func stole(b *result.Bottleneck) bool {
+	if b.Says != nil {
+		return slices.ContainsFunc(b.Says.Caveats, func(c result.Phrase) bool { return c.Kind == PhraseSteal })
+	}
+	return slices.ContainsFunc(b.Caveats, func(c string) bool { return strings.Contains(c, "hypervisor stole") })
 }
 
 // largeRatio: a ratio of 1.25 and more, or 1/1.25 and less, reads better

@@ -1,12 +1,9 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 
-	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/result"
 )
 
@@ -23,6 +20,56 @@ const (
 	LimitRate        = "fixed rate"         // an open loop that met its rate: the rate set it
 	LimitUnknown     = "unknown"
 )
+
+// The sentences of a bottleneck (result.Phrase.Kind), each with the
+// figures (F) and names (S) it says it with, in this order; package report
+// words them (report/limits.go). Shares are fractions.
+const (
+	// Summaries.
+	PhraseNodeSaturated = "node_saturated"  // S: resource, node; F: threshold, share of the run
+	PhraseDisk          = "disk"            // S: disk; F: busy
+	PhraseNeighbours    = "neighbours"      // F: cores, CPU busy, platbench's cores
+	PhraseCPUInProcess  = "cpu_in_process"  // F: cores, CPU busy, platbench's cores
+	PhraseCPUServer     = "cpu_server"      // F: cores, CPU busy, the server's cores, platbench's cores
+	PhraseCPULoader     = "cpu_loader"      // F: cores, CPU busy, platbench's cores
+	PhraseCPUShared     = "cpu_shared"      // F: cores, CPU busy, platbench's cores, the server's cores (0: not sampled)
+	PhraseIRQCore       = "irq_core"        // F: busiest core, its most in interrupts
+	PhraseServerCore    = "server_core"     // S: the server process; F: its cores
+	PhraseCoreInProcess = "core_in_process" // F: busiest core
+	PhraseLoaderThread  = "loader_thread"   // F: busiest core
+	PhraseLoaderSelf    = "loader_self"     // S: the loader's self-check (result.SelfUsage.Reason)
+	PhraseNoTelemetry   = "no_telemetry"    // the run recorded no telemetry
+	PhraseNoOps         = "no_ops"          // the phase completed no operation
+	PhraseConcurrency   = "concurrency"     // F: requests in flight, mean latency in s
+	PhraseRateMet       = "rate_met"        // F: the intended ops/s
+	PhraseRateNotMet    = "rate_not_met"    // nothing sampled saturated, the rate missed
+	// Evidence.
+	PhraseNodeSamples = "node_samples" // S: node, resource; F: threshold, share of the samples, peak
+	PhraseHostBusy    = "host_busy"    // F: cores, CPU busy, busiest core
+	PhraseDiskBusy    = "disk_busy"    // S: disk; F: busy, peak, then PhraseHostBusy's
+	PhraseCPUSplit    = "cpu_split"    // F: platbench's cores, the server's cores (0: not sampled), others'
+	PhraseSelfCheck   = "self_check"   // S: the loader's self-check (also a caveat)
+	PhraseLittle      = "little"       // F: requests in flight, mean latency in s, their quotient in ops/s, measured ops/s
+	PhraseRateShare   = "rate_share"   // F: the share sustained, the intended ops/s
+	// Caveats.
+	PhraseOthers = "others" // F: the others' cores, cores, platbench's cores, the server's cores (0: not sampled)
+	PhraseSteal  = "steal"  // F: the steal share
+	// Headroom.
+	PhraseHostRoom = "host_room" // S: the disks; F: CPU busy, cores, busiest core, then each disk's busy
+	PhraseNodeRoom = "node_room" // S: node; F: CPU busy, busiest core
+	// What to do next.
+	PhraseNext          = "next"           // S: the limit whose advice it is
+	PhraseNextTelemetry = "next_telemetry" // record telemetry
+	PhraseNextServer    = "next_server"    // the server's telemetry, and a sweep
+	// Telemetry that would tell more.
+	PhraseMissingHost   = "missing_host"   // the loader host's
+	PhraseMissingServer = "missing_server" // the server's machine
+)
+
+// phrase is a sentence of kind said with figures f and names s.
+func phrase(kind string, f []float64, s ...string) result.Phrase {
+	return result.Phrase{Kind: kind, F: f, S: s}
+}
 
 // Strengths of the evidence (result.Bottleneck.Strength).
 const (
@@ -65,6 +112,7 @@ func BottleneckOf(r *result.Result) *result.Bottleneck {
 		return nil
 	}
 	b := &bottleneck{r: r, p: p}
+	b.out.Says = &b.says
 	b.hostFigures()
 	b.nodeFigures()
 	b.judge()
@@ -84,7 +132,8 @@ type bottleneck struct {
 	cores     float64 // the loader host's CPUs
 	nodes     []NodeFigures
 
-	out result.Bottleneck
+	out  result.Bottleneck
+	says result.BottleneckPhrases
 }
 
 // hostFigures reduces the loader host's samples of the phase.
@@ -179,12 +228,12 @@ func (b *bottleneck) judge() {
 		b.workloadLimit()
 	}
 	if !b.hasHost {
-		o.Missing = append(o.Missing, "loader host telemetry (recorded by default; this file has none)")
+		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingHost, nil))
 	}
 	if len(b.nodes) == 0 && !b.inProcess() && b.host.Server == nil {
-		o.Missing = append(o.Missing, "the server's own machine: --server-metrics auto (node_exporter on each node) or --server-process NAME when it runs on the loader host")
+		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingServer, nil))
 	}
-	if o.Limit == LimitConcurrency && len(o.Missing) > 0 {
+	if o.Limit == LimitConcurrency && len(b.says.Missing) > 0 {
 		o.Strength = Weak // a server unseen may have been the limit
 	}
 }
@@ -195,15 +244,15 @@ func (b *bottleneck) caveats() {
 	if !b.hasHost {
 		return
 	}
-	o := &b.out
+	o := &b.says
 	if others := b.others(); others > 0 {
-		o.Caveats = append(o.Caveats, fmt.Sprintf("other processes used %.1f of the host's %.0f cores (platbench %.1f%s): the figures are partly its neighbours'", others, b.cores, b.selfCores, b.serverNote()))
+		o.Caveats = append(o.Caveats, phrase(PhraseOthers, []float64{others, b.cores, b.selfCores, b.serverCores()}))
 	}
 	if b.host.CPUSteal >= StealShare {
-		o.Caveats = append(o.Caveats, fmt.Sprintf("the hypervisor stole %.0f%% of the CPU time: another guest shared the physical cores", 100*b.host.CPUSteal))
+		o.Caveats = append(o.Caveats, phrase(PhraseSteal, []float64{b.host.CPUSteal}))
 	}
 	if s := b.host.Self; s != nil && s.ClientBound { // judged knowing an in-process target (self.Judge)
-		o.Caveats = append(o.Caveats, s.Reason)
+		o.Caveats = append(o.Caveats, phrase(PhraseSelfCheck, nil, s.Reason))
 	}
 }
 
@@ -219,13 +268,6 @@ func (b *bottleneck) others() float64 {
 	return others
 }
 
-func (b *bottleneck) serverNote() string {
-	if c := b.serverCores(); c > 0 {
-		return fmt.Sprintf(", the server %.1f", c)
-	}
-	return ""
-}
-
 // nodeLimit: a saturated resource on a server node (the node's own
 // saturation checks, as the report's nodes section makes them).
 func (b *bottleneck) nodeLimit() bool {
@@ -238,10 +280,10 @@ func (b *bottleneck) nodeLimit() bool {
 				if s.Share >= 0.9 {
 					o.Strength = Strong
 				}
-				o.Summary = fmt.Sprintf("the server's %s on node %s (at or over %.0f%% in %.0f%% of the run)", satWhat(s), n.Node, 100*s.Threshold, 100*s.Share)
-				o.Next = nextFor(o.Limit)
+				b.says.Summary = phrase(PhraseNodeSaturated, []float64{s.Threshold, s.Share}, satWhat(s), n.Node)
+				b.next(o.Limit)
 			}
-			o.Evidence = append(o.Evidence, fmt.Sprintf("node %s: %s at or over %.0f%% in %.0f%% of the samples (peak %.0f%%)", n.Node, satWhat(s), 100*s.Threshold, 100*s.Share, 100*s.Peak))
+			b.says.Evidence = append(b.says.Evidence, phrase(PhraseNodeSamples, []float64{s.Threshold, s.Share, s.Peak}, n.Node, satWhat(s)))
 		}
 	}
 	return o.Limit != ""
@@ -279,14 +321,14 @@ func (b *bottleneck) hostLimit() bool {
 	}
 	o := &b.out
 	h := b.host
-	busy := fmt.Sprintf("the host's %.0f CPUs were %.0f%% busy (busiest core %.0f%%)", b.cores, 100*h.CPUBusy, 100*h.BusiestCoreMean)
+	busy := []float64{b.cores, h.CPUBusy, h.BusiestCoreMean}
 	switch {
 	case h.BusiestCoreMean >= BusyCore && b.serverAtOneCore() && b.attributeCore(busy):
 		// First: a single-threaded server at its one core is the limit
 		// however busy the other cores were (it could not use them).
 		return true
 	case h.CPUBusy >= BusyAll:
-		b.set(LimitCPU, strengthOf(h.CPUBusy, BusyAll), busy)
+		b.set(LimitCPU, strengthOf(h.CPUBusy, BusyAll), phrase(PhraseHostBusy, busy))
 		b.attributeCPU()
 		return true
 	case h.BusiestCoreMean >= BusyCore && b.attributeCore(busy):
@@ -294,9 +336,9 @@ func (b *bottleneck) hostLimit() bool {
 	}
 	for _, d := range h.Disks {
 		if d.BusyMean >= BusyDisk {
-			b.set(LimitDisk, strengthOf(d.BusyMean, BusyDisk), fmt.Sprintf("disk %s was busy %.0f%% of the time (peak %.0f%%); %s", d.Name, 100*d.BusyMean, 100*d.BusyMax, busy))
+			b.set(LimitDisk, strengthOf(d.BusyMean, BusyDisk), phrase(PhraseDiskBusy, append([]float64{d.BusyMean, d.BusyMax}, busy...), d.Name))
 			o.Where = "loader host, disk " + d.Name
-			o.Summary = fmt.Sprintf("disk %s on the loader host, busy %.0f%% of the time", d.Name, 100*d.BusyMean)
+			b.says.Summary = phrase(PhraseDisk, []float64{d.BusyMean}, d.Name)
 			return true
 		}
 	}
@@ -304,67 +346,80 @@ func (b *bottleneck) hostLimit() bool {
 }
 
 // set fills the limit, its strength, its first evidence and what to do.
-func (b *bottleneck) set(limit, strength, evidence string) {
+func (b *bottleneck) set(limit, strength string, evidence result.Phrase) {
 	o := &b.out
 	o.Limit, o.Strength = limit, strength
-	o.Evidence = append(o.Evidence, evidence)
-	o.Next = nextFor(limit)
+	b.says.Evidence = append(b.says.Evidence, evidence)
+	b.next(limit)
+}
+
+// next says what to do next about limit: the advice report words for it
+// (none for a limit without one).
+func (b *bottleneck) next(limit string) {
+	b.says.Next = nil
+	switch limit {
+	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet, LimitLoader, LimitNeighbours, LimitConcurrency, LimitRate:
+		p := phrase(PhraseNext, nil, limit)
+		b.says.Next = &p
+	}
 }
 
 // attributeCPU says whose the busy CPUs were.
 func (b *bottleneck) attributeCPU() {
-	o := &b.out
+	o, says := &b.out, &b.says
 	busy := b.host.CPUBusy * b.cores
+	fig := []float64{b.cores, b.host.CPUBusy, b.selfCores}
 	switch {
 	case b.others() > 0 && b.others() >= busy/2:
 		o.Limit, o.Where = LimitNeighbours, "loader host"
-		o.Summary = fmt.Sprintf("other processes: the host's %.0f CPUs were %.0f%% busy and platbench got %.1f of them; the run measured its neighbours as much as the platform", b.cores, 100*b.host.CPUBusy, b.selfCores)
-		o.Next = nextFor(LimitNeighbours)
-		o.Caveats = o.Caveats[min(1, len(o.Caveats)):] // the others' caveat comes first: the limit says it
+		says.Summary = phrase(PhraseNeighbours, fig)
+		b.next(LimitNeighbours)
+		says.Caveats = says.Caveats[min(1, len(says.Caveats)):] // the others' caveat comes first: the limit says it
 	case b.inProcess():
 		o.Where = "platbench and its in-process store"
-		o.Summary = fmt.Sprintf("CPU: all %.0f cores busy (%.0f%%), shared by the loader and the in-process target in one process (%.1f cores)", b.cores, 100*b.host.CPUBusy, b.selfCores)
+		says.Summary = phrase(PhraseCPUInProcess, fig)
 	case b.serverCores() >= b.selfCores:
 		o.Where = "the server process on the loader host"
-		o.Summary = fmt.Sprintf("CPU: all %.0f cores busy (%.0f%%), the server using %.1f and platbench %.1f: the server's CPU, shared with its loader", b.cores, 100*b.host.CPUBusy, b.serverCores(), b.selfCores)
+		says.Summary = phrase(PhraseCPUServer, []float64{b.cores, b.host.CPUBusy, b.serverCores(), b.selfCores})
 	case b.selfKnown && b.selfCores >= busy/2:
 		o.Limit, o.Where = LimitLoader, "loader host"
-		o.Summary = fmt.Sprintf("the loader: all %.0f cores busy (%.0f%%), platbench using %.1f of them", b.cores, 100*b.host.CPUBusy, b.selfCores)
-		o.Next = nextFor(LimitLoader)
+		says.Summary = phrase(PhraseCPULoader, fig)
+		b.next(LimitLoader)
 	default:
 		// No one process had most of it: the host's CPU, shared.
 		o.Where = "loader host"
-		o.Summary = fmt.Sprintf("CPU: all %.0f cores busy (%.0f%%), shared by platbench (%.1f)%s and other processes", b.cores, 100*b.host.CPUBusy, b.selfCores, b.serverNote())
+		says.Summary = phrase(PhraseCPUShared, append(fig, b.serverCores()))
 	}
-	o.Evidence = append(o.Evidence, fmt.Sprintf("platbench %.1f cores%s, others %.1f", b.selfCores, b.serverNote(), math.Max(0, busy-b.selfCores-b.serverCores())))
+	says.Evidence = append(says.Evidence, phrase(PhraseCPUSplit, []float64{b.selfCores, b.serverCores(), math.Max(0, busy-b.selfCores-b.serverCores())}))
 }
 
 // attributeCore names whose the one busy core was: interrupts, a
 // single-threaded server, or one platbench thread (the loader's, or the
 // in-process store's). A busy core that none of them accounts for (a host
 // whose threads take turns on it) is not called a limit: false.
-func (b *bottleneck) attributeCore(busy string) bool {
+func (b *bottleneck) attributeCore(busy []float64) bool {
 	h := b.host
 	s := h.Server
-	var limit, where, summary string
+	var limit, where string
+	var summary result.Phrase
 	switch {
 	case h.IRQCoreMax > 0 && h.IRQCoreMax >= IRQShare*h.BusiestCoreMean:
 		limit, where = LimitIRQCore, "loader host"
-		summary = fmt.Sprintf("the interrupt core: one core %.0f%% busy, up to %.0f%% of it in interrupts (seed 001's limit)", 100*h.BusiestCoreMean, 100*h.IRQCoreMax)
+		summary = phrase(PhraseIRQCore, []float64{h.BusiestCoreMean, h.IRQCoreMax})
 	case b.serverAtOneCore():
 		limit, where = LimitCore, "the server process on the loader host"
-		summary = fmt.Sprintf("one core: the server (%s) used %.2f cores, as a single-threaded server does at its limit", s.Name, s.CoresMean)
+		summary = phrase(PhraseServerCore, []float64{s.CoresMean}, s.Name)
 	case b.selfHot && b.inProcess():
 		limit, where = LimitCore, "platbench and its in-process store"
-		summary = fmt.Sprintf("one core: one thread of platbench and its in-process target kept a core %.0f%% busy", 100*h.BusiestCoreMean)
+		summary = phrase(PhraseCoreInProcess, []float64{h.BusiestCoreMean})
 	case b.selfHot:
 		limit, where = LimitLoader, "loader host"
-		summary = fmt.Sprintf("the loader: one platbench thread kept a core %.0f%% busy", 100*h.BusiestCoreMean)
+		summary = phrase(PhraseLoaderThread, []float64{h.BusiestCoreMean})
 	default:
 		return false
 	}
-	b.set(limit, strengthOf(h.BusiestCoreMean, BusyCore), busy)
-	b.out.Where, b.out.Summary = where, summary
+	b.set(limit, strengthOf(h.BusiestCoreMean, BusyCore), phrase(PhraseHostBusy, busy))
+	b.out.Where, b.says.Summary = where, summary
 	return true
 }
 
@@ -382,10 +437,10 @@ func (b *bottleneck) loaderLimit() bool {
 	if !b.hasHost || s == nil || !s.ClientBound {
 		return false
 	}
-	b.set(LimitLoader, Likely, s.Reason)
+	b.set(LimitLoader, Likely, phrase(PhraseSelfCheck, nil, s.Reason))
 	b.out.Where = "loader host"
-	b.out.Summary = "the loader: " + strings.TrimPrefix(s.Reason, "client-bound: ")
-	b.out.Caveats = slices.DeleteFunc(b.out.Caveats, func(c string) bool { return c == s.Reason })
+	b.says.Summary = phrase(PhraseLoaderSelf, nil, s.Reason)
+	b.says.Caveats = slices.DeleteFunc(b.says.Caveats, func(c result.Phrase) bool { return c.Kind == PhraseSelfCheck })
 	return true
 }
 
@@ -393,60 +448,60 @@ func (b *bottleneck) loaderLimit() bool {
 // its requests in flight (Little's law: N / R); an open loop's by its
 // rate, met or not.
 func (b *bottleneck) workloadLimit() {
-	o := &b.out
-	o.Headroom = b.headroom()
+	o, says := &b.out, &b.says
+	says.Headroom = b.headroom()
 	if !b.hasHost && len(b.nodes) == 0 {
 		o.Limit, o.Strength = LimitUnknown, Weak
-		o.Summary = "unknown: the run recorded no telemetry of the loader or the server"
-		o.Next = "run with host telemetry (the default) and --server-metrics auto"
+		says.Summary = phrase(PhraseNoTelemetry, nil)
+		says.Next = &result.Phrase{Kind: PhraseNextTelemetry}
 		return
 	}
 	f, err := PhaseFiguresOf(b.p)
 	if err != nil || f.Ops == 0 {
 		o.Limit, o.Strength = LimitUnknown, Weak
-		o.Summary = "unknown: the phase completed no operation"
+		says.Summary = phrase(PhraseNoOps, nil)
 		return
 	}
 	secs := float64(b.p.DurationNs) / 1e9
 	x := float64(f.Ops+f.Errors) / secs
 	meanLat := f.Latency.MeanNs / 1e9
 	if b.p.Mode != "open" {
-		n := b.p.Concurrency
+		n := float64(b.p.Concurrency)
 		o.Limit, o.Strength, o.Where = LimitConcurrency, Likely, "the workload"
-		o.Summary = fmt.Sprintf("the closed loop's %d %s in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, plural(n, "request"), n, units.Latency(meanLat*1e9))
-		o.Evidence = append(o.Evidence, fmt.Sprintf("Little's law: %d in flight / %s = %s; measured %s", n, units.Latency(meanLat*1e9), units.OpsPerSec(float64(n)/meanLat), units.OpsPerSec(x)))
-		o.Next = nextFor(LimitConcurrency)
+		says.Summary = phrase(PhraseConcurrency, []float64{n, meanLat})
+		says.Evidence = append(says.Evidence, phrase(PhraseLittle, []float64{n, meanLat, n / meanLat, x}))
+		b.next(LimitConcurrency)
 		return
 	}
 	rc := RateCheckOf(b.p, result.Window{StartNs: 0, LengthNs: b.p.DurationNs, Ops: f.Ops, Errors: f.Errors})
 	if rc != nil && rc.Met {
 		o.Limit, o.Strength, o.Where = LimitRate, Likely, "the workload"
-		o.Summary = fmt.Sprintf("the fixed rate of %s, met with headroom: nothing saturated", units.OpsPerSec(rc.IntendedOpsPerS))
-		o.Next = nextFor(LimitRate)
+		says.Summary = phrase(PhraseRateMet, []float64{rc.IntendedOpsPerS})
+		b.next(LimitRate)
 		return
 	}
 	o.Limit, o.Strength, o.Where = LimitUnknown, Weak, ""
-	o.Summary = "unknown: the rate was not met and no sampled resource saturated (the server's own limits: locks, one hot partition, its threads; or a machine not sampled)"
+	says.Summary = phrase(PhraseRateNotMet, nil)
 	if rc != nil {
-		o.Evidence = append(o.Evidence, fmt.Sprintf("%.0f%% of the intended %s sustained", 100*rc.Achieved(), units.OpsPerSec(rc.IntendedOpsPerS)))
+		says.Evidence = append(says.Evidence, phrase(PhraseRateShare, []float64{rc.Achieved(), rc.IntendedOpsPerS}))
 	}
-	o.Next = "add the server's telemetry (--server-metrics auto) and its own metrics; run sweep --find-max to find the rate it holds"
+	says.Next = &result.Phrase{Kind: PhraseNextServer}
 }
 
 // headroom lists the sampled resources and how busy they were.
-func (b *bottleneck) headroom() []string {
-	var out []string
+func (b *bottleneck) headroom() []result.Phrase {
+	var out []result.Phrase
 	if b.hasHost {
 		h := b.host
-		line := fmt.Sprintf("loader host: CPU %.0f%% of %.0f cores, busiest core %.0f%%", 100*h.CPUBusy, b.cores, 100*h.BusiestCoreMean)
+		p := phrase(PhraseHostRoom, []float64{h.CPUBusy, b.cores, h.BusiestCoreMean})
 		for _, d := range h.Disks {
-			line += fmt.Sprintf(", disk %s %.0f%% busy", d.Name, 100*d.BusyMean)
+			p.F, p.S = append(p.F, d.BusyMean), append(p.S, d.Name)
 		}
-		out = append(out, line)
+		out = append(out, p)
 	}
 	for _, n := range b.nodes {
 		if n.Samples > 0 {
-			out = append(out, fmt.Sprintf("node %s: CPU %.0f%%, busiest core %.0f%%", n.Node, 100*n.CPUBusy, 100*n.BusiestCoreMean))
+			out = append(out, phrase(PhraseNodeRoom, []float64{n.CPUBusy, n.BusiestCoreMean}, n.Node))
 		}
 	}
 	return out
@@ -458,28 +513,4 @@ func strengthOf(v, threshold float64) string {
 		return Strong
 	}
 	return Likely
-}
-
-// nextFor is what to do next about a limit.
-func nextFor(limit string) string {
-	switch limit {
-	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet:
-		return "this is the platform's limit for this workload: compare platforms at it, or give the limited resource more (cores, a faster disk, spread interrupts)"
-	case LimitLoader:
-		return "give platbench more cores or another loader (--rendezvous), or lower --concurrency: the figures are the loader's"
-	case LimitNeighbours:
-		return "run again on a quiet host (or pin platbench and the server with taskset away from the rest); do not compare this run's figures"
-	case LimitConcurrency:
-		return "raise --concurrency, or run sweep --find-max: the platform had room, so this measured the client's concurrency"
-	case LimitRate:
-		return "raise --rate, or run sweep --find-max to find the highest rate the platform holds"
-	}
-	return ""
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

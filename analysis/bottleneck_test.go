@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/platbench/platbench/result"
@@ -13,15 +12,16 @@ import (
 func TestBottleneckPlatforms(t *testing.T) {
 	for _, c := range []struct {
 		file, limit, where, summary string
+		first                       float64 // the summary's first figure
 	}{
 		// 2 cores ~95% busy, the loader and the embedded store in one process.
-		{"epyc2.r01.json", LimitCPU, "platbench and its in-process store", "all 2 cores busy"},
-		{"epyc2.r02.json", LimitCPU, "platbench and its in-process store", "all 2 cores busy"},
+		{"epyc2.r01.json", LimitCPU, "platbench and its in-process store", PhraseCPUInProcess, 2},
+		{"epyc2.r02.json", LimitCPU, "platbench and its in-process store", PhraseCPUInProcess, 2},
 		// 16 cores ~30% busy: the closed loop's 16 requests in flight.
-		{"device16.r01.json", LimitConcurrency, "the workload", "16 requests in flight"},
-		{"device16.r03.json", LimitConcurrency, "the workload", "16 requests in flight"},
-		// The host 100% busy, platbench given 0.7 of 2 cores.
-		{"epyc2-makerun.json", LimitNeighbours, "loader host", "other processes"},
+		{"device16.r01.json", LimitConcurrency, "the workload", PhraseConcurrency, 16},
+		{"device16.r03.json", LimitConcurrency, "the workload", PhraseConcurrency, 16},
+		// The host 100% busy, platbench given 0.7 of 2 cores: other processes.
+		{"epyc2-makerun.json", LimitNeighbours, "loader host", PhraseNeighbours, 2},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			r, err := result.Read(filepath.Join("testdata", "platforms", c.file))
@@ -32,12 +32,16 @@ func TestBottleneckPlatforms(t *testing.T) {
 			if b == nil {
 				t.Fatal("no bottleneck")
 			}
-			t.Logf("%s (%s, %s): %s; evidence %q; headroom %q; caveats %q; next %q", b.Limit, b.Where, b.Strength, b.Summary, b.Evidence, b.Headroom, b.Caveats, b.Next)
-			if b.Limit != c.limit || b.Where != c.where || !strings.Contains(b.Summary, c.summary) {
-				t.Errorf("limit %q where %q summary %q, want %q, %q, containing %q", b.Limit, b.Where, b.Summary, c.limit, c.where, c.summary)
+			s := b.Says
+			t.Logf("%s (%s, %s): %+v", b.Limit, b.Where, b.Strength, s)
+			if b.Limit != c.limit || b.Where != c.where || s.Summary.Kind != c.summary || len(s.Summary.F) == 0 || s.Summary.F[0] != c.first {
+				t.Errorf("limit %q where %q summary %+v, want %q, %q, %s of %v", b.Limit, b.Where, s.Summary, c.limit, c.where, c.summary, c.first)
 			}
-			if b.Strength == "" || len(b.Evidence) == 0 || b.Next == "" {
-				t.Errorf("strength %q, evidence %q, next %q: each limit says how sure, why and what next", b.Strength, b.Evidence, b.Next)
+			if b.Strength == "" || len(s.Evidence) == 0 || s.Next == nil {
+				t.Errorf("strength %q, evidence %+v, next %+v: each limit says how sure, why and what next", b.Strength, s.Evidence, s.Next)
+			}
+			if b.Summary != "" || len(b.Evidence) > 0 || b.Next != "" {
+				t.Errorf("sentences stored (%q, %q, %q): the result keeps numbers, report words them", b.Summary, b.Evidence, b.Next)
 			}
 		})
 	}

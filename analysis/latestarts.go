@@ -105,7 +105,6 @@ type StepNote struct {
 	Rate        *RateCheck
 	Late        LateStarts
 	Meets, Best bool
-	Reason      string // why it failed, as the sweep worded it
 }
 
 // SweepNotes are r's sweep steps as rows of notes (nil without a sweep).
@@ -116,7 +115,7 @@ func SweepNotes(r *result.Result) []StepNote {
 	out := make([]StepNote, 0, len(r.Sweep.Steps))
 	for i, st := range r.Sweep.Steps {
 		n := StepNote{Phase: st.Phase, RateOpsPerS: st.TargetOpsPerS, SustainedOpsPerS: st.SustainedOpsPerS,
-			Meets: st.MeetsObjective, Best: i == r.Sweep.Best, Reason: st.Reason}
+			Meets: st.MeetsObjective, Best: i == r.Sweep.Best}
 		if p := r.Phase(st.Phase); p != nil {
 			n.Late = LateStartsOf(p)
 			n.Rate = RateCheckOf(p, stepWindow(p, st.SteadyFromNs))

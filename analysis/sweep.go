@@ -40,27 +40,19 @@ func JudgedP99(st *result.SweepStep, judge string) (int64, bool) {
 	return st.P99Ns, false
 }
 
-// StepMiss is one condition a sweep step missed (package report words it).
-type StepMiss struct {
-	Kind StepMissKind
-	// Value is the step's figure: sustained ops/s, the share delayed or
-	// failed (a fraction), the p99 in ns; Limit is what it had to meet
-	// (the share of the rate, the objective in ns).
-	Value, Limit float64
-}
+// StepMiss is one condition a sweep step missed (package report words it):
+// result.SweepMiss, stored in the step.
+type StepMiss = result.SweepMiss
 
-// StepMissKind names a condition of SweepObjective.
-type StepMissKind uint8
-
-// The conditions a step can miss, in the order they are judged.
+// The conditions a step can miss (result.SweepMiss.Kind).
 const (
-	MissAchieved     StepMissKind = iota // sustained below MinAchieved of the rate
-	MissDelayed                          // more than MaxDelayed of its ops started late
-	MissErrors                           // more than MaxErrors of its ops failed
-	MissObjective                        // p99 over the objective
-	MissInterrupted                      // Ctrl-C stopped the step
-	MissClientBound                      // judged on attributable latency: the loader started more than MaxDelayed late
-	MissAttributable                     // server-attributable p99 over the objective
+	MissAchieved     = result.MissAchieved     // sustained below MinAchieved of the rate
+	MissDelayed      = result.MissDelayed      // more than MaxDelayed of its ops started late
+	MissErrors       = result.MissErrors       // more than MaxErrors of its ops failed
+	MissObjective    = result.MissObjective    // p99 over the objective
+	MissInterrupted  = result.MissInterrupted  // Ctrl-C stopped the step
+	MissClientBound  = result.MissClientBound  // judged on attributable latency: the loader started more than MaxDelayed late
+	MissAttributable = result.MissAttributable // server-attributable p99 over the objective
 )
 
 // SweepStep measures one step of a sweep over its steady window (the whole
@@ -108,7 +100,7 @@ func SweepStep(p *result.Phase, rate float64, o SweepObjective) (result.SweepSte
 	}
 	st.AttributableP99Ns = attr.P99Ns
 	misses := stepMisses(p, &st, rate, o)
-	st.MeetsObjective = len(misses) == 0
+	st.MeetsObjective, st.Misses = len(misses) == 0, misses
 	return st, misses, nil
 }
 
@@ -122,10 +114,10 @@ func stepMisses(p *result.Phase, st *result.SweepStep, rate float64, o SweepObje
 	}
 	var out []StepMiss
 	if st.SustainedOpsPerS < o.MinAchieved*rate {
-		out = append(out, StepMiss{MissAchieved, st.SustainedOpsPerS, o.MinAchieved})
+		out = append(out, StepMiss{Kind: MissAchieved, Value: st.SustainedOpsPerS, Limit: o.MinAchieved})
 	}
 	if all > 0 && float64(p.Delayed) > o.MaxDelayed*float64(all) {
-		out = append(out, StepMiss{MissDelayed, float64(p.Delayed) / float64(all), o.MaxDelayed})
+		out = append(out, StepMiss{Kind: MissDelayed, Value: float64(p.Delayed) / float64(all), Limit: o.MaxDelayed})
 	}
 	// Ops the loader itself started late (LateClient): judged on latency,
 	// their lateness is in the figure the objective judges and does not fail
@@ -134,17 +126,17 @@ func stepMisses(p *result.Phase, st *result.SweepStep, rate float64, o SweepObje
 	// loader was late beyond the delayed limit measures the loader and fails.
 	judged, attributable := JudgedP99(st, o.Judge)
 	if o.P99 > 0 && attributable && all > 0 && float64(p.LateClient) > o.MaxDelayed*float64(all) {
-		out = append(out, StepMiss{MissClientBound, float64(p.LateClient) / float64(all), o.MaxDelayed})
+		out = append(out, StepMiss{Kind: MissClientBound, Value: float64(p.LateClient) / float64(all), Limit: o.MaxDelayed})
 	}
 	if tot := st.Ops + st.Errors; tot > 0 && float64(st.Errors) > o.MaxErrors*float64(tot) {
-		out = append(out, StepMiss{MissErrors, float64(st.Errors) / float64(tot), o.MaxErrors})
+		out = append(out, StepMiss{Kind: MissErrors, Value: float64(st.Errors) / float64(tot), Limit: o.MaxErrors})
 	}
 	if o.P99 > 0 && judged > int64(o.P99) {
 		kind := MissObjective
 		if attributable {
 			kind = MissAttributable
 		}
-		out = append(out, StepMiss{kind, float64(judged), float64(o.P99)})
+		out = append(out, StepMiss{Kind: kind, Value: float64(judged), Limit: float64(o.P99)})
 	}
 	if p.Interrupted {
 		out = append(out, StepMiss{Kind: MissInterrupted})

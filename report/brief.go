@@ -73,7 +73,7 @@ func WriteRepeatSummary(w io.Writer, rs []*result.Result, files []string) error 
 	fmt.Fprintf(ew, "  sustained %s\n", spreadText(tput, units.OpsPerSec))
 	fmt.Fprintf(ew, "  p99       %s\n", spreadText(p99, units.Latency))
 	if top, n := analysis.CommonLimit(bs); top != nil {
-		fmt.Fprintf(ew, "  limited by (%d of %d runs): %s\n", n, len(rs), top.Summary)
+		fmt.Fprintf(ew, "  limited by (%d of %d runs): %s\n", n, len(rs), BottleneckSummary(top))
 	}
 	fmt.Fprintf(ew, "%d runs: %s\n", len(files), strings.Join(files, " "))
 	fmt.Fprintf(ew, "compare them with another group: platbench compare %s OTHER.r*.json\n", strings.Join(files, " "))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/units"
-	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
 )
@@ -20,32 +19,10 @@ import (
 // measure the same workload and Force is unset (analysis decides).
 var ErrDifferentWorkloads = analysis.ErrDifferentWorkloads
 
-// CompareOptions configure Compare.
-type CompareOptions struct {
-	// Files name the results in the order given, for labels and messages.
-	Files []string
-	// GroupBy says how runs are grouped (default by label).
-	GroupBy analysis.GroupBy
-	// Baseline names the group the others are compared to: a group's name,
-	// one of its files, or a 1-based group position; "" is the first group.
-	Baseline string
-	// MinEffect is the smallest difference that matters, a fraction
-	// (default analysis.DefaultMinEffect).
-	MinEffect float64
-	// RunSpread is a between-run spread (coefficient of variation of run
-	// values, a fraction) for comparisons of single runs; SpreadRuns are
-	// earlier repeated runs of one setup to estimate each figure's instead,
-	// and SpreadGroups earlier runs in groups of one setup each (a
-	// history's runs of one commit, analysis.CommitGroups) to pool it from.
-	RunSpread    float64
-	SpreadRuns   []*result.Result
-	SpreadGroups [][]*result.Result
-	// Force compares runs of different workloads anyway.
-	Force bool
-}
-
-// runKeys are what grouping knows of each run.
-func runKeys(rs []*result.Result, files []string) []analysis.RunKey {
+// RunKeys are what grouping knows of each run (analysis.CompareRuns): its
+// label, platform, target and address as the report names them, and its
+// file (files name the results in the order given).
+func RunKeys(rs []*result.Result, files []string) []analysis.RunKey {
 	keys := make([]analysis.RunKey, len(rs))
 	for i, r := range rs {
 		keys[i] = analysis.RunKey{Label: r.Label, Platform: platformName(r), Target: targetName(r), File: fileOrEmpty(files, i), Where: targetAddress(r)}
@@ -84,49 +61,44 @@ func targetWhat(t vocab.Info, open, close string) string {
 	return t.Kind + open + v + close
 }
 
-// Compare groups the runs (analysis.GroupRuns), compares the groups
-// (analysis.CompareGroups) and names and formats every figure. It refuses
-// runs of different workloads unless opt.Force is set.
-func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, error) {
-	file := func(i int) string {
-		if i < len(opt.Files) {
-			return opt.Files[i]
-		}
-		return fmt.Sprintf("run %d", i+1)
-	}
-	if len(rs) < 2 {
-		return nil, usererr.New("compare needs at least two result files, got %d", len(rs))
-	}
-	keys := runKeys(rs, opt.Files)
-	g, err := analysis.GroupRuns(keys, opt.GroupBy)
-	if err != nil {
-		return nil, err
-	}
-	base, err := g.PickGroup(opt.Baseline, keys)
-	if err != nil {
-		return nil, err
-	}
-	o := analysis.GroupOptions{Baseline: base, MinEffect: opt.MinEffect, SpreadRuns: opt.SpreadRuns,
-		SpreadGroups: opt.SpreadGroups, Force: opt.Force}
-	if opt.RunSpread > 0 {
-		o.Spread = &analysis.Spread{SD: math.Log1p(opt.RunSpread)}
-	}
-	an, err := analysis.CompareGroups(rs, g, o)
+// CompareError words an error of analysis.CompareRuns on rs (files name
+// them, in the order given): runs of different workloads
+// (ErrDifferentWorkloads, naming what each ran), a run that could not be
+// compared (naming its file); any other error as it is.
+func CompareError(rs []*result.Result, files []string, err error) error {
+	file := fileName(files)
 	var we *analysis.WorkloadError
 	var re *analysis.RunError
 	switch {
 	case errors.As(err, &we):
-		return nil, fmt.Errorf("%w: %s", ErrDifferentWorkloads, workloadsText(rs, we.Baseline, we.Runs, file))
+		return fmt.Errorf("%w: %s", ErrDifferentWorkloads, workloadsText(rs, we.Baseline, we.Runs, file))
 	case errors.As(err, &re):
-		return nil, fmt.Errorf("%s: %w", file(re.Run), re.Err)
-	case err != nil:
-		return nil, err
+		return fmt.Errorf("%s: %w", file(re.Run), re.Err)
 	}
-	c := &analysis.CompareModel{Schema: analysis.CompareSchema, GroupedBy: g.By, Grouping: g.How, Baseline: base,
+	return err
+}
+
+// fileName names run i: its file, else "run i+1".
+func fileName(files []string) func(int) string {
+	return func(i int) string {
+		if i < len(files) {
+			return files[i]
+		}
+		return fmt.Sprintf("run %d", i+1)
+	}
+}
+
+// CompareModelOf names and formats every figure of the comparison an of
+// the runs rs (analysis.CompareRuns; files name them, in the order given):
+// the model the Write*Compare* functions render, less its answer
+// (analysis.AnswerOf, which reads the rows this fills in).
+func CompareModelOf(rs []*result.Result, an *analysis.GroupComparison, files []string) *analysis.CompareModel {
+	file, base := fileName(files), an.Baseline
+	c := &analysis.CompareModel{Schema: analysis.CompareSchema, GroupedBy: an.By, Grouping: an.How, Baseline: base,
 		Method: analysis.MethodText, MinEffect: an.MinEffect, RunSpreadRuns: an.SpreadFrom,
 		RunSpreadGroups: an.SpreadGroups, Results: rs, Figures: an}
-	if o.Spread != nil && an.SpreadFrom == 0 {
-		c.RunSpread = o.Spread.SD
+	if an.Spread != nil && an.SpreadFrom == 0 {
+		c.RunSpread = an.Spread.SD
 	}
 	baseRun := an.Groups[base].Runs[0]
 	if len(an.DifferentWorkloads) > 0 {
@@ -152,7 +124,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 		}
 	}
 	for i, r := range rs {
-		c.Runs = append(c.Runs, analysis.CompareModelRun{Label: Label(r), File: fileOrEmpty(opt.Files, i), Group: group[i],
+		c.Runs = append(c.Runs, analysis.CompareModelRun{Label: Label(r), File: fileOrEmpty(files, i), Group: group[i],
 			Platform: platformLine(r), Target: targetName(r), Figures: an.Runs[i], Thresholds: r.Thresholds})
 	}
 	for _, row := range an.Rows {
@@ -163,8 +135,7 @@ func Compare(rs []*result.Result, opt CompareOptions) (*analysis.CompareModel, e
 	c.Rows = append(c.Rows, compareNodeRows(c)...)
 	c.Rows = append(c.Rows, compareDBRows(c)...)
 	c.Notes = compareNotes(an, func(gi int) string { return an.Groups[gi].Name })
-	c.Answer = analysis.AnswerOf(c)
-	return c, nil
+	return c
 }
 
 // workloadsText is "a.json ran "ycsb-a" (READ 50%, UPDATE 50%) but g.json ran ...".

@@ -252,9 +252,15 @@ func WriteCompareMarkdown(w io.Writer, c *analysis.CompareModel) error {
 
 // WriteCompareJSON writes the comparison as indented JSON.
 func WriteCompareJSON(w io.Writer, c *analysis.CompareModel) error {
+	fillAnswer(c)
+	worded := *c
+	worded.Runs = slices.Clone(c.Runs)
+	for i := range worded.Runs {
+		worded.Runs[i].Figures = wordedFigures(worded.Runs[i].Figures)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(c)
+	return enc.Encode(&worded)
 }
 
 // compareTitle is "redis vs valkey".

@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 
+	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
@@ -10,7 +11,7 @@ import (
 // Compare two runs of the same workload on two platforms and read two rows.
 // One run on each side: the interval covers within-run noise only (the
 // mark *), and run-to-run noise is unknown.
-func ExampleCompare() {
+func ExampleCompareModelOf() {
 	var rs []*result.Result
 	files := []string{"testdata/i3-16xlarge.result.json", "testdata/i3-metal.result.json"}
 	for _, f := range files {
@@ -21,11 +22,13 @@ func ExampleCompare() {
 		}
 		rs = append(rs, r)
 	}
-	c, err := report.Compare(rs, report.CompareOptions{Files: files})
+	// Grouped and compared by analysis, named and formatted by report.
+	an, err := analysis.CompareRuns(rs, report.RunKeys(rs, files), analysis.CompareOptions{})
 	if err != nil {
-		fmt.Println(err)
+		fmt.Println(report.CompareError(rs, files, err))
 		return
 	}
+	c := report.CompareModelOf(rs, an, files)
 	for _, row := range c.Rows {
 		if row.Figure == "Sustained throughput" || row.Figure == "Latency p99" {
 			v := row.Cells[1]

@@ -34,5 +34,5 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(JSONReport{Schema: JSONSchema, Label: u.label, Workload: r.Config.Workload.Name, Mix: MixString(r), Figures: u.f, Platform: r.Platform, Notes: r.Notes})
+	return enc.Encode(JSONReport{Schema: JSONSchema, Label: u.label, Workload: r.Config.Workload.Name, Mix: MixString(r), Figures: wordedFigures(u.f), Platform: r.Platform, Notes: r.Notes})
 }

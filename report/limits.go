@@ -18,8 +18,8 @@ func limitLines(a *result.Analysis) [][2]string {
 	if a == nil || a.Bottleneck == nil {
 		return nil
 	}
-	b := a.Bottleneck
-	out := [][2]string{{"limited by", fmt.Sprintf("%s (%s evidence)", b.Summary, b.Strength)}}
+	b := WordsOf(a.Bottleneck)
+	out := [][2]string{{"limited by", fmt.Sprintf("%s (%s evidence)", b.Summary, a.Bottleneck.Strength)}}
 	if len(b.Evidence) > 0 {
 		out = append(out, [2]string{"because", strings.Join(b.Evidence, "; ")})
 	}
@@ -71,12 +71,32 @@ func answerLines(c *analysis.CompareModel) [][2]string {
 		if l.Of > 1 {
 			runs = fmt.Sprintf(" (%d of %d runs)", l.Runs, l.Of)
 		}
-		out = append(out, [2]string{"limited by", fmt.Sprintf("%s%s: %s", l.Group, runs, l.Summary)})
+		out = append(out, [2]string{"limited by", fmt.Sprintf("%s%s: %s", l.Group, runs, limitSummary(l))})
 	}
 	for _, u := range a.Unfair {
 		out = append(out, [2]string{"unfair", u})
 	}
 	return out
+}
+
+// limitSummary is a group's limit in words: the line of the bottleneck it
+// names (an older file's own).
+func limitSummary(l analysis.GroupLimit) string {
+	if l.Summary == "" && l.Bottleneck != nil {
+		return BottleneckSummary(l.Bottleneck)
+	}
+	return l.Summary
+}
+
+// fillAnswer words the comparison's answer where it holds numbers: each
+// group's limit (analysis.AnswerOf keeps the bottleneck it names).
+func fillAnswer(c *analysis.CompareModel) {
+	if c.Answer == nil {
+		return
+	}
+	for i := range c.Answer.Limits {
+		c.Answer.Limits[i].Summary = limitSummary(c.Answer.Limits[i])
+	}
 }
 
 // writeLabelledText prints labelled lines (writeLabelled), then a blank

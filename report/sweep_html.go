@@ -108,9 +108,10 @@ func sweepNotesTable(r *result.Result) *table {
 // per failed step, in the order of the table.
 func sweepFailReasons(r *result.Result) []string {
 	var out []string
-	for _, n := range analysis.SweepNotes(r) {
-		if !n.Meets && n.Reason != "" {
-			out = append(out, n.Phase+" fails: "+n.Reason)
+	for i := range r.Sweep.Steps {
+		st := &r.Sweep.Steps[i]
+		if why := SweepStepReason(st); !st.MeetsObjective && why != "" {
+			out = append(out, st.Phase+" fails: "+why)
 		}
 	}
 	return out
@@ -171,7 +172,7 @@ func WriteSweepText(w io.Writer, r *result.Result) error {
 	for _, why := range sweepFailReasons(r) {
 		fmt.Fprintf(ew, "  - %s\n", why)
 	}
-	fmt.Fprintf(ew, "  => %s\n", sw.Verdict)
+	fmt.Fprintf(ew, "  => %s\n", SweepVerdict(sw))
 	return ew.err
 }
 
@@ -182,7 +183,7 @@ func WriteSweepMarkdown(w io.Writer, r *result.Result) error {
 		return nil
 	}
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", sw.Verdict)
+	fmt.Fprintf(ew, "\n## Rate sweep\n\n**%s**\n\n", SweepVerdict(sw))
 	sweepTable(sw).markdown(ew)
 	fmt.Fprintf(ew, "\n%s. `*` marks the step reported.\n\n### Sweep notes\n\n", sweepObjective(sw))
 	sweepNotesTable(r).markdown(ew)
@@ -216,7 +217,7 @@ func sweepSectionHTML(r *result.Result) (template.HTML, error) {
 		SVG                             template.HTML
 		Table, Notes                    tableView
 		Fails                           []string
-	}{r.Sweep.Verdict, sweepObjective(r.Sweep), sweepNotesLegend(r), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), viewOf(sweepNotesTable(r)), sweepFailReasons(r)})
+	}{SweepVerdict(r.Sweep), sweepObjective(r.Sweep), sweepNotesLegend(r), template.HTML(b.String()), viewOf(sweepTable(r.Sweep)), viewOf(sweepNotesTable(r)), sweepFailReasons(r)})
 }
 
 // sweepCompareHTML overlays the p99 curves of several results (compare);

@@ -38,7 +38,7 @@ func WriteSweepTerm(w io.Writer, r *result.Result) error {
 func WriteSweepStep(w io.Writer, st result.SweepStep) error {
 	ok := "meets"
 	if !st.MeetsObjective {
-		ok = "fails: " + st.Reason
+		ok = "fails: " + SweepStepReason(&st)
 	}
 	_, err := fmt.Fprintf(w, "step %-12s sustained %s  p99 %s  %s\n", st.Phase, units.OpsPerSec(st.SustainedOpsPerS), units.Latency(float64(st.P99Ns)), ok)
 	return err

@@ -10,73 +10,79 @@ import (
 	"github.com/platbench/platbench/result"
 )
 
-// SweepStepReason words the conditions a sweep step missed
-// (analysis.SweepStep), "; "-separated: "sustained 900 op/s is below 95% of
-// the rate; 3% errors". "" when it missed none.
-func SweepStepReason(misses []analysis.StepMiss) string {
-	why := make([]string, len(misses))
-	for i, m := range misses {
+// SweepStepReason words the conditions a sweep step missed (its Misses,
+// from analysis.SweepStep), "; "-separated: "sustained 900 op/s is below
+// 95% of the rate; 3% errors". "" when it missed none. A file written
+// before the misses were stored carries its own sentence (Reason).
+func SweepStepReason(st *result.SweepStep) string {
+	if st.Reason != "" {
+		return st.Reason
+	}
+	why := make([]string, len(st.Misses))
+	for i, m := range st.Misses {
 		switch m.Kind {
-		case analysis.MissAchieved:
+		case result.MissAchieved:
 			why[i] = fmt.Sprintf("sustained %s is below %s of the rate", units.OpsPerSec(m.Value), units.Percent(m.Limit))
-		case analysis.MissDelayed:
+		case result.MissDelayed:
 			why[i] = fmt.Sprintf("%s of ops queued behind the target, every worker or slot busy (more concurrency helps if the target is not saturated)", units.Percent(m.Value))
-		case analysis.MissErrors:
+		case result.MissErrors:
 			why[i] = fmt.Sprintf("%s errors", units.Percent(m.Value))
-		case analysis.MissObjective:
+		case result.MissObjective:
 			why[i] = fmt.Sprintf("p99 %s is over the %s objective", units.Latency(m.Value), time.Duration(m.Limit))
-		case analysis.MissAttributable:
+		case result.MissAttributable:
 			why[i] = fmt.Sprintf("server-attributable p99 %s is over the %s objective", units.Latency(m.Value), time.Duration(m.Limit))
-		case analysis.MissClientBound:
+		case result.MissClientBound:
 			why[i] = fmt.Sprintf("the loader started %s of ops late with a worker free (client-bound: give it cores of its own)", units.Percent(m.Value))
-		case analysis.MissInterrupted:
+		case result.MissInterrupted:
 			why[i] = "interrupted"
+		default:
+			why[i] = m.Kind // a kind of a newer version
 		}
 	}
 	return strings.Join(why, "; ")
 }
 
-// SweepSettings are what a sweep's verdict names: its p99 objective (0:
-// keeping up only), whether it searched for the maximum and the highest
-// rate it would try.
-type SweepSettings struct {
-	ObjectiveP99 time.Duration
-	Judge        string // analysis.JudgeAttributable (default) or JudgeLatency
-	FindMax      bool
-	MaxRate      float64
-}
-
-// SweepVerdict words what a sweep found (analysis.JudgeSweep) over steps.
-func SweepVerdict(j analysis.SweepJudgement, steps []result.SweepStep, s SweepSettings, interrupted bool) string {
+// SweepVerdict words what a sweep found, from the judgement stored in it
+// (analysis.JudgeSweep: the best step, whether every step met the
+// objective, the lowest rate tried) and its settings (the p99 objective, 0:
+// keeping up only; the latency judged; find-max and its highest rate). A
+// file written before the judgement was stored carries its own sentence
+// (Verdict).
+func SweepVerdict(sw *result.Sweep) string {
+	if sw.Verdict != "" {
+		return sw.Verdict
+	}
 	obj := "kept up with its rate"
-	if s.ObjectiveP99 > 0 {
-		obj = "met p99 <= " + s.ObjectiveP99.String()
-		if s.Judge != analysis.JudgeLatency {
-			obj = "met server-attributable p99 <= " + s.ObjectiveP99.String()
+	if sw.ObjectiveP99Ns > 0 {
+		p99 := time.Duration(sw.ObjectiveP99Ns).String()
+		obj = "met p99 <= " + p99
+		if sw.Judge != analysis.JudgeLatency {
+			obj = "met server-attributable p99 <= " + p99
 		}
 	}
+	findMax := sw.Mode == "find-max"
 	var v string
 	switch {
-	case len(steps) == 0:
+	case len(sw.Steps) == 0:
 		v = "no step ran"
-	case j.Best < 0:
-		fix := "rates from " + units.Compact(j.LowestRate/4)
-		if s.FindMax {
-			fix = "a start at " + units.Compact(j.LowestRate/4)
+	case sw.Best < 0 || sw.Best >= len(sw.Steps):
+		fix := "rates from " + units.Compact(sw.LowestRateOpsPerS/4)
+		if findMax {
+			fix = "a start at " + units.Compact(sw.LowestRateOpsPerS/4)
 		}
-		v = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(j.LowestRate), fix)
+		v = fmt.Sprintf("no step %s; the lowest rate tried was %s (fix: lower rates, e.g. %s; or check the reasons: delayed starts need more concurrency or a less busy client machine)", obj, units.OpsPerSec(sw.LowestRateOpsPerS), fix)
 	default:
-		b := steps[j.Best]
+		b := sw.Steps[sw.Best]
 		v = fmt.Sprintf("highest rate that %s: %s sustained (step %s, p99 %s", obj, units.OpsPerSec(b.SustainedOpsPerS), b.Phase, units.Latency(float64(b.P99Ns)))
-		if judged, attr := analysis.JudgedP99(&b, s.Judge); attr {
+		if judged, attr := analysis.JudgedP99(&b, sw.Judge); attr {
 			v += ", server-attributable p99 " + units.Latency(float64(judged))
 		}
 		v += ")"
-		if s.FindMax && j.AllMet {
-			v += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(s.MaxRate))
+		if findMax && sw.AllMet {
+			v += fmt.Sprintf("; every step up to the maximum rate %s met it: the limit is higher", units.Compact(sw.MaxRateOpsPerS))
 		}
 	}
-	if interrupted {
+	if sw.Interrupted {
 		v += " (interrupted: not every step ran)"
 	}
 	return v

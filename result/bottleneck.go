@@ -14,18 +14,49 @@ type Bottleneck struct {
 	Where string `json:"where,omitempty"`
 	// Strength is "strong", "likely" or "weak".
 	Strength string `json:"strength"`
-	// Summary says it in one line, for the top of a report.
-	Summary string `json:"summary"`
-	// Evidence are the figures behind it, one line each.
+	// Says is what the report says of it, as numbers: each sentence a
+	// Phrase (report/limits.go words them). Files written before it carry
+	// the sentences themselves in Summary, Evidence, Headroom, Caveats,
+	// Next and Missing instead (shown as they are).
+	Says *BottleneckPhrases `json:"says,omitempty"`
+
+	// Summary says it in one line, for the top of a report (older files).
+	Summary string `json:"summary,omitempty"`
+	// Evidence are the figures behind it, one line each (older files).
 	Evidence []string `json:"evidence,omitempty"`
 	// Headroom lists what had room (a fixed rate met, a closed loop
-	// limited by its requests in flight), one line per resource.
+	// limited by its requests in flight), one line per resource (older
+	// files).
 	Headroom []string `json:"headroom,omitempty"`
 	// Caveats are what makes the run's figures not the platform's alone:
-	// other processes on the host, steal, a client-bound loader.
+	// other processes on the host, steal, a client-bound loader (older
+	// files).
 	Caveats []string `json:"caveats,omitempty"`
-	// Next is what to do next, in one line.
+	// Next is what to do next, in one line (older files).
 	Next string `json:"next,omitempty"`
-	// Missing names telemetry that would tell more.
+	// Missing names telemetry that would tell more (older files).
 	Missing []string `json:"missing,omitempty"`
+}
+
+// BottleneckPhrases are a Bottleneck's sentences as numbers: the summary
+// line, the evidence, the resources with headroom, the caveats, what to do
+// next (nil when nothing) and the telemetry that would tell more.
+type BottleneckPhrases struct {
+	Summary  Phrase   `json:"summary"`
+	Evidence []Phrase `json:"evidence,omitempty"`
+	Headroom []Phrase `json:"headroom,omitempty"`
+	Caveats  []Phrase `json:"caveats,omitempty"`
+	Next     *Phrase  `json:"next,omitempty"`
+	Missing  []Phrase `json:"missing,omitempty"`
+}
+
+// Phrase is one sentence as what it says (Kind, one of analysis'
+// Phrase* kinds) and the figures (F: shares as fractions, cores, ns,
+// ops/s) and names (S: a node, a disk, a server, a limit) it says it with,
+// in the order its kind lists them (analysis/bottleneck.go); package report
+// words it.
+type Phrase struct {
+	Kind string    `json:"kind"`
+	F    []float64 `json:"f,omitempty"`
+	S    []string  `json:"s,omitempty"`
 }

@@ -101,8 +101,19 @@ type Sweep struct {
 	Best int `json:"best"`
 	// MaxOpsPerS is that step's sustained throughput (0 when none met it).
 	MaxOpsPerS float64 `json:"max_ops_per_s"`
-	// Verdict says in one sentence what the sweep found.
-	Verdict string `json:"verdict"`
+	// AllMet is true when every step met the objective (a find-max search
+	// that reached MaxRateOpsPerS: the limit is higher); LowestRateOpsPerS
+	// is the lowest rate tried; MaxRateOpsPerS the highest rate a find-max
+	// search would try; Interrupted is true when Ctrl-C stopped the sweep
+	// before every step ran. What the report's verdict is worded from;
+	// files written before them carry the sentence in Verdict instead.
+	AllMet            bool    `json:"all_met,omitempty"`
+	LowestRateOpsPerS float64 `json:"lowest_rate_ops_per_s,omitempty"`
+	MaxRateOpsPerS    float64 `json:"max_rate_ops_per_s,omitempty"`
+	Interrupted       bool    `json:"interrupted,omitempty"`
+	// Verdict is the sentence files written before the fields above carry
+	// (the report words a newer file's from them); empty in newer files.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // SweepStep is one fixed-rate step of a sweep, measured over its steady window.
@@ -140,6 +151,31 @@ type SweepStep struct {
 	// MeetsObjective is true when the step kept up with its rate, within the
 	// delayed and error limits, and (with an objective) under the p99.
 	MeetsObjective bool `json:"meets_objective"`
-	// Reason says why it did not (empty when it did).
+	// Misses are the conditions it missed, in the order they are judged
+	// (none when it met them all): what the report words as its reason.
+	Misses []SweepMiss `json:"misses,omitempty"`
+	// Reason is the sentence files written before Misses carry (the
+	// report words a newer file's misses); empty in newer files.
 	Reason string `json:"reason,omitempty"`
 }
+
+// SweepMiss is one condition a sweep step missed: Kind, the step's figure
+// (Value: sustained ops/s, the share delayed, late or failed as a
+// fraction, the p99 in ns) and what it had to meet (Limit: the share of
+// the rate, the share allowed, the objective in ns).
+type SweepMiss struct {
+	Kind  string  `json:"kind"`
+	Value float64 `json:"value,omitempty"`
+	Limit float64 `json:"limit,omitempty"`
+}
+
+// The conditions a sweep step can miss (SweepMiss.Kind).
+const (
+	MissAchieved     = "achieved"     // sustained below the share of the rate
+	MissDelayed      = "delayed"      // too many ops started late, every worker busy
+	MissErrors       = "errors"       // too many ops failed
+	MissObjective    = "objective"    // p99 over the objective
+	MissInterrupted  = "interrupted"  // Ctrl-C stopped the step
+	MissClientBound  = "client_bound" // the loader started too many ops late with a worker free
+	MissAttributable = "attributable" // server-attributable p99 over the objective
+)

@@ -86,17 +86,18 @@ type spaceState struct{ warned, full bool }
 // lookSpace is one look of WatchSpace at now: what to say, if anything.
 // avail reads the room on a directory's disk.
 func (j *Journal) lookSpace(s *spaceState, now, start, end time.Time, avail func(string) (int64, error)) string {
-	dir := filepath.Dir(j.path)
+	written, path := j.written()
+	dir := filepath.Dir(path)
 	free, err := avail(dir)
 	if err != nil {
 		s.full = true // not a file system that says: nothing to tell, ever
 		return ""
 	}
-	n := spaceNeed(j.written(), free, now.Sub(start), end.Sub(now))
+	n := spaceNeed(written, free, now.Sub(start), end.Sub(now))
 	switch {
 	case free < spaceFloor:
 		s.full = true
-		return fmt.Sprintf("the disk of %s has %s free: the run's journal is about to stop (fix: free space now, or stop the run: what it wrote so far reads with platbench report %s)", dir, units.Bytes(float64(free)), j.path)
+		return fmt.Sprintf("the disk of %s has %s free: the run's journal is about to stop (fix: free space now, or stop the run: what it wrote so far reads with platbench report %s)", dir, units.Bytes(float64(free)), path)
 	case !s.warned && n.FullIn > 0:
 		s.warned = true
 		return n.words(dir)
@@ -104,9 +105,9 @@ func (j *Journal) lookSpace(s *spaceState, now, start, end time.Time, avail func
 	return ""
 }
 
-// written is the bytes the journal and its .hlog hold now.
-func (j *Journal) written() int64 {
-	var n int64
+// written is the bytes the journal and its .hlog hold now, and where the
+// journal is.
+func (j *Journal) written() (n int64, path string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if st, err := j.f.Stat(); err == nil {
@@ -115,5 +116,5 @@ func (j *Journal) written() int64 {
 	if j.hlog != nil {
 		n += j.hlog.size()
 	}
-	return n
+	return n, j.path
 }

@@ -42,7 +42,7 @@ func TestLookSpace(t *testing.T) {
 	}
 	defer j.Close(true)
 	j.Begin(&Result{Schema: SchemaVersion})
-	w := j.written()
+	w, _ := j.written()
 	if w == 0 {
 		t.Fatal("the journal's header is not counted")
 	}

@@ -1,7 +1,7 @@
 package suite
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +12,6 @@ import (
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
-	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/result/summary"
 )
@@ -36,6 +35,11 @@ type Options struct {
 	// completed, or more than analysis.DefaultMaxErrors failed, from
 	// counting as failed.
 	AllowErrors bool
+	// FailureText words a cell that failed without thresholds (no
+	// operation completed, or more than analysis.DefaultMaxErrors failed)
+	// in its row's Error: the CLI gives report.RunFailureText. Default: the
+	// counts.
+	FailureText func(h analysis.RunHealth, maxErrors float64) string
 	// Force replaces the files of an earlier run of the suite in OutDir
 	// (every cell's result and seconds file, the summary); without it Run
 	// refuses, before any cell runs, when one is there. A journal of a cell
@@ -43,8 +47,8 @@ type Options struct {
 	Force bool
 }
 
-// Run runs every cell in order, writing each result as it finishes and the
-// summary (summary.md, and summary.json with the rows) at the end. With
+// Run runs every cell in order, writing each result as it finishes, and
+// returns the summary (the caller renders it and writes it: WriteSummary). With
 // repeat: N, it runs N rounds, each every cell once in a fresh random order
 // (Rounds), and writes <cell>.rNN.json. A cell that fails is recorded and
 // the suite goes on; Ctrl-C stops after writing what ran.
@@ -95,7 +99,7 @@ func Run(ctx context.Context, f *File, o Options) (*summary.Summary, error) {
 			}
 		}
 	}
-	return s, writeSummary(s)
+	return s, nil
 }
 
 // Outputs are the files a run of the suite f, whose cells are cells,
@@ -116,7 +120,10 @@ func Outputs(f *File, cells []Cell, dir string) []result.Output {
 		result.Output{Path: filepath.Join(dir, "summary.json"), What: "suite summary"})
 }
 
-// runCell runs one cell (round of repeat) and writes its result.
+// runCell runs one cell (round of repeat), writing its result
+// (bench.Benchmark: the cell streams as a run does, its seconds to a
+// journal beside its result, kept as the result's seconds file once it is
+// written), and returns its row.
 func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run func(context.Context, bench.Config) (*result.Result, error), ths []analysis.Threshold) summary.Row {
 	c.Config.Open = o.Open
 	if o.Configure != nil {
@@ -128,46 +135,21 @@ func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run fun
 		row.Round = round + 1
 		file = RepeatName(c.Name, round, repeat) + ".json"
 	}
-	// The cell streams as a run does: its seconds go to a journal beside
-	// its result, kept as the result's seconds file once it is written.
-	cfg := c.Config
-	path := filepath.Join(o.OutDir, file)
-	j, err := result.CreateJournal(path + result.JournalSuffix)
-	if err != nil {
-		row.Error = oneLine(err.Error())
-		return row
-	}
-	cfg.Journal = j
-	r, err := run(ctx, cfg)
-	written := false
+	var jerr error // the journal's, once the result is written
+	out := bench.Output{Path: filepath.Join(o.OutDir, file), Force: o.Force, Run: run,
+		Analysis: &analysis.Options{Warmup: c.Config.Warmup}, Thresholds: ths,
+		Warn: func(err error) { jerr = cmp.Or(jerr, err) }}
+	// A cell whose load failed has a result too (the load, with the
+	// target's messages): it is written, the cell failed.
+	r, err := bench.Benchmark(ctx, c.Config, out)
 	if r != nil {
-		// A cell whose load failed has a result too (the load, with the
-		// target's messages): it is written, the cell failed.
-		var ferr error
-		if o.Force {
-			// The old result and its seconds file go first: no moment
-			// leaves the old result beside the new seconds.
-			ferr = result.RemoveOld(path, result.SecondsPath(path))
-		}
-		if ferr == nil {
-			written, ferr = finishCell(r, c, o.OutDir, file, &row, ths)
-		}
-		if err == nil {
-			err = ferr
-		}
+		row.File = file
+		err = cmp.Or(err, fillRow(r, &row))
 	}
-	var jerr error
-	if written {
-		jerr = j.Keep(result.SecondsPath(path))
-	} else {
-		jerr = j.Close(true) // no result: nothing half-written stays (a killed suite leaves it)
-	}
-	if err == nil {
-		err = jerr
-	}
+	err = cmp.Or(err, jerr)
 	if err == nil && len(ths) == 0 && !o.AllowErrors {
 		if h := analysis.HealthOf(r); h.RunFailed(analysis.DefaultMaxErrors) {
-			err = errors.New(report.RunFailureText(h, analysis.DefaultMaxErrors))
+			err = errors.New(o.failureText(h))
 		}
 	}
 	if err != nil {
@@ -176,13 +158,20 @@ func runCell(ctx context.Context, c *Cell, round, repeat int, o Options, run fun
 	return row
 }
 
-// writeSummary writes summary.md and summary.json into the output directory.
-func writeSummary(s *summary.Summary) error {
-	var md bytes.Buffer
-	if err := report.WriteSuiteMarkdown(&md, s); err != nil {
-		return err
+// failureText words a cell that failed without thresholds
+// (Options.FailureText).
+func (o Options) failureText(h analysis.RunHealth) string {
+	if o.FailureText != nil {
+		return o.FailureText(h, analysis.DefaultMaxErrors)
 	}
-	if err := result.WriteFileAtomic(filepath.Join(s.OutDir, "summary.md"), md.Bytes()); err != nil {
+	return fmt.Sprintf("the run failed: %d of %d operations failed", h.Failed, h.Completed+h.Failed)
+}
+
+// WriteSummary writes the summary of a suite into its output directory:
+// summary.md (md, the Markdown the caller rendered: report.WriteSuiteMarkdown)
+// and summary.json (the model).
+func WriteSummary(s *summary.Summary, md []byte) error {
+	if err := result.WriteFileAtomic(filepath.Join(s.OutDir, "summary.md"), md); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(s, "", " ")
@@ -192,44 +181,34 @@ func writeSummary(s *summary.Summary) error {
 	return result.WriteFileAtomic(filepath.Join(s.OutDir, "summary.json"), append(js, '\n'))
 }
 
-// finishCell analyses a cell's result, writes it and fills its row from the
-// analysis: sustained throughput and errors, and the p99 over the steady
-// window, overall and per op. written says whether the result file was.
-func finishCell(r *result.Result, c *Cell, dir, file string, row *summary.Row, ths []analysis.Threshold) (written bool, err error) {
-	a, err := analysis.Analyze(r, analysis.Options{Warmup: c.Config.Warmup})
-	if err != nil {
-		return false, err
-	}
-	r.Analysis = a
-	if r.Thresholds, err = analysis.Thresholds(r, ths); err != nil {
-		return false, err
-	}
+// fillRow fills a cell's row from its analysed result: thresholds,
+// sustained throughput and errors, and the p99 over the steady window,
+// overall and per op.
+func fillRow(r *result.Result, row *summary.Row) error {
+	a := r.Analysis
 	row.Thresholds = len(r.Thresholds)
 	for _, t := range r.Thresholds {
 		if !t.Pass {
 			row.ThresholdsFailed = append(row.ThresholdsFailed, t.Expr)
 		}
 	}
-	row.File = file
-	if err := result.Write(filepath.Join(dir, row.File), r); err != nil {
-		return false, err
-	}
 	p := r.MainPhase()
 	row.Interrupted = p.Interrupted
 	row.SustainedOpsPerS = a.Steady.SustainedOpsPerS
 	row.Ops, row.Errors = a.Raw.Ops, a.Raw.Errors
 	first := a.SteadyState.WarmupIntervals
+	var err error
 	if row.P99Ns, err = steadyP99(p, first, ""); err != nil {
-		return true, err
+		return err
 	}
 	row.OpP99Ns = map[string]int64{}
 	for _, t := range p.Ops {
 		if row.OpP99Ns[t.Op], err = steadyP99(p, first, t.Op); err != nil {
-			return true, err
+			return err
 		}
 		row.OpOrder = append(row.OpOrder, t.Op)
 	}
-	return true, nil
+	return nil
 }
 
 // steadyP99 is the p99 of op ("" for all) over the steady window of p

@@ -2,9 +2,10 @@
 // workloads (presets, files or mixes) x dataset sizes x targets, with common
 // run settings, as the DataStax study ran five read/write ratios on several
 // dataset sizes and storage types. Each cell is one ordinary run (load, then
-// run, then analysis) written to its own result file; a summary (cell,
-// sustained ops/s, p99 per op, errors) is written as summary.md and
-// summary.json.
+// run, then analysis: bench.Benchmark) written to its own result file; Run
+// returns the summary (cell, sustained ops/s, p99 per op, errors:
+// result/summary's model), which WriteSummary writes as summary.json beside
+// the summary.md its caller rendered.
 //
 // The package is in four parts, one a file:
 //   - file.go: the YAML schema (File, Load, Parse, Validate). The file is
@@ -13,9 +14,11 @@
 //     flags of 'platbench run' are (records: 1M).
 //   - cells.go: the matrix expansion (File.Cells) into bench.Configs, whose
 //     defaults are bench's.
-//   - run.go: running the cells and writing the files (Run, Summary).
+//   - run.go: running the cells, each through bench.Benchmark, which
+//     writes its files (Run), and writing the summary (WriteSummary).
 //   - the figures of a cell come from package analysis; the tables are
-//     rendered by package report (report.WriteSuiteText, WriteSuiteMarkdown).
+//     rendered by package report (report.WriteSuiteText, WriteSuiteMarkdown),
+//     which the CLI calls: this package imports no renderer.
 //
 // The package prints nothing; Run reports each finished cell through OnCell.
 package suite

@@ -158,6 +158,7 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeSummary(t, s)
 	if len(s.Rows) != 8 || len(seen) != 8 || s.Failed() != 0 {
 		t.Fatalf("%d rows, %d reported, %d failed: %+v", len(s.Rows), len(seen), s.Failed(), s.Rows)
 	}
@@ -225,6 +226,18 @@ workloads:
 	}
 }
 
+// writeSummary writes s's summary.md and summary.json as the CLI does.
+func writeSummary(t *testing.T, s *summary.Summary) {
+	t.Helper()
+	var md strings.Builder
+	if err := report.WriteSuiteMarkdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummary(s, []byte(md.String())); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A cell that cannot run is recorded and the suite goes on.
 func TestRunRecordsFailedCell(t *testing.T) {
 	dir := t.TempDir()
@@ -236,6 +249,7 @@ func TestRunRecordsFailedCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeSummary(t, s)
 	if len(s.Rows) != 2 || s.Failed() != 1 || s.Rows[0].Error == "" || s.Rows[1].Error != "" {
 		t.Fatalf("rows %+v", s.Rows)
 	}
@@ -263,6 +277,7 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeSummary(t, s)
 	if n != 1 || len(s.Rows) != 1 {
 		t.Errorf("%d cells ran, %d rows; want 1", n, len(s.Rows))
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
-	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -301,22 +300,29 @@ func roundRate(r float64) float64 {
 }
 
 // Measure computes one step's figures over its steady window and judges it
-// (analysis.SweepStep); the reason a step failed is report's wording.
+// (analysis.SweepStep): the conditions it missed are in its Misses, which
+// report words (report.SweepStepReason).
 func Measure(p *result.Phase, rate float64, cfg *Config) (result.SweepStep, error) {
 	cfg.EnsureDefaults()
-	st, misses, err := analysis.SweepStep(p, rate, analysis.SweepObjective{
+	st, _, err := analysis.SweepStep(p, rate, analysis.SweepObjective{
 		MinAchieved: cfg.MinAchieved, MaxDelayed: cfg.MaxDelayed, MaxErrors: cfg.MaxErrors, P99: cfg.ObjectiveP99, Warmup: cfg.Warmup, Judge: cfg.Judge})
-	st.Reason = report.SweepStepReason(misses)
 	return st, err
 }
 
-// judge picks the best step (analysis.JudgeSweep) and writes report's verdict.
+// judge picks the best step (analysis.JudgeSweep) and stores what the
+// report's verdict is worded from (report.SweepVerdict).
 func judge(sw *result.Sweep, cfg *Config, interrupted bool) {
 	j := analysis.JudgeSweep(sw.Steps)
 	if j.Best >= 0 {
 		sw.Best, sw.MaxOpsPerS = j.Best, j.MaxOpsPerS
 	}
-	sw.Verdict = report.SweepVerdict(j, sw.Steps, report.SweepSettings{ObjectiveP99: cfg.ObjectiveP99, Judge: cfg.Judge, FindMax: cfg.FindMax, MaxRate: cfg.Max}, interrupted)
+	sw.AllMet, sw.Interrupted = j.AllMet && len(sw.Steps) > 0, interrupted
+	if len(sw.Steps) > 0 {
+		sw.LowestRateOpsPerS = j.LowestRate
+	}
+	if cfg.FindMax {
+		sw.MaxRateOpsPerS = cfg.Max
+	}
 }
 
 func describe(cfg *Config) string {
@@ -332,4 +338,24 @@ func describe(cfg *Config) string {
 		s += " p99<=" + cfg.ObjectiveP99.String()
 	}
 	return s
+}
+
+// Benchmark runs the sweep as bench.Benchmark runs a benchmark, owning its
+// files: the steps stream to a journal beside o.Path, kept as the result's
+// seconds file; the result's thresholds (o.Thresholds) are judged on its
+// best step and it is written (with o.Force, in place of an earlier one).
+// A sweep writes no .hlog and its steps are measured by Run, so o.Hlog,
+// o.Analysis and o.Run do not apply.
+func Benchmark(ctx context.Context, cfg Config, o bench.Output) (*result.Result, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o.Hlog, o.Analysis = false, nil
+	o.Run = func(ctx context.Context, bc bench.Config) (*result.Result, error) {
+		c := cfg
+		c.Bench.Journal = bc.Journal
+		return Run(ctx, c)
+	}
+	return bench.Benchmark(ctx, cfg.Bench, o)
 }

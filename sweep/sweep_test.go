@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/registry"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
@@ -134,8 +136,8 @@ func TestMeasureJudges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.MeetsObjective != c.meets || !strings.Contains(st.Reason, c.reason) {
-				t.Errorf("meets %v (%q), want %v (%q)", st.MeetsObjective, st.Reason, c.meets, c.reason)
+			if st.MeetsObjective != c.meets || !strings.Contains(report.SweepStepReason(&st), c.reason) {
+				t.Errorf("meets %v (%q), want %v (%q)", st.MeetsObjective, report.SweepStepReason(&st), c.meets, c.reason)
 			}
 			var sum uint64
 			for _, k := range c.ops {
@@ -182,7 +184,7 @@ func TestMeasureUsesSteadyWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.SteadyFromNs != 5*int64(time.Second) || st.SteadyMethod != "forced" || st.SustainedOpsPerS != 1000 || !st.MeetsObjective {
-		t.Errorf("steady from %s (%s): %.0f op/s, meets %v %q", time.Duration(st.SteadyFromNs), st.SteadyMethod, st.SustainedOpsPerS, st.MeetsObjective, st.Reason)
+		t.Errorf("steady from %s (%s): %.0f op/s, meets %v %q", time.Duration(st.SteadyFromNs), st.SteadyMethod, st.SustainedOpsPerS, st.MeetsObjective, report.SweepStepReason(&st))
 	}
 	cfg.Warmup = "0"
 	st, _ = Measure(p, 1000, &cfg)
@@ -257,7 +259,7 @@ func TestRunRatesNull(t *testing.T) {
 			t.Errorf("%s: mode %s rate %v", st.Phase, p.Mode, p.RateOpsPerS)
 		}
 		again, err := Measure(p, st.TargetOpsPerS, &Config{})
-		if err != nil || again != st {
+		if err != nil || !reflect.DeepEqual(again, st) {
 			t.Errorf("%s: figures not recomputable from the file: %+v vs %+v (%v)", st.Phase, again, st, err)
 		}
 		// The null target keeps up with a few hundred ops/s even on a busy machine.
@@ -314,11 +316,11 @@ func TestRunFindMaxFake(t *testing.T) {
 	if extra := len(sw.Steps) - firstBad - 1; extra > 1 || (firstBad == 0 && extra != 0) {
 		t.Errorf("%d steps after the first failure (bisect 1)", extra)
 	}
-	if sw.Best >= 0 && !strings.Contains(sw.Verdict, sw.Steps[sw.Best].Phase) {
-		t.Errorf("verdict %q does not name the best step", sw.Verdict)
+	if sw.Best >= 0 && !strings.Contains(report.SweepVerdict(sw), sw.Steps[sw.Best].Phase) {
+		t.Errorf("verdict %q does not name the best step", report.SweepVerdict(sw))
 	}
-	if sw.Best < 0 && !strings.Contains(sw.Verdict, "no step met") {
-		t.Errorf("verdict %q", sw.Verdict)
+	if sw.Best < 0 && !strings.Contains(report.SweepVerdict(sw), "no step met") {
+		t.Errorf("verdict %q", report.SweepVerdict(sw))
 	}
 }
 
@@ -341,11 +343,11 @@ func TestRunInterrupted(t *testing.T) {
 	if len(sw.Steps) != 2 || sw.Steps[1].Phase != "rate-200" {
 		t.Fatalf("steps %+v", sw.Steps)
 	}
-	if !r.Phase("rate-200").Interrupted || sw.Steps[1].MeetsObjective || !strings.Contains(sw.Steps[1].Reason, "interrupted") {
+	if !r.Phase("rate-200").Interrupted || sw.Steps[1].MeetsObjective || !strings.Contains(report.SweepStepReason(&sw.Steps[1]), "interrupted") {
 		t.Errorf("interrupted step: %+v", sw.Steps[1])
 	}
-	if !strings.Contains(sw.Verdict, "interrupted") {
-		t.Errorf("verdict %q", sw.Verdict)
+	if !strings.Contains(report.SweepVerdict(sw), "interrupted") {
+		t.Errorf("verdict %q", report.SweepVerdict(sw))
 	}
 }
 
@@ -379,8 +381,8 @@ func TestMeasureJudgesAttributable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.MeetsObjective != c.meets || !strings.Contains(st.Reason, c.reason) {
-				t.Errorf("meets %v (%q), want %v (%q)", st.MeetsObjective, st.Reason, c.meets, c.reason)
+			if st.MeetsObjective != c.meets || !strings.Contains(report.SweepStepReason(&st), c.reason) {
+				t.Errorf("meets %v (%q), want %v (%q)", st.MeetsObjective, report.SweepStepReason(&st), c.meets, c.reason)
 			}
 			if d := math.Abs(float64(st.AttributableP99Ns) - 5e6); d > 0.001*5e6 {
 				t.Errorf("attributable p99 %s, want 5ms", time.Duration(st.AttributableP99Ns))

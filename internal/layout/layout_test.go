@@ -129,8 +129,9 @@ func imports(f file) []string {
 	return out
 }
 
-// Only main exits; only the command line knows about flags; only adapters
-// import drivers.
+// Only main exits; only the command line knows about flags and calls the
+// renderer (library packages return models: issue 44); only adapters import
+// drivers.
 func TestImportRules(t *testing.T) {
 	drivers := []string{"github.com/apache/cassandra-gocql-driver", "github.com/twmb/franz-go", "github.com/redis/go-redis",
 		"github.com/hazelcast/hazelcast-go-client", "github.com/cockroachdb/pebble", "github.com/jackc/pgx"}
@@ -139,6 +140,9 @@ func TestImportRules(t *testing.T) {
 		for _, p := range imports(f) {
 			if p == "flag" && dir != "cmd/platbench/cli" {
 				t.Errorf("%s imports flag: only cmd/platbench/cli binds flags (fix: a Config field, bound in cmd/platbench/cli)", f.path)
+			}
+			if p == "github.com/platbench/platbench/report" && dir != "cmd/platbench/cli" {
+				t.Errorf("%s imports report: only cmd/platbench/cli renders (fix: return the model, or numbers in the result, and let the CLI call report)", f.path)
 			}
 			for _, d := range drivers {
 				// store/postgres, the history's store, is the one driver user

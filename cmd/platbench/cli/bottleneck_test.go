@@ -11,6 +11,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
@@ -68,7 +69,8 @@ func runBottleneckResult(t *testing.T, url string, pid int, args ...string) (*re
 	if b == nil {
 		t.Fatal("the result has no bottleneck")
 	}
-	t.Logf("%s (%s, %s): %s; evidence %q; caveats %q; headroom %q", b.Limit, b.Where, b.Strength, b.Summary, b.Evidence, b.Caveats, b.Headroom)
+	w := report.WordsOf(b)
+	t.Logf("%s (%s, %s): %s; evidence %q; caveats %q; headroom %q", b.Limit, b.Where, b.Strength, w.Summary, w.Evidence, w.Caveats, w.Headroom)
 	return b, r
 }
 
@@ -103,7 +105,7 @@ func TestBottleneckOneInFlight(t *testing.T) {
 	if !slices.Contains(want, b.Limit) || b.Where == "the server process on the loader host" {
 		t.Errorf("limit %q (%s) with the host %.0f%% busy: want one of %q", b.Limit, b.Where, 100*h.CPUBusy, want)
 	}
-	if b.Limit == analysis.LimitConcurrency && len(b.Evidence) == 0 {
+	if b.Limit == analysis.LimitConcurrency && (b.Says == nil || len(b.Says.Evidence) == 0) {
 		t.Error("no Little's law evidence")
 	}
 }

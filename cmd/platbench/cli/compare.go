@@ -66,7 +66,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := report.CompareOptions{Files: files, Baseline: *baseline, Force: *force}
+	opt := analysis.CompareOptions{Baseline: *baseline, Force: *force}
 	if err := groupFlags(fs, &opt, *groupBy, *minEffect, *runSpread); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err := spreadFromFlag(fs, &opt, *spreadFrom, aopt); err != nil {
 		return err
 	}
-	c, err := report.Compare(rs, opt)
+	c, err := compareRuns(rs, files, opt)
 	if err != nil {
 		if errors.Is(err, report.ErrDifferentWorkloads) {
 			return usagef("%v; compare runs of the same workload, or pass --force to compare anyway", err)
@@ -101,6 +101,20 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 		return &exitError{exitThresholds, report.RegressionsText(c, regs, limit)}
 	}
 	return err
+}
+
+// compareRuns is the comparison of rs (files name them): grouped and
+// compared by analysis (analysis.CompareRuns), its figures named and
+// formatted by report (report.CompareModelOf), answered by analysis
+// (analysis.AnswerOf, from those rows).
+func compareRuns(rs []*result.Result, files []string, opt analysis.CompareOptions) (*analysis.CompareModel, error) {
+	an, err := analysis.CompareRuns(rs, report.RunKeys(rs, files), opt)
+	if err != nil {
+		return nil, report.CompareError(rs, files, err)
+	}
+	c := report.CompareModelOf(rs, an, files)
+	c.Answer = analysis.AnswerOf(c)
+	return c, nil
 }
 
 // gateCanTell refuses --fail-if-worse where a group and the baseline have
@@ -151,7 +165,7 @@ func readCompared(fs *flag.FlagSet, files []string, aopt *analysis.Options) ([]*
 
 // spreadFromFlag reads the runs --run-spread-from names into opt: an A/A
 // set's (SpreadRuns) or a history's, a group per commit (SpreadGroups).
-func spreadFromFlag(fs *flag.FlagSet, opt *report.CompareOptions, spreadFrom string, aopt *analysis.Options) error {
+func spreadFromFlag(fs *flag.FlagSet, opt *analysis.CompareOptions, spreadFrom string, aopt *analysis.Options) error {
 	if !flagSet(fs, "run-spread-from") {
 		return nil
 	}
@@ -217,7 +231,7 @@ func readHistorySpread(fs *flag.FlagSet, paths []string, aopt *analysis.Options)
 }
 
 // groupFlags reads --group-by, --min-effect and --run-spread into opt.
-func groupFlags(fs *flag.FlagSet, opt *report.CompareOptions, groupBy, minEffect, runSpread string) error {
+func groupFlags(fs *flag.FlagSet, opt *analysis.CompareOptions, groupBy, minEffect, runSpread string) error {
 	var err error
 	if opt.GroupBy, err = analysis.ParseGroupBy(groupBy); err != nil {
 		return usage(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/platbench/platbench/analysis"
+	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/merge"
 	"github.com/platbench/platbench/result"
 )
@@ -63,7 +64,7 @@ func runMerge(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	merged := writeMergedSeconds(env, sw, m)
+	merged := bench.WriteMergedSeconds(sw, m, func(err error) { fmt.Fprintf(env.Stderr, "platbench: %v\n", err) })
 	if err := result.Write(*out, m); err != nil {
 		return err
 	}

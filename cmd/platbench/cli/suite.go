@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -58,7 +59,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	bench.Version = ToolVersion()
 	n := 0
-	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open, Force: *force}
+	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open, Force: *force, FailureText: report.RunFailureText}
 	if !*quiet {
 		o.Configure = func(c *suite.Cell) {
 			n++
@@ -81,7 +82,20 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := writeSuiteSummary(s); err != nil {
+		return err
+	}
 	return suiteOutcome(ctx, env, s, *store)
+}
+
+// writeSuiteSummary writes summary.md (report.WriteSuiteMarkdown) and
+// summary.json into the suite's output directory.
+func writeSuiteSummary(s *summary.Summary) error {
+	var md bytes.Buffer
+	if err := report.WriteSuiteMarkdown(&md, s); err != nil {
+		return err
+	}
+	return suite.WriteSummary(s, md.Bytes())
 }
 
 // suiteFile parses the flags, which may come before or after FILE, and

@@ -25,59 +25,55 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	bench.Version = ToolVersion()
-	out, err := b.resultPath("platbench-sweep", cfg, false)
+	o, err := b.output("platbench-sweep", cfg, false)
 	if err != nil {
 		return err
 	}
 	if !b.quiet {
 		showSweepProgress(env, sc, cfg)
 	}
+	clear := func() {
+		if !b.quiet && env.IsTTY {
+			fmt.Fprint(env.Stderr, "\r\033[K")
+		}
+	}
+	o.Thresholds = b.ths
+	var shown error
+	o.Done = func(r *result.Result, f bench.Files) error {
+		clear()
+		b.last = r
+		shown = showSweep(env, b, r, o.Path)
+		return shown
+	}
 	// The steps stream as a run does (its journal, kept as the result's
 	// seconds file).
-	_, done, err := openJournal(out, &sc.Bench, nil)
-	if err != nil {
+	r, err := sweep.Benchmark(ctx, *sc, o)
+	if r == nil {
+		clear()
 		return err
 	}
-	written := false
-	var r *result.Result
-	defer func() {
-		if err := done(written, r != nil); err != nil {
-			fmt.Fprintf(env.Stderr, "platbench: %v\n", err)
-		}
-	}()
-	r, err = sweep.Run(ctx, *sc)
-	if !b.quiet && env.IsTTY {
-		fmt.Fprint(env.Stderr, "\r\033[K")
+	if shown != nil {
+		return shown
 	}
-	if err != nil {
-		return err
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the result of the steps that ran was written")
 	}
-	if err := b.judge(r); err != nil {
-		return err
-	}
-	// --out -: the result's JSON on stdout and the report on stderr, as
-	// run does (it once wrote a file named "-").
+	return b.stored(ctx, b.verdict(r))
+}
+
+// showSweep prints the sweep's report; with --out - the result's JSON is
+// stdout and the report goes to stderr, as run does (it once wrote a file
+// named "-").
+func showSweep(env *Env, b *benchFlags, r *result.Result, out string) error {
 	rep := env.Stdout
 	if out == "-" {
 		if err := result.Encode(env.Stdout, r); err != nil {
 			return err
 		}
 		rep = env.Stderr
-	} else {
-		if b.force {
-			// The old result and its seconds file go first: no moment
-			// leaves the new result beside the old seconds.
-			if err := replaceOld(out); err != nil {
-				return err
-			}
+		if b.quiet {
+			rep = io.Discard
 		}
-		if err := result.Write(out, r); err != nil {
-			return err
-		}
-	}
-	written = true
-	if b.quiet && out == "-" {
-		rep = io.Discard
 	}
 	if err := writeSweepReport(rep, r); err != nil {
 		return err
@@ -86,10 +82,7 @@ func runSweep(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "\nresult   : %s\n", out)
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", result.SecondsPath(out))
 	}
-	if ctx.Err() != nil {
-		return errors.New("interrupted: the result of the steps that ran was written")
-	}
-	return b.stored(ctx, b.verdict(r))
+	return nil
 }
 
 // showSweepProgress shows the progress line and each step as it ends.
