@@ -58,9 +58,9 @@ type NodeFigures struct {
 	CPUUser, CPUSystem, CPUIOWait, CPUIRQ, CPUSoftIRQ, CPUSteal, CPUIdle float64
 	// CPUSamples is how many samples read CPU time (hasCPU): the CPU
 	// figures are theirs; none, and they are unknown.
-	CPUSamples int
-	CPUBusy                                                              float64 // 1 - idle - iowait
-	BusiestCoreMean, BusiestCoreMax, IRQCoreMax                          float64
+	CPUSamples                                  int
+	CPUBusy                                     float64 // 1 - idle - iowait
+	BusiestCoreMean, BusiestCoreMax, IRQCoreMax float64
 
 	MemTotal, MemUsedMax, MemAvailableMin      float64
 	PageCacheStart, PageCacheEnd, PageCacheMax float64
