@@ -56,7 +56,7 @@ func (f *File) records() []uint64 {
 	}
 	out := make([]uint64, len(f.Records))
 	for i, r := range f.Records {
-		out[i] = uint64(r)
+		out[i] = scaledCount(uint64(r), f.scale(), MinScaledRecords)
 	}
 	return out
 }
@@ -124,6 +124,9 @@ func (f *File) cell(base bench.Config, t Target, w Workload, spec workload.Spec,
 		cfg.Runner.Streams = st
 	}
 	cfg.EnsureDefaults()
+	if r == 0 { // the workload's own dataset size, scaled as the axis is
+		cfg.Workload.Records = scaledCount(cfg.Workload.Records, f.scale(), MinScaledRecords)
+	}
 	if err := cfg.Validate(); err != nil {
 		return Cell{}, err
 	}

@@ -65,6 +65,10 @@ type File struct {
 	// fresh random order drawn from Seed. Each run is written to
 	// <cell>.rNN.json with the cell's label, so compare groups them.
 	Repeat *units.Count `yaml:"repeat"`
+	// Scale sizes the whole suite by one factor (default 1): records, ops,
+	// duration, a warm-up duration and a fixed rate are multiplied by it
+	// (scale.go), so a study written at its published size runs small.
+	Scale *float64 `yaml:"scale"`
 	// Targets and Workloads are the other two axes of the matrix.
 	Targets   []Target   `yaml:"targets"`
 	Workloads []Workload `yaml:"workloads"`
@@ -309,6 +313,11 @@ func (f *File) Validate() error {
 			l.Add(z.field, "is 0 (fix: %s, or leave it out for the default)", z.fix)
 		}
 	}
+	if f.Scale != nil {
+		if msg := validScale(*f.Scale); msg != "" {
+			l.Add("scale", "%s", msg)
+		}
+	}
 	for _, th := range f.Thresholds {
 		if _, err := analysis.ParseThreshold(th); err != nil {
 			l.Add("thresholds", "%s", err.(*usererr.Error).Msg)
@@ -368,6 +377,7 @@ func (f *File) defaults() bench.Config {
 	if f.Concurrency != nil {
 		c.Runner.Concurrency = int(*f.Concurrency)
 	}
+	f.scaleConfig(&c)
 	return c
 }
 

@@ -20,6 +20,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file); results of an earlier run there are refused unless --force")
 	force := fs.Bool("force", false, "replace the results and summary of an earlier run in the output directory (a journal of a cell that did not finish is never replaced)")
 	dry := fs.Bool("dry-run", false, "list the cells and exit")
+	scale := fs.Float64("scale", 0, "size the suite by this factor, overriding the file's scale: records, ops, duration, a warm-up duration and a fixed rate are multiplied by it (e.g. 0.001 runs a study written at full size in minutes; default the file's, else 1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var thresholds listFlag
 	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
@@ -40,6 +41,11 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if _, err := analysis.ParseThresholds(thresholds); err != nil {
 		return usage(err)
 	}
+	if flagSet(fs, "scale") {
+		if err := f.SetScale(*scale); err != nil {
+			return usage(err)
+		}
+	}
 	f.Thresholds = append(f.Thresholds, thresholds...)
 	cells, err := f.Cells()
 	if err != nil {
@@ -52,7 +58,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if *dry {
 		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
 		for _, c := range cells {
-			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)))
+			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records, %s\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)), cellLength(c.Config))
 		}
 		return nil
 	}
@@ -141,4 +147,16 @@ func checkValues(configure func(*suite.Cell)) func(*suite.Cell) {
 			configure(c)
 		}
 	}
+}
+
+// cellLength says how long and how hard a cell runs, for --dry-run.
+func cellLength(c bench.Config) string {
+	s := fmt.Sprintf("%s, %d workers", c.Runner.Duration, c.Runner.Concurrency)
+	if c.Runner.Ops > 0 {
+		s = fmt.Sprintf("%s ops, %d workers", units.Int(float64(c.Runner.Ops)), c.Runner.Concurrency)
+	}
+	if c.Runner.Rate > 0 {
+		s += ", " + units.Compact(c.Runner.Rate) + " ops/s"
+	}
+	return s
 }

@@ -1,0 +1,103 @@
+package suite
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/units"
+)
+
+// Scale: one number that sizes a whole suite, so that the file that states
+// a study at its published size (100M operations, 40 minutes, 250k reads/s
+// on a cluster) also runs on a laptop in minutes (scale: 0.001, or
+// 'platbench suite --scale 0.001'). It multiplies what grows with the
+// experiment:
+//   - records (each dataset size of the axis), at least MinScaledRecords;
+//   - ops, at least MinScaledOps;
+//   - duration, at least MinScaledDuration, whole seconds;
+//   - a warm-up given as a duration, at least 1 s (auto and 0 stay);
+//   - a fixed rate (one number, not a profile or per-op streams), at
+//     least 1 op/s: the load a smaller system is offered shrinks with it.
+//
+// Concurrency, the record shape and the mix are the experiment's design,
+// not its size: they stay.
+
+// Bounds of a scaled suite: a run shorter or smaller than these measures
+// nothing a steady state can be found in.
+const (
+	MinScaledRecords  = 100
+	MinScaledOps      = 1000
+	MinScaledDuration = 5 * time.Second
+	// MaxScale bounds the factor: past it a typo (scale: 1000 for 0.001)
+	// would start a run of years.
+	MaxScale = 1000
+)
+
+// scale is the file's factor (1 when absent).
+func (f *File) scale() float64 {
+	if f.Scale == nil {
+		return 1
+	}
+	return *f.Scale
+}
+
+// validScale says what is wrong with a scale factor, "" if nothing.
+func validScale(s float64) string {
+	if math.IsNaN(s) || s <= 0 || s > MaxScale {
+		return fmt.Sprintf("%g is not a factor in (0, %d] (fix: 1 for the size the file states, 0.01 for a hundredth)", s, MaxScale)
+	}
+	return ""
+}
+
+// SetScale overrides the file's scale (the --scale flag); it checks the
+// factor as the file's is.
+func (f *File) SetScale(s float64) error {
+	if msg := validScale(s); msg != "" {
+		return fmt.Errorf("--scale %s", msg)
+	}
+	f.Scale = &s
+	return nil
+}
+
+// scaledCount is n times s, rounded, at least lo (n itself when smaller).
+func scaledCount(n uint64, s float64, lo uint64) uint64 {
+	if s == 1 {
+		return n
+	}
+	v := math.Round(float64(n) * s)
+	if v > math.MaxUint64/2 {
+		v = math.MaxUint64 / 2
+	}
+	return max(uint64(v), min(n, lo))
+}
+
+// scaledDuration is d times s in whole seconds, at least lo (d when smaller).
+func scaledDuration(d time.Duration, s float64, lo time.Duration) time.Duration {
+	if s == 1 {
+		return d
+	}
+	v := float64(d) * s
+	if v > float64(math.MaxInt64/2) {
+		v = float64(math.MaxInt64 / 2)
+	}
+	return max(time.Duration(v).Round(time.Second), min(d, lo))
+}
+
+// scaleConfig applies the file's scale to the settings of c that come from
+// the file (duration, ops, a fixed rate, a warm-up duration).
+func (f *File) scaleConfig(c *bench.Config) {
+	s := f.scale()
+	if s == 1 {
+		return
+	}
+	c.Runner.Duration = scaledDuration(c.Runner.Duration, s, MinScaledDuration)
+	c.Runner.Ops = scaledCount(c.Runner.Ops, s, MinScaledOps)
+	if c.Runner.Rate > 0 {
+		c.Runner.Rate = max(math.Round(c.Runner.Rate*s), 1)
+	}
+	if d, err := units.ParseDuration(c.Warmup); err == nil && d > 0 {
+		c.Warmup = scaledDuration(d, s, time.Second).String()
+	}
+}

@@ -1,0 +1,54 @@
+package suite
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A suite written at full size runs small with one factor: records, ops,
+// duration, a warm-up duration and a fixed rate shrink, each to a floor;
+// concurrency and the mix stay.
+func TestScale(t *testing.T) {
+	f, err := Parse([]byte("duration: 40m\nrate: 250k\nwarmup: 75s\nconcurrency: 24\nrecords: [1M, 50]\nscale: 0.001\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := f.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cells[0].Config
+	if cells[0].Records != 1000 || cells[0].Name != "null.ds-100r.1k" || cells[1].Records != 50 {
+		t.Errorf("records %d (%s), %d: want 1000 and 50 (below the floor, kept)", cells[0].Records, cells[0].Name, cells[1].Records)
+	}
+	if c.Runner.Duration != MinScaledDuration || c.Runner.Rate != 250 || c.Warmup != "1s" || c.Runner.Concurrency != 24 {
+		t.Errorf("runner %v %v warmup %q workers %d", c.Runner.Duration, c.Runner.Rate, c.Warmup, c.Runner.Concurrency)
+	}
+	// --scale overrides the file's; 1 is the size the file states.
+	if err := f.SetScale(1); err != nil {
+		t.Fatal(err)
+	}
+	cells, _ = f.Cells()
+	if c := cells[0].Config; cells[0].Records != 1_000_000 || c.Runner.Duration != 40*time.Minute || c.Runner.Rate != 250_000 || c.Warmup != "75s" {
+		t.Errorf("scale 1: %d records, %v, %v, %q", cells[0].Records, c.Runner.Duration, c.Runner.Rate, c.Warmup)
+	}
+	// Ops, and a workload's own dataset size when the file gives none.
+	f, err = Parse([]byte("ops: 100M\nscale: 0.01\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _ = f.Cells()
+	if c := cells[0].Config; c.Runner.Ops != 1_000_000 || c.Workload.Records != 1000 {
+		t.Errorf("ops %d records %d", c.Runner.Ops, c.Workload.Records)
+	}
+	for _, bad := range []string{"0", "-1", "2000", ".nan"} {
+		_, err := Parse([]byte("scale: " + bad + "\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n"))
+		if err == nil || !strings.Contains(err.Error(), "scale") || !strings.Contains(err.Error(), "fix:") {
+			t.Errorf("scale: %s: %v", bad, err)
+		}
+	}
+	if err := f.SetScale(0); err == nil || !strings.Contains(err.Error(), "--scale 0") {
+		t.Errorf("SetScale(0): %v", err)
+	}
+}
