@@ -65,13 +65,13 @@ type File struct {
 	// fresh random order drawn from Seed. Each run is written to
 	// <cell>.rNN.json with the cell's label, so compare groups them.
 	Repeat *units.Count `yaml:"repeat"`
+	// Targets and Workloads are the other two axes of the matrix.
+	Targets   []Target   `yaml:"targets"`
+	Workloads []Workload `yaml:"workloads"`
 	// Scale sizes the whole suite by one factor (default 1): records, ops,
 	// duration, a warm-up duration and a fixed rate are multiplied by it
 	// (scale.go), so a study written at its published size runs small.
 	Scale *float64 `yaml:"scale"`
-	// Targets and Workloads are the other two axes of the matrix.
-	Targets   []Target   `yaml:"targets"`
-	Workloads []Workload `yaml:"workloads"`
 
 	dir string // directory of the file: relative paths start there
 }
