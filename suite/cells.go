@@ -116,6 +116,9 @@ func (f *File) cell(base bench.Config, t Target, w Workload, spec workload.Spec,
 	if r > 0 {
 		cfg.Workload.Records = r
 	}
+	if len(w.Rate) > 0 {
+		f.workloadRate(&cfg, w.Rate)
+	}
 	if len(cfg.Runner.Streams) > 0 {
 		st := slices.Clone(cfg.Runner.Streams)
 		if err := runner.Streams(st).Resolve(&cfg.Workload); err != nil {

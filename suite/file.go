@@ -97,6 +97,10 @@ type Workload struct {
 	File         string           `yaml:"file"`   // or a workload YAML file, relative to the suite file
 	Mix          workload.MixList `yaml:"mix"`    // overrides the mix: read=0.8,update=0.2
 	Distribution string           `yaml:"distribution"`
+	// Rate is this workload's rate, overriding the file's (as the file's
+	// rate is written; scaled as it is): a study that writes at full speed
+	// and reads at a fixed client rate says both in one file.
+	Rate runner.Streams `yaml:"rate"`
 }
 
 // The fields of each map, as unknown-field errors list them.

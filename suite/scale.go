@@ -7,6 +7,7 @@ import (
 
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/runner"
 )
 
 // Scale: one number that sizes a whole suite, so that the file that states
@@ -100,4 +101,18 @@ func (f *File) scaleConfig(c *bench.Config) {
 	if d, err := units.ParseDuration(c.Warmup); err == nil && d > 0 {
 		c.Warmup = scaledDuration(d, s, time.Second).String()
 	}
+}
+
+// workloadRate sets c's rate to a workload's own (Workload.Rate), scaled
+// as the file's is.
+func (f *File) workloadRate(c *bench.Config, rate runner.Streams) {
+	c.Runner.Rate, c.Runner.Streams = 0, nil
+	if r, ok := rate.Rate(); ok {
+		c.Runner.Rate = r
+		if s := f.scale(); s != 1 && r > 0 {
+			c.Runner.Rate = max(math.Round(r*s), 1)
+		}
+		return
+	}
+	c.Runner.Streams = rate
 }

@@ -52,3 +52,24 @@ func TestScale(t *testing.T) {
 		t.Errorf("SetScale(0): %v", err)
 	}
 }
+
+// A workload's own rate overrides the file's, and is scaled as it is.
+func TestWorkloadRate(t *testing.T) {
+	f, err := Parse([]byte("rate: 1k\nscale: 0.01\ntargets: [{url: \"null\"}]\nworkloads: [ds-100w, {preset: ds-100r, rate: 250k}, {preset: ycsb-a, rate: [read=2k, update=1k]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := f.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cells[0].Config.Runner.Rate; r != 10 {
+		t.Errorf("the file's rate, scaled: %v", r)
+	}
+	if r := cells[1].Config.Runner.Rate; r != 2500 {
+		t.Errorf("the workload's rate, scaled: %v", r)
+	}
+	if st := cells[2].Config.Runner.Streams; cells[2].Config.Runner.Rate != 0 || len(st) != 2 || st[0].String() != "read=2k" {
+		t.Errorf("the workload's streams: %v %v", cells[2].Config.Runner.Rate, st)
+	}
+}

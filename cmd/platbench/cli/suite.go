@@ -26,6 +26,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
 	store := fs.String("store", "", storeFlagDoc)
 	validate := fs.Bool("validate", false, validateFlagDoc)
+	tflags := addSuiteTargetFlags(fs)
 	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
 	file, err := suiteFile(fs, args)
 	if err != nil {
@@ -45,6 +46,9 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		if err := f.SetScale(*scale); err != nil {
 			return usage(err)
 		}
+	}
+	if err := tflags.apply(f); err != nil {
+		return err
 	}
 	f.Thresholds = append(f.Thresholds, thresholds...)
 	cells, err := f.Cells()
