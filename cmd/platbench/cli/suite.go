@@ -16,6 +16,9 @@ import (
 )
 
 func runSuite(ctx context.Context, env *Env, args []string) error {
+	if wantsSuiteCompare(args) {
+		return runSuiteCompare(ctx, env, args)
+	}
 	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
 	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file); results of an earlier run there are refused unless --force")
 	force := fs.Bool("force", false, "replace the results and summary of an earlier run in the output directory (a journal of a cell that did not finish is never replaced)")
