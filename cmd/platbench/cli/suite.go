@@ -63,10 +63,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		dir = f.OutDir()
 	}
 	if *dry {
-		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
-		for _, c := range cells {
-			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records, %s\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)), cellLength(c.Config))
-		}
+		printCells(env, f, cells, dir)
 		return nil
 	}
 	bench.Version = ToolVersion()
@@ -153,6 +150,14 @@ func checkValues(configure func(*suite.Cell)) func(*suite.Cell) {
 		if configure != nil {
 			configure(c)
 		}
+	}
+}
+
+// printCells lists the cells (--dry-run).
+func printCells(env *Env, f *suite.File, cells []suite.Cell, dir string) {
+	fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
+	for _, c := range cells {
+		fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records, %s\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)), cellLength(c.Config))
 	}
 }
 
