@@ -103,7 +103,7 @@ func (f *File) Cells() ([]Cell, error) {
 			}
 		}
 	}
-	return cells, nil
+	return cells, f.distinctScaled(cells)
 }
 
 // cell is the cell of target t, workload w (spec) and dataset size r.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/platbench/platbench/bench"
 	"github.com/platbench/platbench/internal/units"
+	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
 )
 
@@ -115,4 +116,18 @@ func (f *File) workloadRate(c *bench.Config, rate runner.Streams) {
 		return
 	}
 	c.Runner.Streams = rate
+}
+
+// distinctScaled refuses a scale at which two dataset sizes of the axis
+// become one (both under the floor): their cells would share a name and
+// a result file.
+func (f *File) distinctScaled(cells []Cell) error {
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if seen[c.Name] {
+			return usererr.New("at scale %g two dataset sizes of records become %d (cell %s) (fix: a larger scale, or fewer sizes)", f.scale(), c.Records, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }

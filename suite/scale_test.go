@@ -48,6 +48,11 @@ func TestScale(t *testing.T) {
 			t.Errorf("scale: %s: %v", bad, err)
 		}
 	}
+	f, _ = Parse([]byte("records: [1M, 10M]\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n"))
+	_ = f.SetScale(0.00001)
+	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), "two dataset sizes of records become 100") {
+		t.Errorf("sizes that scale to one: %v", err)
+	}
 	if err := f.SetScale(0); err == nil || !strings.Contains(err.Error(), "--scale 0") {
 		t.Errorf("SetScale(0): %v", err)
 	}
