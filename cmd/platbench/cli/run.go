@@ -73,6 +73,7 @@ type benchFlags struct {
 	abortOnFail bool // run only
 	validate    bool // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
+	like        *likeFlag // run only: --like RESULT.json
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
 	// rows b.stored appends (cmd/platbench/cli/history.go).
@@ -177,7 +178,7 @@ func (b *benchFlags) zeroes() usererr.List {
 // which applies them unless flags say otherwise; its warnings are printed
 // here.
 func (b *benchFlags) spec() (workload.Loaded, error) {
-	l, err := loadWorkload(b.workload)
+	l, err := b.like.loadWorkload(b)
 	if err != nil {
 		return l, err
 	}
@@ -246,6 +247,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		DatasetBytes:  int64(b.datasetSize),
 	}
 	cfg.KeepDataset = b.keepDataset // run only (load always keeps)
+	b.like.record(&cfg)
 	b.applyLoaded(&cfg, l)
 	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
 		cfg.Runner.Rate = l.RateOpsPerS // YCSB's target
@@ -422,6 +424,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
 	b.fs.IntVar(&b.repeat, "repeat", 1, "run the benchmark `N` times, one result file each (OUT.r01.json, OUT.r02.json...), labelled alike, so 'platbench compare' takes them as one group; for several alternatives interleaved in random order, a suite's repeat:")
 	b.analysis = addAnalysisFlags(b.fs)
+	b.like = addLikeFlag(b.fs)
 	usage := groupedUsage(b.fs, "run", "[flags]", summary, runGroups, runExamples)
 	b.fs.Usage = func() { usage(env.Stdout) }
 	cfg, err := b.parse(args, false)
@@ -522,7 +525,7 @@ func (b *benchFlags) parseArgs(args []string) error {
 	if b.fs.NArg() > 0 {
 		return usagef("unexpected argument %q", b.fs.Arg(0))
 	}
-	return nil
+	return b.like.apply(b)
 }
 
 // forceFlagDoc is the doc of --force of every command that writes a
