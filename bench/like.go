@@ -21,7 +21,7 @@ import (
 func Like(r *result.Result) (Config, error) {
 	c := r.Config
 	if c.Shard != "" {
-		return Config{}, usererr.New("the result is shard %s of a distributed run: its config is a part of the benchmark (fix: --like the merged result)", c.Shard)
+		return Config{}, usererr.New("the result is shard %s of a distributed run: its config is a part of the benchmark (fix: repeat the merged result of its loaders)", c.Shard)
 	}
 	if r.Target.Kind == "disk" {
 		return Config{}, usererr.New("the result is a disk probe (%s), not a benchmark of a target (fix: 'platbench probe disk' with the same flags)", c.Workload.Name)

@@ -103,7 +103,7 @@ func suiteCellTable(env *Env, fs *flag.FlagSet, cell string, dirs []string, sums
 		for _, r := range s.Rows {
 			if r.Cell == cell && r.File != "" {
 				files = append(files, filepath.Join(dirs[i], r.File))
-				labels = append(labels, filepath.Base(filepath.Clean(dirs[i])))
+				labels = append(labels, dirLabel(dirs, i))
 			}
 		}
 	}
@@ -136,4 +136,16 @@ func suiteCellTable(env *Env, fs *flag.FlagSet, cell string, dirs []string, sums
 		return fmt.Errorf("cell %s: %w", cell, err)
 	}
 	return report.WriteSeedCompare(env.Stdout, cell, c)
+}
+
+// dirLabel names directory i's runs in a comparison: its base name, with
+// its position when another directory has the same base name.
+func dirLabel(dirs []string, i int) string {
+	base := filepath.Base(filepath.Clean(dirs[i]))
+	for j, d := range dirs {
+		if j != i && filepath.Base(filepath.Clean(d)) == base {
+			return fmt.Sprintf("%s#%d", base, i+1)
+		}
+	}
+	return base
 }
