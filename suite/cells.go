@@ -103,7 +103,10 @@ func (f *File) Cells() ([]Cell, error) {
 			}
 		}
 	}
-	return cells, f.distinctScaled(cells)
+	if err := f.distinctScaled(cells); err != nil {
+		return nil, err
+	}
+	return f.onlyCells(cells)
 }
 
 // cell is the cell of target t, workload w (spec) and dataset size r.

@@ -73,7 +73,8 @@ type File struct {
 	// (scale.go), so a study written at its published size runs small.
 	Scale *float64 `yaml:"scale"`
 
-	dir string // directory of the file: relative paths start there
+	dir  string // directory of the file: relative paths start there
+	only string // a glob of the cells to run (Only); "" for all
 }
 
 // Target is one target axis value.

@@ -78,3 +78,25 @@ func TestWorkloadRate(t *testing.T) {
 		t.Errorf("the workload's streams: %v %v", cells[2].Config.Runner.Rate, st)
 	}
 }
+
+// Only runs a part of the matrix: the cells whose name matches a glob.
+func TestOnly(t *testing.T) {
+	f, err := Parse([]byte("records: [1k, 1M]\ntargets: [{url: \"null\", name: n}]\nworkloads: [ds-100r, ds-100w]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Only("n.*.1k"); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := f.Cells()
+	if err != nil || len(cells) != 2 || cells[0].Name != "n.ds-100r.1k" || cells[1].Name != "n.ds-100w.1k" {
+		t.Fatalf("cells %v %v", cells, err)
+	}
+	_ = f.Only("nothing*")
+	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), "matches none") {
+		t.Errorf("a glob that matches nothing: %v", err)
+	}
+	if err := f.Only("[x"); err == nil || !strings.Contains(err.Error(), "not a glob") {
+		t.Errorf("a bad glob: %v", err)
+	}
+}

@@ -13,17 +13,24 @@ import (
 type suiteTargetFlags struct {
 	targets listFlag
 	label   *string
+	only    *string
 }
 
 func addSuiteTargetFlags(fs *flag.FlagSet) *suiteTargetFlags {
 	t := &suiteTargetFlags{}
 	fs.Var(&t.targets, "target", "replace the URL of the file's target (repeatable: one per target of the file, in order), keeping its name and options: the same suite on another platform")
 	t.label = fs.String("label", "", "label of every cell's results in comparisons (with several targets: LABEL TARGET), e.g. the platform: i3.metal")
+	t.only = fs.String("only", "", "run only the cells whose name matches this glob, e.g. 'cassandra.*.1k' (--dry-run lists the names)")
 	return t
 }
 
 // apply puts the flags into f.
 func (t *suiteTargetFlags) apply(f *suite.File) error {
+	if *t.only != "" {
+		if err := f.Only(*t.only); err != nil {
+			return usage(err)
+		}
+	}
 	if len(t.targets) > 0 {
 		if len(t.targets) != len(f.Targets) {
 			return usagef("%d --target given, the suite has %d targets (fix: one --target per target of the file, in its order)", len(t.targets), len(f.Targets))
