@@ -12,7 +12,7 @@ import (
 // is an error.
 func (f *File) Only(glob string) error {
 	if _, err := path.Match(glob, ""); err != nil {
-		return usererr.New("--only %q is not a glob (fix: a pattern of cell names such as 'cassandra.*.1k')", glob)
+		return usererr.New("cells %q is not a glob (fix: a pattern of cell names such as 'cassandra.*.1k')", glob)
 	}
 	f.only = glob
 	return nil
@@ -30,7 +30,7 @@ func (f *File) onlyCells(cells []Cell) ([]Cell, error) {
 		}
 	}
 	if len(out) == 0 && len(cells) > 0 {
-		return nil, usererr.New("--only %q matches none of the suite's cells, e.g. %s (fix: a glob of cell names; --dry-run lists them)", f.only, cells[0].Name)
+		return nil, usererr.New("cells %q match none of the suite's cells, e.g. %s (fix: a glob of cell names; a dry run lists them)", f.only, cells[0].Name)
 	}
 	return out, nil
 }

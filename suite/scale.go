@@ -57,7 +57,7 @@ func validScale(s float64) string {
 // factor as the file's is.
 func (f *File) SetScale(s float64) error {
 	if msg := validScale(s); msg != "" {
-		return fmt.Errorf("--scale %s", msg)
+		return usererr.New("scale %s", msg)
 	}
 	f.Scale = &s
 	return nil

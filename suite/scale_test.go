@@ -53,7 +53,7 @@ func TestScale(t *testing.T) {
 	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), "two dataset sizes of records become 100") {
 		t.Errorf("sizes that scale to one: %v", err)
 	}
-	if err := f.SetScale(0); err == nil || !strings.Contains(err.Error(), "--scale 0") {
+	if err := f.SetScale(0); err == nil || !strings.Contains(err.Error(), "scale 0 is not") {
 		t.Errorf("SetScale(0): %v", err)
 	}
 }
@@ -93,7 +93,7 @@ func TestOnly(t *testing.T) {
 		t.Fatalf("cells %v %v", cells, err)
 	}
 	_ = f.Only("nothing*")
-	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), "matches none") {
+	if _, err := f.Cells(); err == nil || !strings.Contains(err.Error(), "match none") {
 		t.Errorf("a glob that matches nothing: %v", err)
 	}
 	if err := f.Only("[x"); err == nil || !strings.Contains(err.Error(), "not a glob") {

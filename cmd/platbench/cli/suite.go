@@ -47,7 +47,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	}
 	if flagSet(fs, "scale") {
 		if err := f.SetScale(*scale); err != nil {
-			return usage(err)
+			return usagef("--%v", err)
 		}
 	}
 	if err := tflags.apply(f); err != nil {

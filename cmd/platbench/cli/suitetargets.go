@@ -28,7 +28,7 @@ func addSuiteTargetFlags(fs *flag.FlagSet) *suiteTargetFlags {
 func (t *suiteTargetFlags) apply(f *suite.File) error {
 	if *t.only != "" {
 		if err := f.Only(*t.only); err != nil {
-			return usage(err)
+			return usagef("--only: %v", err)
 		}
 	}
 	if len(t.targets) > 0 {
