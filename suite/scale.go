@@ -21,7 +21,8 @@ import (
 //   - duration, at least MinScaledDuration, whole seconds;
 //   - a warm-up given as a duration, at least 1 s (auto and 0 stay);
 //   - a fixed rate (one number, not a profile or per-op streams), at
-//     least 1 op/s: the load a smaller system is offered shrinks with it.
+//     least MinScaledRate: the load a smaller system is offered shrinks
+//     with it.
 //
 // Concurrency, the record shape and the mix are the experiment's design,
 // not its size: they stay.
@@ -32,6 +33,9 @@ const (
 	MinScaledRecords  = 100
 	MinScaledOps      = 1000
 	MinScaledDuration = 5 * time.Second
+	// MinScaledRate: below some 100 op/s a short run has too few samples
+	// for a p99 (250k reads/s at scale 0.00001 would be 3 a second).
+	MinScaledRate = 100
 	// MaxScale bounds the factor: past it a typo (scale: 1000 for 0.001)
 	// would start a run of years.
 	MaxScale = 1000
@@ -96,9 +100,7 @@ func (f *File) scaleConfig(c *bench.Config) {
 	}
 	c.Runner.Duration = scaledDuration(c.Runner.Duration, s, MinScaledDuration)
 	c.Runner.Ops = scaledCount(c.Runner.Ops, s, MinScaledOps)
-	if c.Runner.Rate > 0 {
-		c.Runner.Rate = max(math.Round(c.Runner.Rate*s), 1)
-	}
+	c.Runner.Rate = scaledRate(c.Runner.Rate, s)
 	if d, err := units.ParseDuration(c.Warmup); err == nil && d > 0 {
 		c.Warmup = scaledDuration(d, s, time.Second).String()
 	}
@@ -109,10 +111,7 @@ func (f *File) scaleConfig(c *bench.Config) {
 func (f *File) workloadRate(c *bench.Config, rate runner.Streams) {
 	c.Runner.Rate, c.Runner.Streams = 0, nil
 	if r, ok := rate.Rate(); ok {
-		c.Runner.Rate = r
-		if s := f.scale(); s != 1 && r > 0 {
-			c.Runner.Rate = max(math.Round(r*s), 1)
-		}
+		c.Runner.Rate = scaledRate(r, f.scale())
 		return
 	}
 	c.Runner.Streams = rate
@@ -130,4 +129,13 @@ func (f *File) distinctScaled(cells []Cell) error {
 		seen[c.Name] = true
 	}
 	return nil
+}
+
+// scaledRate is a fixed rate r (0: none) times s, at least MinScaledRate
+// (r when smaller).
+func scaledRate(r, s float64) float64 {
+	if r <= 0 || s == 1 {
+		return r
+	}
+	return max(math.Round(r*s), min(r, MinScaledRate))
 }

@@ -68,8 +68,8 @@ func TestWorkloadRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := cells[0].Config.Runner.Rate; r != 10 {
-		t.Errorf("the file's rate, scaled: %v", r)
+	if r := cells[0].Config.Runner.Rate; r != MinScaledRate {
+		t.Errorf("the file's rate, scaled to its floor: %v", r)
 	}
 	if r := cells[1].Config.Runner.Rate; r != 2500 {
 		t.Errorf("the workload's rate, scaled: %v", r)
