@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/report"
@@ -98,17 +99,23 @@ func suiteCellNames(sums []*summary.Summary) []string {
 // its comparison across the directories, each directory's runs labelled
 // with the directory's name.
 func suiteCellTable(env *Env, fs *flag.FlagSet, cell string, dirs []string, sums []*summary.Summary, opt report.CompareOptions, aopt *analysis.Options) error {
-	var files, labels []string
+	var files, labels, failed []string
 	for i, s := range sums {
 		for _, r := range s.Rows {
-			if r.Cell == cell && r.File != "" {
+			switch {
+			case r.Cell != cell:
+			case r.Error != "" || r.File == "":
+				// A failed cell's result (a load that failed) measured
+				// something else: it is named, not compared.
+				failed = append(failed, fmt.Sprintf("  %s: the cell failed: %s", dirLabel(dirs, i), r.Error))
+			default:
 				files = append(files, filepath.Join(dirs[i], r.File))
 				labels = append(labels, dirLabel(dirs, i))
 			}
 		}
 	}
-	if len(files) == 0 {
-		fmt.Fprintf(env.Stdout, "%s\n  no result in %v (the cell failed or did not run)\n", cell, dirs)
+	if len(files) == 0 || (len(dirs) > 1 && len(failed) > 0) {
+		fmt.Fprintf(env.Stdout, "%s\n%s\n", cell, strings.Join(failed, "\n"))
 		return nil
 	}
 	rs, err := readCompared(fs, files, aopt)
