@@ -7,6 +7,7 @@ import (
 
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/runner"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -45,7 +46,34 @@ func Like(r *result.Result) (Config, error) {
 	cfg.Runner.Concurrency = c.Concurrency
 	cfg.Runner.Rate = c.RateOpsPerS
 	cfg.Runner.Seed = c.Seed
+	if p := r.MainPhase(); p != nil && len(p.Streams) > 0 {
+		// The open loop as typed: a profile or per-op streams (the config
+		// keeps only their mean rate).
+		st, err := LikeStreams(p.Streams)
+		if err != nil {
+			return Config{}, err
+		}
+		if rate, ok := st.Rate(); ok {
+			cfg.Runner.Rate = rate
+		} else {
+			cfg.Runner.Rate, cfg.Runner.Streams = 0, st
+		}
+		cfg.Runner.Poisson = p.Arrival == "poisson"
+		cfg.Runner.PaceTick = time.Duration(p.PaceTickNs)
+	}
 	return cfg, nil
+}
+
+// LikeStreams parses the open loop's streams a result's phase records as
+// typed (result.Phase.Streams).
+func LikeStreams(typed []string) (runner.Streams, error) {
+	var st runner.Streams
+	for _, s := range typed {
+		if err := st.Set(s); err != nil {
+			return nil, usererr.New("the result's rate %q: %s (fix: a result file of 'platbench run')", s, oneLine(err.Error()))
+		}
+	}
+	return st, nil
 }
 
 // LikeTarget says whether a result's target options apply to target: they

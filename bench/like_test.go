@@ -68,6 +68,7 @@ func FuzzLike(f *testing.F) {
 	f.Add([]byte(`{"schema":"` + result.SchemaVersion + `","config":{"workload":{"name":"x","records":10,"mix":[{"op":"READ","weight":1}]},"duration_ns":1000000000,"concurrency":2}}`))
 	f.Add([]byte(`{"schema":"` + result.SchemaVersion + `","config":{"workload":{"name":"x","distribution":"pareto"},"ops":5,"concurrency":1,"shard":"0/2"}}`))
 	f.Add([]byte(`{"schema":"` + result.SchemaVersion + `","config":{"workload":{"mix":[{"op":"NOPE","weight":-1}]},"duration_ns":-1}}`))
+	f.Add([]byte(`{"schema":"` + result.SchemaVersion + `","config":{"workload":{"name":"x"},"duration_ns":5,"concurrency":1},"phases":[{"name":"run","streams":["read=ramp(1, 2, 3s)","x=("],"arrival":"poisson"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := result.Decode(bytes.NewReader(data))
 		if err != nil {
@@ -77,4 +78,26 @@ func FuzzLike(f *testing.F) {
 			t.Fatalf("error %q: want one user error line", err)
 		}
 	})
+}
+
+// A result's open loop as typed (a profile, per-op streams, poisson
+// arrivals) comes back, not only its mean rate.
+func TestLikeStreams(t *testing.T) {
+	spec, _ := workload.Preset("ycsb-a")
+	spec.EnsureDefaults()
+	in := Config{Target: "embedded", Workload: spec, Load: true}
+	in.Runner.Duration, in.Runner.Concurrency, in.Runner.Rate = time.Minute, 4, 175
+	r := likeOf(t, in)
+	r.Phases = []result.Phase{{Name: "run", Streams: []string{"read=ramp(100, 300, 3s)", "update=50"}, Arrival: "poisson"}}
+	got, err := Like(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Runner.Rate != 0 || len(got.Runner.Streams) != 2 || got.Runner.Streams[0].String() != "read=ramp(100, 300, 3s)" || !got.Runner.Poisson {
+		t.Errorf("streams %v rate %v poisson %v", got.Runner.Streams, got.Runner.Rate, got.Runner.Poisson)
+	}
+	r.Phases[0].Streams = []string{"read=nonsense("}
+	if _, err := Like(r); err == nil || !usererr.Is(err) || !strings.Contains(err.Error(), "rate") {
+		t.Errorf("a bad stream: %v", err)
+	}
 }

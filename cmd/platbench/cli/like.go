@@ -60,9 +60,7 @@ func (l *likeFlag) apply(b *benchFlags) error {
 		}
 	}
 	errs = append(errs, set("concurrency", strconv.Itoa(rc.Concurrency)), set("seed", strconv.FormatInt(rc.Seed, 10)))
-	if rc.Rate > 0 {
-		errs = append(errs, set("rate", strconv.FormatFloat(rc.Rate, 'f', -1, 64)))
-	}
+	errs = append(errs, l.setRate(b)...)
 	if !cfg.Load {
 		errs = append(errs, set("no-load", "true"))
 	}
@@ -95,4 +93,28 @@ func (l *likeFlag) record(cfg *bench.Config) {
 	if l != nil && l.r != nil {
 		cfg.Like = l.path
 	}
+}
+
+// setRate sets --rate (and --arrival, --pace-tick) to the result's open
+// loop unless --rate was given: its streams as typed, else its fixed rate.
+func (l *likeFlag) setRate(b *benchFlags) []error {
+	if flagSet(b.fs, "rate") {
+		return nil
+	}
+	rc := l.cfg.Runner
+	var errs []error
+	if p := l.r.MainPhase(); p != nil && len(p.Streams) > 0 {
+		for _, s := range p.Streams {
+			errs = append(errs, b.fs.Set("rate", s))
+		}
+	} else if rc.Rate > 0 {
+		errs = append(errs, b.fs.Set("rate", strconv.FormatFloat(rc.Rate, 'f', -1, 64)))
+	}
+	if rc.Poisson && !flagSet(b.fs, "arrival") {
+		errs = append(errs, b.fs.Set("arrival", "poisson"))
+	}
+	if rc.PaceTick > 0 && !flagSet(b.fs, "pace-tick") {
+		errs = append(errs, b.fs.Set("pace-tick", rc.PaceTick.String()))
+	}
+	return errs
 }
