@@ -106,3 +106,23 @@ func checkSeedTables(t *testing.T, out string) {
 		}
 	}
 }
+
+// Two disk probes compare test by test (seeds 001 and 004's disk tables),
+// not by their last test alone.
+func TestCompareDiskProbes(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"a.json", "b.json"} {
+		out := filepath.Join(dir, name)
+		code, _, stderr := run(t, "probe", "disk", dir, "--rw", "write", "--bs", "16k", "--jobs", "2", "--iodepth", "4",
+			"--direct=false", "--size", "8MiB", "--duration", "1s", "--out", out)
+		if code != 0 {
+			t.Fatalf("probe: exit %d %s", code, stderr)
+		}
+		files = append(files, out)
+	}
+	code, stdout, stderr := run(t, "compare", files[0], files[1])
+	if code != 0 || !strings.Contains(stdout, "write-16k") || !strings.Contains(stdout, "Diff b") || !strings.Contains(stdout, " MB/s, ") {
+		t.Errorf("compare of probes: exit %d %s\n%s", code, stderr, stdout)
+	}
+}
