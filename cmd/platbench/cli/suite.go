@@ -19,7 +19,7 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if wantsSuiteCompare(args) {
 		return runSuiteCompare(ctx, env, args)
 	}
-	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
+	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml and examples/seeds/. 'platbench suite FILE.yaml --compare DIR [DIR...]' prints the tables of runs of it instead (one directory: each cell's figures; several: each cell compared across them).")
 	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file); results of an earlier run there are refused unless --force")
 	force := fs.Bool("force", false, "replace the results and summary of an earlier run in the output directory (a journal of a cell that did not finish is never replaced)")
 	dry := fs.Bool("dry-run", false, "list the cells and exit")
