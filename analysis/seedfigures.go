@@ -10,7 +10,8 @@ import (
 // one run, over its steady window: cassandra-stress's op rate and latency
 // per op type ([READ: x, WRITE: y]), peak against sustained throughput,
 // the min/max/mean/std-dev of the per-second throughput (Hazelcast CP),
-// and bytes per second (Kafka ingestion). report.WriteSeedTable draws it.
+// and the payload bytes written per second (Kafka ingestion; reads' bytes
+// are not counted). report.WriteSeedTable draws it.
 type SeedFigures struct {
 	SustainedOpsPerS   float64
 	PeakOpsPerS        float64

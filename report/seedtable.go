@@ -33,7 +33,9 @@ func WriteSeedTable(w io.Writer, cell string, s *analysis.SeedFigures) error {
 	st := s.Stability
 	line("Per-second op rate", orNA(st.Intervals > 0, fmt.Sprintf("min %s, max %s, mean %s, std-dev %s (%d s)",
 		units.Int(st.MinOpsPerS), units.Int(st.MaxOpsPerS), units.Int(st.MeanOpsPerS), units.Int(st.StdDevOpsPerS), st.Intervals)))
-	line("Throughput", orNA(s.SustainedBytesPerS > 0, units.Bytes(s.SustainedBytesPerS)+"/s"))
+	// The bytes a run counts are the payloads it wrote (a read's are not
+	// counted): a read-only run writes 0 B/s.
+	line("Payload written", units.Bytes(s.SustainedBytesPerS)+"/s")
 	for _, l := range seedLatencies {
 		line(l.name, units.Latency(l.get(s.Latency))+perOp(func(o analysis.SeedOp) string { return units.Latency(l.get(o.Latency)) }))
 	}
