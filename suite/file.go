@@ -68,6 +68,11 @@ type File struct {
 	// Targets and Workloads are the other two axes of the matrix.
 	Targets   []Target   `yaml:"targets"`
 	Workloads []Workload `yaml:"workloads"`
+	// Events are fault events run in every cell's run phase, as 'platbench
+	// run --event' takes them: OFFSET:KIND:ARG (60s:exec:nodetool
+	// stopdaemon). A study that takes a node down and tests again says it
+	// here, in a suite of its own or beside the same suite without them.
+	Events []string `yaml:"events"`
 	// Scale sizes the whole suite by one factor (default 1): records, ops,
 	// duration, a warm-up duration and a fixed rate are multiplied by it
 	// (scale.go), so a study written at its published size runs small.
@@ -323,6 +328,11 @@ func (f *File) Validate() error {
 			l.Add("scale", "%s", msg)
 		}
 	}
+	for _, e := range f.Events {
+		if _, err := runner.ParseEvent(e); err != nil {
+			l.Add("events", "%s (fix: OFFSET:KIND:ARG, e.g. 60s:exec:nodetool stopdaemon)", oneLine(err.Error()))
+		}
+	}
 	for _, th := range f.Thresholds {
 		if _, err := analysis.ParseThreshold(th); err != nil {
 			l.Add("thresholds", "%s", err.(*usererr.Error).Msg)
@@ -381,6 +391,11 @@ func (f *File) defaults() bench.Config {
 	}
 	if f.Concurrency != nil {
 		c.Runner.Concurrency = int(*f.Concurrency)
+	}
+	for _, e := range f.Events {
+		if ev, err := runner.ParseEvent(e); err == nil { // Validate refused the others
+			c.Runner.Events = append(c.Runner.Events, ev)
+		}
 	}
 	f.scaleConfig(&c)
 	return c

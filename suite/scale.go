@@ -20,6 +20,8 @@ import (
 //   - ops, at least MinScaledOps;
 //   - duration, at least MinScaledDuration, whole seconds;
 //   - a warm-up given as a duration, at least 1 s (auto and 0 stay);
+//   - fault events' offsets, as the run phase's length is (they keep their
+//     place in it);
 //   - a fixed rate (one number, not a profile or per-op streams), at
 //     least MinScaledRate: the load a smaller system is offered shrinks
 //     with it.
@@ -98,7 +100,17 @@ func (f *File) scaleConfig(c *bench.Config) {
 	if s == 1 {
 		return
 	}
-	c.Runner.Duration = scaledDuration(c.Runner.Duration, s, MinScaledDuration)
+	d := c.Runner.Duration
+	c.Runner.Duration = scaledDuration(d, s, MinScaledDuration)
+	// A fault event keeps its place in the run: its offset shrinks as the
+	// run phase did (floors included).
+	at := s
+	if d > 0 {
+		at = float64(c.Runner.Duration) / float64(d)
+	}
+	for i := range c.Runner.Events {
+		c.Runner.Events[i].At = time.Duration(float64(c.Runner.Events[i].At) * at).Round(time.Millisecond)
+	}
 	c.Runner.Ops = scaledCount(c.Runner.Ops, s, MinScaledOps)
 	c.Runner.Rate = scaledRate(c.Runner.Rate, s)
 	if d, err := units.ParseDuration(c.Warmup); err == nil && d > 0 {

@@ -100,3 +100,23 @@ func TestOnly(t *testing.T) {
 		t.Errorf("a bad glob: %v", err)
 	}
 }
+
+// A suite's fault events run in every cell, at offsets scaled as the run
+// phase is; a bad one is refused naming the field.
+func TestSuiteEvents(t *testing.T) {
+	f, err := Parse([]byte("duration: 10m\nevents: [\"60s:exec:true\"]\nscale: 0.01\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := f.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := cells[0].Config.Runner.Events
+	if len(ev) != 1 || ev[0].Kind != "exec" || ev[0].At != 600*time.Millisecond || cells[0].Config.Runner.Duration != 6*time.Second {
+		t.Errorf("events %+v, duration %v", ev, cells[0].Config.Runner.Duration)
+	}
+	if _, err := Parse([]byte("events: [\"soon:exec:true\"]\ntargets: [{url: \"null\"}]\nworkloads: [ds-100r]\n")); err == nil || !strings.Contains(err.Error(), "events") || !strings.Contains(err.Error(), "fix:") {
+		t.Errorf("a bad event: %v", err)
+	}
+}
