@@ -254,6 +254,7 @@ func newResult(ctx context.Context, t adapter.Target, cfg *Config, spec *workloa
 			Extra:       cfg.Extra,
 		},
 	}
+	r.Like = cfg.Like
 	if cfg.Shards > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}

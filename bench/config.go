@@ -99,6 +99,9 @@ type Config struct {
 	// loader has loaded; package merge/rendezvous). It overrides StartAt.
 	// Default none.
 	Gate func(ctx context.Context) (time.Time, error) `json:"-"`
+	// Like is the result file this benchmark repeats (run --like, Like),
+	// recorded as the result's like. Default none.
+	Like string
 	// Extra is recorded in the result's config as is.
 	Extra map[string]string
 	// Warmup is the analysis' steady-state rule, recorded in the config:

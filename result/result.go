@@ -37,8 +37,11 @@ type Result struct {
 	Label string `json:"label,omitempty"`
 	// Commit names the version of what was measured (a commit, a build:
 	// run --commit); history takes the runs of one commit as one group.
-	Commit   string     `json:"commit,omitempty"`
-	Config   Config     `json:"config"`
+	Commit string `json:"commit,omitempty"`
+	Config Config `json:"config"`
+	// Like is the result file this run repeated (run --like): its config
+	// is that file's, but for the target and the flags given.
+	Like     string     `json:"like,omitempty"`
 	Platform Platform   `json:"platform"`
 	Target   vocab.Info `json:"target"`
 	Dataset  Dataset    `json:"dataset"`

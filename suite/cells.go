@@ -56,7 +56,7 @@ func (f *File) records() []uint64 {
 	}
 	out := make([]uint64, len(f.Records))
 	for i, r := range f.Records {
-		out[i] = uint64(r)
+		out[i] = scaledCount(uint64(r), f.scale(), MinScaledRecords)
 	}
 	return out
 }
@@ -103,7 +103,10 @@ func (f *File) Cells() ([]Cell, error) {
 			}
 		}
 	}
-	return cells, nil
+	if err := f.distinctScaled(cells); err != nil {
+		return nil, err
+	}
+	return f.onlyCells(cells)
 }
 
 // cell is the cell of target t, workload w (spec) and dataset size r.
@@ -116,6 +119,9 @@ func (f *File) cell(base bench.Config, t Target, w Workload, spec workload.Spec,
 	if r > 0 {
 		cfg.Workload.Records = r
 	}
+	if len(w.Rate) > 0 {
+		f.workloadRate(&cfg, w.Rate)
+	}
 	if len(cfg.Runner.Streams) > 0 {
 		st := slices.Clone(cfg.Runner.Streams)
 		if err := runner.Streams(st).Resolve(&cfg.Workload); err != nil {
@@ -124,6 +130,9 @@ func (f *File) cell(base bench.Config, t Target, w Workload, spec workload.Spec,
 		cfg.Runner.Streams = st
 	}
 	cfg.EnsureDefaults()
+	if r == 0 { // the workload's own dataset size, scaled as the axis is
+		cfg.Workload.Records = scaledCount(cfg.Workload.Records, f.scale(), MinScaledRecords)
+	}
 	if err := cfg.Validate(); err != nil {
 		return Cell{}, err
 	}

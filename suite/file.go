@@ -68,8 +68,18 @@ type File struct {
 	// Targets and Workloads are the other two axes of the matrix.
 	Targets   []Target   `yaml:"targets"`
 	Workloads []Workload `yaml:"workloads"`
+	// Events are fault events run in every cell's run phase, as 'platbench
+	// run --event' takes them: OFFSET:KIND:ARG (60s:exec:nodetool
+	// stopdaemon). A study that takes a node down and tests again says it
+	// here, in a suite of its own or beside the same suite without them.
+	Events []string `yaml:"events"`
+	// Scale sizes the whole suite by one factor (default 1): records, ops,
+	// duration, a warm-up duration and a fixed rate are multiplied by it
+	// (scale.go), so a study written at its published size runs small.
+	Scale *float64 `yaml:"scale"`
 
-	dir string // directory of the file: relative paths start there
+	dir  string // directory of the file: relative paths start there
+	only string // a glob of the cells to run (Only); "" for all
 }
 
 // Target is one target axis value.
@@ -93,6 +103,10 @@ type Workload struct {
 	File         string           `yaml:"file"`   // or a workload YAML file, relative to the suite file
 	Mix          workload.MixList `yaml:"mix"`    // overrides the mix: read=0.8,update=0.2
 	Distribution string           `yaml:"distribution"`
+	// Rate is this workload's rate, overriding the file's (as the file's
+	// rate is written; scaled as it is): a study that writes at full speed
+	// and reads at a fixed client rate says both in one file.
+	Rate runner.Streams `yaml:"rate"`
 }
 
 // The fields of each map, as unknown-field errors list them.
@@ -309,6 +323,16 @@ func (f *File) Validate() error {
 			l.Add(z.field, "is 0 (fix: %s, or leave it out for the default)", z.fix)
 		}
 	}
+	if f.Scale != nil {
+		if msg := validScale(*f.Scale); msg != "" {
+			l.Add("scale", "%s", msg)
+		}
+	}
+	for _, e := range f.Events {
+		if _, err := runner.ParseEvent(e); err != nil {
+			l.Add("events", "%s (fix: OFFSET:KIND:ARG, e.g. 60s:exec:nodetool stopdaemon)", oneLine(err.Error()))
+		}
+	}
 	for _, th := range f.Thresholds {
 		if _, err := analysis.ParseThreshold(th); err != nil {
 			l.Add("thresholds", "%s", err.(*usererr.Error).Msg)
@@ -368,6 +392,12 @@ func (f *File) defaults() bench.Config {
 	if f.Concurrency != nil {
 		c.Runner.Concurrency = int(*f.Concurrency)
 	}
+	for _, e := range f.Events {
+		if ev, err := runner.ParseEvent(e); err == nil { // Validate refused the others
+			c.Runner.Events = append(c.Runner.Events, ev)
+		}
+	}
+	f.scaleConfig(&c)
 	return c
 }
 

@@ -345,6 +345,7 @@ func FuzzParse(f *testing.F) {
 		"targets: [{url: embedded}]\nworkloads: [ycsb-a]\nrecords: [10q]\n", "- a\n", "", "workloads:\n  - {preset: ycsb-a, mix: read=1,update=9}\n",
 		"field_length: 4KiB\nfield_count: 1k\nops: 1.5M\n",
 		"repeat: 5\ntargets: [{url: embedded}]\nworkloads: [ycsb-a]\n", "repeat: 0\n", "repeat: -1\n",
+		"scale: 0.001\nduration: 40m\nrate: 250k\nwarmup: 75s\ntargets: [{url: embedded}]\nworkloads: [ycsb-a]\n", "scale: 0\n", "scale: .inf\n", "events: [\"1s:exec:true\", \"x\"]\ntargets: [{url: embedded}]\nworkloads: [ycsb-a]\n", "scale: 1e-300\nops: 1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -358,6 +359,15 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(file.Targets) == 0 || len(file.Workloads) == 0 {
 			t.Fatalf("accepted a suite without axes: %+v", file)
+		}
+		for _, w := range file.Workloads {
+			if w.File != "" {
+				return // the expansion would read files named by the input
+			}
+		}
+		// The expansion (scale included) never panics; its errors are one line.
+		if _, err := file.Cells(); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("cells error %q: want one line", err)
 		}
 	})
 }

@@ -74,6 +74,9 @@ func runCompare(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if report.AllDiskProbes(rs) { // their tests side by side, not their last test alone
+		return writeOut(env, *out, func(w io.Writer) error { return report.WriteDiskCompare(w, files, rs) })
+	}
 	if err := spreadFromFlag(fs, &opt, *spreadFrom, aopt); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ type flagGroup struct {
 // runGroups sorts run's flags by purpose. Every flag of run is in exactly
 // one group (TestRunHelpGroupsEveryFlag).
 var runGroups = []flagGroup{
-	{"Workload (what to do)", []string{"workload", "records", "dataset-size", "field-count", "field-length", "value-size", "mix", "distribution",
+	{"Workload (what to do)", []string{"like", "workload", "records", "dataset-size", "field-count", "field-length", "value-size", "mix", "distribution",
 		"command", "command-name", "command-weight", "validate"}},
 	{"Load shape (how long, how hard)", []string{"duration", "ops", "concurrency", "rate", "arrival", "pace-tick", "seed", "no-load", "keep-dataset", "event", "repeat"}},
 	{"Target", []string{"target", "target-opt", "target-user", "target-password-file"}},

@@ -27,6 +27,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
 	b.fs.IntVar(&b.repeat, "repeat", 1, "run the benchmark `N` times, one result file each (OUT.r01.json, OUT.r02.json...), labelled alike, so 'platbench compare' takes them as one group; for several alternatives interleaved in random order, a suite's repeat:")
 	b.analysis = addAnalysisFlags(b.fs)
+	b.like = addLikeFlag(b.fs)
 	usage := groupedUsage(b.fs, "run", "[flags]", summary, runGroups, runExamples)
 	b.fs.Usage = func() { usage(env.Stdout) }
 	cfg, err := b.parse(args, false)

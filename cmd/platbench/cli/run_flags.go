@@ -65,6 +65,7 @@ type benchFlags struct {
 	abortOnFail bool // run only
 	validate    bool // --validate: checked values (workload.Spec.CheckValues)
 	tel         telemetryFlags
+	like        *likeFlag // run only: --like RESULT.json
 	analysis    *analysis.Options
 	// --store (run and sweep): the result judged last and its file, whose
 	// rows b.stored appends (cmd/platbench/cli/history.go).
@@ -169,7 +170,7 @@ func (b *benchFlags) zeroes() usererr.List {
 // which applies them unless flags say otherwise; its warnings are printed
 // here.
 func (b *benchFlags) spec() (workload.Loaded, error) {
-	l, err := loadWorkload(b.workload)
+	l, err := b.like.loadWorkload(b)
 	if err != nil {
 		return l, err
 	}
@@ -238,6 +239,7 @@ func (b *benchFlags) config(loadOnly bool) (bench.Config, error) {
 		DatasetBytes:  int64(b.datasetSize),
 	}
 	cfg.KeepDataset = b.keepDataset // run only (load always keeps)
+	b.like.record(&cfg)
 	b.applyLoaded(&cfg, l)
 	if l.RateOpsPerS > 0 && !flagSet(b.fs, "rate") {
 		cfg.Runner.Rate = l.RateOpsPerS // YCSB's target
@@ -386,7 +388,7 @@ func (b *benchFlags) parseArgs(args []string) error {
 	if b.fs.NArg() > 0 {
 		return usagef("unexpected argument %q", b.fs.Arg(0))
 	}
-	return nil
+	return b.like.apply(b)
 }
 
 // forceFlagDoc is the doc of --force of every command that writes a

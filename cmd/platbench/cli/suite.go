@@ -17,15 +17,20 @@ import (
 )
 
 func runSuite(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml.")
+	if wantsSuiteCompare(args) {
+		return runSuiteCompare(ctx, env, args)
+	}
+	fs := newFlags(env, "suite", "FILE.yaml [flags]", "Run a matrix of benchmarks (workloads x dataset sizes x targets, with common run settings) described in a YAML file: one result file per cell and a summary (summary.md) in the output directory. See examples/suites/datastax-ratios.yaml and examples/seeds/. 'platbench suite FILE.yaml --compare DIR [DIR...]' prints the tables of runs of it instead (one directory: each cell's figures; several: each cell compared across them).")
 	out := fs.String("out", "", "output directory (default: the suite's out field, else <name>-results next to the file); results of an earlier run there are refused unless --force")
 	force := fs.Bool("force", false, "replace the results and summary of an earlier run in the output directory (a journal of a cell that did not finish is never replaced)")
 	dry := fs.Bool("dry-run", false, "list the cells and exit")
+	scale := fs.Float64("scale", 0, "size the suite by this factor, overriding the file's scale: records, ops, duration, a warm-up duration and a fixed rate are multiplied by it (e.g. 0.001 runs a study written at full size in minutes; default the file's, else 1)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var thresholds listFlag
 	fs.Var(&thresholds, "threshold", "pass/fail rule every cell is judged by, added to the file's thresholds: e.g. p99<10ms (repeatable; see 'platbench run --help'); exit status 3 when a cell fails one")
 	store := fs.String("store", "", storeFlagDoc)
 	validate := fs.Bool("validate", false, validateFlagDoc)
+	tflags := addSuiteTargetFlags(fs)
 	allowErrors := fs.Bool("allow-errors", false, "without thresholds, a cell in which no operation completed or more than half failed is not a failed cell")
 	file, err := suiteFile(fs, args)
 	if err != nil {
@@ -41,6 +46,14 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 	if _, err := analysis.ParseThresholds(thresholds); err != nil {
 		return usage(err)
 	}
+	if flagSet(fs, "scale") {
+		if err := f.SetScale(*scale); err != nil {
+			return usagef("--%v", err)
+		}
+	}
+	if err := tflags.apply(f); err != nil {
+		return err
+	}
 	f.Thresholds = append(f.Thresholds, thresholds...)
 	cells, err := f.Cells()
 	if err != nil {
@@ -51,29 +64,13 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		dir = f.OutDir()
 	}
 	if *dry {
-		fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
-		for _, c := range cells {
-			fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)))
-		}
+		printCells(env, f, cells, dir)
 		return nil
 	}
 	bench.Version = ToolVersion()
-	n := 0
 	o := suite.Options{OutDir: dir, AllowErrors: *allowErrors, Open: registry.Open, Force: *force, FailureText: report.RunFailureText}
 	if !*quiet {
-		o.Configure = func(c *suite.Cell) {
-			n++
-			fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, len(cells), c.Name)
-			c.Config.Runner.Progress = newProgress(env, c.Config, nil)
-		}
-		o.OnCell = func(r summary.Row) {
-			if env.IsTTY {
-				fmt.Fprint(env.Stderr, "\r\033[K")
-			}
-			if r.Error != "" {
-				fmt.Fprintf(env.Stderr, "cell %s FAILED: %s\n", r.Cell, r.Error)
-			}
-		}
+		suiteProgress(env, &o, len(cells))
 	}
 	if *validate {
 		o.Configure = checkValues(o.Configure)
@@ -86,6 +83,25 @@ func runSuite(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	return suiteOutcome(ctx, env, s, *store)
+}
+
+// suiteProgress makes o say each cell as it starts ("cell 3/12 NAME"),
+// show its progress, and name a cell that failed.
+func suiteProgress(env *Env, o *suite.Options, cells int) {
+	n := 0
+	o.Configure = func(c *suite.Cell) {
+		n++
+		fmt.Fprintf(env.Stderr, "cell %d/%d %s\n", n, cells, c.Name)
+		c.Config.Runner.Progress = newProgress(env, c.Config, nil)
+	}
+	o.OnCell = func(r summary.Row) {
+		if env.IsTTY {
+			fmt.Fprint(env.Stderr, "\r\033[K")
+		}
+		if r.Error != "" {
+			fmt.Fprintf(env.Stderr, "cell %s FAILED: %s\n", r.Cell, r.Error)
+		}
+	}
 }
 
 // writeSuiteSummary writes summary.md (report.WriteSuiteMarkdown) and
@@ -155,4 +171,24 @@ func checkValues(configure func(*suite.Cell)) func(*suite.Cell) {
 			configure(c)
 		}
 	}
+}
+
+// printCells lists the cells (--dry-run).
+func printCells(env *Env, f *suite.File, cells []suite.Cell, dir string) {
+	fmt.Fprintf(env.Stdout, "Suite %s: %d cells, results in %s\n", f.Name, len(cells), dir)
+	for _, c := range cells {
+		fmt.Fprintf(env.Stdout, "  %-40s %s, workload %s (%s), %s records, %s\n", c.Name, c.Config.Target, c.Workload, c.Config.Workload.MixString(), units.Int(float64(c.Records)), cellLength(c.Config))
+	}
+}
+
+// cellLength says how long and how hard a cell runs, for --dry-run.
+func cellLength(c bench.Config) string {
+	s := fmt.Sprintf("%s, %d workers", c.Runner.Duration, c.Runner.Concurrency)
+	if c.Runner.Ops > 0 {
+		s = fmt.Sprintf("%s ops, %d workers", units.Int(float64(c.Runner.Ops)), c.Runner.Concurrency)
+	}
+	if c.Runner.Rate > 0 {
+		s += ", " + units.Compact(c.Runner.Rate) + " ops/s"
+	}
+	return s
 }
