@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -35,17 +34,17 @@ func TestReadReply(t *testing.T) {
 		}
 	}
 	_, err := ReadReply(br)
-	if adapter.Classify(err) != vocab.ClassRejected || !IsServerError(err) || !strings.Contains(err.Error(), "WRONGTYPE") {
-		t.Errorf("error reply: %v (class %v)", err, adapter.Classify(err))
+	if ClassOf(err) != vocab.ClassRejected || !IsServerError(err) || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Errorf("error reply: %v (class %v)", err, ClassOf(err))
 	}
 	if got, err := ReadReply(br); err != nil || got.Kind != '+' {
 		t.Errorf("after the error reply: %+v, %v", got, err)
 	}
-	if _, err := ReadReply(br); adapter.Classify(err) != vocab.ClassUnavailable {
+	if _, err := ReadReply(br); ClassOf(err) != vocab.ClassUnavailable {
 		t.Errorf("end of stream: %v, want class unavailable", err)
 	}
 	for _, bad := range []string{"?x\r\n", "$x\r\n", "+OK\n", ":\r\n"} {
-		if _, err := ReadReply(reader(bad)); adapter.Classify(err) != vocab.ClassOther || IsServerError(err) {
+		if _, err := ReadReply(reader(bad)); ClassOf(err) != vocab.ClassOther || IsServerError(err) {
 			t.Errorf("%q: %v, want a malformed-reply error of class other", bad, err)
 		}
 	}
@@ -55,7 +54,7 @@ func TestServerErrorClasses(t *testing.T) {
 	for code, want := range map[string]vocab.Class{"WRONGTYPE x": vocab.ClassRejected, "NOAUTH x": vocab.ClassRejected,
 		"OOM x": vocab.ClassOverloaded, "BUSY x": vocab.ClassOverloaded, "LOADING x": vocab.ClassUnavailable,
 		"CLUSTERDOWN x": vocab.ClassUnavailable, "ERR value is not an integer": vocab.ClassOther} {
-		if got := adapter.Classify(ServerError([]byte(code))); got != want {
+		if got := ClassOf(ServerError([]byte(code))); got != want {
 			t.Errorf("%s: class %v, want %v", code, got, want)
 		}
 	}
