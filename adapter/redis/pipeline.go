@@ -247,19 +247,6 @@ func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 	return w.syncer.Do(ctx, w, req)
 }
 
-var _ adapter.Summarizer = (*Target)(nil)
-
-// Summary adds to the result what was in flight when the run was pipelined
-// (Describe runs before the runner has chosen the shape).
-func (t *Target) Summary(ctx context.Context) map[string]string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.async {
-		return nil
-	}
-	return map[string]string{"in_flight": t.inFlightText()}
-}
-
 // inFlightText describes the pipelined shape (call with t.mu held).
 func (t *Target) inFlightText() string {
 	if t.cluster != nil {

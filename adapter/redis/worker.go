@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
@@ -37,9 +36,6 @@ var _ adapter.Worker = (*worker)(nil)
 // reconnectPause paces redials to a server that is down, so that a dead
 // server yields a bounded rate of errors instead of a busy loop.
 const reconnectPause = 100 * time.Millisecond
-
-// errReplyMismatch means a reply of an unexpected type; the stream is kept.
-var errReplyMismatch = &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis: unexpected reply type")}
 
 // Do executes req. Standalone paths do not allocate on the steady path.
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {

@@ -3,7 +3,8 @@
 // without allocating (AppendArray, AppendBulk...), replies read from a
 // bufio.Reader and discarded as they stream in (ReadReply: platbench needs
 // a reply's type and size, never its content), a bulk string read into a
-// reused buffer (BulkInto, for checked reads), and the classes of its
+// reused buffer (BulkInto, for checked reads), a whole reply of any shape
+// (Value, for setup's CLUSTER SLOTS), and the classes of its
 // errors (ServerError by the reply's error code, ClassifyNet for the
 // transport; ClassError carries the class, and the package imports nothing
 // of platbench's but vocab). It knows nothing of connections, clusters or workloads:
@@ -260,4 +261,48 @@ func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
 		return nil, ClassifyNet(err)
 	}
 	return b[:n], nil
+}
+
+// Value reads one reply of any shape, content included (setup path: it
+// allocates): an int64, a string, nil, or an []any of these; an error reply
+// is returned as the error (ServerError).
+func Value(br *bufio.Reader) (any, error) {
+	line, err := Line(br)
+	if err != nil {
+		return nil, err
+	}
+	switch line[0] {
+	case '-':
+		return nil, ServerError(line[1:])
+	case '+':
+		return string(line[1:]), nil
+	}
+	n, ok := ParseInt(line[1:])
+	if !ok {
+		return nil, fmt.Errorf("redis: malformed reply %q", line)
+	}
+	switch line[0] {
+	case ':':
+		return n, nil
+	case '$':
+		if n < 0 {
+			return nil, nil
+		}
+		b := make([]byte, n+2)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, ClassifyNet(err)
+		}
+		return string(b[:n]), nil
+	case '*':
+		var out []any
+		for i := int64(0); i < n; i++ {
+			v, err := Value(br)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("redis: unexpected reply %q", line)
 }

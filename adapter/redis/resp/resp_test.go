@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -152,4 +153,26 @@ func FuzzReadReply(f *testing.F) {
 		var buf []byte
 		_, _ = BulkInto(bufio.NewReader(bytes.NewReader(b)), &buf)
 	})
+}
+
+// Value reads a whole reply, content included (CLUSTER SLOTS' nested
+// arrays); an error reply is the error, a malformed one an error too.
+func TestValue(t *testing.T) {
+	br := reader("*2\r\n*3\r\n:0\r\n:5460\r\n*2\r\n$9\r\n127.0.0.1\r\n:7000\r\n$-1\r\n+OK\r\n-CLUSTERDOWN the cluster is down\r\n")
+	v, err := Value(br)
+	want := []any{[]any{int64(0), int64(5460), []any{"127.0.0.1", int64(7000)}}, nil}
+	if err != nil || !reflect.DeepEqual(v, want) {
+		t.Fatalf("got %#v, %v; want %#v", v, err, want)
+	}
+	if v, err := Value(br); err != nil || v != "OK" {
+		t.Errorf("simple string: %#v, %v", v, err)
+	}
+	if _, err := Value(br); ClassOf(err) != vocab.ClassUnavailable || !IsServerError(err) {
+		t.Errorf("error reply: %v (class %v)", err, ClassOf(err))
+	}
+	for _, bad := range []string{"?x\r\n", ":x\r\n", "$5\r\nab\r\n"} {
+		if _, err := Value(reader(bad)); err == nil || IsServerError(err) {
+			t.Errorf("%q: %v, want a malformed-reply error", bad, err)
+		}
+	}
 }
