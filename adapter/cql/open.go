@@ -78,7 +78,20 @@ type Target struct {
 	fieldLen int
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.Sizer          = (*Target)(nil)
+	_ adapter.RecordSizer    = (*Target)(nil)
+	_ adapter.Retainer       = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.ReadChecker    = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Pipelined      = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+)
 
 // ChecksReads: the native client checks the reads and scans of the ycsb
 // and stress schemas; the gocql driver and profile workloads do not.

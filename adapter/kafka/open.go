@@ -70,7 +70,19 @@ type Target struct {
 	closeOnce sync.Once
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.Sizer          = (*Target)(nil)
+	_ adapter.Retainer       = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Pipelined      = (*Target)(nil)
+	_ adapter.Background     = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+)
 
 var (
 	_ adapter.Target     = (*Target)(nil)
