@@ -116,8 +116,10 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 	return OpenConfig(ctx, cfg, redact.String(u))
 }
 
-// OpenConfig opens a session with an already parsed Config.
-func OpenConfig(ctx context.Context, cfg Config, displayURL string) (*Target, error) {
+// OpenConfig opens a session with an already parsed Config (the Target
+// keeps a copy of it).
+func OpenConfig(ctx context.Context, c *Config, displayURL string) (*Target, error) {
+	cfg := *c
 	ev := &hostEvents{start: time.Now()}
 	s, err := connect(ctx, &cfg, cfg.Timeout, ev)
 	if err != nil {

@@ -29,11 +29,11 @@ func shardTarget(t *testing.T, opts map[string]string) *Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := newStatements(&cfg, 5)
+	st, err := newStatements(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Target{cfg: cfg, stmts: st, events: &hostEvents{}}
+	return &Target{cfg: *cfg, stmts: st, events: &hostEvents{}}
 }
 
 // drive runs n requests of op through w, depth in flight, as the runner
