@@ -224,3 +224,32 @@ func (w *worker) Close() error {
 	}
 	return nil
 }
+
+// NewWorker returns worker id. Its connection is dialled now, so an
+// unreachable server shows up before the run starts.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	if t.fieldNames == nil {
+		if err := t.Setup(context.Background(), &workload.Spec{FieldCount: 1}); err != nil {
+			return nil, err
+		}
+	}
+	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
+	t.mu.Lock()
+	async := t.async
+	t.mu.Unlock()
+	if t.cluster != nil {
+		if async {
+			return t.newCPWorker(w), nil
+		}
+		return &cworker{base: w}, nil
+	}
+	if async {
+		return t.newPWorker(w)
+	}
+	c, err := dial(context.Background(), &t.dial)
+	if err != nil {
+		return nil, err
+	}
+	w.c = c
+	return w, nil
+}
