@@ -121,7 +121,10 @@ type pworker struct {
 	prof *profPipe // a profile's operations (profile_pipeline.go); nil: ycsb/stress
 }
 
-var _ adapter.Pipeliner = (*pworker)(nil)
+var (
+	_ adapter.Pipeliner   = (*pworker)(nil)
+	_ adapter.TimedPoller = (*pworker)(nil)
+)
 
 // maxDepth is the most requests a native worker keeps in flight; the other
 // stream ids are room for timed-out requests whose responses are still due.

@@ -85,6 +85,8 @@ type pworker struct {
 	prom         func(*kgo.Record, error)
 }
 
+var _ adapter.Pipeliner = (*pworker)(nil)
+
 func newPWorker(w *worker, depth int) *pworker {
 	p := &pworker{worker: w, depth: depth, recs: make([]kgo.Record, depth), ctxs: make([]tagCtx, depth),
 		vals: make([][]byte, depth), keys: make([][]byte, depth),

@@ -189,6 +189,8 @@ type cworker struct {
 	kbuf  []byte
 }
 
+var _ adapter.Worker = (*cworker)(nil)
+
 var (
 	_ adapter.Worker    = (*cworker)(nil)
 	_ adapter.Pipeliner = (*cpworker)(nil)
@@ -369,6 +371,8 @@ type cpworker struct {
 	inner  func(int, error) // onDone, made once
 	syncer adapter.Syncer
 }
+
+var _ adapter.Pipeliner = (*cpworker)(nil)
 
 func (t *Target) newCPWorker(base *worker) *cpworker {
 	w := &cpworker{cw: &cworker{base: base, depth: t.depth}}

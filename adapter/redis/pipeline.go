@@ -79,6 +79,8 @@ type pworker struct {
 	syncer adapter.Syncer
 }
 
+var _ adapter.Pipeliner = (*pworker)(nil)
+
 func (t *Target) newPWorker(w *worker) (*pworker, error) {
 	c, err := dial(context.Background(), w.dialOpts())
 	if err != nil {
