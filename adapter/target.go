@@ -169,11 +169,7 @@ func Classify(err error) vocab.Class {
 	if err == nil {
 		return vocab.ClassNone
 	}
-	var te *Error
-	if errors.As(err, &te) {
-		return te.Class
-	}
-	var ce Classed
+	var ce Classed // an *Error, or a wire package's own classed error
 	if errors.As(err, &ce) {
 		return ce.ErrorClass()
 	}
