@@ -3,10 +3,11 @@ package cql
 import (
 	"context"
 	"fmt"
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"strings"
 	"sync"
 	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // What the target reports beside the figures (adapter.Summarizer): the
