@@ -13,6 +13,7 @@ package resp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -253,6 +254,9 @@ func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
 	if n < 0 {
 		return nil, nil
 	}
+	if n > maxBulk { // a length no Redis sends: make would panic
+		return nil, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("redis: a bulk reply of %d bytes, more than Redis sends (%d)", n, maxBulk)}
+	}
 	if int64(cap(*dst)) < n+2 {
 		*dst = make([]byte, n+2)
 	}
@@ -262,6 +266,10 @@ func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
 	}
 	return b[:n], nil
 }
+
+// maxBulk is the longest bulk string Value reads: Redis's own limit
+// (proto-max-bulk-len, 512 MB by default).
+const maxBulk = 512 << 20
 
 // Value reads one reply of any shape, content included (setup path: it
 // allocates): an int64, a string, nil, or an []any of these; an error reply
@@ -288,11 +296,15 @@ func Value(br *bufio.Reader) (any, error) {
 		if n < 0 {
 			return nil, nil
 		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(br, b); err != nil {
+		if n > maxBulk {
+			return nil, fmt.Errorf("redis: a bulk reply of %d bytes, more than Redis sends (%d)", n, maxBulk)
+		}
+		// Grown as the bytes come, not made at the length the reply claims.
+		var b bytes.Buffer
+		if _, err := io.CopyN(&b, br, n+2); err != nil {
 			return nil, ClassifyNet(err)
 		}
-		return string(b[:n]), nil
+		return string(b.Bytes()[:n]), nil
 	case '*':
 		var out []any
 		for i := int64(0); i < n; i++ {

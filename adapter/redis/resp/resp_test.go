@@ -152,6 +152,7 @@ func FuzzReadReply(f *testing.F) {
 		}
 		var buf []byte
 		_, _ = BulkInto(bufio.NewReader(bytes.NewReader(b)), &buf)
+		_, _ = Value(bufio.NewReader(bytes.NewReader(b)))
 	})
 }
 
@@ -170,9 +171,21 @@ func TestValue(t *testing.T) {
 	if _, err := Value(br); ClassOf(err) != vocab.ClassUnavailable || !IsServerError(err) {
 		t.Errorf("error reply: %v (class %v)", err, ClassOf(err))
 	}
-	for _, bad := range []string{"?x\r\n", ":x\r\n", "$5\r\nab\r\n"} {
+	for _, bad := range []string{"?x\r\n", ":x\r\n", "$5\r\nab\r\n", "$9223372036854775807\r\n", "*3\r\n:1\r\n"} {
 		if _, err := Value(reader(bad)); err == nil || IsServerError(err) {
 			t.Errorf("%q: %v, want a malformed-reply error", bad, err)
 		}
+	}
+}
+
+// A bulk length no Redis sends (a stream that is not Redis's, or corrupt)
+// is an error, not a panic of make or an allocation of what it claims.
+func TestBulkTooLong(t *testing.T) {
+	var buf []byte
+	if _, err := BulkInto(reader("$9223372036854775800\r\n"), &buf); ClassOf(err) != vocab.ClassOther || !strings.Contains(err.Error(), "more than Redis sends") {
+		t.Errorf("BulkInto: %v", err)
+	}
+	if _, err := Value(reader("$9223372036854775800\r\n")); err == nil || !strings.Contains(err.Error(), "more than Redis sends") {
+		t.Errorf("Value: %v", err)
 	}
 }
