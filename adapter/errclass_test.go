@@ -23,3 +23,23 @@ func TestWithClass(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// wireErr is a wire package's own classed error (resp.ClassError and
+// cpwire.ClassError are built so).
+type wireErr struct{ c vocab.Class }
+
+func (e wireErr) Error() string           { return "wire" }
+func (e wireErr) ErrorClass() vocab.Class { return e.c }
+
+// A Classed error that is no *Error is counted by its own class, and kept
+// as it is by WithClass.
+func TestClassedError(t *testing.T) {
+	timeout := func(error) vocab.Class { return vocab.ClassTimeout }
+	err := fmt.Errorf("op: %w", wireErr{vocab.ClassRejected})
+	if Classify(err) != vocab.ClassRejected {
+		t.Fatalf("Classify: %s", Classify(err))
+	}
+	if got := WithClass(err, timeout); got != err || Classify(got) != vocab.ClassRejected {
+		t.Fatalf("WithClass: %v (%s)", got, Classify(got))
+	}
+}

@@ -122,6 +122,19 @@ type Error struct {
 func (e *Error) Error() string { return e.Class.String() + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorClass makes *Error a Classed error.
+func (e *Error) ErrorClass() vocab.Class { return e.Class }
+
+// Classed is an error that carries its class without being an *Error: the
+// wire packages' own error types (resp.ClassError, cpwire.ClassError), which
+// import nothing above vocab and so cannot build an *Error. Classify and
+// WithClass take the class of the first Classed error in err's chain, so an
+// adapter returns a wire package's error as it is.
+type Classed interface {
+	error
+	ErrorClass() vocab.Class
+}
+
 // Sentinels for the common cases; they carry their class. Preallocated so
 // that returning them does not allocate.
 var (
@@ -156,9 +169,9 @@ func Classify(err error) vocab.Class {
 	if err == nil {
 		return vocab.ClassNone
 	}
-	var te *Error
-	if errors.As(err, &te) {
-		return te.Class
+	var ce Classed // an *Error, or a wire package's own classed error
+	if errors.As(err, &ce) {
+		return ce.ErrorClass()
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return vocab.ClassTimeout

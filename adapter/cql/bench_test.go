@@ -14,7 +14,7 @@ func TestWorkerBindingDoesNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Worker{st: st, fields: make([]blob, 10)}
+	w := &worker{st: st, fields: make([]blob, 10)}
 	req := &workload.Request{Op: vocab.OpInsert, Key: []byte("user1"), Value: make([]byte, 1000), Fields: 10, FieldLen: 100}
 	allocs := testing.AllocsPerRun(1000, func() {
 		w.key.b = req.Key

@@ -193,7 +193,7 @@ func (c *Config) setCompaction(v string) error {
 
 // ParseConfig builds a Config from a cql:// URL and options. It reports every
 // problem at once, each naming the fix.
-func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
+func ParseConfig(u *url.URL, opts map[string]string) (*Config, error) {
 	var c Config
 	var p parsed
 	s := c.options(&p)
@@ -220,7 +220,10 @@ func ParseConfig(u *url.URL, opts map[string]string) (Config, error) {
 		c.Table = map[string]string{SchemaYCSB: "usertable", SchemaStress: "standard1"}[c.Schema]
 	}
 	c.check(s)
-	return c, s.Err()
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 // contactPoints are the hosts option's, or else the URL's hosts, each with

@@ -123,7 +123,7 @@ func TestParseConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseConfig: %v", err)
 			}
-			tc.check(t, c)
+			tc.check(t, *c)
 		})
 	}
 }
@@ -178,7 +178,7 @@ func defaults(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return *c
 }
 
 func TestCreateTableCQL(t *testing.T) {

@@ -75,29 +75,29 @@ func TestOps(t *testing.T) {
 
 // nextField is the field a worker's next single-field update writes.
 func nextField(w adapter.Worker) int {
-	if nw, ok := w.(*nativeWorker); ok {
+	if nw, ok := w.(*pworker); ok {
 		return nw.next
 	}
-	return w.(*Worker).next
+	return w.(*worker).next
 }
 
 // readOK checks what the last read or scan returned: rows for the native
 // worker (it does not decode values), bytes for the gocql one.
 func readOK(t *testing.T, w adapter.Worker, before, wantRows, wantBytes int) {
 	t.Helper()
-	if nw, ok := w.(*nativeWorker); ok {
+	if nw, ok := w.(*pworker); ok {
 		if nw.lastRows != wantRows {
 			t.Errorf("read returned %d rows, want %d", nw.lastRows, wantRows)
 		}
 		return
 	}
-	if got := w.(*Worker).sink.n - before; got != wantBytes {
+	if got := w.(*worker).sink.n - before; got != wantBytes {
 		t.Errorf("read returned %d bytes, want %d", got, wantBytes)
 	}
 }
 
 func sinkBytes(w adapter.Worker) int {
-	if gw, ok := w.(*Worker); ok {
+	if gw, ok := w.(*worker); ok {
 		return gw.sink.n
 	}
 	return 0
@@ -123,7 +123,7 @@ func testOps(t *testing.T, driver, schema string) {
 				t.Fatalf("NewWorker: %v", err)
 			}
 			w := wk
-			if _, native := w.(*nativeWorker); native != (driver == DriverNative) {
+			if _, native := w.(*pworker); native != (driver == DriverNative) {
 				t.Fatalf("driver=%s gave a %T", driver, w)
 			}
 			req := &workload.Request{Fields: 5, FieldLen: 20}
@@ -299,7 +299,7 @@ func testConsistencyLevels(t *testing.T, driver string) {
 		t.Fatalf("Setup: %v", err)
 	}
 	wk, _ := tg.NewWorker(0)
-	if w, ok := wk.(*Worker); ok {
+	if w, ok := wk.(*worker); ok {
 		if w.read.GetConsistency() != gocql.All || w.insert.GetConsistency() != gocql.Quorum {
 			t.Fatalf("read CL %v, write CL %v", w.read.GetConsistency(), w.insert.GetConsistency())
 		}

@@ -7,8 +7,8 @@
 // the cluster's nodes for both.
 //
 // The types that matter: Open (the registry's entry point, cql://host1,host2:9042),
-// Config (every option, its default and what it fixes), nativeWorker (Submit,
-// Flush, Poll) and the gocql Worker's Do, which binds each request into
+// Config (every option, its default and what it fixes), pworker (Submit,
+// Flush, Poll) and the gocql worker's Do, which binds each request into
 // prepared statements it reuses for the whole run. Setup creates the keyspace
 // and a YCSB usertable or a cassandra-stress standard1 table; Close drops
 // what Setup created unless keep=true.
@@ -50,7 +50,7 @@ var (
 	_ adapter.Describer  = (*Target)(nil)
 	_ adapter.Summarizer = (*Target)(nil)
 	_ adapter.Sizer      = (*Target)(nil)
-	_ adapter.Worker     = (*Worker)(nil)
+	_ adapter.Worker     = (*worker)(nil)
 	_ adapter.Pipelined  = (*Target)(nil)
 )
 
@@ -78,7 +78,20 @@ type Target struct {
 	fieldLen int
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.Sizer          = (*Target)(nil)
+	_ adapter.RecordSizer    = (*Target)(nil)
+	_ adapter.Retainer       = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.ReadChecker    = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Pipelined      = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+)
 
 // ChecksReads: the native client checks the reads and scans of the ycsb
 // and stress schemas; the gocql driver and profile workloads do not.
@@ -103,8 +116,10 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 	return OpenConfig(ctx, cfg, redact.String(u))
 }
 
-// OpenConfig opens a session with an already parsed Config.
-func OpenConfig(ctx context.Context, cfg Config, displayURL string) (*Target, error) {
+// OpenConfig opens a session with an already parsed Config (the Target
+// keeps a copy of it).
+func OpenConfig(ctx context.Context, c *Config, displayURL string) (*Target, error) {
+	cfg := *c
 	ev := &hostEvents{start: time.Now()}
 	s, err := connect(ctx, &cfg, cfg.Timeout, ev)
 	if err != nil {
@@ -283,62 +298,6 @@ func ddl(ctx context.Context, s *gocql.Session, q string) error {
 	return nil
 }
 
-// NewWorker returns a worker with its own bound queries and buffers.
-func (t *Target) NewWorker(id int) (adapter.Worker, error) {
-	t.mu.Lock()
-	st, pr := t.stmts, t.prof
-	t.mu.Unlock()
-	if pr != nil && pr.Native {
-		hosts, rg := t.nodes()
-		return newNativeConns(t, &pr.cfg, nil, pr.CQLs(), &profPipe{gen: pr.NewGen(id)}, hosts, rg, id)
-	}
-	if pr != nil {
-		return newProfWorker(pr, id), nil
-	}
-	if st == nil {
-		return nil, errors.New("cql: NewWorker before Setup")
-	}
-	if t.cfg.Driver == DriverNative {
-		hosts, rg := t.nodes()
-		return newNativeWorker(t, st, hosts, rg, id)
-	}
-	return newWorker(t, st, id), nil
-}
-
-// PipelineShape makes the native workers pipelined (a profile's too):
-// conns workers (each with one connection per node) share the requests in
-// flight. The gocql workers are not (the driver multiplexes one goroutine
-// per request).
-func (t *Target) PipelineShape(concurrency int) (workers, total int) {
-	if t.cfg.Driver != DriverNative || concurrency < 1 {
-		return 0, 0
-	}
-	workers = min(t.cfg.Conns, concurrency)
-	t.mu.Lock()
-	t.shapeN, t.shapeDepth = workers, (concurrency+workers-1)/workers
-	t.mu.Unlock()
-	return workers, concurrency
-}
-
-// nodes lists the nodes the native workers connect to (those of the local
-// DC when dc is set) and their token ring, from the driver's view of the
-// cluster; the contact points when the driver knows no host.
-func (t *Target) nodes() ([]string, ring) {
-	var hosts []string
-	var tokens [][]string
-	for _, h := range t.session.GetHosts() {
-		if t.cfg.LocalDC != "" && h.DataCenter() != t.cfg.LocalDC {
-			continue
-		}
-		hosts = append(hosts, h.ConnectAddressAndPort())
-		tokens = append(tokens, h.Tokens())
-	}
-	if len(hosts) == 0 {
-		return t.cfg.Hosts, ring{}
-	}
-	return hosts, newRing(tokens)
-}
-
 // Close drops the table and keyspace Setup created (unless keep=true) and
 // closes the session.
 func (t *Target) Close() error {
@@ -429,33 +388,6 @@ func routing(c Config) string {
 	return r
 }
 
-// Summary reports host up/down events seen by the driver during the run, with
-// their time since Open, so that a node lost mid-run shows in the result.
-func (t *Target) Summary(ctx context.Context) map[string]string {
-	m := t.events.summary()
-	t.stats.summary(m)
-	why := "the nodes advertise no ScyllaDB sharding (Cassandra, or ScyllaDB with enable_shard_aware_drivers: false)"
-	if !t.cfg.ShardAware {
-		why = "shard_aware=false"
-	}
-	t.stats.shards.summary(m, why)
-	if t.cfg.Driver != DriverNative {
-		m["cql_shard_aware"] = "no: driver=gocql (the Apache driver) is not ScyllaDB shard-aware"
-	}
-	t.mu.Lock()
-	if t.diskPerNode != "" {
-		m["cql_disk_per_node"] = t.diskPerNode
-	}
-	if t.prof != nil {
-		t.prof.Summary(m)
-	}
-	if t.shapeN > 0 {
-		m["in_flight"] = fmt.Sprintf("up to %d requests per worker, %d workers (one goroutine and one connection per node, or per shard of each ScyllaDB node, each)", t.shapeDepth, t.shapeN)
-	}
-	t.mu.Unlock()
-	return m
-}
-
 // DiskBytes is the table's size on disk over the whole cluster, replicas
 // included: the sum of what each node reports in system_views.disk_usage
 // (Cassandra 4.1+; a node-local table, so each node is asked on its own).
@@ -483,46 +415,4 @@ func (t *Target) DiskBytes(ctx context.Context) (int64, error) {
 	t.diskPerNode = strings.Join(per, "; ")
 	t.mu.Unlock()
 	return total, nil
-}
-
-// hostEvents records the driver's host up/down notifications. The driver
-// repeats "down" at every failed reconnection attempt: only changes count.
-type hostEvents struct {
-	start time.Time
-	mu    sync.Mutex
-	lines []string
-	downs int
-	state map[string]string
-}
-
-func (h *hostEvents) add(kind string, host *gocql.HostInfo) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	addr := host.ConnectAddressAndPort()
-	if h.state == nil {
-		h.state = map[string]string{}
-	}
-	if h.state[addr] == kind || (kind == "up" && h.state[addr] == "") {
-		return
-	}
-	h.state[addr] = kind
-	if kind == "down" {
-		h.downs++
-	}
-	if len(h.lines) < 100 {
-		h.lines = append(h.lines, fmt.Sprintf("%s %s at +%.1fs", addr, kind, time.Since(h.start).Seconds()))
-	}
-}
-
-func (h *hostEvents) OnHostUp(e gocql.HostUpEvent)     { h.add("up", e.Host) }
-func (h *hostEvents) OnHostDown(e gocql.HostDownEvent) { h.add("down", e.Host) }
-
-func (h *hostEvents) summary() map[string]string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := map[string]string{"cql_host_down_events": fmt.Sprint(h.downs)}
-	if len(h.lines) > 0 {
-		m["cql_host_events"] = strings.Join(h.lines, "; ")
-	}
-	return m
 }

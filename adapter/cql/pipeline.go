@@ -68,8 +68,8 @@ type stream struct {
 	vi int
 }
 
-// nativeWorker: see above.
-type nativeWorker struct {
+// pworker: see above.
+type pworker struct {
 	t     *Target
 	st    *statements
 	cfg   *Config
@@ -121,7 +121,10 @@ type nativeWorker struct {
 	prof *profPipe // a profile's operations (profile_pipeline.go); nil: ycsb/stress
 }
 
-var _ adapter.Pipeliner = (*nativeWorker)(nil)
+var (
+	_ adapter.Pipeliner   = (*pworker)(nil)
+	_ adapter.TimedPoller = (*pworker)(nil)
+)
 
 // maxDepth is the most requests a native worker keeps in flight; the other
 // stream ids are room for timed-out requests whose responses are still due.
@@ -132,14 +135,14 @@ var monoStart = time.Now()
 // mono is a monotonic clock in ns.
 func mono() int64 { return int64(time.Since(monoStart)) }
 
-func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int) (*nativeWorker, error) {
+func newNativeWorker(t *Target, st *statements, hosts []string, rg ring, id int) (*pworker, error) {
 	return newNativeConns(t, &t.cfg, st, st.all(), nil, hosts, rg, id)
 }
 
 // newNativeConns makes a native worker preparing cqls on each connection;
 // st (ycsb/stress) or prof (a profile) says what its requests are.
-func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*nativeWorker, error) {
-	w := &nativeWorker{
+func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *profPipe, hosts []string, rg ring, id int) (*pworker, error) {
+	w := &pworker{
 		t: t, st: st, cfg: c, hosts: hosts, ring: rg, cqls: cqls, prof: prof,
 		streams: make([]stream, cqlwire.MaxStreams),
 		free:    make([]int16, cqlwire.MaxStreams),
@@ -175,7 +178,7 @@ func newNativeConns(t *Target, c *Config, st *statements, cqls []string, prof *p
 }
 
 // dial opens the connection of slot i and waits for it.
-func (w *nativeWorker) dial(i int) error { return w.dialDone(w.connect(i)) }
+func (w *pworker) dial(i int) error { return w.dialDone(w.connect(i)) }
 
 // dialTarget is what a dial opens: a connection to the node's CQL port
 // (aware ""), or one to shard of shards through the shard-aware port at
@@ -252,14 +255,14 @@ func dialSocket(ctx context.Context, cfg *Config, host string, to dialTarget) (n
 }
 
 // redial starts a background dial of slot i.
-func (w *nativeWorker) redial(i int) {
+func (w *pworker) redial(i int) {
 	w.dialing[i] = true
 	w.ndial++
 	go func() { w.dialed <- w.connect(i) }()
 }
 
 // collectDials takes in the background dials that finished, if any.
-func (w *nativeWorker) collectDials() {
+func (w *pworker) collectDials() {
 	for w.ndial > 0 {
 		select {
 		case r := <-w.dialed:
@@ -270,7 +273,7 @@ func (w *nativeWorker) collectDials() {
 	}
 }
 
-func (w *nativeWorker) dialDone(r dialResult) error {
+func (w *pworker) dialDone(r dialResult) error {
 	i, c, err := r.i, r.c, r.err
 	if w.dialing[i] {
 		w.dialing[i] = false
@@ -305,7 +308,7 @@ func (w *nativeWorker) dialDone(r dialResult) error {
 	return nil
 }
 
-func (w *nativeWorker) Depth() int { return w.depth }
+func (w *pworker) Depth() int { return w.depth }
 
 // route picks the connection for key: the owner of its token if that node
 // is up (on ScyllaDB, the connection to the shard owning the token), else
@@ -314,18 +317,18 @@ func (w *nativeWorker) Depth() int { return w.depth }
 // reconnect interval is redialled in the background meanwhile; with every
 // node down, the worker waits for a redial (after a pause, so that a dead
 // cluster yields a bounded rate of errors).
-func (w *nativeWorker) route(key []byte) (int, error) {
+func (w *pworker) route(key []byte) (int, error) {
 	return w.routeToken(murmur3Token(key), w.cfg.TokenAware)
 }
 
 // routeToken routes to the owner of token when known (ok) and token-aware.
-func (w *nativeWorker) routeToken(token int64, ok bool) (int, error) {
+func (w *pworker) routeToken(token int64, ok bool) (int, error) {
 	return w.routeTo(token, ok, w.cfg.TokenAware)
 }
 
 // routeTo routes to the owner of token when known (ok) and primary (a
 // token-aware run, or a lightweight transaction: shards.go).
-func (w *nativeWorker) routeTo(token int64, ok, primary bool) (int, error) {
+func (w *pworker) routeTo(token int64, ok, primary bool) (int, error) {
 	if w.ndial > 0 {
 		w.collectDials()
 	}
@@ -378,7 +381,7 @@ func (w *nativeWorker) routeTo(token int64, ok, primary bool) (int, error) {
 const reconnectPause = 100 * time.Millisecond
 
 // Submit encodes req's request into its connection's write buffer.
-func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag int) error {
+func (w *pworker) Submit(ctx context.Context, req *workload.Request, tag int) error {
 	if len(w.free) == 0 {
 		return &adapter.Error{Class: vocab.ClassTimeout, Err: errors.New("cql: every stream id is taken by requests in flight or timed out (fix: a lower concurrency, or a longer timeout)")}
 	}
@@ -426,7 +429,7 @@ func (w *nativeWorker) Submit(ctx context.Context, req *workload.Request, tag in
 }
 
 // take marks stream id as carrying a request of kind on connection ci.
-func (w *nativeWorker) take(id int16, kind uint8, ci, tag int) {
+func (w *pworker) take(id int16, kind uint8, ci, tag int) {
 	w.free = w.free[:len(w.free)-1]
 	s := &w.streams[id]
 	s.busy, s.orphan, s.kind, s.conn, s.tag, s.seen = true, false, kind, int16(ci), int32(tag), 0
@@ -446,7 +449,7 @@ const (
 )
 
 // execHead starts an EXECUTE of statement st with n bound values.
-func (w *nativeWorker) execHead(b []byte, c *cqlwire.Conn, id, st int, cl uint16, n int) []byte {
+func (w *pworker) execHead(b []byte, c *cqlwire.Conn, id, st int, cl uint16, n int) []byte {
 	b = cqlwire.AppendHeader(b, id, cqlwire.OpExecute)
 	b = cqlwire.AppendShortBytes(b, c.IDs[st])
 	b = cqlwire.AppendShort(b, int(cl))
@@ -454,7 +457,7 @@ func (w *nativeWorker) execHead(b []byte, c *cqlwire.Conn, id, st int, cl uint16
 	return cqlwire.AppendShort(b, n)
 }
 
-func (w *nativeWorker) execKey(b []byte, c *cqlwire.Conn, id, st int, key []byte) []byte {
+func (w *pworker) execKey(b []byte, c *cqlwire.Conn, id, st int, key []byte) []byte {
 	cl := w.cfg.WriteCL
 	if st == stRead {
 		cl = w.cfg.ReadCL
@@ -468,7 +471,7 @@ func (w *nativeWorker) execKey(b []byte, c *cqlwire.Conn, id, st int, key []byte
 
 // execInsert binds the key and every field, each its slice of the value (a
 // value shorter than the record leaves the remaining fields empty, not null).
-func (w *nativeWorker) execInsert(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
+func (w *pworker) execInsert(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	start := len(b)
 	nf := w.st.fields
 	b = w.execHead(b, c, id, stInsert, uint16(w.cfg.WriteCL), nf+1)
@@ -488,7 +491,7 @@ func (w *nativeWorker) execInsert(b []byte, c *cqlwire.Conn, id int, req *worklo
 
 // execUpdate writes the whole record (YCSB writeallfields, a value holding
 // every field) or one field, rotating over the fields.
-func (w *nativeWorker) execUpdate(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
+func (w *pworker) execUpdate(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	nf := w.st.fields
 	if nf > 1 && req.FieldLen > 0 && len(req.Value) >= nf*req.FieldLen {
 		return w.execInsert(b, c, id, req)
@@ -513,7 +516,7 @@ func (w *nativeWorker) execUpdate(b []byte, c *cqlwire.Conn, id int, req *worklo
 	return b
 }
 
-func (w *nativeWorker) execScan(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
+func (w *pworker) execScan(b []byte, c *cqlwire.Conn, id int, req *workload.Request) []byte {
 	n := req.ScanLen
 	if n <= 0 {
 		n = 1
@@ -538,7 +541,7 @@ func nonNil(b []byte) []byte {
 }
 
 // Flush writes each connection's queued requests.
-func (w *nativeWorker) Flush(ctx context.Context) {
+func (w *pworker) Flush(ctx context.Context) {
 	for i, c := range w.conns {
 		if c == nil || len(c.Out) == 0 {
 			continue
@@ -551,7 +554,7 @@ func (w *nativeWorker) Flush(ctx context.Context) {
 }
 
 // drop closes connection i; its requests fail at the next Poll (broken[i]).
-func (w *nativeWorker) drop(i int) {
+func (w *pworker) drop(i int) {
 	c := w.conns[i]
 	if c == nil {
 		return
@@ -564,7 +567,7 @@ func (w *nativeWorker) drop(i int) {
 }
 
 // failBroken completes the requests of connections that broke.
-func (w *nativeWorker) failBroken(done func(int, error)) int {
+func (w *pworker) failBroken(done func(int, error)) int {
 	n := 0
 	for i, err := range w.broken {
 		if err == nil {
@@ -586,7 +589,7 @@ func (w *nativeWorker) failBroken(done func(int, error)) int {
 	return n
 }
 
-func (w *nativeWorker) release(id int) {
+func (w *pworker) release(id int) {
 	s := &w.streams[id]
 	s.busy, s.orphan = false, false
 	w.inflight[s.conn]--
@@ -594,7 +597,7 @@ func (w *nativeWorker) release(id int) {
 }
 
 // Poll reads responses and reports completed requests (see adapter.Pipeliner).
-func (w *nativeWorker) Poll(ctx context.Context, wait time.Duration, done func(tag int, err error)) int {
+func (w *pworker) Poll(ctx context.Context, wait time.Duration, done func(tag int, err error)) int {
 	n := w.failBroken(done)
 	n += w.drain(done)
 	if n == 0 && w.live > 0 && wait != 0 {
@@ -610,7 +613,7 @@ func (w *nativeWorker) Poll(ctx context.Context, wait time.Duration, done func(t
 }
 
 // drain handles the whole frames already read on every connection.
-func (w *nativeWorker) drain(done func(int, error)) int {
+func (w *pworker) drain(done func(int, error)) int {
 	n := 0
 	for i, c := range w.conns {
 		if c != nil && c.Buffered() > 0 {
@@ -620,7 +623,7 @@ func (w *nativeWorker) drain(done func(int, error)) int {
 	return n
 }
 
-func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
+func (w *pworker) drainConn(i int, done func(int, error)) int {
 	c := w.conns[i]
 	n := 0
 	for {
@@ -692,7 +695,7 @@ func (w *nativeWorker) drainConn(i int, done func(int, error)) int {
 
 // readResult is the outcome of a read's (or scan's) Rows result; a checked
 // workload checks the rows.
-func (w *nativeWorker) readResult(r *cqlwire.Reader, s *stream) error {
+func (w *pworker) readResult(r *cqlwire.Reader, s *stream) error {
 	rows, cols, isRows := cqlwire.RowsHead(r)
 	w.lastRows = rows
 	switch {
@@ -739,7 +742,7 @@ func checkRows(r *cqlwire.Reader, rows, cols int, key []byte, keyCol bool, field
 
 // await blocks until a response arrives, wait passes (wait > 0) or the next
 // timeout check is due.
-func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
+func (w *pworker) await(wait time.Duration, done func(int, error)) int {
 	now := mono()
 	until := w.nextCheck
 	if wait > 0 {
@@ -810,7 +813,7 @@ func (w *nativeWorker) await(wait time.Duration, done func(int, error)) int {
 }
 
 // sweep reads, without blocking, every connection with data waiting.
-func (w *nativeWorker) sweep(done func(int, error)) int {
+func (w *pworker) sweep(done func(int, error)) int {
 	n := 0
 	for i, c := range w.conns {
 		if c == nil || w.inflight[i] == 0 {
@@ -837,7 +840,7 @@ func (w *nativeWorker) sweep(done func(int, error)) int {
 
 // checkTimeouts completes requests older than the timeout with a timeout
 // error; their streams stay taken until their responses arrive.
-func (w *nativeWorker) checkTimeouts(now int64, done func(int, error)) int {
+func (w *pworker) checkTimeouts(now int64, done func(int, error)) int {
 	w.nextCheck = now + w.checkEvery
 	n := 0
 	for id := 0; id < w.hw; id++ {
@@ -861,7 +864,7 @@ func (w *nativeWorker) checkTimeouts(now int64, done func(int, error)) int {
 }
 
 // sendPending writes the RMW writes queued while reading responses.
-func (w *nativeWorker) sendPending() {
+func (w *pworker) sendPending() {
 	for i, c := range w.conns {
 		if c != nil && len(c.Out) > 0 {
 			if err := c.Flush(); err != nil {
@@ -873,7 +876,7 @@ func (w *nativeWorker) sendPending() {
 }
 
 // Do runs one request synchronously (nothing else may be in flight).
-func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
+func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 	if w.live != 0 {
 		return &adapter.Error{Class: vocab.ClassOther, Err: errors.New("cql: Do called with requests in flight")}
 	}
@@ -885,7 +888,7 @@ func (w *nativeWorker) Do(ctx context.Context, req *workload.Request) error {
 
 // Close closes the connections (waiting for redials under way, so that
 // none is left open).
-func (w *nativeWorker) Close() error {
+func (w *pworker) Close() error {
 	for w.ndial > 0 {
 		r := <-w.dialed
 		w.dialing[r.i] = false
@@ -993,4 +996,38 @@ func (s *nativeStats) summary(m map[string]string) {
 	for code, msg := range s.last {
 		m[fmt.Sprintf("cql_server_error_0x%04X", code)] = firstLine(msg)
 	}
+}
+
+// PipelineShape makes the native workers pipelined (a profile's too):
+// conns workers (each with one connection per node) share the requests in
+// flight. The gocql workers are not (the driver multiplexes one goroutine
+// per request).
+func (t *Target) PipelineShape(concurrency int) (workers, total int) {
+	if t.cfg.Driver != DriverNative || concurrency < 1 {
+		return 0, 0
+	}
+	workers = min(t.cfg.Conns, concurrency)
+	t.mu.Lock()
+	t.shapeN, t.shapeDepth = workers, (concurrency+workers-1)/workers
+	t.mu.Unlock()
+	return workers, concurrency
+}
+
+// nodes lists the nodes the native workers connect to (those of the local
+// DC when dc is set) and their token ring, from the driver's view of the
+// cluster; the contact points when the driver knows no host.
+func (t *Target) nodes() ([]string, ring) {
+	var hosts []string
+	var tokens [][]string
+	for _, h := range t.session.GetHosts() {
+		if t.cfg.LocalDC != "" && h.DataCenter() != t.cfg.LocalDC {
+			continue
+		}
+		hosts = append(hosts, h.ConnectAddressAndPort())
+		tokens = append(tokens, h.Tokens())
+	}
+	if len(hosts) == 0 {
+		return t.cfg.Hosts, ring{}
+	}
+	return hosts, newRing(tokens)
 }

@@ -137,7 +137,7 @@ func TestNativeConnectionOutlivesHandshakeDeadline(t *testing.T) {
 // pipeline drives a native worker as the runner does: depth requests in
 // flight, each completion replaced by a new request.
 type pipeline struct {
-	w      *nativeWorker
+	w      *pworker
 	req    workload.Request
 	keys   [][]byte
 	i      int
@@ -165,7 +165,7 @@ func newPipeline(t testing.TB, tg *Target, op vocab.Op, depth int) *pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline{w: wk.(*nativeWorker), wait: -1}
+	p := &pipeline{w: wk.(*pworker), wait: -1}
 	p.doneFn = p.done
 	for i := 0; i < 1000; i++ {
 		p.keys = append(p.keys, key(i))

@@ -320,7 +320,7 @@ func TestProfileRoutingToken(t *testing.T) {
 			if err := tg.session.Query(q, args...).Consistency(gocql.One).Scan(&server); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
-			got, ok := w.(*nativeWorker).prof.token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
+			got, ok := w.(*pworker).prof.token(&workload.Request{Op: named(spec, "insert"), KeyNum: k})
 			if !ok || got != server {
 				t.Errorf("%s partition %d: routing token %d, server's %d", name, k, got, server)
 			}

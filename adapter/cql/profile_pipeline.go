@@ -60,7 +60,7 @@ func (p *profPipe) stmtIdx(req *workload.Request) int {
 }
 
 // submitProfile encodes the first frame of a profile operation.
-func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
+func (w *pworker) submitProfile(req *workload.Request, tag int) error {
 	g := w.prof.gen
 	pr := g.Profile()
 	g.Buf = g.Buf[:0]
@@ -115,7 +115,7 @@ func (w *nativeWorker) submitProfile(req *workload.Request, tag int) error {
 // appendWrite encodes the next write of s's rows (s.vs[s.vi:]): one row as
 // an EXECUTE, or a BATCH of up to csprofile.MaxBatch rows and MaxBatchBytes, one
 // partition for a conditional one.
-func (w *nativeWorker) appendWrite(b []byte, c *cqlwire.Conn, id int, s *stream) []byte {
+func (w *pworker) appendWrite(b []byte, c *cqlwire.Conn, id int, s *stream) []byte {
 	g := w.prof.gen
 	pr, st := g.Profile(), s.st
 	vs := s.vs[s.vi:]
@@ -210,7 +210,7 @@ func appendValues(b []byte, vals []csprofile.Blob) []byte {
 // profResult takes a profile operation's RESULT on stream id of c: it
 // counts a query's rows and a conditional write not applied, and sends
 // the operation's next frame (more true) if it has one.
-func (w *nativeWorker) profResult(c *cqlwire.Conn, id int, s *stream, r *cqlwire.Reader) (more bool, err error) {
+func (w *pworker) profResult(c *cqlwire.Conn, id int, s *stream, r *cqlwire.Reader) (more bool, err error) {
 	pr := w.prof.gen.Profile()
 	rows, page, applied := profRows(r, s.st.CAS)
 	if r.Err != nil {

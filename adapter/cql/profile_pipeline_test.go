@@ -16,7 +16,7 @@ import (
 // ppipe drives a profile's pipelined native worker as the runner does:
 // each completion is replaced by a new request of the same op.
 type ppipe struct {
-	w      *nativeWorker
+	w      *pworker
 	req    workload.Request
 	keys   []uint64
 	i      int
@@ -34,7 +34,7 @@ func newPPipe(t testing.TB, tg *Target) *ppipe {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = wk.Close() })
-	w, ok := wk.(*nativeWorker)
+	w, ok := wk.(*pworker)
 	if !ok || w.prof == nil {
 		t.Fatalf("driver=native: the profile's worker is a %T, not the pipelined native worker", wk)
 	}

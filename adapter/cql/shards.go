@@ -210,7 +210,7 @@ type dialResult struct {
 
 // connect dials slot i: its node's shard through the shard-aware port
 // when the node is sharded and has one, else the node's CQL port.
-func (w *nativeWorker) connect(i int) dialResult {
+func (w *pworker) connect(i int) dialResult {
 	h := w.lay.node[i]
 	var to dialTarget
 	if w.lay.sharded(h) {
@@ -221,7 +221,7 @@ func (w *nativeWorker) connect(i int) dialResult {
 	return r
 }
 
-func (w *nativeWorker) dialHost(h int, to dialTarget) dialResult {
+func (w *pworker) dialHost(h int, to dialTarget) dialResult {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ConnectTimeout)
 	defer cancel()
 	return dialNative(ctx, w.cfg, w.hosts[h], w.cqls, to)
@@ -231,7 +231,7 @@ func (w *nativeWorker) dialHost(h int, to dialTarget) dialResult {
 // how the node is sharded, lays out the slots, and then opens a connection
 // to every other shard of the sharded nodes. It fails when no node
 // answers.
-func (w *nativeWorker) connectAll() error {
+func (w *pworker) connectAll() error {
 	first := make([]dialResult, len(w.hosts))
 	sups := make([]*scylla.Supported, len(w.hosts))
 	for h := range w.hosts {
@@ -271,7 +271,7 @@ const fillRounds = 8
 
 // fillShards dials, in parallel, every empty slot of the sharded nodes
 // that answered (up[h] != nil), and waits for the dials.
-func (w *nativeWorker) fillShards(up []*scylla.Supported) {
+func (w *pworker) fillShards(up []*scylla.Supported) {
 	for range fillRounds {
 		for i, c := range w.conns {
 			h := w.lay.node[i]
@@ -292,7 +292,7 @@ func (w *nativeWorker) fillShards(up []*scylla.Supported) {
 // opened: its node's shard (which is the slot asked for, unless a plain
 // connection landed elsewhere); -1 when that shard has a connection
 // already, and this one was closed.
-func (w *nativeWorker) place(r dialResult) int {
+func (w *pworker) place(r dialResult) int {
 	h := w.lay.node[r.i]
 	if r.supErr != nil {
 		w.t.stats.event("scylla_options_unreadable")
@@ -322,7 +322,7 @@ func (w *nativeWorker) place(r dialResult) int {
 // shard owning the token, even with token_aware=false: LWTs that contend
 // on a key then queue on one replica instead of competing (the
 // extension's purpose, protocol-extensions.md).
-func (w *nativeWorker) markLWT(c *cqlwire.Conn, sup *scylla.Supported) {
+func (w *pworker) markLWT(c *cqlwire.Conn, sup *scylla.Supported) {
 	if !sup.LWTMark {
 		return
 	}
@@ -335,7 +335,7 @@ func (w *nativeWorker) markLWT(c *cqlwire.Conn, sup *scylla.Supported) {
 
 // lwtOp reports whether a profile request starts with a statement marked
 // as a lightweight transaction.
-func (w *nativeWorker) lwtOp(req *workload.Request) bool {
+func (w *pworker) lwtOp(req *workload.Request) bool {
 	if !w.anyLWT {
 		return false
 	}

@@ -29,16 +29,16 @@ func shardTarget(t *testing.T, opts map[string]string) *Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := newStatements(&cfg, 5)
+	st, err := newStatements(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Target{cfg: cfg, stmts: st, events: &hostEvents{}}
+	return &Target{cfg: *cfg, stmts: st, events: &hostEvents{}}
 }
 
 // drive runs n requests of op through w, depth in flight, as the runner
 // does; it returns the errors by class.
-func drive(t *testing.T, w *nativeWorker, op vocab.Op, n, depth int) map[vocab.Class]int {
+func drive(t *testing.T, w *pworker, op vocab.Op, n, depth int) map[vocab.Class]int {
 	t.Helper()
 	errs := map[vocab.Class]int{}
 	req := workload.Request{Op: op, Fields: 5, FieldLen: 4}

@@ -107,4 +107,4 @@ func (w *waiter) close() {
 
 // PollsOnTime: the native worker's Poll waits on its own timerfd
 // (adapter.TimedPoller), so the runner's open loop arms none.
-func (w *nativeWorker) PollsOnTime() bool { return true }
+func (w *pworker) PollsOnTime() bool { return true }

@@ -3,6 +3,7 @@ package cql
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -107,9 +108,9 @@ func (s *sink) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 	return nil
 }
 
-// Worker executes requests on prepared statements bound once. It is used by
+// worker executes requests on prepared statements bound once. It is used by
 // one goroutine.
-type Worker struct {
+type worker struct {
 	t      *Target
 	st     *statements
 	insert *gocql.Query
@@ -131,12 +132,12 @@ type Worker struct {
 	next    int   // rotates the field single-field updates write
 }
 
-var _ adapter.Worker = (*Worker)(nil)
+var _ adapter.Worker = (*worker)(nil)
 
-func newWorker(t *Target, st *statements, id int) *Worker {
+func newWorker(t *Target, st *statements, id int) *worker {
 	s := t.session
 	c := &t.cfg
-	w := &Worker{t: t, st: st, next: id % st.fields}
+	w := &worker{t: t, st: st, next: id % st.fields}
 	// The driver keeps the values slice a query was bound with: bind once,
 	// then only the blobs' contents change per request.
 	w.fields = make([]blob, st.fields)
@@ -169,7 +170,7 @@ func newWorker(t *Target, st *statements, id int) *Worker {
 
 // Do executes one request. Its own steady path does not allocate; the driver
 // allocates per request (see docs/targets-cql.md for the measured figure).
-func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
+func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	w.key.b = req.Key
 	switch req.Op {
 	case vocab.OpRead:
@@ -194,7 +195,7 @@ func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 
 // splitValue points each field at its slice of the request's value. A value
 // shorter than the record leaves the remaining fields empty (not null).
-func (w *Worker) splitValue(req *workload.Request) {
+func (w *worker) splitValue(req *workload.Request) {
 	v := req.Value
 	fl := req.FieldLen
 	if fl <= 0 {
@@ -206,7 +207,7 @@ func (w *Worker) splitValue(req *workload.Request) {
 	}
 }
 
-func (w *Worker) doRead(ctx context.Context) error {
+func (w *worker) doRead(ctx context.Context) error {
 	iter := w.read.IterContext(ctx)
 	found := iter.Scan(w.dest...)
 	if err := iter.Close(); err != nil {
@@ -218,7 +219,7 @@ func (w *Worker) doRead(ctx context.Context) error {
 	return nil
 }
 
-func (w *Worker) doUpdate(ctx context.Context, req *workload.Request) error {
+func (w *worker) doUpdate(ctx context.Context, req *workload.Request) error {
 	// A value holding the whole record writes every field (YCSB
 	// writeallfields); otherwise one field, rotating over the fields.
 	if len(w.fields) > 1 && req.FieldLen > 0 && len(req.Value) >= len(w.fields)*req.FieldLen {
@@ -238,7 +239,7 @@ func (w *Worker) doUpdate(ctx context.Context, req *workload.Request) error {
 	return classify(w.update[i].ExecContext(ctx))
 }
 
-func (w *Worker) doScan(ctx context.Context, req *workload.Request) error {
+func (w *worker) doScan(ctx context.Context, req *workload.Request) error {
 	n := req.ScanLen
 	if n <= 0 {
 		n = 1
@@ -252,4 +253,26 @@ func (w *Worker) doScan(ctx context.Context, req *workload.Request) error {
 
 // Close releases nothing: queries and buffers belong to the worker and the
 // session to the target.
-func (w *Worker) Close() error { return nil }
+func (w *worker) Close() error { return nil }
+
+// NewWorker returns a worker with its own bound queries and buffers.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	t.mu.Lock()
+	st, pr := t.stmts, t.prof
+	t.mu.Unlock()
+	if pr != nil && pr.Native {
+		hosts, rg := t.nodes()
+		return newNativeConns(t, &pr.cfg, nil, pr.CQLs(), &profPipe{gen: pr.NewGen(id)}, hosts, rg, id)
+	}
+	if pr != nil {
+		return newProfWorker(pr, id), nil
+	}
+	if st == nil {
+		return nil, errors.New("cql: NewWorker before Setup")
+	}
+	if t.cfg.Driver == DriverNative {
+		hosts, rg := t.nodes()
+		return newNativeWorker(t, st, hosts, rg, id)
+	}
+	return newWorker(t, st, id), nil
+}

@@ -62,8 +62,6 @@ func (t *Target) CheckDataset(_ context.Context, w *workload.Spec) error {
 	return nil
 }
 
-var _ adapter.Cleaner = (*Target)(nil)
-
 // manifestTarget is the manifest's target.
 const manifestTarget = "embedded"
 

@@ -44,7 +44,18 @@ type Target struct {
 	cacheB int64
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.Sizer          = (*Target)(nil)
+	_ adapter.FreeDisker     = (*Target)(nil)
+	_ adapter.Retainer       = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.ReadChecker    = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+)
 
 var (
 	_ adapter.Target    = (*Target)(nil)
@@ -165,5 +176,3 @@ func (t *Target) FreeDiskBytes(ctx context.Context) (int64, error) {
 	}
 	return int64(st.Bavail) * int64(st.Bsize), nil
 }
-
-var _ adapter.FreeDisker = (*Target)(nil)

@@ -72,7 +72,16 @@ type Target struct {
 	left      int               // members that left while the client ran
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.ReadChecker    = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+)
 
 var (
 	_ adapter.Target      = (*Target)(nil)
@@ -305,21 +314,4 @@ func (t *Target) Describe(ctx context.Context) vocab.Info {
 	}
 	return vocab.Info{Kind: "hazelcast", URL: "hazelcast://" + strings.Join(t.cfg.Addrs, ",") + "?cluster=" + url.QueryEscape(t.cfg.Cluster),
 		Version: version, Nodes: nodes, Details: d}
-}
-
-// Summary adds the compare-and-set calls that did not apply and the members
-// that left the cluster during the run.
-func (t *Target) Summary(ctx context.Context) map[string]string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := map[string]string{
-		"cas_failed":   strconv.FormatInt(t.casFailed.Load(), 10),
-		"members_left": strconv.Itoa(t.left),
-		"members_now":  strconv.Itoa(len(t.members)),
-	}
-	if t.locks != nil {
-		out["lock_busy"] = strconv.FormatInt(t.locks.busy.Load(), 10)
-		out["sessions_expired"] = strconv.FormatInt(t.locks.expired.Load(), 10)
-	}
-	return out
 }

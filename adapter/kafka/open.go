@@ -1,3 +1,30 @@
+// Package kafka drives any Kafka-protocol broker (Apache Kafka, Redpanda and
+// their peers) with franz-go (github.com/twmb/franz-go), a pure-Go client with
+// no cgo: it batches the records of concurrent in-flight produces of one client
+// into one request per partition, so many synchronous produces from the runner's
+// workers still send large batches, and every produce's latency is the real
+// time from its send to its acknowledgement.
+//
+// The types that matter: Config (every setting, from the URL query and
+// --target-opt, with its default), Open, and the Target it returns. A Target
+// implements adapter.Target, adapter.Background (consumer group members that
+// record end-to-end latency), adapter.Summarizer (consumer lag at the end, lost and duplicated
+// messages), adapter.Describer and adapter.Sizer.
+//
+// Operations:
+//
+//	PRODUCE, WRITE, UPDATE  produce one record and wait for its ack
+//	INSERT                  produce without waiting (the load phase's fill;
+//	                        sync_insert=true waits like PRODUCE)
+//	CONSUME                 return the next record of this worker's consumer
+//	                        group member (consume-only, drain)
+//
+// Every payload starts with a 24-byte header: the send time (Unix ns), a run
+// id, the producer id and a per-producer sequence number. Consumers read it to
+// measure end-to-end latency and to count lost and duplicated messages.
+//
+// The package does not time produces (the runner does) and does not create
+// brokers: scripts/servers/kafka.sh starts one on 127.0.0.1 for the tests.
 package kafka
 
 import (
@@ -53,7 +80,7 @@ type Target struct {
 	producers []*kgo.Client
 	txns      []*txnProducer // producers' transactions (transactional), by client
 	txn       txnStats
-	workers   []*Worker
+	workers   []*worker
 	depth     int // records in flight per pipelined worker; 0: synchronous workers (PipelineShape)
 	nextProd  atomic.Uint32
 	ledger    *ledger
@@ -70,7 +97,19 @@ type Target struct {
 	closeOnce sync.Once
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.Sizer          = (*Target)(nil)
+	_ adapter.Retainer       = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Pipelined      = (*Target)(nil)
+	_ adapter.Background     = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+)
 
 var (
 	_ adapter.Target     = (*Target)(nil)
@@ -327,338 +366,6 @@ func (t *Target) consumer(extra ...kgo.Opt) (*kgo.Client, error) {
 		return nil, adapter.Configf("kafka: consumer: %v", err)
 	}
 	return cl, nil
-}
-
-// NewWorker returns a worker with its own producer record and buffers; its
-// first CONSUME makes it a consumer group member (consume-only and drain
-// workloads), so the load phase's workers never join the group.
-func (t *Target) NewWorker(id int) (adapter.Worker, error) {
-	if t.topic == "" {
-		return nil, errors.New("kafka: NewWorker before Setup")
-	}
-	prod, tx, pid, err := t.producer()
-	if err != nil {
-		return nil, err
-	}
-	w := newWorker(t, prod, tx, pid)
-	if tx != nil {
-		tx.join(w)
-	}
-	t.mu.Lock()
-	t.workers = append(t.workers, w)
-	depth := t.depth
-	t.mu.Unlock()
-	if depth > 0 {
-		return newPWorker(w, depth), nil
-	}
-	return w, nil
-}
-
-// RunBackground runs the streaming workload's consumer group members: each
-// consumed message of this run is recorded as a CONSUME with its end-to-end
-// latency. When ctx ends it notes the consumer lag and lets the consumers
-// drain on until Summary has counted lost messages.
-func (t *Target) RunBackground(ctx context.Context, sink adapter.Sink) error {
-	n := t.cfg.Consumers
-	if n == 0 {
-		<-ctx.Done()
-		return nil
-	}
-	t.mu.Lock()
-	t.watch = newGroupWatch()
-	for i := 0; i < n; i++ {
-		cl, err := t.consumer(t.watch.opts(i)...)
-		if err != nil {
-			t.mu.Unlock()
-			return err
-		}
-		t.bg = append(t.bg, cl)
-	}
-	dctx, stop := context.WithCancel(context.Background())
-	t.bgStop, t.bgDone = stop, make(chan struct{})
-	bg := t.bg
-	t.mu.Unlock()
-
-	var recording atomic.Bool
-	recording.Store(true)
-	// Messages sent before the run phase (by the load phase's workers, all
-	// closed by now) are backlog: counted for lost and
-	// duplicated, but their end-to-end latency is not the stream's.
-	t.mu.Lock()
-	backlog := map[uint32]bool{}
-	for _, w := range t.workers {
-		if w.finished {
-			backlog[w.pid] = true
-		}
-	}
-	t.backlog = backlog
-	t.mu.Unlock()
-	var wg sync.WaitGroup
-	members := make([]*member, len(bg))
-	for i, cl := range bg {
-		m := &member{cl: cl, done: make(chan struct{})}
-		members[i] = m
-		var mctx context.Context
-		mctx, m.stop = context.WithCancel(dctx)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(m.done)
-			t.consumeLoop(mctx, cl, sink, &recording, backlog)
-		}()
-	}
-	if t.cfg.JoinAfter > 0 || t.cfg.LeaveAfter > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t.churn(ctx, dctx, members, func(cl *kgo.Client) { t.consumeLoop(dctx, cl, sink, &recording, backlog) })
-		}()
-	}
-	go func() { wg.Wait(); close(t.bgDone) }()
-	<-ctx.Done()
-	recording.Store(false)
-	t.noteGroupType()
-	t.mu.Lock()
-	bg = append([]*kgo.Client(nil), t.bg...) // with the one that joined, without the one that left
-	t.mu.Unlock()
-	t.noteLag(bg)
-	return nil
-}
-
-// consumeLoop polls until ctx ends; while recording it sends every message
-// of this run to sink.
-func (t *Target) consumeLoop(ctx context.Context, cl *kgo.Client, sink adapter.Sink, recording *atomic.Bool, backlog map[uint32]bool) {
-	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, 4096)
-		rec := recording.Load()
-		fs.EachError(func(_ string, _ int32, err error) {
-			if rec && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-				cerr := classify(err)
-				class := adapter.Classify(cerr)
-				sink.RecordAsync(vocab.OpConsume, 0, 0, class)
-				sink.NoteAsyncError(vocab.OpConsume, class, cerr)
-			}
-		})
-		now := time.Now().UnixNano()
-		fs.EachRecord(func(r *kgo.Record) {
-			if r.Attrs.IsControl() { // a transaction's marker
-				t.ledger.marker(r.Topic, r.Partition, r.Offset)
-				return
-			}
-			h, ok := readHeader(r.Value)
-			d := t.ledger.note(h, ok, len(r.Value), r.Topic, r.Partition, r.Offset)
-			if rec && d == deliveredOurs && !backlog[h.producer] {
-				sink.RecordAsync(vocab.OpConsume, max(0, now-h.sendNs), uint64(len(r.Value)), vocab.ClassNone)
-			}
-		})
-	}
-}
-
-// noteLag commits what the consumers have consumed and records the lag at
-// this moment: for every partition, its end offset (high watermark) minus the
-// next offset the consumers would read (after the highest they consumed; the
-// log start for untouched partitions with offset=earliest, the end with
-// latest). Taken from what was consumed rather than from committed offsets, it
-// stays right when a commit failed (a broker restart at the end of the run).
-func (t *Target) noteLag(cls []*kgo.Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, cl := range cls {
-		_ = cl.CommitUncommittedOffsets(ctx)
-	}
-	// After a broker restart the admin client's first request may meet a
-	// dead connection: try a few times.
-	var ends, starts kadm.ListedOffsets
-	var err error
-	for try := 0; try < 3; try++ {
-		if ends, err = t.admin.ListEndOffsets(ctx, t.topics...); err == nil {
-			err = ends.Error()
-		}
-		if err == nil {
-			if starts, err = t.admin.ListStartOffsets(ctx, t.topics...); err == nil {
-				err = starts.Error()
-			}
-		}
-		if err == nil {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	var lag int64
-	if err == nil {
-		t.ledger.mu.Lock()
-		ends.Each(func(o kadm.ListedOffset) {
-			next := o.Offset // offset=latest
-			if t.cfg.Offset == "earliest" {
-				if so, ok := starts.Lookup(o.Topic, o.Partition); ok {
-					next = so.Offset
-				}
-			}
-			if n, ok := t.ledger.next(o.Topic, o.Partition); ok {
-				next = n
-			}
-			lag += max(0, o.Offset-next)
-		})
-		t.ledger.mu.Unlock()
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.lagKnown {
-		return
-	}
-	t.lagAtEnd, t.lagKnown, t.lagErr = lag, err == nil, err
-}
-
-// expected merges the acknowledged sequence numbers of every producer.
-func (t *Target) expected() (map[uint32]*bitmap, uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	want := map[uint32]*bitmap{}
-	var n uint64
-	// Consumers that start at the end (offset=latest) never see the backlog:
-	// do not expect it.
-	skip := func(pid uint32) bool { return t.cfg.Offset == "latest" && t.backlog[pid] }
-	for _, w := range t.workers {
-		if skip(w.pid) {
-			continue
-		}
-		w.ackMu.Lock()
-		if w.acked.count > 0 {
-			want[w.pid] = &w.acked
-			n += w.acked.count
-		}
-		w.ackMu.Unlock()
-	}
-	return want, n
-}
-
-// Summary reports consumer lag at the end of the run, and compares what the
-// producers had acknowledged with what the consumers received: lost (acked,
-// never consumed after the drain) and duplicated messages. It is called after
-// the run, when every worker has returned.
-func (t *Target) Summary(ctx context.Context) map[string]string {
-	out := map[string]string{"kafka.topic": t.topic, "kafka.run_id": strconv.FormatUint(uint64(t.run), 16)}
-	t.endOpenTxns()
-	t.txnSummary(out)
-	t.topicSummary(out)
-	t.groupSummary(out)
-	t.mu.Lock()
-	var pbytes uint64
-	var insFailed uint64
-	for _, w := range t.workers {
-		w.ackMu.Lock()
-		pbytes += w.bytes
-		w.ackMu.Unlock()
-		insFailed += w.asyncFailed.Load()
-	}
-	t.mu.Unlock()
-	out["kafka.produced_bytes"] = strconv.FormatUint(pbytes, 10)
-	if insFailed > 0 {
-		out["kafka.insert_failed"] = strconv.FormatUint(insFailed, 10)
-	}
-	consuming := t.pull || t.cfg.Consumers > 0
-	if !consuming {
-		_, n := t.expected()
-		out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
-		return out
-	}
-	t.mu.Lock()
-	needLag := t.pull && !t.lagKnown
-	t.mu.Unlock()
-	if needLag {
-		var cls []*kgo.Client
-		t.mu.Lock()
-		for _, w := range t.workers {
-			if w.cons != nil && !w.closed {
-				cls = append(cls, w.cons)
-			}
-		}
-		t.mu.Unlock()
-		t.noteLag(cls)
-	}
-	want, n := t.expected()
-	drained := t.waitDrained(ctx, want, n)
-	t.stopBackground()
-
-	t.ledger.mu.Lock()
-	var lost, unacked uint64
-	for pid, w := range want {
-		s := t.ledger.seen[pid]
-		if s == nil {
-			s = &bitmap{}
-		}
-		lost += s.missing(w)
-	}
-	for pid, s := range t.ledger.seen {
-		if w, ok := want[pid]; ok {
-			unacked += s.extra(w)
-		} else {
-			unacked += s.count
-		}
-	}
-	out["kafka.produced_acked"] = strconv.FormatUint(n, 10)
-	out["kafka.consumed"] = strconv.FormatUint(t.ledger.records, 10)
-	out["kafka.consumed_bytes"] = strconv.FormatUint(t.ledger.bytes, 10)
-	out["kafka.duplicated"] = strconv.FormatUint(t.ledger.dups, 10)
-	out["kafka.consumed_unacked"] = strconv.FormatUint(unacked, 10)
-	out["kafka.foreign"] = strconv.FormatUint(t.ledger.foreign, 10)
-	out["kafka.redelivered"] = strconv.FormatUint(t.ledger.redeliv, 10)
-	t.ledger.mu.Unlock()
-	if drained || !t.pull {
-		out["kafka.lost"] = strconv.FormatUint(lost, 10)
-		if !drained {
-			out["kafka.lost_note"] = fmt.Sprintf("consumers had not caught up after drain_timeout=%s: some 'lost' messages may only be late", t.cfg.DrainTimeout)
-		}
-	} else {
-		out["kafka.not_consumed"] = strconv.FormatUint(lost, 10)
-	}
-	t.mu.Lock()
-	if t.lagKnown {
-		out["kafka.consumer_lag_end"] = strconv.FormatInt(t.lagAtEnd, 10)
-	} else if t.lagErr != nil {
-		out["kafka.consumer_lag_end"] = "unknown: " + t.lagErr.Error()
-	}
-	t.mu.Unlock()
-	return out
-}
-
-// waitDrained lets the background consumers catch up with the n messages
-// acknowledged (want: by producer), for up to drain_timeout. It reports
-// whether they did. Consume-only runs (pull) do not wait.
-func (t *Target) waitDrained(ctx context.Context, want map[uint32]*bitmap, n uint64) bool {
-	deadline := time.Now().Add(t.cfg.DrainTimeout)
-	for {
-		t.ledger.mu.Lock()
-		var got uint64
-		for pid, w := range want {
-			if s := t.ledger.seen[pid]; s != nil {
-				got += w.count - s.missing(w)
-			}
-		}
-		t.ledger.mu.Unlock()
-		if got >= n {
-			return true
-		}
-		if t.pull || time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// stopBackground stops the background consumers and waits for them.
-func (t *Target) stopBackground() {
-	t.mu.Lock()
-	stop, done, bg := t.bgStop, t.bgDone, t.bg
-	t.bgStop, t.bg = nil, nil
-	t.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-		for _, cl := range bg {
-			cl.Close()
-		}
-	}
 }
 
 // Describe says what was measured.

@@ -68,7 +68,7 @@ type pdone struct {
 // pworker is a pipelined worker: up to depth records in flight, one per
 // slot tag, each with its own record, value and key buffers.
 type pworker struct {
-	*Worker
+	*worker
 	depth int
 	recs  []kgo.Record
 	ctxs  []tagCtx
@@ -85,8 +85,10 @@ type pworker struct {
 	prom         func(*kgo.Record, error)
 }
 
-func newPWorker(w *Worker, depth int) *pworker {
-	p := &pworker{Worker: w, depth: depth, recs: make([]kgo.Record, depth), ctxs: make([]tagCtx, depth),
+var _ adapter.Pipeliner = (*pworker)(nil)
+
+func newPWorker(w *worker, depth int) *pworker {
+	p := &pworker{worker: w, depth: depth, recs: make([]kgo.Record, depth), ctxs: make([]tagCtx, depth),
 		vals: make([][]byte, depth), keys: make([][]byte, depth),
 		ready: make([]pdone, 0, depth), spare: make([]pdone, 0, depth), now: make([]pdone, 0, depth),
 		bell: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}

@@ -25,7 +25,7 @@ type txnProducer struct {
 	began   atomic.Int64 // when the open transaction began, Unix ns
 	ending  atomic.Bool  // a worker is waiting to end the transaction
 	num     int64        // transactions ended (under gate)
-	workers []*Worker    // the workers producing through cl (under gate)
+	workers []*worker    // the workers producing through cl (under gate)
 }
 
 // txnStats counts the transactions of every producer client.
@@ -58,7 +58,7 @@ func newTxnProducer(cl *kgo.Client) (*txnProducer, error) {
 }
 
 // join adds w to the workers whose messages the transactions settle.
-func (p *txnProducer) join(w *Worker) {
+func (p *txnProducer) join(w *worker) {
 	p.gate.Lock()
 	p.workers = append(p.workers, w)
 	p.gate.Unlock()
@@ -76,7 +76,7 @@ func (c *Config) due(p *txnProducer, now int64) bool {
 
 // maybeEnd ends the open transaction if it is due and no other worker is
 // already ending it. It returns the error of a failed commit.
-func (w *Worker) maybeEnd() error {
+func (w *worker) maybeEnd() error {
 	p, cfg := w.tx, w.t.cfg
 	if !cfg.due(p, time.Now().UnixNano()) || !p.ending.CompareAndSwap(false, true) {
 		return nil
@@ -155,7 +155,7 @@ func (t *Target) endTxn(p *txnProducer) error {
 
 // settle moves the worker's messages of the ended transaction into acked
 // (committed) or counts them as aborted.
-func (w *Worker) settle(committed bool) {
+func (w *worker) settle(committed bool) {
 	w.ackMu.Lock()
 	defer w.ackMu.Unlock()
 	if committed {
@@ -171,7 +171,7 @@ func (w *Worker) settle(committed bool) {
 
 // noteAck records an acknowledged message: acked at once, or, in a
 // transaction, pending until the transaction ends. The caller holds ackMu.
-func (w *Worker) noteAck(seq uint64, n int) {
+func (w *worker) noteAck(seq uint64, n int) {
 	if w.tx != nil {
 		w.pend = append(w.pend, seq)
 		w.pendBytes += uint64(n)

@@ -14,10 +14,10 @@ import (
 	"github.com/platbench/platbench/workload"
 )
 
-// Worker produces (and, in consume-only workloads, consumes) for one runner
+// worker produces (and, in consume-only workloads, consumes) for one runner
 // worker. It owns its record, value buffer and promise, so Do allocates
 // nothing of its own; see BenchmarkProduce for what franz-go allocates.
-type Worker struct {
+type worker struct {
 	t     *Target
 	prod  *kgo.Client
 	pid   uint32 // producer id written into payloads: unique per Target
@@ -51,13 +51,13 @@ type Worker struct {
 	finished bool // Close called: a worker of an earlier phase
 }
 
-var _ adapter.Worker = (*Worker)(nil)
+var _ adapter.Worker = (*worker)(nil)
 
 // errDrained is a CONSUME that found no message within poll_timeout.
 var errDrained = &adapter.Error{Class: vocab.ClassNotFound, Err: errors.New("kafka: no message within poll_timeout (the topic is drained)")}
 
-func newWorker(t *Target, prod *kgo.Client, tx *txnProducer, pid uint32) *Worker {
-	w := &Worker{t: t, prod: prod, tx: tx, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
+func newWorker(t *Target, prod *kgo.Client, tx *txnProducer, pid uint32) *worker {
+	w := &worker{t: t, prod: prod, tx: tx, pid: pid, value: make([]byte, t.msgMax), done: make(chan error, 1),
 		rng: uint64(pid)*0x9E3779B97F4A7C15 + 1, window: asyncWindow}
 	fillValue(w.value)
 	w.prom = func(_ *kgo.Record, err error) { w.done <- err }
@@ -78,7 +78,7 @@ func fillValue(b []byte) {
 }
 
 // Do runs one operation: a produce waits for its acknowledgement.
-func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
+func (w *worker) Do(ctx context.Context, req *workload.Request) error {
 	switch req.Op {
 	case vocab.OpProduce, vocab.OpWrite, vocab.OpUpdate:
 		return w.produce(ctx, req)
@@ -94,7 +94,7 @@ func (w *Worker) Do(ctx context.Context, req *workload.Request) error {
 }
 
 // size is the number of bytes of the next message.
-func (w *Worker) size(req *workload.Request) int {
+func (w *worker) size(req *workload.Request) int {
 	t := w.t
 	n := t.msgSize
 	if t.sizeFromReq && len(req.Value) >= HeaderLen {
@@ -108,7 +108,7 @@ func (w *Worker) size(req *workload.Request) int {
 	return n
 }
 
-func (w *Worker) produce(ctx context.Context, req *workload.Request) error {
+func (w *worker) produce(ctx context.Context, req *workload.Request) error {
 	t := w.t
 	n := w.size(req)
 	if n > len(w.value) { // once: the workload's values are bigger than its spec said
@@ -158,7 +158,7 @@ const asyncWindow = 256
 // whatever the concurrency. At most asyncWindow inserts per worker are in
 // flight (window); a failed insert is returned by the worker's next INSERT and counted
 // in kafka.insert_failed.
-func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
+func (w *worker) insertAsync(ctx context.Context, req *workload.Request) error {
 	if p := w.asyncErr.Swap(nil); p != nil {
 		return classify(*p)
 	}
@@ -205,7 +205,7 @@ func (w *Worker) insertAsync(ctx context.Context, req *workload.Request) error {
 
 // asyncDone is the promise of an asynchronous INSERT; franz-go calls it on
 // its own goroutines.
-func (w *Worker) asyncDone(r *kgo.Record, err error) {
+func (w *worker) asyncDone(r *kgo.Record, err error) {
 	if err != nil {
 		w.asyncFailed.Add(1)
 		w.asyncErr.CompareAndSwap(nil, &err)
@@ -223,7 +223,7 @@ func (w *Worker) asyncDone(r *kgo.Record, err error) {
 // req.Value at the record's value so that the runner, which counts an op's
 // bytes as len(req.Value), counts the bytes consumed (the generator resets
 // Value before the next op; nothing writes through it).
-func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
+func (w *worker) consume(ctx context.Context, req *workload.Request) error {
 	if w.cons == nil {
 		if w.closed {
 			return adapter.ErrUnavailable
@@ -270,7 +270,7 @@ func (w *Worker) consume(ctx context.Context, req *workload.Request) error {
 	}
 }
 
-func (w *Worker) closeConsumer() {
+func (w *worker) closeConsumer() {
 	if w.cons == nil || w.closed {
 		return
 	}
@@ -282,7 +282,7 @@ func (w *Worker) closeConsumer() {
 }
 
 // Close leaves the consumer group (the producer client is the Target's).
-func (w *Worker) Close() error {
+func (w *worker) Close() error {
 	w.pending.Wait() // asynchronous INSERTs still in flight
 	var err error
 	if w.tx != nil {
@@ -294,4 +294,29 @@ func (w *Worker) Close() error {
 	w.finished = true
 	w.closeConsumer()
 	return err
+}
+
+// NewWorker returns a worker with its own producer record and buffers; its
+// first CONSUME makes it a consumer group member (consume-only and drain
+// workloads), so the load phase's workers never join the group.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	if t.topic == "" {
+		return nil, errors.New("kafka: NewWorker before Setup")
+	}
+	prod, tx, pid, err := t.producer()
+	if err != nil {
+		return nil, err
+	}
+	w := newWorker(t, prod, tx, pid)
+	if tx != nil {
+		tx.join(w)
+	}
+	t.mu.Lock()
+	t.workers = append(t.workers, w)
+	depth := t.depth
+	t.mu.Unlock()
+	if depth > 0 {
+		return newPWorker(w, depth), nil
+	}
+	return w, nil
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,7 +90,7 @@ func readTopology(ctx context.Context, o dialOpts, addrs []string) (*topology, e
 		var v any
 		if err = c.flush(); err == nil {
 			c.refreshRead()
-			v, err = c.value()
+			v, err = resp.Value(c.br)
 		}
 		c.Close()
 		if err != nil {
@@ -156,49 +154,6 @@ func parseSlots(v any, seedHost string) (*topology, error) {
 	return t, nil
 }
 
-// value reads one reply of any shape (setup path: it allocates): int64,
-// string, nil, []any; an error reply is returned as the error.
-func (c *conn) value() (any, error) {
-	line, err := c.line()
-	if err != nil {
-		return nil, err
-	}
-	switch line[0] {
-	case '-':
-		return nil, resp.ServerError(line[1:])
-	case '+':
-		return string(line[1:]), nil
-	}
-	n, ok := resp.ParseInt(line[1:])
-	if !ok {
-		return nil, fmt.Errorf("redis: malformed reply %q", line)
-	}
-	switch line[0] {
-	case ':':
-		return n, nil
-	case '$':
-		if n < 0 {
-			return nil, nil
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(c.br, b); err != nil {
-			return nil, resp.ClassifyNet(err)
-		}
-		return string(b[:n]), nil
-	case '*':
-		var out []any
-		for i := int64(0); i < n; i++ {
-			v, err := c.value()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("redis: unexpected reply %q", line)
-}
-
 // clusterState is the slot map a cluster target shares between its workers.
 type clusterState struct {
 	topo atomic.Pointer[topology]
@@ -223,12 +178,6 @@ func (t *Target) refresh() {
 	}
 }
 
-// isRedirect reports a MOVED or ASK reply.
-func isRedirect(err error) bool {
-	var re *resp.Error
-	return errors.As(err, &re) && (strings.HasPrefix(re.Msg, "redis: MOVED ") || strings.HasPrefix(re.Msg, "redis: ASK "))
-}
-
 // cworker is a cluster worker: a connection per master (a plain worker,
 // or a pipeline when depth > 0), kept by address for the worker's life.
 type cworker struct {
@@ -240,12 +189,12 @@ type cworker struct {
 	kbuf  []byte
 }
 
+var _ adapter.Worker = (*cworker)(nil)
+
 var (
 	_ adapter.Worker    = (*cworker)(nil)
 	_ adapter.Pipeliner = (*cpworker)(nil)
 )
-
-var errNoMaster = &adapter.Error{Class: vocab.ClassUnavailable, Err: errors.New("redis: no master serves the key's slot")}
 
 // node returns the connection to the master of key, following a new slot map.
 func (w *cworker) node(key []byte) (*pworker, error) {
@@ -285,18 +234,6 @@ func (w *cworker) nodeAt(addr string) int {
 	}
 	w.nodes = append(w.nodes, n)
 	return len(w.nodes) - 1
-}
-
-// askTarget is the node an ASK reply sends to ("" for any other error).
-func askTarget(err error) string {
-	var re *resp.Error
-	if !errors.As(err, &re) || !strings.HasPrefix(re.Msg, "redis: ASK ") {
-		return ""
-	}
-	if f := strings.Fields(re.Msg); len(f) >= 4 {
-		return f[3]
-	}
-	return ""
 }
 
 // routeKey is the key req's command is routed by: the record's key, the
@@ -434,6 +371,8 @@ type cpworker struct {
 	inner  func(int, error) // onDone, made once
 	syncer adapter.Syncer
 }
+
+var _ adapter.Pipeliner = (*cpworker)(nil)
 
 func (t *Target) newCPWorker(base *worker) *cpworker {
 	w := &cpworker{cw: &cworker{base: base, depth: t.depth}}

@@ -13,7 +13,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
 )
@@ -59,7 +58,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 		key := w.KeyName(k)
 		n, err := c.Exists(ctx, key).Result()
 		if err != nil {
-			return fmt.Errorf("redis: checking the dataset: %w", resp.ClassifyNet(err))
+			return fmt.Errorf("redis: checking the dataset: %w", classify(err))
 		}
 		if n == 0 {
 			return adapter.MissingDataset("redis: the dataset is not there: record %d of %d (key %q) is missing in %s (fix: load it first: platbench load with the same target and workload; then run without the load phase)",
@@ -72,7 +71,7 @@ func (t *Target) CheckDataset(ctx context.Context, w *workload.Spec) error {
 			return adapter.MissingDataset("redis: the scan index %s does not list record %d of %d (key %q) in %s: the dataset was loaded by a workload without SCAN (fix: load it with the scanning workload; then run without the load phase)",
 				t.index, k, w.Records, key, t.where())
 		} else if err != nil {
-			return fmt.Errorf("redis: checking the scan index: %w", resp.ClassifyNet(err))
+			return fmt.Errorf("redis: checking the scan index: %w", classify(err))
 		}
 	}
 	return nil
@@ -109,7 +108,7 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 	c, done := t.admin()
 	defer done()
 	if err := c.Set(ctx, adapter.ManifestKey(w.KeyPrefix), m.Marshal(), 0).Err(); err != nil {
-		return fmt.Errorf("redis: writing the manifest %s: %w", adapter.ManifestKey(w.KeyPrefix), resp.ClassifyNet(err))
+		return fmt.Errorf("redis: writing the manifest %s: %w", adapter.ManifestKey(w.KeyPrefix), classify(err))
 	}
 	return nil
 }
@@ -124,7 +123,7 @@ func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.M
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redis: reading the manifest %s: %w", key, resp.ClassifyNet(err))
+		return nil, fmt.Errorf("redis: reading the manifest %s: %w", key, classify(err))
 	}
 	m, err := adapter.ParseManifest(b)
 	if err == nil && (m.Target != manifestTarget || m.KeyPrefix != w.KeyPrefix) {
@@ -198,7 +197,7 @@ func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 		err = look(ctx, cc)
 	}
 	if err != nil {
-		return fmt.Errorf("redis: looking for keys of prefix %q in %s: %w", w.KeyPrefix, t.where(), resp.ClassifyNet(err))
+		return fmt.Errorf("redis: looking for keys of prefix %q in %s: %w", w.KeyPrefix, t.where(), classify(err))
 	}
 	var what []string
 	if len(found) > 0 {
@@ -298,7 +297,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 		err = flush()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redis: cleaning %s: %w", t.where(), resp.ClassifyNet(err))
+		return nil, fmt.Errorf("redis: cleaning %s: %w", t.where(), classify(err))
 	}
 	out := []string{fmt.Sprintf("%d keys %s<n> in %s (of the %d names of key numbers 0..%d that load %s and later runs may have written)",
 		n, m.KeyPrefix, t.where(), m.KeyCount(), int64(m.KeyHigh)-1, m.LoadID)}
@@ -310,7 +309,7 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 			x, err = c.Unlink(ctx, k).Result()
 		}
 		if err != nil {
-			return out, fmt.Errorf("redis: cleaning %s: %w", t.where(), resp.ClassifyNet(err))
+			return out, fmt.Errorf("redis: cleaning %s: %w", t.where(), classify(err))
 		}
 		if x > 0 {
 			out = append(out, fmt.Sprintf("key %s", k))

@@ -46,7 +46,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/platbench/platbench/adapter"
-	"github.com/platbench/platbench/adapter/redis/resp"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/vocab"
 	"github.com/platbench/platbench/workload"
@@ -81,7 +80,18 @@ type Target struct {
 	status map[string]*conn
 }
 
-var _ adapter.Target = (*Target)(nil)
+// Target's abilities, checked at compile time (adapter/README.md).
+var (
+	_ adapter.Target         = (*Target)(nil)
+	_ adapter.Describer      = (*Target)(nil)
+	_ adapter.DatasetChecker = (*Target)(nil)
+	_ adapter.ReadChecker    = (*Target)(nil)
+	_ adapter.Manifester     = (*Target)(nil)
+	_ adapter.Cleaner        = (*Target)(nil)
+	_ adapter.Pipelined      = (*Target)(nil)
+	_ adapter.Summarizer     = (*Target)(nil)
+	_ adapter.StatusReader   = (*Target)(nil)
+)
 
 var (
 	_ adapter.Target    = (*Target)(nil)
@@ -150,7 +160,7 @@ func Open(ctx context.Context, u *url.URL, opts map[string]string) (adapter.Targ
 		t.cluster = goredis.NewClusterClient(o)
 		if err := t.cluster.Ping(ctx).Err(); err != nil {
 			t.cluster.Close()
-			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), resp.ClassifyNet(err))
+			return nil, fmt.Errorf("redis: cluster at %s: %w", strings.Join(cfg.Addrs, ","), classify(err))
 		}
 		topo, err := readTopology(ctx, t.dial, cfg.Addrs)
 		if err != nil {
@@ -221,35 +231,6 @@ func (t *Target) ChecksReads(*workload.Spec) error {
 		return usererr.Field("validate", "is not supported by redis with the pipeline or conns option (fix: drop validate, or those options)")
 	}
 	return nil
-}
-
-// NewWorker returns worker id. Its connection is dialled now, so an
-// unreachable server shows up before the run starts.
-func (t *Target) NewWorker(id int) (adapter.Worker, error) {
-	if t.fieldNames == nil {
-		if err := t.Setup(context.Background(), &workload.Spec{FieldCount: 1}); err != nil {
-			return nil, err
-		}
-	}
-	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
-	t.mu.Lock()
-	async := t.async
-	t.mu.Unlock()
-	if t.cluster != nil {
-		if async {
-			return t.newCPWorker(w), nil
-		}
-		return &cworker{base: w}, nil
-	}
-	if async {
-		return t.newPWorker(w)
-	}
-	c, err := dial(context.Background(), &t.dial)
-	if err != nil {
-		return nil, err
-	}
-	w.c = c
-	return w, nil
 }
 
 // Close closes the cluster client; workers close their own connections.

@@ -79,6 +79,8 @@ type pworker struct {
 	syncer adapter.Syncer
 }
 
+var _ adapter.Pipeliner = (*pworker)(nil)
+
 func (t *Target) newPWorker(w *worker) (*pworker, error) {
 	c, err := dial(context.Background(), w.dialOpts())
 	if err != nil {
@@ -245,19 +247,6 @@ func (w *pworker) Do(ctx context.Context, req *workload.Request) error {
 		return &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis: Do called with pipelined commands in flight")}
 	}
 	return w.syncer.Do(ctx, w, req)
-}
-
-var _ adapter.Summarizer = (*Target)(nil)
-
-// Summary adds to the result what was in flight when the run was pipelined
-// (Describe runs before the runner has chosen the shape).
-func (t *Target) Summary(ctx context.Context) map[string]string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.async {
-		return nil
-	}
-	return map[string]string{"in_flight": t.inFlightText()}
 }
 
 // inFlightText describes the pipelined shape (call with t.mu held).

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/platbench/platbench/adapter"
@@ -37,9 +36,6 @@ var _ adapter.Worker = (*worker)(nil)
 // reconnectPause paces redials to a server that is down, so that a dead
 // server yields a bounded rate of errors instead of a busy loop.
 const reconnectPause = 100 * time.Millisecond
-
-// errReplyMismatch means a reply of an unexpected type; the stream is kept.
-var errReplyMismatch = &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis: unexpected reply type")}
 
 // Do executes req. Standalone paths do not allocate on the steady path.
 func (w *worker) Do(ctx context.Context, req *workload.Request) error {
@@ -227,4 +223,33 @@ func (w *worker) Close() error {
 		return err
 	}
 	return nil
+}
+
+// NewWorker returns worker id. Its connection is dialled now, so an
+// unreachable server shows up before the run starts.
+func (t *Target) NewWorker(id int) (adapter.Worker, error) {
+	if t.fieldNames == nil {
+		if err := t.Setup(context.Background(), &workload.Spec{FieldCount: 1}); err != nil {
+			return nil, err
+		}
+	}
+	w := &worker{t: t, rng: uint64(id)*0x9E3779B97F4A7C15 + 1, fieldNames: t.fieldNames, writeAll: t.writeAll}
+	t.mu.Lock()
+	async := t.async
+	t.mu.Unlock()
+	if t.cluster != nil {
+		if async {
+			return t.newCPWorker(w), nil
+		}
+		return &cworker{base: w}, nil
+	}
+	if async {
+		return t.newPWorker(w)
+	}
+	c, err := dial(context.Background(), &t.dial)
+	if err != nil {
+		return nil, err
+	}
+	w.c = c
+	return w, nil
 }

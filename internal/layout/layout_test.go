@@ -73,7 +73,6 @@ const limit = 80
 // limit) is the hot path: split it with the allocation tests and
 // BenchmarkRunnerNull at hand.
 var older = map[string]int{
-	"adapter/kafka/open.go Summary":       85,
 	"analysis/lm.go lmFit":                83,
 	"analysis/plan.go planRow":            92,
 	"cmd/platbench/cli/k8s.go indexedJob": 91,

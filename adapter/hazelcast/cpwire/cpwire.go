@@ -7,7 +7,9 @@
 //
 // Request builds a message, ReadMessage decodes one into a Response, Conn
 // is one authenticated connection with calls in flight by correlation id.
-// The package knows nothing of workloads or of the adapter's options.
+// The package knows nothing of workloads or of the adapter's options, and
+// imports nothing of platbench's but vocab: its errors carry their class
+// as ClassError.
 package cpwire
 
 import (
@@ -24,7 +26,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -207,8 +208,23 @@ func (r Response) ErrorOf() error {
 	return e
 }
 
+// ClassError is an error of the connection, with its class. It reads as
+// package adapter's Error ("class: cause") and, through ErrorClass, is
+// counted by adapter.Classify under its class: the package imports nothing
+// above vocab, and the hazelcast adapter returns its errors as they are.
+type ClassError struct {
+	Class vocab.Class
+	Err   error
+}
+
+func (e *ClassError) Error() string { return e.Class.String() + ": " + e.Err.Error() }
+func (e *ClassError) Unwrap() error { return e.Err }
+
+// ErrorClass is the error's class (adapter.Classed).
+func (e *ClassError) ErrorClass() vocab.Class { return e.Class }
+
 // ErrConnLost fails the calls in flight when the connection breaks.
-var ErrConnLost = &adapter.Error{Class: vocab.ClassUnavailable, Err: errors.New("hazelcast: connection to the member lost")}
+var ErrConnLost = &ClassError{Class: vocab.ClassUnavailable, Err: errors.New("hazelcast: connection to the member lost")}
 
 // Conn is one authenticated connection, reconnected (to the next member
 // of the list) on the first call after it broke.
@@ -260,7 +276,7 @@ func (w *Conn) connect(ctx context.Context) (net.Conn, error) {
 		last = err
 	}
 	w.next++ // start elsewhere next time
-	return nil, &adapter.Error{Class: vocab.ClassUnavailable, Err: fmt.Errorf("hazelcast: CP connection: %w", last)}
+	return nil, &ClassError{Class: vocab.ClassUnavailable, Err: fmt.Errorf("hazelcast: CP connection: %w", last)}
 }
 
 // dial opens and authenticates one connection (synchronously, before the

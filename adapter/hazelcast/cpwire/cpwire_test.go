@@ -3,7 +3,12 @@ package cpwire
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"testing"
+	"time"
+
+	"github.com/platbench/platbench/vocab"
 )
 
 // The wire round trip: a request built by Request reads back as the frames it
@@ -48,4 +53,17 @@ func FuzzReadMessage(f *testing.F) {
 		_ = r.ErrorOf().Error()
 		_, _ = r.RaftGroup()
 	})
+}
+
+// The connection's errors carry their class without package adapter: they
+// read as adapter.Error does and say their class through ErrorClass.
+func TestClassError(t *testing.T) {
+	if ErrConnLost.ErrorClass() != vocab.ClassUnavailable || ErrConnLost.Error() != "unavailable: hazelcast: connection to the member lost" {
+		t.Errorf("ErrConnLost: %v (%s)", ErrConnLost, ErrConnLost.ErrorClass())
+	}
+	_, err := New(Options{Addrs: []string{"127.0.0.1:1"}, ConnectTimeout: time.Second}).connect(context.Background())
+	var ce *ClassError
+	if !errors.As(err, &ce) || ce.Class != vocab.ClassUnavailable {
+		t.Errorf("a member that does not answer: %v, want a ClassError of class unavailable", err)
+	}
 }

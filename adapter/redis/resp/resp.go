@@ -3,14 +3,17 @@
 // without allocating (AppendArray, AppendBulk...), replies read from a
 // bufio.Reader and discarded as they stream in (ReadReply: platbench needs
 // a reply's type and size, never its content), a bulk string read into a
-// reused buffer (BulkInto, for checked reads), and the classes of its
+// reused buffer (BulkInto, for checked reads), a whole reply of any shape
+// (Value, for setup's CLUSTER SLOTS), and the classes of its
 // errors (ServerError by the reply's error code, ClassifyNet for the
-// transport). It knows nothing of connections, clusters or workloads:
+// transport; ClassError carries the class, and the package imports nothing
+// of platbench's but vocab). It knows nothing of connections, clusters or workloads:
 // package redis holds those.
 package resp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +23,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -36,12 +38,12 @@ func Line(br *bufio.Reader) ([]byte, error) {
 	b, err := br.ReadSlice('\n')
 	if err != nil {
 		if errors.Is(err, bufio.ErrBufferFull) {
-			return nil, &adapter.Error{Class: vocab.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
+			return nil, &ClassError{Class: vocab.ClassOther, Err: errors.New("redis reply line longer than 64 KB")}
 		}
 		return nil, ClassifyNet(err)
 	}
 	if len(b) < 3 || b[len(b)-2] != '\r' {
-		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
+		return nil, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP line %q", b)}
 	}
 	return b[:len(b)-2], nil
 }
@@ -62,7 +64,7 @@ func ReadReply(br *bufio.Reader) (Reply, error) {
 	case ':', '$', '*':
 		n, ok := ParseInt(line[1:])
 		if !ok {
-			return Reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
+			return Reply{}, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("malformed RESP length %q", line)}
 		}
 		r := Reply{Kind: kind, N: n}
 		switch kind {
@@ -81,7 +83,7 @@ func ReadReply(br *bufio.Reader) (Reply, error) {
 		}
 		return r, nil
 	}
-	return Reply{}, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
+	return Reply{}, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("unexpected RESP type %q", kind)}
 }
 
 // ParseInt parses a RESP integer (an optional minus, then digits)
@@ -164,7 +166,7 @@ func ServerError(msg []byte) error {
 	if code == "MOVED" || code == "ASK" {
 		s += " (the server is a cluster: use cluster=true)"
 	}
-	return &adapter.Error{Class: class, Err: &Error{"redis: " + s}}
+	return &ClassError{Class: class, Err: &Error{"redis: " + s}}
 }
 
 // Error is an error reply of the server. Unlike a network error it leaves
@@ -173,28 +175,65 @@ type Error struct{ Msg string } // "redis: " and the reply's text
 
 func (e *Error) Error() string { return e.Msg }
 
+// ClassError is an error of the protocol, the transport or the server,
+// with its class. It reads as package adapter's Error ("class: cause") and,
+// through ErrorClass, is counted by adapter.Classify under its class: the
+// package imports nothing above vocab, and the redis adapter returns its
+// errors as they are.
+type ClassError struct {
+	Class vocab.Class
+	Err   error
+}
+
+func (e *ClassError) Error() string { return e.Class.String() + ": " + e.Err.Error() }
+func (e *ClassError) Unwrap() error { return e.Err }
+
+// ErrorClass is the error's class (adapter.Classed).
+func (e *ClassError) ErrorClass() vocab.Class { return e.Class }
+
+// classed is any error that carries a class (adapter.Classed, declared
+// again so that this package does not import adapter).
+type classed interface {
+	error
+	ErrorClass() vocab.Class
+}
+
+// ClassOf is the class of err: that of the first classed error in its
+// chain, vocab.ClassOther for any other (vocab.ClassNone for nil).
+func ClassOf(err error) vocab.Class {
+	if err == nil {
+		return vocab.ClassNone
+	}
+	var ce classed
+	if errors.As(err, &ce) {
+		return ce.ErrorClass()
+	}
+	return vocab.ClassOther
+}
+
 // IsServerError reports whether err is an error reply of the server.
 func IsServerError(err error) bool {
 	var re *Error
 	return errors.As(err, &re)
 }
 
-// ClassifyNet turns a network error into a classified target error.
+// ClassifyNet turns a network error into a classified target error (one
+// that already carries a class is returned as it is).
 func ClassifyNet(err error) error {
-	var te *adapter.Error
-	if errors.As(err, &te) {
+	var ce classed
+	if errors.As(err, &ce) {
 		return err
 	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return &adapter.Error{Class: vocab.ClassTimeout, Err: err}
+		return &ClassError{Class: vocab.ClassTimeout, Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return &adapter.Error{Class: vocab.ClassUnavailable, Err: err}
+		return &ClassError{Class: vocab.ClassUnavailable, Err: err}
 	}
-	return &adapter.Error{Class: vocab.ClassOther, Err: err}
+	return &ClassError{Class: vocab.ClassOther, Err: err}
 }
 
 // BulkInto reads one bulk-string reply's bytes into *dst (grown if needed,
@@ -210,10 +249,13 @@ func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
 	}
 	n, ok := ParseInt(line[1:])
 	if line[0] != '$' || !ok {
-		return nil, &adapter.Error{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
+		return nil, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("redis: expected a bulk string, got %q", line)}
 	}
 	if n < 0 {
 		return nil, nil
+	}
+	if n > maxBulk { // a length no Redis sends: make would panic
+		return nil, &ClassError{Class: vocab.ClassOther, Err: fmt.Errorf("redis: a bulk reply of %d bytes, more than Redis sends (%d)", n, maxBulk)}
 	}
 	if int64(cap(*dst)) < n+2 {
 		*dst = make([]byte, n+2)
@@ -223,4 +265,56 @@ func BulkInto(br *bufio.Reader, dst *[]byte) ([]byte, error) {
 		return nil, ClassifyNet(err)
 	}
 	return b[:n], nil
+}
+
+// maxBulk is the longest bulk string Value reads: Redis's own limit
+// (proto-max-bulk-len, 512 MB by default).
+const maxBulk = 512 << 20
+
+// Value reads one reply of any shape, content included (setup path: it
+// allocates): an int64, a string, nil, or an []any of these; an error reply
+// is returned as the error (ServerError).
+func Value(br *bufio.Reader) (any, error) {
+	line, err := Line(br)
+	if err != nil {
+		return nil, err
+	}
+	switch line[0] {
+	case '-':
+		return nil, ServerError(line[1:])
+	case '+':
+		return string(line[1:]), nil
+	}
+	n, ok := ParseInt(line[1:])
+	if !ok {
+		return nil, fmt.Errorf("redis: malformed reply %q", line)
+	}
+	switch line[0] {
+	case ':':
+		return n, nil
+	case '$':
+		if n < 0 {
+			return nil, nil
+		}
+		if n > maxBulk {
+			return nil, fmt.Errorf("redis: a bulk reply of %d bytes, more than Redis sends (%d)", n, maxBulk)
+		}
+		// Grown as the bytes come, not made at the length the reply claims.
+		var b bytes.Buffer
+		if _, err := io.CopyN(&b, br, n+2); err != nil {
+			return nil, ClassifyNet(err)
+		}
+		return string(b.Bytes()[:n]), nil
+	case '*':
+		var out []any
+		for i := int64(0); i < n; i++ {
+			v, err := Value(br)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("redis: unexpected reply %q", line)
 }

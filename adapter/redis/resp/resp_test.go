@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/vocab"
 )
 
@@ -35,17 +35,17 @@ func TestReadReply(t *testing.T) {
 		}
 	}
 	_, err := ReadReply(br)
-	if adapter.Classify(err) != vocab.ClassRejected || !IsServerError(err) || !strings.Contains(err.Error(), "WRONGTYPE") {
-		t.Errorf("error reply: %v (class %v)", err, adapter.Classify(err))
+	if ClassOf(err) != vocab.ClassRejected || !IsServerError(err) || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Errorf("error reply: %v (class %v)", err, ClassOf(err))
 	}
 	if got, err := ReadReply(br); err != nil || got.Kind != '+' {
 		t.Errorf("after the error reply: %+v, %v", got, err)
 	}
-	if _, err := ReadReply(br); adapter.Classify(err) != vocab.ClassUnavailable {
+	if _, err := ReadReply(br); ClassOf(err) != vocab.ClassUnavailable {
 		t.Errorf("end of stream: %v, want class unavailable", err)
 	}
 	for _, bad := range []string{"?x\r\n", "$x\r\n", "+OK\n", ":\r\n"} {
-		if _, err := ReadReply(reader(bad)); adapter.Classify(err) != vocab.ClassOther || IsServerError(err) {
+		if _, err := ReadReply(reader(bad)); ClassOf(err) != vocab.ClassOther || IsServerError(err) {
 			t.Errorf("%q: %v, want a malformed-reply error of class other", bad, err)
 		}
 	}
@@ -55,7 +55,7 @@ func TestServerErrorClasses(t *testing.T) {
 	for code, want := range map[string]vocab.Class{"WRONGTYPE x": vocab.ClassRejected, "NOAUTH x": vocab.ClassRejected,
 		"OOM x": vocab.ClassOverloaded, "BUSY x": vocab.ClassOverloaded, "LOADING x": vocab.ClassUnavailable,
 		"CLUSTERDOWN x": vocab.ClassUnavailable, "ERR value is not an integer": vocab.ClassOther} {
-		if got := adapter.Classify(ServerError([]byte(code))); got != want {
+		if got := ClassOf(ServerError([]byte(code))); got != want {
 			t.Errorf("%s: class %v, want %v", code, got, want)
 		}
 	}
@@ -152,5 +152,40 @@ func FuzzReadReply(f *testing.F) {
 		}
 		var buf []byte
 		_, _ = BulkInto(bufio.NewReader(bytes.NewReader(b)), &buf)
+		_, _ = Value(bufio.NewReader(bytes.NewReader(b)))
 	})
+}
+
+// Value reads a whole reply, content included (CLUSTER SLOTS' nested
+// arrays); an error reply is the error, a malformed one an error too.
+func TestValue(t *testing.T) {
+	br := reader("*2\r\n*3\r\n:0\r\n:5460\r\n*2\r\n$9\r\n127.0.0.1\r\n:7000\r\n$-1\r\n+OK\r\n-CLUSTERDOWN the cluster is down\r\n")
+	v, err := Value(br)
+	want := []any{[]any{int64(0), int64(5460), []any{"127.0.0.1", int64(7000)}}, nil}
+	if err != nil || !reflect.DeepEqual(v, want) {
+		t.Fatalf("got %#v, %v; want %#v", v, err, want)
+	}
+	if v, err := Value(br); err != nil || v != "OK" {
+		t.Errorf("simple string: %#v, %v", v, err)
+	}
+	if _, err := Value(br); ClassOf(err) != vocab.ClassUnavailable || !IsServerError(err) {
+		t.Errorf("error reply: %v (class %v)", err, ClassOf(err))
+	}
+	for _, bad := range []string{"?x\r\n", ":x\r\n", "$5\r\nab\r\n", "$9223372036854775807\r\n", "*3\r\n:1\r\n"} {
+		if _, err := Value(reader(bad)); err == nil || IsServerError(err) {
+			t.Errorf("%q: %v, want a malformed-reply error", bad, err)
+		}
+	}
+}
+
+// A bulk length no Redis sends (a stream that is not Redis's, or corrupt)
+// is an error, not a panic of make or an allocation of what it claims.
+func TestBulkTooLong(t *testing.T) {
+	var buf []byte
+	if _, err := BulkInto(reader("$9223372036854775800\r\n"), &buf); ClassOf(err) != vocab.ClassOther || !strings.Contains(err.Error(), "more than Redis sends") {
+		t.Errorf("BulkInto: %v", err)
+	}
+	if _, err := Value(reader("$9223372036854775800\r\n")); err == nil || !strings.Contains(err.Error(), "more than Redis sends") {
+		t.Errorf("Value: %v", err)
+	}
 }

@@ -8,11 +8,23 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/adapter/redis/resp"
 )
 
-var _ adapter.StatusReader = (*Target)(nil)
+// What the target reports beside the figures: the pipelined shape
+// (adapter.Summarizer) and the servers' INFO during the run
+// (adapter.StatusReader).
+
+// Summary adds to the result what was in flight when the run was pipelined
+// (Describe runs before the runner has chosen the shape).
+func (t *Target) Summary(ctx context.Context) map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.async {
+		return nil
+	}
+	return map[string]string{"in_flight": t.inFlightText()}
+}
 
 // StatusNodes lists the servers INFO is read from: the URL's address in
 // standalone mode, every shard's master in cluster mode.
