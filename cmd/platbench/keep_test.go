@@ -63,7 +63,7 @@ func binary(t *testing.T) string {
 // gets there into a failure.
 func startKilled(t *testing.T, bin, out string, secs int, extra ...string) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"run", "--hlog", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet"}, extra...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -112,7 +112,7 @@ func TestKilledRunIsNotTruncatedByTheNext(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, force := range []bool{false, true} {
-		args := []string{"run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet"}
+		args := []string{"run", "--hlog", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet"}
 		if force {
 			args = append(args, "--force")
 		}
@@ -156,7 +156,7 @@ func TestKilledForcedRerunKeepsTheOldResult(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	if b, err := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "3s", "--out", out, "--quiet").CombinedOutput(); err != nil {
+	if b, err := exec.Command(bin, "run", "--hlog", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "3s", "--out", out, "--quiet").CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, b)
 	}
 	old := map[string][]byte{}

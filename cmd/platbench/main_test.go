@@ -23,7 +23,7 @@ func TestCtrlCWritesWhatRan(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "r.json")
-	cmd := exec.Command(bin, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "1h", "--out", out, "--quiet")
+	cmd := exec.Command(bin, "run", "--hlog", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "1h", "--out", out, "--quiet")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -87,7 +87,7 @@ func TestKillLeavesAReadableJournal(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "r.json")
-	cmd := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet")
+	cmd := exec.Command(bin, "run", "--hlog", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "1h", "--out", out, "--quiet")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestRunKeepsItsSeconds(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "r.json")
-	if b, err := exec.Command(bin, "run", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "4s", "--out", out, "--quiet").CombinedOutput(); err != nil {
+	if b, err := exec.Command(bin, "run", "--hlog", "--target", "null", "--records", "500", "--rate", "1000", "--duration", "4s", "--out", out, "--quiet").CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, b)
 	}
 	if _, err := os.Stat(out + ".partial"); err == nil {

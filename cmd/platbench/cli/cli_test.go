@@ -24,7 +24,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func TestRunEmbeddedWritesResult(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := run(t, "run", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "2s", "--concurrency", "2", "--out", out)
+	code, stdout, stderr := run(t, "run", "--hlog", "--target", "embedded://"+filepath.Join(dir, "db"), "--records", "2000", "--duration", "2s", "--concurrency", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -27,7 +27,7 @@ var runGroups = []flagGroup{
 		"server-metrics", "server-metrics-port", "db-metrics", "db-metrics-url", "metrics-addr"}},
 	{"Cost", costFlags},
 	{"Distributed runs (several loaders)", []string{"shard", "start-at", "rendezvous", "rendezvous-timeout", "rendezvous-secret-file", "rendezvous-max-message"}},
-	{"Output", []string{"out", "force", "label", "commit", "quiet", "store"}},
+	{"Output", []string{"out", "force", "hlog", "label", "commit", "quiet", "store"}},
 }
 
 // costFlags are the analysis flags that price a run (addAnalysisFlags).

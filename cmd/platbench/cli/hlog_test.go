@@ -16,7 +16,7 @@ import (
 func TestReportFormatHlog(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	if code, _, stderr := run(t, "run", "--target", "null", "--records", "100", "--duration", "2s", "--rate", "2000", "--mix", "read=1,update=1", "--out", out, "--quiet"); code != 0 {
+	if code, _, stderr := run(t, "run", "--hlog", "--target", "null", "--records", "100", "--duration", "2s", "--rate", "2000", "--mix", "read=1,update=1", "--out", out, "--quiet"); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	made := filepath.Join(dir, "made.hlog")

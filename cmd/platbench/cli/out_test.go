@@ -58,7 +58,7 @@ func TestOutNeverReplacesAFile(t *testing.T) {
 	src := t.TempDir()
 	a, b := filepath.Join(src, "a.json"), filepath.Join(src, "b.json")
 	for _, p := range []string{a, b} {
-		if code, _, stderr := run(t, "run", "--target", "fake", "--records", "100", "--ops", "500", "--concurrency", "2", "--out", p, "--quiet"); code != 0 {
+		if code, _, stderr := run(t, "run", "--hlog", "--target", "fake", "--records", "100", "--ops", "500", "--concurrency", "2", "--out", p, "--quiet"); code != 0 {
 			t.Fatalf("run: exit %d: %s", code, stderr)
 		}
 	}
@@ -81,9 +81,9 @@ func TestOutNeverReplacesAFile(t *testing.T) {
 		args []string
 		file string // the file the refusal names
 	}{
-		{"run", append([]string{"run", "--ops", "500", "--out", notes}, runFlags...), notes},
+		{"run", append([]string{"run", "--hlog", "--ops", "500", "--out", notes}, runFlags...), notes},
 		{"load", append([]string{"load", "--out", notes}, runFlags...), notes},
-		{"run --repeat", append([]string{"run", "--ops", "500", "--repeat", "2", "--out", repeated}, runFlags...), "rep.r02.hlog"},
+		{"run --repeat", append([]string{"run", "--hlog", "--ops", "500", "--repeat", "2", "--out", repeated}, runFlags...), "rep.r02.hlog"},
 		{"sweep", append([]string{"sweep", "--rates", "1k", "--step", "2s", "--out", notes}, runFlags...), notes},
 		{"merge", []string{"merge", a, b, "--out", notes, "--quiet"}, notes},
 		{"report --out", []string{"report", a, "--out", notes}, notes},
@@ -100,7 +100,7 @@ func TestOutNeverReplacesAFile(t *testing.T) {
 	}
 	// With --force the run replaces all three: the new result reads whole,
 	// with its own seconds file and .hlog.
-	if code, _, stderr := run(t, append([]string{"run", "--ops", "500", "--out", notes, "--force"}, runFlags...)...); code != 0 {
+	if code, _, stderr := run(t, append([]string{"run", "--hlog", "--ops", "500", "--out", notes, "--force"}, runFlags...)...); code != 0 {
 		t.Fatalf("run --force: exit %d: %s", code, stderr)
 	}
 	r, err := result.Read(notes)
@@ -134,7 +134,7 @@ func TestJournalInTheWay(t *testing.T) {
 	os.WriteFile(out+result.JournalSuffix, journal, 0o644)
 	before := snapshot(t, dir)
 	for _, force := range []bool{false, true} {
-		args := []string{"run", "--target", "fake", "--records", "100", "--ops", "500", "--out", out, "--quiet"}
+		args := []string{"run", "--hlog", "--target", "fake", "--records", "100", "--ops", "500", "--out", out, "--quiet"}
 		if force {
 			args = append(args, "--force")
 		}

@@ -17,7 +17,7 @@ import (
 )
 
 func runRun(ctx context.Context, env *Env, args []string) error {
-	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON, plus an HdrHistogram .hlog)."
+	const summary = "Load a dataset into a target and run a workload against it; print the report and write the result file (JSON) and its seconds file (every second with its histograms; --hlog adds an HdrHistogram log)."
 	b := newBenchFlags(env, "run", summary)
 	b.fs.BoolVar(&b.noLoad, "no-load", false, "skip the load phase (the dataset is already there)")
 	b.fs.BoolVar(&b.keepDataset, "keep-dataset", false, "keep what this run's own load made (by default the run removes it at its end, by its manifest; 'platbench clean' removes a kept one; docs/datasets.md)")
@@ -25,6 +25,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	b.fs.BoolVar(&b.abortOnFail, "abort-on-fail", false, "check the --threshold rules every second once the warm-up is over (--warmup, else a fifth of the run and at least 5s) and stop the run at the first that fails (exit status 3)")
 	b.fs.BoolVar(&b.verify, "verify", false, verifyFlagDoc)
 	b.fs.Var(&b.verifySample, "verify-sample", verifySampleFlagDoc)
+	b.fs.BoolVar(&b.hlog, "hlog", false, "also write the run phase's HdrHistogram interval log beside the result as the run goes (OUT.hlog: one line per op type and second, for HistogramLogProcessor); without it the histograms are kept once, in the seconds file, and 'platbench report OUT --format hlog' makes the log from it")
 	b.fs.IntVar(&b.repeat, "repeat", 1, "run the benchmark `N` times, one result file each (OUT.r01.json, OUT.r02.json...), labelled alike, so 'platbench compare' takes them as one group; for several alternatives interleaved in random order, a suite's repeat:")
 	b.analysis = addAnalysisFlags(b.fs)
 	b.like = addLikeFlag(b.fs)
@@ -149,7 +150,7 @@ func (b *benchFlags) warn(err error) { fmt.Fprintf(b.stderr, "platbench: %v\n", 
 // and prints the report.
 func execute(ctx context.Context, env *Env, b *benchFlags, cfg bench.Config) error {
 	bench.Version = ToolVersion()
-	o, err := b.output("platbench", cfg, true)
+	o, err := b.output("platbench", cfg, b.hlog)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,11 @@ func (b *benchFlags) show(env *Env, r *result.Result, f bench.Files) error {
 	if err := print(env.Stdout, r); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", f.Result, f.Hlog)
+	if f.Hlog != "" {
+		fmt.Fprintf(env.Stdout, "\nresult   : %s (HdrHistogram log: %s)\n", f.Result, f.Hlog)
+	} else {
+		fmt.Fprintf(env.Stdout, "\nresult   : %s\n", f.Result)
+	}
 	if f.Seconds != "" {
 		fmt.Fprintf(env.Stdout, "seconds  : %s (every second with its histograms; keep it beside the result)\n", f.Seconds)
 	}

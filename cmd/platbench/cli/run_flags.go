@@ -50,7 +50,8 @@ type benchFlags struct {
 	keepDataset bool // run only: --keep-dataset (bench.Config.KeepDataset)
 	label       string
 	commit      string
-	repeat      int // run only: how many runs of the one benchmark
+	repeat      int  // run only: how many runs of the one benchmark
+	hlog        bool // run only: --hlog, the .hlog streamed beside the result
 	shard       string
 	startAt     string
 	rdv         rendezvousFlags // run only
