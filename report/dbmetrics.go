@@ -14,6 +14,10 @@ import (
 // per node, the server-side latency beside the client's, and per command.
 // It writes nothing when the result has none.
 func WriteDBMetricsText(w io.Writer, r *result.Result) {
+	fitted(w, func(w io.Writer) { writeDBMetricsText(w, r) })
+}
+
+func writeDBMetricsText(w io.Writer, r *result.Result) {
 	for i, s := range dbSections(r) {
 		if i > 0 {
 			fmt.Fprintln(w)

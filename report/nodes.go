@@ -16,6 +16,10 @@ import (
 // the gaps when its exporter did not answer, and what saturated. It writes
 // nothing when the result has no node series.
 func WriteNodesText(w io.Writer, r *result.Result) {
+	fitted(w, func(w io.Writer) { writeNodesText(w, r) })
+}
+
+func writeNodesText(w io.Writer, r *result.Result) {
 	for i, s := range nodeSections(r) {
 		if i > 0 {
 			fmt.Fprintln(w)

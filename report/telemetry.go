@@ -16,6 +16,10 @@ import (
 // a one-line summary of the perf counters (figures from analysis.Host). It
 // writes nothing when the result has no host series.
 func WriteHostText(w io.Writer, r *result.Result) {
+	fitted(w, func(w io.Writer) { writeHostText(w, r) })
+}
+
+func writeHostText(w io.Writer, r *result.Result) {
 	f, ok := analysis.Host(r)
 	if !ok {
 		return

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,20 +40,19 @@ func fitWidth(text string, width int) string {
 }
 
 // labelOf is line's label and the column its continuation lines start
-// at: through its first " : " or ": ", else through its key and the
-// spaces after it ("  cpu        user ..."), else its indentation (at
-// least two spaces); a label past half the width is none.
+// at, the first of: through its first " : " ("latency p99   : "); through
+// its first ": " after a short key ("note: ", "caveat    : "); through its
+// key and the spaces after it ("  cpu        user ..."); its indentation
+// (at least two spaces). A label past half the width is none.
 func labelOf(line string, width int) (string, int) {
-	at := -1
-	for _, sep := range []string{" : ", ": "} {
-		if i := strings.Index(line, sep); i >= 0 && (at < 0 || i+len(sep) < at) {
-			at = i + len(sep)
-		}
+	fits := func(at int) bool { return at > 0 && utf8.RuneCountInString(line[:at]) <= width/2 }
+	if i := strings.Index(line, " : "); i >= 0 && fits(i+3) {
+		return line[:i+3], utf8.RuneCountInString(line[:i+3])
 	}
-	if at < 0 {
-		at = keyEnd(line)
+	if i := strings.Index(line, ": "); i >= 0 && fits(i+2) && utf8.RuneCountInString(strings.TrimSpace(line[:i])) <= shortKey {
+		return line[:i+2], utf8.RuneCountInString(line[:i+2])
 	}
-	if at > 0 && utf8.RuneCountInString(line[:at]) <= width/2 {
+	if at := keyEnd(line); fits(at) {
 		return line[:at], utf8.RuneCountInString(line[:at])
 	}
 	lead := len(line) - len(strings.TrimLeft(line, " "))
@@ -60,6 +61,10 @@ func labelOf(line string, width int) (string, int) {
 	}
 	return "", 2
 }
+
+// shortKey is the longest key a ": " ends as a label ("perf counters"):
+// a longer text before one is a sentence's.
+const shortKey = 20
 
 // keyEnd is where the value of "  key  value" starts: after the first run
 // of two or more spaces past the line's indentation (0: none).
@@ -142,4 +147,12 @@ func wrapItems(s string, first, rest int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// fitted writes what write writes to w, each line within termWidth
+// (fitWidth: tables left whole).
+func fitted(w io.Writer, write func(io.Writer)) {
+	var buf bytes.Buffer
+	write(&buf)
+	io.WriteString(w, fitWidth(buf.String(), termWidth))
 }
