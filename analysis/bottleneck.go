@@ -14,6 +14,7 @@ const (
 	LimitIRQCore     = "interrupt core"     // the core that handles the NIC's or disk's interrupts (seed 001)
 	LimitDisk        = "disk"               // a device busy all the time
 	LimitNet         = "network"            // a link at its speed
+	LimitGC          = "jvm gc"             // a JVM server collecting garbage much of the time (JMX)
 	LimitLoader      = "loader"             // platbench itself (client-bound)
 	LimitNeighbours  = "neighbours"         // other processes (or the hypervisor) took the CPU
 	LimitConcurrency = "requests in flight" // a closed loop, nothing saturated: N in flight set the throughput
@@ -43,6 +44,7 @@ const (
 	PhraseConcurrency   = "concurrency"     // F: requests in flight, mean latency in s
 	PhraseRateMet       = "rate_met"        // F: the intended ops/s
 	PhraseRateNotMet    = "rate_not_met"    // nothing sampled saturated, the rate missed
+	PhraseGC            = "jvm_gc"          // S: node; F: share of the time in GC (mean), its peak
 	// Evidence.
 	PhraseNodeSamples = "node_samples" // S: node, resource; F: threshold, share of the samples, peak
 	PhraseHostBusy    = "host_busy"    // F: cores, CPU busy, busiest core
@@ -100,6 +102,12 @@ const (
 	OthersCores = 0.5
 	// StealShare: the hypervisor's steal from which it is a caveat.
 	StealShare = 0.05
+	// GCShare: the share of the time a JVM server spent collecting
+	// garbage (JMX's collection time, all collectors, per second of run)
+	// from which its GC is the limit: past a tenth of the time the
+	// collector, not the work, sets how much the server does (the JVM's
+	// own GC-overhead rule, -XX:GCTimeRatio, aims at 1% to 8%).
+	GCShare = 0.10
 )
 
 // BottleneckOf names what limited r's main phase, from what the run
@@ -222,6 +230,7 @@ func (b *bottleneck) judge() {
 	b.caveats()
 	switch {
 	case b.nodeLimit():
+	case b.gcLimit():
 	case b.hostLimit():
 	case b.loaderLimit():
 	default:
@@ -287,6 +296,32 @@ func (b *bottleneck) nodeLimit() bool {
 		}
 	}
 	return o.Limit != ""
+}
+
+// gcLimit: a JVM server (Cassandra, Kafka, Hazelcast: its JMX counters,
+// --db-metrics-url) that spent GCShare of the time or more collecting
+// garbage; the node that spent the most is named.
+func (b *bottleneck) gcLimit() bool {
+	db, ok := DB(b.r)
+	if !ok {
+		return false
+	}
+	best, node, peak := 0.0, "", 0.0
+	for _, n := range db.Nodes {
+		for _, v := range n.Values {
+			if v.Name == "gc_seconds_per_s" && v.Mean > best {
+				best, node, peak = v.Mean, n.Node, v.Max
+			}
+		}
+	}
+	if best < GCShare {
+		return false
+	}
+	p := phrase(PhraseGC, []float64{best, peak}, node)
+	b.set(LimitGC, strengthOf(best, GCShare), p)
+	b.out.Where = "node " + node + " (its JVM)"
+	b.says.Summary = p
+	return true
 }
 
 func nodeLimitName(kind string) string {
@@ -358,7 +393,7 @@ func (b *bottleneck) set(limit, strength string, evidence result.Phrase) {
 func (b *bottleneck) next(limit string) {
 	b.says.Next = nil
 	switch limit {
-	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet, LimitLoader, LimitNeighbours, LimitConcurrency, LimitRate:
+	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet, LimitGC, LimitLoader, LimitNeighbours, LimitConcurrency, LimitRate:
 		p := phrase(PhraseNext, nil, limit)
 		b.says.Next = &p
 	}

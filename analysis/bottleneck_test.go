@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 )
 
 // Real results of two platforms (testdata/platforms/README.md): each run's
@@ -62,5 +63,33 @@ func TestCommonLimit(t *testing.T) {
 	}
 	if top, n = CommonLimit([]*result.Bottleneck{b("cpu", "c1"), b("disk", "d1"), b("disk", "d2"), b("cpu", "c2")}); top.Summary != "c1" || n != 2 {
 		t.Errorf("tie: %+v %d, want c1 in 2", top, n)
+	}
+}
+
+// A JVM server whose JMX counters say it spent a third of the time in GC
+// is named, node and share; one at 2% is not the limit.
+func TestBottleneckJVMGC(t *testing.T) {
+	run := func(gc float64) *result.Bottleneck {
+		samples := make([]result.DBMetricsSample, 10)
+		for i := range samples {
+			samples[i] = result.DBMetricsSample{OffsetNs: int64(i) * 1e9, DurationNs: 1e9, Values: map[string]float64{"gc_seconds_per_s": gc}}
+		}
+		samples[3].Values["gc_seconds_per_s"] = 2 * gc
+		r := &result.Result{Target: vocab.Info{Kind: "cql"},
+			Config: result.Config{Concurrency: 8},
+			Phases: []result.Phase{{Name: "run", Mode: "closed", DurationNs: 10e9, Ops: []result.OpTotal{{Op: "READ", Count: 1000}}}},
+			DBMetrics: &result.DBMetrics{Source: "jmx", Server: "cassandra",
+				Nodes: []result.DBMetricsSeries{{Node: "10.0.0.5:7199", IntervalNs: 1e9, Samples: samples}}}}
+		return BottleneckOf(r)
+	}
+	b := run(1.0 / 3)
+	if b.Limit != LimitGC || b.Where != "node 10.0.0.5:7199 (its JVM)" || b.Says == nil || b.Says.Summary.Kind != PhraseGC {
+		t.Fatalf("a third of the time in GC: %+v", b)
+	}
+	if f := b.Says.Summary.F; len(f) != 2 || f[0] < 0.36 || f[0] > 0.37 || f[1] < 0.66 {
+		t.Errorf("GC share %v, want the mean 0.367 and the peak 0.667", f)
+	}
+	if b := run(0.02); b.Limit == LimitGC {
+		t.Errorf("2%% of the time in GC named the limit: %+v", b)
 	}
 }

@@ -134,6 +134,8 @@ func saySummary(p result.Phrase) (string, bool) {
 		return fmt.Sprintf("the closed loop's %d %s in flight: nothing saturated, so throughput is %d / %s mean latency, not the platform's capacity", n, plural(n, "request"), n, units.Latency(f(1)*1e9)), true
 	case analysis.PhraseRateMet:
 		return fmt.Sprintf("the fixed rate of %s, met with headroom: nothing saturated", units.OpsPerSec(f(0))), true
+	case analysis.PhraseGC:
+		return fmt.Sprintf("the JVM's garbage collector on node %s: %.0f%% of the time collecting (peak %.0f%% in a sample), from its JMX counters", name(p, 0), 100*f(0), 100*f(1)), true
 	case analysis.PhraseRateNotMet:
 		return "unknown: the rate was not met and no sampled resource saturated (the server's own limits: locks, one hot partition, its threads; or a machine not sampled)", true
 	}
@@ -180,6 +182,8 @@ func nextFor(limit string) string {
 	switch limit {
 	case analysis.LimitCPU, analysis.LimitCore, analysis.LimitIRQCore, analysis.LimitDisk, analysis.LimitNet:
 		return "this is the platform's limit for this workload: compare platforms at it, or give the limited resource more (cores, a faster disk, spread interrupts)"
+	case analysis.LimitGC:
+		return "the server's heap and collector are part of the platform: compare GC settings (heap size, G1/ZGC) or the allocation its work causes (seed 002: byte[] churn in its I/O)"
 	case analysis.LimitLoader:
 		return "give platbench more cores or another loader (--rendezvous), or lower --concurrency: the figures are the loader's"
 	case analysis.LimitNeighbours:
