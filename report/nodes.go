@@ -77,7 +77,14 @@ func nodeSections(r *result.Result) []section {
 			b(n.MemUsedMax), b(n.PageCacheEnd), b(rd)+"/s", b(wr)+"/s", units.Short(iops), b(rx)+"/s", b(tx)+"/s", saturatedList(n.Saturated))
 	}
 	if len(nodes) > 1 {
-		t.add("cluster", "", fmt.Sprint(c.Missing), pct(c.CPUBusyMean)+" mean", "", "", "", "",
+		clusterBusy := "n/a" // no node's CPU counters moved
+		for _, n := range nodes {
+			if n.CPUSamples > 0 {
+				clusterBusy = pct(c.CPUBusyMean) + " mean"
+				break
+			}
+		}
+		t.add("cluster", "", fmt.Sprint(c.Missing), clusterBusy, "", "", "", "",
 			b(c.DiskReadBytesPerS)+"/s", b(c.DiskWriteBytesPerS)+"/s", units.Short(c.DiskIOPS),
 			b(c.NetRxBytesPerS)+"/s", b(c.NetTxBytesPerS)+"/s", fmt.Sprintf("%d of %d nodes", c.SaturatedNodes, c.Nodes))
 	}
