@@ -168,7 +168,7 @@ inout taskset -c "$CLIENT_CPU" "$latte" load "$OUT/latte-read.rn" "${lauth[@]}" 
 if [ "$WARMUP" -gt 0 ]; then
   taskset -c "$CLIENT_CPU" "$pb" run "${pbopts[@]}" --target-opt keyspace=pb_read --target-opt keep=true \
     --target-opt create=false --workload mixed --distribution uniform --no-load --duration "${WARMUP}s" \
-    --out "$OUT/warmup.json" > "$OUT/warmup.log" 2>&1 || { tail "$OUT/warmup.log" >&2; exit 1; }
+    --force --out "$OUT/warmup.json" > "$OUT/warmup.log" 2>&1 || { tail "$OUT/warmup.log" >&2; exit 1; }
 fi
 
 # one TOOL WL R: one measured run of a client (platbench, platbench_gocql,
@@ -193,7 +193,7 @@ one() {
     wopts=(--target-opt keyspace=pb_read --target-opt keep=true --target-opt create=false --workload read --distribution uniform)
   fi
   measure "$tool-$wl-$r" "$pb" run "${pbopts[@]}" "${extra[@]}" --target-opt driver=$drv --warmup 0 "${wopts[@]}" \
-    --no-load --duration "${DURATION}s" --out "$OUT/$tool-$wl-$r.json"
+    --no-load --duration "${DURATION}s" --force --out "$OUT/$tool-$wl-$r.json"
 }
 
 # The clients of a round, in an order that alternates between rounds
@@ -225,7 +225,7 @@ if [ "$PROFILE" = 1 ]; then
     for wl in write read; do
       mix=insert=1 fn=insert; [ "$wl" = write ] || { mix=byrow=1; fn=read; }
       pbrun() { measure "platbench-profile-$wl-$r" "$pb" run "${profopts[@]}" --mix "$mix" --no-load --warmup 0 \
-        --duration "${DURATION}s" --out "$OUT/platbench-profile-$wl-$r.json"; }
+        --duration "${DURATION}s" --force --out "$OUT/platbench-profile-$wl-$r.json"; }
       lrun() { measure "latte-profile-$wl-$r" "$latte" run "$lev" "${lopts[@]}" -P parts="$PARTS" -f "$fn" -d "${DURATION}s" \
         -o "$OUT/latte-profile-$wl-$r.json" 127.0.0.1; }
       # A B B A: the server warms up for whoever runs second.

@@ -85,7 +85,7 @@ run_pb() { # $1 = rep, $2 = output name (pb, pbsync), $3 = extra URL query
     taskset -c "$CLIENT_CPU" "$PB" run --quiet --no-load \
     --target "kafka://$BROKER?acks=$ACKS&compression=$COMPRESSION&partitions=$PARTITIONS&msg_size=$SIZE$PB_OPTS$3" \
     --workload produce --value-size "$SIZE" --ops "$MESSAGES" --concurrency "$CONCURRENCY" "${pb_rate[@]}" "${pb_args[@]}" \
-    --out "$OUT/$2-$1.json" >"$OUT/$2-$1.out" 2>&1
+    --force --out "$OUT/$2-$1.json" >"$OUT/$2-$1.out" 2>&1
 }
 
 clients=(peer pb)

@@ -45,7 +45,9 @@ one() {
     *@*) args+=(--rate "${mode%@*}" --pace-tick "${mode#*@}") ;;
     *) args+=(--rate "$mode") ;;
   esac
-  /usr/bin/time -f '%U %S' -o "$t" taskset -c "$CPU" "$BIN" "${args[@]}" >/dev/null 2>&1 || true
+  rm -f "$tmp"/r.*  # the last mode's result: platbench never replaces a file silently
+  /usr/bin/time -f '%U %S' -o "$t" taskset -c "$CPU" "$BIN" "${args[@]}" >"$tmp/out" 2>&1 || true
+  [ -s "$res" ] || { echo "bench-pacing: $mode wrote no result:" >&2; tail -3 "$tmp/out" >&2; exit 1; }
   python3 - "$res" "$t" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -66,7 +68,8 @@ for r in $(seq "$ROUNDS"); do
   order=("${modes[@]}")
   if [ $((r % 2)) = 0 ]; then order=($(printf '%s\n' "${modes[@]}" | tac)); fi
   for m in "${order[@]}"; do
-    echo "$m $(one "$m")" | tee -a "$tmp/all"
+    x=$(one "$m")
+    echo "$m $x" | tee -a "$tmp/all"
   done
 done >/dev/null
 {
@@ -99,7 +102,7 @@ else
 fi
 
 # The highest rate one core paces with lag p99 <= 100 µs.
-ok() { set -- $(one "$1"); [ "${3%.*}" -le 100000 ]; }
+ok() { local x; x=$(one "$1") || exit 1; set -- $x; [ "${3%.*}" -le 100000 ]; }
 lo=0 hi=0 r=100000
 while [ "$r" -le 16000000 ]; do
   if ok "$r"; then lo=$r; r=$((r * 2)); else hi=$r; break; fi

@@ -50,14 +50,14 @@ pb() { # test pipe ops out
   local test=$1 pipe=$2 ops=$3 out=$4
   cpu ./bin/platbench run --quiet --no-load --target "redis://127.0.0.1:$PORT" --workload ycsb-a \
     --mix "$test=1" --distribution uniform --records "$KEYS" --field-count 1 --field-length "$VALUE" \
-    --concurrency $((CONNS * pipe)) --target-opt pipeline="$pipe" --ops "$ops" --warmup 0 --out "$out" >"$work/pb.txt"
+    --concurrency $((CONNS * pipe)) --target-opt pipeline="$pipe" --ops "$ops" --warmup 0 --force --out "$out" >"$work/pb.txt"
 }
 
 printf '| test | pipeline | client | ops | ops/s | p99 ms | client CPU s | CPU s per 1M ops | marginal CPU s per 1M ops | ops per client CPU-s |\n' | tee "$OUT"
 printf '|---|---|---|---|---|---|---|---|---|---|\n' | tee -a "$OUT"
 # platbench's GETs read its own keys: load them first (not measured).
 ./bin/platbench load --quiet --target "redis://127.0.0.1:$PORT" --workload ycsb-a --records "$KEYS" \
-  --field-count 1 --field-length "$VALUE" --concurrency 16 --out "$work/load.json" >/dev/null
+  --field-count 1 --field-length "$VALUE" --concurrency 16 --force --out "$work/load.json" >/dev/null
 for pipe in $PIPES; do
   n=$N_P1; [ "$pipe" -gt 1 ] && n=$N_P16
   for test in $TESTS; do

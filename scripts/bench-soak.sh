@@ -70,7 +70,7 @@ echo "== soak: null at $RATE op/s, ten op types, $NODES node_exporter endpoints,
 # scavtrace: the heap memory released to the OS ("KiB now") and the share of
 # the heap memory kept that is in use ("% util"), after each collection.
 GODEBUG=gctrace=1,scavtrace=1 $BIN run --target null --no-load --records 1M --mix "$mix" --rate "$RATE" --duration "$DURATION" \
-  "${flags[@]}" --quiet --out "$res" >"$OUT/soak-run.txt" 2>"$OUT/soak-stderr.txt" &
+  "${flags[@]}" --quiet --force --out "$res" >"$OUT/soak-run.txt" 2>"$OUT/soak-stderr.txt" &
 run=$!
 pids+=($run)
 # RSS, and its anonymous (heap, stacks) and file-backed (the binary's pages)

@@ -25,7 +25,7 @@ $pin go test -run '^$' -bench 'OpenLoopNull' -benchtime 200000x ./runner | tee "
 echo "== 2. memory: peak RSS after 1M and after $LONG_OPS null operations (one worker)"
 rss() { # ops -> peak RSS in KiB
   /usr/bin/time -f '%M' -o "$OUT/rss.tmp" $pin $BIN run --target null --no-load --ops "$1" --concurrency 1 \
-    --distribution uniform --quiet --out "$OUT/null-$1.json" >/dev/null
+    --distribution uniform --quiet --force --out "$OUT/null-$1.json" >/dev/null
   cat "$OUT/rss.tmp"
 }
 a=$(rss 1M); b=$(rss "$LONG_OPS")
@@ -34,7 +34,7 @@ grep -h '"count"' "$OUT/null-$LONG_OPS.json" >/dev/null || true
 $BIN report "$OUT/null-$LONG_OPS.json" | grep -E 'op rate|total operations|operation time' | tee -a "$OUT/rss.txt"
 
 echo "== 3. embedded store (pebble), YCSB A, $RECORDS records, $DURATION"
-$BIN run --workload ycsb-a --records "$RECORDS" --duration "$DURATION" --out "$OUT/embedded-ycsb-a.json" 2>/dev/null | tee "$OUT/embedded.txt"
+$BIN run --workload ycsb-a --records "$RECORDS" --duration "$DURATION" --force --out "$OUT/embedded-ycsb-a.json" 2>/dev/null | tee "$OUT/embedded.txt"
 
 echo "== 4. soak: RSS at 1 min vs 30 min on null at 100k op/s, ten op types, six node_exporters; result size per hour; report of a day (issue 34; BENCH_SOAK=0 skips its half hour)"
 if [ "${BENCH_SOAK:-1}" != 0 ]; then
