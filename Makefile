@@ -49,6 +49,11 @@ servers-stop:
 bench-pacing: build
 	scripts/bench-pacing.sh
 
+# A second of run: the CPU a second costs platbench, whole and by part (issue 47, docs/benchmarks.md).
+.PHONY: bench-seconds
+bench-seconds: build
+	scripts/bench-seconds.sh
+
 # Soak: RSS at 1 min vs 30 min on null at 100k op/s with ten op types and six node_exporter
 # endpoints, the result's size per hour, report time on it and on a synthetic day (issue 34;
 # docs/benchmarks.md). Part of make bench; SOAK_DURATION, SOAK_RATE, SOAK_NODES set it.
