@@ -300,18 +300,17 @@ func (b *bottleneck) nodeLimit() bool {
 
 // gcLimit: a JVM server (Cassandra, Kafka, Hazelcast: its JMX counters,
 // --db-metrics-url) that spent GCShare of the time or more collecting
-// garbage; the node that spent the most is named.
+// garbage over the main phase (a load phase's collections are not the run's
+// limit); the node that spent the most is named.
 func (b *bottleneck) gcLimit() bool {
-	db, ok := DB(b.r)
-	if !ok {
+	m := b.r.DBMetrics
+	if m == nil {
 		return false
 	}
 	best, node, peak := 0.0, "", 0.0
-	for _, n := range db.Nodes {
-		for _, v := range n.Values {
-			if v.Name == "gc_seconds_per_s" && v.Mean > best {
-				best, node, peak = v.Mean, n.Node, v.Max
-			}
+	for _, s := range m.Nodes {
+		if share, top := b.gcShare(s); share > best {
+			best, node, peak = share, s.Node, top
 		}
 	}
 	if best < GCShare {
@@ -322,6 +321,31 @@ func (b *bottleneck) gcLimit() bool {
 	b.out.Where = "node " + node + " (its JVM)"
 	b.says.Summary = p
 	return true
+}
+
+// gcShare is a node's share of the main phase's time in GC (its samples
+// whose middle falls in the phase, weighted by their length) and the
+// highest second's share; all its samples when the phase has no start time
+// (files before phases had one).
+func (b *bottleneck) gcShare(s result.DBMetricsSeries) (mean, peak float64) {
+	from := b.p.StartedAt.Sub(s.StartedAt).Nanoseconds()
+	to := from + b.p.DurationNs
+	var secs float64
+	for _, x := range s.Samples {
+		v, ok := x.Values["gc_seconds_per_s"]
+		mid := x.OffsetNs + x.DurationNs/2
+		if x.Missing || !ok || (!b.p.StartedAt.IsZero() && (mid < from || mid > to)) {
+			continue
+		}
+		d := float64(x.DurationNs) / 1e9
+		mean += v * d
+		secs += d
+		peak = max(peak, v)
+	}
+	if secs == 0 {
+		return 0, 0
+	}
+	return mean / secs, peak
 }
 
 func nodeLimitName(kind string) string {

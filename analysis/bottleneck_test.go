@@ -3,6 +3,7 @@ package analysis
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/vocab"
@@ -91,5 +92,40 @@ func TestBottleneckJVMGC(t *testing.T) {
 	}
 	if b := run(0.02); b.Limit == LimitGC {
 		t.Errorf("2%% of the time in GC named the limit: %+v", b)
+	}
+}
+
+// The GC share is the main phase's: a load phase that collected half the
+// time, then a run phase at 2%, is not GC-limited; the same recording read
+// over the run phase at 30% is, with that phase's share.
+func TestBottleneckJVMGCMainPhase(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
+	run := func(load, main float64) *result.Bottleneck {
+		samples := make([]result.DBMetricsSample, 20)
+		for i := range samples {
+			v := load
+			if i >= 10 {
+				v = main
+			}
+			samples[i] = result.DBMetricsSample{OffsetNs: int64(i) * 1e9, DurationNs: 1e9, Values: map[string]float64{"gc_seconds_per_s": v}}
+		}
+		r := &result.Result{Target: vocab.Info{Kind: "cql"},
+			Config: result.Config{Concurrency: 8},
+			Phases: []result.Phase{
+				{Name: "load", Mode: "closed", StartedAt: t0, DurationNs: 10e9, Ops: []result.OpTotal{{Op: "INSERT", Count: 1000}}},
+				{Name: "run", Mode: "closed", StartedAt: t0.Add(10 * time.Second), DurationNs: 10e9, Ops: []result.OpTotal{{Op: "READ", Count: 1000}}}},
+			DBMetrics: &result.DBMetrics{Source: "jmx", Server: "cassandra",
+				Nodes: []result.DBMetricsSeries{{Node: "10.0.0.5:7199", StartedAt: t0, IntervalNs: 1e9, Samples: samples}}}}
+		return BottleneckOf(r)
+	}
+	if b := run(0.5, 0.02); b.Limit == LimitGC {
+		t.Errorf("GC in the load phase only named the run's limit: %+v", b)
+	}
+	b := run(0.02, 0.3)
+	if b.Limit != LimitGC {
+		t.Fatalf("30%% of the run phase in GC: %+v", b)
+	}
+	if f := b.Says.Summary.F; len(f) != 2 || f[0] < 0.29 || f[0] > 0.31 {
+		t.Errorf("GC share %v, want the run phase's 0.30", f)
 	}
 }
