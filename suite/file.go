@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/platbench/platbench/analysis"
 	"github.com/platbench/platbench/bench"
+	"github.com/platbench/platbench/internal/bounded"
 	"github.com/platbench/platbench/internal/units"
 	"github.com/platbench/platbench/internal/usererr"
 	"github.com/platbench/platbench/runner"
@@ -175,9 +175,9 @@ const MaxFileBytes = 4 << 20
 
 // Load reads and checks a suite file.
 func Load(path string) (*File, error) {
-	data, err := readBounded(path, MaxFileBytes)
+	data, err := bounded.ReadUpTo(path, MaxFileBytes)
 	if err != nil {
-		return nil, usererr.New("cannot read suite %s: %v (fix: the path of a suite YAML file)", path, err)
+		return nil, usererr.New("suite: %v (fix: the path of a suite YAML file, which is a few KB)", err)
 	}
 	f, err := Parse(data)
 	if err != nil {
@@ -188,28 +188,6 @@ func Load(path string) (*File, error) {
 		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return f, nil
-}
-
-// readBounded reads the file at path, at most limit bytes: a larger one
-// is an error, whether its size says so or it reads on past the limit (a
-// pipe, /dev/zero).
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
-		return nil, fmt.Errorf("it is %d bytes, more than the %d MiB a suite file may be (a suite is a few KB of YAML)", st.Size(), limit>>20)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("it reads on past the %d MiB a suite file may be (a suite is a few KB of YAML)", limit>>20)
-	}
-	return data, nil
 }
 
 // Parse decodes a suite strictly (unknown fields are errors) and validates

@@ -37,6 +37,29 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// ReadUpTo reads the file at path, at most limit bytes, whatever it is: a
+// regular file, or a pipe such as a shell's <(...) for files users may well
+// generate (a suite). A larger one is refused, whether its size says so or
+// it reads on past the limit (/dev/zero); the errors say which.
+func ReadUpTo(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrap(err))
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d it may hold", path, st.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrap(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s reads on past the %d bytes it may hold", path, limit)
+	}
+	return data, nil
+}
+
 // Check refuses what ReadFile refuses, without reading: for a file that
 // another library reads (a driver loading a TLS CA by its path).
 func Check(path string, limit int64) error {
