@@ -177,7 +177,7 @@ const MaxFileBytes = 4 << 20
 func Load(path string) (*File, error) {
 	data, err := bounded.ReadUpTo(path, MaxFileBytes)
 	if err != nil {
-		return nil, usererr.New("suite: %v (fix: the path of a suite YAML file, which is a few KB)", err)
+		return nil, usererr.New("%v (fix: the path of a suite YAML file, which is a few KB)", err)
 	}
 	f, err := Parse(data)
 	if err != nil {

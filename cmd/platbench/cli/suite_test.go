@@ -61,7 +61,7 @@ func TestSuiteCommandBadInput(t *testing.T) {
 	}{
 		{nil, 2, "no suite file"},
 		{[]string{"a.yaml", "b.yaml"}, 2, `unexpected argument "b.yaml"`},
-		{[]string{filepath.Join(dir, "missing.yaml")}, 2, "cannot read suite"},
+		{[]string{filepath.Join(dir, "missing.yaml")}, 2, "cannot read " + filepath.Join(dir, "missing.yaml") + ": no such file"},
 		{[]string{bad}, 2, `line 3: unknown field "concurency"`},
 		{[]string{preset}, 2, "nosuch"},
 	}
