@@ -82,7 +82,8 @@ func (j *Journal) TeeHlog(h *HlogStream) {
 // (JournalInTheWay), as the command line refuses it before the run.
 // A fine-bucket file beside it that has no journal (a --force run over
 // the leftovers of an earlier one) is removed: it would be taken for
-// this run's.
+// this run's. A file at that name that is not platbench's fine-bucket file
+// (its header says) is never removed: the run is refused.
 func CreateJournal(path string) (*Journal, error) {
 	f, err := CreateExclusive(path)
 	if errors.Is(err, fs.ErrExist) {
@@ -91,8 +92,35 @@ func CreateJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the run's journal %s: %w (check that the directory is writable)", path, err)
 	}
-	os.Remove(FinePath(path))
+	// Only now: a fine file beside a journal that was there is that
+	// (killed) run's, which reading its journal needs.
+	if err := removeStaleFine(FinePath(path)); err != nil {
+		f.Close()
+		os.Remove(path) // the empty journal just created
+		return nil, err
+	}
 	return &Journal{f: f, zw: NewSecondsWriter(f), path: path, sf: NewSecondsFile(path)}, nil
+}
+
+// removeStaleFine removes the fine-bucket file an earlier run left at path,
+// after checking its header line is platbench's; nothing there is fine.
+func removeStaleFine(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s, where the run keeps its fine buckets: %w (fix: remove it, or another --out)", path, err)
+	}
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	var h fineHeader
+	if json.Unmarshal(line, &h) != nil || h.Kind != fineKind {
+		return fmt.Errorf("%s is in the way of the run's fine buckets and is not a file platbench wrote: platbench never removes a file it did not make (fix: move it, or another --out)", path)
+	}
+	return os.Remove(path)
 }
 
 // Path is where the journal is.

@@ -2,7 +2,9 @@ package result
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -278,4 +280,38 @@ func size(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return st.Size()
+}
+
+// A fine-bucket file left by an earlier run beside a new journal is removed
+// (it would be taken for this run's); a file at that name that platbench
+// did not write (no fine header) is kept and the journal refused, naming it.
+func TestCreateJournalStaleFine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json.partial")
+	fine := FinePath(path)
+	if err := os.WriteFile(fine, append(FineHeader("run", 1e8), make([]byte, 3*FineRecLen)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := CreateJournal(path)
+	if err != nil {
+		t.Fatalf("over an earlier run's fine file: %v", err)
+	}
+	j.Close(true)
+	if _, err := os.Stat(fine); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the earlier run's fine file is still there: %v", err)
+	}
+	os.Remove(path)
+	mine := []byte("a user's notes\n")
+	if err := os.WriteFile(fine, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateJournal(path); err == nil || !strings.Contains(err.Error(), fine) || !strings.Contains(err.Error(), "not a file platbench wrote") {
+		t.Errorf("over a file platbench did not write: %v", err)
+	}
+	if b, _ := os.ReadFile(fine); !bytes.Equal(b, mine) {
+		t.Errorf("the user's file changed: %q", b)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused journal was created: %v", err)
+	}
 }
