@@ -17,6 +17,7 @@
 #             the CPU a longer tick saves and the lag it adds (mode RATE@TICK)
 #   ROUNDS    rounds (default 3)   DURATION  seconds per run (default 10)
 #   CPU       core to pin to (default 1)
+#   SEARCH    0: skip step 2 (the highest rate paced)
 #   OUT       output directory (default bench-results)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,15 +63,26 @@ print(f'{(u + s) * 1e9:.0f} {lag.get("p50_ns", 0)} {lag.get("p99_ns", 0)} {lag.g
 EOF
 }
 
+# The machine's floor: a bare timer wakeup every 100 µs (C, no runtime), the
+# least any loader pays per operation at 10,000/s (one wakeup per op), and
+# how late such wakeups come on this machine (no loader's lag is lower). It
+# runs in every round, beside the modes, so that each round's 10,000/s is
+# set against its own floor (a VM's wakeup cost drifts by 20% in minutes).
+floor=""
+if command -v cc >/dev/null && cc -O2 -o "$tmp/timer-floor" scripts/bench/timer-floor.c 2>/dev/null; then
+  floor="$tmp/timer-floor"
+fi
 modes=(idle closed $RATES)
 for tr in $TICK_RATES; do for tk in $TICKS; do modes+=("$tr@$tk"); done; done
 for r in $(seq "$ROUNDS"); do
   order=("${modes[@]}")
   if [ $((r % 2)) = 0 ]; then order=($(printf '%s\n' "${modes[@]}" | tac)); fi
+  [ -z "$floor" ] || [ $((r % 2)) = 0 ] || taskset -c "$CPU" "$floor" 100000 $((DURATION * 10000)) >> "$tmp/floor"
   for m in "${order[@]}"; do
     x=$(one "$m")
     echo "$m $x" | tee -a "$tmp/all"
   done
+  [ -z "$floor" ] || [ $((r % 2)) = 1 ] || taskset -c "$CPU" "$floor" 100000 $((DURATION * 10000)) >> "$tmp/floor"
 done >/dev/null
 {
   printf '%-14s %14s %10s %10s %10s %10s %12s\n' mode "cpu/op" "lag p50" "lag p99" "lag p99.9" "lag max" "late client"
@@ -92,15 +104,26 @@ print(f"{m:<14} {fmt(med[0]):>14} " + " ".join(f"{c:>10}" for c in cells) + f" {
   done
 } | tee "$OUT/pacing.txt"
 
-# The machine's floor: a bare timer wakeup every 100 µs (C, no runtime), the
-# least any loader pays per operation at 10,000/s (one wakeup per op), and
-# how late such wakeups come on this machine (no loader's lag is lower).
-if command -v cc >/dev/null && cc -O2 -o "$tmp/timer-floor" scripts/bench/timer-floor.c 2>/dev/null; then
-  echo "machine floor (scripts/bench/timer-floor.c, pinned to CPU $CPU): $(taskset -c "$CPU" "$tmp/timer-floor" 100000 $((DURATION * 10000)))" | tee -a "$OUT/pacing.txt"
+if [ -n "$floor" ]; then
+  sed 's/^/machine floor (scripts\/bench\/timer-floor.c, pinned to CPU '"$CPU"'): /' "$tmp/floor" | tee -a "$OUT/pacing.txt"
+  # Each round's 10,000/s CPU per op over that round's floor.
+  if grep -q '^10000 ' "$tmp/all"; then
+    idle=$(awk '$1 == "idle" {print $2}' "$tmp/all" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    IDLE=$idle python3 - "$tmp/all" "$tmp/floor" <<'PY' | tee -a "$OUT/pacing.txt"
+import os, statistics as st, sys
+idle = float(os.environ["IDLE"])
+ten = [(float(l.split()[1]) - idle) / float(l.split()[7]) / 1e3 for l in open(sys.argv[1]) if l.startswith("10000 ")]
+fl = [float(l.split()[0]) for l in open(sys.argv[2]) if l.strip()]
+ratios = [t / f for t, f in zip(ten, fl)]
+print("10,000/s over the floor, round by round: " + ", ".join(f"{t:.1f}/{f:.1f} µs = {r:.2f}x" for t, f, r in zip(ten, fl, ratios))
+      + f"; median {st.median(ratios):.2f}x")
+PY
+  fi
 else
   echo "machine floor: not measured (no C compiler)" | tee -a "$OUT/pacing.txt"
 fi
 
+[ "${SEARCH:-1}" = 1 ] || exit 0
 # The highest rate one core paces with lag p99 <= 100 µs.
 ok() { local x; x=$(one "$1") || exit 1; set -- $x; [ "${3%.*}" -le 100000 ]; }
 lo=0 hi=0 r=100000
