@@ -15,7 +15,14 @@
 #
 # Usage: scripts/bench-redis.sh            (make bench-redis)
 #   env: N_P1, N_P16 (ops per case), CONNS, VALUE, KEYS, TESTS="set get",
-#        PIPES="1 16", CLIENT_CPU, SERVER_CPU, OUT (markdown table file)
+#        PIPES="1 16", CLIENT_CPU (a core or a list, 1-8), SERVER_CPU,
+#        OUT (markdown table file),
+#        THREADS (redis-benchmark --threads N, for a client with many cores),
+#        PROCS (platbench's GOMAXPROCS values to run, e.g. "1 2 8"; default
+#        the Go default, the cores it may use: the surplus Ps of a client
+#        with cores to spare cost CPU per operation, issue 47),
+#        ROUNDS (rounds, the clients' order reversed every other round:
+#        A B, B A; default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N_P1=${N_P1:-200000}
@@ -28,6 +35,9 @@ PIPES=${PIPES:-1 16}
 CLIENT_CPU=${CLIENT_CPU:-0}
 SERVER_CPU=${SERVER_CPU:-1}
 FIXED_OPS=${FIXED_OPS:-2000}
+THREADS=${THREADS:-}
+PROCS=${PROCS:-default}
+ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-16399}
 OUT=${OUT:-test-artifacts/bench-redis.md}
 work=$(mktemp -d)
@@ -46,9 +56,10 @@ cpu() {
   cpu=$(awk '{printf "%.3f", $1 + $2}' "$work/time")
 }
 
-pb() { # test pipe ops out
-  local test=$1 pipe=$2 ops=$3 out=$4
-  cpu ./bin/platbench run --quiet --no-load --target "redis://127.0.0.1:$PORT" --workload ycsb-a \
+pb() { # test pipe ops out procs
+  local test=$1 pipe=$2 ops=$3 out=$4 procs=$5 env=()
+  [ "$procs" = default ] || env=(env GOMAXPROCS="$procs")
+  cpu "${env[@]}" ./bin/platbench run --quiet --no-load --target "redis://127.0.0.1:$PORT" --workload ycsb-a \
     --mix "$test=1" --distribution uniform --records "$KEYS" --field-count 1 --field-length "$VALUE" \
     --concurrency $((CONNS * pipe)) --target-opt pipeline="$pipe" --ops "$ops" --warmup 0 --force --out "$out" >"$work/pb.txt"
 }
@@ -58,20 +69,23 @@ printf '|---|---|---|---|---|---|---|---|---|---|\n' | tee -a "$OUT"
 # platbench's GETs read its own keys: load them first (not measured).
 ./bin/platbench load --quiet --target "redis://127.0.0.1:$PORT" --workload ycsb-a --records "$KEYS" \
   --field-count 1 --field-length "$VALUE" --concurrency 16 --force --out "$work/load.json" >/dev/null
-for pipe in $PIPES; do
-  n=$N_P1; [ "$pipe" -gt 1 ] && n=$N_P16
-  for test in $TESTS; do
-    # redis-benchmark: -r KEYS random keys, -d VALUE bytes, -c CONNS connections, -P pipe.
-    cpu redis-benchmark -p "$PORT" -t "$test" -n "$n" -r "$KEYS" -d "$VALUE" -c "$CONNS" -P "$pipe" --csv >"$work/rb.csv"
-    read -r rps p99 < <(awk -F, 'NR==2 {gsub(/"/,""); print $2, $7}' "$work/rb.csv")
-    awk -v t="$test" -v p="$pipe" -v n="$n" -v r="$rps" -v l="$p99" -v c="$cpu" 'BEGIN {
-      printf "| %s | %d | redis-benchmark | %d | %.0f | %.3f | %.2f | %.2f | %.2f | %.0f |\n", t, p, n, r, l, c, c*1e6/n, c*1e6/n, n/c }' | tee -a "$OUT"
-
-    pb "$test" "$pipe" "$FIXED_OPS" "$work/fixed.json"; fixed=$cpu
-    pb "$test" "$pipe" "$n" "$work/pb.json"
-    python3 - "$work/pb.json" "$test" "$pipe" "$n" "$cpu" "$fixed" "$FIXED_OPS" <<'PY' | tee -a "$OUT"
+rb() { # test pipe n
+  local threads=() name=redis-benchmark
+  [ -z "$THREADS" ] || { threads=(--threads "$THREADS"); name="redis-benchmark --threads $THREADS"; }
+  # redis-benchmark: -r KEYS random keys, -d VALUE bytes, -c CONNS connections, -P pipe.
+  cpu redis-benchmark -p "$PORT" -t "$1" -n "$3" -r "$KEYS" -d "$VALUE" -c "$CONNS" -P "$2" "${threads[@]}" --csv >"$work/rb.csv"
+  read -r rps p99 < <(awk -F, 'NR==2 {gsub(/"/,""); print $2, $7}' "$work/rb.csv")
+  awk -v t="$1" -v p="$2" -v n="$3" -v r="$rps" -v l="$p99" -v c="$cpu" -v name="$name" 'BEGIN {
+    printf "| %s | %d | %s | %d | %.0f | %.3f | %.2f | %.2f | %.2f | %.0f |\n", t, p, name, n, r, l, c, c*1e6/n, c*1e6/n, n/c }' | tee -a "$OUT"
+}
+pbrow() { # test pipe n procs
+  local test=$1 pipe=$2 n=$3 procs=$4 name=platbench
+  [ "$procs" = default ] || name="platbench GOMAXPROCS=$procs"
+  pb "$test" "$pipe" "$FIXED_OPS" "$work/fixed.json" "$procs"; fixed=$cpu
+  pb "$test" "$pipe" "$n" "$work/pb.json" "$procs"
+  python3 - "$work/pb.json" "$test" "$pipe" "$n" "$cpu" "$fixed" "$FIXED_OPS" "$name" <<'PY' | tee -a "$OUT"
 import json, sys
-f, test, pipe, n, cpu, fixed, fixed_ops = sys.argv[1:]
+f, test, pipe, n, cpu, fixed, fixed_ops, name = sys.argv[1:]
 r = json.load(open(f))
 p = [p for p in r["phases"] if p["name"] == "run"][0]
 ops = sum(o["count"] for o in p["ops"])
@@ -80,8 +94,26 @@ p99 = max(o["latency"]["p99_ns"] for o in p["ops"]) / 1e6
 rate = ops / (p["duration_ns"] / 1e9)
 cpu, fixed = float(cpu), float(fixed)
 marg = (cpu - fixed) * 1e6 / (ops - int(fixed_ops))
-print(f"| {test} | {pipe} | platbench{' (errors: %d)' % errs if errs else ''} | {ops} | {rate:.0f} | {p99:.3f} | {cpu:.2f} | {cpu*1e6/ops:.2f} | {marg:.2f} | {ops/cpu:.0f} |")
+print(f"| {test} | {pipe} | {name}{' (errors: %d)' % errs if errs else ''} | {ops} | {rate:.0f} | {p99:.3f} | {cpu:.2f} | {cpu*1e6/ops:.2f} | {marg:.2f} | {ops/cpu:.0f} |")
 PY
+}
+clients=(rb)
+for procs in $PROCS; do clients+=("pb:$procs"); done
+for round in $(seq "$ROUNDS"); do
+  order=("${clients[@]}")
+  if [ $((round % 2)) = 0 ]; then
+    order=(); for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[$i]}"); done
+  fi
+  for pipe in $PIPES; do
+    n=$N_P1; [ "$pipe" -gt 1 ] && n=$N_P16
+    for test in $TESTS; do
+      for c in "${order[@]}"; do
+        case $c in
+          rb) rb "$test" "$pipe" "$n" ;;
+          pb:*) pbrow "$test" "$pipe" "$n" "${c#pb:}" ;;
+        esac
+      done
+    done
   done
 done
 echo "table written to $OUT" >&2
