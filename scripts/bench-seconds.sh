@@ -20,6 +20,7 @@
 # Run it on a quiet machine (load average < 1).
 #   SHORT, LONG  seconds (default 5 and 25)   ROUNDS  rounds (default 2)
 #   CPU  core to pin to (default 1)           OUT     output dir (default bench-results)
+#   PARTS  0: skip step 2
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHORT=${SHORT:-5}
@@ -67,6 +68,7 @@ done
   done
 } | tee "$OUT/seconds.txt"
 
+[ "${PARTS:-1}" = 1 ] || exit 0
 echo "== the parts in process (go test -bench, cpu-ns/op or ms/second)" | tee -a "$OUT/seconds.txt"
 {
   taskset -c "$CPU" go test -run '^$' -bench 'BenchmarkSample$' -benchtime 200x ./telemetry/host

@@ -87,6 +87,11 @@ valkey=${PIPESTATUS[0]}
 scripts/check-netns.sh 2>&1 | tee -a test-artifacts/go-test.log
 netns=${PIPESTATUS[0]}
 [ "$status" -ne 0 ] || status=$netns
+# The benchmark scripts (make bench-pacing, bench-seconds, bench-redis) still
+# run, in their smallest setting (about 20 s; no figure judged).
+scripts/check-bench.sh 2>&1 | tee -a test-artifacts/go-test.log
+benchscripts=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$benchscripts
 # Every fuzz test for a few seconds (parsers of user input): 3 s each here
 # (42 of them; CI's budget is 35 minutes and the suite took 31), `make fuzz`
 # alone runs 5 s each.
