@@ -30,6 +30,15 @@ func widthOf(columns string) int {
 	return 120
 }
 
+// SetWidth sets the terminal width the text output fits (the width COLUMNS
+// gave at start) and returns the function that restores the one before:
+// for tests that read a table's rows whole, whatever COLUMNS says.
+func SetWidth(n int) (restore func()) {
+	old := termWidth
+	termWidth = n
+	return func() { termWidth = old }
+}
+
 // sameRuns is the number of runs of every group when they all have the
 // same, else 0.
 func sameRuns(c *analysis.CompareModel) int {

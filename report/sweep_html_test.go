@@ -88,6 +88,7 @@ func TestSweepCompareHTMLOverlays(t *testing.T) {
 }
 
 func TestWriteSweepTextAndMarkdown(t *testing.T) {
+	defer SetWidth(500)() // the notes' rows whole, whatever the terminal
 	r := sweepResult("x", 2)
 	var b strings.Builder
 	if err := WriteSweepText(&b, r); err != nil {

@@ -81,15 +81,55 @@ func (t *table) text(w io.Writer) {
 			}
 		}
 	}
+	for g, cols := range columnGroups(width, termWidth) {
+		if g > 0 {
+			fmt.Fprintln(w)
+		}
+		t.textColumns(w, all, width, cols)
+	}
+}
+
+// columnGroups splits a table's columns so that each group fits in room
+// columns of terminal: a table that fits is one group; a wider one is
+// printed as several tables one under the other, each starting with the
+// first column (the row's name) and taking as many of the next columns as
+// fit (at least one), so no line runs past the terminal and no cell is cut.
+func columnGroups(width []int, room int) [][]int {
+	total := -2
+	for _, x := range width {
+		total += x + 2
+	}
+	if total <= room || len(width) <= 2 {
+		all := make([]int, len(width))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	var out [][]int
+	cur, used := []int{0}, width[0]
+	for i := 1; i < len(width); i++ {
+		if len(cur) > 1 && used+2+width[i] > room {
+			out = append(out, cur)
+			cur, used = []int{0}, width[0]
+		}
+		cur, used = append(cur, i), used+2+width[i]
+	}
+	return append(out, cur)
+}
+
+// textColumns writes the columns cols of the rows all (the head first),
+// padded to width, the head underlined.
+func (t *table) textColumns(w io.Writer, all [][]string, width []int, cols []int) {
 	for n, r := range all {
 		var b strings.Builder
-		for i := range width {
+		for k, i := range cols {
 			c := ""
 			if i < len(r) {
 				c = r[i]
 			}
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
+			if k > 0 {
 				b.WriteString("  ")
 			}
 			if i < len(t.right) && t.right[i] {
@@ -101,8 +141,8 @@ func (t *table) text(w io.Writer) {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 		if n == 0 {
 			total := 0
-			for _, x := range width {
-				total += x + 2
+			for _, i := range cols {
+				total += width[i] + 2
 			}
 			fmt.Fprintln(w, strings.Repeat("-", total-2))
 		}

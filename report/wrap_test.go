@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,5 +38,36 @@ func TestFitWidth(t *testing.T) {
 	}
 	if got := fitWidth("x\n", 40); got != "x\n" {
 		t.Errorf("%q", got)
+	}
+}
+
+// A table wider than the terminal is printed as several tables one under
+// the other, each led by the first column and as wide as fits (at least
+// one column more); one that fits, or of two columns, is left whole.
+func TestColumnGroups(t *testing.T) {
+	for _, c := range []struct {
+		width []int
+		room  int
+		want  [][]int
+	}{
+		{[]int{10, 20, 30}, 100, [][]int{{0, 1, 2}}},
+		{[]int{10, 20, 30}, 64, [][]int{{0, 1, 2}}},
+		{[]int{10, 20, 30}, 63, [][]int{{0, 1}, {0, 2}}},
+		{[]int{10, 20, 30, 5, 5}, 50, [][]int{{0, 1}, {0, 2, 3}, {0, 4}}},
+		{[]int{10, 200, 300}, 40, [][]int{{0, 1}, {0, 2}}},
+		{[]int{10, 300}, 40, [][]int{{0, 1}}},
+	} {
+		if got := columnGroups(c.width, c.room); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("columnGroups(%v, %d) = %v, want %v", c.width, c.room, got, c.want)
+		}
+	}
+	tb := &table{head: []string{"node", "a", "b"}}
+	tb.add("n1", strings.Repeat("x", 30), "y")
+	defer SetWidth(38)()
+	var b strings.Builder
+	tb.text(&b)
+	want := "node  a\n" + strings.Repeat("-", 36) + "\nn1    " + strings.Repeat("x", 30) + "\n\nnode  b\n-------\nn1    y\n"
+	if b.String() != want {
+		t.Errorf("split table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/platbench/platbench/catalog"
+	"github.com/platbench/platbench/report"
 	"github.com/platbench/platbench/result"
 )
 
 func TestCatalogCommand(t *testing.T) {
+	defer report.SetWidth(500)() // rows read whole, whatever the terminal
 	code, out, errs := runCLI(t, "catalog", "--filter", "i3.")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

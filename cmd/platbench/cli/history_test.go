@@ -10,6 +10,7 @@ import (
 
 	"github.com/platbench/platbench/internal/otavatest"
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/report"
 )
 
 // realRuns runs the fake target n times with latency lat1, then n times
@@ -67,6 +68,7 @@ func historyOf(t *testing.T, args ...string) historyJSON {
 // 5x step once went unfound on a loaded machine, whose 1 ms sleeps ran
 // long: the runs before the step were as slow as some after it.)
 func TestHistoryFindsAStepInRealRuns(t *testing.T) {
+	defer report.SetWidth(500)() // rows read whole, whatever the terminal
 	dir := realRuns(t, 6, "1ms", "10ms")
 	h := historyOf(t, dir, "--figures", "sustained,p99,read.p99,errors", "--pvalue", "0.01")
 	if h.Schema != "platbench.history/v1" || h.Runs != 12 {
