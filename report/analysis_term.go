@@ -23,7 +23,7 @@ func WriteAnalysisText(w io.Writer, r *result.Result, a *result.Analysis) error 
 	if err := writeAnalysisText(&buf, r, a); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, fitWidth(buf.String(), termWidth)) // tables are left whole
+	_, err := io.WriteString(w, fitWidth(buf.String(), termWidth)) // table rows: table.text splits them
 	return err
 }
 

@@ -150,7 +150,8 @@ func wrapItems(s string, first, rest int) []string {
 }
 
 // fitted writes what write writes to w, each line within termWidth
-// (fitWidth: tables left whole).
+// (fitWidth: table rows are left to table.text, which splits a wide
+// table by columns).
 func fitted(w io.Writer, write func(io.Writer)) {
 	var buf bytes.Buffer
 	write(&buf)
