@@ -62,10 +62,15 @@ func (n SpaceNeed) words(dir string) string {
 // more when the disk is within spaceFloor of full. start is when the run
 // began writing.
 func (j *Journal) WatchSpace(ctx context.Context, start, end time.Time, warn func(string)) {
+	j.watchSpace(ctx, start, end, warn, spaceCheck, diskfree.Avail)
+}
+
+// watchSpace is WatchSpace looking every `every`, the room read by avail.
+func (j *Journal) watchSpace(ctx context.Context, start, end time.Time, warn func(string), every time.Duration, avail func(string) (int64, error)) {
 	if j == nil {
 		return
 	}
-	t := time.NewTicker(spaceCheck)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	var s spaceState
 	for !s.full {
@@ -73,7 +78,7 @@ func (j *Journal) WatchSpace(ctx context.Context, start, end time.Time, warn fun
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			if msg := j.lookSpace(&s, now, start, end, diskfree.Avail); msg != "" {
+			if msg := j.lookSpace(&s, now, start, end, avail); msg != "" {
 				warn(msg)
 			}
 		}

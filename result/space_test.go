@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platbench/platbench/internal/diskfree"
 )
 
 // The projection: a run that wrote 60 MB in its first minute and has an
@@ -65,14 +67,42 @@ func TestLookSpace(t *testing.T) {
 	}
 }
 
-// WatchSpace returns when the run does.
-func TestWatchSpaceEnds(t *testing.T) {
-	j, err := CreateJournal(t.TempDir() + "/r.json.partial")
+// WatchSpace on this machine's real disk (statfs through diskfree): a run
+// whose rate so far, kept to its end two centuries away, cannot fit is
+// told once, naming the journal's directory and its free space, and
+// the watch ends with the run; a nil journal watches nothing.
+func TestWatchSpaceRealDisk(t *testing.T) {
+	dir := t.TempDir()
+	j, err := CreateJournal(dir + "/r.json.partial")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close(true)
+	j.Begin(&Result{Schema: SchemaVersion})
+	free, err := diskfree.Avail(dir)
+	if err != nil {
+		t.Skipf("no free space to read on %s: %v", dir, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
+	said := make(chan string, 4)
+	done := make(chan struct{})
+	start := time.Now().Add(-time.Second)
+	go func() {
+		j.watchSpace(ctx, start, start.Add(200*365*24*time.Hour), func(s string) { said <- s }, 10*time.Millisecond, diskfree.Avail)
+		close(done)
+	}()
+	msg := <-said
+	if !strings.Contains(msg, "needs") || !strings.Contains(msg, dir+", which has ") || !strings.Contains(msg, "free; the disk fills in about") {
+		t.Errorf("the warning %q lacks the need, the directory %s or its free space (%d bytes when the test began)", msg, dir, free)
+	}
+	time.Sleep(50 * time.Millisecond) // more looks: none says it again
 	cancel()
-	j.WatchSpace(ctx, time.Now(), time.Now().Add(time.Hour), func(s string) { t.Errorf("said %q", s) })
+	<-done
+	select {
+	case m := <-said:
+		t.Errorf("said twice: %q", m)
+	default:
+	}
+	var none *Journal
+	none.WatchSpace(context.Background(), start, start, func(s string) { t.Errorf("a nil journal said %q", s) })
 }
