@@ -5,13 +5,12 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-var faultSink int
 
 // MajorFaults makes this process take about pages major page faults, for
 // tests of the paging counters (/proc/vmstat's pgmajfault): it writes a file
@@ -69,6 +68,6 @@ var MajorFaults = func(t testing.TB, pages int) int {
 		sum += int(m[i])
 	}
 	unix.Getrusage(unix.RUSAGE_SELF, &after)
-	faultSink = sum // a sum nobody reads would be compiled away, and its loads with it
+	runtime.KeepAlive(sum) // a sum nobody reads would be compiled away, and its loads with it
 	return int(after.Majflt - before.Majflt)
 }
