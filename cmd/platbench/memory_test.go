@@ -92,7 +92,7 @@ func checkMemoryNamed(t *testing.T, r *result.Result) {
 	case b.Limit == analysis.LimitMemory:
 		t.Errorf("memory named by paging, not by the page cache: %+v", b.Says.Summary)
 	case missed && (b.Limit == analysis.LimitNeighbours || b.Limit == analysis.LimitCPU || b.Limit == analysis.LimitDisk):
-		t.Logf("the host's CPU was saturated (%s: other work on this host) and came first; the misses are listed beside it", b.Limit)
+		t.Logf("a saturated %s (%s) came first, the host being busy with other work too; the misses are listed beside it", b.Limit, b.Where)
 	default:
 		t.Errorf("reads from a dataset 3 times the cgroup's memory: limit %q, misses listed %v", b.Limit, missed)
 	}
