@@ -33,7 +33,7 @@ func TestMemoryWords(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
 	}
-	if !strings.HasPrefix(w.Next, "give the server more memory") {
+	if !strings.HasPrefix(w.Next, "give that machine more memory") {
 		t.Errorf("next: %q", w.Next)
 	}
 	miss := WordsOf(&result.Bottleneck{Says: &result.BottleneckPhrases{

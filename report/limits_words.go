@@ -247,7 +247,7 @@ func nextFor(limit string) string {
 	case analysis.LimitGC:
 		return "the server's heap and collector are part of the platform: compare GC settings (heap size, G1/ZGC) or the allocation its work causes (seed 002: byte[] churn in its I/O)"
 	case analysis.LimitMemory:
-		return "give the server more memory (a larger instance), or a dataset that fits in it; leave memory to the page cache (a smaller JVM heap, -Xmx) and do not let a server swap (swapoff, vm.swappiness): with too little memory the run measures the disk"
+		return "give that machine more memory (a larger instance), or use a dataset that fits in it; leave memory to the page cache (a smaller JVM heap, -Xmx) and do not let a server swap (swapoff, vm.swappiness): with too little memory the run measures the disk"
 	case analysis.LimitLoader:
 		return "give platbench more cores or another loader (--rendezvous), or lower --concurrency: the figures are the loader's"
 	case analysis.LimitNeighbours:
