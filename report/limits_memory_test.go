@@ -69,3 +69,24 @@ func TestReportMemoryCgroupRun(t *testing.T) {
 		}
 	}
 }
+
+// A node whose exporter read the paging counters gets a paging row; one
+// without them (an exporter without its vmstat collector) none.
+func TestNodePagingRow(t *testing.T) {
+	node := func(name string, p result.Paging) result.NodeSeries {
+		s := result.NodeSeries{Node: name, IntervalNs: 1e9}
+		for i := range 4 {
+			s.Samples = append(s.Samples, result.NodeSample{OffsetNs: int64(i) * 1e9, DurationNs: 1e9, CPUIdle: 1, Paging: p})
+		}
+		return s
+	}
+	r := &result.Result{Nodes: []result.NodeSeries{
+		node("a:9100", result.Paging{VMStat: true, SwapInPages: 300, MajorFaults: 1200, SwapTotalBytes: 1 << 30, SwapUsedBytes: 256 << 20}),
+		node("b:9100", result.Paging{})}}
+	var b bytes.Buffer
+	WriteNodesText(&b, r)
+	out := strings.Join(strings.Fields(b.String()), " ") // the rows wrap
+	if n := strings.Count(out, "paging"); n != 1 || !strings.Contains(out, "swap in 300 pages/s, out 0 pages/s; 1,200 major faults/s; 0 direct reclaims/s; swap 256 MiB used max of 1.00 GiB") {
+		t.Errorf("%d paging rows, want node a's only:\n%s", n, out)
+	}
+}
