@@ -15,6 +15,7 @@ const (
 	LimitDisk        = "disk"               // a device busy all the time
 	LimitNet         = "network"            // a link at its speed
 	LimitGC          = "jvm gc"             // a JVM server collecting garbage much of the time (JMX)
+	LimitMemory      = "memory"             // a machine that swapped or major-faulted, or reads that missed the page cache (memory.go)
 	LimitLoader      = "loader"             // platbench itself (client-bound)
 	LimitNeighbours  = "neighbours"         // other processes (or the hypervisor) took the CPU
 	LimitConcurrency = "requests in flight" // a closed loop, nothing saturated: N in flight set the throughput
@@ -138,7 +139,12 @@ type bottleneck struct {
 	selfKnown bool    // the file records platbench's own CPU
 	selfHot   bool    // one platbench thread at BusyCore or more on average
 	cores     float64 // the loader host's CPUs
-	nodes     []NodeFigures
+	// selfReadBytesPerS is platbench's own storage reads over the phase
+	// (selfReadKnown: its samples were recorded): an in-process target's
+	// page-cache misses.
+	selfReadBytesPerS float64
+	selfReadKnown     bool
+	nodes             []NodeFigures
 
 	out  result.Bottleneck
 	says result.BottleneckPhrases
@@ -180,11 +186,13 @@ func (b *bottleneck) hostFigures() {
 	c.Host = &w
 	b.host, b.hasHost = Host(&c)
 	if n := len(w.SelfSamples); n > 0 {
-		var cores, hot float64
+		var cores, hot, read float64
 		for _, s := range w.SelfSamples {
 			cores += s.CPUCores
 			hot += s.MaxThreadCores
+			read += float64(s.ReadBytes)
 		}
+		b.selfReadBytesPerS, b.selfReadKnown = read/sampledSecs(w.Samples), true
 		b.selfCores, b.selfKnown = cores/float64(n), true
 		b.selfHot = hot/float64(n) >= BusyCore
 	} else if b.host.SelfCores > 0 { // a file without platbench's CPU says 0
@@ -222,20 +230,25 @@ func (b *bottleneck) serverCores() float64 {
 	return b.host.Server.CoresMean
 }
 
-// judge picks the limit: a saturated resource first (the server's nodes,
-// then the loader host), others on the host, the loader; with nothing
-// saturated, the workload itself (requests in flight, or the rate).
+// judge picks the limit: a machine that paged (memory), a saturated
+// resource (the server's nodes, then the loader host), others on the
+// host, the loader; with nothing saturated, reads that missed the page
+// cache (memory), else the workload itself (requests in flight, or the
+// rate).
 func (b *bottleneck) judge() {
 	o := &b.out
 	b.caveats()
+	b.pagingLimit()
 	switch {
-	case b.nodeLimit():
+	case b.nodeLimit(): // keeps a paging limit; the nodes' saturated resources are its evidence
 	case b.gcLimit():
 	case b.hostLimit():
 	case b.loaderLimit():
+	case b.cacheMissLimit():
 	default:
 		b.workloadLimit()
 	}
+	b.cacheMissNote()
 	if !b.hasHost {
 		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingHost, nil))
 	}
@@ -417,7 +430,7 @@ func (b *bottleneck) set(limit, strength string, evidence result.Phrase) {
 func (b *bottleneck) next(limit string) {
 	b.says.Next = nil
 	switch limit {
-	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet, LimitGC, LimitLoader, LimitNeighbours, LimitConcurrency, LimitRate:
+	case LimitCPU, LimitCore, LimitIRQCore, LimitDisk, LimitNet, LimitGC, LimitMemory, LimitLoader, LimitNeighbours, LimitConcurrency, LimitRate:
 		p := phrase(PhraseNext, nil, limit)
 		b.says.Next = &p
 	}
@@ -557,10 +570,16 @@ func (b *bottleneck) headroom() []result.Phrase {
 			p.F, p.S = append(p.F, d.BusyMean), append(p.S, d.Name)
 		}
 		out = append(out, p)
+		if m, ok := memRoom(h.Memory, h.RAM, "loader host"); ok {
+			out = append(out, m)
+		}
 	}
 	for _, n := range b.nodes {
 		if n.Samples > 0 {
 			out = append(out, phrase(PhraseNodeRoom, []float64{n.CPUBusy, n.BusiestCoreMean}, n.Node))
+			if m, ok := memRoom(n.Memory, n.MemTotal, n.Node); ok {
+				out = append(out, m)
+			}
 		}
 	}
 	return out

@@ -23,6 +23,8 @@ type HostFigures struct {
 
 	MemUsedMax, PageCacheEnd, PageCacheMax, DirtyMax float64
 	RAM                                              float64 // the platform's RAM; 0 if unknown
+	// Memory is the host's paging (swap, major faults, direct reclaim).
+	Memory MemoryFigures
 
 	Disks []HostDisk // devices that did any I/O, most bytes first
 	Nets  []HostNet  // interfaces that moved packets, most bytes first
@@ -149,7 +151,21 @@ func Host(r *result.Result) (HostFigures, bool) {
 		ServerMatch:     h.ServerMatch,
 		Counters:        counterFigures(r.Counters),
 	}
+	f.Memory = memoryOf(len(ss), func(i int) (result.Paging, int64) { return ss[i].Paging, ss[i].MemAvailableBytes }, secs)
 	return f, true
+}
+
+// sampledSecs is the samples' summed durations (1 s each for hand-made
+// files without them).
+func sampledSecs(ss []result.HostSample) float64 {
+	var secs float64
+	for _, s := range ss {
+		secs += float64(s.DurationNs) / 1e9
+	}
+	if secs <= 0 {
+		secs = float64(len(ss))
+	}
+	return secs
 }
 
 func selfCores(u *result.SelfUsage) float64 {

@@ -65,6 +65,8 @@ type NodeFigures struct {
 	MemTotal, MemUsedMax, MemAvailableMin      float64
 	PageCacheStart, PageCacheEnd, PageCacheMax float64
 	DirtyMax                                   float64
+	// Memory is the node's paging (swap, major faults, direct reclaim).
+	Memory MemoryFigures
 
 	Disks []HostDisk // devices that did any I/O, most bytes first
 	Nets  []NodeNet  // interfaces that moved packets, most bytes first
@@ -247,6 +249,7 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 	f.PageCacheStart, f.PageCacheEnd = float64(good[0].PageCacheBytes), float64(last.PageCacheBytes)
 	f.PageCacheMax = maxOf(func(x result.NodeSample) float64 { return float64(x.PageCacheBytes) })
 	f.DirtyMax = maxOf(func(x result.NodeSample) float64 { return float64(x.DirtyBytes) })
+	f.Memory = memoryOf(len(good), func(i int) (result.Paging, int64) { return good[i].Paging, good[i].MemAvailableBytes }, secs)
 	hs := make([]result.HostSample, len(good))
 	for i, x := range good {
 		hs[i] = result.HostSample{DurationNs: x.DurationNs, Disks: x.Disks}

@@ -48,6 +48,9 @@ var (
 		{desc("platbench_host_dirty_bytes", "Dirty page cache waiting for writeback."), func(h *result.HostSample, _ rateFn) float64 { return float64(h.DirtyBytes) }},
 		{desc("platbench_host_context_switches_per_second", "Context switches per second over the last sample."), func(h *result.HostSample, r rateFn) float64 { return r(h.CtxSwitches) }},
 		{desc("platbench_host_interrupts_per_second", "Interrupts per second over the last sample."), func(h *result.HostSample, r rateFn) float64 { return r(h.Interrupts) }},
+		{desc("platbench_host_major_faults_per_second", "Major page faults (pages read from disk on a fault) per second over the last sample (/proc/vmstat pgmajfault)."), func(h *result.HostSample, r rateFn) float64 { return r(h.MajorFaults) }},
+		{desc("platbench_host_swap_in_pages_per_second", "Pages swapped in per second over the last sample (/proc/vmstat pswpin)."), func(h *result.HostSample, r rateFn) float64 { return r(h.SwapInPages) }},
+		{desc("platbench_host_swap_out_pages_per_second", "Pages swapped out per second over the last sample (/proc/vmstat pswpout)."), func(h *result.HostSample, r rateFn) float64 { return r(h.SwapOutPages) }},
 	}
 	descProc = []procDesc{
 		{desc("platbench_process_cpu_cores", "CPU cores used over the last sample, by role (platbench or server).", "role", "pid"), func(p *result.ProcSample) float64 { return p.CPUCores }},

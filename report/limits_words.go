@@ -83,6 +83,8 @@ func sayPhrase(p result.Phrase) string {
 		return line
 	case analysis.PhraseNodeRoom:
 		return fmt.Sprintf("node %s: CPU %.0f%%, busiest core %.0f%%", name(p, 0), 100*f(0), 100*f(1))
+	case analysis.PhraseMemRoom:
+		return sayMemRoom(p)
 	case analysis.PhraseNext:
 		return nextFor(name(p, 0))
 	case analysis.PhraseNextTelemetry:
@@ -136,6 +138,10 @@ func saySummary(p result.Phrase) (string, bool) {
 		return fmt.Sprintf("the fixed rate of %s, met with headroom: nothing saturated", units.OpsPerSec(f(0))), true
 	case analysis.PhraseGC:
 		return fmt.Sprintf("the JVM's garbage collector on node %s: %.0f%% of the time collecting (peak %.0f%% in a sample), from its JMX counters", name(p, 0), 100*f(0), 100*f(1)), true
+	case analysis.PhrasePaging:
+		return fmt.Sprintf("memory on %s: %s, pages read back from disk instead of memory", machineName(name(p, 0)), pagingWords(f(0), f(1), f(2), f(3))), true
+	case analysis.PhraseCacheMiss:
+		return fmt.Sprintf("memory (the page cache) on %s: the reads went to storage, %s/s, %s per read, so each waited for the disk (seed 003's limit)", machineName(name(p, 0)), units.Bytes(f(0)), units.Bytes(f(1))), true
 	case analysis.PhraseRateNotMet:
 		return "unknown: the rate was not met and no sampled resource saturated (the server's own limits: locks, one hot partition, its threads; or a machine not sampled)", true
 	}
@@ -155,6 +161,15 @@ func sayEvidence(p result.Phrase) (string, bool) {
 		return hostBusy(0), true
 	case analysis.PhraseDiskBusy:
 		return fmt.Sprintf("disk %s was busy %.0f%% of the time (peak %.0f%%); %s", name(p, 0), 100*f(0), 100*f(1), hostBusy(2)), true
+	case analysis.PhrasePagingSamples:
+		line := fmt.Sprintf("%s: swap in %s pages/s, out %s pages/s, %s major faults/s, %s direct reclaims/s; memory available %s at the least",
+			machineName(name(p, 0)), perS(f(0)), perS(f(1)), perS(f(2)), perS(f(3)), units.Bytes(f(4)))
+		if f(6) > 0 {
+			line += fmt.Sprintf(", swap %s used of %s", units.Bytes(f(5)), units.Bytes(f(6)))
+		}
+		return line, true
+	case analysis.PhraseCacheMissed:
+		return fmt.Sprintf("reads missed the page cache on %s: %s/s from storage, %s per read", machineName(name(p, 0)), units.Bytes(f(0)), units.Bytes(f(1))), true
 	case analysis.PhraseCPUSplit:
 		return fmt.Sprintf("platbench %.1f cores%s, others %.1f", f(0), serverNote(f(1)), f(2)), true
 	case analysis.PhraseSelfCheck:
@@ -166,6 +181,53 @@ func sayEvidence(p result.Phrase) (string, bool) {
 		return fmt.Sprintf("%.0f%% of the intended %s sustained", 100*f(0), units.OpsPerSec(f(1))), true
 	}
 	return "", false
+}
+
+// machineName is "the loader host" or "node X".
+func machineName(where string) string {
+	if where == "loader host" {
+		return "the loader host"
+	}
+	return "node " + where
+}
+
+// pagingWords says what a machine's paging was: swap-ins, major faults (and
+// per operation), direct reclaims, the ones that happened.
+func pagingWords(swapIn, faults, perOp, stalls float64) string {
+	var parts []string
+	if swapIn > 0 {
+		parts = append(parts, fmt.Sprintf("it swapped in %s pages/s", perS(swapIn)))
+	}
+	if faults > 0 {
+		w := fmt.Sprintf("took %s major faults/s", perS(faults))
+		if perOp > 0 {
+			w += fmt.Sprintf(" (%.2g per operation)", perOp)
+		}
+		parts = append(parts, w)
+	}
+	if stalls > 0 {
+		parts = append(parts, fmt.Sprintf("made allocations wait for reclaim %s times/s", perS(stalls)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sayMemRoom words a machine's memory headroom.
+func sayMemRoom(p result.Phrase) string {
+	f := func(i int) float64 { return fig(p, i) }
+	line := fmt.Sprintf("%s: memory available %s at the least", machineName(name(p, 0)), units.Bytes(f(0)))
+	if f(1) > 0 {
+		line += " of " + units.Bytes(f(1))
+	}
+	return line + fmt.Sprintf(", swap in %s pages/s, %s major faults/s", perS(f(2)), perS(f(3)))
+}
+
+// perS is a rate of events a second: whole from 100 ("1,250"), else with
+// one decimal at most ("2.5", "3").
+func perS(v float64) string {
+	if v >= 100 {
+		return units.Int(v)
+	}
+	return units.Trim1(v)
 }
 
 // serverNote names the server's cores beside platbench's (none when the
@@ -184,6 +246,8 @@ func nextFor(limit string) string {
 		return "this is the platform's limit for this workload: compare platforms at it, or give the limited resource more (cores, a faster disk, spread interrupts)"
 	case analysis.LimitGC:
 		return "the server's heap and collector are part of the platform: compare GC settings (heap size, G1/ZGC) or the allocation its work causes (seed 002: byte[] churn in its I/O)"
+	case analysis.LimitMemory:
+		return "give that machine more memory (a larger instance), or use a dataset that fits in it; leave memory to the page cache (a smaller JVM heap, -Xmx) and do not let a server swap (swapoff, vm.swappiness): with too little memory the run measures the disk"
 	case analysis.LimitLoader:
 		return "give platbench more cores or another loader (--rendezvous), or lower --concurrency: the figures are the loader's"
 	case analysis.LimitNeighbours:

@@ -123,6 +123,9 @@ func nodeSection(n analysis.NodeFigures) section {
 		}
 		t.add("memory", fmt.Sprintf("used %s max of %s, available %s min; page cache %s at the start, %s at the end (%s max); dirty %s max",
 			b(n.MemUsedMax), b(n.MemTotal), b(n.MemAvailableMin), b(n.PageCacheStart), b(n.PageCacheEnd), b(n.PageCacheMax), b(n.DirtyMax)))
+		if n.Memory.Known {
+			t.add("paging", pagingLine(n.Memory))
+		}
 	}
 	for _, d := range n.Disks {
 		t.add("disk "+d.Name, diskLine(d))

@@ -36,6 +36,9 @@ func writeHostText(w io.Writer, r *result.Result) {
 	}
 	fmt.Fprintf(w, "  memory     used %s max, page cache %s end (%s max), dirty %s max%s\n",
 		units.Bytes(f.MemUsedMax), units.Bytes(f.PageCacheEnd), units.Bytes(f.PageCacheMax), units.Bytes(f.DirtyMax), ram)
+	if f.Memory.Known {
+		fmt.Fprintf(w, "  paging     %s\n", pagingLine(f.Memory))
+	}
 	for _, d := range f.Disks {
 		fmt.Fprintf(w, "  disk %-6s %s\n", d.Name, diskLine(d))
 	}
@@ -221,4 +224,15 @@ func perfComment(name string, x float64, v func(string) (float64, bool)) string 
 		return pctOf(result.PerfCacheRefs, "of all cache refs")
 	}
 	return ""
+}
+
+// pagingLine is a machine's paging over the run (issue 45): swap in and
+// out, major faults and direct reclaims a second, swap in use.
+func pagingLine(m analysis.MemoryFigures) string {
+	line := fmt.Sprintf("swap in %s pages/s, out %s pages/s; %s major faults/s; %s direct reclaims/s",
+		perS(m.SwapInPerS), perS(m.SwapOutPerS), perS(m.MajorFaultsPerS), perS(m.AllocStallsPerS))
+	if m.SwapTotal > 0 {
+		line += fmt.Sprintf("; swap %s used max of %s", units.Bytes(m.SwapUsedMax), units.Bytes(m.SwapTotal))
+	}
+	return line
 }

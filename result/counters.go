@@ -21,3 +21,33 @@ func (n *NodeNetIO) AddCounts(o NodeNetIO) {
 	n.RxBytes, n.TxBytes, n.RxPackets, n.TxPackets = n.RxBytes+o.RxBytes, n.TxBytes+o.TxBytes, n.RxPackets+o.RxPackets, n.TxPackets+o.TxPackets
 	n.RxDrops, n.TxDrops = n.RxDrops+o.RxDrops, n.TxDrops+o.TxDrops
 }
+
+// Paging is a machine's memory pressure over one sample, from the kernel's
+// /proc/vmstat counters (the loader host's, or node_exporter's node_vmstat_*)
+// and /proc/meminfo's swap: pages read back from swap and written to it,
+// major page faults (a page read from disk on a fault: a swap-in, or a
+// mapped file's page that was not in the page cache), and the times an
+// allocation waited for the kernel to reclaim memory itself (direct
+// reclaim). Counts are totals over the sample; swap sizes are as of its
+// end. VMStat says the counters were read: a file written before them, or
+// an exporter without its vmstat collector, leaves them all zero and
+// unknown. Embedded in HostSample and NodeSample, its fields are theirs in
+// JSON, all omitted when zero.
+type Paging struct {
+	VMStat         bool   `json:"vmstat,omitempty"`
+	MajorFaults    uint64 `json:"major_faults,omitempty"`
+	SwapInPages    uint64 `json:"swap_in_pages,omitempty"`
+	SwapOutPages   uint64 `json:"swap_out_pages,omitempty"`
+	AllocStalls    uint64 `json:"alloc_stalls,omitempty"`
+	SwapTotalBytes int64  `json:"swap_total_bytes,omitempty"`
+	SwapUsedBytes  int64  `json:"swap_used_bytes,omitempty"`
+}
+
+// Add folds o, the sample after p, into p: the counts summed, the swap
+// sizes as of o; read when either was.
+func (p *Paging) Add(o Paging) {
+	p.VMStat = p.VMStat || o.VMStat
+	p.MajorFaults, p.SwapInPages, p.SwapOutPages = p.MajorFaults+o.MajorFaults, p.SwapInPages+o.SwapInPages, p.SwapOutPages+o.SwapOutPages
+	p.AllocStalls += o.AllocStalls
+	p.SwapTotalBytes, p.SwapUsedBytes = o.SwapTotalBytes, o.SwapUsedBytes
+}

@@ -52,6 +52,9 @@ type NodeSample struct {
 	MemAvailableBytes int64 `json:"mem_available_bytes"`
 	PageCacheBytes    int64 `json:"page_cache_bytes"`
 	DirtyBytes        int64 `json:"dirty_bytes"`
+	// Paging is the node's swapping, major faults and direct reclaim
+	// (node_vmstat_*, node_memory_Swap*).
+	Paging
 
 	// Disks are the devices node_exporter reports (whole disks by its
 	// default filter), keyed by device name.

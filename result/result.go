@@ -440,6 +440,8 @@ type HostSample struct {
 	Interrupts        uint64            `json:"interrupts"`
 	Disks             map[string]DiskIO `json:"disks,omitempty"`
 	Nets              map[string]NetIO  `json:"nets,omitempty"`
+	// Paging is the host's swapping, major faults and direct reclaim.
+	Paging
 }
 
 // DiskIO is one device's I/O in one sample.

@@ -121,6 +121,7 @@ func weights(aDur, bDur int64) (wa, wb float64) {
 func MergeHostSample(a *HostSample, b HostSample, _ int) bool {
 	mergeMachine(a.machine(), b.machine())
 	a.Load1 = b.Load1
+	a.Paging.Add(b.Paging)
 	a.CtxSwitches += b.CtxSwitches
 	a.Interrupts += b.Interrupts
 	a.Nets = mergeByName(a.Nets, b.Nets, NetIO.Plus)
@@ -220,6 +221,7 @@ func MergeNodeSample(a *NodeSample, b NodeSample, _ int) bool {
 		return a.Missing && b.Missing
 	}
 	mergeMachine(a.machine(), b.machine())
+	a.Paging.Add(b.Paging)
 	a.CPUs, a.MemTotalBytes = b.CPUs, b.MemTotalBytes
 	a.Nets = mergeByName(a.Nets, b.Nets, func(m, n NodeNetIO) NodeNetIO {
 		m.AddCounts(n)

@@ -1,7 +1,8 @@
 // Package host samples the machine every interval (1 s by default) from
 // /proc and /sys, via github.com/prometheus/procfs: CPU split into user,
 // system, iowait, irq, softirq, steal and idle, the busiest core, load,
-// memory / page cache / dirty, per-device disk I/O with mean latency,
+// memory / page cache / dirty, paging (major faults, swap in and out,
+// direct reclaim: /proc/vmstat) and swap in use, per-device disk I/O with mean latency,
 // per-interface network traffic, context switches and interrupts. It also
 // samples platbench's own process and, when given, a server process on the
 // same host (package telemetry/proc).
@@ -19,6 +20,8 @@ package host
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,6 +188,10 @@ func (s *Sampler) read(now time.Time) {
 	errDisk := s.proc.diskstats(cur, s.wholeDisk)
 	errNet := s.proc.netdev(cur)
 	errMem := s.proc.meminfo(cur)
+	errVM := s.proc.vmstat(cur)
+	if errors.Is(errVM, fs.ErrNotExist) {
+		errVM = nil // a kernel (or sandbox) without /proc/vmstat: no paging figures, not a fault
+	}
 	load, errLoad := s.proc.load1()
 	// A file read in part gives no figures: the next sample does not
 	// compare with a part.
@@ -212,7 +219,7 @@ func (s *Sampler) read(now time.Time) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad} {
+	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad, errVM} {
 		s.setErr(err)
 	}
 
@@ -234,6 +241,7 @@ func (s *Sampler) read(now time.Time) {
 			m := machine.MemFigures(cur.Mem)
 			hs.MemUsedBytes, hs.MemAvailableBytes, hs.PageCacheBytes, hs.DirtyBytes = m.UsedBytes, m.AvailableBytes, m.PageCacheBytes, m.DirtyBytes
 		}
+		hs.Paging = machine.PagingDeltas(&s.prev.Reading, &cur.Reading) // none unless both read /proc/vmstat
 		if errDisk == nil {
 			hs.Disks = machine.DiskDeltas(s.prev.Disks, cur.Disks, dt)
 		}

@@ -278,3 +278,28 @@ func TestSamplerLoopbackTraffic(t *testing.T) {
 		t.Errorf("%s received %d bytes, want >= %d", loName, lo, size)
 	}
 }
+
+// Major faults this process takes (testenv.MajorFaults: pages of a file
+// read from disk on a fault) are in the host's samples: at least as many
+// as getrusage counted, since /proc/vmstat counts every process's.
+func TestSamplerCountsMajorFaults(t *testing.T) {
+	s := Start(context.Background(), time.Hour) // the ticker never fires: Stop takes the one sample
+	made := testenv.MajorFaults(t, 512)
+	time.Sleep(250 * time.Millisecond) // Stop samples only a span of at least a fifth of the interval; read the rest by hand
+	s.read(time.Now())
+	series := s.Stop()
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got uint64
+	for _, x := range series.Samples {
+		if !x.VMStat {
+			t.Fatalf("sample without paging counters: %+v", x)
+		}
+		got += x.MajorFaults
+	}
+	if made < 256 || got < uint64(made) {
+		t.Errorf("the process took %d major faults, the samples count %d (want at least 256, and at least the process's)", made, got)
+	}
+	t.Logf("made %d major faults, sampled %d", made, got)
+}

@@ -161,7 +161,7 @@ func (p *procFiles) meminfo(f *machine.Frame) error {
 }
 
 // memNames are the /proc/meminfo fields a sample uses.
-var memNames = []string{"MemTotal", "MemFree", "Buffers", "Cached", "SReclaimable", "MemAvailable", "Dirty"}
+var memNames = []string{"MemTotal", "MemFree", "Buffers", "Cached", "SReclaimable", "MemAvailable", "Dirty", "SwapTotal", "SwapFree"}
 
 func parseMeminfo(b []byte, mem map[string]float64) error {
 	for len(b) > 0 {
@@ -199,6 +199,52 @@ func parseMeminfo(b []byte, mem map[string]float64) error {
 	}
 	if len(mem) == 0 {
 		return errors.New("/proc/meminfo has none of " + fmt.Sprint(memNames))
+	}
+	return nil
+}
+
+// vmstat reads /proc/vmstat's paging counters into f.VM.
+func (p *procFiles) vmstat(f *machine.Frame) error {
+	b, err := p.read("vmstat")
+	if err != nil {
+		return err
+	}
+	return parseVMStat(b, &f.VM)
+}
+
+// parseVMStat reads the counters of machine.VMCounters: pgmajfault,
+// pswpin, pswpout, and allocstall (one line before Linux 4.8, one per zone
+// since: allocstall_normal, allocstall_movable..., summed).
+func parseVMStat(b []byte, vm *machine.VMCounters) error {
+	*vm = machine.VMCounters{}
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		key, rest := field(line)
+		var dst *float64
+		switch {
+		case string(key) == "pgmajfault":
+			dst, vm.Read = &vm.MajorFaults, true
+		case string(key) == "pswpin":
+			dst = &vm.SwapIn
+		case string(key) == "pswpout":
+			dst = &vm.SwapOut
+		case string(key) == "allocstall" || bytes.HasPrefix(key, []byte("allocstall_")):
+			dst = &vm.AllocStalls
+		default:
+			continue
+		}
+		tok, _ := field(rest)
+		v, err := strconv.ParseUint(string(tok), 10, 64)
+		if err != nil {
+			*vm = machine.VMCounters{}
+			return fmt.Errorf("/proc/vmstat: %q: the value is not a count", line)
+		}
+		*dst += float64(v)
+	}
+	if !vm.Read {
+		*vm = machine.VMCounters{}
+		return errors.New("/proc/vmstat has no pgmajfault line")
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/result"
 	"github.com/platbench/platbench/telemetry/machine"
 )
 
@@ -63,7 +64,8 @@ func readWithProcfs(t *testing.T, root string, whole map[string]bool) (out procf
 	}
 	out.Mem = map[string]float64{}
 	for name, p := range map[string]*uint64{"MemTotal": m.MemTotalBytes, "MemFree": m.MemFreeBytes, "Buffers": m.BuffersBytes,
-		"Cached": m.CachedBytes, "SReclaimable": m.SReclaimableBytes, "MemAvailable": m.MemAvailableBytes, "Dirty": m.DirtyBytes} {
+		"Cached": m.CachedBytes, "SReclaimable": m.SReclaimableBytes, "MemAvailable": m.MemAvailableBytes, "Dirty": m.DirtyBytes,
+		"SwapTotal": m.SwapTotalBytes, "SwapFree": m.SwapFreeBytes} {
 		if p != nil {
 			out.Mem[name] = float64(*p)
 		}
@@ -141,6 +143,11 @@ func readAll(p *procFiles, f *machine.Frame, whole map[string]bool) (procfsReadi
 	}
 	if err == nil {
 		out.load1, err = p.load1()
+	}
+	if err == nil && p.root == "/proc" {
+		// The live /proc's (TestProcFilesAllocs); procfs, the oracle of
+		// the fixture directories, has no reader of it (TestParseVMStat).
+		err = p.vmstat(f)
 	}
 	out.Reading, out.ctxt, out.intr = f.Reading, st.ctxt, st.intr
 	return out, err
@@ -266,5 +273,112 @@ func FuzzProcFiles(f *testing.F) {
 		_ = parseMeminfo([]byte(meminfo), fr.Mem)
 		_ = parseDiskstats([]byte(diskstats), fr, map[string]bool{"sda": true}, func(b []byte) string { return string(b) })
 		_ = parseNetDev([]byte(netdev), fr, func(b []byte) string { return string(b) })
+	})
+}
+
+// This machine's /proc/vmstat and /proc/meminfo (Linux 6.18, captured for
+// issue 45) read as their lines say; so do an old kernel's single
+// allocstall line and the live files. A file without pgmajfault, or with a
+// count that is not one, gives no paging figures and says why.
+func TestParseVMStat(t *testing.T) {
+	b, err := os.ReadFile("testdata/vmstat-6.18.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := machine.VMCounters{Read: true}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, " ")
+		n, _ := strconv.ParseFloat(v, 64)
+		switch {
+		case !ok:
+		case k == "pgmajfault":
+			want.MajorFaults = n
+		case k == "pswpin":
+			want.SwapIn = n
+		case k == "pswpout":
+			want.SwapOut = n
+		case strings.HasPrefix(k, "allocstall_"):
+			want.AllocStalls += n
+		}
+	}
+	if want.MajorFaults == 0 || want.AllocStalls == 0 {
+		t.Fatalf("the fixture has no major faults or allocstalls: %+v", want)
+	}
+	var got machine.VMCounters
+	if err := parseVMStat(b, &got); err != nil || got != want {
+		t.Errorf("fixture: %+v, %v; want %+v", got, err, want)
+	}
+	old := "nr_free_pages 5\npgmajfault 7\npswpin 3\npswpout 4\nallocstall 9\npgscan_direct_throttle 1\n"
+	if err := parseVMStat([]byte(old), &got); err != nil || got != (machine.VMCounters{MajorFaults: 7, SwapIn: 3, SwapOut: 4, AllocStalls: 9, Read: true}) {
+		t.Errorf("old kernel: %+v, %v", got, err)
+	}
+	for in, msg := range map[string]string{"pswpin 3\n": "no pgmajfault", "pgmajfault x\n": `"pgmajfault x": the value is not a count`, "": "no pgmajfault"} {
+		err := parseVMStat([]byte(in), &got)
+		if err == nil || !strings.Contains(err.Error(), msg) || got != (machine.VMCounters{}) {
+			t.Errorf("%q: %+v, %v; want an error with %q and no figures", in, got, err, msg)
+		}
+	}
+	live, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		testenv.Skip(t, testenv.Host, "no /proc/vmstat here: %v", err)
+	}
+	if err := parseVMStat(live, &got); err != nil || !got.Read {
+		t.Errorf("live /proc/vmstat: %+v, %v", got, err)
+	}
+}
+
+// The captured /proc/meminfo's swap lines are read (bytes), beside the
+// fields read before.
+func TestParseMeminfoSwap(t *testing.T) {
+	b, err := os.ReadFile("testdata/meminfo-6.18.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := map[string]float64{}
+	if err := parseMeminfo(b, mem); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range memNames {
+		if _, ok := mem[k]; !ok {
+			t.Errorf("%s not read", k)
+		}
+	}
+	swap := "MemTotal: 100 kB\nSwapTotal:  2048 kB\nSwapFree:   1024 kB\n"
+	clear(mem)
+	if err := parseMeminfo([]byte(swap), mem); err != nil || mem["SwapTotal"] != 2048*1024 || mem["SwapFree"] != 1024*1024 {
+		t.Errorf("swap: %v, %v", mem, err)
+	}
+}
+
+// Two readings of paging counters make a sample's paging figures: counts
+// are the increase, swap in use is total - free of the latest; a reading
+// that did not read /proc/vmstat gives none.
+func TestPagingDeltas(t *testing.T) {
+	prev, cur := machine.NewFrame(), machine.NewFrame()
+	prev.VM = machine.VMCounters{MajorFaults: 100, SwapIn: 10, SwapOut: 20, AllocStalls: 5, Read: true}
+	cur.VM = machine.VMCounters{MajorFaults: 250, SwapIn: 74, SwapOut: 20, AllocStalls: 4, Read: true} // allocstall went down: a reset
+	cur.Mem["SwapTotal"], cur.Mem["SwapFree"] = 8<<30, 6<<30
+	got := machine.PagingDeltas(&prev.Reading, &cur.Reading)
+	want := result.Paging{VMStat: true, MajorFaults: 150, SwapInPages: 64, SwapTotalBytes: 8 << 30, SwapUsedBytes: 2 << 30}
+	if got != want {
+		t.Errorf("%+v, want %+v", got, want)
+	}
+	prev.VM.Read = false
+	if got := machine.PagingDeltas(&prev.Reading, &cur.Reading); got != (result.Paging{}) {
+		t.Errorf("without vmstat: %+v", got)
+	}
+}
+
+// FuzzVMStat: any /proc/vmstat-like file reads without panicking, and a
+// read that fails leaves no figures.
+func FuzzVMStat(f *testing.F) {
+	f.Add("pgmajfault 7\npswpin 3\npswpout 4\nallocstall_normal 9\n")
+	f.Add("allocstall 1\npgmajfault 18446744073709551615\n")
+	f.Add("pgmajfault\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		var vm machine.VMCounters
+		if err := parseVMStat([]byte(in), &vm); err != nil && vm != (machine.VMCounters{}) {
+			t.Fatalf("%q: %v with figures %+v", in, err, vm)
+		}
 	})
 }

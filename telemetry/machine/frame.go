@@ -32,6 +32,7 @@ func (f *Frame) Reset() {
 	clear(f.Disks)
 	clear(f.Nets)
 	f.Total = nil
+	f.VM = VMCounters{}
 	if len(f.cpus)+len(f.disks)+len(f.nets) > MaxEntries {
 		clear(f.cpus)
 		clear(f.disks)

@@ -43,6 +43,17 @@ type Reading struct {
 	Mem   map[string]float64
 	Disks map[string]*DiskCounters
 	Nets  map[string]*NetCounters
+	// VM are the paging counters (/proc/vmstat or node_vmstat_*).
+	VM VMCounters
+}
+
+// VMCounters are the kernel's paging counters since boot (/proc/vmstat):
+// major faults (pgmajfault), pages swapped in and out (pswpin, pswpout),
+// and direct reclaims (the allocstall_* zones summed). Read says the
+// source had pgmajfault: without it the others are unknown too.
+type VMCounters struct {
+	MajorFaults, SwapIn, SwapOut, AllocStalls float64
+	Read                                      bool
 }
 
 // CPU is a sample's CPU figures: the fraction of time in each mode (User
@@ -132,6 +143,20 @@ func MemFigures(m map[string]float64) Mem {
 	total, free, buf, cached, srecl := m["MemTotal"], m["MemFree"], m["Buffers"], m["Cached"], m["SReclaimable"]
 	return Mem{TotalBytes: toInt(total), UsedBytes: toInt(total - free - buf - cached - srecl),
 		AvailableBytes: toInt(m["MemAvailable"]), PageCacheBytes: toInt(cached), DirtyBytes: toInt(m["Dirty"])}
+}
+
+// PagingDeltas is the memory pressure between two readings (the swap sizes
+// from cur's Mem: SwapTotal, SwapFree); none when either did not read the
+// paging counters.
+func PagingDeltas(prev, cur *Reading) result.Paging {
+	if !prev.VM.Read || !cur.VM.Read {
+		return result.Paging{}
+	}
+	p, c := &prev.VM, &cur.VM
+	total, free := cur.Mem["SwapTotal"], cur.Mem["SwapFree"]
+	return result.Paging{VMStat: true, MajorFaults: toUint(sub(c.MajorFaults, p.MajorFaults)),
+		SwapInPages: toUint(sub(c.SwapIn, p.SwapIn)), SwapOutPages: toUint(sub(c.SwapOut, p.SwapOut)),
+		AllocStalls: toUint(sub(c.AllocStalls, p.AllocStalls)), SwapTotalBytes: toInt(total), SwapUsedBytes: toInt(total - free)}
 }
 
 // DiskDeltas is each device's I/O between two readings dt apart.

@@ -80,6 +80,8 @@ func familyOf(name []byte) func(p *parser, f *frame, name []byte, v float64) {
 		return addDisk
 	case bytes.HasPrefix(name, []byte("node_network_")) && netField(name) != nil:
 		return addNet
+	case bytes.HasPrefix(name, []byte("node_vmstat_")) && vmField(name) != nil:
+		return addVM
 	}
 	return nil
 }
@@ -116,6 +118,28 @@ func addDisk(p *parser, f *frame, name []byte, v float64) {
 
 func addNet(p *parser, f *frame, name []byte, v float64) {
 	*netField(name)(f.NetSlot(p.intern(p.r.Label(labelDevice)))) = v
+}
+
+// addVM adds a paging counter; the allocstall zones (node_vmstat_allocstall_*,
+// when the exporter's --collector.vmstat.fields lets them through) are summed.
+func addVM(_ *parser, f *frame, name []byte, v float64) {
+	*vmField(name)(&f.VM) += v
+	f.VM.Read = f.VM.Read || string(name) == "node_vmstat_pgmajfault"
+}
+
+// vmField is where a node_vmstat_* counter goes; nil for the others.
+func vmField(name []byte) func(*machine.VMCounters) *float64 {
+	switch n := name[len("node_vmstat_"):]; {
+	case string(n) == "pgmajfault":
+		return func(vm *machine.VMCounters) *float64 { return &vm.MajorFaults }
+	case string(n) == "pswpin":
+		return func(vm *machine.VMCounters) *float64 { return &vm.SwapIn }
+	case string(n) == "pswpout":
+		return func(vm *machine.VMCounters) *float64 { return &vm.SwapOut }
+	case string(n) == "allocstall" || bytes.HasPrefix(n, []byte("allocstall_")):
+		return func(vm *machine.VMCounters) *float64 { return &vm.AllocStalls }
+	}
+	return nil
 }
 
 func diskField(name []byte) func(*machine.DiskCounters) *float64 {
@@ -172,6 +196,6 @@ func sample(prev, cur *reading, dt time.Duration) result.NodeSample {
 		CPUs: c.CPUs, CPUUser: c.User, CPUSystem: c.System, CPUIOWait: c.IOWait, CPUIRQ: c.IRQ, CPUSoftIRQ: c.SoftIRQ,
 		CPUSteal: c.Steal, CPUIdle: c.Idle, CPUMaxCore: c.MaxCore, CPUMaxCoreID: c.MaxCoreID, CPUMaxCoreIRQ: c.MaxCoreIRQ,
 		MemTotalBytes: m.TotalBytes, MemUsedBytes: m.UsedBytes, MemAvailableBytes: m.AvailableBytes,
-		PageCacheBytes: m.PageCacheBytes, DirtyBytes: m.DirtyBytes,
+		PageCacheBytes: m.PageCacheBytes, DirtyBytes: m.DirtyBytes, Paging: machine.PagingDeltas(prev, cur),
 		Disks: machine.DiskDeltas(prev.Disks, cur.Disks, dt), Nets: machine.NetDeltas(prev.Nets, cur.Nets)}
 }
