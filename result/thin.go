@@ -123,6 +123,8 @@ func MergeHostSample(a *HostSample, b HostSample, _ int) bool {
 	a.Load1 = b.Load1
 	a.CtxSwitches += b.CtxSwitches
 	a.Interrupts += b.Interrupts
+	a.TCPOutSegs += b.TCPOutSegs
+	a.TCPRetransSegs += b.TCPRetransSegs
 	a.Nets = mergeByName(a.Nets, b.Nets, NetIO.Plus)
 	return true
 }

@@ -47,6 +47,10 @@ func WithTick(f func(i int, at time.Time)) Option { return func(s *Sampler) { s.
 // writes it), before the series thins it.
 func WithSample(f func(result.TelemetrySample)) Option { return func(s *Sampler) { s.onSample = f } }
 
+// WithLinkLimits records the link limits the user stated, in bits/s, by
+// interface ("" for every interface but lo): HostSeries.Links.
+func WithLinkLimits(l map[string]int64) Option { return func(s *Sampler) { s.linkLimits = l } }
+
 // Sampler is a running host sampler.
 type Sampler struct {
 	interval time.Duration
@@ -56,6 +60,9 @@ type Sampler struct {
 	onSample func(result.TelemetrySample)
 
 	proc *procFiles
+	net  netSampler // qdiscs, TCP retransmits (netsat.go)
+
+	linkLimits map[string]int64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -92,6 +99,8 @@ func Start(ctx context.Context, interval time.Duration, opts ...Option) *Sampler
 		o(s)
 	}
 	s.proc = newProcFiles("/proc")
+	s.net.qdisc = newQdiscReader()
+	s.series.Links = links("/sys/class/net", s.linkLimits)
 	s.self, _ = proc.Self()
 	ctx, s.cancel = context.WithCancel(ctx)
 	now := time.Now()
@@ -132,6 +141,7 @@ func (s *Sampler) Stop() *result.HostSeries {
 		s.read(now)
 	}
 	s.proc.close()
+	s.net.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.series
@@ -186,6 +196,7 @@ func (s *Sampler) read(now time.Time) {
 	errNet := s.proc.netdev(cur)
 	errMem := s.proc.meminfo(cur)
 	load, errLoad := s.proc.load1()
+	netRead := s.net.read(s.proc)
 	// A file read in part gives no figures: the next sample does not
 	// compare with a part.
 	if errStat != nil {
@@ -212,7 +223,7 @@ func (s *Sampler) read(now time.Time) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad} {
+	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad, netRead.errTCP} {
 		s.setErr(err)
 	}
 
@@ -240,12 +251,14 @@ func (s *Sampler) read(now time.Time) {
 		if errNet == nil {
 			hs.Nets = hostNets(machine.NetDeltas(s.prev.Nets, cur.Nets))
 		}
+		s.net.fill(&hs, netRead)
 		s.keep(hs, selfS, selfOK, srvS, srvOK)
 		if s.tick != nil {
 			s.tick(s.ticks, now)
 		}
 		s.ticks++
 	}
+	s.net.keep(netRead)
 	s.spare = s.prev
 	s.prevAt, s.prevStat, s.prev, s.havePrev = now, stat, cur, true
 }
