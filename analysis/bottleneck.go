@@ -134,6 +134,7 @@ type bottleneck struct {
 
 	host      HostFigures
 	hasHost   bool
+	series    *result.HostSeries // the loader host's samples of the phase
 	selfCores float64 // platbench's cores over the phase
 	selfKnown bool    // the file records platbench's own CPU
 	selfHot   bool    // one platbench thread at BusyCore or more on average
@@ -178,6 +179,7 @@ func (b *bottleneck) hostFigures() {
 	}
 	c := *b.r
 	c.Host = &w
+	b.series = &w
 	b.host, b.hasHost = Host(&c)
 	if n := len(w.SelfSamples); n > 0 {
 		var cores, hot float64
@@ -223,7 +225,7 @@ func (b *bottleneck) serverCores() float64 {
 }
 
 // judge picks the limit: a saturated resource first (the server's nodes,
-// then the loader host), others on the host, the loader; with nothing
+// then the loader host: its CPU, disks, network), others on the host, the loader; with nothing
 // saturated, the workload itself (requests in flight, or the rate).
 func (b *bottleneck) judge() {
 	o := &b.out
@@ -232,10 +234,12 @@ func (b *bottleneck) judge() {
 	case b.nodeLimit():
 	case b.gcLimit():
 	case b.hostLimit():
+	case b.netLimit():
 	case b.loaderLimit():
 	default:
 		b.workloadLimit()
 	}
+	b.retransCaveat()
 	if !b.hasHost {
 		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingHost, nil))
 	}
