@@ -233,8 +233,9 @@ func (b *bottleneck) judge() {
 	switch {
 	case b.nodeLimit():
 	case b.gcLimit():
+	case b.netLimit(true): // a link at its capacity with its queue full: whatever the CPUs did, no faster
 	case b.hostLimit():
-	case b.netLimit():
+	case b.netLimit(false):
 	case b.loaderLimit():
 	default:
 		b.workloadLimit()

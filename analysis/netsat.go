@@ -170,8 +170,11 @@ func retrans(h *result.HostSeries) (perS, share float64, ok bool) {
 }
 
 // netLimit: an interface of the loader host at its capacity or queueing in
-// most seconds (NetSat.Saturated), the busiest named.
-func (b *bottleneck) netLimit() bool {
+// most seconds (NetSat.Saturated), the busiest named. With sure, only
+// both at once: judge asks that before the host's CPUs, since a link at its
+// capacity with its queue full could not have carried more however busy
+// the CPUs were (neighbours, here, take the CPU the run did not need).
+func (b *bottleneck) netLimit(sure bool) bool {
 	if !b.hasHost || b.series == nil {
 		return false
 	}
@@ -180,8 +183,12 @@ func (b *bottleneck) netLimit() bool {
 		return false
 	}
 	n := nets[0]
+	both := n.Use >= SaturatedNet && n.QueuedShare >= QdiscShare
+	if sure && !both {
+		return false
+	}
 	strength := Likely
-	if n.Use >= SaturatedNet && n.QueuedShare >= QdiscShare || n.Use >= (1+SaturatedNet)/2 {
+	if both || n.Use >= (1+SaturatedNet)/2 {
 		strength = Strong
 	}
 	by := n.TxBytesPerS

@@ -129,3 +129,25 @@ func TestNetIOPlusQdisc(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
+
+// A link at its shaper's rate with its queue full is the limit even when
+// the host's CPUs were busy (with neighbours): it could not carry more.
+func TestNetLimitBeforeBusyCPU(t *testing.T) {
+	tbf := result.NetIO{Qdisc: "tbf", QdiscRateBytesPS: 2.5e6, QdiscOverlimits: 400, QdiscBacklog: 30000}
+	r := netRun(2.45e6, 1e5, tbf, every, nil)
+	for i := range r.Host.Samples {
+		r.Host.Samples[i].CPUIdle, r.Host.Samples[i].CPUUser, r.Host.Samples[i].CPUMaxCore = 0.05, 0.95, 0.97
+	}
+	if b := BottleneckOf(r); b.Limit != LimitNet {
+		t.Errorf("tbf full, CPUs busy: %s at %q, want the network", b.Limit, b.Where)
+	}
+	// Queue evidence alone (no capacity known) does not come before a busy CPU.
+	drops := result.NetIO{Qdisc: "fq_codel", QdiscDrops: 12}
+	r = netRun(3e6, 1e5, drops, every, nil)
+	for i := range r.Host.Samples {
+		r.Host.Samples[i].CPUIdle, r.Host.Samples[i].CPUUser, r.Host.Samples[i].CPUMaxCore = 0.05, 0.95, 0.97
+	}
+	if b := BottleneckOf(r); b.Limit == LimitNet {
+		t.Errorf("drops but CPUs busy: named the network; want the CPU's verdict")
+	}
+}
