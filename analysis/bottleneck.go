@@ -134,12 +134,13 @@ type bottleneck struct {
 
 	host      HostFigures
 	hasHost   bool
-	series    *result.HostSeries // the loader host's samples of the phase
 	selfCores float64 // platbench's cores over the phase
 	selfKnown bool    // the file records platbench's own CPU
 	selfHot   bool    // one platbench thread at BusyCore or more on average
 	cores     float64 // the loader host's CPUs
 	nodes     []NodeFigures
+
+	series *result.HostSeries // the loader host's samples of the phase
 
 	out  result.Bottleneck
 	says result.BottleneckPhrases
