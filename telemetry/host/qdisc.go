@@ -82,7 +82,7 @@ func nlMsgs(b []byte, f func(typ uint16, seq uint32, payload []byte) error) (don
 		if err := f(typ, seq, payload); err != nil {
 			return false, err
 		}
-		b = b[align4(l):]
+		b = b[min(align4(l), len(b)):] // the last message's padding may be missing
 	}
 	return false, nil
 }

@@ -44,7 +44,7 @@ func replay(t testing.TB, b []byte) []qdiscStats {
 		if done {
 			dones++
 		}
-		b = b[align4(l):]
+		b = b[min(align4(l), len(b)):]
 	}
 	if dones == 0 {
 		t.Fatal("no NLMSG_DONE in the capture")
