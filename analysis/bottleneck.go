@@ -539,6 +539,7 @@ func (b *bottleneck) headroom() []result.Phrase {
 			p.F, p.S = append(p.F, d.BusyMean), append(p.S, d.Name)
 		}
 		out = append(out, p)
+		out = append(out, b.netRoom()...)
 	}
 	for _, n := range b.nodes {
 		if n.Samples > 0 {

@@ -39,6 +39,7 @@ const (
 	PhraseNetUse     = "net_use"     // S: interface, direction, capacity source; F: bytes/s, capacity bytes/s, use
 	PhraseNetQdisc   = "net_qdisc"   // S: interface, qdisc kind; F: share of seconds queued, drops/s, overlimits/s, mean backlog bytes, shaper rate bytes/s (0: none)
 	PhraseTCPRetrans = "tcp_retrans" // F: segments retransmitted per s, share of segments sent
+	PhraseNetRoom    = "net_room"    // S: interface, direction, capacity source; F: use, capacity bytes/s
 )
 
 // NetSat is one loader-host interface over the phase.
@@ -217,4 +218,19 @@ func (b *bottleneck) retransCaveat() {
 	if perS, share, ok := retrans(b.series); ok && share >= RetransShare {
 		b.says.Caveats = append(b.says.Caveats, phrase(PhraseTCPRetrans, []float64{perS, share}))
 	}
+}
+
+// netRoom is the headroom of the loader host's interfaces whose capacity
+// is known (the two busiest).
+func (b *bottleneck) netRoom() []result.Phrase {
+	if b.series == nil {
+		return nil
+	}
+	var out []result.Phrase
+	for _, n := range NetSatOf(b.series) {
+		if n.Capacity > 0 && len(out) < 2 {
+			out = append(out, phrase(PhraseNetRoom, []float64{n.Use, n.Capacity}, n.Name, n.Direction, n.CapacityFrom))
+		}
+	}
+	return out
 }

@@ -77,9 +77,17 @@ func TestNetLimitStated(t *testing.T) {
 			}
 		}
 	}
-	// Half the stated limit: room.
-	if b := BottleneckOf(netRun(1e5, 1.25e6, result.NetIO{Qdisc: "fq_codel"}, never, links)); b.Limit == LimitNet {
+	// Half the stated limit: room, said as headroom.
+	b = BottleneckOf(netRun(1e5, 1.25e6, result.NetIO{Qdisc: "fq_codel"}, never, links))
+	if b.Limit == LimitNet {
 		t.Errorf("half the stated limit named the limit: %+v", b)
+	}
+	room := false
+	for _, h := range b.Says.Headroom {
+		room = room || h.Kind == PhraseNetRoom && h.S[0] == "eth0" && h.S[1] == "received" && h.F[0] == 0.5 && h.F[1] == 2.5e6
+	}
+	if !room {
+		t.Errorf("headroom %+v: want eth0 received 50%% of 2.5e6 bytes/s", b.Says.Headroom)
 	}
 }
 

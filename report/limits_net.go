@@ -32,6 +32,8 @@ func sayNet(p result.Phrase) (string, bool) {
 		}
 		return fmt.Sprintf("%s's root qdisc (%s%s) held back, dropped or queued packets in %.0f%% of the seconds: %s overlimits/s, %s drops/s, %s queued on average",
 			name(p, 0), name(p, 1), shaper, 100*f(0), sig3(f(2)), sig3(f(1)), units.Bytes(f(3))), true
+	case analysis.PhraseNetRoom:
+		return fmt.Sprintf("loader host: %s %s %.0f%% of %s", name(p, 0), name(p, 1), 100*f(0), capacityWords(name(p, 2), f(1))), true
 	case analysis.PhraseTCPRetrans:
 		return fmt.Sprintf("TCP retransmitted %s segments/s (%.2g%% of those sent): loss or a full queue on the path", sig3(f(0)), 100*f(1)), true
 	}

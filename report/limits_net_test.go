@@ -28,6 +28,8 @@ func TestNetWords(t *testing.T) {
 		{result.Phrase{Kind: analysis.PhraseTCPRetrans, F: []float64{30, 0.015}},
 			"TCP retransmitted 30 segments/s (1.5% of those sent): loss or a full queue on the path"},
 		{result.Phrase{Kind: analysis.PhraseNext, S: []string{analysis.LimitNet}}, "this is the link's limit"},
+		{result.Phrase{Kind: analysis.PhraseNetRoom, F: []float64{0.12, 1.25e9}, S: []string{"eth0", "sent", analysis.CapacitySpeed}},
+			"loader host: eth0 sent 12% of its link speed of 10 Gbit/s"},
 	} {
 		if got := sayPhrase(c.p); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.p.Kind, got, c.want)
