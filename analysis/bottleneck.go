@@ -146,6 +146,8 @@ type bottleneck struct {
 	selfReadKnown     bool
 	nodes             []NodeFigures
 
+	series *result.HostSeries // the loader host's samples of the phase
+
 	out  result.Bottleneck
 	says result.BottleneckPhrases
 }
@@ -184,6 +186,7 @@ func (b *bottleneck) hostFigures() {
 	}
 	c := *b.r
 	c.Host = &w
+	b.series = &w
 	b.host, b.hasHost = Host(&c)
 	if n := len(w.SelfSamples); n > 0 {
 		var cores, hot, read float64
@@ -231,7 +234,8 @@ func (b *bottleneck) serverCores() float64 {
 }
 
 // judge picks the limit: a machine that paged (memory), a saturated
-// resource (the server's nodes, then the loader host), others on the
+// resource (the server's nodes, then the loader host: a link at its
+// capacity with its queue full, its CPU, disks, network), others on the
 // host, the loader; with nothing saturated, reads that missed the page
 // cache (memory), else the workload itself (requests in flight, or the
 // rate).
@@ -242,13 +246,16 @@ func (b *bottleneck) judge() {
 	switch {
 	case b.nodeLimit(): // keeps a paging limit; the nodes' saturated resources are its evidence
 	case b.gcLimit():
+	case b.netLimit(true): // a link at its capacity with its queue full: whatever the CPUs did, no faster
 	case b.hostLimit():
+	case b.netLimit(false):
 	case b.loaderLimit():
 	case b.cacheMissLimit():
 	default:
 		b.workloadLimit()
 	}
 	b.cacheMissNote()
+	b.retransCaveat()
 	if !b.hasHost {
 		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingHost, nil))
 	}
@@ -573,6 +580,7 @@ func (b *bottleneck) headroom() []result.Phrase {
 		if m, ok := memRoom(h.Memory, h.RAM, "loader host"); ok {
 			out = append(out, m)
 		}
+		out = append(out, b.netRoom()...)
 	}
 	for _, n := range b.nodes {
 		if n.Samples > 0 {

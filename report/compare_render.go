@@ -30,12 +30,13 @@ func widthOf(columns string) int {
 	return 120
 }
 
-// SetWidth sets the terminal width the text output fits (the width COLUMNS
-// gave at start) and returns the function that restores the one before:
-// for tests that read a table's rows whole, whatever COLUMNS says.
+// SetWidth sets the terminal width the text output fits (else COLUMNS's,
+// or 120), at least 40 columns, and returns the function that restores the
+// one before: the command line gives the terminal's own width; tests that
+// read a table's rows whole give a wide one.
 func SetWidth(n int) (restore func()) {
 	old := termWidth
-	termWidth = n
+	termWidth = max(n, 40)
 	return func() { termWidth = old }
 }
 

@@ -69,6 +69,9 @@ func sayPhrase(p result.Phrase) string {
 	if w, ok := sayEvidence(p); ok {
 		return w
 	}
+	if w, ok := sayNet(p); ok {
+		return w
+	}
 	f := func(i int) float64 { return fig(p, i) }
 	switch p.Kind {
 	case analysis.PhraseOthers:
@@ -242,7 +245,9 @@ func serverNote(cores float64) string {
 // nextFor is what to do next about a limit.
 func nextFor(limit string) string {
 	switch limit {
-	case analysis.LimitCPU, analysis.LimitCore, analysis.LimitIRQCore, analysis.LimitDisk, analysis.LimitNet:
+	case analysis.LimitNet:
+		return "this is the link's limit for this workload: compare platforms at it, or give the path more (a faster link, a larger instance's cap, a higher shaper rate); smaller values move fewer bytes per operation"
+	case analysis.LimitCPU, analysis.LimitCore, analysis.LimitIRQCore, analysis.LimitDisk:
 		return "this is the platform's limit for this workload: compare platforms at it, or give the limited resource more (cores, a faster disk, spread interrupts)"
 	case analysis.LimitGC:
 		return "the server's heap and collector are part of the platform: compare GC settings (heap size, G1/ZGC) or the allocation its work causes (seed 002: byte[] churn in its I/O)"

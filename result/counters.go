@@ -11,9 +11,13 @@ func (d *DiskIO) AddCounts(o DiskIO) {
 	d.ReadBytes, d.WriteBytes = d.ReadBytes+o.ReadBytes, d.WriteBytes+o.WriteBytes
 }
 
-// Plus is n's and o's traffic summed.
+// Plus is n's and o's traffic summed (and their qdisc's drops,
+// overlimits and requeues); the qdisc's kind, rate and backlog, gauges, are
+// o's, the later sample's.
 func (n NetIO) Plus(o NetIO) NetIO {
-	return NetIO{n.RxBytes + o.RxBytes, n.TxBytes + o.TxBytes, n.RxPackets + o.RxPackets, n.TxPackets + o.TxPackets}
+	return NetIO{RxBytes: n.RxBytes + o.RxBytes, TxBytes: n.TxBytes + o.TxBytes, RxPackets: n.RxPackets + o.RxPackets, TxPackets: n.TxPackets + o.TxPackets,
+		Qdisc: o.Qdisc, QdiscRateBytesPS: o.QdiscRateBytesPS, QdiscBacklog: o.QdiscBacklog, QdiscQueued: o.QdiscQueued,
+		QdiscDrops: n.QdiscDrops + o.QdiscDrops, QdiscOverlimits: n.QdiscOverlimits + o.QdiscOverlimits, QdiscRequeues: n.QdiscRequeues + o.QdiscRequeues}
 }
 
 // AddCounts adds o's traffic and drops to n (not the link speed, a gauge).

@@ -110,7 +110,7 @@ func removeStaleFine(path string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s, where the run keeps its fine buckets: %w (fix: remove it, or another --out)", path, err)
+		return fmt.Errorf("cannot read %s, where the run keeps its fine buckets: %w (fix: remove it, or write the result elsewhere)", path, err)
 	}
 	head := make([]byte, 256)
 	n, _ := io.ReadFull(f, head)
@@ -118,7 +118,7 @@ func removeStaleFine(path string) error {
 	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
 	var h fineHeader
 	if json.Unmarshal(line, &h) != nil || h.Kind != fineKind {
-		return fmt.Errorf("%s is in the way of the run's fine buckets and is not a file platbench wrote: platbench never removes a file it did not make (fix: move it, or another --out)", path)
+		return fmt.Errorf("%s is in the way of the run's fine buckets and is not a file platbench wrote: platbench never removes a file it did not make (fix: move it, or write the result elsewhere)", path)
 	}
 	return os.Remove(path)
 }

@@ -411,6 +411,15 @@ type HostSeries struct {
 	Server []ProcSample `json:"server,omitempty"`
 	// ServerMatch says how the server process was found ("pid 1234", "process redis-server").
 	ServerMatch string `json:"server_match,omitempty"`
+	// Links are the loader host's interfaces' capacities known at the start:
+	// the speed they report and the limit the user stated (--link-limit).
+	Links map[string]Link `json:"links,omitempty"`
+}
+
+// Link is what is known of one interface's capacity, in bits/s (0: unknown).
+type Link struct {
+	SpeedBitsPerS int64 `json:"speed_bits_per_s,omitempty"` // /sys/class/net/IF/speed
+	LimitBitsPerS int64 `json:"limit_bits_per_s,omitempty"` // stated by the user (a cloud's cap)
 }
 
 // HostSample is one second of host figures. CPU fractions are of all CPUs (0..1).
@@ -440,6 +449,10 @@ type HostSample struct {
 	Interrupts        uint64            `json:"interrupts"`
 	Disks             map[string]DiskIO `json:"disks,omitempty"`
 	Nets              map[string]NetIO  `json:"nets,omitempty"`
+	// TCP segments sent and retransmitted in the sample (/proc/net/snmp's
+	// OutSegs and RetransSegs): retransmits are the network's errors.
+	TCPOutSegs     uint64 `json:"tcp_out_segs,omitempty"`
+	TCPRetransSegs uint64 `json:"tcp_retrans_segs,omitempty"`
 	// Paging is the host's swapping, major faults and direct reclaim.
 	Paging
 }
@@ -462,6 +475,18 @@ type NetIO struct {
 	TxBytes   uint64 `json:"tx_bytes"`
 	RxPackets uint64 `json:"rx_packets"`
 	TxPackets uint64 `json:"tx_packets"`
+	// The interface's root queueing discipline (telemetry/host's qdisc.go),
+	// on the loader host: its kind, a shaper's rate (tbf's; an htb root's
+	// ceil) in bytes/s, what was queued at the sample's end, and the packets
+	// dropped, held over the shaper's limit (overlimits) and requeued in the
+	// sample. Absent in files written before and where rtnetlink is not read.
+	Qdisc            string `json:"qdisc,omitempty"`
+	QdiscRateBytesPS uint64 `json:"qdisc_rate_bytes_per_s,omitempty"`
+	QdiscBacklog     uint64 `json:"qdisc_backlog_bytes,omitempty"`
+	QdiscQueued      uint64 `json:"qdisc_backlog_packets,omitempty"`
+	QdiscDrops       uint64 `json:"qdisc_drops,omitempty"`
+	QdiscOverlimits  uint64 `json:"qdisc_overlimits,omitempty"`
+	QdiscRequeues    uint64 `json:"qdisc_requeues,omitempty"`
 }
 
 // ProcSample is one process's use in one sample.

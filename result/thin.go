@@ -124,6 +124,8 @@ func MergeHostSample(a *HostSample, b HostSample, _ int) bool {
 	a.Paging.Add(b.Paging)
 	a.CtxSwitches += b.CtxSwitches
 	a.Interrupts += b.Interrupts
+	a.TCPOutSegs += b.TCPOutSegs
+	a.TCPRetransSegs += b.TCPRetransSegs
 	a.Nets = mergeByName(a.Nets, b.Nets, NetIO.Plus)
 	return true
 }

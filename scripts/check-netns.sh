@@ -2,11 +2,14 @@
 # A multi-host distributed run on one machine: three loaders and a Redis
 # server, each in its own network namespace with its own address on a
 # bridge, run with --rendezvous; loader 0 collects and merges over the
-# network. The closest this machine gets to a real cluster. make test runs it
-# (root and iproute2 needed; it says so and fails otherwise).
+# network. The closest this machine gets to a real cluster. Then the network
+# as a run's limit: a tbf shaper on loader 0's side of the path, and a
+# --link-limit stated for a link the host cannot see the cap of. make test
+# runs it (root and iproute2 needed; it says so and fails otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v ip >/dev/null || { echo "check-netns: iproute2's ip not found (fix: apt-get install iproute2)" >&2; exit 1; }
+command -v tc >/dev/null || { echo "check-netns: iproute2's tc not found (fix: apt-get install iproute2)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "check-netns: needs root to create network namespaces" >&2; exit 1; }
 command -v redis-server >/dev/null || { echo "check-netns: redis-server not found (fix: scripts/servers/redis.sh install)" >&2; exit 1; }
 make -s build
@@ -72,4 +75,33 @@ if shards != ["0/3", "1/3", "2/3"] or ops == 0:
     print("check-netns: merged result: loaders %s, %d run ops" % (shards, ops)); sys.exit(1)
 print("check-netns: 3 loaders in 3 namespaces met at 10.77.0.1:7070 (an intruder with the wrong secret refused), ran against Redis at 10.77.0.10, "
       "merged %d ops; run phases started within %.1f ms" % (ops, r.get("loader_start_spread_ns", 0) / 1e6))
+PY
+
+# The network as the limit. Loader 0's eth0 reports 10 Gb/s (a veth); a
+# 20 Mbit/s tbf on it is the path's real capacity, which 4 KB updates in a
+# closed loop of 16 fill. The analysis must name that interface from its
+# qdisc (rate, overlimits, backlog), not the requests in flight.
+netrun() { # out flags...
+  ip netns exec pbl0 bin/platbench run --quiet --target "redis://$net.10:6379" --workload ycsb-a --mix update=1 \
+    --records 500 --field-count 1 --field-length 4000 --duration 4s --out "$1" "${@:2}"
+}
+ip netns exec pbl0 tc qdisc add dev eth0 root tbf rate 20mbit burst 32kbit latency 50ms
+netrun "$work/tbf.json" --concurrency 16 >"$work/tbf.log" 2>&1 || { cat "$work/tbf.log" >&2; echo "check-netns: the run through a tbf failed" >&2; exit 1; }
+ip netns exec pbl0 tc qdisc del dev eth0 root
+# A cap the host cannot read, stated: no shaper, 1000 updates/s (about
+# 33 Mbit/s) against --link-limit 25mbit.
+netrun "$work/stated.json" --rate 1000 --link-limit 25mbit >"$work/stated.log" 2>&1 ||
+  { cat "$work/stated.log" >&2; echo "check-netns: the run with --link-limit failed" >&2; exit 1; }
+python3 - "$work/tbf.json" "$work/stated.json" <<'PY'
+import json, sys
+for path, source in zip(sys.argv[1:], ["tbf rate", "--link-limit"]):
+    r = json.load(open(path))
+    b = r.get("analysis", {}).get("bottleneck") or {}
+    summary = (b.get("says") or {}).get("summary") or {}
+    if b.get("limit") != "network" or b.get("where") != "loader host, interface eth0" or summary.get("s", [None] * 3)[2] != source:
+        print("check-netns: %s: bottleneck %s at %s (%s), want the network at eth0 against its %s" % (
+            path, b.get("limit"), b.get("where"), summary, source)); sys.exit(1)
+    f = summary["f"]
+    print("check-netns: %s named the network: eth0 sent %.1f Mbit/s against its %s of %.0f Mbit/s, its queue held packets in %.0f%% of the seconds (%s evidence)" % (
+        path.rsplit("/", 1)[1], f[0] * 8 / 1e6, source, f[1] * 8 / 1e6, 100 * f[2], b.get("strength")))
 PY

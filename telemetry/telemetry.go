@@ -82,6 +82,13 @@ type Config struct {
 	// them), before the series are thinned (result.Thin: at most 16
 	// samples a series in memory, Thin.Wide). Package bench sets it.
 	OnSample func(result.TelemetrySample)
+	// LinkLimits are the loader host's link limits the user stated, in
+	// bits/s, by interface ("" for every interface but lo): a cap the host
+	// cannot read (a cloud's per-instance bandwidth). Recorded in
+	// HostSeries.Links; package analysis takes the least of an
+	// interface's speed, its shaper's rate and this as its capacity.
+	// host.ParseLinkLimits reads the flag's syntax. Default none.
+	LinkLimits map[string]int64
 	// Samples, set with OnSample, reads every sample back when the
 	// telemetry stops (result.Journal.Telemetry): the collectors keep at most
 	// 16 samples a series in memory (result.Thin.Wide), and the result's series are
@@ -94,7 +101,8 @@ func (c *Config) Validate() error { return c.Problems().Err() }
 
 // Problems lists what Validate reports, each a usererr.Error naming its
 // field: telemetry_interval, server_pid, server_process, perf_scope,
-// server_metrics, server_metrics_port, db_metrics or db_metrics_url.
+// server_metrics, server_metrics_port, db_metrics, db_metrics_url or
+// link_limit.
 func (c *Config) Problems() usererr.List {
 	var l usererr.List
 	if c.Interval < 0 {
@@ -118,6 +126,7 @@ func (c *Config) Problems() usererr.List {
 		l.Add("db_metrics", "%q is not auto, reset or off (fix: use one of those)", c.DBMetrics)
 	}
 	l = append(l, dbmetrics.URLProblems(c.DBMetricsURLs)...)
+	l = append(l, linkProblems(c.LinkLimits, "/sys/class/net")...)
 	return append(l, nodes.Problems(c.ServerMetrics, c.ServerMetricsPort)...)
 }
 
@@ -187,6 +196,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.OnSample != nil {
 		opts = append(opts, host.WithSample(cfg.OnSample))
 		sink = append(sink, cfg.OnSample)
+	}
+	if len(cfg.LinkLimits) > 0 {
+		opts = append(opts, host.WithLinkLimits(cfg.LinkLimits))
 	}
 	s.sampler = host.Start(ctx, cfg.Interval, opts...)
 	if len(urls) > 0 {

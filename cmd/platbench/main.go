@@ -11,5 +11,8 @@ import (
 
 func main() {
 	env := &cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, IsTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		env.Width = w
+	}
 	os.Exit(cli.Main(os.Args[1:], env))
 }

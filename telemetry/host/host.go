@@ -50,6 +50,10 @@ func WithTick(f func(i int, at time.Time)) Option { return func(s *Sampler) { s.
 // writes it), before the series thins it.
 func WithSample(f func(result.TelemetrySample)) Option { return func(s *Sampler) { s.onSample = f } }
 
+// WithLinkLimits records the link limits the user stated, in bits/s, by
+// interface ("" for every interface but lo): HostSeries.Links.
+func WithLinkLimits(l map[string]int64) Option { return func(s *Sampler) { s.linkLimits = l } }
+
 // Sampler is a running host sampler.
 type Sampler struct {
 	interval time.Duration
@@ -59,6 +63,9 @@ type Sampler struct {
 	onSample func(result.TelemetrySample)
 
 	proc *procFiles
+	net  netSampler // qdiscs, TCP retransmits (netsat.go)
+
+	linkLimits map[string]int64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -95,6 +102,8 @@ func Start(ctx context.Context, interval time.Duration, opts ...Option) *Sampler
 		o(s)
 	}
 	s.proc = newProcFiles("/proc")
+	s.net.qdisc = newQdiscReader()
+	s.series.Links = links("/sys/class/net", s.linkLimits)
 	s.self, _ = proc.Self()
 	ctx, s.cancel = context.WithCancel(ctx)
 	now := time.Now()
@@ -135,6 +144,7 @@ func (s *Sampler) Stop() *result.HostSeries {
 		s.read(now)
 	}
 	s.proc.close()
+	s.net.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.series
@@ -193,21 +203,8 @@ func (s *Sampler) read(now time.Time) {
 		errVM = nil // a kernel (or sandbox) without /proc/vmstat: no paging figures, not a fault
 	}
 	load, errLoad := s.proc.load1()
-	// A file read in part gives no figures: the next sample does not
-	// compare with a part.
-	if errStat != nil {
-		clear(cur.CPU)
-		cur.Total = nil
-	}
-	if errDisk != nil {
-		clear(cur.Disks)
-	}
-	if errNet != nil {
-		clear(cur.Nets)
-	}
-	if errMem != nil {
-		clear(cur.Mem)
-	}
+	netRead := s.net.read(s.proc)
+	dropPartial(cur, errStat, errDisk, errNet, errMem)
 	var selfS, srvS result.ProcSample
 	var selfOK, srvOK bool
 	if s.self != nil {
@@ -219,7 +216,7 @@ func (s *Sampler) read(now time.Time) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad, errVM} {
+	for _, err := range []error{errStat, errDisk, errNet, errMem, errLoad, errVM, netRead.errTCP} {
 		s.setErr(err)
 	}
 
@@ -248,14 +245,35 @@ func (s *Sampler) read(now time.Time) {
 		if errNet == nil {
 			hs.Nets = hostNets(machine.NetDeltas(s.prev.Nets, cur.Nets))
 		}
+		s.net.fill(&hs, netRead)
 		s.keep(hs, selfS, selfOK, srvS, srvOK)
 		if s.tick != nil {
 			s.tick(s.ticks, now)
 		}
 		s.ticks++
 	}
+	s.net.keep(netRead)
 	s.spare = s.prev
 	s.prevAt, s.prevStat, s.prev, s.havePrev = now, stat, cur, true
+}
+
+// dropPartial empties what cur read from a file that failed part-way: a
+// file read in part gives no figures, and the next sample does not compare
+// with a part.
+func dropPartial(cur *machine.Frame, errStat, errDisk, errNet, errMem error) {
+	if errStat != nil {
+		clear(cur.CPU)
+		cur.Total = nil
+	}
+	if errDisk != nil {
+		clear(cur.Disks)
+	}
+	if errNet != nil {
+		clear(cur.Nets)
+	}
+	if errMem != nil {
+		clear(cur.Mem)
+	}
 }
 
 // keep adds one sample of the host (and of platbench and the server) to the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/platbench/platbench/internal/nearest"
 	"github.com/platbench/platbench/internal/usererr"
+	"github.com/platbench/platbench/report"
 )
 
 // Env is what a command may touch: its streams and whether stdout is a terminal.
@@ -24,6 +25,9 @@ import (
 type Env struct {
 	Stdout, Stderr io.Writer
 	IsTTY          bool // stderr is a terminal: show a live progress line
+	// Width is the terminal's width in columns when stdout is a terminal
+	// (0 otherwise): the text output fits it unless COLUMNS says otherwise.
+	Width int
 }
 
 // command is one subcommand.
@@ -85,6 +89,9 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(forma
 func Main(args []string, env *Env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if env.Width > 0 && os.Getenv("COLUMNS") == "" {
+		report.SetWidth(env.Width) // a shell's COLUMNS is seldom exported: ask the terminal
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 && args[0] == "help" {
 			return Main([]string{args[1], "--help"}, env)

@@ -62,6 +62,7 @@ var flagOfField = map[string]string{
 	"server_metrics_port": "server-metrics-port",
 	"db_metrics":          "db-metrics",
 	"db_metrics_url":      "db-metrics-url",
+	"link_limit":          "link-limit",
 
 	// sweep.Config
 	"rates":         "rates",

@@ -24,7 +24,7 @@ var runGroups = []flagGroup{
 	{"Target", []string{"target", "target-opt", "target-user", "target-password-file"}},
 	{"Measurement (how results are judged)", []string{"warmup", "threshold", "abort-on-fail", "max-errors", "allow-errors", "verify", "verify-sample"}},
 	{"Telemetry (the host, the servers, live metrics)", []string{"telemetry-interval", "perf-scope", "server-pid", "server-process",
-		"server-metrics", "server-metrics-port", "db-metrics", "db-metrics-url", "metrics-addr"}},
+		"server-metrics", "server-metrics-port", "db-metrics", "db-metrics-url", "link-limit", "metrics-addr"}},
 	{"Cost", costFlags},
 	{"Distributed runs (several loaders)", []string{"shard", "start-at", "rendezvous", "rendezvous-timeout", "rendezvous-secret-file", "rendezvous-max-message"}},
 	{"Output", []string{"out", "force", "hlog", "label", "commit", "quiet", "store"}},
