@@ -255,7 +255,7 @@ func (b *bottleneck) judge() {
 		b.workloadLimit()
 	}
 	b.cacheMissNote()
-	b.retransCaveat()
+	b.netCaveats()
 	if !b.hasHost {
 		b.says.Missing = append(b.says.Missing, phrase(PhraseMissingHost, nil))
 	}

@@ -40,7 +40,15 @@ const (
 	PhraseNetQdisc   = "net_qdisc"   // S: interface, qdisc kind; F: share of seconds queued, drops/s, overlimits/s, mean backlog bytes, shaper rate bytes/s (0: none)
 	PhraseTCPRetrans = "tcp_retrans" // F: segments retransmitted per s, share of segments sent
 	PhraseNetRoom    = "net_room"    // S: interface, direction, capacity source; F: use, capacity bytes/s
+	// PhraseNetStatedOver: a caveat. S: interface; F: the busier
+	// direction's bytes/s, the stated limit's bytes/s.
+	PhraseNetStatedOver = "net_stated_over"
 )
+
+// StatedOver: the share past a --link-limit by which an interface's traffic
+// shows the stated limit is not the link's (a tenth: a cap measured in
+// whole bytes per second is not off by 10%).
+const StatedOver = 1.10
 
 // NetSat is one loader-host interface over the phase.
 type NetSat struct {
@@ -58,6 +66,9 @@ type NetSat struct {
 	QueuedShare               float64 // share of the seconds with overlimits, drops or a backlog
 	DropsPerS, OverlimitsPerS float64
 	BacklogMean               float64 // bytes at the samples' ends
+	// StatedOver is the --link-limit (bytes/s) the traffic went past by
+	// StatedOver or more: not the link's capacity, so left out of it.
+	StatedOver float64
 }
 
 // Saturated: the interface's use reached SaturatedNet of its capacity, or
@@ -130,7 +141,11 @@ func (n *NetSat) capacity(l result.Link) {
 		}
 	}
 	least(float64(l.SpeedBitsPerS)/8, CapacitySpeed)
-	least(float64(l.LimitBitsPerS)/8, CapacityStated)
+	if stated := float64(l.LimitBitsPerS) / 8; stated > 0 && math.Max(n.TxBytesPerS, n.RxBytesPerS) >= StatedOver*stated {
+		n.StatedOver = stated // the link carried more than the stated cap: it is not the link's
+	} else {
+		least(stated, CapacityStated)
+	}
 	tx, txFrom := both, from
 	if n.ShaperBytesPerS > 0 && (tx == 0 || n.ShaperBytesPerS < tx) {
 		tx, txFrom = n.ShaperBytesPerS, n.Qdisc+" rate"
@@ -209,10 +224,19 @@ func (b *bottleneck) netLimit(sure bool) bool {
 	return true
 }
 
-// retransCaveat notes TCP retransmitting RetransShare of its segments or
-// more: loss on the path, with the network not the limit.
-func (b *bottleneck) retransCaveat() {
-	if b.series == nil || b.out.Limit == LimitNet {
+// netCaveats notes a --link-limit the traffic went past (the statement is
+// wrong, and was not used), and TCP retransmitting RetransShare of its
+// segments or more with the network not the limit (loss on the path).
+func (b *bottleneck) netCaveats() {
+	if b.series == nil {
+		return
+	}
+	for _, n := range NetSatOf(b.series) {
+		if n.StatedOver > 0 {
+			b.says.Caveats = append(b.says.Caveats, phrase(PhraseNetStatedOver, []float64{math.Max(n.TxBytesPerS, n.RxBytesPerS), n.StatedOver}, n.Name))
+		}
+	}
+	if b.out.Limit == LimitNet {
 		return
 	}
 	if perS, share, ok := retrans(b.series); ok && share >= RetransShare {

@@ -91,6 +91,28 @@ func TestNetLimitStated(t *testing.T) {
 	}
 }
 
+// A --link-limit the traffic went past by a tenth or more is not the
+// link's: it is left out of the capacity (the link is judged on its speed:
+// not the limit) and said as a caveat with both rates.
+func TestNetLimitStatedExceeded(t *testing.T) {
+	links := map[string]result.Link{"eth0": {SpeedBitsPerS: 10e9, LimitBitsPerS: 20e6}}
+	b := BottleneckOf(netRun(1e5, 3.6e6, result.NetIO{Qdisc: "fq_codel"}, never, links)) // 28.8 Mbit/s
+	if b.Limit == LimitNet {
+		t.Errorf("traffic 144%% of a stated limit named the network: %+v", b.Says.Summary)
+	}
+	found := false
+	for _, c := range b.Says.Caveats {
+		found = found || c.Kind == PhraseNetStatedOver && c.S[0] == "eth0" && c.F[0] == 3.6e6 && c.F[1] == 2.5e6
+	}
+	if !found {
+		t.Errorf("caveats %+v: want the stated limit exceeded, eth0 3.6e6 over 2.5e6 bytes/s", b.Says.Caveats)
+	}
+	// Within the tenth (105%), the limit stands and is named.
+	if b := BottleneckOf(netRun(1e5, 2.625e6, result.NetIO{Qdisc: "fq_codel"}, never, links)); b.Limit != LimitNet {
+		t.Errorf("105%% of a stated limit: %s, want the network", b.Limit)
+	}
+}
+
 // A qdisc that drops in most seconds is saturation even with no capacity
 // known (no speed, nothing stated): likely, not strong; in a third of
 // the seconds it is not.

@@ -34,6 +34,9 @@ func sayNet(p result.Phrase) (string, bool) {
 			name(p, 0), name(p, 1), shaper, 100*f(0), sig3(f(2)), sig3(f(1)), units.Bytes(f(3))), true
 	case analysis.PhraseNetRoom:
 		return fmt.Sprintf("loader host: %s %s %.0f%% of %s", name(p, 0), name(p, 1), 100*f(0), capacityWords(name(p, 2), f(1))), true
+	case analysis.PhraseNetStatedOver:
+		return fmt.Sprintf("interface %s carried %s, more than the --link-limit of %s stated for it: that is not its limit, and it was left out (state the cap the provider gives, or drop --link-limit)",
+			name(p, 0), bitRate(f(0)), bitRate(f(1))), true
 	case analysis.PhraseTCPRetrans:
 		return fmt.Sprintf("TCP retransmitted %s segments/s (%.2g%% of those sent): loss or a full queue on the path", sig3(f(0)), 100*f(1)), true
 	}

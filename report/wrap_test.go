@@ -62,11 +62,11 @@ func TestColumnGroups(t *testing.T) {
 		}
 	}
 	tb := &table{head: []string{"node", "a", "b"}}
-	tb.add("n1", strings.Repeat("x", 30), "y")
-	defer SetWidth(38)()
+	tb.add("n1", strings.Repeat("x", 33), "y")
+	defer SetWidth(40)()
 	var b strings.Builder
 	tb.text(&b)
-	want := "node  a\n" + strings.Repeat("-", 36) + "\nn1    " + strings.Repeat("x", 30) + "\n\nnode  b\n-------\nn1    y\n"
+	want := "node  a\n" + strings.Repeat("-", 39) + "\nn1    " + strings.Repeat("x", 33) + "\n\nnode  b\n-------\nn1    y\n"
 	if b.String() != want {
 		t.Errorf("split table:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -89,8 +89,9 @@ ip netns exec pbl0 tc qdisc add dev eth0 root tbf rate 20mbit burst 32kbit laten
 netrun "$work/tbf.json" --concurrency 16 >"$work/tbf.log" 2>&1 || { cat "$work/tbf.log" >&2; echo "check-netns: the run through a tbf failed" >&2; exit 1; }
 ip netns exec pbl0 tc qdisc del dev eth0 root
 # A cap the host cannot read, stated: no shaper, 1000 updates/s (about
-# 33 Mbit/s) against --link-limit 25mbit.
-netrun "$work/stated.json" --rate 1000 --link-limit 25mbit >"$work/stated.log" 2>&1 ||
+# 37 Mbit/s) against --link-limit 38mbit (97% of it). A stated limit the
+# traffic goes past by a tenth is not the link's (analysis.StatedOver).
+netrun "$work/stated.json" --rate 1000 --link-limit 38mbit >"$work/stated.log" 2>&1 ||
   { cat "$work/stated.log" >&2; echo "check-netns: the run with --link-limit failed" >&2; exit 1; }
 python3 - "$work/tbf.json" "$work/stated.json" <<'PY'
 import json, sys
