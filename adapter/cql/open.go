@@ -63,10 +63,11 @@ type Target struct {
 
 	mu          sync.Mutex
 	stmts       *statements
-	createdKS   bool // Setup created the keyspace: Close drops it
-	createdTbl  bool // Setup created the table: Close drops it
-	existing    bool // UseExisting: Setup creates nothing (dataset.go)
-	manTable    bool // the keyspace has the manifests' table (dataset.go)
+	createdKS   bool   // Setup created the keyspace: Close drops it
+	createdTbl  bool   // Setup created the table: Close drops it
+	tableID     string // the id of the table Setup created (dataset.go: clean drops it only while its id is this)
+	existing    bool   // UseExisting: Setup creates nothing (dataset.go)
+	manTable    bool   // the keyspace has the manifests' table (dataset.go)
 	releaseVers string
 
 	prof               *profile    // a cassandra-stress profile's model, when the workload is one
@@ -262,6 +263,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			if err := ddl(ctx, admin, createTableCQL(c, fields)); err != nil {
 				return err
 			}
+			if t.tableID, err = tableIDOf(ctx, admin, c.Keyspace, c.Table); err != nil {
+				return err
+			}
 			t.createdTbl = true
 		}
 	}
@@ -308,13 +312,9 @@ func (t *Target) Close() error {
 	if !t.cfg.Keep && (t.createdKS || t.createdTbl) {
 		ctx, cancel := context.WithTimeout(context.Background(), ddlTimeout)
 		defer cancel()
-		q := "DROP TABLE IF EXISTS " + t.cfg.Keyspace + "." + t.cfg.Table
-		if t.createdKS {
-			q = "DROP KEYSPACE IF EXISTS " + t.cfg.Keyspace
-		}
 		admin, err := t.adminSession(ctx)
 		if err == nil {
-			err = ddl(ctx, admin, q)
+			err = t.dropCreated(ctx, admin)
 			admin.Close()
 		}
 		if err != nil {

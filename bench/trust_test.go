@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/platbench/platbench/adapter"
+	"github.com/platbench/platbench/internal/testenv"
+	"github.com/platbench/platbench/registry"
+	"github.com/platbench/platbench/runner"
+	"github.com/platbench/platbench/workload"
+)
+
+// cqlSession is a plain session to the test cluster, for a test playing
+// the application.
+func cqlSession(t *testing.T, raw string) *gocql.Session {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := gocql.NewCluster(strings.Split(u.Hostname(), ",")...)
+	if p := u.Port(); p != "" {
+		cc.Port, _ = strconv.Atoi(p)
+	}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: u.User.Username(), Password: pw}
+	}
+	cc.Timeout, cc.ConnectTimeout = 30*time.Second, 30*time.Second
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// A table platbench's load created, then dropped by a user who created
+// their own of the same name, is not platbench's: clean (and its dry run)
+// refuses, by the table id the manifest kept, naming both ids and the fix,
+// and the user's table and row stay; so does the table when the session
+// that created it closes after the user made it again.
+func TestCleanKeepsATableMadeAgain(t *testing.T) {
+	raw := testenv.URL(t, "PLATBENCH_CQL_URL")
+	testenv.Shared(t, "PLATBENCH_CQL_URL")
+	s := cqlSession(t, raw)
+	ks := "pbagain_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	exec := func(q string) {
+		t.Helper()
+		if err := s.Query(q).Consistency(gocql.Quorum).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	userRow := func(what string) {
+		t.Helper()
+		var name string
+		if err := s.Query("SELECT name FROM " + ks + ".usertable WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
+			t.Fatalf("%s: the user's row of %s.usertable: %q %v", what, ks, name, err)
+		}
+	}
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 20
+	opts := map[string]string{"keyspace": ks, "replication_factor": "1"}
+	if _, err := Run(ctx, Config{Open: registry.Open, Target: raw, TargetOpts: opts, Workload: spec, Load: true,
+		Runner: runner.Config{Concurrency: 2}, Telemetry: quietTelemetry()}); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	exec("DROP TABLE " + ks + ".usertable")
+	// the same shape as platbench's: nothing but its id tells them apart
+	exec("CREATE TABLE " + ks + ".usertable (y_id varchar PRIMARY KEY, field0 blob, field1 blob, field2 blob, field3 blob, field4 blob, field5 blob, field6 blob, field7 blob, field8 blob, field9 blob, name text)")
+	exec("INSERT INTO " + ks + ".usertable (y_id, name) VALUES ('user42', 'app')")
+	for _, clean := range []func(context.Context, OpenFunc, string, map[string]string, workload.Spec) ([]string, error){CleanDryRun, Clean} {
+		removed, err := clean(ctx, registry.Open, raw, opts, spec)
+		var de *adapter.DatasetError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "is not the one load") || !strings.Contains(err.Error(), "DELETE FROM "+ks+".platbench_datasets") {
+			t.Fatalf("clean of a table made again: %q %v; want a refusal naming the ids and the fix", removed, err)
+		}
+		t.Logf("refused: %v", err)
+		userRow("after clean")
+	}
+
+	// The session that creates a table: Close leaves one made again since.
+	tg, err := registry.Open(ctx, raw, map[string]string{"keyspace": ks, "table": "t2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Setup(ctx, &spec); err != nil {
+		t.Fatal(err)
+	}
+	exec("DROP TABLE " + ks + ".t2")
+	exec("CREATE TABLE " + ks + ".t2 (y_id varchar PRIMARY KEY, name text)")
+	exec("INSERT INTO " + ks + ".t2 (y_id, name) VALUES ('user42', 'app')")
+	if err := tg.Close(); err == nil || !strings.Contains(err.Error(), "is not the one this run's setup created") {
+		t.Fatalf("close after the table was made again: %v, want it left and said", err)
+	}
+	var name string
+	if err := s.Query("SELECT name FROM " + ks + ".t2 WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
+		t.Fatalf("the user's row of %s.t2 after close: %q %v", ks, name, err)
+	}
+}
