@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/hazelcast/hazelcast-go-client"
 
 	"github.com/platbench/platbench/adapter"
 	"github.com/platbench/platbench/internal/testenv"
@@ -108,5 +109,97 @@ func TestCleanKeepsATableMadeAgain(t *testing.T) {
 	var name string
 	if err := s.Query("SELECT name FROM " + ks + ".t2 WHERE y_id = 'user42'").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "app" {
 		t.Fatalf("the user's row of %s.t2 after close: %q %v", ks, name, err)
+	}
+}
+
+// hazelcastClient is a client of the test cluster, for a test playing the
+// application.
+func hazelcastClient(t *testing.T, raw string) *hazelcast.Client {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg hazelcast.Config
+	cfg.Cluster.Name = u.Query().Get("cluster")
+	cfg.Cluster.Network.SetAddresses(strings.Split(u.Host, ",")...)
+	cfg.Logger.Level = "error"
+	c, err := hazelcast.StartNewClientWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	return c
+}
+
+// A map platbench's load created, into which an application wrote an
+// entry since, is not destroyed by clean even when it holds fewer entries
+// than the manifest's key range (a run's reservation): platbench's keys
+// and manifest are removed one by one, the application's entry and the
+// map stay. A map holding only platbench's keys is destroyed whole.
+func TestCleanKeepsAMapAnApplicationWroteInto(t *testing.T) {
+	raw := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
+	c := hazelcastClient(t, raw)
+	ctx := context.Background()
+	uniq := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records = 20
+	spec.EnsureDefaults()
+	for _, app := range []bool{true, false} {
+		name := "pbwrote-" + uniq + "-" + strconv.FormatBool(app)
+		mp, err := c.GetMap(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = mp.Destroy(ctx) })
+		opts := map[string]string{"map": name}
+		if _, err := Run(ctx, Config{Open: registry.Open, Target: raw, TargetOpts: opts, Workload: spec, Load: true,
+			Runner: runner.Config{Concurrency: 2}, Telemetry: quietTelemetry()}); err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		// A run's reservation past the records (a distributed run keeps it).
+		tg, err := registry.Open(ctx, raw, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.Setup(ctx, &spec); err != nil {
+			t.Fatal(err)
+		}
+		mf := tg.(adapter.Manifester)
+		m, err := mf.ReadManifest(ctx, &spec)
+		if err != nil || m == nil || len(m.Created) == 0 {
+			t.Fatalf("manifest after the load: %+v %v, want one naming the map created", m, err)
+		}
+		m.KeyHigh = 1000
+		if err := mf.WriteManifest(ctx, &spec, m); err != nil {
+			t.Fatal(err)
+		}
+		tg.Close()
+		if app {
+			if err := mp.Set(ctx, "session:1", "app"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		removed, err := Clean(ctx, registry.Open, raw, opts, spec)
+		if err != nil || len(removed) == 0 {
+			t.Fatalf("clean: %q %v", removed, err)
+		}
+		t.Logf("app=%v: removed %q", app, removed)
+		if destroyed := strings.HasPrefix(removed[0], "map "); destroyed == app {
+			t.Fatalf("app=%v: clean removed %q; want the map destroyed only without the application's entry", app, removed)
+		}
+		n, err := mp.Size(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app {
+			if v, err := mp.Get(ctx, "session:1"); err != nil || v != "app" || n != 1 {
+				t.Errorf("after clean the application's session:1 is %v (%v), the map holds %d entries; want it alone, kept", v, err, n)
+			}
+		} else if n != 0 {
+			t.Errorf("after clean a map of platbench's alone holds %d entries", n)
+		}
 	}
 }
