@@ -3,9 +3,12 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -202,4 +205,104 @@ func TestCleanKeepsAMapAnApplicationWroteInto(t *testing.T) {
 			t.Errorf("after clean a map of platbench's alone holds %d entries", n)
 		}
 	}
+}
+
+// Several platbench sessions writing one dataset's manifest at once (two
+// loads of it, a load and runs raising its range) lose nothing of each
+// other's: each raises the range and adds a key form of its own, over and
+// over, from its own goroutine; the manifest on the target at the end holds
+// every form and the highest range, and the sessions know the dataset is
+// shared. On Redis (database 2), Hazelcast and CQL, each a compare-and-swap.
+func TestManifestWritersMerge(t *testing.T) {
+	uniq := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	targets := map[string]func(t *testing.T) (string, map[string]string){
+		"redis": func(t *testing.T) (string, map[string]string) {
+			return testenv.URL(t, "PLATBENCH_REDIS_URL") + "/2", nil
+		},
+		"hazelcast": func(t *testing.T) (string, map[string]string) {
+			return testenv.URL(t, "PLATBENCH_HAZELCAST_URL"), map[string]string{"map": "pbmerge-" + uniq}
+		},
+		"cql": func(t *testing.T) (string, map[string]string) {
+			raw := testenv.URL(t, "PLATBENCH_CQL_URL")
+			testenv.Shared(t, "PLATBENCH_CQL_URL")
+			return raw, map[string]string{"keyspace": "pbmerge_" + uniq, "replication_factor": "1"}
+		},
+	}
+	for _, name := range []string{"redis", "hazelcast", "cql"} {
+		t.Run(name, func(t *testing.T) {
+			raw, opts := targets[name](t)
+			testManifestWritersMerge(t, raw, opts, "pbmerge"+uniq)
+		})
+	}
+}
+
+func testManifestWritersMerge(t *testing.T, raw string, opts map[string]string, prefix string) {
+	const writers, writes = 6, 5
+	ctx := context.Background()
+	spec, err := workload.Preset("ycsb-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Records, spec.KeyPrefix = 10, prefix
+	cfg := Config{Open: registry.Open, Target: raw, TargetOpts: opts, Workload: spec, Load: true, Telemetry: quietTelemetry()}
+	cfg.EnsureDefaults()
+	var ss []*Session
+	for i := range writers {
+		s, err := Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+		m := s.t.(adapter.Manifester).NewManifest(ctx, &s.spec, Version, fmt.Sprintf("load-%d", i))
+		m.KeyForms = []string{fmt.Sprintf("w%d:{key}", i)}
+		s.ds.m = m
+	}
+	t.Cleanup(func() {
+		if _, err := Clean(ctx, registry.Open, raw, opts, spec); err != nil {
+			t.Errorf("clean: %v", err)
+		}
+		for _, s := range ss {
+			if r, ok := s.t.(adapter.Retainer); ok {
+				r.Retain() // clean removed what the sessions' setup made
+			}
+			s.Close()
+		}
+	})
+	// The first write alone: on CQL it creates the manifests' table, which
+	// six at once would race to create (a schema disagreement).
+	ss[0].writeManifest(ctx, "the first write")
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range writes {
+				s.setHigh(ctx, uint64(100+10*j+i), nil, false)
+			}
+		}()
+	}
+	wg.Wait()
+	m, err := ss[0].t.(adapter.Manifester).ReadManifest(ctx, &spec)
+	if err != nil || m == nil {
+		t.Fatalf("the manifest after %d writers: %v %v", writers, m, err)
+	}
+	shared := 0
+	for i, s := range ss {
+		if len(s.ds.notes) > 0 {
+			t.Errorf("writer %d: %q", i, s.ds.notes)
+		}
+		if s.ds.shared != "" {
+			shared++
+		}
+		if f := fmt.Sprintf("w%d:{key}", i); !slices.Contains(m.KeyForms, f) {
+			t.Errorf("writer %d's key form %s lost: the manifest has %q", i, f, m.KeyForms)
+		}
+	}
+	if want := uint64(100 + 10*(writes-1) + writers - 1); m.KeyHigh != want {
+		t.Errorf("key range 0..%d, want 0..%d (the highest any writer raised it to)", m.KeyHigh-1, want-1)
+	}
+	if shared < writers-1 {
+		t.Errorf("%d of %d writers saw the dataset shared, want at least %d", shared, writers, writers-1)
+	}
+	t.Logf("%d writers x %d writes: forms %q, key_high %d, %d saw another's write", writers, writes, m.KeyForms, m.KeyHigh, shared)
 }

@@ -161,7 +161,7 @@ func sameTable(ctx context.Context, s *gocql.Session, ks, tbl string, m *adapter
 }
 
 // WriteManifest keeps m in the keyspace's manifestTable (created when
-// missing), in the row of the data table.
+// missing), in the row of the data table; a nil m makes the table alone.
 func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter.Manifest) error {
 	ks, tbl := t.dataTable(w)
 	if !t.manTable {
@@ -176,11 +176,36 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 		}
 		t.manTable = true
 	}
+	if m == nil {
+		return nil // the table alone (SwapManifest)
+	}
 	q := fmt.Sprintf("INSERT INTO %s.%s (dataset, manifest) VALUES (?, ?)", ks, manifestTable)
 	if err := t.session.Query(q, tbl, string(m.Marshal())).Consistency(gocql.Quorum).ExecContext(ctx); err != nil {
 		return fmt.Errorf("cql: writing the manifest of %s.%s: %w", ks, tbl, classify(err))
 	}
 	return nil
+}
+
+var _ adapter.ManifestSwapper = (*Target)(nil)
+
+// SwapManifest stores m in the data table's row while old is what is there
+// (a lightweight transaction: INSERT IF NOT EXISTS, UPDATE IF manifest =).
+func (t *Target) SwapManifest(ctx context.Context, w *workload.Spec, old, m *adapter.Manifest) (bool, error) {
+	ks, tbl := t.dataTable(w)
+	if old == nil {
+		if err := t.WriteManifest(ctx, w, nil); err != nil { // the manifests' table
+			return false, err
+		}
+	}
+	q := t.session.Query(fmt.Sprintf("INSERT INTO %s.%s (dataset, manifest) VALUES (?, ?) IF NOT EXISTS", ks, manifestTable), tbl, string(m.Marshal()))
+	if old != nil {
+		q = t.session.Query(fmt.Sprintf("UPDATE %s.%s SET manifest = ? WHERE dataset = ? IF manifest = ?", ks, manifestTable), string(m.Marshal()), tbl, string(old.Stored()))
+	}
+	applied, err := q.Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCASContext(ctx, map[string]any{})
+	if err != nil {
+		return false, fmt.Errorf("cql: writing the manifest of %s.%s (a lightweight transaction): %w", ks, tbl, classify(err))
+	}
+	return applied, nil
 }
 
 // ReadManifest reads the manifest of the workload's table (nil when the

@@ -82,6 +82,30 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 	return nil
 }
 
+var _ adapter.ManifestSwapper = (*Target)(nil)
+
+// SwapManifest stores m under the manifest's key while old is what is
+// there (PutIfAbsent, ReplaceIfSame: atomic on the key's partition).
+func (t *Target) SwapManifest(ctx context.Context, w *workload.Spec, old, m *adapter.Manifest) (bool, error) {
+	if t.m == nil {
+		return true, nil
+	}
+	key, js := adapter.ManifestKey(w.KeyPrefix), string(m.Marshal())
+	var ok bool
+	var err error
+	if old == nil {
+		var was any
+		was, err = t.m.PutIfAbsent(ctx, key, js)
+		ok = was == nil
+	} else {
+		ok, err = t.m.ReplaceIfSame(ctx, key, string(old.Stored()), js)
+	}
+	if err != nil {
+		return false, fmt.Errorf("hazelcast: writing the manifest to map %s: %w", t.cfg.Map, classify(err))
+	}
+	return ok, nil
+}
+
 // ReadManifest reads the manifest of w's key prefix (nil when none).
 func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.Manifest, error) {
 	if t.m == nil {
