@@ -281,7 +281,9 @@ func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 // dropCreated drops, for Close, what Setup created: the table while its id
 // is the one Setup saw; the keyspace Setup created when nothing is in it
 // besides that table and platbench's manifests of it (DROP KEYSPACE takes
-// them along). What it leaves, it names in its error.
+// them along), and the types and functions of the profile's
+// extra_definitions when Setup ran them. What it leaves, it names in its
+// error.
 func (t *Target) dropCreated(ctx context.Context, admin *gocql.Session) error {
 	ks, tbl := t.cfg.Keyspace, t.cfg.Table
 	meta, err := admin.KeyspaceMetadata(ks)
@@ -304,7 +306,7 @@ func (t *Target) dropCreated(ctx context.Context, admin *gocql.Session) error {
 			others = append(others, "table "+name)
 		}
 	}
-	if n := len(meta.UserTypes) + len(meta.Functions) + len(meta.Aggregates) + len(meta.MaterializedViews); n > 0 {
+	if n := len(meta.UserTypes) + len(meta.Functions) + len(meta.Aggregates) + len(meta.MaterializedViews); n > 0 && !t.createdExtra {
 		others = append(others, fmt.Sprintf("%d types, functions or views", n))
 	}
 	if meta.Tables[manifestTable] != nil {

@@ -61,14 +61,15 @@ type Target struct {
 	session *gocql.Session
 	events  *hostEvents
 
-	mu          sync.Mutex
-	stmts       *statements
-	createdKS   bool   // Setup created the keyspace: Close drops it
-	createdTbl  bool   // Setup created the table: Close drops it
-	tableID     string // the id of the table Setup created (dataset.go: clean drops it only while its id is this)
-	existing    bool   // UseExisting: Setup creates nothing (dataset.go)
-	manTable    bool   // the keyspace has the manifests' table (dataset.go)
-	releaseVers string
+	mu           sync.Mutex
+	stmts        *statements
+	createdKS    bool   // Setup created the keyspace: Close drops it
+	createdTbl   bool   // Setup created the table: Close drops it
+	tableID      string // the id of the table Setup created (dataset.go: clean drops it only while its id is this)
+	createdExtra bool   // Setup ran a profile's extra_definitions (types, functions): Close's keyspace drop takes them
+	existing     bool   // UseExisting: Setup creates nothing (dataset.go)
+	manTable     bool   // the keyspace has the manifests' table (dataset.go)
+	releaseVers  string
 
 	prof               *profile    // a cassandra-stress profile's model, when the workload is one
 	stats              nativeStats // the native workers' rare events

@@ -90,6 +90,7 @@ func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, 
 		if err := profileDDL(ctx, admin, "extra_definitions", csprofile.QualifyTable(d, p.Keyspace)); err != nil {
 			return err
 		}
+		t.createdExtra = true
 	}
 	if err := profileDDL(ctx, admin, "table_definition", csprofile.QualifyTable(p.TableDef, p.Keyspace)); err != nil {
 		return err
