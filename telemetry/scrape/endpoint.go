@@ -39,10 +39,14 @@ func NewEndpoint(rawURL string) *Endpoint {
 	for _, p := range tokenParams {
 		if v := q.Get(p); v != "" && e.token == "" {
 			e.token = v
-			q.Del(p)
-			u.RawQuery = q.Encode()
-			e.bare = u.String()
 		}
+	}
+	if e.token != "" { // every token parameter leaves the bare URL
+		for _, p := range tokenParams {
+			q.Del(p)
+		}
+		u.RawQuery = q.Encode()
+		e.bare = u.String()
 	}
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -95,4 +96,27 @@ func TestEndpointTokenNodeExporter(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("node_exporter answered %s", resp.Status)
 	}
+}
+
+// Whatever the URL, an endpoint with a token keeps no token parameter in
+// the URL it requests first.
+func FuzzEndpoint(f *testing.F) {
+	for _, s := range []string{"http://h:9100/metrics?token=abc", "http://h/m?access_token=a&token=b&token=c&x=1", "http://h/m?token=", "http://[::1/m?token=a", "h:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e := NewEndpoint(s)
+		if e.bad != nil || e.token == "" {
+			return
+		}
+		u, err := url.Parse(e.bare)
+		if err != nil {
+			t.Fatalf("%q: the bare URL %q does not parse: %v", s, e.bare, err)
+		}
+		for _, p := range tokenParams {
+			if u.Query().Has(p) {
+				t.Fatalf("%q: the bare URL %q keeps %s", s, e.bare, p)
+			}
+		}
+	})
 }
