@@ -85,7 +85,16 @@ type Manifest struct {
 	Complete  bool      `json:"complete"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+
+	// stored is the JSON as read from the target (ParseManifest), which a
+	// ManifestSwapper compares with what is there now; nil for a manifest
+	// made here.
+	stored []byte
 }
+
+// Stored is the manifest's JSON exactly as ReadManifest read it from the
+// target (nil for one made in this process).
+func (m *Manifest) Stored() []byte { return m.stored }
 
 // ManifestKey is the key under which Redis, Hazelcast and the embedded
 // store keep the manifest of the dataset whose keys start with prefix:
@@ -246,7 +255,23 @@ func ParseManifest(b []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("created object %q is not \"kind name\"", c)
 		}
 	}
+	m.stored = bytes.Clone(b)
 	return &m, nil
+}
+
+// ManifestSwapper is implemented by targets that can replace a dataset's
+// manifest atomically, only while it is still the one last read: two
+// platbench processes writing one dataset's manifest (two loads, a load
+// and a run raising its range, the loaders of a distributed run) then
+// never lose each other's objects or keys; bench reads the manifest,
+// merges what another wrote since into its own, and swaps, again until
+// the swap holds. A target without it is written read, merge, write (a
+// narrow window, not none).
+type ManifestSwapper interface {
+	// SwapManifest stores m where the manifest of w's dataset is, only
+	// while what is there is old (its Stored bytes; nil old: nothing is
+	// there); false, storing nothing, when something else is there.
+	SwapManifest(ctx context.Context, w *workload.Spec, old, m *Manifest) (bool, error)
 }
 
 // Manifester is implemented by targets that keep a dataset's manifest on

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
@@ -19,8 +20,14 @@ func TestParseManifest(t *testing.T) {
 	w := &workload.Spec{KeyPrefix: "user", Records: 200, KeyPadding: 8}
 	m := NewManifest("redis", "v1.2.3", "20261128T200000Z-abcd", w, time.Date(2026, 11, 28, 20, 0, 0, 0, time.UTC))
 	m.Dataset, m.KeyHigh, m.KeyForms, m.Created = "keys user<n>", 250, []string{"list:{key}"}, []string{"map m"}
-	got, err := ParseManifest(m.Marshal())
-	if err != nil || !reflect.DeepEqual(got, m) {
+	b := m.Marshal()
+	got, err := ParseManifest(b)
+	if err != nil || !bytes.Equal(got.Stored(), b) {
+		t.Fatalf("ParseManifest(Marshal(m)) = %+v, %v; want it to keep the bytes it read (Stored)", got, err)
+	}
+	want := *m
+	want.stored = got.stored
+	if !reflect.DeepEqual(got, &want) {
 		t.Fatalf("ParseManifest(Marshal(m)) = %+v, %v; want %+v", got, err, m)
 	}
 	cases := []struct{ json, want string }{

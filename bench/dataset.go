@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -48,6 +49,13 @@ type dataset struct {
 	// unread: the manifest could not be read after Setup: what is there is
 	// unknown, so the dataset is not this invocation's own to remove.
 	unread bool
+	// base is the manifest's JSON as this session last read or wrote it:
+	// a manifest on the target that differs was written by another
+	// platbench since (storeManifest merges it).
+	base []byte
+	// shared names another platbench that wrote the manifest while this
+	// session did ("" when none): the dataset is not this one's alone.
+	shared string
 }
 
 // readManifest reads the manifest of spec's dataset after Setup, for a
@@ -65,6 +73,9 @@ func readManifest(ctx context.Context, t adapter.Target, spec *workload.Spec) *d
 		return d
 	}
 	d.m = m
+	if m != nil {
+		d.base = m.Stored()
+	}
 	return d
 }
 
@@ -166,12 +177,75 @@ func (s *Session) writeManifest(ctx context.Context, by string) {
 	if d.m == nil {
 		return
 	}
-	d.m.UpdatedAt = time.Now().UTC()
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), manifestTimeout)
 	defer cancel()
-	if err := mf.WriteManifest(wctx, &s.spec, d.m); err != nil {
+	if err := s.storeManifest(wctx, mf); err != nil {
 		d.notes = append(d.notes, fmt.Sprintf("the dataset's manifest was not written after %s (%v): platbench clean cannot remove what it does not name", by, err))
 	}
+}
+
+// maxSwaps bounds the tries of a manifest's compare-and-swap that another
+// platbench's writes beat.
+const maxSwaps = 50
+
+// storeManifest writes the session's manifest, first merging into it what
+// another platbench wrote since this session last read or wrote it (two
+// loads of one dataset at once, a run raising the range of a load): on a
+// adapter.ManifestSwapper, read-merge-swap until the swap holds; else
+// read, merge, write. The caller holds d.mu.
+func (s *Session) storeManifest(ctx context.Context, mf adapter.Manifester) error {
+	d := s.ds
+	sw, swaps := s.t.(adapter.ManifestSwapper)
+	for try := 1; ; try++ {
+		cur, err := mf.ReadManifest(ctx, &s.spec)
+		if err != nil { // not a manifest there: written over, as before
+			cur, swaps = nil, false
+		}
+		if cur != nil && !bytes.Equal(cur.Stored(), d.base) {
+			d.mergeOther(cur)
+		}
+		d.m.UpdatedAt = time.Now().UTC()
+		if !swaps {
+			if err := mf.WriteManifest(ctx, &s.spec, d.m); err != nil {
+				return err
+			}
+			d.base = d.m.Marshal()
+			return nil
+		}
+		ok, err := sw.SwapManifest(ctx, &s.spec, cur, d.m)
+		if err != nil {
+			return err
+		}
+		if ok {
+			d.base = d.m.Marshal()
+			return nil
+		}
+		if try == maxSwaps {
+			return fmt.Errorf("another platbench wrote it first %d times in a row", try)
+		}
+	}
+}
+
+// mergeOther takes into the session's manifest what cur, written by
+// another platbench since this session's last read or write, names: the
+// objects it created, its key range, forms and records; the dataset is
+// then shared (endDataset keeps it).
+func (d *dataset) mergeOther(cur *adapter.Manifest) {
+	m := d.m
+	for _, c := range cur.Created {
+		if !slices.Contains(m.Created, c) {
+			m.Created = append(m.Created, c)
+		}
+	}
+	m.KeyHigh = max(m.KeyHigh, cur.KeyHigh)
+	m.Records = max(m.Records, cur.Records)
+	m.Runs = max(m.Runs, cur.Runs)
+	m.ObjectID = cmp.Or(m.ObjectID, cur.ObjectID)
+	if cur.CreatedAt.Before(m.CreatedAt) {
+		m.CreatedAt = cur.CreatedAt
+	}
+	mergeForms(m, cur)
+	d.shared = fmt.Sprintf("load %s, at %s", cur.LoadID, cur.UpdatedAt.Format(time.RFC3339))
 }
 
 // inserts reports whether the mix inserts new records (key numbers past the
@@ -318,7 +392,7 @@ func mergeForms(a, b *adapter.Manifest) {
 // failed before its result, or a sweep's session closing). It acts once.
 // keptBecause says why a run keeps the dataset its own load made ("" when
 // it removes it), and whether the target must be told to keep it (Retain).
-func (s *Session) keptBecause(m *adapter.Manifest, made, unread bool) (why string, retainIt bool) {
+func (s *Session) keptBecause(m *adapter.Manifest, made, unread bool, shared string) (why string, retainIt bool) {
 	rt, retains := s.t.(adapter.Retainer)
 	switch {
 	case s.cfg.KeepDataset:
@@ -329,6 +403,8 @@ func (s *Session) keptBecause(m *adapter.Manifest, made, unread bool) (why strin
 		return fmt.Sprintf("the dataset this run made was kept for 'platbench verify RESULT', which reads its acknowledged writes back: %s; 'platbench clean' with the same target and workload removes it", m.Describe()), true
 	case unread:
 		return fmt.Sprintf("the dataset %s was kept: its manifest could not be read before this run's load, so what was there before it is unknown; 'platbench clean' removes it", m.Dataset), true
+	case shared != "":
+		return fmt.Sprintf("the dataset %s was kept: another platbench (%s) wrote its manifest while this run did, and may still use it; 'platbench clean' removes it", m.Dataset, shared), true
 	case !made:
 		return fmt.Sprintf("the dataset %s was platbench's before this run's load (load %s), which wrote over it: kept; 'platbench clean' removes it", m.Dataset, m.LoadID), true
 	case s.cfg.Shards > 1:
@@ -350,7 +426,7 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 		return
 	}
 	d.ended = true
-	m, made := d.m, d.made
+	m, made, shared := d.m, d.made, d.shared
 	if r != nil {
 		r.Notes = append(r.Notes, d.notes...)
 		d.notes = nil
@@ -370,7 +446,7 @@ func (s *Session) endDataset(ctx context.Context, r *result.Result) {
 		}
 		return
 	}
-	if why, retainIt := s.keptBecause(m, made, d.unread); why != "" {
+	if why, retainIt := s.keptBecause(m, made, d.unread, shared); why != "" {
 		if retainIt {
 			retain()
 		}

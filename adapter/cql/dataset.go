@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -117,12 +118,50 @@ func (t *Target) NewManifest(_ context.Context, w *workload.Spec, version, loadI
 	}
 	if t.createdTbl {
 		m.Created = append(m.Created, "table "+ks+"."+tbl)
+		m.ObjectID = t.tableID
 	}
 	return m
 }
 
+// A table has an id (system_schema.tables.id), new each time a table of
+// that name is created: the manifest keeps the id of the table its load
+// created (Manifest.ObjectID), and clean (and Close) drop a table only
+// while its id is still that one, never one that someone dropped and
+// created again under the same name since. A keyspace has no id: one that
+// a load created is dropped only when nothing is left in it once
+// platbench's own tables are gone (an application's table, type, function
+// or view keeps it), so a keyspace made again by someone else, or one that
+// someone added a table to, stays.
+
+// tableIDOf is the id of table ks.tbl ("" when it is not there).
+func tableIDOf(ctx context.Context, s *gocql.Session, ks, tbl string) (string, error) {
+	var id gocql.UUID
+	err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", ks, tbl).Consistency(gocql.One).ScanContext(ctx, &id)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cql: reading the id of table %s.%s: %w", ks, tbl, classify(err))
+	}
+	return id.String(), nil
+}
+
+// sameTable is nil when table ks.tbl is the one load m created (its id is
+// the manifest's); else the refusal, removing nothing.
+func sameTable(ctx context.Context, s *gocql.Session, ks, tbl string, m *adapter.Manifest) error {
+	id, err := tableIDOf(ctx, s, ks, tbl)
+	if err != nil || id == "" || id == m.ObjectID {
+		return err
+	}
+	stale := fmt.Sprintf("if the table is yours, keep it and delete the stale manifest: DELETE FROM %s.%s WHERE dataset = '%s'; if it is platbench's, drop it by hand, then clean again", ks, manifestTable, tbl)
+	if m.ObjectID == "" {
+		return adapter.MissingDataset("cql: table %s.%s: the manifest of load %s (platbench %s) does not say which table it created (no table id), so platbench cannot tell the table there now (id %s) is that one and not one made again since under the same name: nothing removed (fix: %s)", ks, tbl, m.LoadID, m.Version, id, stale)
+	}
+	return adapter.MissingDataset("cql: table %s.%s is not the one load %s created (its id is %s, the load's was %s): someone dropped it and created it again since; nothing removed (fix: %s)", ks, tbl, m.LoadID, id, m.ObjectID, stale)
+}
+
 // WriteManifest keeps m in the keyspace's manifestTable (created when
-// missing), in the row of the data table.
+// missing), in the row of the data table; a nil m makes the table alone.
 func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter.Manifest) error {
 	ks, tbl := t.dataTable(w)
 	if !t.manTable {
@@ -137,11 +176,36 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 		}
 		t.manTable = true
 	}
+	if m == nil {
+		return nil // the table alone (SwapManifest)
+	}
 	q := fmt.Sprintf("INSERT INTO %s.%s (dataset, manifest) VALUES (?, ?)", ks, manifestTable)
 	if err := t.session.Query(q, tbl, string(m.Marshal())).Consistency(gocql.Quorum).ExecContext(ctx); err != nil {
 		return fmt.Errorf("cql: writing the manifest of %s.%s: %w", ks, tbl, classify(err))
 	}
 	return nil
+}
+
+var _ adapter.ManifestSwapper = (*Target)(nil)
+
+// SwapManifest stores m in the data table's row while old is what is there
+// (a lightweight transaction: INSERT IF NOT EXISTS, UPDATE IF manifest =).
+func (t *Target) SwapManifest(ctx context.Context, w *workload.Spec, old, m *adapter.Manifest) (bool, error) {
+	ks, tbl := t.dataTable(w)
+	if old == nil {
+		if err := t.WriteManifest(ctx, w, nil); err != nil { // the manifests' table
+			return false, err
+		}
+	}
+	q := t.session.Query(fmt.Sprintf("INSERT INTO %s.%s (dataset, manifest) VALUES (?, ?) IF NOT EXISTS", ks, manifestTable), tbl, string(m.Marshal()))
+	if old != nil {
+		q = t.session.Query(fmt.Sprintf("UPDATE %s.%s SET manifest = ? WHERE dataset = ? IF manifest = ?", ks, manifestTable), string(m.Marshal()), tbl, string(old.Stored()))
+	}
+	applied, err := q.Consistency(gocql.Quorum).SerialConsistency(gocql.Serial).MapScanCASContext(ctx, map[string]any{})
+	if err != nil {
+		return false, fmt.Errorf("cql: writing the manifest of %s.%s (a lightweight transaction): %w", ks, tbl, classify(err))
+	}
+	return applied, nil
 }
 
 // ReadManifest reads the manifest of the workload's table (nil when the
@@ -214,6 +278,64 @@ func (t *Target) Unmarked(ctx context.Context, w *workload.Spec) error {
 	return adapter.Unmarked("cql keyspace "+ks, fmt.Sprintf("no row %q in %s.%s", tbl, ks, manifestTable), []string{what})
 }
 
+// dropCreated drops, for Close, what Setup created: the table while its id
+// is the one Setup saw; the keyspace Setup created when nothing is in it
+// besides that table and platbench's manifests of it (DROP KEYSPACE takes
+// them along), and the types and functions of the profile's
+// extra_definitions when Setup ran them. What it leaves, it names in its
+// error.
+func (t *Target) dropCreated(ctx context.Context, admin *gocql.Session) error {
+	ks, tbl := t.cfg.Keyspace, t.cfg.Table
+	meta, err := admin.KeyspaceMetadata(ks)
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cql: reading the schema of keyspace %s: %w", ks, classify(err))
+	}
+	id, err := tableIDOf(ctx, admin, ks, tbl)
+	if err != nil {
+		return err
+	}
+	if id != "" && id != t.tableID {
+		return fmt.Errorf("cql: table %s.%s is not the one this run's setup created (its id is %s, the setup's was %s): someone made it again since; it and keyspace %s were left there", ks, tbl, id, t.tableID, ks)
+	}
+	var others []string
+	for name := range meta.Tables {
+		if name != tbl && name != manifestTable {
+			others = append(others, "table "+name)
+		}
+	}
+	if n := len(meta.UserTypes) + len(meta.Functions) + len(meta.Aggregates) + len(meta.MaterializedViews); n > 0 && !t.createdExtra {
+		others = append(others, fmt.Sprintf("%d types, functions or views", n))
+	}
+	if meta.Tables[manifestTable] != nil {
+		var name string
+		it := admin.Query(fmt.Sprintf("SELECT dataset FROM %s.%s", ks, manifestTable)).Consistency(gocql.Quorum).IterContext(ctx)
+		for it.Scan(&name) {
+			if name != tbl {
+				others = append(others, fmt.Sprintf("the manifest of %s.%s", ks, name))
+			}
+		}
+		if err := it.Close(); err != nil {
+			return fmt.Errorf("cql: reading %s.%s: %w", ks, manifestTable, classify(err))
+		}
+	}
+	if t.createdKS && len(others) == 0 {
+		return ddl(ctx, admin, "DROP KEYSPACE IF EXISTS "+ks)
+	}
+	if id != "" {
+		if err := ddl(ctx, admin, "DROP TABLE IF EXISTS "+ks+"."+tbl); err != nil {
+			return err
+		}
+	}
+	if t.createdKS {
+		slices.Sort(others)
+		return fmt.Errorf("cql: keyspace %s, which this run's setup created, was left there: it holds what the run did not make (%s)", ks, strings.Join(others, ", "))
+	}
+	return nil
+}
+
 // cleanWorkers delete rows at once, for a table that was there before the
 // load.
 const cleanWorkers = 16
@@ -240,6 +362,9 @@ func (t *Target) Clean(ctx context.Context, w *workload.Spec, m *adapter.Manifes
 	switch {
 	case meta.Tables[tbl] == nil:
 	case slices.Contains(m.Created, "table "+ks+"."+tbl):
+		if err := sameTable(ctx, admin, ks, tbl, m); err != nil {
+			return nil, err
+		}
 		if !dryRun {
 			if err := ddl(ctx, admin, fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", ks, tbl)); err != nil {
 				return nil, err

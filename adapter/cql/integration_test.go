@@ -270,9 +270,20 @@ func TestCloseDropsOrKeeps(t *testing.T) {
 		}
 		if keep {
 			probe.cfg.Keep = false
-			probe.createdKS = true // drop it now
+			probe.createdKS = true // drop it now: the table is the one tg made
+			admin, err := probe.adminSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe.tableID, err = tableIDOf(ctx, admin, ks, probe.cfg.Table)
+			admin.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-		probe.Close()
+		if err := probe.Close(); err != nil {
+			t.Errorf("Close of the probe: %v", err)
+		}
 	}
 }
 

@@ -61,13 +61,15 @@ type Target struct {
 	session *gocql.Session
 	events  *hostEvents
 
-	mu          sync.Mutex
-	stmts       *statements
-	createdKS   bool // Setup created the keyspace: Close drops it
-	createdTbl  bool // Setup created the table: Close drops it
-	existing    bool // UseExisting: Setup creates nothing (dataset.go)
-	manTable    bool // the keyspace has the manifests' table (dataset.go)
-	releaseVers string
+	mu           sync.Mutex
+	stmts        *statements
+	createdKS    bool   // Setup created the keyspace: Close drops it
+	createdTbl   bool   // Setup created the table: Close drops it
+	tableID      string // the id of the table Setup created (dataset.go: clean drops it only while its id is this)
+	createdExtra bool   // Setup ran a profile's extra_definitions (types, functions): Close's keyspace drop takes them
+	existing     bool   // UseExisting: Setup creates nothing (dataset.go)
+	manTable     bool   // the keyspace has the manifests' table (dataset.go)
+	releaseVers  string
 
 	prof               *profile    // a cassandra-stress profile's model, when the workload is one
 	stats              nativeStats // the native workers' rare events
@@ -262,6 +264,9 @@ func (t *Target) Setup(ctx context.Context, w *workload.Spec) error {
 			if err := ddl(ctx, admin, createTableCQL(c, fields)); err != nil {
 				return err
 			}
+			if t.tableID, err = tableIDOf(ctx, admin, c.Keyspace, c.Table); err != nil {
+				return err
+			}
 			t.createdTbl = true
 		}
 	}
@@ -308,13 +313,9 @@ func (t *Target) Close() error {
 	if !t.cfg.Keep && (t.createdKS || t.createdTbl) {
 		ctx, cancel := context.WithTimeout(context.Background(), ddlTimeout)
 		defer cancel()
-		q := "DROP TABLE IF EXISTS " + t.cfg.Keyspace + "." + t.cfg.Table
-		if t.createdKS {
-			q = "DROP KEYSPACE IF EXISTS " + t.cfg.Keyspace
-		}
 		admin, err := t.adminSession(ctx)
 		if err == nil {
-			err = ddl(ctx, admin, q)
+			err = t.dropCreated(ctx, admin)
 			admin.Close()
 		}
 		if err != nil {

@@ -90,8 +90,12 @@ func (t *Target) createProfileSchema(ctx context.Context, admin *gocql.Session, 
 		if err := profileDDL(ctx, admin, "extra_definitions", csprofile.QualifyTable(d, p.Keyspace)); err != nil {
 			return err
 		}
+		t.createdExtra = true
 	}
 	if err := profileDDL(ctx, admin, "table_definition", csprofile.QualifyTable(p.TableDef, p.Keyspace)); err != nil {
+		return err
+	}
+	if t.tableID, err = tableIDOf(ctx, admin, p.Keyspace, p.Table); err != nil {
 		return err
 	}
 	t.createdTbl = true

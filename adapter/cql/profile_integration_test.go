@@ -138,6 +138,16 @@ func testProfileTypes(t *testing.T, driver string) {
 	if tg.prof.Partitions.Load() != 20 || tg.prof.Rows.Load() != 100 {
 		t.Errorf("inserts wrote %d partitions, %d rows; want 20, 100", tg.prof.Partitions.Load(), tg.prof.Rows.Load())
 	}
+	// Close drops the keyspace Setup created, the type of the profile's
+	// extra_definitions with it.
+	if err := tg.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	probe := openTest(t, map[string]string{"keyspace": ks, "create": "false"})
+	defer probe.Close()
+	if err := probe.Setup(context.Background(), &workload.Spec{FieldCount: 2, FieldLength: 10}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("keyspace %s after Close: %v, want it gone", ks, err)
+	}
 }
 
 func TestProfileWideLoggedPaging(t *testing.T) { forDrivers(t, testProfileWideLoggedPaging) }

@@ -113,6 +113,34 @@ func (t *Target) WriteManifest(ctx context.Context, w *workload.Spec, m *adapter
 	return nil
 }
 
+var _ adapter.ManifestSwapper = (*Target)(nil)
+
+// swapScript sets KEYS[1] to ARGV[2] only while it holds ARGV[1] (an empty
+// ARGV[1]: only while it is not there), atomically on the server.
+var swapScript = goredis.NewScript(`local v = redis.call('GET', KEYS[1])
+if (v == false and ARGV[1] == '') or v == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`)
+
+// SwapManifest stores m under the manifest's key while old is what is
+// there (a Lua script: one key, so a cluster runs it on the key's node).
+func (t *Target) SwapManifest(ctx context.Context, w *workload.Spec, old, m *adapter.Manifest) (bool, error) {
+	c, done := t.admin()
+	defer done()
+	var was []byte
+	if old != nil {
+		was = old.Stored()
+	}
+	key := adapter.ManifestKey(w.KeyPrefix)
+	n, err := swapScript.Run(ctx, c, []string{key}, was, m.Marshal()).Int()
+	if err != nil {
+		return false, fmt.Errorf("redis: writing the manifest %s (EVAL, compare and set): %w", key, classify(err))
+	}
+	return n == 1, nil
+}
+
 // ReadManifest reads the manifest of w's key prefix (nil when none).
 func (t *Target) ReadManifest(ctx context.Context, w *workload.Spec) (*adapter.Manifest, error) {
 	c, done := t.admin()

@@ -126,10 +126,13 @@ func StartJMX(ctx context.Context, urls []string, interval time.Duration, sink .
 		}
 	}
 	parsers := map[string]*jmxParser{}
+	endpoints := map[string]*scrape.Endpoint{}
 	for _, u := range urls {
-		parsers[u] = newJMXParser()
+		parsers[u], endpoints[u] = newJMXParser(), scrape.NewEndpoint(u)
 	}
-	get := func(ctx context.Context, u string) (*reading, error) { return getJMX(ctx, client, parsers[u], u) }
+	get := func(ctx context.Context, u string) (*reading, error) {
+		return getJMX(ctx, client, parsers[u], endpoints[u])
+	}
 	// A JMX exporter walks the server's MBeans on each scrape: half a
 	// second and more on a busy broker. It gets the whole interval.
 	c.start(ctx, names, urls, get, interval, interval)

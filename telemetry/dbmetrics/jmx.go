@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"unicode"
@@ -175,19 +174,10 @@ func snake(s string) string {
 	return strings.TrimSuffix(b.String(), "_")
 }
 
-// getJMX scrapes one exporter.
-func getJMX(ctx context.Context, client *http.Client, p *jmxParser, u string) (*reading, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// getJMX scrapes one exporter (a token in its URL goes as a header: scrape.Endpoint).
+func getJMX(ctx context.Context, client *http.Client, p *jmxParser, e *scrape.Endpoint) (*reading, error) {
+	resp, err := e.Get(ctx, client, "text/plain;version=0.0.4")
 	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, errors.New("no answer in time")
 		}

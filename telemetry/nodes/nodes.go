@@ -51,6 +51,7 @@ type Collector struct {
 // node is one exporter's scraper and its series.
 type node struct {
 	url     string
+	ep      *scrape.Endpoint // url as get requests it (a token in it goes as a header)
 	timeout time.Duration
 	client  *http.Client
 
@@ -143,13 +144,11 @@ func (n *node) add(s result.NodeSample) { n.series.Samples = n.kept.Add(s) }
 // get fetches and parses one exposition (ctx carries the node's timeout)
 // into the node's spare frame.
 func (n *node) get(ctx context.Context) (*frame, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
-	if err != nil {
-		return nil, err
+	if n.ep == nil {
+		n.ep = scrape.NewEndpoint(n.url)
 	}
 	// The text format: parser reads it, and every exporter serves it.
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := n.client.Do(req)
+	resp, err := n.ep.Get(ctx, n.client, "text/plain;version=0.0.4")
 	if err != nil {
 		return nil, n.explain(err)
 	}

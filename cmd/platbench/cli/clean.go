@@ -15,7 +15,9 @@ func runClean(ctx context.Context, env *Env, args []string) error {
 		"Remove a dataset of platbench's, and only it, from a target: what the dataset's manifest, which 'platbench load' (or a run told --keep-dataset) wrote on the target, names: the table, topic or map its load created (and the keyspace, when nothing else is in it), else the keys it wrote, by their exact names; then the manifest. Without a manifest nothing is removed: clean names what it found there and exits 1 (docs/datasets.md).")
 	tgt := fs.String("target", "", "target URL (required)")
 	opts := kvFlag{}
-	fs.Var(opts, "target-opt", "target option key=value (repeatable; the same as the load's, e.g. keyspace, table, topic or map)")
+	targetOptFlag(fs, env.Stderr, opts, "target option key=value (repeatable; the same as the load's, e.g. keyspace, table, topic or map)")
+	var creds credFlags
+	creds.register(fs)
 	wl := fs.String("workload", bench.DefaultWorkload, "the workload the dataset was loaded with (its key prefix, or a profile's table)")
 	dry := fs.Bool("dry-run", false, "list what would be removed, and remove nothing")
 	if err := parseFlags(fs, args); err != nil {
@@ -27,6 +29,10 @@ func runClean(ctx context.Context, env *Env, args []string) error {
 	if *tgt == "" {
 		return usagef("give the target to clean: --target URL (e.g. cql://127.0.0.1)")
 	}
+	target, err := creds.apply(*tgt)
+	if err != nil {
+		return err
+	}
 	l, err := loadWorkload(*wl)
 	if err != nil {
 		return err
@@ -35,7 +41,7 @@ func runClean(ctx context.Context, env *Env, args []string) error {
 	if *dry {
 		do, verb = bench.CleanDryRun, "would remove"
 	}
-	removed, err := do(ctx, registry.Open, *tgt, opts, l.Spec)
+	removed, err := do(ctx, registry.Open, target, opts, l.Spec)
 	if err != nil {
 		return err
 	}

@@ -95,3 +95,51 @@ func redisAuthPasswordFile(t *testing.T) (u *url.URL, pass, file string) {
 	}
 	return u, pass, file
 }
+
+// A secret given as --target-opt still works, with one warning line each
+// naming the safer ways; the secret itself is in no line platbench writes.
+func TestTargetOptSecretWarns(t *testing.T) {
+	for _, cmd := range [][]string{
+		{"run", "--records", "10", "--ops", "10", "--quiet", "--out", filepath.Join(t.TempDir(), "r.json")},
+		{"clean"},
+	} {
+		args := append(cmd, "--target", "cql://127.0.0.1:1", "--target-opt", "password=s3cr3t-pw", "--target-opt", "token=s3cr3t-tk", "--target-opt", "keyspace=ks")
+		code, stdout, stderr := run(t, args...)
+		if code == 0 {
+			t.Errorf("%s against no server: exit 0", cmd[0])
+		}
+		if strings.Contains(stdout+stderr, "s3cr3t") {
+			t.Errorf("%s: a secret in the output:\n%s\n%s", cmd[0], stdout, stderr)
+		}
+		var warns []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.HasPrefix(l, "platbench: warning: --target-opt") {
+				warns = append(warns, l)
+			}
+		}
+		if len(warns) != 2 || !strings.Contains(warns[0], "password=...") || !strings.Contains(warns[0], "--target-password-file FILE, or $"+envTargetPassword) ||
+			!strings.Contains(warns[1], "token=...") || !strings.Contains(warns[1], "$"+envTargetSecretOpts+"='token=VALUE'") {
+			t.Errorf("%s: warnings %q, want one for password (naming the file and $%s) and one for token (naming $%s)", cmd[0], warns, envTargetPassword, envTargetSecretOpts)
+		}
+		t.Logf("%s: %q", cmd[0], warns)
+	}
+}
+
+// clean takes the target's password from a file too (--target-password-file),
+// against the real password-protected Redis (database 3): a run's kept
+// dataset is removed.
+func TestCleanPasswordFromFile(t *testing.T) {
+	u, _, pw := redisAuthPasswordFile(t)
+	u.Path = "/3"
+	spec := []string{"--workload", "ycsb-c", "--records", "50"}
+	out := filepath.Join(filepath.Dir(pw), "r.json")
+	code, stdout, stderr := run(t, append([]string{"run", "--target", u.String(), "--target-password-file", pw, "--ops", "100", "--quiet", "--keep-dataset", "--out", out}, spec...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = run(t, "clean", "--target", u.String(), "--target-password-file", pw, "--workload", "ycsb-c")
+	if code != 0 || !strings.Contains(stdout, "removed") {
+		t.Fatalf("clean with --target-password-file: exit %d: %s\n%s", code, stdout, stderr)
+	}
+	t.Logf("%s", stdout)
+}

@@ -3,10 +3,12 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/platbench/platbench/internal/redact"
 	"github.com/platbench/platbench/workload"
 )
 
@@ -27,6 +29,32 @@ func (k kvFlag) Set(s string) error {
 	}
 	k[key] = strings.TrimSpace(val)
 	return nil
+}
+
+// targetOptFlag registers --target-opt, collected into opts. An option
+// that holds a secret (redact.SecretKey: password, sasl_password, token) is
+// taken, with a warning on stderr: a command line is readable by the
+// machine's other users (ps, /proc) and kept in shell history.
+func targetOptFlag(fs *flag.FlagSet, stderr io.Writer, opts kvFlag, usage string) {
+	fs.Func("target-opt", usage, func(s string) error {
+		if err := opts.Set(s); err != nil {
+			return err
+		}
+		if k, _, _ := strings.Cut(s, "="); redact.SecretKey(k) {
+			fmt.Fprintf(stderr, "platbench: warning: %s\n", secretOptWarning(strings.TrimSpace(k)))
+		}
+		return nil
+	})
+}
+
+// secretOptWarning is the warning for --target-opt k=... holding a secret,
+// naming the ways that keep it off the command line.
+func secretOptWarning(k string) string {
+	safer := fmt.Sprintf("$%s='%s=VALUE', which platbench adds to the target's options", envTargetSecretOpts, k)
+	if strings.EqualFold(k, "password") {
+		safer = fmt.Sprintf("--target-password-file FILE, or $%s", envTargetPassword)
+	}
+	return fmt.Sprintf("--target-opt %s=... puts a secret on the command line, where the machine's other users can read it (ps, /proc) and shell history keeps it (safer: %s)", k, safer)
 }
 
 // listFlag collects repeated values.

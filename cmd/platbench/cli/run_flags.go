@@ -83,7 +83,7 @@ func newBenchFlags(env *Env, name, summary string) *benchFlags {
 	fs := newFlags(env, name, "[flags]", summary)
 	b.fs = fs
 	fs.StringVar(&b.target, "target", bench.DefaultTarget, "target URL or name (see 'platbench targets')")
-	fs.Var(b.targetOpts, "target-opt", "target option key=value (repeatable; see the target's docs)")
+	targetOptFlag(fs, env.Stderr, b.targetOpts, "target option key=value (repeatable; see the target's docs)")
 	b.creds.register(fs)
 	fs.StringVar(&b.workload, "workload", bench.DefaultWorkload, "workload preset name, YAML file or YCSB property file (see 'platbench workloads')")
 	fs.Var(&b.duration, "duration", fmt.Sprintf("run phase length, a `duration` such as 30s or 10m (default %s unless --ops is given)", units.Duration(bench.DefaultDuration)))

@@ -23,7 +23,7 @@ func runVerify(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&sample, "sample", "read back only a `sample` of the acknowledged keys: a count (10k) or a fraction (10% or 0.1) (default all)")
 	tgt := fs.String("target", "", "target URL (default the result's)")
 	opts := kvFlag{}
-	fs.Var(opts, "target-opt", "target option key=value, over the result's (repeatable; e.g. a password the result does not keep)")
+	targetOptFlag(fs, env.Stderr, opts, "target option key=value, over the result's (repeatable; e.g. a password the result does not keep: --target-password-file keeps it off the command line)")
 	conc := units.Count(bench.DefaultConcurrency)
 	fs.Var(&conc, "concurrency", "reads in flight, a `count`")
 	out := fs.String("out", "", "write the result with this verification here (default: RESULT itself, atomically); another existing file is refused unless --force")
