@@ -20,7 +20,6 @@ import (
 // kvFlag collects repeated key=value options.
 type kvFlag map[string]string
 
-func (k kvFlag) String() string { return "" }
 func (k kvFlag) Set(s string) error {
 	key, val, ok := strings.Cut(s, "=")
 	key = strings.TrimSpace(key)
