@@ -378,7 +378,7 @@ func nodeLimitName(kind string) string {
 		return LimitIRQCore
 	case SatDisk:
 		return LimitDisk
-	case SatNet:
+	case SatNet, SatQueue:
 		return LimitNet
 	}
 	return kind

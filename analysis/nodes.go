@@ -40,6 +40,11 @@ const (
 	SatIRQCore = "irq core"
 	SatDisk    = "disk"
 	SatNet     = "net"
+	// SatQueue: an interface whose queueing disciplines dropped, held back
+	// or queued packets (node_exporter's qdisc collector) in SaturatedShare
+	// of the sampled time: a link full whatever its reported speed (a
+	// shaper, a cloud's cap), as the loader host's QdiscShare.
+	SatQueue = "net queue"
 )
 
 // NodeFigures are one server node's telemetry over the run (from its
@@ -119,7 +124,7 @@ type NodeGap struct {
 
 // Saturation is one "what saturated" check on a node.
 type Saturation struct {
-	Kind      string  // SatCPU, SatCore, SatIRQCore, SatDisk or SatNet
+	Kind      string  // SatCPU, SatCore, SatIRQCore, SatDisk, SatNet or SatQueue
 	Name      string  // the device or interface (disk, net); empty otherwise
 	Threshold float64 // the per-sample figure that counts as saturated
 	Peak      float64 // the highest per-sample figure
@@ -447,6 +452,13 @@ func nodeChecks(good []result.NodeSample, w func(result.NodeSample) float64, sec
 		add(check(SatNet, name, SaturatedNet, func(x result.NodeSample) (float64, bool) {
 			n, ok := x.Nets[name]
 			return netUse(x.DurationNs, n), ok && n.SpeedBytesPerS > 0
+		}))
+		add(check(SatQueue, name, 1, func(x result.NodeSample) (float64, bool) {
+			n, ok := x.Nets[name]
+			if n.Queued() {
+				return 1, true
+			}
+			return 0, ok && n.QdiscRead
 		}))
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/platbench/platbench/result"
+	"github.com/platbench/platbench/vocab"
 )
 
 // nodeSample is a one-second sample with the node's busy share split as
@@ -137,5 +138,47 @@ func TestNodeCountersThatDoNotMove(t *testing.T) {
 	f = nodeFigures(result.NodeSeries{Node: "n1", IntervalNs: 1e9, Samples: []result.NodeSample{still, busy, busy}})
 	if f.CPUSamples != 2 || f.CPUBusy < 0.94 || len(f.Saturated) == 0 {
 		t.Errorf("two busy samples and one still: %d CPU samples, busy %.2f, saturated %v", f.CPUSamples, f.CPUBusy, f.Saturated)
+	}
+}
+
+// A node whose interface's qdiscs dropped or held back packets in most
+// seconds (node_exporter's qdisc collector) has its link saturated even far
+// under its reported speed (a shaper, a cloud's cap): the run's limit is
+// the network at that node; in a third of the seconds it is not; an
+// exporter without the qdisc collector gives no such check.
+func TestNodeQueueSaturated(t *testing.T) {
+	run := func(queued func(i int) bool, read bool) *result.Result {
+		var ss []result.NodeSample
+		for i := range 9 {
+			s := nodeSample(int64(i), 0.3, 0.4, 0.05, 0.1, 2e6) // 2 MB/s of a 125 MB/s link
+			n := s.Nets["eth0"]
+			n.QdiscRead = read
+			if read && queued(i) {
+				n.QdiscDrops, n.QdiscOverlimits = 3, 40
+			}
+			s.Nets["eth0"] = n
+			ss = append(ss, s)
+		}
+		return &result.Result{Target: vocab.Info{Kind: "redis"}, Config: result.Config{Concurrency: 8},
+			Phases: []result.Phase{{Name: "run", Mode: "closed", DurationNs: 9e9, Ops: []result.OpTotal{{Op: "READ", Count: 9000}}}},
+			Nodes:  []result.NodeSeries{{Node: "n1:9100", IntervalNs: 1e9, Samples: ss}}}
+	}
+	r := run(func(i int) bool { return i%3 != 0 }, true) // 6 of 9 seconds
+	nodes, _, _ := Nodes(r)
+	if got := satKinds(nodes[0].Saturated); got != "net queue:eth0" {
+		t.Errorf("saturated %q, want net queue:eth0", got)
+	}
+	if b := BottleneckOf(r); b.Limit != LimitNet || b.Where != "node n1:9100" {
+		t.Errorf("limit %s at %q, want network at node n1:9100", b.Limit, b.Where)
+	}
+	nodes, _, _ = Nodes(run(func(i int) bool { return i%3 == 0 }, true)) // 3 of 9
+	if len(nodes[0].Saturated) != 0 {
+		t.Errorf("a third of the seconds: saturated %s", satKinds(nodes[0].Saturated))
+	}
+	nodes, _, _ = Nodes(run(func(int) bool { return true }, false))
+	for _, c := range nodes[0].Checks {
+		if c.Kind == SatQueue {
+			t.Errorf("no qdisc collector, yet a queue check: %+v", c)
+		}
 	}
 }

@@ -146,6 +146,10 @@ func nodeSection(n analysis.NodeFigures) section {
 		if c.Saturated {
 			verdict = ": SATURATED"
 		}
+		if c.Kind == analysis.SatQueue {
+			t.add("check "+checkName(c), fmt.Sprintf("its qdiscs dropped, held back or queued packets in %s of the time%s", pct(c.Share), verdict))
+			continue
+		}
 		t.add("check "+checkName(c), fmt.Sprintf("peak %s, %s of the time at or over %s%s", pct(c.Peak), pct(c.Share), pct(c.Threshold), verdict))
 	}
 	if n.Samples > 0 {

@@ -20,10 +20,15 @@ func (n NetIO) Plus(o NetIO) NetIO {
 		QdiscDrops: n.QdiscDrops + o.QdiscDrops, QdiscOverlimits: n.QdiscOverlimits + o.QdiscOverlimits, QdiscRequeues: n.QdiscRequeues + o.QdiscRequeues}
 }
 
-// AddCounts adds o's traffic and drops to n (not the link speed, a gauge).
+// AddCounts adds o's traffic and drops to n (not the link speed, a gauge),
+// and its qdiscs' drops and overlimits; the backlog, a gauge, is o's.
 func (n *NodeNetIO) AddCounts(o NodeNetIO) {
 	n.RxBytes, n.TxBytes, n.RxPackets, n.TxPackets = n.RxBytes+o.RxBytes, n.TxBytes+o.TxBytes, n.RxPackets+o.RxPackets, n.TxPackets+o.TxPackets
 	n.RxDrops, n.TxDrops = n.RxDrops+o.RxDrops, n.TxDrops+o.TxDrops
+	if o.QdiscRead {
+		n.QdiscRead = true
+		n.QdiscDrops, n.QdiscOverlimits, n.QdiscBacklog = n.QdiscDrops+o.QdiscDrops, n.QdiscOverlimits+o.QdiscOverlimits, o.QdiscBacklog
+	}
 }
 
 // Paging is a machine's memory pressure over one sample, from the kernel's

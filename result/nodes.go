@@ -74,4 +74,19 @@ type NodeNetIO struct {
 	// SpeedBytesPerS is the link speed when the exporter reports it
 	// (node_network_speed_bytes, the netclass collector); 0 when unknown.
 	SpeedBytesPerS float64 `json:"speed_bytes_per_s,omitempty"`
+	// QdiscRead says the interface's queueing disciplines were read
+	// (node_exporter's qdisc collector, node_qdisc_*): packets they dropped
+	// and held back over a shaper's limit in the sample, and bytes queued at
+	// its end, summed over the interface's qdiscs. Without it all three are
+	// unknown, not zero.
+	QdiscRead       bool   `json:"qdisc_read,omitempty"`
+	QdiscDrops      uint64 `json:"qdisc_drops,omitempty"`
+	QdiscOverlimits uint64 `json:"qdisc_overlimits,omitempty"`
+	QdiscBacklog    uint64 `json:"qdisc_backlog_bytes,omitempty"`
+}
+
+// Queued says the interface's qdiscs dropped, held back or queued packets
+// in the sample: its link was full (the USE method's saturation).
+func (n NodeNetIO) Queued() bool {
+	return n.QdiscRead && (n.QdiscDrops > 0 || n.QdiscOverlimits > 0 || n.QdiscBacklog > 0)
 }

@@ -28,8 +28,14 @@ type CPUTimes struct{ User, Nice, System, IOWait, IRQ, SoftIRQ, Steal, Idle floa
 type DiskCounters struct{ Reads, Writes, ReadBytes, WrittenBytes, ReadSecs, WriteSecs, IOSecs float64 }
 
 // NetCounters are one interface's counters since boot, and its speed
-// (bytes/s; 0 when unknown).
-type NetCounters struct{ RxBytes, TxBytes, RxPackets, TxPackets, RxDrops, TxDrops, Speed float64 }
+// (bytes/s; 0 when unknown). Qdisc says its queueing disciplines were read
+// (node_exporter's qdisc collector): their drops and overlimits since boot
+// and their backlog now, summed over the interface's qdiscs.
+type NetCounters struct {
+	RxBytes, TxBytes, RxPackets, TxPackets, RxDrops, TxDrops, Speed float64
+	Qdisc                                                           bool
+	QdiscDrops, QdiscOverlimits, QdiscBacklog                       float64
+}
 
 // Reading is one read of a machine.
 type Reading struct {
@@ -199,6 +205,13 @@ func NetDeltas(prev, cur map[string]*NetCounters) map[string]result.NodeNetIO {
 			RxPackets: toUint(sub(c.RxPackets, p.RxPackets)), TxPackets: toUint(sub(c.TxPackets, p.TxPackets)),
 			RxDrops: toUint(sub(c.RxDrops, p.RxDrops)), TxDrops: toUint(sub(c.TxDrops, p.TxDrops)),
 			SpeedBytesPerS: c.Speed,
+		}
+		if c.Qdisc && p.Qdisc {
+			n := out[name]
+			n.QdiscRead = true
+			n.QdiscDrops, n.QdiscOverlimits = toUint(sub(c.QdiscDrops, p.QdiscDrops)), toUint(sub(c.QdiscOverlimits, p.QdiscOverlimits))
+			n.QdiscBacklog = toUint(c.QdiscBacklog)
+			out[name] = n
 		}
 	}
 	return out

@@ -82,6 +82,8 @@ func familyOf(name []byte) func(p *parser, f *frame, name []byte, v float64) {
 		return addNet
 	case bytes.HasPrefix(name, []byte("node_vmstat_")) && vmField(name) != nil:
 		return addVM
+	case bytes.HasPrefix(name, []byte("node_qdisc_")) && qdiscField(name) != nil:
+		return addQdisc
 	}
 	return nil
 }
@@ -118,6 +120,27 @@ func addDisk(p *parser, f *frame, name []byte, v float64) {
 
 func addNet(p *parser, f *frame, name []byte, v float64) {
 	*netField(name)(f.NetSlot(p.intern(p.r.Label(labelDevice)))) = v
+}
+
+// addQdisc adds one qdisc's figure to its interface's (node_qdisc_*, one
+// series per qdisc kind: an interface's root and its children are summed).
+func addQdisc(p *parser, f *frame, name []byte, v float64) {
+	n := f.NetSlot(p.intern(p.r.Label(labelDevice)))
+	*qdiscField(name)(n) += v
+	n.Qdisc = true
+}
+
+// qdiscField is where a node_qdisc_* figure goes; nil for the others.
+func qdiscField(name []byte) func(*machine.NetCounters) *float64 {
+	switch string(name) {
+	case "node_qdisc_drops_total":
+		return func(n *machine.NetCounters) *float64 { return &n.QdiscDrops }
+	case "node_qdisc_overlimits_total":
+		return func(n *machine.NetCounters) *float64 { return &n.QdiscOverlimits }
+	case "node_qdisc_backlog":
+		return func(n *machine.NetCounters) *float64 { return &n.QdiscBacklog }
+	}
+	return nil
 }
 
 // addVM adds a paging counter; the allocstall zones (node_vmstat_allocstall_*,

@@ -1,0 +1,48 @@
+package nodes
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/platbench/platbench/telemetry/machine"
+)
+
+// The qdisc fixtures are two real bodies of Debian's node_exporter 1.5.0
+// with its qdisc collector (what --collector.qdisc adds to
+// scripts/servers/node_exporter.sh's), run in a network namespace whose veth
+// had a 1 Mbit/s tbf, before and after a ping flood through it: the sample
+// between them has the tbf's 5 drops and 50 overlimits, so the interface's
+// queue was full; lo, whose noqueue qdisc never held a packet, is not; the
+// plain fixture (no qdisc collector) leaves them unknown.
+func TestParseQdiscFixtures(t *testing.T) {
+	read := func(name string) *reading {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := parseExposition(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before, after := read("node_exporter-1.5.0-qdisc-before.txt"), read("node_exporter-1.5.0-qdisc-after.txt")
+	if c := after.Nets["pbq0"]; c == nil || !c.Qdisc || c.QdiscDrops != 5 || c.QdiscOverlimits != 50 {
+		t.Fatalf("pbq0's counters %+v, want the tbf's 5 drops and 50 overlimits", c)
+	}
+	d := machine.NetDeltas(before.Nets, after.Nets)
+	n, ok := d["pbq0"]
+	if !ok || !n.QdiscRead || n.QdiscDrops != 5 || n.QdiscOverlimits != 50 || !n.Queued() {
+		t.Errorf("pbq0's sample %+v (present %v): want 5 drops, 50 overlimits, queued", n, ok)
+	}
+	if l, ok := d["lo"]; ok && l.Queued() {
+		t.Errorf("lo queued: %+v", l)
+	}
+	plain := read("node_exporter-1.5.0.txt")
+	for name, c := range plain.Nets {
+		if c.Qdisc {
+			t.Errorf("%s: qdisc read from an exporter without the qdisc collector", name)
+		}
+	}
+}
