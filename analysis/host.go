@@ -60,7 +60,10 @@ type HostNet struct {
 	Name                         string
 	RxBytesPerS, TxBytesPerS     float64
 	RxPacketsPerS, TxPacketsPerS float64
-	totalBytes                   uint64
+	// Sat is its capacity, use and queue (NetSatOf) when the samples
+	// recorded its qdisc or a capacity is known; nil otherwise.
+	Sat        *NetSat
+	totalBytes uint64
 }
 
 // HostServer is the server process's use over the run.
@@ -144,7 +147,7 @@ func Host(r *result.Result) (HostFigures, bool) {
 		CtxSwitchesPerS: perSec(func(s result.HostSample) float64 { return float64(s.CtxSwitches) }),
 		InterruptsPerS:  perSec(func(s result.HostSample) float64 { return float64(s.Interrupts) }),
 		Disks:           hostDisks(ss, secs),
-		Nets:            hostNets(ss, secs),
+		Nets:            hostNets(ss, secs, h.Links),
 		Self:            h.Self,
 		SelfCores:       selfCores(h.Self),
 		Server:          hostServer(h.Server, secs),
@@ -217,17 +220,23 @@ func hostDisks(ss []result.HostSample, secs float64) []HostDisk {
 	return out
 }
 
-func hostNets(ss []result.HostSample, secs float64) []HostNet {
+func hostNets(ss []result.HostSample, secs float64, links map[string]result.Link) []HostNet {
 	all := map[string]*netSum{}
 	for _, s := range ss {
 		for name, x := range s.Nets {
 			addNet(all, name, result.NodeNetIO{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}, s.DurationNs)
 		}
 	}
+	sat := map[string]*NetSat{}
+	for _, n := range NetSatOf(&result.HostSeries{Samples: ss, Links: links}) {
+		if n.Capacity > 0 || n.Qdisc != "" {
+			sat[n.Name] = &n
+		}
+	}
 	var out []HostNet
 	for _, n := range netRates(all, secs) {
 		out = append(out, HostNet{Name: n.Name, RxBytesPerS: n.RxBytesPerS, TxBytesPerS: n.TxBytesPerS,
-			RxPacketsPerS: n.RxPacketsPerS, TxPacketsPerS: n.TxPacketsPerS, totalBytes: n.totalBytes})
+			RxPacketsPerS: n.RxPacketsPerS, TxPacketsPerS: n.TxPacketsPerS, Sat: sat[n.Name], totalBytes: n.totalBytes})
 	}
 	return out
 }

@@ -43,6 +43,22 @@ func sayNet(p result.Phrase) (string, bool) {
 	return "", false
 }
 
+// hostNetSat is the loader host's net line's tail: the interface's
+// capacity and its use, and its root qdisc's queueing, when recorded.
+func hostNetSat(n *analysis.NetSat) string {
+	if n == nil {
+		return ""
+	}
+	out := ""
+	if n.Capacity > 0 {
+		out += fmt.Sprintf("; %s %.0f%% of %s", n.Direction, 100*n.Use, capacityWords(n.CapacityFrom, n.Capacity))
+	}
+	if n.Qdisc != "" {
+		out += fmt.Sprintf("; qdisc %s held, dropped or queued packets in %.0f%% of the seconds", n.Qdisc, 100*n.QueuedShare)
+	}
+	return out
+}
+
 // capacityWords names a capacity and where it came from.
 func capacityWords(from string, bytesPerS float64) string {
 	switch from {

@@ -46,7 +46,7 @@ func writeHostText(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "  disk       no I/O\n")
 	}
 	for _, n := range f.Nets {
-		fmt.Fprintf(w, "  net %-7s %s\n", n.Name, netLine(n.RxBytesPerS, n.RxPacketsPerS, n.TxBytesPerS, n.TxPacketsPerS))
+		fmt.Fprintf(w, "  net %-7s %s%s\n", n.Name, netLine(n.RxBytesPerS, n.RxPacketsPerS, n.TxBytesPerS, n.TxPacketsPerS), hostNetSat(n.Sat))
 	}
 	fmt.Fprintf(w, "  kernel     %s context switches/s, %s interrupts/s\n", units.Short(f.CtxSwitchesPerS), units.Short(f.InterruptsPerS))
 	writeHostProcs(w, f)

@@ -102,3 +102,28 @@ func TestWritePerfStatSeedFigures(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// The host's net line carries its interface's capacity and use and its root
+// qdisc's queueing when the run recorded them (a 20 Mbit/s tbf that held
+// packets in every second); an interface with neither keeps the plain line.
+func TestWriteHostTextNetSat(t *testing.T) {
+	var ss []result.HostSample
+	for i := range 4 {
+		ss = append(ss, result.HostSample{OffsetNs: int64(i) * 1e9, DurationNs: 1e9, CPUIdle: 0.7, CPUUser: 0.3,
+			Nets: map[string]result.NetIO{
+				"eth0": {TxBytes: 2.45e6, RxBytes: 1e5, TxPackets: 1700, RxPackets: 900, Qdisc: "tbf", QdiscRateBytesPS: 2.5e6, QdiscOverlimits: 300},
+				"eth1": {TxBytes: 1e3, RxBytes: 1e3, TxPackets: 10, RxPackets: 10}}})
+	}
+	r := &result.Result{Host: &result.HostSeries{IntervalNs: 1e9, Samples: ss, Links: map[string]result.Link{"eth0": {SpeedBitsPerS: 10e9}}}}
+	var b strings.Builder
+	WriteHostText(&b, r)
+	out := b.String()
+	want := "net eth0    rx 97.7 KiB/s 900 pkt/s, tx 2.34 MiB/s 1700 pkt/s; sent 98% of its shaper's tbf rate of 20 Mbit/s; qdisc tbf held, dropped or queued packets in 100% of the seconds"
+	flat := strings.Join(strings.Fields(out), " ") // the line wraps at the terminal's width
+	if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
+		t.Errorf("no %q in:\n%s", want, out)
+	}
+	if !strings.Contains(out, "net eth1    rx 1000 B/s 10 pkt/s, tx 1000 B/s 10 pkt/s\n") {
+		t.Errorf("eth1's plain line is not in:\n%s", out)
+	}
+}
