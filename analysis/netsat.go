@@ -38,7 +38,7 @@ const (
 	PhraseNet        = "net"         // S: interface, direction (sent/received), capacity source; F: bytes/s, capacity bytes/s (0: unknown), share of seconds queued
 	PhraseNetUse     = "net_use"     // S: interface, direction, capacity source; F: bytes/s, capacity bytes/s, use
 	PhraseNetQdisc   = "net_qdisc"   // S: interface, qdisc kind; F: share of seconds queued, drops/s, overlimits/s, mean backlog bytes, shaper rate bytes/s (0: none)
-	PhraseTCPRetrans = "tcp_retrans" // F: segments retransmitted per s, share of segments sent
+	PhraseTCPRetrans = "tcp_retrans" // F: segments retransmitted per s, share of segments sent; S: the node (none: the loader host)
 	PhraseNetRoom    = "net_room"    // S: interface, direction, capacity source; F: use, capacity bytes/s
 	// PhraseNetStatedOver: a caveat. S: interface; F: the busier
 	// direction's bytes/s, the stated limit's bytes/s.
@@ -224,10 +224,28 @@ func (b *bottleneck) netLimit(sure bool) bool {
 	return true
 }
 
+// nodeRetrans notes each server node's TCP retransmits: evidence when the
+// node's network is the limit, a caveat past RetransShare otherwise.
+func (b *bottleneck) nodeRetrans() {
+	for _, n := range b.nodes {
+		if !n.TCPKnown {
+			continue
+		}
+		p := phrase(PhraseTCPRetrans, []float64{n.TCPRetransPerS, n.TCPRetransShare}, n.Node)
+		switch {
+		case b.out.Limit == LimitNet && b.out.Where == "node "+n.Node && n.TCPRetransPerS > 0:
+			b.says.Evidence = append(b.says.Evidence, p) // the node's network is the limit: its errors
+		case n.TCPRetransShare >= RetransShare:
+			b.says.Caveats = append(b.says.Caveats, p)
+		}
+	}
+}
+
 // netCaveats notes a --link-limit the traffic went past (the statement is
 // wrong, and was not used), and TCP retransmitting RetransShare of its
 // segments or more with the network not the limit (loss on the path).
 func (b *bottleneck) netCaveats() {
+	b.nodeRetrans()
 	if b.series == nil {
 		return
 	}

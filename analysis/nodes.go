@@ -75,6 +75,11 @@ type NodeFigures struct {
 
 	Disks []HostDisk // devices that did any I/O, most bytes first
 	Nets  []NodeNet  // interfaces that moved packets, most bytes first
+	// TCPRetransPerS and TCPRetransShare are TCP's retransmitted segments a
+	// second and their share of those sent (TCPKnown: the exporter's
+	// netstat collector gave them).
+	TCPRetransPerS, TCPRetransShare float64
+	TCPKnown                        bool
 
 	// Checks are the saturation checks made, in the order cpu, core, irq
 	// core, each disk, each interface with a known speed.
@@ -261,6 +266,13 @@ func nodeFigures(s result.NodeSeries) NodeFigures {
 	}
 	f.Disks = hostDisks(hs, secs)
 	f.Nets = nodeNets(good, secs)
+	var out, re uint64
+	for _, x := range good {
+		out, re = out+x.TCPOutSegs, re+x.TCPRetransSegs
+	}
+	if out > 0 {
+		f.TCPKnown, f.TCPRetransPerS, f.TCPRetransShare = true, float64(re)/secs, float64(re)/float64(out)
+	}
 	f.Checks = nodeChecks(good, w, secs)
 	for _, c := range f.Checks {
 		if c.Saturated {

@@ -182,3 +182,42 @@ func TestNodeQueueSaturated(t *testing.T) {
 		}
 	}
 }
+
+// A node's TCP retransmits (the netstat collector): 3% of the segments
+// sent is a caveat when the node's network is not the limit, and evidence
+// when it is; under 1% says nothing.
+func TestNodeRetrans(t *testing.T) {
+	run := func(re uint64, queued bool) *result.Bottleneck {
+		var ss []result.NodeSample
+		for i := range 6 {
+			s := nodeSample(int64(i), 0.3, 0.4, 0.05, 0.1, 2e6)
+			s.TCPOutSegs, s.TCPRetransSegs = 10000, re
+			n := s.Nets["eth0"]
+			n.QdiscRead, n.QdiscDrops = true, map[bool]uint64{true: 5}[queued]
+			s.Nets["eth0"] = n
+			ss = append(ss, s)
+		}
+		return BottleneckOf(&result.Result{Target: vocab.Info{Kind: "redis"}, Config: result.Config{Concurrency: 8},
+			Phases: []result.Phase{{Name: "run", Mode: "closed", DurationNs: 6e9, Ops: []result.OpTotal{{Op: "READ", Count: 6000}}}},
+			Nodes:  []result.NodeSeries{{Node: "n1:9100", IntervalNs: 1e9, Samples: ss}}})
+	}
+	has := func(ps []result.Phrase) bool {
+		for _, p := range ps {
+			if p.Kind == PhraseTCPRetrans && len(p.S) == 1 && p.S[0] == "n1:9100" && p.F[0] == 300 && p.F[1] == 0.03 {
+				return true
+			}
+		}
+		return false
+	}
+	if b := run(300, false); b.Limit == LimitNet || !has(b.Says.Caveats) {
+		t.Errorf("3%% retransmitted, network not the limit: limit %s, caveats %+v", b.Limit, b.Says.Caveats)
+	}
+	if b := run(300, true); b.Limit != LimitNet || !has(b.Says.Evidence) {
+		t.Errorf("3%% retransmitted, the node's queue full: limit %s, evidence %+v", b.Limit, b.Says.Evidence)
+	}
+	for _, c := range run(50, false).Says.Caveats {
+		if c.Kind == PhraseTCPRetrans {
+			t.Errorf("0.5%% retransmitted said: %+v", c)
+		}
+	}
+}

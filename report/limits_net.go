@@ -38,7 +38,11 @@ func sayNet(p result.Phrase) (string, bool) {
 		return fmt.Sprintf("interface %s carried %s, more than the --link-limit of %s stated for it: that is not its limit, and it was left out (state the cap the provider gives, or drop --link-limit)",
 			name(p, 0), bitRate(f(0)), bitRate(f(1))), true
 	case analysis.PhraseTCPRetrans:
-		return fmt.Sprintf("TCP retransmitted %s segments/s (%.2g%% of those sent): loss or a full queue on the path", sig3(f(0)), 100*f(1)), true
+		who := ""
+		if n := name(p, 0); n != "" {
+			who = "node " + n + ": "
+		}
+		return fmt.Sprintf("%sTCP retransmitted %s segments/s (%.2g%% of those sent): loss or a full queue on the path", who, sig3(f(0)), 100*f(1)), true
 	}
 	return "", false
 }

@@ -61,6 +61,11 @@ type NodeSample struct {
 	Disks map[string]DiskIO `json:"disks,omitempty"`
 	// Nets are the interfaces that ever carried a packet, keyed by name.
 	Nets map[string]NodeNetIO `json:"nets,omitempty"`
+	// TCP segments sent and retransmitted in the sample
+	// (node_netstat_Tcp_OutSegs and _RetransSegs, the netstat collector):
+	// retransmits are the network's errors.
+	TCPOutSegs     uint64 `json:"tcp_out_segs,omitempty"`
+	TCPRetransSegs uint64 `json:"tcp_retrans_segs,omitempty"`
 }
 
 // NodeNetIO is one interface's traffic on a node in one sample.

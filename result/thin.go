@@ -224,6 +224,7 @@ func MergeNodeSample(a *NodeSample, b NodeSample, _ int) bool {
 	}
 	mergeMachine(a.machine(), b.machine())
 	a.Paging.Add(b.Paging)
+	a.TCPOutSegs, a.TCPRetransSegs = a.TCPOutSegs+b.TCPOutSegs, a.TCPRetransSegs+b.TCPRetransSegs
 	a.CPUs, a.MemTotalBytes = b.CPUs, b.MemTotalBytes
 	a.Nets = mergeByName(a.Nets, b.Nets, func(m, n NodeNetIO) NodeNetIO {
 		m.AddCounts(n)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prometheus node_exporter (Debian's prometheus-node-exporter, 1.5.0 on bookworm)
 # for the telemetry/nodes tests: one exporter on 127.0.0.1:19100 with only the
-# collectors platbench reads (cpu, meminfo, diskstats, netdev, vmstat, qdisc), run as a
+# collectors platbench reads (cpu, meminfo, diskstats, netdev, vmstat, qdisc, netstat), run as a
 # background process of ours (not the system service the package installs).
 # PLATBENCH_NODE_EXPORTER_ADDRS="127.0.0.1 127.0.0.2 127.0.0.3" starts one
 # per address, on the same port: one per Cassandra node of the test cluster
@@ -30,7 +30,7 @@ start_one() { # address
     echo "node_exporter.sh: port $a:$PORT is taken by another process (fix: PLATBENCH_NODE_EXPORTER_PORT=<free port> $0 start)" >&2; return 1
   fi
   nohup "$BIN" --web.listen-address="$a:$PORT" --collector.disable-defaults \
-    --collector.cpu --collector.meminfo --collector.diskstats --collector.netdev --collector.vmstat --collector.qdisc \
+    --collector.cpu --collector.meminfo --collector.diskstats --collector.netdev --collector.vmstat --collector.qdisc --collector.netstat \
     >"$dir/node_exporter-$a.log" 2>&1 </dev/null &
   echo $! >"$pidfile"
   for _ in $(seq 1 100); do

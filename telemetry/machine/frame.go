@@ -33,6 +33,7 @@ func (f *Frame) Reset() {
 	clear(f.Nets)
 	f.Total = nil
 	f.VM = VMCounters{}
+	f.TCP = TCPCounters{}
 	if len(f.cpus)+len(f.disks)+len(f.nets) > MaxEntries {
 		clear(f.cpus)
 		clear(f.disks)

@@ -51,6 +51,24 @@ type Reading struct {
 	Nets  map[string]*NetCounters
 	// VM are the paging counters (/proc/vmstat or node_vmstat_*).
 	VM VMCounters
+	// TCP are the segments sent and retransmitted since boot
+	// (node_netstat_Tcp_OutSegs and _RetransSegs); Read says they were.
+	TCP TCPCounters
+}
+
+// TCPCounters are TCP's segments sent and retransmitted since boot.
+type TCPCounters struct {
+	OutSegs, RetransSegs float64
+	Read                 bool
+}
+
+// TCPDeltas is the segments sent and retransmitted between two readings;
+// zeros unless both read them.
+func TCPDeltas(prev, cur *Reading) (out, retrans uint64) {
+	if !prev.TCP.Read || !cur.TCP.Read {
+		return 0, 0
+	}
+	return toUint(sub(cur.TCP.OutSegs, prev.TCP.OutSegs)), toUint(sub(cur.TCP.RetransSegs, prev.TCP.RetransSegs))
 }
 
 // VMCounters are the kernel's paging counters since boot (/proc/vmstat):

@@ -84,6 +84,8 @@ func familyOf(name []byte) func(p *parser, f *frame, name []byte, v float64) {
 		return addVM
 	case bytes.HasPrefix(name, []byte("node_qdisc_")) && qdiscField(name) != nil:
 		return addQdisc
+	case string(name) == "node_netstat_Tcp_OutSegs" || string(name) == "node_netstat_Tcp_RetransSegs":
+		return addTCP
 	}
 	return nil
 }
@@ -120,6 +122,16 @@ func addDisk(p *parser, f *frame, name []byte, v float64) {
 
 func addNet(p *parser, f *frame, name []byte, v float64) {
 	*netField(name)(f.NetSlot(p.intern(p.r.Label(labelDevice)))) = v
+}
+
+// addTCP keeps TCP's segments sent or retransmitted (the netstat collector).
+func addTCP(_ *parser, f *frame, name []byte, v float64) {
+	if string(name) == "node_netstat_Tcp_OutSegs" {
+		f.TCP.OutSegs = v
+	} else {
+		f.TCP.RetransSegs = v
+	}
+	f.TCP.Read = true
 }
 
 // addQdisc adds one qdisc's figure to its interface's (node_qdisc_*, one
@@ -215,10 +227,12 @@ type frame = machine.Frame
 func sample(prev, cur *reading, dt time.Duration) result.NodeSample {
 	c := machine.CPUDeltas(prev, cur)
 	m := machine.MemFigures(cur.Mem)
+	out, retrans := machine.TCPDeltas(prev, cur)
 	return result.NodeSample{DurationNs: dt.Nanoseconds(),
 		CPUs: c.CPUs, CPUUser: c.User, CPUSystem: c.System, CPUIOWait: c.IOWait, CPUIRQ: c.IRQ, CPUSoftIRQ: c.SoftIRQ,
 		CPUSteal: c.Steal, CPUIdle: c.Idle, CPUMaxCore: c.MaxCore, CPUMaxCoreID: c.MaxCoreID, CPUMaxCoreIRQ: c.MaxCoreIRQ,
 		MemTotalBytes: m.TotalBytes, MemUsedBytes: m.UsedBytes, MemAvailableBytes: m.AvailableBytes,
 		PageCacheBytes: m.PageCacheBytes, DirtyBytes: m.DirtyBytes, Paging: machine.PagingDeltas(prev, cur),
-		Disks: machine.DiskDeltas(prev.Disks, cur.Disks, dt), Nets: machine.NetDeltas(prev.Nets, cur.Nets)}
+		Disks: machine.DiskDeltas(prev.Disks, cur.Disks, dt), Nets: machine.NetDeltas(prev.Nets, cur.Nets),
+		TCPOutSegs: out, TCPRetransSegs: retrans}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/platbench/platbench/telemetry/machine"
 )
@@ -44,5 +45,38 @@ func TestParseQdiscFixtures(t *testing.T) {
 		if c.Qdisc {
 			t.Errorf("%s: qdisc read from an exporter without the qdisc collector", name)
 		}
+	}
+}
+
+// The netstat fixtures are two real bodies of the exporter with its netstat
+// collector (--collector.netstat) a second apart: the sample between them
+// has the TCP segments sent (361) and none retransmitted; the plain fixture
+// (no netstat collector) has neither.
+func TestParseNetstatFixtures(t *testing.T) {
+	read := func(name string) *reading {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := parseExposition(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before, after := read("node_exporter-1.5.0-netstat-before.txt"), read("node_exporter-1.5.0-netstat-after.txt")
+	if !after.TCP.Read || after.TCP.OutSegs != 1.11050938e+08 || after.TCP.RetransSegs != 10341 {
+		t.Fatalf("TCP counters %+v", after.TCP)
+	}
+	s := sample(before, after, time.Second)
+	if s.TCPOutSegs != 361 || s.TCPRetransSegs != 0 {
+		t.Errorf("sample: %d sent, %d retransmitted; want 361 and 0", s.TCPOutSegs, s.TCPRetransSegs)
+	}
+	plain := read("node_exporter-1.5.0.txt")
+	if plain.TCP.Read {
+		t.Errorf("TCP read from an exporter without the netstat collector: %+v", plain.TCP)
+	}
+	if s := sample(plain, plain, time.Second); s.TCPOutSegs != 0 {
+		t.Errorf("no netstat, yet %d segments", s.TCPOutSegs)
 	}
 }
