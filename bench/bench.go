@@ -289,7 +289,7 @@ func planLoad(ctx context.Context, t adapter.Target, cfg *Config, spec *workload
 		// This loader's share.
 		records = (records + uint64(cfg.Shards) - 1) / uint64(cfg.Shards)
 	}
-	p, err := analysis.PlanLoad(records, rows, bytes, cfg.DatasetBytes, r.Platform.RAMBytes, free)
+	p, err := analysis.PlanLoad(records, rows, bytes, cfg.DatasetBytes, r.Platform.UsableRAM(), free)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ func (s *Session) Finish(ctx context.Context) (*result.Result, error) {
 		Records:      spec.Records,
 		RecordBytes:  spec.RecordBytes(),
 		LogicalBytes: spec.DatasetBytes(),
-		HostRAMBytes: r.Platform.RAMBytes,
+		HostRAMBytes: r.Platform.UsableRAM(),
 		Source:       result.DatasetLoaded,
 		LoadID:       s.loadID,
 	}

@@ -262,7 +262,7 @@ func platformSection(r *result.Result) section {
 		add("Sockets / NUMA nodes", fmt.Sprintf("%d / %d", p.Sockets, p.NUMANodes))
 	}
 	if p.RAMBytes > 0 {
-		add("RAM", units.Bytes(float64(p.RAMBytes)))
+		add("RAM", units.Bytes(float64(p.RAMBytes))+memLimit(p))
 	}
 	add("Kernel", p.Kernel)
 	add("Virtualization", p.Virtualization)

@@ -138,7 +138,7 @@ func PlatformLine(p *result.Platform) string {
 		parts = append(parts, fmt.Sprintf("%d CPUs", p.Threads))
 	}
 	if p.RAMBytes > 0 {
-		parts = append(parts, units.Bytes(float64(p.RAMBytes))+" RAM")
+		parts = append(parts, units.Bytes(float64(p.RAMBytes))+" RAM"+memLimit(*p))
 	}
 	if p.Kernel != "" {
 		parts = append(parts, p.OS+" "+p.Kernel)
@@ -330,4 +330,13 @@ func writeErrorMessages(w io.Writer, r *result.Result) {
 			fmt.Fprintf(w, "  %s %s %s: %s\n", p.Name, m.Op, m.Class, m.Message)
 		}
 	}
+}
+
+// memLimit words the memory platbench's cgroup allowed, when less than the
+// RAM: " (platbench's cgroup allows 128 MiB)".
+func memLimit(p result.Platform) string {
+	if p.MemLimitBytes <= 0 {
+		return ""
+	}
+	return " (platbench's cgroup allows " + units.Bytes(float64(p.MemLimitBytes)) + ")"
 }

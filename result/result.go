@@ -124,6 +124,19 @@ type Platform struct {
 	InstanceType   string `json:"instance_type,omitempty"`  // cloud instance type when the machine tells
 	Cloud          string `json:"cloud,omitempty"`
 	Disks          []Disk `json:"disks,omitempty"`
+	// MemLimitBytes is the memory platbench's cgroup (and the cgroups above
+	// it) allow, when less than RAMBytes: a container's limit, which the
+	// page cache of an in-process store lives within too. 0: none.
+	MemLimitBytes int64 `json:"mem_limit_bytes,omitempty"`
+}
+
+// UsableRAM is the memory platbench may use on this platform: RAMBytes, or
+// its cgroup's limit when lower (0: unknown).
+func (p Platform) UsableRAM() int64 {
+	if p.MemLimitBytes > 0 && (p.RAMBytes <= 0 || p.MemLimitBytes < p.RAMBytes) {
+		return p.MemLimitBytes
+	}
+	return p.RAMBytes
 }
 
 // Disk is one block device of the platform.

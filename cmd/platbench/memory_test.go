@@ -70,6 +70,11 @@ func TestMemoryLimitNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The platform says what the cgroup allowed, and the dataset is set
+	// against that, not the host's RAM.
+	if r.Platform.MemLimitBytes != cgroupMax || r.Dataset.HostRAMBytes != cgroupMax {
+		t.Errorf("platform memory limit %d, dataset's RAM %d: want the cgroup's %d", r.Platform.MemLimitBytes, r.Dataset.HostRAMBytes, cgroupMax)
+	}
 	checkMemoryNamed(t, r)
 }
 

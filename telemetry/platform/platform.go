@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ func fingerprintAt(root string) result.Platform {
 	}
 	p.NUMANodes = countDirs(filepath.Join(root, "sys/devices/system/node"), "node")
 	p.RAMBytes = memTotal(filepath.Join(root, "proc/meminfo"))
+	if l := cgroupMemLimit(root); l > 0 && (p.RAMBytes <= 0 || l < p.RAMBytes) {
+		p.MemLimitBytes = l
+	}
 	p.Disks = disks(root)
 	return p
 }
@@ -275,4 +279,53 @@ func disks(root string) []result.Disk {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// cgroupMemLimit is the lowest memory limit of this process's cgroup and
+// the cgroups above it, below root: cgroup v2's memory.max on the unified
+// hierarchy, else v1's memory.limit_in_bytes; 0 when there is none (v2's
+// "max", v1's near-2^63 "unlimited", no cgroup file system).
+func cgroupMemLimit(root string) int64 {
+	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
+	if err != nil {
+		return 0
+	}
+	var best int64
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var dir, file string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			dir, file = filepath.Join(root, "sys/fs/cgroup"), "memory.max"
+			if _, err := os.Stat(filepath.Join(dir, "cgroup.controllers")); err != nil {
+				dir = filepath.Join(root, "sys/fs/cgroup/unified") // a hybrid host's v2 tree
+			}
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
+			dir, file = filepath.Join(root, "sys/fs/cgroup/memory"), "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		for p := filepath.Join(dir, f[2]); strings.HasPrefix(p, dir); p = filepath.Dir(p) {
+			if l := limitIn(filepath.Join(p, file)); l > 0 && (best == 0 || l < best) {
+				best = l
+			}
+			if p == dir {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// limitIn reads a cgroup memory limit file: bytes, or 0 for none ("max",
+// or v1's page-rounded 2^63-1 and anything from 2^62 up).
+func limitIn(path string) int64 {
+	v, err := strconv.ParseInt(readTrim(path), 10, 64)
+	if err != nil || v <= 0 || v >= 1<<62 {
+		return 0
+	}
+	return v
 }

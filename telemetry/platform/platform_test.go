@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/platbench/platbench/result"
 )
 
 func TestFingerprintThisMachine(t *testing.T) {
@@ -130,5 +132,53 @@ func TestFingerprintFixtures(t *testing.T) {
 				t.Errorf("virt = %q/%q/%q, want %q/%q/%q", p.Virtualization, p.Cloud, p.InstanceType, c.virt, c.cloud, c.instance)
 			}
 		})
+	}
+}
+
+// A cgroup memory limit is the lowest of the process's cgroup and those
+// above it: v1's memory.limit_in_bytes (its near-2^63 "unlimited" is none),
+// v2's memory.max ("max" is none), a hybrid host's v2 tree under unified/;
+// below the RAM it is the platform's MemLimitBytes and its UsableRAM.
+func TestCgroupMemLimit(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"v1 nested, the parent lower", map[string]string{
+			"proc/self/cgroup":                                    "4:memory:/k8s/pod1\n0::/\n",
+			"sys/fs/cgroup/memory/memory.limit_in_bytes":          "9223372036854771712\n",
+			"sys/fs/cgroup/memory/k8s/memory.limit_in_bytes":      "2147483648\n",
+			"sys/fs/cgroup/memory/k8s/pod1/memory.limit_in_bytes": "9223372036854771712\n"}, 2 << 30},
+		{"v1 unlimited", map[string]string{
+			"proc/self/cgroup": "4:memory:/process_api/x\n",
+			"sys/fs/cgroup/memory/process_api/x/memory.limit_in_bytes": "9223372036854771712\n"}, 0},
+		{"v2", map[string]string{
+			"proc/self/cgroup":                                 "0::/system.slice/pb.service\n",
+			"sys/fs/cgroup/cgroup.controllers":                 "cpu memory\n",
+			"sys/fs/cgroup/system.slice/memory.max":            "max\n",
+			"sys/fs/cgroup/system.slice/pb.service/memory.max": "536870912\n"}, 512 << 20},
+		{"v2 hybrid", map[string]string{
+			"proc/self/cgroup":                    "0::/pb\n",
+			"sys/fs/cgroup/unified/pb/memory.max": "134217728\n"}, 128 << 20},
+		{"no cgroup file", map[string]string{"proc/meminfo": "MemTotal: 1024 kB\n"}, 0},
+	}
+	for _, c := range cases {
+		root := t.TempDir()
+		for path, body := range c.files {
+			p := filepath.Join(root, path)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(body), 0o644)
+		}
+		if got := cgroupMemLimit(root); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	p := result.Platform{RAMBytes: 8 << 30, MemLimitBytes: 2 << 30}
+	if p.UsableRAM() != 2<<30 {
+		t.Errorf("usable %d, want the limit", p.UsableRAM())
+	}
+	if p := (result.Platform{RAMBytes: 8 << 30}); p.UsableRAM() != 8<<30 {
+		t.Errorf("usable %d without a limit, want the RAM", p.UsableRAM())
 	}
 }
