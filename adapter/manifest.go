@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -273,6 +274,11 @@ type ManifestSwapper interface {
 	// there); false, storing nothing, when something else is there.
 	SwapManifest(ctx context.Context, w *workload.Spec, old, m *Manifest) (bool, error)
 }
+
+// ErrNoSwap says the server refused the compare-and-swap itself (a Redis
+// user whose ACL does not allow scripts): bench then writes the manifest
+// read, merge, write, as for a target without one.
+var ErrNoSwap = errors.New("the server refuses the compare-and-swap")
 
 // Manifester is implemented by targets that keep a dataset's manifest on
 // the target (every target with a dataset: Redis and Valkey, CQL, Kafka,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -213,6 +214,10 @@ func (s *Session) storeManifest(ctx context.Context, mf adapter.Manifester) erro
 			return nil
 		}
 		ok, err := sw.SwapManifest(ctx, &s.spec, cur, d.m)
+		if errors.Is(err, adapter.ErrNoSwap) {
+			swaps = false // read, merge and write again, without the swap
+			continue
+		}
 		if err != nil {
 			return err
 		}

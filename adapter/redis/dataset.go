@@ -135,6 +135,10 @@ func (t *Target) SwapManifest(ctx context.Context, w *workload.Spec, old, m *ada
 	}
 	key := adapter.ManifestKey(w.KeyPrefix)
 	n, err := swapScript.Run(ctx, c, []string{key}, was, m.Marshal()).Int()
+	var re goredis.Error
+	if errors.As(err, &re) && (strings.HasPrefix(re.Error(), "NOPERM") || strings.Contains(re.Error(), "unknown command")) {
+		return false, fmt.Errorf("redis: %v: %w", err, adapter.ErrNoSwap) // a user without scripts: read, merge, write
+	}
 	if err != nil {
 		return false, fmt.Errorf("redis: writing the manifest %s (EVAL, compare and set): %w", key, classify(err))
 	}
