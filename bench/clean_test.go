@@ -266,28 +266,9 @@ func embeddedApp(t *testing.T) appTarget {
 func cqlApp(t *testing.T, uniq string) appTarget {
 	raw := testenv.URL(t, "PLATBENCH_CQL_URL")
 	testenv.Shared(t, "PLATBENCH_CQL_URL")
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ks := "pbclean_" + uniq
-	cc := gocql.NewCluster(strings.Split(u.Hostname(), ",")...)
-	if p := u.Port(); p != "" {
-		cc.Port, _ = strconv.Atoi(p)
-	}
-	if u.User != nil {
-		pw, _ := u.User.Password()
-		cc.Authenticator = gocql.PasswordAuthenticator{Username: u.User.Username(), Password: pw}
-	}
-	cc.Timeout, cc.ConnectTimeout = 30*time.Second, 30*time.Second
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
-		s.Close()
-	})
+	s := cqlSession(t, raw) // closed after the drop below (cleanups run last first)
+	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	exec := func(t *testing.T, q string, args ...any) {
 		if err := s.Query(q, args...).Consistency(gocql.Quorum).Exec(); err != nil {
 			t.Fatalf("%s: %v", q, err)

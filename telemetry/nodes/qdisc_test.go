@@ -17,17 +17,7 @@ import (
 // queue was full; lo, whose noqueue qdisc never held a packet, is not; the
 // plain fixture (no qdisc collector) leaves them unknown.
 func TestParseQdiscFixtures(t *testing.T) {
-	read := func(name string) *reading {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := parseExposition(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	read := func(name string) *reading { return readTestdata(t, name) }
 	before, after := read("node_exporter-1.5.0-qdisc-before.txt"), read("node_exporter-1.5.0-qdisc-after.txt")
 	if c := after.Nets["pbq0"]; c == nil || !c.Qdisc || c.QdiscDrops != 5 || c.QdiscOverlimits != 50 {
 		t.Fatalf("pbq0's counters %+v, want the tbf's 5 drops and 50 overlimits", c)
@@ -53,17 +43,7 @@ func TestParseQdiscFixtures(t *testing.T) {
 // has the TCP segments sent (361) and none retransmitted; the plain fixture
 // (no netstat collector) has neither.
 func TestParseNetstatFixtures(t *testing.T) {
-	read := func(name string) *reading {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := parseExposition(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	read := func(name string) *reading { return readTestdata(t, name) }
 	before, after := read("node_exporter-1.5.0-netstat-before.txt"), read("node_exporter-1.5.0-netstat-after.txt")
 	if !after.TCP.Read || after.TCP.OutSegs != 1.11050938e+08 || after.TCP.RetransSegs != 10341 {
 		t.Fatalf("TCP counters %+v", after.TCP)
@@ -79,4 +59,18 @@ func TestParseNetstatFixtures(t *testing.T) {
 	if s := sample(plain, plain, time.Second); s.TCPOutSegs != 0 {
 		t.Errorf("no netstat, yet %d segments", s.TCPOutSegs)
 	}
+}
+
+// readTestdata parses testdata/name, a node_exporter body.
+func readTestdata(t *testing.T, name string) *reading {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseExposition(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
