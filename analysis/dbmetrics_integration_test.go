@@ -45,15 +45,19 @@ func TestDBMetricsRealRedis(t *testing.T) {
 	if f.Server != "redis" || !f.Reset || f.Source != "redis INFO" {
 		t.Errorf("server %q reset %v source %q", f.Server, f.Reset, f.Source)
 	}
-	// Two commands more than the operations: the SETs of the dataset's
-	// manifest (adapter.Manifest), written before the load and again when
-	// it is complete, platbench's own.
+	// A few commands more than the operations, platbench's own: the
+	// dataset's manifest (adapter.Manifest), written before the load and
+	// again when it is complete, each write a read of it (GET) and a
+	// compare-and-swap whose GET and SET the server counts too, and the
+	// reads of the dataset's checks: 9 here (2026-11-29). At least a SET a
+	// write; at most a handful of commands each.
 	marks := uint64(0)
 	if r.Dataset.LoadID != "" {
 		marks = 2
 	}
-	if f.ServerCount != f.ClientOps+marks || f.ClientOps == 0 {
-		t.Errorf("the server counted %d data commands, platbench did %d operations and %d writes of the manifest", f.ServerCount, f.ClientOps, marks)
+	if extra := f.ServerCount - f.ClientOps; f.ServerCount < f.ClientOps+marks || extra > 6*marks || f.ClientOps == 0 {
+		t.Errorf("the server counted %d data commands, platbench did %d operations and %d writes of the manifest (want between %d and %d more commands than operations)",
+			f.ServerCount, f.ClientOps, marks, marks, 6*marks)
 	}
 	if len(f.Timeline) < 2 || f.ServerMeanNs <= 0 || f.ClientMeanNs <= f.ServerMeanNs {
 		t.Errorf("timeline of %d points: server %.0f ns, client %.0f ns", len(f.Timeline), f.ServerMeanNs, f.ClientMeanNs)

@@ -50,10 +50,15 @@ func TestByNameFollowsRestart(t *testing.T) {
 		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
 		// Started is not yet running the program: on a loaded machine a
 		// sample between fork and exec read an RSS of 0 (CI of
-		// 2026-11-27). Wait until its memory is the program's.
+		// 2026-11-27), and so did one right after the exec, before the
+		// program had run to touch a page (CI of 2026-11-29). Wait until
+		// the process is the program (its comm, read first) and its memory
+		// the program's (statm, read after: the new address space).
+		proc := filepath.Join("/proc", strconv.Itoa(c.Process.Pid))
 		for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c.Process.Pid), "statm"))
-			if f := strings.Fields(string(statm)); err == nil && len(f) > 1 && f[1] != "0" {
+			comm, _ := os.ReadFile(filepath.Join(proc, "comm"))
+			statm, err := os.ReadFile(filepath.Join(proc, "statm"))
+			if f := strings.Fields(string(statm)); strings.TrimSpace(string(comm)) == "pbsleeptest" && err == nil && len(f) > 1 && f[1] != "0" {
 				return c
 			}
 			if time.Now().After(end) {
