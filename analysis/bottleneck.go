@@ -147,6 +147,7 @@ type bottleneck struct {
 	nodes             []NodeFigures
 
 	series *result.HostSeries // the loader host's samples of the phase
+	nets   []NetSat           // its interfaces (NetSatOf), reduced once
 
 	out  result.Bottleneck
 	says result.BottleneckPhrases
@@ -187,6 +188,7 @@ func (b *bottleneck) hostFigures() {
 	c := *b.r
 	c.Host = &w
 	b.series = &w
+	b.nets = NetSatOf(&w)
 	b.host, b.hasHost = Host(&c)
 	if n := len(w.SelfSamples); n > 0 {
 		var cores, hot, read float64

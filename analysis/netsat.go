@@ -194,7 +194,7 @@ func (b *bottleneck) netLimit(sure bool) bool {
 	if !b.hasHost || b.series == nil {
 		return false
 	}
-	nets := NetSatOf(b.series)
+	nets := b.nets
 	if len(nets) == 0 || !nets[0].Saturated() {
 		return false
 	}
@@ -249,7 +249,7 @@ func (b *bottleneck) netCaveats() {
 	if b.series == nil {
 		return
 	}
-	for _, n := range NetSatOf(b.series) {
+	for _, n := range b.nets {
 		if n.StatedOver > 0 {
 			b.says.Caveats = append(b.says.Caveats, phrase(PhraseNetStatedOver, []float64{math.Max(n.TxBytesPerS, n.RxBytesPerS), n.StatedOver}, n.Name))
 		}
@@ -269,7 +269,7 @@ func (b *bottleneck) netRoom() []result.Phrase {
 		return nil
 	}
 	var out []result.Phrase
-	for _, n := range NetSatOf(b.series) {
+	for _, n := range b.nets {
 		if n.Capacity > 0 && len(out) < 2 {
 			out = append(out, phrase(PhraseNetRoom, []float64{n.Use, n.Capacity}, n.Name, n.Direction, n.CapacityFrom))
 		}

@@ -13,7 +13,6 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/cockroachdb/pebble"
-	"github.com/hazelcast/hazelcast-go-client"
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -415,19 +414,8 @@ func kafkaApp(t *testing.T, uniq string) appTarget {
 // of its own beside it.
 func hazelcastApp(t *testing.T, uniq string) appTarget {
 	raw := testenv.URL(t, "PLATBENCH_HAZELCAST_URL")
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg hazelcast.Config
-	cfg.Cluster.Name = u.Query().Get("cluster")
-	cfg.Cluster.Network.SetAddresses(strings.Split(u.Host, ",")...)
-	cfg.Logger.Level = "error"
 	ctx := context.Background()
-	c, err := hazelcast.StartNewClientWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hazelcastClient(t, raw) // shut down after the maps are destroyed below (cleanups run last first)
 	name, other := "pbclean-"+uniq, "app-"+uniq
 	ours, err := c.GetMap(ctx, name)
 	if err != nil {
@@ -440,7 +428,6 @@ func hazelcastApp(t *testing.T, uniq string) appTarget {
 	t.Cleanup(func() {
 		_ = ours.Destroy(ctx)
 		_ = theirs.Destroy(ctx)
-		_ = c.Shutdown(ctx)
 	})
 	spec, _ := workload.Preset("ycsb-d")
 	spec.EnsureDefaults()
