@@ -2,7 +2,9 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,6 +140,7 @@ type netReading struct {
 	errQ   error
 	tcp    tcpSegs
 	errTCP error
+	noTCP  bool // /proc/net/snmp is not there
 }
 
 func (n *netSampler) read(p *procFiles) netReading {
@@ -146,6 +149,11 @@ func (n *netSampler) read(p *procFiles) netReading {
 		r.qdiscs, r.errQ = n.qdisc.read()
 	}
 	r.tcp, r.errTCP = p.tcp()
+	if errors.Is(r.errTCP, fs.ErrNotExist) {
+		r.errTCP = nil // a kernel (or sandbox) without /proc/net/snmp: no TCP figures, not a fault
+		r.tcp = tcpSegs{}
+		r.noTCP = true
+	}
 	return r
 }
 
@@ -158,7 +166,7 @@ func (n *netSampler) fill(hs *result.HostSample, r netReading) {
 		}
 		addQdiscs(hs.Nets, r.qdiscs, prev, n.qdisc.name)
 	}
-	if r.errTCP == nil && n.haveTCP {
+	if r.errTCP == nil && !r.noTCP && n.haveTCP {
 		hs.TCPOutSegs, hs.TCPRetransSegs = sub(r.tcp.out, n.prevTCP.out), sub(r.tcp.retrans, n.prevTCP.retrans)
 	}
 }
@@ -168,7 +176,7 @@ func (n *netSampler) keep(r netReading) {
 	if n.haveQ = r.errQ == nil && n.qdisc != nil; n.haveQ {
 		n.prevQ = append(n.prevQ[:0], r.qdiscs...)
 	}
-	if n.haveTCP = r.errTCP == nil; n.haveTCP {
+	if n.haveTCP = r.errTCP == nil && !r.noTCP; n.haveTCP {
 		n.prevTCP = r.tcp
 	}
 }

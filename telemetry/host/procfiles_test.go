@@ -382,3 +382,21 @@ func FuzzVMStat(f *testing.F) {
 		}
 	})
 }
+
+// A kernel (or sandbox) without /proc/net/snmp gives no TCP figures and no
+// error (the sampler's Err stays for real faults), as one without
+// /proc/vmstat gives no paging.
+func TestNoSNMPIsNotAFault(t *testing.T) {
+	var n netSampler
+	r := n.read(newProcFiles(t.TempDir()))
+	if r.errTCP != nil || !r.noTCP {
+		t.Fatalf("no /proc/net/snmp: err %v, noTCP %v", r.errTCP, r.noTCP)
+	}
+	var hs result.HostSample
+	n.fill(&hs, r)
+	n.keep(r)
+	n.fill(&hs, n.read(newProcFiles(t.TempDir())))
+	if hs.TCPOutSegs != 0 || hs.TCPRetransSegs != 0 {
+		t.Errorf("TCP figures from nothing: %+v", hs)
+	}
+}
